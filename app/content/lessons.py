@@ -1,0 +1,205 @@
+"""Load lessons/NN-slug.md files into validated Lesson objects.
+
+Every problem is reported as a ContentError naming the file and the field, so
+the person writing lessons can fix content without reading this code.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from app.content.frontmatter import FrontMatterError, split_front_matter
+from app.lab.paths import LESSONS_DIR, REPO_ROOT
+
+ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_FENCE = re.compile(r"^\s{0,3}(```|~~~)")
+_KNOWN_KEYS = {"id", "title", "summary", "live", "next", "check"}
+
+
+class ContentError(ValueError):
+    """A lesson file is malformed; the message names the file and the field."""
+
+
+class LessonLinkError(ContentError):
+    """A 'lesson-id#anchor' link points at no lesson or no heading."""
+
+
+@dataclass(frozen=True)
+class Check:
+    """One end-of-lesson self check (not part of the graded quiz bank)."""
+
+    question: str
+    options: tuple[str, ...]
+    answer: int
+    explain: str
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    title: str
+    summary: str
+    live: bool
+    next: tuple[str, ...]
+    checks: tuple[Check, ...]
+    body: str
+    anchors: tuple[str, ...]
+    path: Path
+
+
+def heading_anchor(text: str) -> str:
+    """Anchor for a heading: lowercase, non-alphanumeric runs -> '-', no edge '-'."""
+    # ASCII only on purpose: the UI builds the same anchors with this function.
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def body_anchors(body: str) -> tuple[str, ...]:
+    """Anchors of every markdown heading in body, skipping fenced code blocks."""
+    anchors: list[str] = []
+    fence: str | None = None
+    for line in body.split("\n"):
+        match = _FENCE.match(line)
+        if match:
+            # A '# comment' inside ```bash is not a heading.
+            if fence is None:
+                fence = match.group(1)
+            elif match.group(1) == fence:
+                fence = None
+            continue
+        if fence is not None:
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            anchor = heading_anchor(heading.group(2))
+            if anchor and anchor not in anchors:
+                anchors.append(anchor)
+    return tuple(anchors)
+
+
+def display_path(path: Path) -> str:
+    """Repo-relative path when possible: shorter and the same on every machine."""
+    try:
+        return path.resolve().relative_to(REPO_ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _fail(path: Path, field: str, message: str) -> ContentError:
+    return ContentError(f"{display_path(path)}: field '{field}': {message}")
+
+
+def _text(meta: dict[str, Any], key: str, path: Path, *, required: bool = True) -> str:
+    value = meta.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str) or not value.strip():
+        raise _fail(path, key, "must be a non-empty string")
+    return value.strip()
+
+
+def _checks(raw: Any, path: Path) -> tuple[Check, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise _fail(path, "check", "must be a list of {question, options, answer, explain}")
+    checks: list[Check] = []
+    for i, entry in enumerate(raw):
+        where = f"check[{i}]"
+        if not isinstance(entry, dict):
+            raise _fail(path, where, "must be a mapping")
+        unknown = set(entry) - {"question", "options", "answer", "explain"}
+        if unknown:
+            raise _fail(path, f"{where}.{sorted(unknown)[0]}", "unknown key")
+        question = entry.get("question")
+        if not isinstance(question, str) or not question.strip():
+            raise _fail(path, f"{where}.question", "must be a non-empty string")
+        options = entry.get("options")
+        if (
+            not isinstance(options, list)
+            or len(options) < 2
+            or not all(isinstance(o, str) and o.strip() for o in options)
+        ):
+            raise _fail(path, f"{where}.options", "must be a list of at least 2 non-empty strings")
+        answer = entry.get("answer")
+        # bool is an int in Python; 'answer: true' is a typo, not index 1.
+        if isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < len(options):
+            raise _fail(path, f"{where}.answer", f"must be an option index 0..{len(options) - 1}")
+        explain = entry.get("explain")
+        if not isinstance(explain, str) or not explain.strip():
+            raise _fail(path, f"{where}.explain", "must be a non-empty string")
+        checks.append(Check(question.strip(), tuple(o.strip() for o in options), answer, explain.strip()))
+    return tuple(checks)
+
+
+def parse_lesson(path: Path) -> Lesson:
+    """Read and validate one lesson file (cross-lesson checks are in load_lessons)."""
+    try:
+        meta, body = split_front_matter(path.read_text(encoding="utf-8"))
+    except FrontMatterError as exc:
+        raise _fail(path, "front matter", str(exc)) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _fail(path, "file", f"cannot be read: {exc}") from exc
+    unknown = set(meta) - _KNOWN_KEYS
+    if unknown:
+        raise _fail(path, sorted(unknown)[0], f"unknown key (allowed: {', '.join(sorted(_KNOWN_KEYS))})")
+    lesson_id = _text(meta, "id", path)
+    if not ID_PATTERN.match(lesson_id):
+        raise _fail(path, "id", f"{lesson_id!r} must be lowercase letters, digits and single '-'")
+    live = meta.get("live", False)
+    if not isinstance(live, bool):
+        raise _fail(path, "live", "must be true or false")
+    nxt = meta.get("next") or []
+    if isinstance(nxt, str):
+        nxt = [nxt]  # a single id is a harmless shorthand for a one-item list
+    if not isinstance(nxt, list) or not all(isinstance(n, str) and n for n in nxt):
+        raise _fail(path, "next", "must be a list of lesson ids")
+    return Lesson(
+        id=lesson_id,
+        title=_text(meta, "title", path),
+        summary=_text(meta, "summary", path, required=False),
+        live=live,
+        next=tuple(nxt),
+        checks=_checks(meta.get("check"), path),
+        body=body,
+        anchors=body_anchors(body),
+        path=path,
+    )
+
+
+def load_lessons(directory: Path | str = LESSONS_DIR) -> list[Lesson]:
+    """All *.md lessons in directory, ordered by file name (NN- prefix sets order)."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ContentError(f"{display_path(directory)}: lessons folder not found")
+    lessons = [parse_lesson(p) for p in sorted(directory.glob("*.md"))]
+    seen: dict[str, Path] = {}
+    for lesson in lessons:
+        if lesson.id in seen:
+            raise _fail(lesson.path, "id", f"{lesson.id!r} is also used by {display_path(seen[lesson.id])}")
+        seen[lesson.id] = lesson.path
+    for lesson in lessons:
+        for target in lesson.next:
+            if target not in seen:
+                raise _fail(lesson.path, "next", f"unknown lesson id {target!r}")
+    return lessons
+
+
+def resolve_link(link: str, lessons: Iterable[Lesson]) -> tuple[Lesson, str]:
+    """Turn 'lesson-id#anchor' into (Lesson, anchor); a bare id gives anchor ''."""
+    if not isinstance(link, str) or not link.strip():
+        raise LessonLinkError("lesson link must be a non-empty 'lesson-id#anchor' string")
+    lesson_id, _, anchor = link.strip().partition("#")
+    by_id = {lesson.id: lesson for lesson in lessons}
+    lesson = by_id.get(lesson_id)
+    if lesson is None:
+        known = ", ".join(sorted(by_id)) or "none loaded"
+        raise LessonLinkError(f"no lesson with id {lesson_id!r} (known: {known})")
+    if anchor and anchor not in lesson.anchors:
+        known = ", ".join(lesson.anchors) or "no headings"
+        raise LessonLinkError(
+            f"lesson {lesson_id!r} ({display_path(lesson.path)}) has no heading with anchor {anchor!r} (anchors: {known})"
+        )
+    return lesson, anchor

@@ -1,0 +1,198 @@
+"""Start and stop a real tritonserver from the nvidia-pytriton wheel, on loopback ports.
+
+The server runs in explicit model-control mode so the lab can load, replace and unload
+deployments at run time. It is started under the guardian, in a process group of its own,
+so stop() (or the death of this process) leaves no server or stub behind.
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.lab.paths import MODEL_REPOSITORY
+from app.lab.server import installation
+from app.lab.server.errors import StartupError
+from app.lab.server.ports import free_ports, port_in_use
+
+LOG_TAIL_LINES = 25
+
+
+@dataclass(eq=False)
+class EmbeddedServer:
+    model_repository: Path = MODEL_REPOSITORY
+    http_port: int | None = None
+    startup_models: tuple[str, ...] = ()
+    ready_timeout_s: float = 120.0
+    # Requests still in flight at stop get this long; a stuck sequence must not hold us 30 s.
+    exit_timeout_s: int = 5
+    process: subprocess.Popen | None = field(default=None, init=False)
+    log_path: Path | None = field(default=None, init=False)
+    grpc_port: int = field(default=0, init=False)
+    metrics_port: int = field(default=0, init=False)
+    started_at: float = field(default=0.0, init=False)
+    ready_after_s: float = field(default=0.0, init=False)
+
+    @property
+    def url(self) -> str:
+        return f"127.0.0.1:{self.http_port}"
+
+    @property
+    def metrics_url(self) -> str:
+        return f"http://127.0.0.1:{self.metrics_port}/metrics"
+
+    def start(self) -> "EmbeddedServer":
+        if self.running:
+            return self
+        install = installation.locate()
+        repo = Path(self.model_repository).resolve()
+        if not (repo.is_dir()):
+            raise StartupError(f"Model repository {repo} does not exist: pass an existing folder.")
+        if self.http_port is not None and port_in_use(self.http_port):
+            raise StartupError(
+                f"Port {self.http_port} is already in use on 127.0.0.1: pick another with "
+                "--http-port, or stop the program that holds it."
+            )
+        ports = free_ports(3)
+        self.http_port = self.http_port or ports[0]
+        self.grpc_port, self.metrics_port = ports[1], ports[2]
+        command = [
+            str(install.executable),
+            f"--model-repository={repo}",
+            f"--backend-directory={install.backend_dir}",
+            "--model-control-mode=explicit",
+            *[f"--load-model={name}" for name in self.startup_models],
+            "--http-address=127.0.0.1",
+            f"--http-port={self.http_port}",
+            "--grpc-address=127.0.0.1",
+            f"--grpc-port={self.grpc_port}",
+            "--metrics-address=127.0.0.1",
+            f"--metrics-port={self.metrics_port}",
+            "--allow-metrics=true",
+            "--allow-gpu-metrics=false",
+            "--allow-cpu-metrics=false",
+            f"--exit-timeout-secs={self.exit_timeout_s}",
+            "--log-verbose=0",
+        ]
+        env = dict(os.environ)
+        # The stub embeds the first python on PATH: make it ours so models see this venv.
+        env["PATH"] = f"{install.python_bin_dir}{os.pathsep}{env.get('PATH', '')}"
+        env["LD_LIBRARY_PATH"] = f"{install.library_dir}{os.pathsep}{env.get('LD_LIBRARY_PATH', '')}"
+        log_fd, log_name = tempfile.mkstemp(prefix="tritonserver-", suffix=".log")
+        self.log_path = Path(log_name)
+        guardian = [sys.executable, "-m", "app.lab.server.guardian", str(os.getpid()), "--", *command]
+        self.started_at = time.monotonic()
+        self.process = subprocess.Popen(
+            guardian,
+            stdout=log_fd,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            cwd=str(Path(__file__).resolve().parents[3]),
+            start_new_session=True,
+        )
+        os.close(log_fd)
+        _live_servers.add(self)
+        try:
+            self._wait_ready()
+        except BaseException:
+            self.stop()
+            raise
+        self.ready_after_s = time.monotonic() - self.started_at
+        return self
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + self.ready_timeout_s
+        url = f"http://{self.url}/v2/health/ready"
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise StartupError(self._explain_exit())
+            try:
+                with urllib.request.urlopen(url, timeout=1) as reply:
+                    if reply.status == 200:
+                        return
+            except OSError:
+                pass
+            time.sleep(0.2)
+        raise StartupError(
+            f"tritonserver was not ready after {self.ready_timeout_s:.0f} s.\n{self.log_tail()}"
+        )
+
+    def _explain_exit(self) -> str:
+        tail = self.log_tail()
+        if "already in use" in tail:
+            return (
+                f"tritonserver could not bind its ports ({self.http_port}, {self.grpc_port}, "
+                f"{self.metrics_port}): another program holds one; pick another --http-port.\n{tail}"
+            )
+        return f"tritonserver exited during start-up (code {self.process.returncode}).\n{tail}"
+
+    def log_tail(self, lines: int = LOG_TAIL_LINES) -> str:
+        if not self.log_path or not self.log_path.exists():
+            return "(no server log)"
+        text = self.log_path.read_text(errors="replace").splitlines()
+        return "\n".join(text[-lines:])
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    def stop(self, grace_s: float | None = None) -> None:
+        """Terminate the server; kill its whole group after the grace period."""
+        process = self.process
+        _live_servers.discard(self)
+        if process is None:
+            return
+        grace = self.exit_timeout_s + 5 if grace_s is None else grace_s
+        if process.poll() is None:
+            try:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(grace)
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                pass
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def kill_for_demo(self) -> None:
+        """Kill the server abruptly, as a crash would (used to show dead-server handling)."""
+        if self.process is not None:
+            try:
+                os.killpg(self.process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            self.process.wait(5)
+
+    def __enter__(self) -> "EmbeddedServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+_live_servers: set[EmbeddedServer] = set()
+_lock = threading.Lock()
+
+
+@atexit.register
+def _stop_all() -> None:
+    with _lock:
+        for server in list(_live_servers):
+            server.stop(grace_s=3)

@@ -1,0 +1,72 @@
+"""Find the Triton server that the nvidia-pytriton wheel ships and prepare its backend folder.
+
+The wheel carries a complete tritonserver, the Python backend and one stub per Python
+version; the stub must sit inside the backend folder, so we assemble one in the cache.
+"""
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.lab.paths import cache_dir
+from app.lab.server.errors import InstallationError
+
+
+@dataclass(frozen=True)
+class Installation:
+    executable: Path
+    backend_dir: Path
+    library_dir: Path
+    python_bin_dir: Path
+
+
+def _package_root() -> Path:
+    spec = importlib.util.find_spec("pytriton")
+    if spec is None or not spec.submodule_search_locations:
+        raise InstallationError(
+            "The Triton server package is missing: run `pip install 'nvidia-pytriton>=0.7'` "
+            "in this environment, or set TRITON_URL to use a server you already run."
+        )
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def locate() -> Installation:
+    """Check every piece the embedded server needs; raise one clear line for the first missing one."""
+    root = _package_root()
+    server_root = root / "tritonserver"
+    executable = server_root / "bin" / "tritonserver"
+    if not executable.exists():
+        raise InstallationError(
+            f"No tritonserver executable under {server_root}: reinstall with "
+            "`pip install --force-reinstall 'nvidia-pytriton>=0.7'`."
+        )
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    stub = server_root / "python_backend_stubs" / version / "triton_python_backend_stub"
+    if not stub.exists():
+        shipped = sorted(p.name for p in (server_root / "python_backend_stubs").iterdir() if p.is_dir())
+        raise InstallationError(
+            f"The installed Triton ships no Python backend stub for Python {version} "
+            f"(it has {', '.join(shipped)}): create the virtual environment with one of those."
+        )
+    library_dir = root.parent / "nvidia_pytriton.libs"
+    if not library_dir.is_dir():
+        raise InstallationError(f"Missing {library_dir}: reinstall nvidia-pytriton.")
+    backend_dir = _assemble_backend_dir(server_root / "backends" / "python", stub, version)
+    return Installation(executable, backend_dir, library_dir, Path(sys.executable).parent)
+
+
+def _assemble_backend_dir(python_backend: Path, stub: Path, version: str) -> Path:
+    backends = cache_dir() / f"backends-py{version}"
+    target = backends / "python"
+    target.mkdir(parents=True, exist_ok=True)
+    for source in (python_backend / "libtriton_python.so", python_backend / "triton_python_backend_utils.py", stub):
+        dest = target / source.name
+        # Copy only when changed, so two app processes starting together do not race on it.
+        if not dest.exists() or dest.stat().st_size != source.stat().st_size:
+            tmp = dest.with_suffix(dest.suffix + f".tmp{id(dest)}")
+            shutil.copy2(source, tmp)
+            tmp.replace(dest)
+    return backends

@@ -1,0 +1,152 @@
+"""A tiny streaming speech recogniser for Triton's Python backend.
+
+This one file serves every `asr_*` deployment; the deployments differ only in their
+config.pbtxt. Each 20 ms chunk (160 samples at 8 kHz) carries one tone whose FFT bin
+encodes the change d from the previous letter, so the emitted letter is the running sum
+s <- (s + d) mod 27 and every output depends on the state left by the chunks before it.
+
+Config parameters:
+  state_key     slot | corrid | session   which key names a state cell
+  honour_ready  true | false              skip READY=0 padding rows, or fold them in
+  idle_evict_s  seconds                   corrid/session cells unused this long are dropped
+
+Tensors go through DLPack (never numpy) so the model runs with numpy 1 or 2, and the FFT
+runs on the instance's GPU when Triton gives it a KIND_GPU instance.
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+
+import torch
+import torch.utils.dlpack as dlpack
+import triton_python_backend_utils as pb_utils
+
+ALPHABET_SIZE = 27
+CHUNK_SAMPLES = 160
+# Tone for delta d sits at (4 + 2d) x 50 Hz: bin 4 + 2d of a 160-point FFT at 8 kHz.
+CANDIDATE_BINS = [4 + 2 * d for d in range(ALPHABET_SIZE)]
+# STATE_OWNER written by a padding row the model was told to process (honour_ready=false).
+PADDING_OWNER = 2**64 - 1
+STATE_KEYS = ("slot", "corrid", "session")
+
+
+def _param(config: dict, name: str, default: str) -> str:
+    value = config.get("parameters", {}).get(name, {}).get("string_value")
+    return default if value in (None, "") else value
+
+
+def _instance_index(instance_name: str) -> int:
+    # Triton names instances "<model>_<group>_<index>"; the last number is the index.
+    match = re.search(r"_(\d+)$", instance_name or "")
+    return int(match.group(1)) if match else 0
+
+
+class TritonPythonModel:
+    def initialize(self, args):
+        config = json.loads(args["model_config"])
+        self.state_key = _param(config, "state_key", "slot")
+        if self.state_key not in STATE_KEYS:
+            raise pb_utils.TritonModelException(
+                f"parameter state_key must be one of {', '.join(STATE_KEYS)}, got {self.state_key!r}"
+            )
+        self.honour_ready = _param(config, "honour_ready", "true").lower() == "true"
+        self.idle_evict_s = float(_param(config, "idle_evict_s", "60"))
+        self.instance = _instance_index(args.get("model_instance_name", ""))
+        if args.get("model_instance_kind") == "GPU" and torch.cuda.is_available():
+            self.device = torch.device(f"cuda:{int(args.get('model_instance_device_id', 0))}")
+        else:
+            self.device = torch.device("cpu")
+        self.bins = torch.tensor(CANDIDATE_BINS, device=self.device)
+        # key -> [state, owner tag, last used (monotonic s)]
+        self.cells: dict[tuple, list] = {}
+
+    def _input(self, request, name):
+        tensor = pb_utils.get_input_tensor_by_name(request, name)
+        return None if tensor is None else dlpack.from_dlpack(tensor.to_dlpack())
+
+    def _scalar(self, request, name, default):
+        tensor = self._input(request, name)
+        return default if tensor is None else int(tensor.reshape(-1)[0].item())
+
+    def _decode(self, audio: torch.Tensor) -> list[int]:
+        """Strongest candidate bin per row -> delta d, computed in one batched pass."""
+        spectrum = torch.fft.rfft(audio.to(self.device, torch.float32), dim=1).abs()
+        deltas = torch.argmax(spectrum[:, self.bins], dim=1)
+        return deltas.cpu().tolist()
+
+    def _key(self, slot: int, corrid: int, session: int) -> tuple:
+        if self.state_key == "slot":
+            return ("slot", slot)
+        if self.state_key == "corrid":
+            return ("corrid", corrid)
+        return ("session", session)
+
+    def _evict_idle(self, now: float) -> None:
+        # Triton's idle reaper never tells the model a sequence died, so the model must
+        # drop cells nobody has touched for a while or its memory grows without bound.
+        stale = [k for k, cell in self.cells.items() if k[0] != "slot" and now - cell[2] > self.idle_evict_s]
+        for key in stale:
+            del self.cells[key]
+
+    def execute(self, requests):
+        now = time.monotonic()
+        audio, bad = [], {}
+        for i, request in enumerate(requests):
+            chunk = self._input(request, "AUDIO")
+            if chunk is None or chunk.shape[0] != 1:
+                bad[i] = "the recogniser takes exactly one 160-sample chunk per request"
+                chunk = torch.zeros((1, CHUNK_SAMPLES))
+            audio.append(chunk.reshape(1, CHUNK_SAMPLES))
+        deltas = self._decode(torch.cat(audio, dim=0))
+
+        responses = []
+        for slot, request in enumerate(requests):
+            if slot in bad:
+                responses.append(pb_utils.InferenceResponse(error=pb_utils.TritonError(bad[slot])))
+                continue
+            ready = self._scalar(request, "READY", 1)
+            start = self._scalar(request, "START", 0)
+            end = self._scalar(request, "END", 0)
+            session = self._scalar(request, "SESSION", 0)
+            corrid = self._scalar(request, "CORRID", 0)
+            if corrid == 0 and self.state_key == "corrid":
+                corrid = _correlation_id(request)
+            symbol, state_in, owner = -1, -1, 0
+            if ready or not self.honour_ready:
+                key = self._key(slot, corrid, session)
+                cell = self.cells.get(key)
+                if start or cell is None:
+                    cell = [0, 0, now]
+                state_in, owner = cell[0], cell[1]
+                symbol = (state_in + deltas[slot]) % ALPHABET_SIZE
+                writer = session if ready else PADDING_OWNER
+                if end and ready:
+                    self.cells.pop(key, None)
+                else:
+                    self.cells[key] = [symbol, writer, now]
+            responses.append(self._response(symbol, slot, len(requests), state_in, owner))
+        self._evict_idle(now)
+        return responses
+
+    def _response(self, symbol, slot, batch, state_in, owner):
+        ints = {"SYMBOL": symbol, "INSTANCE": self.instance, "SLOT": slot, "BATCH": batch, "STATE_IN": state_in}
+        tensors = [
+            pb_utils.Tensor.from_dlpack(name, dlpack.to_dlpack(torch.tensor([[value]], dtype=torch.int32)))
+            for name, value in ints.items()
+        ]
+        owner_t = torch.tensor([[owner]], dtype=torch.uint64)
+        tensors.append(pb_utils.Tensor.from_dlpack("STATE_OWNER", dlpack.to_dlpack(owner_t)))
+        return pb_utils.InferenceResponse(output_tensors=tensors)
+
+    def finalize(self):
+        self.cells.clear()
+
+
+def _correlation_id(request) -> int:
+    """Fallback when no CORRID control input is declared: ask the request itself."""
+    value = request.correlation_id()
+    if isinstance(value, str):
+        return hash(value) & (2**63 - 1)
+    return int(value)

@@ -1,0 +1,1 @@
+../../asr_dynamic/1/model.py
