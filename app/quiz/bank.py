@@ -176,7 +176,7 @@ class _ItemChecker:
         if self.problems:
             return None
         return Item(
-            id=raw["id"],
+            id=str(raw.get("id")),
             topic=topic,
             type=kind,
             prompt=raw["prompt"].strip(),
@@ -270,16 +270,18 @@ def validate_items(raw_items: Any, lessons: Iterable[Lesson] | None = None) -> t
             problems.append(Problem(label, "item", "must be a mapping"))
             continue
         item_id = raw.get("id")
+        id_ok = False
         if not isinstance(item_id, str) or not ID_PATTERN.match(item_id):
             problems.append(Problem(label, "id", f"{item_id!r} must be lowercase letters, digits and single '-'"))
         elif item_id in seen:
             problems.append(Problem(label, "id", f"duplicate id (first used by item #{seen[item_id]})"))
         else:
             seen[item_id] = index
+            id_ok = True
         checker = _ItemChecker(raw, label, lesson_list)
         item = checker.check()
         problems.extend(checker.problems)
-        if item is not None:
+        if item is not None and id_ok:
             items.append(item)
     return items, problems
 

@@ -31,6 +31,7 @@ class EmbeddedServer:
     model_repository: Path = MODEL_REPOSITORY
     http_port: int | None = None
     startup_models: tuple[str, ...] = ()
+    extra_args: tuple[str, ...] = ()
     ready_timeout_s: float = 120.0
     # Requests still in flight at stop get this long; a stuck sequence must not hold us 30 s.
     exit_timeout_s: int = 5
@@ -81,6 +82,7 @@ class EmbeddedServer:
             "--allow-cpu-metrics=false",
             f"--exit-timeout-secs={self.exit_timeout_s}",
             "--log-verbose=0",
+            *self.extra_args,
         ]
         env = dict(os.environ)
         # The stub embeds the first python on PATH: make it ours so models see this venv.

@@ -1,0 +1,239 @@
+"""Read, build, validate and load recogniser deployments (config.pbtxt) on a live server.
+
+Configs are handled as Triton's own ModelConfig protobuf (text_format for config.pbtxt,
+json_format for load_model), never parsed by hand. Every deployment runs the same
+model.py; a variant differs only in its config. A config is checked here before it is sent,
+because a config Triton rejects comes back only as "failed to poll from model repository".
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import asdict, dataclass, fields
+
+from google.protobuf import json_format, text_format
+from tritonclient.grpc import model_config_pb2 as mc
+
+from app.lab.device import instance_kind
+from app.lab.paths import MODEL_REPOSITORY
+
+RECOGNISER_DEPLOYMENTS = ("asr_dynamic", "asr_sequence_direct", "asr_sequence_oldest")
+SHIPPED = (*RECOGNISER_DEPLOYMENTS, "sentiment")
+RECOGNISER_CODE = MODEL_REPOSITORY / "asr_dynamic" / "1" / "model.py"
+SCHEDULERS = ("dynamic", "direct", "oldest")
+STATE_KEYS = ("slot", "corrid", "session")
+RECOGNISER_INPUTS = {"AUDIO", "SESSION"}
+RECOGNISER_OUTPUTS = {"SYMBOL", "INSTANCE", "SLOT", "BATCH", "STATE_IN", "STATE_OWNER"}
+CONTROL_KINDS = ("CONTROL_SEQUENCE_START", "CONTROL_SEQUENCE_END", "CONTROL_SEQUENCE_READY", "CONTROL_SEQUENCE_CORRID")
+
+
+class DeploymentError(ValueError):
+    """A config that must not be loaded; the message says which setting and why."""
+
+
+def read_config(name: str, repository=MODEL_REPOSITORY) -> mc.ModelConfig:
+    path = repository / name / "config.pbtxt"
+    return parse_pbtxt(path.read_text(), source=str(path))
+
+
+def parse_pbtxt(text: str, source: str = "config.pbtxt") -> mc.ModelConfig:
+    try:
+        return text_format.Parse(text, mc.ModelConfig())
+    except text_format.ParseError as err:
+        raise DeploymentError(f"{source}: {err}") from None
+
+
+def to_pbtxt(config: mc.ModelConfig) -> str:
+    return text_format.MessageToString(config)
+
+
+def to_json(config: mc.ModelConfig) -> str:
+    return json_format.MessageToJson(config, preserving_proto_field_name=True)
+
+
+def scheduler_of(config: mc.ModelConfig) -> str:
+    choice = config.WhichOneof("scheduling_choice")
+    if choice == "dynamic_batching":
+        return "dynamic"
+    if choice == "sequence_batching":
+        return config.sequence_batching.WhichOneof("strategy_choice") or "direct"
+    return "none"
+
+
+def parameter(config: mc.ModelConfig, key: str, default: str = "") -> str:
+    return config.parameters[key].string_value if key in config.parameters else default
+
+
+def place_instances(config: mc.ModelConfig, kind: str | None = None) -> mc.ModelConfig:
+    """Copy of config whose instance groups run on `kind` (default: this machine's choice)."""
+    placed = mc.ModelConfig()
+    placed.CopyFrom(config)
+    kind_value = mc.ModelInstanceGroup.Kind.Value(kind or instance_kind())
+    if not placed.instance_group:
+        placed.instance_group.add(count=1)
+    for group in placed.instance_group:
+        group.kind = kind_value
+        if kind_value == mc.ModelInstanceGroup.KIND_CPU:
+            del group.gpus[:]
+    return placed
+
+
+@dataclass(frozen=True)
+class LabSettings:
+    """The lab's few controls; one setting changes one thing in the config."""
+
+    scheduler: str = "direct"
+    instances: int = 2
+    slots: int = 4
+    queue_delay_us: int = 2000
+    idle_timeout_us: int = 5_000_000
+    state_key: str = "slot"
+    honour_ready: bool = True
+
+    def problems(self) -> list[str]:
+        """Every reason this combination cannot be deployed, in words a learner can act on."""
+        out = []
+        if self.scheduler not in SCHEDULERS:
+            out.append(f"scheduler must be one of {', '.join(SCHEDULERS)}, not {self.scheduler!r}")
+        if not 1 <= self.instances <= 4:
+            out.append(f"instances must be 1 to 4 (each is a Python process): got {self.instances}")
+        if not 1 <= self.slots <= 16:
+            out.append(f"slots (max batch size) must be 1 to 16: got {self.slots}")
+        if not 0 <= self.queue_delay_us <= 100_000:
+            out.append(f"queue delay must be 0 to 100000 microseconds: got {self.queue_delay_us}")
+        if self.scheduler != "dynamic" and not 100_000 <= self.idle_timeout_us <= 60_000_000:
+            out.append(
+                f"idle timeout must be 0.1 s to 60 s (100000 to 60000000 us): got {self.idle_timeout_us}"
+            )
+        if self.state_key not in STATE_KEYS:
+            out.append(f"state key must be one of {', '.join(STATE_KEYS)}, not {self.state_key!r}")
+        elif self.state_key == "corrid" and self.scheduler == "dynamic":
+            out.append(
+                "state key 'corrid' needs the sequence batcher: the dynamic batcher gives the model "
+                "no correlation ID, so choose state key 'slot' or 'session', or a sequence scheduler"
+            )
+        return out
+
+    def check(self) -> None:
+        problems = self.problems()
+        if problems:
+            raise DeploymentError("; ".join(problems))
+
+    def to_config(self, name: str) -> mc.ModelConfig:
+        self.check()
+        config = read_config("asr_sequence_direct")
+        config.name = name
+        config.max_batch_size = self.slots
+        controls = list(config.sequence_batching.control_input)
+        config.ClearField("sequence_batching")
+        config.ClearField("dynamic_batching")
+        if self.scheduler == "dynamic":
+            config.dynamic_batching.max_queue_delay_microseconds = self.queue_delay_us
+        else:
+            seq = config.sequence_batching
+            seq.max_sequence_idle_microseconds = self.idle_timeout_us
+            seq.control_input.extend(controls)
+            if self.scheduler == "direct":
+                seq.direct.max_queue_delay_microseconds = self.queue_delay_us
+            else:
+                seq.oldest.max_candidate_sequences = self.slots
+                seq.oldest.preferred_batch_size.append(self.slots)
+                seq.oldest.max_queue_delay_microseconds = self.queue_delay_us
+        del config.instance_group[:]
+        config.instance_group.add(count=self.instances)
+        config.parameters["state_key"].string_value = self.state_key
+        config.parameters["honour_ready"].string_value = "true" if self.honour_ready else "false"
+        return place_instances(config)
+
+    def digest(self) -> str:
+        return hashlib.sha1(repr(sorted(asdict(self).items())).encode()).hexdigest()[:8]
+
+    def to_query(self) -> dict[str, str]:
+        return {f.name: str(getattr(self, f.name)).lower() if f.type in (bool, "bool") else str(getattr(self, f.name)) for f in fields(self)}
+
+    @classmethod
+    def from_query(cls, query: dict) -> "LabSettings":
+        """Settings from a URL query; values that do not parse keep their defaults."""
+        values = {}
+        for f in fields(cls):
+            raw = query.get(f.name)
+            if raw is None:
+                continue
+            raw = raw[0] if isinstance(raw, list) else raw
+            try:
+                if f.type in (bool, "bool"):
+                    values[f.name] = str(raw).lower() in ("1", "true", "yes", "on")
+                elif f.type in (int, "int"):
+                    values[f.name] = int(raw)
+                else:
+                    values[f.name] = str(raw)
+            except ValueError:
+                continue
+        return cls(**values)
+
+
+def settings_of(config: mc.ModelConfig) -> LabSettings:
+    """Read a recogniser config back into lab settings (what is deployed now)."""
+    scheduler = scheduler_of(config)
+    seq = config.sequence_batching
+    if scheduler == "dynamic":
+        delay = config.dynamic_batching.max_queue_delay_microseconds
+    elif scheduler == "oldest":
+        delay = seq.oldest.max_queue_delay_microseconds
+    else:
+        delay = seq.direct.max_queue_delay_microseconds
+    return LabSettings(
+        scheduler=scheduler,
+        instances=sum(g.count or 1 for g in config.instance_group) or 1,
+        slots=config.max_batch_size,
+        queue_delay_us=delay,
+        idle_timeout_us=seq.max_sequence_idle_microseconds or 1_000_000,
+        state_key=parameter(config, "state_key", "slot"),
+        honour_ready=parameter(config, "honour_ready", "true") == "true",
+    )
+
+
+def validate_recogniser(config: mc.ModelConfig) -> None:
+    """Checks a learner-written recogniser config before it reaches the server."""
+    problems = []
+    if not re.fullmatch(r"[A-Za-z0-9_\-]+", config.name or ""):
+        problems.append("name must be letters, digits, '_' or '-'")
+    if config.backend != "python":
+        problems.append('backend must be "python" (the recogniser is a Python-backend model)')
+    names = {i.name for i in config.input}
+    if names != RECOGNISER_INPUTS:
+        problems.append(f"inputs must be exactly AUDIO and SESSION, found {sorted(names)}")
+    outs = {o.name for o in config.output}
+    if not outs <= RECOGNISER_OUTPUTS or "SYMBOL" not in outs:
+        problems.append(f"outputs must be among {sorted(RECOGNISER_OUTPUTS)} and include SYMBOL")
+    if config.max_batch_size < 1:
+        problems.append("max_batch_size must be at least 1: the scheduler needs a batch dimension")
+    if config.HasField("sequence_batching"):
+        kinds = {mc.ModelSequenceBatching.Control.Kind.Name(c.kind) for ci in config.sequence_batching.control_input for c in ci.control}
+        missing = [k for k in CONTROL_KINDS if k not in kinds]
+        if missing:
+            problems.append(f"sequence_batching needs control inputs for {', '.join(missing)}")
+        oldest = config.sequence_batching.oldest
+        if any(size > config.max_batch_size for size in oldest.preferred_batch_size):
+            problems.append("oldest.preferred_batch_size cannot exceed max_batch_size")
+    key = parameter(config, "state_key", "slot")
+    if key not in STATE_KEYS:
+        problems.append(f"parameter state_key must be one of {', '.join(STATE_KEYS)}")
+    if key == "corrid" and not config.HasField("sequence_batching"):
+        problems.append("state_key 'corrid' needs sequence_batching: the dynamic batcher sends no correlation ID")
+    if parameter(config, "honour_ready", "true") not in ("true", "false"):
+        problems.append("parameter honour_ready must be 'true' or 'false'")
+    if problems:
+        raise DeploymentError("; ".join(problems))
+
+
+def custom_name(owner: str, settings: LabSettings) -> str:
+    """A learner's own model name, so two learners never share a deployment's state."""
+    safe_owner = re.sub(r"[^a-z0-9]", "", owner.lower())[:12] or "anon"
+    return f"asr_lab_{safe_owner}_{settings.digest()}"
+
+
+def load(client, config: mc.ModelConfig, with_code: bool = False) -> None:
+    """Load (or replace) a deployment; with_code sends model.py for names not in the repository."""
+    files = {"file:1/model.py": RECOGNISER_CODE.read_bytes()} if with_code else None
+    client.load_model(config.name, config=to_json(config), files=files)

@@ -1,0 +1,193 @@
+"""Fire interleaved streaming sessions at a recogniser deployment and record every request.
+
+One thread per session in flight, each with its own tritonclient (the HTTP client is not
+thread-safe). Every request carries a request ID "<run>:<session>:<chunk>" so the server's
+trace can be joined back to it.
+"""
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+import tritonclient.http as http
+
+from app.lab import server_stats, server_trace
+from app.lab.audio import utterance
+from app.lab.ids import unique_ids
+from app.lab.scenario import Scenario
+from app.lab.verdicts import judge
+
+OUTPUTS = ("SYMBOL", "INSTANCE", "SLOT", "BATCH", "STATE_IN", "STATE_OWNER")
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class SessionPlan:
+    index: int
+    text: str
+    symbols: list[int]
+    tag: int
+    corrid: int | str
+    think_ms: float
+    start_s: float
+    send_count: int  # chunks it will send (fewer than len(symbols) when it vanishes)
+    url: str
+    audio: np.ndarray = field(repr=False, default=None)
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    scenario: Scenario
+    plans: list[SessionPlan]
+    requests: pd.DataFrame  # one row per request sent
+    sessions: pd.DataFrame  # one row per session with its verdict
+    server: dict  # statistics and metrics deltas
+    traced: bool
+    wall_s: float
+
+    @property
+    def all_intact(self) -> bool:
+        return bool((self.sessions["verdict"] == "intact").all())
+
+
+def plan_sessions(scenario: Scenario, default_url: str) -> list[SessionPlan]:
+    symbols = scenario.validate()
+    count = len(symbols)
+    tags = unique_ids(count)
+    corrids = scenario.corrids if scenario.corrids is not None else tags
+    plans = []
+    for i, syms in enumerate(symbols):
+        rng = np.random.default_rng([scenario.seed, i])
+        think = scenario.think_ms_by_session[i] if scenario.think_ms_by_session else scenario.think_ms
+        plans.append(
+            SessionPlan(
+                index=i,
+                text=scenario.texts[i].upper(),
+                symbols=syms,
+                tag=tags[i],
+                corrid=corrids[i],
+                think_ms=think,
+                start_s=i * scenario.stagger_ms / 1000.0,
+                send_count=min(len(syms), scenario.abandon.get(i, len(syms))),
+                url=(scenario.urls[i % len(scenario.urls)] if scenario.urls else default_url),
+                audio=utterance(syms, rng, scenario.noise),
+            )
+        )
+    return plans
+
+
+def is_sequence_model(client, model: str) -> bool:
+    return "sequence_batching" in client.get_model_config(model)
+
+
+def run(server, scenario: Scenario, progress: Progress | None = None) -> RunResult:
+    """Run one scenario against `server` (a LabServer) and judge every session."""
+    plans = plan_sessions(scenario, server.url)
+    control = server.client()
+    sequence = scenario.sequence if scenario.sequence is not None else is_sequence_model(control, scenario.model)
+    traced = server_trace.enable(control, scenario.model) and server.trace_dir is not None
+    before = server_stats.snapshot(control, server.metrics_url, scenario.model)
+    run_id = secrets.token_hex(4)
+    total = sum(p.send_count for p in plans)
+    done = [0]
+    lock = threading.Lock()
+    rows: list[dict] = []
+    t0 = time.perf_counter()
+
+    def tick(row: dict) -> None:
+        with lock:
+            rows.append(row)
+            done[0] += 1
+            if progress:
+                progress(done[0], total)
+
+    def session(plan: SessionPlan) -> None:
+        client = http.InferenceServerClient(plan.url, connection_timeout=120, network_timeout=120)
+        jitter = np.random.default_rng([scenario.seed, plan.index, 1])
+        delay = plan.start_s - (time.perf_counter() - t0)
+        if delay > 0:
+            time.sleep(delay)
+        for k in range(plan.send_count):
+            row = _send(client, scenario, plan, k, sequence, run_id, t0)
+            tick(row)
+            if row["error"]:
+                break  # a refused chunk ends the session, as it would a real client's
+            pause = plan.think_ms + (jitter.uniform(-1, 1) * scenario.jitter_ms if scenario.jitter_ms else 0)
+            after, extra = scenario.pauses.get(plan.index, (-1, 0.0))
+            if k == after:
+                pause += extra
+            if k + 1 < plan.send_count and pause > 0:
+                time.sleep(pause / 1000.0)
+        client.close()
+
+    workers = scenario.concurrency or len(plans)
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="session") as pool:
+        for future in [pool.submit(session, p) for p in plans]:
+            future.result()
+    wall = time.perf_counter() - t0
+
+    after = server_stats.snapshot(control, server.metrics_url, scenario.model)
+    requests = pd.DataFrame(rows).sort_values(["t_send", "session", "chunk"]).reset_index(drop=True)
+    if traced:
+        trace = server_trace.collect(server.trace_dir, run_id, expected=len(requests))
+        requests = _join_trace(requests, trace)
+    sessions = judge(requests, plans)
+    return RunResult(run_id, scenario, plans, requests, sessions, server_stats.delta(before, after), traced, wall)
+
+
+def _send(client, scenario: Scenario, plan: SessionPlan, k: int, sequence: bool, run_id: str, t0: float) -> dict:
+    audio = http.InferInput("AUDIO", [1, 160], "FP32")
+    audio.set_data_from_numpy(plan.audio[k : k + 1])
+    tag = http.InferInput("SESSION", [1, 1], "UINT64")
+    tag.set_data_from_numpy(np.array([[plan.tag]], dtype=np.uint64))
+    kwargs = {}
+    if sequence:
+        last = k == len(plan.symbols) - 1
+        kwargs = {"sequence_id": plan.corrid, "sequence_start": k == 0, "sequence_end": last}
+    row = {
+        "session": plan.index,
+        "chunk": k,
+        "corrid": str(plan.corrid),
+        "tag": plan.tag,
+        "request_id": f"{run_id}:{plan.index}:{k}",
+        "expected": plan.symbols[k],
+        "error": "",
+    }
+    # X-Request-ID lets a proxy's access log say which replica served each chunk.
+    headers = {"X-Request-ID": row["request_id"]}
+    if scenario.headers_by_session:
+        headers["X-Session-ID"] = str(plan.tag)
+    row["t_send"] = time.perf_counter() - t0
+    try:
+        result = client.infer(scenario.model, [audio, tag], request_id=row["request_id"], headers=headers, **kwargs)
+        for name in OUTPUTS:
+            row[name.lower()] = int(result.as_numpy(name).reshape(-1)[0])
+    except Exception as err:  # the server's refusal is data here, not a crash
+        row["error"] = getattr(err, "message", lambda: str(err))() or str(err)
+        for name in OUTPUTS:
+            row[name.lower()] = -1
+    row["t_recv"] = time.perf_counter() - t0
+    row["latency_ms"] = (row["t_recv"] - row["t_send"]) * 1000
+    return row
+
+
+def _join_trace(requests: pd.DataFrame, trace: pd.DataFrame) -> pd.DataFrame:
+    """Add server-side queue and compute times, and execution times on the run's clock."""
+    merged = requests.merge(trace, on="request_id", how="left")
+    if trace.empty:
+        return merged
+    merged["queue_ms"] = (merged["compute_start_ns"] - merged["queue_start_ns"]) / 1e6
+    merged["compute_ms"] = (merged["compute_end_ns"] - merged["compute_start_ns"]) / 1e6
+    # Server clock -> run clock: pin the earliest request start to the earliest send.
+    offset_s = merged["t_send"].min() - merged["request_start_ns"].min() / 1e9
+    merged["exec_start"] = merged["compute_start_ns"] / 1e9 + offset_s
+    merged["exec_end"] = merged["compute_end_ns"] / 1e9 + offset_s
+    merged["queued_from"] = merged["queue_start_ns"] / 1e9 + offset_s
+    return merged

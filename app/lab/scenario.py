@@ -1,0 +1,76 @@
+"""What a run sends: which sessions, what they say, and how they pace their chunks."""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from app.lab.alphabet import to_symbols
+
+# Short common words, so random utterances read like speech in the transcript board.
+WORDS = (
+    "the of and to in is you that it he was for on are as with his they at be this have from "
+    "or one had by word but not what all were we when your can said there use an each which she "
+    "do how their if will up other about out many then them these so some her would make like him "
+    "into time has look two more write go see number no way could people my than first water been "
+    "call who oil its now find long down day did get come made may part over new sound take only "
+    "little work know place year live me back give most very after thing our just name good sentence "
+    "man think say great where help through much before line right too mean old any same tell boy "
+    "follow came want show also around form three small set put end does another well large must big"
+).split()
+
+
+def random_texts(count: int, length: int, seed: int) -> list[str]:
+    """`count` utterances of exactly `length` symbols, made of words, reproducible from seed."""
+    if length < 1:
+        raise ValueError("utterance length must be at least 1 symbol")
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(count):
+        text = ""
+        while len(text) < length:
+            text += (" " if text else "") + rng.choice(WORDS)
+        texts.append(text[:length].upper())
+    return texts
+
+
+@dataclass
+class Scenario:
+    model: str
+    texts: list[str]
+    think_ms: float = 20.0
+    jitter_ms: float = 10.0
+    concurrency: int = 0  # sessions in flight at once; 0 means all of them
+    seed: int = 0
+    noise: float = 0.05
+    stagger_ms: float = 0.0  # gap between the starts of consecutive sessions
+    think_ms_by_session: list[float] | None = None  # per-session think time (staggered clients)
+    corrids: list | None = None  # explicit correlation IDs (collision exercise); else unique ones
+    abandon: dict[int, int] = field(default_factory=dict)  # session -> chunks sent before vanishing, no END
+    pauses: dict[int, tuple[int, float]] = field(default_factory=dict)  # session -> (after chunk k, pause ms)
+    urls: list[str] | None = None  # per-session server URL (e.g. through a proxy); default the lab server
+    headers_by_session: bool = False  # send X-Session-ID (for sticky load balancing)
+    sequence: bool | None = None  # send sequence flags; None asks the model's config
+
+    def validate(self) -> list[list[int]]:
+        """Symbols per session; raises ValueError with a specific message on bad input."""
+        if not self.texts:
+            raise ValueError("a run needs at least one session")
+        if len(self.texts) > 64:
+            raise ValueError(f"at most 64 sessions per run, got {len(self.texts)}")
+        symbols = []
+        for index, text in enumerate(self.texts):
+            try:
+                symbols.append(to_symbols(text))
+            except ValueError as err:
+                raise ValueError(f"session {index + 1}: {err}") from None
+        if any(len(s) > 200 for s in symbols):
+            raise ValueError("utterances are limited to 200 symbols")
+        if self.think_ms < 0 or self.jitter_ms < 0:
+            raise ValueError("think time and jitter cannot be negative")
+        if self.concurrency < 0:
+            raise ValueError("concurrency cannot be negative")
+        if self.think_ms_by_session is not None and len(self.think_ms_by_session) != len(self.texts):
+            raise ValueError("think_ms_by_session needs one value per session")
+        if self.corrids is not None and len(self.corrids) != len(self.texts):
+            raise ValueError("corrids needs one correlation ID per session")
+        return symbols

@@ -1,0 +1,170 @@
+"""One handle on "the Triton the lab talks to": the embedded one, or an external one (TRITON_URL).
+
+Clients are made fresh per caller because tritonclient's HTTP client is not thread-safe.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import tritonclient.http as http
+from tritonclient.utils import InferenceServerException
+
+from app.lab import deployments
+from app.lab.device import instance_kind
+from app.lab.paths import MODEL_REPOSITORY
+from app.lab.server.embedded import EmbeddedServer
+from app.lab.server.errors import ServerError, UnreachableError
+
+TRACE_FILE = "trace.json"
+
+
+@dataclass
+class ModelStatus:
+    name: str
+    state: str
+    scheduler: str
+    instances: int
+    kind: str
+
+
+class LabServer:
+    def __init__(self, url: str | None = None, model_repository: Path = MODEL_REPOSITORY, models: tuple[str, ...] = deployments.SHIPPED):
+        self.external_url = url
+        self.model_repository = Path(model_repository)
+        self.models = models
+        self.embedded: EmbeddedServer | None = None
+        self.trace_dir: Path | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_env(cls, **kwargs) -> "LabServer":
+        return cls(url=os.environ.get("TRITON_URL") or None, **kwargs)
+
+    @property
+    def is_embedded(self) -> bool:
+        return self.external_url is None
+
+    @property
+    def url(self) -> str:
+        if self.external_url:
+            return self.external_url.removeprefix("http://")
+        if self.embedded is None:
+            raise ServerError("The embedded server has not been started.")
+        return self.embedded.url
+
+    @property
+    def metrics_url(self) -> str:
+        if self.embedded is not None:
+            return self.embedded.metrics_url
+        host = self.url.rsplit(":", 1)[0]
+        return os.environ.get("TRITON_METRICS_URL", f"http://{host}:8002/metrics")
+
+    def client(self, timeout_s: float = 60.0) -> http.InferenceServerClient:
+        return http.InferenceServerClient(self.url, connection_timeout=timeout_s, network_timeout=timeout_s)
+
+    def start(self) -> "LabServer":
+        with self._lock:
+            if self.external_url:
+                self._check_reachable()
+                return self
+            if self.embedded is not None and self.embedded.running:
+                return self
+            self.trace_dir = Path(tempfile.mkdtemp(prefix="triton-lab-trace-"))
+            self.embedded = EmbeddedServer(
+                model_repository=self.model_repository,
+                # A trace file must be named at start-up; runs switch tracing on per model.
+                extra_args=(
+                    f"--trace-config=triton,file={self.trace_dir / TRACE_FILE}",
+                    "--trace-config=level=OFF",
+                    "--trace-config=rate=1",
+                ),
+            )
+            self.embedded.start()
+            self._load_models()
+            return self
+
+    def _load_models(self) -> None:
+        present = [m for m in self.models if (self.model_repository / m / "config.pbtxt").exists()]
+
+        def load_one(name: str) -> None:
+            config = deployments.read_config(name, self.model_repository)
+            deployments.load(self.client(timeout_s=300), deployments.place_instances(config))
+
+        with ThreadPoolExecutor(max_workers=max(1, len(present))) as pool:
+            for future in [pool.submit(load_one, name) for name in present]:
+                try:
+                    future.result()
+                except InferenceServerException as err:
+                    raise ServerError(f"A shipped model failed to load: {err.message()}\n{self.embedded.log_tail()}") from None
+
+    def _check_reachable(self) -> None:
+        try:
+            live = self.client(timeout_s=5).is_server_live()
+        except Exception as err:  # connection refused, DNS, timeouts all mean the same here
+            raise UnreachableError(
+                f"Cannot reach Triton at {self.external_url} ({type(err).__name__}): start that "
+                "server, correct TRITON_URL, or unset TRITON_URL to use the embedded server."
+            ) from None
+        if not live:
+            raise UnreachableError(f"Triton at {self.external_url} answers but is not live yet: retry shortly.")
+
+    def alive(self) -> bool:
+        if self.is_embedded and (self.embedded is None or not self.embedded.running):
+            return False
+        try:
+            return bool(self.client(timeout_s=3).is_server_live())
+        except Exception:
+            return False
+
+    def restart(self) -> "LabServer":
+        self.stop()
+        return self.start()
+
+    def stop(self) -> None:
+        with self._lock:
+            if self.embedded is not None:
+                self.embedded.stop()
+                self.embedded = None
+            if self.trace_dir is not None:
+                shutil.rmtree(self.trace_dir, ignore_errors=True)
+                self.trace_dir = None
+
+    def status(self) -> dict:
+        """What a status panel shows: where the server is, what it runs on, what is deployed."""
+        info = {
+            "mode": "embedded" if self.is_embedded else "external",
+            "url": self.url if (self.external_url or self.embedded) else None,
+            "alive": self.alive(),
+            "instance_kind": instance_kind(),
+            "version": None,
+            "models": [],
+        }
+        if not info["alive"]:
+            return info
+        client = self.client(timeout_s=10)
+        info["version"] = client.get_server_metadata().get("version")
+        for entry in client.get_model_repository_index():
+            row = ModelStatus(entry["name"], entry.get("state", ""), "", 0, "")
+            if entry.get("state") == "READY":
+                config = client.get_model_config(entry["name"])
+                row.scheduler = _scheduler_from_json(config)
+                groups = config.get("instance_group", [])
+                row.instances = sum(int(g.get("count", 1)) for g in groups)
+                row.kind = ",".join(sorted({g.get("kind", "") for g in groups}))
+            info["models"].append(row.__dict__)
+        return info
+
+
+def _scheduler_from_json(config: dict) -> str:
+    if "sequence_batching" in config:
+        seq = config["sequence_batching"]
+        return "sequence/oldest" if "oldest" in seq else "sequence/direct"
+    if "dynamic_batching" in config:
+        return "dynamic"
+    return "none"

@@ -1,0 +1,86 @@
+"""The server's own account of a run: statistics API and Prometheus metrics, before and after."""
+from __future__ import annotations
+
+import urllib.request
+from dataclasses import dataclass, field
+
+from prometheus_client.parser import text_string_to_metric_families
+
+METRICS = (
+    "nv_inference_request_success",
+    "nv_inference_request_failure",
+    "nv_inference_count",
+    "nv_inference_exec_count",
+    "nv_inference_queue_duration_us",
+    "nv_inference_compute_infer_duration_us",
+    "nv_inference_pending_request_count",
+)
+
+
+@dataclass
+class Snapshot:
+    stats: dict = field(default_factory=dict)
+    metrics: dict = field(default_factory=dict)
+
+
+def model_stats(client, model: str) -> dict:
+    try:
+        stats = client.get_inference_statistics(model_name=model).get("model_stats", [])
+    except Exception:
+        return {}
+    return stats[0] if stats else {}
+
+
+def model_metrics(metrics_url: str, model: str) -> dict:
+    """Prometheus samples for one model, summed over versions: {name or name{reason}: value}."""
+    try:
+        with urllib.request.urlopen(metrics_url, timeout=5) as reply:
+            text = reply.read().decode()
+    except OSError:
+        return {}
+    values: dict[str, float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name not in METRICS or sample.labels.get("model") != model:
+                continue
+            reason = sample.labels.get("reason")
+            key = f"{sample.name}{{reason={reason}}}" if reason else sample.name
+            values[key] = values.get(key, 0.0) + sample.value
+    return values
+
+
+def snapshot(client, metrics_url: str, model: str) -> Snapshot:
+    return Snapshot(model_stats(client, model), model_metrics(metrics_url, model))
+
+
+def delta(before: Snapshot, after: Snapshot) -> dict:
+    """What this run added: counts, batch-size histogram, mean queue and compute per request."""
+    def stat(snap: Snapshot, *path):
+        node = snap.stats
+        for key in path:
+            node = node.get(key, {}) if isinstance(node, dict) else {}
+        return float(node or 0)
+
+    inferences = stat(after, "inference_count") - stat(before, "inference_count")
+    executions = stat(after, "execution_count") - stat(before, "execution_count")
+    queue_ns = stat(after, "inference_stats", "queue", "ns") - stat(before, "inference_stats", "queue", "ns")
+    compute_ns = stat(after, "inference_stats", "compute_infer", "ns") - stat(before, "inference_stats", "compute_infer", "ns")
+    successes = stat(after, "inference_stats", "success", "count") - stat(before, "inference_stats", "success", "count")
+    batches: dict[int, int] = {}
+    old = {int(b["batch_size"]): int(b.get("compute_infer", {}).get("count", 0)) for b in before.stats.get("batch_stats", [])}
+    for b in after.stats.get("batch_stats", []):
+        size = int(b["batch_size"])
+        count = int(b.get("compute_infer", {}).get("count", 0)) - old.get(size, 0)
+        if count > 0:
+            batches[size] = count
+    metric_delta = {k: after.metrics.get(k, 0.0) - before.metrics.get(k, 0.0) for k in after.metrics}
+    metric_delta["nv_inference_pending_request_count"] = after.metrics.get("nv_inference_pending_request_count", 0.0)
+    return {
+        "inference_count": int(inferences),
+        "execution_count": int(executions),
+        "average_batch_size": inferences / executions if executions else 0.0,
+        "mean_queue_us": queue_ns / successes / 1e3 if successes else 0.0,
+        "mean_compute_us": compute_ns / successes / 1e3 if successes else 0.0,
+        "batch_sizes": dict(sorted(batches.items())),
+        "metrics": metric_delta,
+    }

@@ -1,0 +1,148 @@
+"""Lessons loader: front matter, anchors, links, and precise errors for bad files."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.content.lessons import (
+    ContentError,
+    LessonLinkError,
+    body_anchors,
+    heading_anchor,
+    load_lessons,
+    resolve_link,
+)
+
+FIXTURE_LESSONS = Path(__file__).resolve().parents[1] / "quiz" / "fixtures" / "lessons"
+
+GOOD = """---
+id: {id}
+title: A lesson
+summary: One line.
+live: true
+next: []
+---
+## First heading
+text
+"""
+
+
+@pytest.fixture
+def lessons():
+    return load_lessons(FIXTURE_LESSONS)
+
+
+def test_loads_fixture_lessons_in_file_name_order(lessons):
+    assert [lesson.id for lesson in lessons] == ["dynamic-batching", "sequence-batching"]
+    first = lessons[0]
+    assert first.title == "Dynamic batching"
+    assert first.summary == "How Triton groups requests into batches."
+    assert first.live is True and lessons[1].live is False
+    assert first.next == ("sequence-batching",)
+    assert first.path == FIXTURE_LESSONS / "01-dynamic-batching.md"
+    assert first.body.startswith("Intro text.")
+    assert "---" not in first.body.splitlines()[0]
+
+
+def test_checks_are_parsed(lessons):
+    [check] = lessons[0].checks
+    assert check.options == ("How long a request may wait for company", "The batch size")
+    assert check.answer == 0
+    assert check.explain == "It is a wait budget, not a size."
+    assert lessons[1].checks == ()
+
+
+def test_anchors_skip_code_fences(lessons):
+    assert lessons[0].anchors == ("why-batch-at-all", "max-queue-delay-microseconds", "preferred-batch-sizes")
+
+
+@pytest.mark.parametrize("text,anchor", [
+    ("Why batch at all?", "why-batch-at-all"),
+    ("`max_queue_delay_microseconds`", "max-queue-delay-microseconds"),
+    ("  Direct -- vs -- Oldest!  ", "direct-vs-oldest"),
+    ("Step 2: READY & END", "step-2-ready-end"),
+    ("???", ""),
+])
+def test_heading_anchor(text, anchor):
+    assert heading_anchor(text) == anchor
+
+
+def test_body_anchors_handles_tilde_fences_and_closing_hashes():
+    body = "# Title #\n~~~\n## not a heading\n~~~\n## Real one ##\n#hashtag is not a heading\n"
+    assert body_anchors(body) == ("title", "real-one")
+
+
+def test_resolve_link(lessons):
+    lesson, anchor = resolve_link("sequence-batching#control-tensors", lessons)
+    assert (lesson.id, anchor) == ("sequence-batching", "control-tensors")
+    assert resolve_link("sequence-batching", lessons)[1] == ""
+
+
+@pytest.mark.parametrize("link,message", [
+    ("nope#control-tensors", "no lesson with id 'nope' (known: dynamic-batching, sequence-batching)"),
+    ("sequence-batching#nope", "has no heading with anchor 'nope' (anchors: control-tensors, direct-vs-oldest)"),
+    ("", "non-empty"),
+])
+def test_resolve_link_errors_are_specific(lessons, link, message):
+    with pytest.raises(LessonLinkError) as info:
+        resolve_link(link, lessons)
+    assert message in str(info.value)
+
+
+def _lesson_dir(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+@pytest.mark.parametrize("text,field,words", [
+    ("## no front matter\n", "front matter", "must start with"),
+    ("---\nid: a\ntitle: T\n## never closed\n", "front matter", "no closing"),
+    ("---\nid: [a\n---\n", "front matter", "not valid YAML"),
+    ("---\n- a list\n---\n", "front matter", "mapping"),
+    ("---\ntitle: T\n---\n", "id", "non-empty string"),
+    ("---\nid: Bad_Id\ntitle: T\n---\n", "id", "lowercase"),
+    ("---\nid: a\n---\n", "title", "non-empty string"),
+    ("---\nid: a\ntitle: T\nlive: maybe\n---\n", "live", "true or false"),
+    ("---\nid: a\ntitle: T\nnext: {x: 1}\n---\n", "next", "list of lesson ids"),
+    ("---\nid: a\ntitle: T\nsumary: typo\n---\n", "sumary", "unknown key"),
+    ("---\nid: a\ntitle: T\ncheck: yes\n---\n", "check", "must be a list"),
+    ("---\nid: a\ntitle: T\ncheck:\n  - question: Q\n    options: [x, y]\n    answer: 2\n    explain: E\n---\n",
+     "check[0].answer", "0..1"),
+    ("---\nid: a\ntitle: T\ncheck:\n  - question: Q\n    options: [x]\n    answer: 0\n    explain: E\n---\n",
+     "check[0].options", "at least 2"),
+    ("---\nid: a\ntitle: T\ncheck:\n  - question: Q\n    options: [x, y]\n    answer: 0\n---\n",
+     "check[0].explain", "non-empty"),
+])
+def test_malformed_lesson_names_file_and_field(tmp_path, text, field, words):
+    directory = _lesson_dir(tmp_path, {"01-bad.md": text})
+    with pytest.raises(ContentError) as info:
+        load_lessons(directory)
+    message = str(info.value)
+    assert message.startswith(f"{directory / '01-bad.md'}: field '{field}': "), message
+    assert words in message
+
+
+def test_duplicate_ids_across_files(tmp_path):
+    directory = _lesson_dir(tmp_path, {"01-a.md": GOOD.format(id="same"), "02-b.md": GOOD.format(id="same")})
+    with pytest.raises(ContentError, match=r"02-b\.md: field 'id': 'same' is also used by .*01-a\.md"):
+        load_lessons(directory)
+
+
+def test_next_must_name_existing_lessons(tmp_path):
+    text = GOOD.format(id="a").replace("next: []", "next: [missing]")
+    with pytest.raises(ContentError, match=r"01-a\.md: field 'next': unknown lesson id 'missing'"):
+        load_lessons(_lesson_dir(tmp_path, {"01-a.md": text}))
+
+
+def test_optional_keys_default_and_windows_line_endings(tmp_path):
+    text = "\ufeff---\r\nid: a\r\ntitle: T\r\n---\r\n## Only heading\r\n"
+    [lesson] = load_lessons(_lesson_dir(tmp_path, {"01-a.md": text}))
+    assert (lesson.summary, lesson.live, lesson.next, lesson.checks) == ("", False, (), ())
+    assert lesson.anchors == ("only-heading",)
+
+
+def test_missing_directory(tmp_path):
+    with pytest.raises(ContentError, match="lessons folder not found"):
+        load_lessons(tmp_path / "absent")
