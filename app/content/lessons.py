@@ -14,6 +14,7 @@ from app.content.frontmatter import FrontMatterError, split_front_matter
 from app.lab.paths import LESSONS_DIR, REPO_ROOT
 
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+LIVE_PATTERN = re.compile(r"^[a-z0-9_]+$")  # live exercise names are Python-style identifiers
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _KNOWN_KEYS = {"id", "title", "summary", "live", "next", "check"}
@@ -42,7 +43,7 @@ class Lesson:
     id: str
     title: str
     summary: str
-    live: bool
+    live: str | None  # name of the live lab exercise the lesson embeds, None for a reading-only lesson
     next: tuple[str, ...]
     checks: tuple[Check, ...]
     body: str
@@ -148,9 +149,11 @@ def parse_lesson(path: Path) -> Lesson:
     lesson_id = _text(meta, "id", path)
     if not ID_PATTERN.match(lesson_id):
         raise _fail(path, "id", f"{lesson_id!r} must be lowercase letters, digits and single '-'")
-    live = meta.get("live", False)
-    if not isinstance(live, bool):
-        raise _fail(path, "live", "must be true or false")
+    live = meta.get("live")
+    if live is False:
+        live = None  # 'live: false' reads naturally as "no live exercise"
+    if live is not None and not (isinstance(live, str) and LIVE_PATTERN.match(live)):
+        raise _fail(path, "live", f"{live!r} must name a live exercise (lowercase letters, digits, '_') or be omitted")
     nxt = meta.get("next") or []
     if isinstance(nxt, str):
         nxt = [nxt]  # a single id is a harmless shorthand for a one-item list

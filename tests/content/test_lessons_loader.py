@@ -20,7 +20,7 @@ GOOD = """---
 id: {id}
 title: A lesson
 summary: One line.
-live: true
+live: the_mistake
 next: []
 ---
 ## First heading
@@ -38,7 +38,7 @@ def test_loads_fixture_lessons_in_file_name_order(lessons):
     first = lessons[0]
     assert first.title == "Dynamic batching"
     assert first.summary == "How Triton groups requests into batches."
-    assert first.live is True and lessons[1].live is False
+    assert first.live == "dynamic_batching_demo" and lessons[1].live is None
     assert first.next == ("sequence-batching",)
     assert first.path == FIXTURE_LESSONS / "01-dynamic-batching.md"
     assert first.body.startswith("Intro text.")
@@ -104,7 +104,8 @@ def _lesson_dir(tmp_path: Path, files: dict[str, str]) -> Path:
     ("---\ntitle: T\n---\n", "id", "non-empty string"),
     ("---\nid: Bad_Id\ntitle: T\n---\n", "id", "lowercase"),
     ("---\nid: a\n---\n", "title", "non-empty string"),
-    ("---\nid: a\ntitle: T\nlive: maybe\n---\n", "live", "true or false"),
+    ("---\nid: a\ntitle: T\nlive: true\n---\n", "live", "must name a live exercise"),
+    ("---\nid: a\ntitle: T\nlive: Batch Demo\n---\n", "live", "must name a live exercise"),
     ("---\nid: a\ntitle: T\nnext: {x: 1}\n---\n", "next", "list of lesson ids"),
     ("---\nid: a\ntitle: T\nsumary: typo\n---\n", "sumary", "unknown key"),
     ("---\nid: a\ntitle: T\ncheck: yes\n---\n", "check", "must be a list"),
@@ -139,8 +140,14 @@ def test_next_must_name_existing_lessons(tmp_path):
 def test_optional_keys_default_and_windows_line_endings(tmp_path):
     text = "\ufeff---\r\nid: a\r\ntitle: T\r\n---\r\n## Only heading\r\n"
     [lesson] = load_lessons(_lesson_dir(tmp_path, {"01-a.md": text}))
-    assert (lesson.summary, lesson.live, lesson.next, lesson.checks) == ("", False, (), ())
+    assert (lesson.summary, lesson.live, lesson.next, lesson.checks) == ("", None, (), ())
     assert lesson.anchors == ("only-heading",)
+
+
+def test_live_false_means_no_exercise(tmp_path):
+    text = GOOD.format(id="a").replace("live: the_mistake", "live: false")
+    [lesson] = load_lessons(_lesson_dir(tmp_path, {"01-a.md": text}))
+    assert lesson.live is None
 
 
 def test_missing_directory(tmp_path):
