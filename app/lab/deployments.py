@@ -7,9 +7,8 @@ because a config Triton rejects comes back only as "failed to poll from model re
 """
 from __future__ import annotations
 
-import hashlib
 import re
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 from google.protobuf import json_format, text_format
 from tritonclient.grpc import model_config_pb2 as mc
@@ -145,8 +144,11 @@ class LabSettings:
         config.parameters["honour_ready"].string_value = "true" if self.honour_ready else "false"
         return place_instances(config)
 
-    def digest(self) -> str:
-        return hashlib.sha1(repr(sorted(asdict(self).items())).encode()).hexdigest()[:8]
+    def normalised(self) -> "LabSettings":
+        """Same deployment, with settings the scheduler ignores set to their defaults."""
+        if self.scheduler == "dynamic":
+            return replace(self, idle_timeout_us=LabSettings.idle_timeout_us, honour_ready=True)
+        return self
 
     def to_query(self) -> dict[str, str]:
         return {f.name: str(getattr(self, f.name)).lower() if f.type in (bool, "bool") else str(getattr(self, f.name)) for f in fields(self)}
@@ -225,12 +227,6 @@ def validate_recogniser(config: mc.ModelConfig) -> None:
         problems.append("parameter honour_ready must be 'true' or 'false'")
     if problems:
         raise DeploymentError("; ".join(problems))
-
-
-def custom_name(owner: str, settings: LabSettings) -> str:
-    """A learner's own model name, so two learners never share a deployment's state."""
-    safe_owner = re.sub(r"[^a-z0-9]", "", owner.lower())[:12] or "anon"
-    return f"asr_lab_{safe_owner}_{settings.digest()}"
 
 
 def load(client, config: mc.ModelConfig, with_code: bool = False) -> None:

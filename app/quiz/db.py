@@ -103,7 +103,6 @@ def initialise(path: Path, attempts: int = 50) -> None:
                 # Switching journal mode needs a moment of exclusive access; a racing
                 # process may get "locked" here, which the retry below absorbs.
                 conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute("PRAGMA synchronous = NORMAL")
                 conn.execute("BEGIN IMMEDIATE")
                 for statement in _statements(SCHEMA):
                     conn.execute(statement)

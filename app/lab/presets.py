@@ -1,0 +1,105 @@
+"""The named cases that matter: a deployment plus the traffic that shows what it does.
+
+Quiz "predict, then verify" items, the lab's preset buttons, the CLI and the tests all
+run these same definitions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from app.lab.deployments import LabSettings
+from app.lab.scenario import Scenario, random_texts
+
+
+@dataclass(frozen=True)
+class Traffic:
+    sessions: int = 8
+    length: int = 24
+    think_ms: float = 20.0
+    jitter_ms: float = 10.0
+    seed: int = 7
+    staggered: bool = False  # think times spread 0..60 ms, so slots idle at different moments
+
+    def scenario(self, model: str, texts: list[str] | None = None) -> Scenario:
+        texts = texts or random_texts(self.sessions, self.length, self.seed)
+        think = [5.0 + 60.0 * i / max(1, len(texts) - 1) for i in range(len(texts))] if self.staggered else None
+        return Scenario(
+            model=model,
+            texts=texts,
+            think_ms=self.think_ms,
+            jitter_ms=self.jitter_ms,
+            seed=self.seed,
+            think_ms_by_session=think,
+        )
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    title: str
+    settings: LabSettings
+    traffic: Traffic = field(default_factory=Traffic)
+    expect: str = "intact"  # what the server really does: "intact" or "corrupted"
+    why: str = ""
+
+
+PRESETS = {
+    p.name: p
+    for p in (
+        Preset(
+            "the_mistake",
+            "The mistake: a stateful recogniser behind the dynamic batcher",
+            LabSettings(scheduler="dynamic", instances=2, slots=4, queue_delay_us=2000, state_key="slot"),
+            expect="corrupted",
+            why="Any request may land in any row of any instance, so sessions read each other's state.",
+        ),
+        Preset(
+            "the_fix",
+            "The fix: the sequence batcher, direct strategy",
+            LabSettings(scheduler="direct", instances=2, slots=4, queue_delay_us=2000, state_key="slot"),
+            why="Each session keeps one instance and one slot for its whole life.",
+        ),
+        Preset(
+            "oldest_right",
+            "Oldest done right: state keyed by correlation ID",
+            LabSettings(scheduler="oldest", instances=2, slots=4, queue_delay_us=2000, state_key="corrid"),
+            why="Rows move between executions, but the model finds each session's state by its CORRID.",
+        ),
+        Preset(
+            "oldest_wrong",
+            "Oldest done wrong: state keyed by batch row",
+            LabSettings(scheduler="oldest", instances=2, slots=4, queue_delay_us=2000, state_key="slot"),
+            expect="corrupted",
+            why="Oldest promises no fixed row, so a row's state belongs to whoever sat there last.",
+        ),
+        Preset(
+            "forgot_ready",
+            "Forgot READY: padding rows folded into live sessions",
+            LabSettings(scheduler="direct", instances=2, slots=4, queue_delay_us=0, state_key="slot", honour_ready=False),
+            traffic=Traffic(staggered=True),
+            expect="corrupted",
+            why="Direct fills a waiting session's slot with a READY=0 padding row of garbage; a model that processes it corrupts that session.",
+        ),
+    )
+}
+
+
+def get(name: str) -> Preset:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise ValueError(f"no preset {name!r}: choose one of {', '.join(PRESETS)}") from None
+
+
+def run_preset(server, deployer, name: str, owner: str = "presets", traffic: Traffic | None = None, progress=None):
+    """Deploy the preset's settings (reusing a shipped model when it matches) and run its traffic."""
+    from app.lab import driver  # late: keeps importing presets cheap for pages that only list them
+
+    preset = get(name)
+    applied = deployer.apply(preset.settings, owner=owner)
+    scenario = (traffic or preset.traffic).scenario(applied.model)
+    return applied, driver.run(server, scenario, progress=progress)
+
+
+def with_traffic(preset: Preset, **changes) -> Preset:
+    return replace(preset, traffic=replace(preset.traffic, **changes))
