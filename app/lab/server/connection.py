@@ -44,7 +44,19 @@ class LabServer:
 
     @classmethod
     def from_env(cls, **kwargs) -> "LabServer":
-        return cls(url=os.environ.get("TRITON_URL") or None, **kwargs)
+        """TRITON_URL picks an external server; TRITON_TRACE_DIR names the folder where that
+        server writes its trace file (started with --trace-config triton,file=DIR/trace.json)."""
+        server = cls(url=os.environ.get("TRITON_URL") or None, **kwargs)
+        if server.external_url and os.environ.get("TRITON_TRACE_DIR"):
+            server.trace_dir = Path(os.environ["TRITON_TRACE_DIR"])
+        return server
+
+    def environment(self) -> dict[str, str]:
+        """Variables that point another process (a test's app, a CLI) at this same server."""
+        env = {"TRITON_URL": self.url, "TRITON_METRICS_URL": self.metrics_url}
+        if self.trace_dir is not None:
+            env["TRITON_TRACE_DIR"] = str(self.trace_dir)
+        return env
 
     @property
     def is_embedded(self) -> bool:
@@ -131,7 +143,7 @@ class LabServer:
             if self.embedded is not None:
                 self.embedded.stop()
                 self.embedded = None
-            if self.trace_dir is not None:
+            if self.trace_dir is not None and self.is_embedded:
                 shutil.rmtree(self.trace_dir, ignore_errors=True)
                 self.trace_dir = None
 
