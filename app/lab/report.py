@@ -1,0 +1,62 @@
+"""Plain-text and JSON views of a run, for the CLI and for instructors' scripts.
+
+JSON schema (version 1):
+  {"schema": 1, "run_id", "model", "wall_s", "traced",
+   "server": {inference_count, execution_count, average_batch_size, mean_queue_us,
+              mean_compute_us, batch_sizes: {size: executions}, metrics: {name: delta}},
+   "sessions": [{session, corrid, tag, expected_text, received_text, chunks, first_wrong,
+                 verdict, read_state_of, detail, wrong_symbols, instances, slots}],
+   "requests": [{session, chunk, corrid, tag, request_id, expected, symbol, instance, slot,
+                 batch, state_in, state_owner, error, t_send, t_recv, latency_ms,
+                 queue_ms, compute_ms, exec_start, exec_end}]}
+Times are seconds from the run's start (t_*, exec_*) or milliseconds (*_ms); queue_ms and
+compute_ms come from the server's trace and are null when the server was not traced.
+"""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+REQUEST_FIELDS = [
+    "session", "chunk", "corrid", "tag", "request_id", "expected", "symbol", "instance", "slot", "batch",
+    "state_in", "state_owner", "error", "t_send", "t_recv", "latency_ms", "queue_ms", "compute_ms",
+    "exec_start", "exec_end",
+]
+
+
+def summary_table(result) -> str:
+    s = result.sessions
+    lines = [
+        f"run {result.run_id} on {result.scenario.model}: {len(s)} sessions, {len(result.requests)} requests, "
+        f"{result.wall_s:.2f} s",
+        f"{'#':>3} {'verdict':8} {'first wrong':>11}  {'expected':30} received",
+    ]
+    for row in s.itertuples():
+        first = "-" if pd.isna(row.first_wrong) else str(int(row.first_wrong) + 1)
+        lines.append(f"{row.session + 1:>3} {row.verdict:8} {first:>11}  {row.expected_text[:30]:30} {row.received_text[:30]}")
+    counts = s["verdict"].value_counts().to_dict()
+    lines.append("verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    srv = result.server
+    lines.append(
+        f"server: {srv['inference_count']} inferences in {srv['execution_count']} executions "
+        f"(average batch {srv['average_batch_size']:.2f}), mean queue {srv['mean_queue_us']:.0f} us, "
+        f"mean compute {srv['mean_compute_us']:.0f} us; batch sizes {srv['batch_sizes']}"
+    )
+    return "\n".join(lines)
+
+
+def to_json(result) -> dict:
+    requests = result.requests.reindex(columns=REQUEST_FIELDS)
+    sessions = result.sessions.copy()
+    sessions["slots"] = sessions["slots"].apply(lambda pairs: [list(p) for p in pairs])
+    return {
+        "schema": 1,
+        "run_id": result.run_id,
+        "model": result.scenario.model,
+        "wall_s": result.wall_s,
+        "traced": result.traced,
+        "server": result.server,
+        "sessions": json.loads(sessions.to_json(orient="records")),
+        "requests": json.loads(requests.to_json(orient="records")),
+    }
