@@ -40,11 +40,14 @@ def model_metrics(metrics_url: str, model: str) -> dict:
         return {}
     values: dict[str, float] = {}
     for family in text_string_to_metric_families(text):
+        # The parser renames counter samples (adds _total); the family keeps Triton's name.
+        if family.name not in METRICS:
+            continue
         for sample in family.samples:
-            if sample.name not in METRICS or sample.labels.get("model") != model:
+            if sample.labels.get("model") != model or sample.name.endswith("_created"):
                 continue
             reason = sample.labels.get("reason")
-            key = f"{sample.name}{{reason={reason}}}" if reason else sample.name
+            key = f"{family.name}{{reason={reason}}}" if reason else family.name
             values[key] = values.get(key, 0.0) + sample.value
     return values
 
@@ -75,7 +78,11 @@ def delta(before: Snapshot, after: Snapshot) -> dict:
             batches[size] = count
     metric_delta = {k: after.metrics.get(k, 0.0) - before.metrics.get(k, 0.0) for k in after.metrics}
     metric_delta["nv_inference_pending_request_count"] = after.metrics.get("nv_inference_pending_request_count", 0.0)
+    executed = sum(batches.values())
     return {
+        # Triton's sequence batcher counts one execution per request here; batch_stats below
+        # shows the batches the model really ran (padding rows included).
+        "mean_executed_batch": sum(k * v for k, v in batches.items()) / executed if executed else 0.0,
         "inference_count": int(inferences),
         "execution_count": int(executions),
         "average_batch_size": inferences / executions if executions else 0.0,
