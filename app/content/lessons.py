@@ -177,7 +177,7 @@ def load_lessons(directory: Path | str = LESSONS_DIR) -> list[Lesson]:
     directory = Path(directory)
     if not directory.is_dir():
         raise ContentError(f"{display_path(directory)}: lessons folder not found")
-    lessons = [parse_lesson(p) for p in sorted(directory.glob("*.md"))]
+    lessons = [parse_lesson(p) for p in sorted(directory.glob("[0-9][0-9]-*.md"))]
     seen: dict[str, Path] = {}
     for lesson in lessons:
         if lesson.id in seen:

@@ -43,7 +43,7 @@ def locate() -> Installation:
             f"No tritonserver executable under {server_root}: reinstall with "
             "`pip install --force-reinstall 'nvidia-pytriton>=0.7'`."
         )
-    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    version = "{}.{}".format(*sys.version_info[:2])
     stub = server_root / "python_backend_stubs" / version / "triton_python_backend_stub"
     if not stub.exists():
         shipped = sorted(p.name for p in (server_root / "python_backend_stubs").iterdir() if p.is_dir())

@@ -1,0 +1,102 @@
+"""The embedded server's life cycle: start, clear errors, restart, and nothing left behind."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from app.lab.server import installation
+from app.lab.server.connection import LabServer
+from app.lab.server.embedded import EmbeddedServer
+from app.lab.server.errors import InstallationError, StartupError, UnreachableError
+
+
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+
+
+def wait_gone(pgid: int, timeout_s: float = 20) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not group_alive(pgid):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_start_and_stop_leave_no_process_behind():
+    server = EmbeddedServer(startup_models=("sentiment",)).start()
+    pgid = server.pid
+    assert server.running and server.ready_after_s > 0
+    server.stop()
+    assert wait_gone(pgid), "tritonserver or a stub outlived stop()"
+
+
+def test_a_busy_port_is_reported_with_what_to_do():
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        with pytest.raises(StartupError, match=rf"Port {port} is already in use.*--http-port"):
+            EmbeddedServer(http_port=port).start()
+
+
+def test_a_missing_repository_is_reported(tmp_path):
+    with pytest.raises(StartupError, match="does not exist"):
+        EmbeddedServer(model_repository=tmp_path / "nowhere").start()
+
+
+def test_an_unreachable_external_server_is_reported():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again: nothing listens there
+    with pytest.raises(UnreachableError, match="Cannot reach Triton .* unset TRITON_URL"):
+        LabServer(url=f"127.0.0.1:{port}").start()
+
+
+def test_a_python_without_a_stub_is_reported(monkeypatch):
+    monkeypatch.setattr(sys, "version_info", (3, 7, 0, "final", 0))
+    with pytest.raises(InstallationError, match="no Python backend stub for Python 3.7"):
+        installation.locate()
+
+
+def test_a_dead_server_is_reported_and_restartable():
+    server = LabServer(models=()).start()
+    try:
+        server.embedded.kill_for_demo()
+        assert not server.alive()
+        assert server.status()["alive"] is False
+        server.restart()
+        assert server.alive()
+    finally:
+        server.stop()
+
+
+def test_the_server_dies_with_the_process_that_started_it(tmp_path):
+    # A parent that is SIGKILLed runs no clean-up at all: only the guardian can notice.
+    script = tmp_path / "parent.py"
+    script.write_text(textwrap.dedent("""
+        import sys, time
+        from app.lab.server.embedded import EmbeddedServer
+        server = EmbeddedServer().start()
+        print(server.pid, flush=True)
+        time.sleep(600)
+    """))
+    parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=os.getcwd())
+    try:
+        pgid = int(parent.stdout.readline())
+        assert group_alive(pgid)
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    assert wait_gone(pgid), "the server outlived its killed parent"

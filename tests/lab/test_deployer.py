@@ -1,0 +1,38 @@
+"""Loading deployments on the live server: a bad config changes nothing, learners get their own model."""
+from __future__ import annotations
+
+import pytest
+
+from app.lab import driver
+from app.lab.deployer import learner_model_name
+from app.lab.deployments import DeploymentError, LabSettings
+from app.lab.scenario import Scenario
+
+
+def test_matching_settings_reuse_the_shipped_deployment(deployer):
+    applied = deployer.apply(LabSettings(), owner="anyone")
+    assert applied.reused and applied.model == "asr_sequence_direct"
+
+
+def test_a_rejected_setting_leaves_the_learners_model_serving(lab_server, deployer):
+    good = deployer.apply(LabSettings(scheduler="direct", slots=2), owner="t-keep")
+    with pytest.raises(DeploymentError):
+        deployer.apply(LabSettings(scheduler="dynamic", state_key="corrid"), owner="t-keep")
+    result = driver.run(lab_server, Scenario(good.model, ["STILL HERE"]))
+    assert result.all_intact
+    assert lab_server.client().get_model_config(good.model)["max_batch_size"] == 2
+
+
+def test_two_learners_never_share_a_custom_model(deployer):
+    a = deployer.apply(LabSettings(slots=3), owner="ada")
+    b = deployer.apply(LabSettings(slots=3), owner="bob")
+    assert a.model != b.model
+    assert a.model == learner_model_name("ada")
+
+
+def test_apply_flips_one_model_between_schedulers(lab_server, deployer):
+    first = deployer.apply(LabSettings(scheduler="dynamic", slots=3), owner="t-flip")
+    second = deployer.apply(LabSettings(scheduler="direct", slots=3), owner="t-flip")
+    assert first.model == second.model
+    assert "sequence_batching" in lab_server.client().get_model_config(second.model)
+    assert "sequence_batching" in second.pbtxt

@@ -1,0 +1,101 @@
+"""Configs: shipped files parse with Triton's own protobuf, variants differ only in config,
+the GPU path is chosen in one place, and bad settings are explained before loading."""
+from __future__ import annotations
+
+import pytest
+from tritonclient.grpc import model_config_pb2 as mc
+
+from app.lab import deployments, device
+from app.lab.deployments import DeploymentError, LabSettings
+from app.lab.paths import MODEL_REPOSITORY
+
+
+@pytest.mark.parametrize("name", deployments.SHIPPED)
+def test_shipped_configs_parse_and_leave_placement_to_the_lab(name):
+    config = deployments.read_config(name)
+    assert config.name == name
+    assert config.backend == "python"
+    # No kind in the files: the official container picks GPU itself, the lab sets it explicitly.
+    assert all(g.kind == mc.ModelInstanceGroup.KIND_AUTO for g in config.instance_group)
+
+
+def test_every_recogniser_deployment_runs_the_same_code():
+    codes = {(MODEL_REPOSITORY / n / "1" / "model.py").resolve() for n in deployments.RECOGNISER_DEPLOYMENTS}
+    assert codes == {deployments.RECOGNISER_CODE.resolve()}
+
+
+def test_shipped_recogniser_configs_differ_only_where_the_lesson_says():
+    direct = deployments.settings_of(deployments.read_config("asr_sequence_direct"))
+    dynamic = deployments.settings_of(deployments.read_config("asr_dynamic"))
+    oldest = deployments.settings_of(deployments.read_config("asr_sequence_oldest"))
+    assert (direct.scheduler, dynamic.scheduler, oldest.scheduler) == ("direct", "dynamic", "oldest")
+    assert dynamic.normalised() == LabSettings(scheduler="dynamic").normalised()
+    assert direct == LabSettings()
+    assert oldest == LabSettings(scheduler="oldest", state_key="corrid")
+
+
+@pytest.mark.parametrize("kind", ["KIND_GPU", "KIND_CPU"])
+def test_instances_are_placed_on_the_chosen_kind(kind):
+    placed = deployments.place_instances(deployments.read_config("asr_sequence_direct"), kind)
+    assert [mc.ModelInstanceGroup.Kind.Name(g.kind) for g in placed.instance_group] == [kind]
+    assert f"kind: {kind}" in deployments.to_pbtxt(placed)
+
+
+def test_the_kind_is_decided_in_one_place(monkeypatch):
+    device.instance_kind.cache_clear()
+    monkeypatch.setenv("TRITON_LAB_INSTANCE_KIND", "KIND_GPU")
+    try:
+        config = LabSettings().to_config("asr_lab_x")
+        assert config.instance_group[0].kind == mc.ModelInstanceGroup.KIND_GPU
+    finally:
+        device.instance_kind.cache_clear()
+
+
+@pytest.mark.parametrize("scheduler", ["dynamic", "direct", "oldest"])
+def test_lab_settings_round_trip_through_a_real_config(scheduler):
+    settings = LabSettings(scheduler=scheduler, instances=3, slots=6, queue_delay_us=500, state_key="session", honour_ready=False)
+    config = settings.to_config("asr_lab_roundtrip")
+    deployments.validate_recogniser(config)
+    reparsed = deployments.parse_pbtxt(deployments.to_pbtxt(config))
+    assert deployments.settings_of(reparsed).normalised() == settings.normalised()
+    assert deployments.scheduler_of(reparsed) == scheduler
+
+
+def test_oldest_capacity_is_candidates_per_instance():
+    config = LabSettings(scheduler="oldest", slots=6).to_config("asr_lab_oldest")
+    assert config.sequence_batching.oldest.max_candidate_sequences == 6
+    assert list(config.sequence_batching.oldest.preferred_batch_size) == [6]
+
+
+@pytest.mark.parametrize(
+    "settings, message",
+    [
+        (LabSettings(scheduler="dynamic", state_key="corrid"), "needs the sequence batcher"),
+        (LabSettings(instances=0), "instances must be 1 to 4"),
+        (LabSettings(slots=99), "slots .* must be 1 to 16"),
+        (LabSettings(idle_timeout_us=10), "idle timeout must be"),
+        (LabSettings(scheduler="fifo"), "scheduler must be one of"),
+        (LabSettings(state_key="row"), "state key must be one of"),
+    ],
+)
+def test_impossible_settings_are_explained(settings, message):
+    with pytest.raises(DeploymentError, match=message):
+        settings.to_config("asr_lab_bad")
+
+
+def test_a_pbtxt_syntax_error_names_line_and_column():
+    with pytest.raises(DeploymentError, match=r"mine.pbtxt: 2:"):
+        deployments.parse_pbtxt('name: "x"\nmax_batch_size: "four"\n', source="mine.pbtxt")
+
+
+def test_a_learner_config_with_the_wrong_inputs_is_refused():
+    config = LabSettings().to_config("asr_lab_inputs")
+    config.input[0].name = "WAVE"
+    with pytest.raises(DeploymentError, match="inputs must be exactly AUDIO and SESSION"):
+        deployments.validate_recogniser(config)
+
+
+def test_settings_survive_a_url_query():
+    settings = LabSettings(scheduler="oldest", instances=1, slots=2, state_key="corrid", honour_ready=False)
+    assert LabSettings.from_query(settings.to_query()) == settings
+    assert LabSettings.from_query({"slots": "lots"}) == LabSettings()
