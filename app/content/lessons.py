@@ -173,7 +173,7 @@ def parse_lesson(path: Path) -> Lesson:
 
 
 def load_lessons(directory: Path | str = LESSONS_DIR) -> list[Lesson]:
-    """All *.md lessons in directory, ordered by file name (NN- prefix sets order)."""
+    """The NN-slug.md lessons in directory, ordered by NN; other notes there are not lessons."""
     directory = Path(directory)
     if not directory.is_dir():
         raise ContentError(f"{display_path(directory)}: lessons folder not found")

@@ -1,0 +1,67 @@
+"""The headless CLI, run as a user would (a subprocess), against real servers."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+
+from app.lab.paths import MODEL_REPOSITORY
+
+CLI = [sys.executable, "-m", "app.cli"]
+
+
+def run_cli(args, env_extra, timeout=300):
+    env = {**os.environ, **env_extra}
+    return subprocess.run(CLI + args, capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def test_run_writes_sessions_and_the_per_request_trace(server_env, tmp_path):
+    out = tmp_path / "run.json"
+    done = run_cli(["run", "--model", "asr_sequence_direct", "--sessions", "3", "--chunks", "6", "--json", str(out)], server_env)
+    assert done.returncode == 0, done.stderr
+    assert "verdicts: intact 3" in done.stdout
+    data = json.loads(out.read_text())
+    assert data["schema"] == 1 and data["model"] == "asr_sequence_direct"
+    assert [s["verdict"] for s in data["sessions"]] == ["intact"] * 3
+    assert len(data["requests"]) == 18
+    first = data["requests"][0]
+    assert {"instance", "slot", "batch", "state_in", "state_owner", "queue_ms", "latency_ms"} <= set(first)
+
+
+def test_run_with_own_text_and_a_bad_character_says_which(server_env):
+    done = run_cli(["run", "--model", "asr_sequence_direct", "--text", "HELLO 2 YOU"], server_env)
+    assert done.returncode == 2
+    assert "character '2' at position 7 is not in the alphabet" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_models_lists_schedulers(server_env):
+    done = run_cli(["models"], server_env)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"asr_sequence_oldest\s+READY\s+sequence/oldest\s+2", done.stdout)
+    assert re.search(r"asr_dynamic\s+READY\s+dynamic", done.stdout)
+
+
+def test_serve_serves_any_repository_given_to_it(tmp_path):
+    repo = tmp_path / "repo"
+    shutil.copytree(MODEL_REPOSITORY / "sentiment", repo / "sentiment")
+    proc = subprocess.Popen(CLI + ["serve", "--model-repository", str(repo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        url = re.search(r"http://(127\.0\.0\.1:\d+)", line).group(1)
+        with urllib.request.urlopen(f"http://{url}/v2/models/sentiment/ready", timeout=5) as reply:
+            assert reply.status == 200
+        index = json.loads(urllib.request.urlopen(urllib.request.Request(f"http://{url}/v2/repository/index", method="POST"), timeout=5).read())
+        assert [m["name"] for m in index] == ["sentiment"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(60)
+    assert proc.returncode == 0
+    time.sleep(0.5)
+    assert subprocess.run(["pgrep", "-f", str(repo)], capture_output=True).returncode == 1, "serve left a server behind"
