@@ -54,7 +54,10 @@ def collect(trace_dir: Path | None, run_id: str, expected: int, wait_s: float = 
             break
         time.sleep(0.1)
     for path in set(mine):
-        path.unlink(missing_ok=True)
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass  # an external server's files may belong to another user: leave them
     _drop_stale(trace_dir)
     frame = pd.DataFrame([{"request_id": k, **v} for k, v in rows.items()], columns=COLUMNS)
     return frame
@@ -85,5 +88,5 @@ def _drop_stale(trace_dir: Path) -> None:
         try:
             if now - path.stat().st_mtime > STALE_AFTER_S:
                 path.unlink()
-        except OSError:
+        except OSError:  # gone already, or not ours to delete
             pass
