@@ -1,0 +1,46 @@
+"""Helpers shared by the benchmark scripts (they print figures; they are not tests)."""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+
+def group_rss_mb(pgid: int) -> float:
+    """Resident memory of every process in a process group (server, guardian, stubs), in MB."""
+    total_kb = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.getpgid(int(entry.name)) != pgid:
+                continue
+            for line in (entry / "status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total_kb += int(line.split()[1])
+        except (OSError, ProcessLookupError):
+            continue
+    return total_kb / 1024
+
+
+class PeakMemory:
+    """Samples a process group's memory in the background and keeps the peak."""
+
+    def __init__(self, pgid: int, every_s: float = 0.2):
+        self.pgid, self.every_s, self.peak_mb = pgid, every_s, 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.peak_mb = max(self.peak_mb, group_rss_mb(self.pgid))
+            time.sleep(self.every_s)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
