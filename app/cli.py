@@ -44,7 +44,7 @@ def _parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="fire interleaved sessions at one deployment and judge the transcripts")
     run.add_argument("--model", required=True)
     run.add_argument("--sessions", type=int, default=8)
-    run.add_argument("--chunks", type=int, default=24, help="utterance length in symbols (random words)")
+    run.add_argument("--chunks", type=_lengths, default=[24], help="utterance length in symbols (random words); '12,40' mixes lengths")
     run.add_argument("--text", action="append", default=None, help="an utterance (repeat for several sessions)")
     run.add_argument("--think-ms", type=float, default=20.0)
     run.add_argument("--jitter-ms", type=float, default=10.0)
@@ -60,6 +60,13 @@ def _parser() -> argparse.ArgumentParser:
     exercise.add_argument("--json", type=Path, default=None)
     exercise.set_defaults(handler=_exercise)
     return parser
+
+
+def _lengths(text: str) -> list[int]:
+    try:
+        return [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected lengths like 24 or 12,40, got {text!r}") from None
 
 
 def _server(url: str | None):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.lab.alphabet import to_symbols
@@ -19,13 +20,16 @@ WORDS = (
 ).split()
 
 
-def random_texts(count: int, length: int, seed: int) -> list[str]:
-    """`count` utterances of exactly `length` symbols, made of words, reproducible from seed."""
-    if length < 1:
+def random_texts(count: int, length: int | Sequence[int], seed: int) -> list[str]:
+    """`count` utterances made of words, reproducible from seed. `length` is one length in
+    symbols, or several that the sessions take in turn (mixed short and long sessions)."""
+    lengths = [length] if isinstance(length, int) else list(length)
+    if not lengths or min(lengths) < 1:
         raise ValueError("utterance length must be at least 1 symbol")
     rng = random.Random(seed)
     texts = []
-    for _ in range(count):
+    for i in range(count):
+        length = lengths[i % len(lengths)]
         text = ""
         while len(text) < length:
             text += (" " if text else "") + rng.choice(WORDS)
