@@ -1,0 +1,53 @@
+"""Quiz page: seeded questions, one at a time, graded once, explained, some verified on Triton.
+
+URL: ?learner=<name>&seed=<n>&item=<item id> opens that learner's attempt in that
+seed's order at that question (the browser tests use it to find items).
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from app.quiz.session import ANSWERING, COMPLETE, FINISHED
+from app.ui import quiz_controls as controls
+from app.ui import quiz_results as results
+from app.ui import quiz_sources as sources
+from app.ui import session
+from app.ui.quiz_item import show_item
+
+st.title("Quiz")
+
+lessons = sources.lessons()
+bank = sources.bank(lessons)
+if bank is None:
+    st.stop()  # the error above names file, item and field
+
+store = sources.store()
+quiz = controls.current(store, bank, session.learner())
+
+st.caption(
+    f"{len(bank)} questions across {len(bank.topics)} topics. Each is graded once, then every option "
+    "is explained. Predict questions run their scenario on the real Triton server."
+)
+controls.show_settings(quiz, store, bank)
+
+status, timer = st.columns([3, 1])
+status.markdown(f"**{results.score_line(quiz)}** · attempt {quiz.id}, seed {quiz.seed}")
+with timer:
+    controls.show_timer(quiz)
+
+phase = quiz.phase()
+if phase != ANSWERING:
+    why = {COMPLETE: "Every question is answered.", FINISHED: "You finished this attempt."}.get(
+        phase, "The time limit of this attempt ran out.")
+    results.show_final(quiz, lessons, why + " Start a new attempt with a seed above, or reset to start over.")
+
+st.divider()
+if controls.show_mode() == controls.REVIEW:
+    results.show_review(quiz, lessons)
+else:
+    item_id = controls.show_navigation(quiz)
+    show_item(quiz, bank[item_id], lessons)
+
+st.divider()
+controls.show_actions(quiz)
+results.download_csv(quiz)

@@ -1,0 +1,167 @@
+"""Which attempt and question the quiz page shows, and the controls that change them.
+
+Session state holds only ids (attempt, item); the URL mirrors learner, seed and item,
+so ?learner=ada&seed=42&item=choose-same-shape opens that question of that seed's
+order, and a reload lands where the learner was.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from app.quiz.bank import Bank
+from app.quiz.session import ANSWERING, QuizSession
+from app.quiz.shuffle import SEED_LIMIT, new_seed
+from app.quiz.store import AttemptNotFound, ProgressStore
+
+ATTEMPT, ITEM, SEED, TIMED, MINUTES, NAME, MODE = (
+    "quiz-attempt", "quiz-item", "quiz-seed", "quiz-timed", "quiz-minutes", "quiz-name", "quiz-mode",
+)
+CONTROL_FLASH = "quiz-control-flash"
+REVIEW = "Review answers"
+ANSWER = "Answer questions"
+
+
+def _parse_seed(text: object) -> int | None:
+    try:
+        seed = int(str(text).strip())
+    except ValueError:
+        return None
+    return seed if 0 <= seed < SEED_LIMIT else None
+
+
+def _adopt(quiz: QuizSession, item: str | None = None) -> None:
+    """Make quiz the page's attempt (safe in callbacks: runs before the widgets are drawn)."""
+    st.session_state[ATTEMPT] = quiz.id
+    st.session_state[ITEM] = item if item and quiz.bank.get(item) else quiz.first_unanswered()
+    st.session_state[SEED] = str(quiz.seed)
+
+
+def current(store: ProgressStore, bank: Bank, learner: str) -> QuizSession:
+    """This browser session's attempt; on first load the learner's latest, or the URL's seed."""
+    state = st.session_state
+    quiz = None
+    if ATTEMPT in state:
+        try:
+            quiz = QuizSession.load(store, bank, state[ATTEMPT])
+        except AttemptNotFound:  # reset from another tab
+            quiz = None
+        if quiz is not None and quiz.learner != learner:
+            quiz = None
+    if quiz is None:
+        quiz = QuizSession.resume(store, bank, learner, seed=_parse_seed(st.query_params.get("seed")))
+        _adopt(quiz, st.query_params.get("item"))
+    elif state.get(ITEM) is None or bank.get(state[ITEM]) is None:
+        state[ITEM] = quiz.first_unanswered()
+    # Mirror where we are in the URL, so a link or a reload comes back here.
+    st.query_params.update({"learner": learner, "seed": str(quiz.seed), "item": state[ITEM]})
+    return quiz
+
+
+def _time_limit() -> float | None:
+    if not st.session_state.get(TIMED):
+        return None
+    return float(st.session_state.get(MINUTES) or 15) * 60
+
+
+def _start(store: ProgressStore, bank: Bank, learner: str, seed: int) -> None:
+    _adopt(QuizSession.start(store, bank, learner, seed, _time_limit()))
+
+
+def _use_seed(store: ProgressStore, bank: Bank, learner: str) -> None:
+    seed = _parse_seed(st.session_state.get(SEED))
+    if seed is None:
+        st.session_state[CONTROL_FLASH] = f"A seed is a whole number from 0 to {SEED_LIMIT - 1}."
+        return
+    _start(store, bank, learner, seed)
+
+
+def _rename() -> None:
+    name = str(st.session_state.get(NAME) or "").strip()
+    if name and name != st.session_state.get("learner"):
+        st.session_state["learner"] = name
+        st.session_state.pop(ATTEMPT, None)  # the next run resumes this learner's own attempt
+
+
+def _reset(quiz: QuizSession) -> None:
+    _adopt(quiz.reset(time_limit_s=_time_limit()))
+
+
+def _finish(quiz: QuizSession) -> None:
+    quiz.finish()
+
+
+def _go(quiz: QuizSession, delta: int) -> None:
+    st.session_state[ITEM] = quiz.step(st.session_state[ITEM], delta)
+
+
+def show_settings(quiz: QuizSession, store: ProgressStore, bank: Bank) -> None:
+    state = st.session_state
+    if NAME not in state or state[NAME] != quiz.learner:
+        state[NAME] = quiz.learner
+    left, middle, right = st.columns([1.1, 1.2, 1])
+    with left:
+        st.text_input("Your name", key=NAME, on_change=_rename,
+                      help="Your progress is saved under this name; use the same name to come back to it.")
+    with middle:
+        st.text_input("Seed", key=SEED,
+                      help="The seed fixes the order of questions and options: share it so a class sees the same quiz.")
+        a, b = st.columns(2)
+        a.button("Use this seed", key="quiz-use-seed", on_click=_use_seed, args=(store, bank, quiz.learner),
+                 help="Starts a new attempt in this seed's order; earlier attempts stay saved.")
+        b.button("New seed", key="quiz-new-seed", on_click=lambda: _start(store, bank, quiz.learner, new_seed()),
+                 help="Starts a new attempt in a fresh random order.")
+    with right:
+        st.checkbox("Timed practice", key=TIMED, help="Applies to the next attempt you start.")
+        st.number_input("Minutes per attempt", min_value=1, max_value=240, value=15, step=1, key=MINUTES,
+                        disabled=not state.get(TIMED))
+    flash = state.pop(CONTROL_FLASH, None)
+    if flash:
+        st.error(flash)
+
+
+def show_timer(quiz: QuizSession) -> None:
+    if not quiz.attempt.timed:
+        return
+
+    # Ticks on its own once a second; when time runs out the whole page reruns to close the attempt.
+    @st.fragment(run_every=1.0 if quiz.phase() == ANSWERING else None)
+    def _tick() -> None:
+        left = quiz.remaining_s() or 0.0
+        minutes, seconds = divmod(int(left), 60)
+        st.markdown(f"⏱ **{minutes}:{seconds:02d}** left of {int(quiz.attempt.time_limit_s // 60)} min")
+        if left <= 0 and st.session_state.get("quiz-timer-open", True):
+            st.session_state["quiz-timer-open"] = False
+            st.rerun()
+
+    st.session_state["quiz-timer-open"] = quiz.phase() == ANSWERING
+    _tick()
+
+
+def show_navigation(quiz: QuizSession) -> str:
+    """Previous / jump / next; returns the id of the item to show."""
+    done = quiz.answers()
+
+    def label(item_id: str) -> str:
+        item = quiz.bank[item_id]
+        mark = "✓" if item_id in done else "·"
+        short = item.prompt[:60] + ("…" if len(item.prompt) > 60 else "")
+        return f"Q{quiz.number(item_id)} {mark} {item.type} · {short}"
+
+    prev, jump, nxt = st.columns([1, 6, 1], vertical_alignment="bottom")
+    prev.button("◀ Previous", key="quiz-prev", on_click=_go, args=(quiz, -1), use_container_width=True)
+    jump.selectbox("Question", [item.id for item, _ in quiz.order], key=ITEM, format_func=label)
+    nxt.button("Next ▶", key="quiz-next", on_click=_go, args=(quiz, 1), use_container_width=True)
+    return st.session_state[ITEM]
+
+
+def show_mode() -> str:
+    return st.radio("Mode", [ANSWER, REVIEW], key=MODE, horizontal=True, label_visibility="collapsed")
+
+
+def show_actions(quiz: QuizSession) -> None:
+    a, b = st.columns(2)
+    a.button("Finish and see my score", key="quiz-finish", on_click=_finish, args=(quiz,),
+             disabled=not quiz.accepting(), help="Closes this attempt; unanswered questions score 0.")
+    with b.popover("Reset: start over"):
+        st.markdown("Deletes all your attempts and answers, then starts again with the same seed.")
+        st.button("Yes, delete and start over", key="quiz-reset", on_click=_reset, args=(quiz,), type="primary")

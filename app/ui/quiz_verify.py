@@ -1,0 +1,87 @@
+"""Verify a prediction: one click runs the item's scenario on the real server.
+
+The run takes a few seconds, so it happens in the script run the click starts (with
+a progress bar) rather than in a callback, which could show nothing while it works.
+The last result stays in session state; after a restart the stored prediction
+record still says what the server did.
+"""
+from __future__ import annotations
+
+import streamlit as st
+from tritonclient.utils import InferenceServerException
+
+from app.lab.deployments import DeploymentError
+from app.lab.server.errors import ServerError
+from app.quiz.bank import Item
+from app.quiz.session import QuizSession
+from app.quiz.store import AnswerRecord
+from app.quiz.verify import Verification, exercise_name, verify
+from app.ui import session
+from app.ui.progress import run_with_progress
+
+OUTCOME_WORDS = {"intact": "all transcripts intact", "corrupted": "transcripts corrupted"}
+
+
+def _key(quiz: QuizSession, item: Item) -> str:
+    return f"quiz-{quiz.id}-{item.id}-verify"
+
+
+def _run(quiz: QuizSession, item: Item, chosen: int) -> Verification | None:
+    lab = session.lab()  # shows why when the server is not there
+    if lab is None:
+        return None
+    server, deployer = lab
+    try:
+        # The driver reports progress from its own threads; run_with_progress draws it here.
+        return run_with_progress(
+            lambda progress: verify(server, deployer, quiz.store, quiz.learner, item, chosen, progress=progress),
+            f"Running {item.scenario} on Triton",
+        )
+    except (DeploymentError, ServerError, InferenceServerException, OSError) as err:
+        st.error(f"The scenario could not run on the server: {err}")
+        return None
+
+
+def _earlier_outcome(quiz: QuizSession, item: Item) -> str | None:
+    """What the server did when this learner verified this item during this attempt."""
+    mine = [p for p in quiz.store.predictions(quiz.learner)
+            if p.exercise == exercise_name(item) and p.at >= quiz.attempt.started_at]
+    return mine[-1].outcome if mine else None
+
+
+def show_verify(quiz: QuizSession, item: Item, record: AnswerRecord) -> None:
+    st.markdown("#### Verify on the server")
+    chosen = item.option(record.answer)
+    key = _key(quiz, item)
+    result: Verification | None = st.session_state.get(key)
+    clicked = st.button("Run it again" if result else "▶ Run this scenario on the server",
+                        key=f"{key}-run", type="secondary" if result else "primary")
+    if clicked:
+        result = _run(quiz, item, record.answer) or result
+        if result is not None:
+            st.session_state[key] = result
+    observed = result.observed if result else _earlier_outcome(quiz, item)
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**You predicted**")
+        st.markdown(f"{OUTCOME_WORDS.get(chosen.outcome or '', chosen.outcome)}  \n{chosen.text}")
+    with right:
+        st.markdown("**The server showed**")
+        if observed is None:
+            st.markdown("Not run yet: click the button to see what Triton does.")
+        else:
+            broken = f" ({result.broken} of {len(result.transcripts)} sessions broken)" if result and result.broken else ""
+            st.markdown(f"{OUTCOME_WORDS[observed]}{broken}")
+    if observed is not None:
+        if observed == chosen.outcome:
+            st.success("Your prediction held on the real server.", icon="🎯")
+        else:
+            st.error("The server did something other than you predicted: read the explanations above.", icon="🔍")
+    if result is None:
+        return
+    if result.observed != result.usual:
+        st.info(f"This deployment is usually {result.usual}; batching depends on arrival timing, "
+                "so run it again to see its usual behaviour.")
+    st.caption(f"Model {result.model}, {len(result.transcripts)} interleaved sessions, {result.wall_s:.1f} s. "
+               "Each row: what the session said, and what the server transcribed.")
+    st.dataframe(result.transcripts, hide_index=True)
