@@ -1,0 +1,38 @@
+"""Open the quiz and instructor pages in AppTest, through app/main.py's real navigation.
+
+Each test gets its own progress folder; an app 'restart' is a new AppTest on the same folder.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+MAIN = Path(__file__).resolve().parents[2] / "app" / "main.py"
+RUN_TIMEOUT_S = 120  # a verify run drives a real scenario through Triton
+
+
+@pytest.fixture()
+def data_dir(tmp_path, monkeypatch):
+    folder = tmp_path / "lab-data"
+    monkeypatch.setenv("TRITON_LAB_DATA", str(folder))
+    return folder
+
+
+@pytest.fixture()
+def open_page(data_dir, server_env):
+    """open_page("quiz.py", learner=..., seed=...) -> AppTest showing app/pages/quiz.py.
+
+    server_env: the home page (the navigation's default) shows the server's status, and
+    predict items verify on it, so both must reach the session's Triton.
+    """
+
+    def _open(page: str, **query: str) -> AppTest:
+        at = AppTest.from_file(str(MAIN), default_timeout=RUN_TIMEOUT_S)
+        for key, value in query.items():
+            at.query_params[key] = value
+        at.run(timeout=RUN_TIMEOUT_S)
+        return at.switch_page(f"pages/{page}").run(timeout=RUN_TIMEOUT_S)
+
+    return _open

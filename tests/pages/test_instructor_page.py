@@ -1,0 +1,55 @@
+"""The instructor page aggregates what learners did on the quiz page."""
+from __future__ import annotations
+
+from app.quiz.bank import load_bank
+from app.quiz.store import ProgressStore
+from tests.pages.conftest import RUN_TIMEOUT_S
+
+BANK = load_bank()
+SINGLE = next(i for i in BANK if i.type == "single" and len(i.options) >= 3)
+RIGHT = next(iter(SINGLE.correct_keys))
+WRONG = [o for o in SINGLE.options if not o.correct]
+
+
+def answer_on_the_quiz_page(open_page, learner: str, key: int) -> None:
+    at = open_page("quiz.py", learner=learner, seed="7", item=SINGLE.id)
+    attempt = at.session_state["quiz-attempt"]
+    at.radio(key=f"quiz-{attempt}-{SINGLE.id}").set_value(key)
+    at.button(key=f"quiz-{attempt}-{SINGLE.id}-submit").click().run(timeout=RUN_TIMEOUT_S)
+    assert not at.exception
+
+
+def test_empty_class_shows_no_attempts(open_page):
+    at = open_page("instructor.py")
+    assert not at.exception and not at.error
+    assert any("No quiz attempts yet" in i.value for i in at.info)
+
+
+def test_aggregates_every_learner_per_item(open_page):
+    answer_on_the_quiz_page(open_page, "ins-ada", RIGHT)
+    answer_on_the_quiz_page(open_page, "ins-bob", WRONG[0].key)
+    answer_on_the_quiz_page(open_page, "ins-cy", WRONG[0].key)
+    ProgressStore().record_prediction("ins-bob", "quiz:predict-the-fix", "corrupted", "intact")
+
+    at = open_page("instructor.py")
+    assert not at.exception and not at.error
+    per_item, per_learner, per_exercise = (d.value for d in at.dataframe[:3])
+    row = per_item.set_index("item").loc[SINGLE.id]
+    assert row["attempts"] == 3 and abs(row["share_correct"] - 1 / 3) < 1e-9
+    assert row["most_chosen_wrong"] == WRONG[0].text and row["most_chosen_wrong_count"] == 2
+    assert len(per_item) == 1  # only answered items, by default
+
+    scores = per_learner.set_index("learner")
+    assert list(scores.index) == ["ins-ada", "ins-bob", "ins-cy"]
+    assert scores.loc["ins-ada", "score"] == 1 and scores.loc["ins-bob", "score"] == 0
+    assert (scores["max"] == len(BANK)).all() and (scores["answered"] == 1).all()
+
+    exercise = per_exercise.set_index("exercise").loc["quiz:predict-the-fix"]
+    assert exercise["runs"] == 1 and exercise["held"] == 0
+
+    assert [m.value for m in at.metric] == ["3", f"1 of {len(BANK)}", "3"]
+    assert {b.key for b in at.download_button} >= {"instructor-items-csv", "instructor-scores-csv",
+                                                    "instructor-predictions-csv"}
+    # Every item, answered or not, once the toggle is off.
+    at.toggle(key="instructor-only-answered").set_value(False).run(timeout=RUN_TIMEOUT_S)
+    assert len(at.dataframe[0].value) == len(BANK)

@@ -1,0 +1,220 @@
+"""The quiz page in AppTest, against the session's real Triton server for predict items."""
+from __future__ import annotations
+
+import pytest
+
+from app.quiz.bank import load_bank
+from app.quiz.shuffle import item_order
+from app.quiz.store import ProgressStore
+from app.ui.quiz_controls import REVIEW
+from tests.pages.conftest import RUN_TIMEOUT_S
+
+SEED = "4242"
+BANK = load_bank()
+SINGLE = next(i for i in BANK if i.type == "single")
+MULTIPLE = next(i for i in BANK if i.type == "multiple" and len(i.correct_keys) >= 2)
+NUMERIC = next(i for i in BANK if i.type == "numeric")
+PREDICT = BANK["predict-the-fix"]  # the_fix: a shipped deployment that keeps every session intact
+
+
+def run(node):
+    """Run the app after an interaction; node is the AppTest or the widget just changed."""
+    at = node.run(timeout=RUN_TIMEOUT_S)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def attempt(at) -> int:
+    return at.session_state["quiz-attempt"]
+
+
+def go_to(at, item):
+    return run(at.selectbox(key="quiz-item").set_value(item.id))
+
+
+def submit(at, item):
+    return run(at.button(key=f"quiz-{attempt(at)}-{item.id}-submit").click())
+
+
+def score_line(at) -> str:
+    return next(m.value for m in at.markdown if m.value.startswith("**Score"))
+
+
+def texts(at) -> str:
+    return "\n".join(e.value for kind in ("markdown", "success", "warning", "error", "info", "caption")
+                     for e in getattr(at, kind))
+
+
+def answer_single(at, item, key):
+    go_to(at, item)
+    at.radio(key=f"quiz-{attempt(at)}-{item.id}").set_value(key)
+    return submit(at, item)
+
+
+@pytest.fixture()
+def quiz(open_page):
+    at = open_page("quiz.py", learner="page-ada", seed=SEED)
+    assert not at.exception and not at.error
+    return at
+
+
+def test_opens_on_the_seeds_first_question(quiz):
+    first = item_order(BANK, int(SEED))[0]
+    assert quiz.selectbox(key="quiz-item").value == first.id
+    assert quiz.text_input(key="quiz-seed").value == SEED
+    assert quiz.text_input(key="quiz-name").value == "page-ada"
+    assert score_line(quiz).startswith(f"**Score 0 / {len(BANK)}")
+    assert quiz.query_params["item"] == first.id
+    # The question links to the lesson page and names the section that teaches it.
+    link = quiz.get("page_link")[0].proto
+    assert link.label.startswith("Read the lesson: ") and " › " in link.label
+    assert link.query_string == f"section={first.lesson.split('#')[1]}"
+
+
+def test_each_type_graded_once_explained_and_reviewable(quiz, open_page):
+    at = quiz
+    # A second tab of the same learner, opened before the answer, still shows the form enabled.
+    stale = open_page("quiz.py", learner="page-ada", item=SINGLE.id)
+    assert attempt(stale) == attempt(at)
+
+    # single, right: every option's explanation shows.
+    answer_single(at, SINGLE, next(iter(SINGLE.correct_keys)))
+    assert at.success[0].value.startswith("Correct")
+    for opt in SINGLE.options:
+        assert opt.explain in texts(at)
+    assert at.button(key=f"quiz-{attempt(at)}-{SINGLE.id}-submit").disabled
+    assert at.radio(key=f"quiz-{attempt(at)}-{SINGLE.id}").disabled
+    assert score_line(at).startswith("**Score 1 / ")
+
+    # Submitting again (the stale tab, a double click, a rerun) keeps the first grade.
+    wrong = next(o.key for o in SINGLE.options if not o.correct)
+    stale.radio(key=f"quiz-{attempt(stale)}-{SINGLE.id}").set_value(wrong)
+    submit(stale, SINGLE)
+    assert stale.success[0].value.startswith("Correct")
+    assert score_line(stale).startswith("**Score 1 / ") and "· 1 of " in score_line(stale)
+    run(at)
+    assert score_line(at).startswith("**Score 1 / ") and "· 1 of " in score_line(at)
+
+    # multiple: all correct boxes but one -> partial credit.
+    go_to(at, MULTIPLE)
+    correct = sorted(MULTIPLE.correct_keys)
+    for key in correct[:-1]:
+        at.checkbox(key=f"quiz-{attempt(at)}-{MULTIPLE.id}-{key}").check()
+    submit(at, MULTIPLE)
+    partial = (len(correct) - 1) / len(correct)
+    assert at.warning[0].value.startswith("Partly right")
+    for opt in MULTIPLE.options:
+        assert opt.explain in texts(at)
+
+    # numeric, wrong: the expected number and the explanation show.
+    go_to(at, NUMERIC)
+    at.number_input(key=f"quiz-{attempt(at)}-{NUMERIC.id}").set_value(NUMERIC.answer + 5)
+    submit(at, NUMERIC)
+    assert at.error[0].value.startswith("Not right")
+    assert "expected: **" in texts(at) and NUMERIC.explain in texts(at)
+
+    # predict, then verify on the real server.
+    right = next(o for o in PREDICT.options if o.correct)
+    answer_single(at, PREDICT, right.key)
+    assert "Not run yet" in texts(at)
+    run(at.button(key=f"quiz-{attempt(at)}-{PREDICT.id}-verify-run").click())
+    assert "all transcripts intact" in texts(at)
+    assert any("prediction held" in s.value for s in at.success)
+    table = at.dataframe[-1].value
+    assert list(table.columns) == ["session", "expected_text", "received_text", "verdict", "detail"]
+    assert len(table) == 8 and (table["verdict"] == "intact").all()
+    assert (table["expected_text"] == table["received_text"]).all()
+    stored = ProgressStore().predictions("page-ada")
+    assert [(p.exercise, p.prediction, p.outcome, p.held) for p in stored] == [
+        (f"quiz:{PREDICT.id}", "intact", "intact", True)]
+
+    total = 1 + partial + 0 + 1
+    assert score_line(at).startswith(f"**Score {round(total, 2):g} / {len(BANK)} · 4 of")
+
+    # Review mode: the four answers, each with its explanations.
+    run(at.radio(key="quiz-mode").set_value(REVIEW))
+    assert len(at.expander) == 4
+    for item in (SINGLE, MULTIPLE, PREDICT):
+        for opt in item.options:
+            assert opt.explain in texts(at)
+    assert NUMERIC.explain in texts(at)
+
+    # The CSV export has one row per answer.
+    csv = ProgressStore().export_csv("page-ada")
+    assert len(csv.strip().splitlines()) == 1 + 4
+    assert at.download_button(key="quiz-csv") is not None
+
+    # Reset: everything deleted, a new attempt on the same seed.
+    before = attempt(at)
+    run(at.button(key="quiz-reset").click())
+    assert attempt(at) != before and at.text_input(key="quiz-seed").value == SEED
+    assert score_line(at).startswith(f"**Score 0 / {len(BANK)} · 0 of")
+    assert ProgressStore().export_csv("page-ada").strip().count("\n") == 0
+
+
+def test_a_submit_without_an_answer_is_refused(quiz):
+    go_to(quiz, SINGLE)
+    submit(quiz, SINGLE)
+    assert "Choose an option first." in [w.value for w in quiz.warning]
+    assert score_line(quiz).startswith("**Score 0 / ")
+
+
+def test_progress_survives_an_app_restart(open_page):
+    first = open_page("quiz.py", learner="page-bob", seed=SEED)
+    answer_single(first, SINGLE, next(iter(SINGLE.correct_keys)))
+    # A new AppTest is a fresh process state: only the progress folder carries over.
+    again = open_page("quiz.py", learner="page-bob", item=SINGLE.id)
+    assert again.session_state["quiz-attempt"] == attempt(first)
+    assert score_line(again).startswith("**Score 1 / ")
+    assert again.success[0].value.startswith("Correct")
+    assert again.radio(key=f"quiz-{attempt(again)}-{SINGLE.id}").disabled
+    assert again.radio(key=f"quiz-{attempt(again)}-{SINGLE.id}").value in SINGLE.correct_keys
+
+
+def test_finish_shows_the_final_score_and_topics_to_revisit(quiz):
+    answer_single(quiz, SINGLE, next(iter(SINGLE.correct_keys)))
+    run(quiz.button(key="quiz-finish").click())
+    assert "Your result" in [h.value for h in quiz.subheader]
+    assert [m.value for m in quiz.metric][0] == f"1 / {len(BANK)}"
+    assert any(w.value.startswith("Topics to revisit:") for w in quiz.warning)
+    assert quiz.button(key="quiz-finish").disabled
+    # Closed: a question not yet answered can no longer be submitted.
+    other = next(i for i in BANK if i.type == "single" and i.id != SINGLE.id)
+    go_to(quiz, other)
+    assert quiz.radio(key=f"quiz-{attempt(quiz)}-{other.id}").disabled
+
+
+def test_seed_controls_start_new_attempts(quiz):
+    first = attempt(quiz)
+    quiz.text_input(key="quiz-seed").set_value("not a seed")
+    run(quiz.button(key="quiz-use-seed").click())
+    assert any("whole number" in e.value for e in quiz.error) and attempt(quiz) == first
+    quiz.text_input(key="quiz-seed").set_value("123")
+    run(quiz.button(key="quiz-use-seed").click())
+    assert attempt(quiz) != first and quiz.query_params["seed"] == "123"
+    assert quiz.selectbox(key="quiz-item").value == item_order(BANK, 123)[0].id
+    # Timed practice applies to the next attempt.
+    run(quiz.checkbox(key="quiz-timed").check())
+    quiz.number_input(key="quiz-minutes").set_value(5)
+    run(quiz.button(key="quiz-new-seed").click())
+    latest = ProgressStore().attempt(attempt(quiz))
+    assert latest.timed and latest.time_limit_s == 300
+    assert any("left of 5 min" in m.value for m in quiz.markdown)
+
+
+def test_a_malformed_bank_names_file_item_and_field(open_page, tmp_path, monkeypatch):
+    broken = tmp_path / "broken-bank.yaml"
+    broken.write_text(
+        "items:\n"
+        "  - id: bad-item\n    topic: choosing\n    type: single\n    prompt: 'Which?'\n"
+        "    lesson: 'dynamic-batching#why-it-is-safe-for-stateless-work'\n"
+        "    options:\n"
+        "      - {text: A, correct: yes-please, explain: why}\n"
+        "      - {text: B, correct: true, explain: why}\n"
+    )
+    monkeypatch.setenv("TRITON_LAB_QUIZ_BANK", str(broken))
+    at = open_page("quiz.py", learner="page-broken")
+    assert not at.exception
+    message = at.error[0].value
+    assert str(broken) in message and "item 'bad-item'" in message and "field 'options[0].correct'" in message
+    assert not at.radio and not at.selectbox  # nothing else is drawn
