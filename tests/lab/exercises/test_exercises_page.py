@@ -1,0 +1,55 @@
+"""The exercises page in AppTest, against the session's real Triton server."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app.lab import exercises, proxy
+from app.quiz.store import ProgressStore
+
+PAGE = Path(__file__).resolve().parents[3] / "app" / "pages" / "exercises.py"
+TIMEOUT_S = 180
+
+
+@pytest.fixture()
+def page(server_env, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_LAB_DATA", str(tmp_path / "lab-data"))
+    at = AppTest.from_file(str(PAGE), default_timeout=TIMEOUT_S).run(timeout=TIMEOUT_S)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _predict_and_run(at, name: str, choice: str) -> AppTest:
+    at.selectbox(key="exercise-name").set_value(name).run()
+    at.radio(key=f"exercise-{name}-prediction").set_value(choice).run()
+    at.button(key=f"exercise-{name}-run").click().run(timeout=TIMEOUT_S)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_page_lists_every_exercise_and_asks_for_a_prediction_first(page):
+    assert page.selectbox(key="exercise-name").options == [e.title for e in exercises.EXERCISES.values()]
+    name = page.selectbox(key="exercise-name").value
+    assert page.button(key=f"exercise-{name}-run").disabled
+    assert not page.error
+
+
+def test_running_an_exercise_shows_evidence_and_records_the_prediction(page):
+    at = _predict_and_run(page, "id_collision", "refused")
+    assert not at.error, [e.value for e in at.error]
+    verdict = (at.success or at.warning)[0].value
+    assert verdict.startswith("Your prediction")
+    assert len(at.get("plotly_chart")) >= 1
+    assert any("**Why**" in m.value for m in at.markdown)
+    records = ProgressStore().predictions(at.session_state["learner"])
+    assert [(r.exercise, r.prediction) for r in records] == [("exercise:id_collision", "refused")]
+    assert records[0].held == (records[0].outcome == "refused")
+
+
+def test_missing_nginx_is_a_clear_error_not_a_traceback(page, monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setattr(proxy, "SEARCH", ())
+    at = _predict_and_run(page, "sticky_routing", "refused")
+    assert any("apt-get install nginx-light" in e.value for e in at.error)
