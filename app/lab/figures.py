@@ -1,0 +1,253 @@
+"""Plotly figures of a run (no Streamlit): slot timeline, batch sizes, queue vs compute, latency.
+
+Each figure takes plain tables (a RunResult's requests/sessions/server) so the benchmark and
+the tests build exactly what the pages show. Traces are few and vectorised (one per session,
+one for padding, one for queue waits) so a 32 x 40 run rebuilds in well under a second.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+from plotly.colors import qualitative
+
+from app.lab import analysis
+
+PALETTE = qualitative.Dark24 + qualitative.Light24
+PADDING_COLOUR = "rgba(120,120,120,0.45)"
+QUEUE_COLOUR = "rgba(90,90,90,0.9)"
+WRONG_COLOUR = "#d62728"
+BAR_WIDTH = 0.62
+INSTANCE_COLOUR = "#4c78a8"  # neutral: session colours would suggest a session-to-instance link
+
+
+def session_colour(session: int) -> str:
+    return PALETTE[int(session) % len(PALETTE)]
+
+
+def _empty(title: str, message: str) -> go.Figure:
+    fig = go.Figure()
+    fig.update_layout(title=title, height=220, xaxis_visible=False, yaxis_visible=False)
+    fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+    return fig
+
+
+def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: int | None = None,
+                  slots: int | None = None) -> go.Figure:
+    """One row per instance x slot, time across; each chunk a bar coloured by its session."""
+    title = "Slot occupancy: instance × slot over time"
+    marks = analysis.marks(requests)
+    if marks.empty:
+        return _empty(title, "No server trace for this run (external server without TRITON_TRACE_DIR).")
+    rows = analysis.slot_rows(requests, instances, slots)
+    y_of = {row: k for k, row in enumerate(rows)}
+    fig = go.Figure()
+
+    # Sub-millisecond computes would be invisible on a run-long axis: give every bar a visible minimum.
+    span_ms = (marks["exec_end"].max() - min(marks["queued_from"].min(), marks["exec_start"].min())) * 1000
+    min_ms = max(span_ms / 300, 0.05)
+
+    for session, mine in marks.groupby("session", sort=True):
+        y = np.array([y_of[(int(i), int(s))] for i, s in zip(mine["instance"], mine["slot"])])
+        start_ms = mine["exec_start"].to_numpy() * 1000
+        width_ms = np.maximum((mine["exec_end"].to_numpy() - mine["exec_start"].to_numpy()) * 1000, min_ms)
+        custom = np.column_stack(
+            [
+                mine["chunk"].to_numpy() + 1,
+                mine["expected_char"], mine["received_char"],
+                mine["queue_ms"].round(1), mine["compute_ms"].round(1),
+                mine["state_char"], mine["state_from"], mine["batch"],
+            ]
+        )
+        fig.add_trace(
+            go.Bar(
+                name=f"session {int(session) + 1}",
+                orientation="h",
+                y=y,
+                x=width_ms,
+                base=start_ms,
+                width=BAR_WIDTH,
+                marker=dict(color=session_colour(session), line=dict(width=0)),
+                customdata=custom,
+                hovertemplate=(
+                    f"<b>session {int(session) + 1}</b>, chunk %{{customdata[0]}}<br>"
+                    "expected %{customdata[1]}, got %{customdata[2]}<br>"
+                    "queued %{customdata[3]} ms, computed %{customdata[4]} ms in a batch of %{customdata[7]}<br>"
+                    "read state %{customdata[5]} written by %{customdata[6]}<extra></extra>"
+                ),
+            )
+        )
+
+    # Wrong letters: a small red mark above the bar, so the session colours stay readable.
+    wrong = marks[marks["wrong"]]
+    if not wrong.empty:
+        fig.add_trace(
+            go.Scatter(
+                name="letter came back wrong",
+                x=(wrong["exec_start"] * 1000 + min_ms / 2).to_numpy(),
+                y=np.array([y_of[(int(i), int(s))] for i, s in zip(wrong["instance"], wrong["slot"])]) - 0.42,
+                mode="markers",
+                marker=dict(symbol="triangle-down", size=6, color=WRONG_COLOUR),
+                hoverinfo="skip",
+            )
+        )
+
+    padding = analysis.padding_rows(requests)
+    if not padding.empty:
+        label = "padding row (READY=0)" if scheduler == "direct" else "row of another run"
+        fig.add_trace(
+            go.Bar(
+                name=label,
+                orientation="h",
+                y=[y_of[(int(i), int(s))] for i, s in zip(padding["instance"], padding["slot"])],
+                x=np.maximum((padding["exec_end"] - padding["exec_start"]).to_numpy() * 1000, min_ms),
+                base=padding["exec_start"].to_numpy() * 1000,
+                width=BAR_WIDTH,
+                marker=dict(color=PADDING_COLOUR, pattern=dict(shape="/", fgcolor="rgba(60,60,60,0.8)")),
+                hovertemplate=f"<b>{label}</b><br>no request of this run in this slot<br>batch of %{{customdata}}<extra></extra>",
+                customdata=padding["batch"],
+            )
+        )
+
+    # Queue waits: a thin line just under the row, from arrival to the start of execution.
+    waits = marks[marks["exec_start"] - marks["queued_from"] > 0.0005]
+    if not waits.empty:
+        y = np.array([y_of[(int(i), int(s))] for i, s in zip(waits["instance"], waits["slot"])]) + 0.42
+        xs = np.column_stack([waits["queued_from"] * 1000, waits["exec_start"] * 1000, np.full(len(waits), np.nan)]).ravel()
+        ys = np.column_stack([y, y, np.full(len(waits), np.nan)]).ravel()
+        fig.add_trace(
+            go.Scatter(
+                name="waiting in the queue",
+                x=xs,
+                y=ys,
+                mode="lines",
+                line=dict(color=QUEUE_COLOUR, width=2),
+                hoverinfo="skip",
+            )
+        )
+
+    fig.update_layout(
+        title=title,
+        barmode="overlay",
+        height=max(260, 46 * len(rows) + 130),
+        xaxis_title="time since the run started (ms)",
+        # A fixed, reversed range: autorange would hide rows (slots) the run never used.
+        yaxis=dict(
+            tickvals=list(range(len(rows))),
+            ticktext=[f"instance {i} · slot {s}" for i, s in rows],
+            range=[len(rows) - 0.4, -0.6],
+            autorange=False,
+        ),
+        legend=dict(orientation="h", yanchor="top", y=-0.12 - 1.2 / max(len(rows), 1), x=0),
+        margin=dict(l=10, r=10, t=50, b=10),
+        hoverlabel=dict(align="left"),
+    )
+    return fig
+
+
+def batch_sizes(server: dict, requests: pd.DataFrame) -> go.Figure:
+    """Executions per batch size: the server's statistics next to this run's trace."""
+    table = analysis.batch_distribution(server, requests)
+    title = "Batch sizes the model ran (padding rows included)"
+    if table.empty:
+        return _empty(title, "The server reported no executions.")
+    fig = go.Figure(
+        [
+            go.Bar(name="server statistics", x=table["batch_size"], y=table["server"]),
+            go.Bar(name="this run's trace", x=table["batch_size"], y=table["trace"]),
+        ]
+    )
+    fig.update_layout(title=title, barmode="group", height=300, xaxis=dict(title="batch size", dtick=1),
+                      yaxis_title="executions", margin=dict(l=10, r=10, t=50, b=10))
+    return fig
+
+
+def queue_vs_compute(requests: pd.DataFrame, server: dict) -> go.Figure:
+    """Mean time per request spent waiting vs computing, from trace, statistics and metrics."""
+    table = analysis.queue_compute(requests, server)
+    title = "Where a request's time went (mean per request)"
+    if table.empty:
+        return _empty(title, "No timing data from the server.")
+    fig = go.Figure(
+        [
+            go.Bar(name="queue", y=table["source"], x=table["queue_ms"], orientation="h"),
+            go.Bar(name="compute", y=table["source"], x=table["compute_ms"], orientation="h"),
+        ]
+    )
+    fig.update_layout(title=title, barmode="stack", height=260, xaxis_title="ms",
+                      margin=dict(l=10, r=10, t=50, b=10))
+    return fig
+
+
+def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame) -> go.Figure:
+    """p50/p95/p99 latency per session length, client-side and server-side."""
+    table = analysis.latency_percentiles(requests, sessions)
+    title = "Latency percentiles per session length"
+    if table.empty:
+        return _empty(title, "No successful requests.")
+    fig = go.Figure()
+    for q in analysis.PERCENTILES:
+        fig.add_trace(
+            go.Bar(
+                name=f"p{q}",
+                x=[table["length"], table["source"]],
+                y=table[f"p{q}"],
+            )
+        )
+    fig.update_layout(title=title, barmode="group", height=320, yaxis_title="ms",
+                      margin=dict(l=10, r=10, t=50, b=10))
+    return fig
+
+
+def instance_work(requests: pd.DataFrame) -> go.Figure:
+    """Busy time and requests per instance: how evenly the copies shared the work."""
+    table = analysis.instance_work(requests)
+    title = "Work per instance"
+    if table.empty:
+        return _empty(title, "No request reached an instance.")
+    labels = [f"instance {i}" for i in table["instance"]]
+    fig = make_subplots(rows=1, cols=3, subplot_titles=("busy time (ms)", "requests", "mean batch"))
+    for col, column in enumerate(("busy_ms", "requests", "mean_batch"), start=1):
+        fig.add_trace(go.Bar(x=labels, y=table[column], showlegend=False,
+                             marker_color=INSTANCE_COLOUR), row=1, col=col)
+    fig.update_layout(title=title, height=300, margin=dict(l=10, r=10, t=70, b=10))
+    return fig
+
+
+def throughput(runs) -> go.Figure:
+    """Reviews per second for each way of sending the same reviews (sentiment model)."""
+    fig = go.Figure(go.Bar(x=[r.mode for r in runs], y=[r.throughput for r in runs],
+                           text=[f"{r.throughput:.0f}/s" for r in runs], textposition="outside"))
+    fig.update_layout(title="Throughput: reviews scored per second", yaxis_title="reviews / s", height=300,
+                      margin=dict(l=10, r=10, t=50, b=10))
+    return fig
+
+
+def server_batches(runs) -> go.Figure:
+    """How many reviews ran in a batch of each size, one group of bars per run.
+
+    Counting reviews (size x executions) rather than executions keeps runs of the same
+    reviews comparable: each run's bars add up to its number of reviews.
+    """
+    fig = go.Figure()
+    for run in runs:
+        sizes = run.server.get("batch_sizes", {})
+        fig.add_trace(go.Bar(name=run.mode, x=list(sizes), y=[int(k) * v for k, v in sizes.items()],
+                             customdata=list(sizes.values()),
+                             hovertemplate="%{y} reviews in %{customdata} batch(es) of %{x}<extra>%{fullData.name}</extra>"))
+    fig.update_layout(title="Reviews per batch size the server formed", barmode="group", height=300,
+                      xaxis=dict(title="batch size", dtick=1), yaxis_title="reviews",
+                      margin=dict(l=10, r=10, t=50, b=10))
+    return fig
+
+
+def lab_figures(result, scheduler: str = "direct", instances: int | None = None, slots: int | None = None) -> dict[str, go.Figure]:
+    """Every figure the live lab shows for one RunResult."""
+    return {
+        "timeline": slot_timeline(result.requests, scheduler, instances, slots),
+        "batch_sizes": batch_sizes(result.server, result.requests),
+        "queue_vs_compute": queue_vs_compute(result.requests, result.server),
+        "latency": latency_percentiles(result.requests, result.sessions),
+        "instances": instance_work(result.requests),
+    }
