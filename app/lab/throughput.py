@@ -1,0 +1,152 @@
+"""Live runs of the stateless sentiment model: singles vs concurrency, and order/split invariance.
+
+The client tokenises with the model's own tokenizer.py (loaded from the model repository,
+never copied), so what the lab sends is exactly what the model expects.
+"""
+from __future__ import annotations
+
+import functools
+import importlib.util
+import random
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import tritonclient.http as http
+
+from app.lab import server_stats
+from app.lab.paths import MODEL_REPOSITORY
+
+MODEL = "sentiment"
+TOKENIZER = MODEL_REPOSITORY / MODEL / "1" / "tokenizer.py"
+Progress = Callable[[int, int], None]
+
+_OPENERS = ("the room was", "our waiter was", "delivery was", "the app is", "this phone is", "the film was", "support was")
+_POSITIVE = ("good", "great", "excellent", "lovely", "fast", "friendly", "perfect", "superb", "delightful")
+_NEGATIVE = ("bad", "terrible", "awful", "slow", "rude", "broken", "poor", "disappointing", "noisy")
+_CLOSERS = ("as expected", "see you soon", "thanks", "all told", "in short", "overall")
+
+
+@functools.lru_cache(maxsize=1)
+def tokenizer():
+    """The model's tokenizer module, imported from its file in the model repository."""
+    spec = importlib.util.spec_from_file_location("sentiment_tokenizer", TOKENIZER)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def reviews(count: int, seed: int = 0) -> list[str]:
+    """`count` short, reproducible reviews, about half of them positive."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(count):
+        words = _POSITIVE if rng.random() < 0.5 else _NEGATIVE
+        out.append(f"{rng.choice(_OPENERS)} {rng.choice(words)} and {rng.choice(words)}, {rng.choice(_CLOSERS)}")
+    return out
+
+
+def encode(texts: list[str]) -> np.ndarray:
+    return np.array([tokenizer().encode(t) for t in texts], dtype=np.int64)
+
+
+@dataclass
+class SentimentRun:
+    """One way of sending the same reviews; scores and labels are in review order."""
+
+    mode: str
+    wall_s: float
+    scores: np.ndarray
+    labels: np.ndarray
+    latency_ms: np.ndarray
+    server: dict = field(default_factory=dict)
+
+    @property
+    def throughput(self) -> float:
+        return len(self.scores) / self.wall_s if self.wall_s else 0.0
+
+
+def _infer(client, tokens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    tensor = http.InferInput("TOKENS", list(tokens.shape), "INT64")
+    tensor.set_data_from_numpy(tokens)
+    result = client.infer(MODEL, [tensor])
+    return result.as_numpy("SCORE").reshape(-1), result.as_numpy("LABEL").reshape(-1)
+
+
+def send(server, texts: list[str], concurrency: int = 1, order: list[int] | None = None,
+         mode: str | None = None, progress: Progress | None = None) -> SentimentRun:
+    """One request per review; `concurrency` callers in flight at once, in `order`."""
+    tokens = encode(texts)
+    order = list(range(len(texts))) if order is None else order
+    scores = np.zeros(len(texts), dtype=np.float32)
+    labels = np.zeros(len(texts), dtype=np.int32)
+    latency = np.zeros(len(texts))
+    local = threading.local()  # one client per thread: tritonclient's HTTP client is not thread-safe
+    lock, done = threading.Lock(), [0]
+
+    def one(index: int) -> None:
+        if not hasattr(local, "client"):
+            local.client = server.client()
+        start = time.perf_counter()
+        score, label = _infer(local.client, tokens[index : index + 1])
+        latency[index] = (time.perf_counter() - start) * 1000
+        scores[index], labels[index] = score[0], label[0]
+        with lock:
+            done[0] += 1
+            if progress:
+                progress(done[0], len(texts))
+
+    control = server.client()
+    before = server_stats.snapshot(control, server.metrics_url, MODEL)
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="review") as pool:
+        list(pool.map(one, order))
+    wall = time.perf_counter() - start
+    after = server_stats.snapshot(control, server.metrics_url, MODEL)
+    name = mode or ("one at a time" if concurrency == 1 else f"{concurrency} at once")
+    return SentimentRun(name, wall, scores, labels, latency, server_stats.delta(before, after))
+
+
+def as_one_batch(server, texts: list[str]) -> SentimentRun:
+    """Every review in a single request of shape [N, 16]: the client batches, not the server."""
+    control = server.client()
+    before = server_stats.snapshot(control, server.metrics_url, MODEL)
+    start = time.perf_counter()
+    scores, labels = _infer(control, encode(texts))
+    wall = time.perf_counter() - start
+    after = server_stats.snapshot(control, server.metrics_url, MODEL)
+    return SentimentRun("one request of all", wall, scores, labels, np.full(len(texts), wall * 1000), server_stats.delta(before, after))
+
+
+def shuffled(count: int, seed: int) -> list[int]:
+    order = list(range(count))
+    random.Random(seed).shuffle(order)
+    return order
+
+
+@dataclass
+class Agreement:
+    labels_identical: bool
+    max_score_diff: float
+
+    @property
+    def identical(self) -> bool:
+        # Float sums over different batch shapes may differ in the last bits; a label never may.
+        return self.labels_identical and self.max_score_diff <= SCORE_TOLERANCE
+
+
+SCORE_TOLERANCE = 1e-5
+
+
+def describe_diff(diff: float) -> str:
+    return "scores exactly equal" if diff == 0 else f"scores within {diff:.0e} of each other"
+
+
+def agreement(runs: list[SentimentRun]) -> Agreement:
+    first = runs[0]
+    labels = all(np.array_equal(first.labels, r.labels) for r in runs[1:])
+    diff = max((float(np.max(np.abs(first.scores - r.scores))) for r in runs[1:]), default=0.0)
+    return Agreement(labels, diff)
