@@ -1,0 +1,110 @@
+"""One lab set-up (deployment settings + traffic + optional own text) and its URL form.
+
+The live lab keeps this in the page's query string, so a copied link reproduces the
+set-up exactly; every check here runs before anything is loaded or sent.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+
+from app.lab.alphabet import AlphabetError, to_symbols
+from app.lab.deployments import LabSettings
+from app.lab.presets import PRESETS, Traffic
+from app.lab.scenario import Scenario
+
+TEXT_SEPARATOR = "|"  # not in the alphabet, so it can never be part of an utterance
+LIMITS = {
+    "sessions": (1, 32),
+    "length": (1, 80),
+    "think_ms": (0, 500),
+    "jitter_ms": (0, 200),
+    "seed": (0, 1_000_000),
+}
+
+
+@dataclass(frozen=True)
+class LabSetup:
+    settings: LabSettings = field(default_factory=LabSettings)
+    traffic: Traffic = field(default_factory=Traffic)
+    texts: tuple[str, ...] = ()  # own utterances, one per session; empty means random words
+
+    @classmethod
+    def from_preset(cls, name: str) -> "LabSetup":
+        preset = PRESETS[name]
+        return cls(preset.settings, preset.traffic)
+
+    def preset_name(self) -> str | None:
+        """The preset this set-up is exactly, if any (predictions are filed under it)."""
+        for name, preset in PRESETS.items():
+            if not self.texts and preset.settings == self.settings and preset.traffic == self.traffic:
+                return name
+        return None
+
+    def text_problems(self) -> list[str]:
+        out = []
+        for number, text in enumerate(self.texts, start=1):
+            try:
+                to_symbols(text)
+            except AlphabetError as err:
+                out.append(f"utterance {number} ({text!r}): {err}")
+        return out
+
+    def traffic_problems(self) -> list[str]:
+        out = []
+        for name, (low, high) in LIMITS.items():
+            value = getattr(self.traffic, name)
+            if not low <= value <= high:
+                out.append(f"{name.replace('_', ' ')} must be {low} to {high}: got {value}")
+        if len(self.texts) > LIMITS["sessions"][1]:
+            out.append(f"at most {LIMITS['sessions'][1]} utterances (one per session): got {len(self.texts)}")
+        return out
+
+    def problems(self) -> list[str]:
+        """Everything that must be fixed before this set-up may be applied or run."""
+        return self.settings.problems() + self.traffic_problems() + self.text_problems()
+
+    @property
+    def session_count(self) -> int:
+        return len(self.texts) or self.traffic.sessions
+
+    def scenario(self, model: str) -> Scenario:
+        return self.traffic.scenario(model, list(self.texts) or None)
+
+    def to_query(self) -> dict[str, str]:
+        query = self.settings.to_query()
+        for f in fields(Traffic):
+            value = getattr(self.traffic, f.name)
+            query[f.name] = str(value).lower() if isinstance(value, bool) else str(value)
+        if self.texts:
+            query["text"] = TEXT_SEPARATOR.join(self.texts)
+        return query
+
+    @classmethod
+    def from_query(cls, query) -> "LabSetup":
+        """A set-up from a query string; unreadable values keep their defaults."""
+        settings = LabSettings.from_query(dict(query))
+        values = {}
+        for f in fields(Traffic):
+            raw = query.get(f.name)
+            if raw is None:
+                continue
+            try:
+                if f.type in (bool, "bool"):
+                    values[f.name] = str(raw).lower() in ("1", "true", "yes", "on")
+                elif f.type in (int, "int"):
+                    values[f.name] = int(raw)
+                else:
+                    values[f.name] = float(raw)
+            except ValueError:
+                continue
+        raw_text = query.get("text") or ""
+        texts = tuple(t.strip() for t in raw_text.split(TEXT_SEPARATOR) if t.strip())
+        return cls(settings, replace(Traffic(), **values), texts)
+
+
+def parse_texts(raw: str) -> tuple[str, ...]:
+    """Utterances typed one per line (blank lines ignored), upper-cased as the recogniser reads them."""
+    return tuple(line.strip().upper() for line in raw.splitlines() if line.strip())
+
+
+QUERY_KEYS = tuple(f.name for f in fields(LabSettings)) + tuple(f.name for f in fields(Traffic)) + ("text",)
