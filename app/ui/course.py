@@ -1,0 +1,38 @@
+"""The course's shape for pages: lessons in order and the page file that shows each."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from app.content.lessons import ContentError, Lesson, load_lessons
+
+PAGES = Path(__file__).resolve().parents[1] / "pages"
+LAB_PAGE = "pages/lab.py"
+HOME_PAGE = "pages/home.py"
+
+
+def lesson_page(number: int) -> str:
+    """Page file (relative to app/main.py) for the lesson in position `number` (1-based)."""
+    return f"pages/lesson_{number:02d}.py"
+
+
+@st.cache_data(show_spinner=False)
+def lessons() -> list[Lesson]:
+    return load_lessons()
+
+
+def lessons_or_error() -> list[Lesson]:
+    """The lessons, or [] after telling the learner which content file is broken."""
+    try:
+        return lessons()
+    except ContentError as err:
+        st.error(f"The lessons could not be loaded: {err}")
+        return []
+
+
+def page_of(lesson_id: str) -> str | None:
+    for number, lesson in enumerate(lessons_or_error(), start=1):
+        if lesson.id == lesson_id and (PAGES / f"lesson_{number:02d}.py").exists():
+            return lesson_page(number)
+    return None

@@ -1,0 +1,133 @@
+"""The live lab's controls, kept in step with the URL query string.
+
+Widgets hold the values while the page is open; on the first visit they are filled from
+the query string (so a shared link reproduces a set-up), afterwards from the last set-up
+this browser session used, and every rerun writes the current set-up back to the URL.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from app.lab import presets
+from app.lab.deployments import SCHEDULERS, STATE_KEYS, LabSettings
+from app.lab.presets import Traffic
+from app.lab.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
+
+P = "lab."  # widget key prefix
+PREDICTION_KEY = P + "prediction"
+PRESET_LABELS = {
+    "the_mistake": "The mistake",
+    "the_fix": "The fix",
+    "oldest_right": "Oldest, done right",
+    "oldest_wrong": "Oldest, done wrong",
+    "forgot_ready": "Forgot READY",
+}
+
+
+def _widget_values(setup: LabSetup) -> dict:
+    s, t = setup.settings, setup.traffic
+    return {
+        "scheduler": s.scheduler, "instances": s.instances, "slots": s.slots,
+        "queue_delay_us": s.queue_delay_us, "idle_timeout_us": s.idle_timeout_us,
+        "state_key": s.state_key, "honour_ready": s.honour_ready,
+        "sessions": min(max(t.sessions, LIMITS["sessions"][0]), LIMITS["sessions"][1]),
+        "length": min(max(t.length, LIMITS["length"][0]), LIMITS["length"][1]),
+        "think_ms": float(t.think_ms), "jitter_ms": float(t.jitter_ms), "seed": t.seed,
+        "staggered": t.staggered, "own_text": "\n".join(setup.texts),
+    }
+
+
+def _apply_values(setup: LabSetup, only_missing: bool) -> None:
+    for name, value in _widget_values(setup).items():
+        if not only_missing or P + name not in st.session_state:
+            st.session_state[P + name] = value
+
+
+def init_widgets() -> None:
+    """Fill missing widget values from the URL (first visit) or this session's last set-up."""
+    if "lab-setup" not in st.session_state and any(k in st.query_params for k in QUERY_KEYS):
+        start = LabSetup.from_query(st.query_params.to_dict())
+    else:
+        start = st.session_state.get("lab-setup", LabSetup.from_preset("the_fix"))
+    if start.settings.scheduler not in SCHEDULERS:
+        start = replace(start, settings=replace(start.settings, scheduler=LabSettings.scheduler))
+    if start.settings.state_key not in STATE_KEYS:
+        start = replace(start, settings=replace(start.settings, state_key=LabSettings.state_key))
+    _apply_values(start, only_missing=True)
+
+
+def load_preset(name: str) -> None:
+    """Button callback: put a preset's deployment and traffic into the controls."""
+    _apply_values(LabSetup.from_preset(name), only_missing=False)
+    st.session_state[PREDICTION_KEY] = None  # a new set-up deserves a fresh prediction
+    st.session_state["lab-preset-loaded"] = name
+
+
+def preset_buttons() -> None:
+    st.markdown("**Presets**: load a ready-made set-up, then predict and run it.")
+    for column, (name, label) in zip(st.columns(len(PRESET_LABELS)), PRESET_LABELS.items()):
+        column.button(label, key=f"{P}preset.{name}", on_click=load_preset, args=(name,),
+                      help=presets.PRESETS[name].title, width="stretch")
+
+
+def controls() -> LabSetup:
+    """Render the controls and return the set-up they describe (not yet checked)."""
+    get = st.session_state.get
+    deploy, traffic = st.columns(2, gap="large")
+    with deploy:
+        st.markdown("**Deployment** (one setting changes one line of config.pbtxt)")
+        st.radio("Scheduler", SCHEDULERS, key=P + "scheduler", horizontal=True,
+                 help="dynamic: any request in any row of any instance. direct: a sequence keeps one slot. "
+                      "oldest: a sequence keeps one instance, rows vary.")
+        dynamic = get(P + "scheduler") == "dynamic"
+        a, b = st.columns(2)
+        a.number_input("Instances", step=1, key=P + "instances", help="Copies of the model (1 to 4)")
+        b.number_input("Slots (max batch size)", step=1, key=P + "slots", help="Rows per execution (1 to 16)")
+        a.number_input("Queue delay (µs)", step=500, key=P + "queue_delay_us",
+                       help="How long the scheduler may wait to fill a batch")
+        b.number_input("Idle timeout (µs)", step=100_000, key=P + "idle_timeout_us", disabled=dynamic,
+                       help="A sequence silent this long is ended by Triton (sequence batcher only)")
+        st.radio("State key (how the model finds a session's state)", STATE_KEYS, key=P + "state_key", horizontal=True,
+                 help="slot: by batch row. corrid: by correlation ID. session: by the client's own tag.")
+        st.checkbox("Honour READY (skip padding rows)", key=P + "honour_ready", disabled=dynamic)
+    with traffic:
+        st.markdown("**Traffic**")
+        own_text = get(P + "own_text", "").strip() != ""
+        a, b = st.columns(2)
+        a.slider("Sessions", *LIMITS["sessions"], key=P + "sessions", disabled=own_text)
+        b.slider("Utterance length (letters)", *LIMITS["length"], key=P + "length", disabled=own_text)
+        st.text_area("Or your own utterances, one per line (letters and spaces)", key=P + "own_text", height=80,
+                     placeholder="HELLO WORLD\nSTREAMING SPEECH")
+        a, b, c = st.columns(3)
+        a.number_input("Think time (ms)", step=5.0, key=P + "think_ms", help="Pause between a session's chunks")
+        b.number_input("Jitter (± ms)", step=5.0, key=P + "jitter_ms")
+        c.number_input("Seed", step=1, key=P + "seed", help="Same seed, same words and pauses")
+        st.checkbox("Spread think times across sessions (5 to 65 ms)", key=P + "staggered")
+
+    settings = LabSettings(
+        scheduler=get(P + "scheduler"), instances=int(get(P + "instances")), slots=int(get(P + "slots")),
+        queue_delay_us=int(get(P + "queue_delay_us")), idle_timeout_us=int(get(P + "idle_timeout_us")),
+        state_key=get(P + "state_key"), honour_ready=bool(get(P + "honour_ready")),
+    )
+    texts = parse_texts(get(P + "own_text", ""))
+    traffic_values = Traffic(
+        sessions=len(texts) or int(get(P + "sessions")), length=int(get(P + "length")),
+        think_ms=float(get(P + "think_ms")), jitter_ms=float(get(P + "jitter_ms")), seed=int(get(P + "seed")),
+        staggered=bool(get(P + "staggered")),
+    )
+    setup = LabSetup(settings, traffic_values, texts)
+    st.session_state["lab-setup"] = setup
+    return setup
+
+
+def sync_query(setup: LabSetup) -> None:
+    """Write the set-up to the URL so the address bar always reproduces it."""
+    wanted = setup.to_query()
+    current = st.query_params.to_dict()
+    if "text" in current and "text" not in wanted:
+        del st.query_params["text"]
+    changed = {k: v for k, v in wanted.items() if current.get(k) != v}
+    if changed:
+        st.query_params.update(changed)

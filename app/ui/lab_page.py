@@ -1,0 +1,133 @@
+"""The live lab: set up a deployment and traffic, predict, run it on the server, read the evidence."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+
+from app.lab import driver, prediction, presets
+from app.lab.deployer import Applied
+from app.lab.setup import LabSetup
+from app.ui import lab_controls, run_views, session, transcripts
+from app.ui.live.common import explained_failures
+from app.ui.progress import run_with_progress
+
+
+@dataclass
+class LabRun:
+    setup: LabSetup
+    applied: Applied
+    result: object  # driver.RunResult
+    choice: str
+    verdict: prediction.Verdict
+
+
+def render() -> None:
+    st.title("Live lab")
+    st.markdown(
+        "Deploy the streaming recogniser with the scheduler settings you choose, stream interleaved sessions "
+        "through it on the real Triton server, and see whether every transcript survives. The address bar "
+        "always holds this set-up: copy it to share or reproduce a run."
+    )
+    lab = session.lab()
+    if lab is None:
+        return
+    server, deployer = lab
+    lab_controls.init_widgets()
+    lab_controls.preset_buttons()
+    setup = lab_controls.controls()
+    lab_controls.sync_query(setup)
+
+    problems = setup.problems()
+    if problems:
+        st.error("This set-up cannot be deployed or run yet; nothing has been loaded:\n"
+                 + "\n".join(f"- {p}" for p in problems))
+
+    choice = st.radio(
+        "**Predict before you run:** what will happen to the transcripts?",
+        list(prediction.CHOICES), format_func=prediction.CHOICES.get, index=None, key=lab_controls.PREDICTION_KEY,
+    )
+    apply_col, run_col, _ = st.columns([1, 1, 3])
+    apply_clicked = apply_col.button("Apply", key="lab.apply", disabled=bool(problems), width="stretch",
+                                     help="Load this deployment on the server and show its config.pbtxt")
+    run_clicked = run_col.button("Run", key="lab.run", type="primary", disabled=bool(problems) or choice is None,
+                                 width="stretch", help="Apply, then stream the sessions")
+    if choice is None and not problems:
+        run_col.caption("Make a prediction first.")
+
+    if (apply_clicked or run_clicked) and problems:
+        st.error("Fix the problems above first; nothing was loaded or sent.")
+    elif apply_clicked:
+        with explained_failures():
+            _apply(setup, deployer)
+    elif run_clicked and choice is not None:
+        with explained_failures():
+            _run(setup, choice, server, deployer)
+
+    _show_applied()
+    last = st.session_state.get("lab-last-run")
+    if last is not None:
+        _show_run(last)
+
+
+def _apply(setup: LabSetup, deployer) -> Applied:
+    with st.spinner("Loading the deployment on Triton (a few seconds when it is new)..."):
+        applied = deployer.apply(setup.settings, owner=session.learner())
+    st.session_state["lab-applied"] = applied
+    return applied
+
+
+def _show_applied() -> None:
+    applied = st.session_state.get("lab-applied")
+    if applied is None:
+        return
+    origin = "a shipped deployment with exactly these settings" if applied.reused else "your own model on the shared server"
+    with st.expander(f"Deployed: `{applied.model}` ({origin}) — its exact config.pbtxt", expanded=False):
+        st.code(applied.pbtxt, language="text")
+
+
+def _run(setup: LabSetup, choice: str, server, deployer) -> None:
+    setup.scenario("check").validate()  # bad text fails here, before anything is loaded
+    applied = _apply(setup, deployer)
+    scenario = setup.scenario(applied.model)
+    result = run_with_progress(lambda p: driver.run(server, scenario, progress=p),
+                               f"Streaming {setup.session_count} sessions through {applied.model}")
+    verdict = prediction.judge(choice, result.sessions)
+    st.session_state["lab-last-run"] = LabRun(setup, applied, result, choice, verdict)
+    _record(setup, choice, verdict)
+
+
+def _record(setup: LabSetup, choice: str, verdict: prediction.Verdict) -> None:
+    try:
+        from app.quiz.store import ProgressStore
+    except ImportError:
+        return  # progress tracking not installed: the lab still works
+    try:
+        ProgressStore().record_prediction(session.learner(), setup.preset_name() or "custom", choice,
+                                          verdict.outcome, held=verdict.held)
+    except Exception as err:  # a locked or read-only progress file must not lose the run
+        st.warning(f"Your prediction could not be saved: {err}")
+
+
+def _show_run(run: LabRun) -> None:
+    result, settings = run.result, run.applied.settings
+    st.divider()
+    st.header("Results of the last run")
+    st.caption(
+        f"{len(result.sessions)} sessions, {len(result.requests)} requests on `{run.applied.model}` "
+        f"({settings.scheduler}, {settings.instances} instance(s) × {settings.slots} slots, state key "
+        f"{settings.state_key}, READY {'honoured' if settings.honour_ready else 'ignored'}) in {result.wall_s:.1f} s."
+    )
+    (st.success if run.verdict.held and run.verdict.reason_seen else st.warning)(
+        f"You predicted: {prediction.CHOICES[run.choice]}. {run.verdict.message}"
+    )
+    preset = run.setup.preset_name()
+    if preset:
+        st.info(f"Why ({presets.PRESETS[preset].title}): {presets.PRESETS[preset].why}")
+    transcripts.board(result, key="transcript-board")
+    st.subheader("Slot occupancy")
+    run_views.timeline(result, settings, key="slot-timeline")
+    st.subheader("What the server measured")
+    run_views.server_side(result, key_prefix="lab")
+    st.subheader("Work per instance")
+    run_views.instance_work(result, key="lab-instance-work")

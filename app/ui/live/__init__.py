@@ -1,0 +1,29 @@
+"""Each lesson's live element, by the name its front matter gives in `live:`."""
+from __future__ import annotations
+
+import streamlit as st
+
+from app.ui import session
+from app.ui.live import recogniser, rollout, sentiment
+
+LIVE = {
+    "batch_vs_single": sentiment.batch_vs_single,
+    "dynamic_batching_demo": sentiment.dynamic_batching_demo,
+    "the_mistake": recogniser.the_mistake,
+    "sequence_controls": recogniser.sequence_controls,
+    "direct_vs_oldest": recogniser.direct_vs_oldest,
+    "instances_vs_batching": recogniser.instances_vs_batching,
+    "rollout_checks": rollout.rollout_checks,
+}
+
+
+def render_live(name: str) -> None:
+    element = LIVE.get(name)
+    if element is None:
+        st.warning(f"This lesson names a live exercise {name!r} that the app does not have.")
+        return
+    st.markdown("### Live on the server")
+    lab = session.lab()  # explains a dead server and offers a restart
+    if lab is None:
+        return
+    element(*lab)

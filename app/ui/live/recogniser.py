@@ -1,0 +1,140 @@
+"""Live elements of lessons 3 to 6: the streaming recogniser under each scheduler."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from app.lab import analysis, driver, presets
+from app.lab.deployments import LabSettings
+from app.lab.presets import Traffic
+from app.lab.scenario import Scenario
+from app.lab.setup import parse_texts
+from app.ui import run_views, session, transcripts
+from app.ui.live.common import explained_failures, store, stored
+from app.ui.progress import run_with_progress
+
+
+def _run_preset(server, deployer, name: str, traffic: Traffic, label: str):
+    applied = deployer.apply(presets.get(name).settings, owner=session.learner())
+    result = run_with_progress(lambda p: driver.run(server, traffic.scenario(applied.model), progress=p), label)
+    return applied, result
+
+
+def the_mistake(server, deployer) -> None:
+    st.markdown(
+        "Eight sessions stream 12 letters each through **`asr_dynamic`** (two instances, state kept per batch row). "
+        "Watch the transcripts drift."
+    )
+    if st.button("Run the mistake", key="mistake-run", type="primary"):
+        with explained_failures():
+            store("the_mistake", _run_preset(server, deployer, "the_mistake", Traffic(sessions=8, length=12, seed=3), "Streaming"))
+    saved = stored("the_mistake")
+    if saved:
+        applied, result = saved
+        transcripts.board(result, key="mistake-board")
+        run_views.timeline(result, applied.settings, key="mistake-timeline")
+
+
+ONE_INSTANCE = LabSettings(scheduler="direct", instances=1, slots=4, state_key="slot")
+
+
+def sequence_controls(server, deployer) -> None:
+    st.markdown(
+        "Stream one or two short utterances through **`asr_sequence_direct`** and see, for every request, the "
+        "flags the client sent, the slot and batch the sequence batcher chose, and the READY=0 padding rows "
+        "that filled the batch. The correlation IDs are chosen for you so no two learners' sequences collide."
+    )
+    cols = st.columns([1, 2, 2])
+    count = cols[0].radio("Sessions", (1, 2), index=1, key="seqc-count", horizontal=True)
+    first = cols[1].text_input("Session 1 says", "HELLO", key="seqc-text-1", max_chars=20)
+    second = cols[2].text_input("Session 2 says", "TRITON", key="seqc-text-2", max_chars=20, disabled=count == 1)
+    together = st.checkbox("Keep both sessions on one instance (a deployment of your own with 1 instance × 4 slots)",
+                           key="seqc-one-instance", disabled=count == 1,
+                           help="asr_sequence_direct has 2 instances, so two sessions often land on different ones "
+                                "and never share a batch; on one instance they do, and padding rows appear.")
+    if st.button("Send", key="seqc-run", type="primary"):
+        texts = list(parse_texts(first))[:1] + (list(parse_texts(second))[:1] if count == 2 else [])
+        with explained_failures():
+            model = "asr_sequence_direct"
+            if together and count == 2:
+                with st.spinner("Loading your one-instance deployment (a few seconds the first time)..."):
+                    model = deployer.apply(ONE_INSTANCE, owner=session.learner()).model
+            # Different think times, so one session's slot is often waited on: padding appears.
+            scenario = Scenario(model, texts, think_ms=15, jitter_ms=0,
+                                think_ms_by_session=[15.0, 45.0][: len(texts)])
+            scenario.validate()
+            store("sequence_controls", run_with_progress(lambda p: driver.run(server, scenario, progress=p), "Sending"))
+    result = stored("sequence_controls")
+    if result is None:
+        return
+    table = analysis.control_rows(result.requests, result.sessions)
+    st.dataframe(table.drop(columns=["error"] if not table["error"].any() else []), hide_index=True, width="stretch",
+                 key="seqc-table")
+    st.caption(
+        "START is true on each session's first request and END on its last. 'padding rows' counts the rows of that "
+        "execution with READY=0: slots below the highest occupied one, or whose sequence had no request waiting."
+    )
+    transcripts.board(result, key="seqc-board", audio=False)
+    run_views.timeline(result, None, key="seqc-timeline")
+
+
+def direct_vs_oldest(server, deployer) -> None:
+    st.markdown(
+        "The same sessions run on **direct** (state per slot) and on **oldest** (state per correlation ID). "
+        "Both deployments have 2 instances × 4 slots = 8 sessions at once; try more to see sessions wait."
+    )
+    cols = st.columns(2)
+    sessions = cols[0].slider("Sessions", 2, 16, 8, key="dvo-sessions")
+    length = cols[1].slider("Letters per session", 4, 40, 16, key="dvo-length")
+    if st.button("Run on both", key="dvo-run", type="primary"):
+        traffic = Traffic(sessions=sessions, length=length, seed=5)
+        with explained_failures():
+            runs = [_run_preset(server, deployer, name, traffic, f"{name}") for name in ("the_fix", "oldest_right")]
+            store("direct_vs_oldest", runs)
+    runs = stored("direct_vs_oldest")
+    if not runs:
+        return
+    for column, (applied, result) in zip(st.columns(2), runs):
+        with column:
+            st.markdown(f"**{applied.settings.scheduler}** on `{applied.model}`")
+            waited = int(analysis.waited_for_slot(result.requests).sum())
+            st.markdown(transcripts.verdict_summary(result.sessions))
+            st.caption(f"Sessions that waited for a free slot before their first chunk ran: {waited}.")
+            run_views.timeline(result, applied.settings, key=f"dvo-timeline-{applied.settings.scheduler}", explain=False)
+    run_views.explain_timeline("direct", "oldest")
+
+
+def instances_vs_batching(server, deployer) -> None:
+    st.markdown(
+        "Change how many **instances** (copies of the recogniser) and how many **slots** each has, then stream "
+        "sessions. Capacity is instances × slots; sessions beyond it wait for a slot."
+    )
+    cols = st.columns(4)
+    scheduler = cols[0].radio("Strategy", ("direct", "oldest"), key="ivb-scheduler")
+    instances = cols[1].number_input("Instances", 1, 4, 2, key="ivb-instances")
+    slots = cols[2].number_input("Slots per instance", 1, 8, 4, key="ivb-slots")
+    sessions = cols[3].number_input("Sessions", 1, 24, 8, key="ivb-sessions")
+    settings = LabSettings(scheduler=scheduler, instances=int(instances), slots=int(slots),
+                           state_key="slot" if scheduler == "direct" else "corrid")
+    st.caption(f"Capacity: {int(instances)} × {int(slots)} = {int(instances) * int(slots)} sessions at once.")
+    if st.button("Deploy and run", key="ivb-run", type="primary"):
+        with explained_failures():
+            with st.spinner("Loading the deployment (a few seconds when it is new)..."):
+                applied = deployer.apply(settings, owner=session.learner())
+            traffic = Traffic(sessions=int(sessions), length=16, seed=9)
+            result = run_with_progress(lambda p: driver.run(server, traffic.scenario(applied.model), progress=p), "Streaming")
+            store("instances_vs_batching", (applied, result))
+    saved = stored("instances_vs_batching")
+    if not saved:
+        return
+    applied, result = saved
+    waited = analysis.waited_for_slot(result.requests)
+    cols = st.columns(3)
+    cols[0].metric("Sessions", len(result.sessions))
+    cols[1].metric("Capacity", applied.settings.instances * applied.settings.slots)
+    cols[2].metric("Waited for a slot", int(waited.sum()))
+    st.markdown(transcripts.verdict_summary(result.sessions))
+    run_views.instance_work(result, key="ivb-work")
+    run_views.timeline(result, applied.settings, key="ivb-timeline")
+    with st.expander(f"config.pbtxt of `{applied.model}`"):
+        st.code(applied.pbtxt, language="text")

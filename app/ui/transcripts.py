@@ -1,0 +1,94 @@
+"""The transcript board: per session, what was said next to what the server heard.
+
+Wrong letters are red, the first wrong one is boxed and pointed at, and the session's
+audio can be played. Built as small inline-styled HTML (st.markdown) so it reads in any theme.
+"""
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+import streamlit as st
+
+from app.lab import analysis
+from app.lab.audio import to_wav
+from app.lab.verdicts import EXPLANATIONS
+
+VERDICT_STYLE = {
+    "intact": ("#1b7f3b", "INTACT"),
+    "lost": ("#b54708", "CORRUPTED · state lost"),
+    "foreign": ("#c11f1f", "CORRUPTED · read another session's state"),
+    "garbage": ("#8e24aa", "CORRUPTED · padding/garbage in its state"),
+    "error": ("#555555", "REFUSED by the server"),
+}
+_CELL = "display:inline-block;width:1.05em;text-align:center;"
+_ROW = "font-family:ui-monospace,Menlo,Consolas,monospace;font-size:0.95rem;white-space:nowrap;line-height:1.5;"
+
+
+def _char(c: str) -> str:
+    return "&nbsp;" if c == " " else html.escape(c)
+
+
+def _row(label: str, cells, attr: str) -> str:
+    parts = []
+    for cell in cells:
+        style = _CELL
+        if attr == "received" and cell.wrong:
+            style += "background:#ffd7d7;color:#a50000;font-weight:700;"
+        if cell.first:
+            style += "outline:2px solid #a50000;"
+        parts.append(f'<span style="{style}">{_char(getattr(cell, attr))}</span>')
+    return f'<div style="{_ROW}"><span style="display:inline-block;width:5.5em;color:#666">{label}</span>{"".join(parts)}</div>'
+
+
+def _marker(cells) -> str:
+    marks = "".join(f'<span style="{_CELL}color:#a50000">{"▲" if c.first else "&nbsp;"}</span>' for c in cells)
+    return f'<div style="{_ROW}line-height:1"><span style="display:inline-block;width:5.5em"></span>{marks}</div>'
+
+
+def session_html(row) -> str:
+    colour, badge = VERDICT_STYLE.get(row.verdict, ("#555", row.verdict.upper()))
+    cells = analysis.transcript_cells(row.expected_text, row.received_text, row.first_wrong)
+    first = None if pd.isna(row.first_wrong) else int(row.first_wrong) + 1
+    where = f"first wrong at letter {first}: {html.escape(str(row.detail))}" if first else "every letter right"
+    lines = [
+        f'<div style="margin:0.1rem 0 0.2rem 0"><b>Session {int(row.session) + 1}</b> '
+        f'<span style="background:{colour};color:white;border-radius:4px;padding:1px 6px;font-size:0.8rem">{badge}</span> '
+        f'<span style="color:#444;font-size:0.85rem">{where}</span></div>',
+        '<div style="overflow-x:auto">',
+        _row("expected", cells, "expected"),
+        _row("received", cells, "received"),
+    ]
+    if first:
+        lines.append(_marker(cells))
+    lines.append("</div>")
+    return "".join(lines)
+
+
+def verdict_summary(sessions: pd.DataFrame) -> str:
+    counts = sessions["verdict"].value_counts()
+    total = len(sessions)
+    intact = int(counts.get("intact", 0))
+    if intact == total:
+        return f"All {total} sessions intact: {EXPLANATIONS['intact']}."
+    parts = [f"{int(n)} {v} ({EXPLANATIONS[v]})" for v, n in counts.items() if v != "intact"]
+    return f"{total - intact} of {total} sessions corrupted: " + "; ".join(parts) + "."
+
+
+def board(result, key: str = "transcript-board", audio: bool = True) -> None:
+    """Every session of `result` (a driver RunResult), expected above received."""
+    sessions = result.sessions
+    plans = {p.index: p for p in result.plans}
+    with st.container(key=key, border=True):
+        st.markdown("#### Transcript board")
+        summary = verdict_summary(sessions)
+        (st.success if sessions["verdict"].eq("intact").all() else st.error)(summary)
+        for row in sessions.itertuples():
+            if audio:
+                text_col, audio_col = st.columns([4, 1], vertical_alignment="center")
+            else:
+                text_col, audio_col = st.container(), None
+            text_col.markdown(session_html(row), unsafe_allow_html=True)
+            if audio_col is not None and row.session in plans:
+                plan = plans[row.session]
+                audio_col.audio(to_wav(plan.audio[: plan.send_count]), format="audio/wav")
