@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 
-import pandas as pd
 import streamlit as st
 from tritonclient.utils import InferenceServerException
 
@@ -56,8 +55,7 @@ def _show(exercise, choice: str, result) -> None:
         st.info(f"On this run the server did not show the usual outcome ({usual}). Timing decides some of "
                 "these cases: run it again and compare.")
     st.markdown("**Measured**")
-    st.dataframe(pd.DataFrame({"measure": list(result.numbers), "value": [str(v) for v in result.numbers.values()]}),
-                 hide_index=True, width="stretch")
+    st.dataframe(result.numbers_table(), hide_index=True, width="stretch")
     for index, (caption, fig) in enumerate(figures(result)):
         st.plotly_chart(fig, key=f"exercise-{result.name}-fig-{index}", width="stretch")
     st.markdown("**What happened**\n" + "\n".join(f"- {line}" for line in result.findings))

@@ -62,6 +62,10 @@ class ExerciseResult:
     def held(self, prediction: str) -> bool:
         return prediction == self.outcome
 
+    def numbers_table(self) -> pd.DataFrame:
+        """The headline measurements as text, rounded for reading."""
+        return pd.DataFrame({"measure": list(self.numbers), "value": [_fmt(v) for v in self.numbers.values()]})
+
     def summary_table(self) -> str:
         ex = self.exercise
         lines = [f"{ex.title} ({ex.name})", f"Q: {ex.question}"]
