@@ -1,0 +1,105 @@
+"""A real `streamlit run app/main.py` on a free port, and a real headless Chromium to drive it.
+
+The app talks to the test session's Triton (lab_server) through the same variables a user
+would set; nothing is mocked. A missing Chromium fails loudly with the install command.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from app.lab.paths import REPO_ROOT
+from app.lab.server.ports import free_ports
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+SCREENSHOTS = REPO_ROOT / "artifacts" / "screenshots"
+STARTUP_TIMEOUT_S = 90
+
+
+@pytest.fixture(scope="session")
+def app_url(lab_server, tmp_path_factory):
+    port = free_ports(1)[0]
+    log_path = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
+    env = {**os.environ, **lab_server.environment(), "PYTHONUNBUFFERED": "1"}
+    command = [
+        sys.executable, "-m", "streamlit", "run", "app/main.py",
+        "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",
+        "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+    ]
+    with open(log_path, "wb") as log:
+        # Own process group, so stopping it cannot leave a stray streamlit behind.
+        process = subprocess.Popen(command, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, process, log_path)
+        yield url
+    finally:
+        _stop(process)
+
+
+def _wait_healthy(url: str, process: subprocess.Popen, log_path: Path) -> None:
+    deadline = time.monotonic() + STARTUP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"streamlit exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    pytest.fail(f"streamlit did not become healthy in {STARTUP_TIMEOUT_S} s:\n{log_path.read_text()[-3000:]}")
+
+
+def _stop(process: subprocess.Popen) -> None:
+    if process.poll() is not None:
+        return
+    os.killpg(process.pid, signal.SIGTERM)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"Chromium is not installed at {CHROMIUM}; the browser tests need it. Install it with "
+            "`apt-get update && apt-get install -y chromium` (as root), then rerun."
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture()
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS
