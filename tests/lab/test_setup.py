@@ -1,0 +1,52 @@
+"""A lab set-up survives the URL round trip and names every problem before anything is loaded."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from app.lab.deployments import LabSettings
+from app.lab.presets import PRESETS, Traffic
+from app.lab.setup import LabSetup, parse_texts
+
+
+def test_query_round_trip_reproduces_the_set_up():
+    setup = LabSetup(
+        LabSettings(scheduler="oldest", instances=3, slots=6, queue_delay_us=500, idle_timeout_us=2_000_000,
+                    state_key="corrid", honour_ready=False),
+        Traffic(sessions=2, length=9, think_ms=12.5, jitter_ms=3.0, seed=99, staggered=True),
+        ("HELLO WORLD", "STREAMING"),
+    )
+    query = setup.to_query()
+    assert query["scheduler"] == "oldest" and query["honour_ready"] == "false" and query["staggered"] == "true"
+    assert query["text"] == "HELLO WORLD|STREAMING"
+    assert LabSetup.from_query(query) == setup
+
+
+def test_unreadable_query_values_keep_defaults():
+    setup = LabSetup.from_query({"instances": "many", "think_ms": "soon", "seed": "3"})
+    assert setup.settings.instances == LabSettings().instances
+    assert setup.traffic.think_ms == Traffic().think_ms and setup.traffic.seed == 3
+
+
+def test_every_preset_is_recognised_and_valid():
+    for name in PRESETS:
+        setup = LabSetup.from_preset(name)
+        assert setup.preset_name() == name
+        assert setup.problems() == []
+    changed = LabSetup.from_preset("the_fix")
+    assert replace(changed, traffic=replace(changed.traffic, seed=1)).preset_name() is None
+
+
+def test_problems_name_the_setting_and_the_text():
+    bad = LabSetup(LabSettings(scheduler="dynamic", state_key="corrid"), Traffic(sessions=40), ("HELLO", "R2D2"))
+    problems = bad.problems()
+    assert any("corrid" in p and "sequence batcher" in p for p in problems)
+    assert any(p.startswith("sessions must be 1 to 32") for p in problems)
+    assert any("utterance 2" in p and "'2'" in p for p in problems)
+
+
+def test_own_text_sets_the_sessions():
+    texts = parse_texts("hello world\n\n  streaming  \n")
+    assert texts == ("HELLO WORLD", "STREAMING")
+    setup = LabSetup(texts=texts)
+    assert setup.session_count == 2
+    assert setup.scenario("asr_sequence_direct").texts == ["HELLO WORLD", "STREAMING"]
