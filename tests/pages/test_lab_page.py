@@ -1,0 +1,96 @@
+"""The live lab in AppTest against the session's real server: runs, URL set-ups, refusals."""
+from __future__ import annotations
+
+from app.lab.deployer import learner_model_name
+from app.quiz.store import ProgressStore
+from tests.pages.conftest import RUN_TIMEOUT_S
+
+SETUP_ERROR = "This set-up cannot be deployed or run yet"
+
+
+def run(node):
+    at = node.run(timeout=RUN_TIMEOUT_S)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def setup_errors(at) -> list[str]:
+    return [e.value for e in at.error if e.value.startswith(SETUP_ERROR)]
+
+
+def loaded_models(server) -> set[str]:
+    return {m["name"] for m in server.client().get_model_repository_index() if m.get("state") == "READY"}
+
+
+def learner_model_ready(server, learner: str) -> bool:
+    # A learner's model is loaded from files, outside the repository: the index does not list it.
+    return server.client().is_model_ready(learner_model_name(learner))
+
+
+def test_preset_run_shows_board_timeline_measurements_and_records_the_prediction(open_page):
+    at = open_page("lab.py", learner="lab-ada")
+    run(at.button(key="lab.preset.the_fix").click())
+    assert at.radio(key="lab.scheduler").value == "direct"
+    assert at.button(key="lab.run").disabled, "no run before a prediction"
+    run(at.radio(key="lab.prediction").set_value("intact"))
+    run(at.button(key="lab.run").click())
+
+    assert any(m.value == "#### Transcript board" for m in at.markdown)
+    assert sum("<b>Session " in m.value for m in at.markdown) == 8
+    assert any(s.value.startswith("All 8 sessions intact") for s in at.success)
+    assert any("Your prediction held" in s.value for s in at.success)
+    charts = [c.proto.id for c in at.get("plotly_chart")]
+    assert any(c.endswith("-slot-timeline") for c in charts)
+    assert any(c.endswith("-lab-batches") for c in charts) and any(c.endswith("-lab-latency") for c in charts)
+    assert len(at.get("audio")) == 8
+    assert "sequence_batching" in at.code[0].value and "direct" in at.code[0].value
+    assert at.query_params["scheduler"] == "direct" and at.query_params["sessions"] == "8"
+
+    records = ProgressStore().predictions("lab-ada")
+    assert [(r.exercise, r.prediction, r.outcome, r.held) for r in records] == [("the_fix", "intact", "intact", True)]
+
+
+def test_url_query_reproduces_a_set_up(open_page):
+    at = open_page("lab.py", scheduler="oldest", instances="1", slots="3", state_key="corrid",
+                   honour_ready="false", sessions="3", think_ms="12.5", seed="42", text="HELLO|WORLD")
+    assert not at.error
+    assert at.radio(key="lab.scheduler").value == "oldest"
+    assert at.number_input(key="lab.instances").value == 1 and at.number_input(key="lab.slots").value == 3
+    assert at.radio(key="lab.state_key").value == "corrid" and at.checkbox(key="lab.honour_ready").value is False
+    assert at.text_area(key="lab.own_text").value == "HELLO\nWORLD"
+    assert at.number_input(key="lab.think_ms").value == 12.5 and at.number_input(key="lab.seed").value == 42
+
+
+def test_custom_deployment_is_the_learners_own_model_with_its_exact_config(open_page, lab_server):
+    at = open_page("lab.py", learner="lab-cy", scheduler="direct", instances="1", slots="2", state_key="session")
+    run(at.button(key="lab.apply").click())
+    model = learner_model_name("lab-cy")
+    pbtxt = at.code[0].value
+    assert f'name: "{model}"' in pbtxt and "max_batch_size: 2" in pbtxt and "session" in pbtxt
+    assert lab_server.client().is_model_ready(model)
+    lab_server.client().unload_model(model)  # leave the shared server as we found it
+
+
+def test_impossible_setting_is_explained_and_loads_nothing(open_page, lab_server):
+    at = open_page("lab.py", learner="lab-bo")
+    before = loaded_models(lab_server)
+    run(at.radio(key="lab.scheduler").set_value("dynamic"))
+    run(at.radio(key="lab.state_key").set_value("corrid"))
+    errors = setup_errors(at)
+    assert len(errors) == 1 and "correlation ID" in errors[0] and "nothing has been loaded" in errors[0]
+    assert at.button(key="lab.apply").disabled and at.button(key="lab.run").disabled
+    assert "lab-applied" not in at.session_state
+    assert loaded_models(lab_server) == before and not learner_model_ready(lab_server, "lab-bo")
+
+
+def test_text_outside_the_alphabet_is_explained_and_nothing_runs(open_page, lab_server):
+    at = open_page("lab.py", learner="lab-di")
+    before = loaded_models(lab_server)
+    run(at.text_area(key="lab.own_text").input("HELLO\nR2D2"))
+    errors = setup_errors(at)
+    assert len(errors) == 1 and "'2'" in errors[0] and "utterance 2" in errors[0]
+    run(at.radio(key="lab.prediction").set_value("intact"))
+    assert at.button(key="lab.run").disabled and at.button(key="lab.apply").disabled
+    assert "lab-last-run" not in at.session_state and "lab-applied" not in at.session_state
+    assert not any(m.value == "#### Transcript board" for m in at.markdown)
+    assert loaded_models(lab_server) == before and not learner_model_ready(lab_server, "lab-di")

@@ -1,0 +1,86 @@
+"""Every lesson's live element runs on the real server from its page and shows its evidence."""
+from __future__ import annotations
+
+from tests.pages.conftest import RUN_TIMEOUT_S
+
+
+def click(at, key: str):
+    at.button(key=key).click().run(timeout=RUN_TIMEOUT_S)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def chart_ids(at) -> list[str]:
+    return [c.proto.id for c in at.get("plotly_chart")]
+
+
+def has_chart(at, key: str) -> bool:
+    return any(i.endswith(f"-{key}") for i in chart_ids(at))
+
+
+def test_batch_vs_single(open_page):
+    at = open_page("lesson_01.py")
+    at.slider(key="bvs-count").set_value(32)
+    click(at, "bvs-run")
+    assert [m.label for m in at.metric] == ["one at a time", "16 at once"]
+    assert has_chart(at, "bvs-throughput") and has_chart(at, "bvs-batches")
+    assert any("same label both ways" in s.value for s in at.success)
+
+
+def test_dynamic_batching_demo(open_page):
+    at = open_page("lesson_02.py")
+    at.slider(key="dbd-count").set_value(32)
+    click(at, "dbd-run")
+    assert has_chart(at, "dbd-batches")
+    assert any("Identical results in both arrival orders" in s.value for s in at.success)
+    assert len(at.dataframe[0].value) > 0
+
+
+def test_the_mistake_small(open_page):
+    at = open_page("lesson_03.py")
+    click(at, "mistake-run")
+    assert any(m.value == "#### Transcript board" for m in at.markdown)
+    assert sum("<b>Session " in m.value for m in at.markdown) == 8
+    assert has_chart(at, "mistake-timeline")
+
+
+def test_sequence_controls_show_flags_slots_and_padding(open_page):
+    at = open_page("lesson_04.py")
+    at.checkbox(key="seqc-one-instance").check()
+    click(at, "seqc-run")
+    table = at.dataframe[0].value
+    assert table["START"].sum() == 2 and table["END"].sum() == 2  # one of each per session
+    assert set(table["session"]) == {1, 2}
+    assert len(set(table["instance"])) == 1, "the one-instance deployment keeps both sessions together"
+    assert "padding rows (READY=0)" in table.columns
+    assert any("sessions intact" in s.value for s in at.success)
+    assert has_chart(at, "seqc-timeline")
+
+
+def test_direct_vs_oldest_side_by_side(open_page):
+    at = open_page("lesson_05.py")
+    at.slider(key="dvo-sessions").set_value(4)
+    at.slider(key="dvo-length").set_value(8)
+    click(at, "dvo-run")
+    assert has_chart(at, "dvo-timeline-direct") and has_chart(at, "dvo-timeline-oldest")
+    assert sum("All 4 sessions intact" in m.value for m in at.markdown) == 2
+
+
+def test_instances_vs_batching_shows_per_instance_work_and_waiting(open_page):
+    at = open_page("lesson_06.py")
+    at.number_input(key="ivb-sessions").set_value(10)  # more than 2 x 4 slots: two must wait
+    click(at, "ivb-run")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Capacity"] == "8" and metrics["Sessions"] == "10"
+    assert int(metrics["Waited for a slot"]) >= 1
+    assert has_chart(at, "ivb-work") and has_chart(at, "ivb-timeline")
+
+
+def test_rollout_checks_pass_on_direct_and_fail_on_dynamic(open_page):
+    at = open_page("lesson_07.py")
+    click(at, "rollout-run")
+    assert len([s for s in at.success if s.value.startswith("PASS")]) == 3, [e.value for e in at.error]
+    at.selectbox(key="rollout-target").set_value("asr_dynamic")
+    click(at, "rollout-run")
+    failed = [e.value for e in at.error if e.value.startswith("FAIL")]
+    assert any("A new sequence after END inherits nothing" in f for f in failed), failed
