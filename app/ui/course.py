@@ -17,7 +17,7 @@ def lesson_page(number: int) -> str:
     return f"pages/lesson_{number:02d}.py"
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(show_spinner=False, ttl=10)  # short: edits to lessons/ show up without a restart
 def lessons() -> list[Lesson]:
     return load_lessons()
 

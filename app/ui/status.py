@@ -18,7 +18,7 @@ def server_status() -> None:
         st.error(f"The server stopped answering: {err}")
         return
     device = "GPU" if info["instance_kind"] == "KIND_GPU" else "CPU"
-    where = "embedded (started by this app)" if info["mode"] == "embedded" else f"external ({info['url']})"
+    where = "embedded (started by this app)" if info["mode"] == "embedded" else "external (TRITON_URL)"
     cols = st.columns(3)
     cols[0].metric("Server", "running" if info["alive"] else "down", help=where)
     cols[1].metric("Triton version", info["version"] or "?")

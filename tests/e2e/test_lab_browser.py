@@ -24,6 +24,7 @@ def _full_screenshot(page: Page, path) -> None:
     )
     size = page.viewport_size
     page.set_viewport_size({"width": size["width"], "height": min(int(height) + 50, 16000)})
+    page.mouse.move(0, 0)  # no tooltip of the last clicked button over the content
     page.wait_for_timeout(800)  # plotly re-lays out to the new size
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size(size)
