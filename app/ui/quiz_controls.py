@@ -128,7 +128,7 @@ def show_timer(quiz: QuizSession) -> None:
     def _tick() -> None:
         left = quiz.remaining_s() or 0.0
         minutes, seconds = divmod(int(left), 60)
-        st.markdown(f"⏱ **{minutes}:{seconds:02d}** left of {int(quiz.attempt.time_limit_s // 60)} min")
+        st.markdown(f":material/timer: **{minutes}:{seconds:02d}** left of {int(quiz.attempt.time_limit_s // 60)} min")
         if left <= 0 and st.session_state.get("quiz-timer-open", True):
             st.session_state["quiz-timer-open"] = False
             st.rerun()
@@ -139,18 +139,18 @@ def show_timer(quiz: QuizSession) -> None:
 
 def show_navigation(quiz: QuizSession) -> str:
     """Previous / jump / next; returns the id of the item to show."""
-    done = quiz.answers()
 
     def label(item_id: str) -> str:
+        # Streamlit matches the browser's choice by this text, so it must not change
+        # between reruns (an "answered" mark here would send the learner to Q1).
         item = quiz.bank[item_id]
-        mark = "✓" if item_id in done else "·"
         short = item.prompt[:60] + ("…" if len(item.prompt) > 60 else "")
-        return f"Q{quiz.number(item_id)} {mark} {item.type} · {short}"
+        return f"Q{quiz.number(item_id)} · {item.type} · {short}"
 
-    prev, jump, nxt = st.columns([1, 6, 1], vertical_alignment="bottom")
-    prev.button("◀ Previous", key="quiz-prev", on_click=_go, args=(quiz, -1), use_container_width=True)
+    prev, jump, nxt = st.columns([1.3, 6, 1.1], vertical_alignment="bottom")
+    prev.button("Previous", icon=":material/chevron_left:", key="quiz-prev", on_click=_go, args=(quiz, -1), width="stretch")
     jump.selectbox("Question", [item.id for item, _ in quiz.order], key=ITEM, format_func=label)
-    nxt.button("Next ▶", key="quiz-next", on_click=_go, args=(quiz, 1), use_container_width=True)
+    nxt.button("Next", icon=":material/chevron_right:", icon_position="right", key="quiz-next", on_click=_go, args=(quiz, 1), width="stretch")
     return st.session_state[ITEM]
 
 
