@@ -30,8 +30,8 @@ st.caption("Share correct across all attempts, and the wrong choice most learner
 only_answered = st.toggle("Only items someone answered", value=True, key="instructor-only-answered")
 shown = (answered if only_answered else report).sort_values(["share_correct", "attempts"], ascending=[True, False])
 st.dataframe(shown, hide_index=True, column_config={"share_correct": percent, "mean_score": percent})
-st.download_button("⬇ Per-item report (CSV)", report.to_csv(index=False), file_name="class-report.csv",
-                   mime="text/csv", key="instructor-items-csv", on_click="ignore")
+st.download_button("Per-item report (CSV)", report.to_csv(index=False), file_name="class-report.csv",
+                   mime="text/csv", key="instructor-items-csv", on_click="ignore", icon=":material/download:")
 
 st.subheader("Per learner")
 st.caption("Each learner's latest attempt: score out of every item in the bank, and topics under 70 %.")
@@ -39,8 +39,8 @@ if scores.empty:
     st.info("No quiz attempts yet.")
 else:
     st.dataframe(scores, hide_index=True, column_config={"share": percent})
-    st.download_button("⬇ Learner scores (CSV)", scores.to_csv(index=False), file_name="learner-scores.csv",
-                       mime="text/csv", key="instructor-scores-csv", on_click="ignore")
+    st.download_button("Learner scores (CSV)", scores.to_csv(index=False), file_name="learner-scores.csv",
+                       mime="text/csv", key="instructor-scores-csv", on_click="ignore", icon=":material/download:")
 
 st.subheader("Predictions on the live server")
 st.caption("What learners predicted before a lab run or a quiz verification, against what Triton did.")
@@ -51,5 +51,5 @@ else:
                  column_config={"share_held": percent})
     with st.expander(f"Every prediction ({len(preds)})"):
         st.dataframe(preds, hide_index=True)
-    st.download_button("⬇ Predictions (CSV)", preds.to_csv(index=False), file_name="predictions.csv",
-                       mime="text/csv", key="instructor-predictions-csv", on_click="ignore")
+    st.download_button("Predictions (CSV)", preds.to_csv(index=False), file_name="predictions.csv",
+                       mime="text/csv", key="instructor-predictions-csv", on_click="ignore", icon=":material/download:")

@@ -17,9 +17,9 @@ def show_lesson_link(ref: LessonRef) -> None:
     page = course.page_of(ref.lesson_id)
     if page is not None:
         try:
-            st.page_link(page, label=f"Read the lesson: {ref.label}", icon="📖",
+            st.page_link(page, label=f"Read the lesson: {ref.label}", icon=":material/menu_book:",
                          query_params={"section": ref.anchor} if ref.anchor else None)
             return
         except StreamlitAPIException:
             pass  # the page is not registered in this run's navigation
-    st.caption(f"📖 Taught in the lesson **{ref.title}**, section **{ref.section}**")
+    st.caption(f":material/menu_book: Taught in the lesson **{ref.title}**, section **{ref.section}**")

@@ -32,12 +32,13 @@ def headline(record: AnswerRecord) -> str:
 
 def show_grade(record: AnswerRecord) -> None:
     text = headline(record)
+    # Material icons ship with Streamlit; emoji depend on the learner's fonts.
     if record.correct:
-        st.success(text, icon="✅")
+        st.success(text, icon=":material/check_circle:")
     elif record.score > 0:
-        st.warning(text, icon="➗")
+        st.warning(text, icon=":material/contrast:")
     else:
-        st.error(text, icon="❌")
+        st.error(text, icon=":material/cancel:")
 
 
 def show_explanations(item: Item, options: list[Option], record: AnswerRecord) -> None:
@@ -55,9 +56,9 @@ def show_explanations(item: Item, options: list[Option], record: AnswerRecord) -
     picked = chosen_keys(record.answer)
     lines = []
     for opt in options:
-        mark = "✅" if opt.correct else "❌"
-        mine = " · **your choice**" if opt.key in picked else ""
-        lines.append(f"- {mark} {opt.text}{mine}  \n  {opt.explain}")
+        mark = ":green[**Right**]" if opt.correct else ":red[**Wrong**]"
+        mine = " · :blue-background[your choice]" if opt.key in picked else ""
+        lines.append(f"- {mark}{mine}: {opt.text}  \n  {opt.explain}")
     st.markdown("**Every option explained**\n\n" + "\n".join(lines))
     if item.explain:
         st.info(item.explain)

@@ -51,8 +51,10 @@ def show_review(quiz: QuizSession, lessons: list[Lesson]) -> None:
         return
     st.caption(f"{len(entries)} answered of {len(quiz.order)}, in question order.")
     for entry in entries:
-        mark = "✅" if entry.record.correct else ("➗" if entry.record.score > 0 else "❌")
-        with st.expander(f"{mark} Q{entry.number}: {entry.item.prompt[:90]}{'…' if len(entry.item.prompt) > 90 else ''}"):
+        mark = (":material/check_circle:" if entry.record.correct
+                else ":material/contrast:" if entry.record.score > 0 else ":material/cancel:")
+        short = entry.item.prompt[:90] + ("…" if len(entry.item.prompt) > 90 else "")
+        with st.expander(f"Q{entry.number}: {short}", icon=mark):
             st.markdown(entry.item.prompt)
             quiz_feedback.show_explanations(entry.item, entry.options, entry.record)
             show_lesson_link(lesson_ref(entry.item.lesson, lessons))
@@ -60,6 +62,6 @@ def show_review(quiz: QuizSession, lessons: list[Lesson]) -> None:
 
 def download_csv(quiz: QuizSession) -> None:
     st.download_button(
-        "⬇ Download my answers (CSV)", quiz.export_csv(), file_name=f"quiz-{quiz.learner}.csv",
-        mime="text/csv", key="quiz-csv", on_click="ignore",
+        "Download my answers (CSV)", quiz.export_csv(), file_name=f"quiz-{quiz.learner}.csv",
+        mime="text/csv", key="quiz-csv", on_click="ignore", icon=":material/download:",
     )

@@ -20,6 +20,14 @@ from app.ui import session
 from app.ui.progress import run_with_progress
 
 OUTCOME_WORDS = {"intact": "all transcripts intact", "corrupted": "transcripts corrupted"}
+OUTCOME_COLOURS = {"intact": "green", "corrupted": "red"}
+COLUMN_LABELS = {"session": "Session", "expected_text": "Said", "received_text": "Transcribed",
+                 "verdict": "Verdict", "detail": "Where it broke"}
+
+
+def _outcome(outcome: str) -> str:
+    colour = OUTCOME_COLOURS.get(outcome, "gray")
+    return f":{colour}[**{OUTCOME_WORDS.get(outcome, outcome)}**]"
 
 
 def _key(quiz: QuizSession, item: Item) -> str:
@@ -54,29 +62,33 @@ def show_verify(quiz: QuizSession, item: Item, record: AnswerRecord) -> None:
     chosen = item.option(record.answer)
     key = _key(quiz, item)
     result: Verification | None = st.session_state.get(key)
-    clicked = st.button("Run it again" if result else "▶ Run this scenario on the server",
+    clicked = st.button("Run it again" if result else "Run this scenario on the server", icon=":material/play_arrow:",
                         key=f"{key}-run", type="secondary" if result else "primary")
     if clicked:
-        result = _run(quiz, item, record.answer) or result
-        if result is not None:
-            st.session_state[key] = result
+        fresh = _run(quiz, item, record.answer)
+        if fresh is not None:
+            st.session_state[key] = fresh
+            st.rerun()  # redraw from the top, so the button already reads "Run it again"
     observed = result.observed if result else _earlier_outcome(quiz, item)
     left, right = st.columns(2)
     with left:
         st.markdown("**You predicted**")
-        st.markdown(f"{OUTCOME_WORDS.get(chosen.outcome or '', chosen.outcome)}  \n{chosen.text}")
-    with right:
+        st.markdown(_outcome(chosen.outcome or ""))
+        st.caption(chosen.text)
+    # Keyed so the browser test can read this column (one verify panel per page run).
+    with right.container(key="quiz-verify-observed"):
         st.markdown("**The server showed**")
         if observed is None:
             st.markdown("Not run yet: click the button to see what Triton does.")
         else:
             broken = f" ({result.broken} of {len(result.transcripts)} sessions broken)" if result and result.broken else ""
-            st.markdown(f"{OUTCOME_WORDS[observed]}{broken}")
+            st.markdown(_outcome(observed) + broken)
     if observed is not None:
         if observed == chosen.outcome:
-            st.success("Your prediction held on the real server.", icon="🎯")
+            st.success("Your prediction held on the real server.", icon=":material/verified:")
         else:
-            st.error("The server did something other than you predicted: read the explanations above.", icon="🔍")
+            st.error("The server did something other than you predicted: read the explanations above.",
+                     icon=":material/search:")
     if result is None:
         return
     if result.observed != result.usual:
@@ -84,4 +96,5 @@ def show_verify(quiz: QuizSession, item: Item, record: AnswerRecord) -> None:
                 "so run it again to see its usual behaviour.")
     st.caption(f"Model {result.model}, {len(result.transcripts)} interleaved sessions, {result.wall_s:.1f} s. "
                "Each row: what the session said, and what the server transcribed.")
-    st.dataframe(result.transcripts, hide_index=True)
+    st.dataframe(result.transcripts, hide_index=True,
+                 column_config={name: st.column_config.Column(label) for name, label in COLUMN_LABELS.items()})

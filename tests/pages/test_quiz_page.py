@@ -94,6 +94,7 @@ def test_each_type_graded_once_explained_and_reviewable(quiz, open_page):
     assert score_line(stale).startswith("**Score 1 / ") and "· 1 of " in score_line(stale)
     run(at)
     assert score_line(at).startswith("**Score 1 / ") and "· 1 of " in score_line(at)
+    assert at.selectbox(key="quiz-item").value == SINGLE.id  # a rerun stays on the question
 
     # multiple: all correct boxes but one -> partial credit.
     go_to(at, MULTIPLE)
