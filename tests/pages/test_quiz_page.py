@@ -219,3 +219,15 @@ def test_a_malformed_bank_names_file_item_and_field(open_page, tmp_path, monkeyp
     message = at.error[0].value
     assert str(broken) in message and "item 'bad-item'" in message and "field 'options[0].correct'" in message
     assert not at.radio and not at.selectbox  # nothing else is drawn
+
+
+def test_a_timed_attempt_that_ran_out_shows_its_result_and_takes_no_answers(open_page):
+    # A limit far below a minute: the page's own control starts at one minute.
+    store = ProgressStore()
+    store.start_attempt("page-late", int(SEED), timed=True, time_limit_s=0.001)
+    at = open_page("quiz.py", learner="page-late", item=SINGLE.id)
+    assert "Your result" in [h.value for h in at.subheader]
+    assert any("time limit of this attempt ran out" in c.value for c in at.caption)
+    assert any("0:00" in m.value for m in at.markdown)
+    assert at.radio(key=f"quiz-{attempt(at)}-{SINGLE.id}").disabled
+    assert at.button(key=f"quiz-{attempt(at)}-{SINGLE.id}-submit").disabled
