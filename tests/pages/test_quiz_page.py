@@ -231,3 +231,13 @@ def test_a_timed_attempt_that_ran_out_shows_its_result_and_takes_no_answers(open
     assert any("0:00" in m.value for m in at.markdown)
     assert at.radio(key=f"quiz-{attempt(at)}-{SINGLE.id}").disabled
     assert at.button(key=f"quiz-{attempt(at)}-{SINGLE.id}-submit").disabled
+
+
+def test_renaming_switches_to_that_learners_own_progress(quiz):
+    answer_single(quiz, SINGLE, next(iter(SINGLE.correct_keys)))
+    run(quiz.text_input(key="quiz-name").set_value("page-zed"))
+    assert ProgressStore().attempt(attempt(quiz)).learner == "page-zed"
+    assert quiz.query_params["learner"] == "page-zed"
+    assert score_line(quiz).startswith("**Score 0 / ")
+    run(quiz.text_input(key="quiz-name").set_value("page-ada"))
+    assert score_line(quiz).startswith("**Score 1 / ")
