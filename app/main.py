@@ -17,8 +17,10 @@ OPTIONAL = {
 st.set_page_config(page_title="Triton Batching Lab", page_icon=":material/science:", layout="wide")
 
 sections: dict[str, list] = {"Start": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)]}
+# No custom url_path: Streamlit resolves the very first request of a fresh server by the
+# file name under pages/, so any other path shows a "Page not found" dialog on a deep link.
 sections["Lessons"] = [
-    st.Page(course.lesson_page(number), title=f"{number}. {lesson.title}", url_path=lesson.id)
+    st.Page(course.lesson_page(number), title=f"{number}. {lesson.title}")
     for number, lesson in enumerate(course.lessons_or_error(), start=1)
     if (PAGES / f"lesson_{number:02d}.py").exists()
 ]

@@ -5,6 +5,7 @@ import streamlit as st
 
 from app.ui import course
 from app.ui.checks import lesson_checks
+from app.ui.lesson_body import render_body
 from app.ui.live import render_live
 
 
@@ -18,7 +19,7 @@ def render(number: int) -> None:
     st.title(lesson.title)
     if lesson.summary:
         st.markdown(f"*{lesson.summary}*")
-    st.markdown(lesson.body)
+    render_body(lesson)
     if lesson.live:
         with st.container(border=True, key=f"live-{lesson.live}"):
             render_live(lesson.live)

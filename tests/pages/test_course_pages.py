@@ -56,3 +56,13 @@ def test_a_check_is_graded_once_with_its_explanation(open_page):
     at.radio(key=f"check:{lesson.id}:1:choice").set_value(second.answer).run(timeout=RUN_TIMEOUT_S)
     at.button(key=f"check:{lesson.id}:1:submit").click().run(timeout=RUN_TIMEOUT_S)
     assert any(second.explain in s.value and s.value.startswith("Correct") for s in at.success)
+
+
+def test_section_links_land_on_the_lesson_heading(open_page):
+    lesson = LESSONS[4]
+    anchor = lesson.anchors[2]
+    at = open_page("lesson_05.py", section=anchor)
+    assert not at.exception
+    assert any(f"(#{anchor})" in i.value for i in at.info)
+    anchors = [h.proto.anchor for h in at.header]
+    assert list(lesson.anchors) == [a for a in anchors if a in lesson.anchors]
