@@ -51,6 +51,11 @@ def server_side(result, key_prefix: str = "lab") -> None:
     table = analysis.latency_percentiles(result.requests, result.sessions)
     if not table.empty:
         st.dataframe(table.round(1), hide_index=True, width="stretch")
+    st.caption(
+        "Triton's statistics API and Prometheus metrics keep sums and counts, so they give the means shown "
+        "above but no percentiles; the trace times every request, so its tail (p95, p99) shows the waits "
+        "that a mean hides."
+    )
 
 
 def instance_work(result, key: str = "instance-work") -> None:
