@@ -7,14 +7,14 @@ import streamlit as st
 
 from app.content.lessons import ContentError, Lesson, load_lessons
 
-PAGES = Path(__file__).resolve().parents[1] / "pages"
-LAB_PAGE = "pages/lab.py"
-HOME_PAGE = "pages/home.py"
+PAGES = Path(__file__).resolve().parents[1] / "views"
+LAB_PAGE = "views/lab.py"
+HOME_PAGE = "views/home.py"
 
 
 def lesson_page(number: int) -> str:
     """Page file (relative to app/main.py) for the lesson in position `number` (1-based)."""
-    return f"pages/lesson_{number:02d}.py"
+    return f"views/lesson_{number:02d}.py"
 
 
 @st.cache_data(show_spinner=False, ttl=10)  # short: edits to lessons/ show up without a restart

@@ -68,7 +68,7 @@ def _expect_explained(page: Page, item) -> None:
 
 def test_one_question_of_each_type(page: Page, app_url, screenshots):
     # Enter through the home page first: on a server where no session has run app/main.py
-    # yet, Streamlit serves a deep link from app/pages/ as a legacy page, without the
+    # yet, Streamlit serves a deep link from app/views/ as a legacy page, without the
     # navigation (reported; the folder name is app/main.py's to change).
     page.goto(app_url)
     expect(page.get_by_role("heading", name="Triton Batching Lab")).to_be_visible(timeout=60_000)

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from app.lab import exercises, proxy
 from app.quiz.store import ProgressStore
 
-PAGE = Path(__file__).resolve().parents[3] / "app" / "pages" / "exercises.py"
+PAGE = Path(__file__).resolve().parents[3] / "app" / "views" / "exercises.py"
 TIMEOUT_S = 180
 
 

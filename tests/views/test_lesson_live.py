@@ -1,7 +1,7 @@
 """Every lesson's live element runs on the real server from its page and shows its evidence."""
 from __future__ import annotations
 
-from tests.pages.conftest import RUN_TIMEOUT_S
+from tests.views.conftest import RUN_TIMEOUT_S
 
 
 def click(at, key: str):

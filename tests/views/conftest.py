@@ -22,7 +22,7 @@ def data_dir(tmp_path, monkeypatch):
 
 @pytest.fixture()
 def open_page(data_dir, server_env):
-    """open_page("quiz.py", learner=..., seed=...) -> AppTest showing app/pages/quiz.py.
+    """open_page("quiz.py", learner=..., seed=...) -> AppTest showing app/views/quiz.py.
 
     server_env: the home page (the navigation's default) shows the server's status, and
     predict items verify on it, so both must reach the session's Triton.
@@ -33,6 +33,6 @@ def open_page(data_dir, server_env):
         for key, value in query.items():
             at.query_params[key] = value
         at.run(timeout=RUN_TIMEOUT_S)
-        return at.switch_page(f"pages/{page}").run(timeout=RUN_TIMEOUT_S)
+        return at.switch_page(f"views/{page}").run(timeout=RUN_TIMEOUT_S)
 
     return _open

@@ -7,7 +7,7 @@ from app.quiz.bank import load_bank
 from app.quiz.shuffle import item_order
 from app.quiz.store import ProgressStore
 from app.ui.quiz_controls import REVIEW
-from tests.pages.conftest import RUN_TIMEOUT_S
+from tests.views.conftest import RUN_TIMEOUT_S
 
 SEED = "4242"
 BANK = load_bank()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from app.lab.deployer import learner_model_name
 from app.quiz.store import ProgressStore
-from tests.pages.conftest import RUN_TIMEOUT_S
+from tests.views.conftest import RUN_TIMEOUT_S
 
 SETUP_ERROR = "This set-up cannot be deployed or run yet"
 

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from app.lab.server.connection import LabServer
 from app.ui import session
-from tests.pages.conftest import MAIN, RUN_TIMEOUT_S
+from tests.views.conftest import MAIN, RUN_TIMEOUT_S
 
 RESTART_TIMEOUT_S = 240  # a fresh Triton on two busy cores
 
@@ -38,7 +38,7 @@ def test_dead_embedded_server_shows_the_restart_button(own_server):
     assert any("embedded Triton server has stopped" in e.value for e in at.error)
     assert at.button(key="lab-restart").label == "Restart the server"
 
-    at.switch_page("pages/lab.py").run()
+    at.switch_page("views/lab.py").run()
     assert any("embedded Triton server has stopped" in e.value for e in at.error)
     assert not [b for b in at.button if b.key == "lab.run"], "no lab controls while the server is down"
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from app.quiz.bank import load_bank
 from app.quiz.store import ProgressStore
-from tests.pages.conftest import RUN_TIMEOUT_S
+from tests.views.conftest import RUN_TIMEOUT_S
 
 BANK = load_bank()
 SINGLE = next(i for i in BANK if i.type == "single" and len(i.options) >= 3)

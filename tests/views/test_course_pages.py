@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from app.content.lessons import load_lessons
-from tests.pages.conftest import RUN_TIMEOUT_S
+from tests.views.conftest import RUN_TIMEOUT_S
 
 LESSONS = load_lessons()
 

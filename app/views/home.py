@@ -30,7 +30,7 @@ for number, lesson in enumerate(lessons, start=1):
 st.page_link(course.LAB_PAGE, label="Live lab: any set-up, your prediction, the evidence", icon=":material/science:")
 for name, label, icon in (("exercises.py", "Failure modes", ":material/warning:"), ("quiz.py", "Quiz", ":material/quiz:")):
     if (course.PAGES / name).exists():
-        st.page_link(f"pages/{name}", label=label, icon=icon)
+        st.page_link(f"views/{name}", label=label, icon=icon)
 
 st.markdown("## The server")
 server_status()
