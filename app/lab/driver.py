@@ -170,7 +170,8 @@ def _send(client, scenario: Scenario, plan: SessionPlan, k: int, sequence: bool,
         for name in OUTPUTS:
             row[name.lower()] = int(result.as_numpy(name).reshape(-1)[0])
     except Exception as err:  # the server's refusal is data here, not a crash
-        row["error"] = getattr(err, "message", lambda: str(err))() or str(err)
+        message = getattr(err, "message", None)  # tritonclient's exceptions carry the server's words
+        row["error"] = (message() if callable(message) else "") or str(err)
         for name in OUTPUTS:
             row[name.lower()] = -1
     row["t_recv"] = time.perf_counter() - t0

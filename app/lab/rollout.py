@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
-from app.lab import driver, throughput
+from app.lab import driver, sentiment
 from app.lab.presets import Traffic
 
 Progress = Callable[[int, int], None]
@@ -55,15 +55,15 @@ def fresh_after_end(server, model: str, progress: Progress | None = None) -> Che
 
 def sentiment_split_invariant(server, count: int = 48) -> CheckResult:
     """The stateless model gives each review the same answer however requests are batched."""
-    texts = throughput.reviews(count, seed=5)
+    texts = sentiment.reviews(count, seed=5)
     runs = [
-        throughput.send(server, texts, concurrency=1, mode="singles"),
-        throughput.send(server, texts, concurrency=12, order=throughput.shuffled(count, 9), mode="12 at once, shuffled"),
-        throughput.as_one_batch(server, texts),
+        sentiment.send(server, texts, concurrency=1, mode="singles"),
+        sentiment.send(server, texts, concurrency=12, order=sentiment.shuffled(count, 9), mode="12 at once, shuffled"),
+        sentiment.as_one_batch(server, texts),
     ]
-    agreement = throughput.agreement(runs)
+    agreement = sentiment.agreement(runs)
     detail = (
-        f"labels identical across {len(runs)} batch splits; {throughput.describe_diff(agreement.max_score_diff)}"
+        f"labels identical across {len(runs)} batch splits; {sentiment.describe_diff(agreement.max_score_diff)}"
         if agreement.identical
         else f"labels identical: {agreement.labels_identical}; largest score difference {agreement.max_score_diff:.1e}"
     )

@@ -1,7 +1,6 @@
 """Live elements of lessons 3 to 6: the streaming recogniser under each scheduler."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from app.lab import analysis, driver, presets

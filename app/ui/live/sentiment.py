@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app.lab import figures, throughput
+from app.lab import figures, sentiment
 from app.ui.live.common import explained_failures, store, stored
 from app.ui.progress import run_with_progress
 
@@ -15,10 +15,10 @@ def batch_vs_single(server, deployer) -> None:
     count = cols[0].slider("Reviews", 16, 128, 64, step=16, key="bvs-count")
     concurrency = cols[1].slider("Callers at once (second run)", 2, 32, 16, key="bvs-concurrency")
     if st.button("Run both", key="bvs-run", type="primary"):
-        texts = throughput.reviews(count, seed=1)
+        texts = sentiment.reviews(count, seed=1)
         with explained_failures():
-            single = run_with_progress(lambda p: throughput.send(server, texts, 1, progress=p), "One at a time")
-            many = run_with_progress(lambda p: throughput.send(server, texts, concurrency, progress=p), f"{concurrency} at once")
+            single = run_with_progress(lambda p: sentiment.send(server, texts, 1, progress=p), "One at a time")
+            many = run_with_progress(lambda p: sentiment.send(server, texts, concurrency, progress=p), f"{concurrency} at once")
             store("batch_vs_single", [single, many])
     runs = stored("batch_vs_single")
     if not runs:
@@ -34,7 +34,7 @@ def batch_vs_single(server, deployer) -> None:
     left, right = st.columns(2)
     left.plotly_chart(figures.throughput(runs), key="bvs-throughput", width="stretch")
     right.plotly_chart(figures.server_batches(runs), key="bvs-batches", width="stretch")
-    agreement = throughput.agreement(runs)
+    agreement = sentiment.agreement(runs)
     if agreement.identical:
         st.success("Every review got the same label both ways: grouping changed the speed, not the answers.")
     else:
@@ -51,12 +51,12 @@ def dynamic_batching_demo(server, deployer) -> None:
     concurrency = cols[1].slider("Callers at once", 1, 32, 16, key="dbd-concurrency")
     seed = cols[2].number_input("Shuffle seed", 0, 9999, 3, key="dbd-seed")
     if st.button("Run twice", key="dbd-run", type="primary"):
-        texts = throughput.reviews(count, seed=2)
+        texts = sentiment.reviews(count, seed=2)
         with explained_failures():
             first = run_with_progress(
-                lambda p: throughput.send(server, texts, concurrency, mode="in order", progress=p), "In order")
+                lambda p: sentiment.send(server, texts, concurrency, mode="in order", progress=p), "In order")
             second = run_with_progress(
-                lambda p: throughput.send(server, texts, concurrency, order=throughput.shuffled(count, int(seed)),
+                lambda p: sentiment.send(server, texts, concurrency, order=sentiment.shuffled(count, int(seed)),
                                           mode="shuffled", progress=p), "Shuffled")
             store("dynamic_batching_demo", (texts, [first, second]))
     saved = stored("dynamic_batching_demo")
@@ -68,9 +68,9 @@ def dynamic_batching_demo(server, deployer) -> None:
     for col, run in zip(cols, runs):
         col.metric(f"{run.mode}: mean queue wait", f"{run.server.get('mean_queue_us', 0) / 1000:.2f} ms",
                    help="Server statistics: time each request waited for its batch to form")
-    agreement = throughput.agreement(runs)
+    agreement = sentiment.agreement(runs)
     if agreement.identical:
-        scores = throughput.describe_diff(agreement.max_score_diff)
+        scores = sentiment.describe_diff(agreement.max_score_diff)
         st.success(
             f"Identical results in both arrival orders: every label the same, {scores}. "
             "Batches formed differently; answers did not."
