@@ -15,8 +15,8 @@ import torch.utils.dlpack as dlpack
 import triton_python_backend_utils as pb_utils
 from tokenizer import VOCAB, word_id
 
-WIDTH = 1536
-LAYERS = 3
+WIDTH = 2048
+LAYERS = 4
 
 
 POSITIVE = "good great excellent love lovely happy fast friendly perfect recommend delightful superb".split()
