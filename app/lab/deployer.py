@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -17,6 +18,9 @@ from app.lab import deployments
 from app.lab.deployments import DeploymentError, LabSettings
 
 MAX_LEARNER_MODELS = 3  # each instance is a Python process of ~300 MB
+# A model applied this recently may still be running someone's traffic: never unload it, even
+# if that briefly keeps more than MAX_LEARNER_MODELS loaded. Every run is far shorter.
+IN_USE_GRACE_S = 120.0
 
 
 @dataclass
@@ -32,6 +36,7 @@ class Deployer:
         self.server = server
         self.max_learner_models = max_learner_models
         self._loaded: OrderedDict[str, LabSettings] = OrderedDict()
+        self._last_applied: dict[str, float] = {}
         self._lock = threading.Lock()
 
     def shipped_match(self, settings: LabSettings) -> str | None:
@@ -58,12 +63,18 @@ class Deployer:
                     ) from None
                 self._loaded[name] = settings
             self._loaded.move_to_end(name)
+            self._last_applied[name] = time.monotonic()
             self._evict()
         return Applied(name, settings, deployments.to_pbtxt(config), reused=False)
 
     def _evict(self) -> None:
+        now = time.monotonic()
         while len(self._loaded) > self.max_learner_models:
-            old, _ = self._loaded.popitem(last=False)
+            old = next(iter(self._loaded))
+            if now - self._last_applied.get(old, 0.0) < IN_USE_GRACE_S:
+                break  # the least recently applied is still fresh, so all are
+            del self._loaded[old]
+            self._last_applied.pop(old, None)
             try:
                 self.server.client().unload_model(old)
             except Exception:
@@ -73,6 +84,7 @@ class Deployer:
         """After a server restart nothing of ours is loaded any more."""
         with self._lock:
             self._loaded.clear()
+            self._last_applied.clear()
 
 
 def learner_model_name(owner: str) -> str:

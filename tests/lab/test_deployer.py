@@ -36,3 +36,21 @@ def test_apply_flips_one_model_between_schedulers(lab_server, deployer):
     assert first.model == second.model
     assert "sequence_batching" in lab_server.client().get_model_config(second.model)
     assert "sequence_batching" in second.pbtxt
+
+
+def _ready(server, model: str) -> bool:
+    return server.client().is_model_ready(model)
+
+
+def test_stale_learner_models_are_unloaded_but_one_in_use_never_is(lab_server, monkeypatch):
+    from app.lab import deployer as deployer_module
+
+    small = deployer_module.Deployer(lab_server, max_learner_models=1)
+    monkeypatch.setattr(deployer_module, "IN_USE_GRACE_S", 3600.0)
+    first = small.apply(LabSettings(slots=2, instances=1), owner="t-evict-a")
+    second = small.apply(LabSettings(slots=2, instances=1), owner="t-evict-b")
+    assert _ready(lab_server, first.model) and _ready(lab_server, second.model)  # a's may still be running
+
+    monkeypatch.setattr(deployer_module, "IN_USE_GRACE_S", 0.0)
+    small.apply(LabSettings(slots=2, instances=1), owner="t-evict-c")
+    assert not _ready(lab_server, first.model) and not _ready(lab_server, second.model)
