@@ -15,6 +15,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 
 from app.lab.device import instance_kind
 from app.lab.paths import MODEL_REPOSITORY
+from app.lab.query import values_from_query
 
 RECOGNISER_DEPLOYMENTS = ("asr_dynamic", "asr_sequence_direct", "asr_sequence_oldest")
 SHIPPED = (*RECOGNISER_DEPLOYMENTS, "sentiment")
@@ -156,21 +157,7 @@ class LabSettings:
     @classmethod
     def from_query(cls, query: dict) -> "LabSettings":
         """Settings from a URL query; values that do not parse keep their defaults."""
-        values = {}
-        for f in fields(cls):
-            raw = query.get(f.name)
-            if raw is None:
-                continue
-            raw = raw[0] if isinstance(raw, list) else raw
-            try:
-                if f.type in (bool, "bool"):
-                    values[f.name] = str(raw).lower() in ("1", "true", "yes", "on")
-                elif f.type in (int, "int"):
-                    values[f.name] = int(raw)
-                else:
-                    values[f.name] = str(raw)
-            except ValueError:
-                continue
+        values = values_from_query(cls, query)
         return cls(**values)
 
 

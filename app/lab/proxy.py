@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -24,6 +23,7 @@ import pandas as pd
 
 from app.lab.server.errors import ServerError
 from app.lab.server.ports import free_ports, port_in_use
+from app.lab.server.process_group import stop_group
 
 POLICIES = ("round_robin", "sticky")
 # sbin is often missing from a non-root PATH, where Debian puts nginx.
@@ -158,20 +158,7 @@ class NginxProxy:
     def stop(self) -> None:
         process = self.process
         if process is not None:
-            if process.poll() is None:
-                try:
-                    os.killpg(process.pid, signal.SIGTERM)  # guardian, master, worker
-                    process.wait(5)
-                except (ProcessLookupError, subprocess.TimeoutExpired):
-                    pass
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            try:
-                process.wait(5)
-            except subprocess.TimeoutExpired:
-                pass
+            stop_group(process, grace_s=5)  # guardian, nginx master and worker
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder = None

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields, replace
 from app.lab.alphabet import AlphabetError, to_symbols
 from app.lab.deployments import LabSettings
 from app.lab.presets import PRESETS, Traffic
+from app.lab.query import values_from_query
 from app.lab.scenario import Scenario
 
 TEXT_SEPARATOR = "|"  # not in the alphabet, so it can never be part of an utterance
@@ -83,20 +84,7 @@ class LabSetup:
     def from_query(cls, query) -> "LabSetup":
         """A set-up from a query string; unreadable values keep their defaults."""
         settings = LabSettings.from_query(dict(query))
-        values = {}
-        for f in fields(Traffic):
-            raw = query.get(f.name)
-            if raw is None:
-                continue
-            try:
-                if f.type in (bool, "bool"):
-                    values[f.name] = str(raw).lower() in ("1", "true", "yes", "on")
-                elif f.type in (int, "int"):
-                    values[f.name] = int(raw)
-                else:
-                    values[f.name] = float(raw)
-            except ValueError:
-                continue
+        values = values_from_query(Traffic, query)
         raw_text = query.get("text") or ""
         texts = tuple(t.strip() for t in raw_text.split(TEXT_SEPARATOR) if t.strip())
         return cls(settings, replace(Traffic(), **values), texts)

@@ -22,6 +22,7 @@ from app.lab.paths import MODEL_REPOSITORY
 from app.lab.server import installation
 from app.lab.server.errors import StartupError
 from app.lab.server.ports import free_ports, port_in_use
+from app.lab.server.process_group import stop_group
 
 LOG_TAIL_LINES = 25
 
@@ -157,21 +158,7 @@ class EmbeddedServer:
         _live_servers.discard(self)
         if process is None:
             return
-        grace = self.exit_timeout_s + 5 if grace_s is None else grace_s
-        if process.poll() is None:
-            try:
-                os.killpg(process.pid, signal.SIGTERM)
-                process.wait(grace)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                pass
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            pass
+        stop_group(process, self.exit_timeout_s + 5 if grace_s is None else grace_s)
 
     def kill_for_demo(self) -> None:
         """Kill the server abruptly, as a crash would (used to show dead-server handling)."""

@@ -1,0 +1,27 @@
+"""Read dataclass fields back from a URL query string, so a shared link rebuilds a set-up."""
+from __future__ import annotations
+
+from dataclasses import fields
+
+
+def values_from_query(cls, query) -> dict:
+    """{field: value} for each field of dataclass `cls` present in `query`, coerced to the
+    field's type; a value that does not parse is left out, so the field keeps its default."""
+    values = {}
+    for f in fields(cls):
+        raw = query.get(f.name)
+        if raw is None:
+            continue
+        raw = raw[0] if isinstance(raw, list) else raw
+        try:
+            if f.type in (bool, "bool"):
+                values[f.name] = str(raw).lower() in ("1", "true", "yes", "on")
+            elif f.type in (int, "int"):
+                values[f.name] = int(raw)
+            elif f.type in (float, "float"):
+                values[f.name] = float(raw)
+            else:
+                values[f.name] = str(raw)
+        except ValueError:
+            continue
+    return values

@@ -1,0 +1,24 @@
+"""Ending a guarded process group (guardian, server or proxy, and their children) for good."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+
+
+def stop_group(process: subprocess.Popen, grace_s: float) -> None:
+    """SIGTERM the group, give it grace_s to finish in-flight work, then SIGKILL what is left."""
+    if process.poll() is None:
+        try:
+            os.killpg(process.pid, signal.SIGTERM)
+            process.wait(grace_s)
+        except (ProcessLookupError, subprocess.TimeoutExpired):
+            pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    try:
+        process.wait(5)
+    except subprocess.TimeoutExpired:
+        pass
