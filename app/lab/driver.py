@@ -133,7 +133,8 @@ def run(server, scenario: Scenario, progress: Progress | None = None) -> RunResu
             future.result()
     wall = time.perf_counter() - t0
 
-    after = server_stats.snapshot(control, server.metrics_url, scenario.model)
+    answered = sum(1 for row in rows if not row["error"])
+    after = server_stats.snapshot_after(control, server.metrics_url, scenario.model, before, answered)
     requests = pd.DataFrame(rows).sort_values(["t_send", "session", "chunk"]).reset_index(drop=True)
     if traced:
         trace = server_trace.collect(server.trace_dir, run_id, expected=len(requests))

@@ -124,7 +124,7 @@ def send(server, texts: list[str], concurrency: int = 1, order: list[int] | None
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="review") as pool:
         list(pool.map(one, order))
     wall = time.perf_counter() - start
-    after = server_stats.snapshot(control, server.metrics_url, MODEL)
+    after = server_stats.snapshot_after(control, server.metrics_url, MODEL, before, len(texts))
     name = mode or ("one at a time" if concurrency == 1 else f"{concurrency} at once")
     return SentimentRun(name, wall, scores, labels, latency, server_stats.delta(before, after))
 
@@ -140,7 +140,7 @@ def as_one_batch(server, texts: list[str], order: list[int] | None = None) -> Se
     wall = time.perf_counter() - start
     scores, labels = np.empty_like(sent_scores), np.empty_like(sent_labels)
     scores[order], labels[order] = sent_scores, sent_labels
-    after = server_stats.snapshot(control, server.metrics_url, MODEL)
+    after = server_stats.snapshot_after(control, server.metrics_url, MODEL, before, len(texts))
     return SentimentRun("one request of all", wall, scores, labels, np.full(len(texts), wall * 1000), server_stats.delta(before, after))
 
 

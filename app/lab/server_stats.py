@@ -1,6 +1,7 @@
 """The server's own account of a run: statistics API and Prometheus metrics, before and after."""
 from __future__ import annotations
 
+import time
 import urllib.request
 from dataclasses import dataclass, field
 
@@ -54,6 +55,21 @@ def model_metrics(metrics_url: str, model: str) -> dict:
 
 def snapshot(client, metrics_url: str, model: str) -> Snapshot:
     return Snapshot(model_stats(client, model), model_metrics(metrics_url, model))
+
+
+def snapshot_after(client, metrics_url: str, model: str, before: Snapshot, inferences: int, wait_s: float = 2.0) -> Snapshot:
+    """The snapshot once the server has counted `inferences` more requests than `before`.
+
+    Triton records an execution's statistics just after it sends the replies, so a snapshot
+    taken the moment the last reply arrives can miss the last batch.
+    """
+    deadline = time.monotonic() + wait_s
+    counted = int(before.stats.get("inference_count", 0)) + inferences
+    while True:
+        stats = model_stats(client, model)
+        if int(stats.get("inference_count", 0)) >= counted or time.monotonic() > deadline:
+            return Snapshot(stats, model_metrics(metrics_url, model))
+        time.sleep(0.05)
 
 
 def delta(before: Snapshot, after: Snapshot) -> dict:
