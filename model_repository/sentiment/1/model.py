@@ -16,7 +16,7 @@ import triton_python_backend_utils as pb_utils
 from tokenizer import VOCAB, word_id
 
 WIDTH = 2048
-LAYERS = 4
+LAYERS = 6
 
 
 POSITIVE = "good great excellent love lovely happy fast friendly perfect recommend delightful superb".split()
