@@ -1,10 +1,11 @@
 """A stateless sentiment classifier for Triton's Python backend, used by the throughput lessons.
 
 Each request is one review: up to 16 word ids (0 = padding) made by tokenizer.py beside
-this file, which the lab's clients load too. A fixed-seed network scores it; nothing carries over between
-requests, so any batching, order or instance gives the same answer. The encoder is sized so
-that one batched pass over 32 reviews costs little more than a pass over one, as on a GPU:
-its weights do not fit in cache, so a single row is paid for by reading all of them.
+this file, which the lab's clients load too. A fixed-seed network scores it; nothing carries
+over between requests, so any batching, order or instance gives the same answer. The encoder
+is sized so that one batched pass over 32 reviews costs a few times, not 32 times, a pass
+over one, as on a GPU: its weights do not fit in cache, so even one row pays for reading
+all of them.
 """
 from __future__ import annotations
 
