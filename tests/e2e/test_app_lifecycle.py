@@ -11,6 +11,7 @@ import time
 import pytest
 
 from app.lab.paths import REPO_ROOT
+from app.lab.server.process_group import group_alive
 from app.lab.server.ports import free_ports
 from tests.e2e.conftest import _wait_healthy
 
@@ -20,14 +21,6 @@ SERVER_VARIABLES = ("TRITON_URL", "TRITON_TRACE_DIR", "TRITON_METRICS_URL")
 def guardians_of(pid: int) -> list[int]:
     found = subprocess.run(["pgrep", "-P", str(pid), "-f", "app.lab.server.guardian"], capture_output=True, text=True)
     return [int(p) for p in found.stdout.split()]
-
-
-def group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-        return True
-    except ProcessLookupError:
-        return False
 
 
 @pytest.mark.browser

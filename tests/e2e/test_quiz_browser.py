@@ -11,9 +11,10 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.quiz.bank import load_bank
+from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, settle
 
 pytestmark = pytest.mark.browser
-RUN_TIMEOUT_MS = 120_000
+
 LEARNER, SEED = "e2e-quiz", 9001
 BANK = load_bank()
 SINGLE = BANK["choose-ticket-language"]
@@ -21,50 +22,26 @@ MULTIPLE = next(i for i in BANK if i.type == "multiple")
 NUMERIC = next(i for i in BANK if i.type == "numeric")
 PREDICT = BANK["predict-the-fix"]  # a shipped deployment: every session stays intact
 
-
-def _settle(page: Page) -> None:
-    # Streamlit shows a "running" status widget while the script reruns.
-    page.wait_for_timeout(300)
-    expect(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0, timeout=RUN_TIMEOUT_MS)
-
-
-def _full_screenshot(page: Page, path) -> None:
-    """The app scrolls inside its main block, so grow the viewport to the content first."""
-    height = page.evaluate(
-        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
-        "[data-testid=\"stAppViewContainer\"], body')].map(e => e.scrollHeight))"
-    )
-    size = page.viewport_size
-    page.set_viewport_size({"width": size["width"], "height": min(int(height) + 50, 16000)})
-    page.wait_for_timeout(500)
-    page.screenshot(path=str(path), full_page=True)
-    page.set_viewport_size(size)
-
-
 def _open(page: Page, url: str, item) -> None:
     page.goto(f"{url}/quiz?learner={LEARNER}&seed={SEED}&item={item.id}")
     expect(page.get_by_role("heading", name="Quiz")).to_be_visible(timeout=60_000)
     expect(page.get_by_text(item.prompt, exact=True)).to_be_visible()
     # Served inside app/main.py's navigation, not as a bare script.
     expect(page.locator('[data-testid="stSidebarNav"]').get_by_text("Instructor")).to_be_visible()
-    _settle(page)
-
+    settle(page)
 
 def _form(page: Page):
     return page.locator('[data-testid="stForm"]')
 
-
 def _submit(page: Page) -> None:
     page.get_by_role("button", name="Submit answer").click()
-    _settle(page)
+    settle(page)
     expect(page.get_by_role("button", name="Answered")).to_be_disabled()
-
 
 def _expect_explained(page: Page, item) -> None:
     expect(page.get_by_text("Every option explained")).to_be_visible()
     for opt in item.options:
         expect(page.get_by_text(opt.explain, exact=False).first).to_be_attached()
-
 
 def test_one_question_of_each_type(page: Page, app_url, screenshots):
     # Enter through the home page first: on a server where no session has run app/main.py
@@ -105,7 +82,7 @@ def test_one_question_of_each_type(page: Page, app_url, screenshots):
     _submit(page)
     _expect_explained(page, PREDICT)
     page.get_by_role("button", name="Run this scenario on the server").click()
-    _settle(page)
+    settle(page)
     observed = page.locator(".st-key-quiz-verify-observed")
     expect(observed.get_by_text("all transcripts intact", exact=True)).to_be_visible(timeout=RUN_TIMEOUT_MS)
     expect(page.get_by_text("Your prediction held on the real server.")).to_be_visible()
@@ -113,4 +90,4 @@ def test_one_question_of_each_type(page: Page, app_url, screenshots):
 
     # One page view of the whole attempt's progress: 1 + 1/n + 1 + 1 of the bank.
     expect(page.get_by_text(re.compile(r"^Score 3\.\d+ / 70 · 4 of 70 answered"))).to_be_visible()
-    _full_screenshot(page, screenshots / "quiz.png")
+    full_screenshot(page, screenshots / "quiz.png")

@@ -22,3 +22,12 @@ def stop_group(process: subprocess.Popen, grace_s: float) -> None:
         process.wait(5)
     except subprocess.TimeoutExpired:
         pass
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of the group is still there (signal 0 probes without harm)."""
+    try:
+        os.killpg(pgid, 0)
+        return True
+    except ProcessLookupError:
+        return False
