@@ -43,6 +43,13 @@ def _instance_index(instance_name: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+def instance_device(args: dict) -> torch.device:
+    """Where this instance computes: the GPU Triton gave it (KIND_GPU), else the CPU."""
+    if args.get("model_instance_kind") == "GPU" and torch.cuda.is_available():
+        return torch.device(f"cuda:{int(args.get('model_instance_device_id', 0))}")
+    return torch.device("cpu")
+
+
 class TritonPythonModel:
     def initialize(self, args):
         config = json.loads(args["model_config"])
@@ -54,10 +61,7 @@ class TritonPythonModel:
         self.honour_ready = _param(config, "honour_ready", "true").lower() == "true"
         self.idle_evict_s = float(_param(config, "idle_evict_s", "60"))
         self.instance = _instance_index(args.get("model_instance_name", ""))
-        if args.get("model_instance_kind") == "GPU" and torch.cuda.is_available():
-            self.device = torch.device(f"cuda:{int(args.get('model_instance_device_id', 0))}")
-        else:
-            self.device = torch.device("cpu")
+        self.device = instance_device(args)
         self.bins = torch.tensor(CANDIDATE_BINS, device=self.device)
         # key -> [state, owner tag, last used (monotonic s)]
         self.cells: dict[tuple, list] = {}

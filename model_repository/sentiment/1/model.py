@@ -24,14 +24,18 @@ POSITIVE = "good great excellent love lovely happy fast friendly perfect recomme
 NEGATIVE = "bad terrible awful hate slow rude broken poor refund disappointing worst noisy".split()
 
 
+def instance_device(args: dict) -> torch.device:
+    """Where this instance computes: the GPU Triton gave it (KIND_GPU), else the CPU."""
+    if args.get("model_instance_kind") == "GPU" and torch.cuda.is_available():
+        return torch.device(f"cuda:{int(args.get('model_instance_device_id', 0))}")
+    return torch.device("cpu")
+
+
 class TritonPythonModel:
     def initialize(self, args):
         config = json.loads(args["model_config"])
         del config  # no parameters: the classifier is the same in every deployment
-        if args.get("model_instance_kind") == "GPU" and torch.cuda.is_available():
-            self.device = torch.device(f"cuda:{int(args.get('model_instance_device_id', 0))}")
-        else:
-            self.device = torch.device("cpu")
+        self.device = instance_device(args)
         gen = torch.Generator().manual_seed(0)
         polarity = torch.zeros(VOCAB)
         polarity[[word_id(w) for w in POSITIVE]] = 1.0
