@@ -5,7 +5,7 @@ run these same definitions.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from app.lab.deployments import LabSettings
 from app.lab.scenario import Scenario, random_texts
@@ -99,7 +99,3 @@ def run_preset(server, deployer, name: str, owner: str = "presets", traffic: Tra
     applied = deployer.apply(preset.settings, owner=owner)
     scenario = (traffic or preset.traffic).scenario(applied.model)
     return applied, driver.run(server, scenario, progress=progress)
-
-
-def with_traffic(preset: Preset, **changes) -> Preset:
-    return replace(preset, traffic=replace(preset.traffic, **changes))

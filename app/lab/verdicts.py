@@ -11,7 +11,6 @@ import pandas as pd
 from app.lab.alphabet import to_text
 
 PADDING_OWNER = 2**64 - 1
-VERDICTS = ("intact", "lost", "foreign", "garbage", "error")
 EXPLANATIONS = {
     "intact": "every symbol right",
     "lost": "its state came back fresh or stale: the chunk reached a cell without its history",

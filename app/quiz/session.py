@@ -31,22 +31,11 @@ class Submission:
 
 
 @dataclass(frozen=True)
-class OptionFeedback:
-    option: Option
-    chosen: bool
-
-
-@dataclass(frozen=True)
 class ReviewEntry:
     number: int  # 1-based position in this seed's order
     item: Item
     options: list[Option]  # display order
     record: AnswerRecord | None
-
-    def feedback(self) -> list[OptionFeedback]:
-        """Every option with whether the learner picked it, in the order they saw them."""
-        chosen = chosen_keys(self.record.answer) if self.record else set()
-        return [OptionFeedback(o, o.key in chosen) for o in self.options]
 
 
 def chosen_keys(answer: Any) -> set[int]:
