@@ -217,6 +217,10 @@ def validate_recogniser(config: mc.ModelConfig) -> None:
 
 
 def load(client, config: mc.ModelConfig, with_code: bool = False) -> None:
-    """Load (or replace) a deployment; with_code sends model.py for names not in the repository."""
-    files = {"file:1/model.py": RECOGNISER_CODE.read_bytes()} if with_code else None
+    """Load (or replace) a deployment; with_code sends the recogniser's model.py for a name not
+    in the repository, after checking the config fits that code (Triton's own error is vague)."""
+    files = None
+    if with_code:
+        validate_recogniser(config)
+        files = {"file:1/model.py": RECOGNISER_CODE.read_bytes()}
     client.load_model(config.name, config=to_json(config), files=files)
