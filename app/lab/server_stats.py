@@ -80,19 +80,22 @@ def delta(before: Snapshot, after: Snapshot) -> dict:
             node = node.get(key, {}) if isinstance(node, dict) else {}
         return float(node or 0)
 
-    inferences = stat(after, "inference_count") - stat(before, "inference_count")
-    executions = stat(after, "execution_count") - stat(before, "execution_count")
-    queue_ns = stat(after, "inference_stats", "queue", "ns") - stat(before, "inference_stats", "queue", "ns")
-    compute_ns = stat(after, "inference_stats", "compute_infer", "ns") - stat(before, "inference_stats", "compute_infer", "ns")
-    successes = stat(after, "inference_stats", "success", "count") - stat(before, "inference_stats", "success", "count")
+    def added(*path):
+        return _increase(stat(before, *path), stat(after, *path))
+
+    inferences = added("inference_count")
+    executions = added("execution_count")
+    queue_ns = added("inference_stats", "queue", "ns")
+    compute_ns = added("inference_stats", "compute_infer", "ns")
+    successes = added("inference_stats", "success", "count")
     batches: dict[int, int] = {}
     old = {int(b["batch_size"]): int(b.get("compute_infer", {}).get("count", 0)) for b in before.stats.get("batch_stats", [])}
     for b in after.stats.get("batch_stats", []):
         size = int(b["batch_size"])
-        count = int(b.get("compute_infer", {}).get("count", 0)) - old.get(size, 0)
+        count = _increase(old.get(size, 0), int(b.get("compute_infer", {}).get("count", 0)))
         if count > 0:
             batches[size] = count
-    metric_delta = {k: after.metrics.get(k, 0.0) - before.metrics.get(k, 0.0) for k in after.metrics}
+    metric_delta = {k: _increase(before.metrics.get(k, 0.0), after.metrics.get(k, 0.0)) for k in after.metrics}
     metric_delta["nv_inference_pending_request_count"] = after.metrics.get("nv_inference_pending_request_count", 0.0)
     executed = sum(batches.values())
     return {
@@ -107,3 +110,9 @@ def delta(before: Snapshot, after: Snapshot) -> dict:
         "batch_sizes": dict(sorted(batches.items())),
         "metrics": metric_delta,
     }
+
+
+def _increase(before, after):
+    """A counter's growth between two readings; one that went down was reset (the model was
+    reloaded in between), so everything it counts now happened since."""
+    return after - before if after >= before else after
