@@ -53,7 +53,7 @@ class LabServer:
 
     def environment(self) -> dict[str, str]:
         """Variables that point another process (a test's app, a CLI) at this same server."""
-        env = {"TRITON_URL": self.url, "TRITON_METRICS_URL": self.metrics_url}
+        env = {"TRITON_URL": self.url, "TRITON_GRPC_URL": self.grpc_url, "TRITON_METRICS_URL": self.metrics_url}
         if self.trace_dir is not None:
             env["TRITON_TRACE_DIR"] = str(self.trace_dir)
         return env
@@ -71,11 +71,24 @@ class LabServer:
         return self.embedded.url
 
     @property
+    def grpc_url(self) -> str:
+        """host:port of the gRPC endpoint (TRITON_GRPC_URL, else port 8001 of an external host)."""
+        if self.embedded is not None:
+            return f"127.0.0.1:{self.embedded.grpc_port}"
+        host = self.url.rsplit(":", 1)[0]
+        return os.environ.get("TRITON_GRPC_URL", f"{host}:8001").removeprefix("grpc://")
+
+    @property
     def metrics_url(self) -> str:
         if self.embedded is not None:
             return self.embedded.metrics_url
         host = self.url.rsplit(":", 1)[0]
         return os.environ.get("TRITON_METRICS_URL", f"http://{host}:8002/metrics")
+
+    @property
+    def log_path(self) -> Path | None:
+        """The embedded server's log file; None with an external server or before start."""
+        return self.embedded.log_path if self.embedded is not None else None
 
     def client(self, timeout_s: float = 60.0) -> http.InferenceServerClient:
         return http.InferenceServerClient(self.url, connection_timeout=timeout_s, network_timeout=timeout_s)
