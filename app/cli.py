@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 from app.lab.paths import MODEL_REPOSITORY
+from app.lab.transports import Transport
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -50,6 +51,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--jitter-ms", type=float, default=10.0)
     run.add_argument("--concurrency", type=int, default=0, help="sessions in flight at once (0: all)")
     run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--transport", choices=[t.value for t in Transport], default=Transport.HTTP.value, help="how chunks travel: HTTP, gRPC calls, or one gRPC stream per session")
+    run.add_argument("--in-flight", type=int, default=1, help="chunks a session sends before earlier answers are back (1: wait for each)")
     run.add_argument("--url", default=None)
     run.add_argument("--json", type=Path, default=None, help="write sessions and per-request trace here")
     run.set_defaults(handler=_run)
@@ -123,6 +126,8 @@ def _run(args) -> int:
         jitter_ms=args.jitter_ms,
         concurrency=args.concurrency,
         seed=args.seed,
+        transport=Transport(args.transport),
+        in_flight=args.in_flight,
     )
     scenario.validate()
     server = _server(args.url)

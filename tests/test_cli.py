@@ -34,6 +34,22 @@ def test_run_writes_sessions_and_the_per_request_trace(server_env, tmp_path):
     assert {"instance", "slot", "batch", "state_in", "state_owner", "queue_ms", "latency_ms"} <= set(first)
 
 
+def test_run_over_a_grpc_stream_pipelined(server_env, tmp_path):
+    out = tmp_path / "run.json"
+    args = ["run", "--model", "asr_sequence_direct", "--sessions", "2", "--chunks", "5", "--transport", "grpc_stream", "--in-flight", "3"]
+    done = run_cli(args + ["--json", str(out)], server_env)
+    assert done.returncode == 0, done.stderr
+    assert "gRPC bidirectional stream, 3 chunks in flight" in done.stdout and "verdicts: intact 2" in done.stdout
+    data = json.loads(out.read_text())
+    assert data["transport"] == "grpc_stream" and data["in_flight"] == 3 and len(data["requests"]) == 10
+
+
+def test_run_refuses_a_bad_in_flight_count_in_words(server_env):
+    done = run_cli(["run", "--model", "asr_sequence_direct", "--in-flight", "0"], server_env)
+    assert done.returncode == 2 and "chunks in flight per session must be 1 to 16" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_run_with_own_text_and_a_bad_character_says_which(server_env):
     done = run_cli(["run", "--model", "asr_sequence_direct", "--text", "HELLO 2 YOU"], server_env)
     assert done.returncode == 2

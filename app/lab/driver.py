@@ -15,9 +15,8 @@ from typing import Callable
 
 import numpy as np
 import pandas as pd
-import tritonclient.http as http
 
-from app.lab import server_stats, server_trace
+from app.lab import server_stats, server_trace, transports
 from app.lab.audio import utterance
 from app.lab.ids import unique_ids
 from app.lab.scenario import Scenario
@@ -89,7 +88,8 @@ def is_sequence_model(client, model: str) -> bool:
 
 def run(server, scenario: Scenario, progress: Progress | None = None) -> RunResult:
     """Run one scenario against `server` (a LabServer) and judge every session."""
-    plans = plan_sessions(scenario, server.url)
+    scenario.validate()
+    plans = plan_sessions(scenario, server.grpc_url if scenario.transport.uses_grpc else server.url)
     control = server.client()
     sequence = scenario.sequence if scenario.sequence is not None else is_sequence_model(control, scenario.model)
     traced = server_trace.enable(control, scenario.model) and server.trace_dir is not None
@@ -109,23 +109,14 @@ def run(server, scenario: Scenario, progress: Progress | None = None) -> RunResu
                 progress(done[0], total)
 
     def session(plan: SessionPlan) -> None:
-        client = http.InferenceServerClient(plan.url, connection_timeout=120, network_timeout=120)
-        jitter = np.random.default_rng([scenario.seed, plan.index, 1])
         delay = plan.start_s - (time.perf_counter() - t0)
         if delay > 0:
             time.sleep(delay)
-        for k in range(plan.send_count):
-            row = _send(client, scenario, plan, k, sequence, run_id, t0)
-            tick(row)
-            if row["error"]:
-                break  # a refused chunk ends the session, as it would a real client's
-            pause = plan.think_ms + (jitter.uniform(-1, 1) * scenario.jitter_ms if scenario.jitter_ms else 0)
-            after, extra = scenario.pauses.get(plan.index, (-1, 0.0))
-            if k == after:
-                pause += extra
-            if k + 1 < plan.send_count and pause > 0:
-                time.sleep(pause / 1000.0)
-        client.close()
+        link = transports.open_link(scenario.transport, plan.url, scenario.in_flight)
+        try:
+            _converse(link, scenario, plan, sequence, run_id, t0, tick)
+        finally:
+            link.close()
 
     workers = scenario.concurrency or len(plans)
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="session") as pool:
@@ -143,16 +134,57 @@ def run(server, scenario: Scenario, progress: Progress | None = None) -> RunResu
     return RunResult(run_id, scenario, plans, requests, sessions, server_stats.delta(before, after), traced, wall)
 
 
-def _send(client, scenario: Scenario, plan: SessionPlan, k: int, sequence: bool, run_id: str, t0: float) -> dict:
-    audio = http.InferInput("AUDIO", [1, 160], "FP32")
-    audio.set_data_from_numpy(plan.audio[k : k + 1])
-    tag = http.InferInput("SESSION", [1, 1], "UINT64")
-    tag.set_data_from_numpy(np.array([[plan.tag]], dtype=np.uint64))
-    kwargs = {}
-    if sequence:
-        last = k == len(plan.symbols) - 1
-        kwargs = {"sequence_id": plan.corrid, "sequence_start": k == 0, "sequence_end": last}
-    row = {
+def _converse(link, scenario: Scenario, plan: SessionPlan, sequence: bool, run_id: str, t0: float, tick) -> None:
+    """Send one session's chunks over `link`, pacing them as the scenario says.
+
+    Serial (in_flight 1): reply, think, next chunk. Pipelined: send, think, next chunk while
+    earlier replies are still out. A refused chunk ends the session, as it would a real
+    client's; chunks already in flight still get their records.
+    """
+    jitter = np.random.default_rng([scenario.seed, plan.index, 1])
+    refused = threading.Event()
+    serial = scenario.in_flight == 1
+
+    def pause_after(k: int) -> float:
+        pause = plan.think_ms + (jitter.uniform(-1, 1) * scenario.jitter_ms if scenario.jitter_ms else 0)
+        after, extra = scenario.pauses.get(plan.index, (-1, 0.0))
+        return (pause + (extra if k == after else 0.0)) / 1000.0
+
+    for k in range(plan.send_count):
+        link.acquire()  # serial: waits for the previous reply
+        if refused.is_set():
+            link.release()
+            break
+        if k and serial:
+            link.pause(pause_after(k - 1))
+        row = _row(plan, k, run_id)
+        # X-Request-ID lets a proxy's access log say which replica served each chunk.
+        headers = {"X-Request-ID": row["request_id"]}
+        if scenario.headers_by_session:
+            headers["X-Session-ID"] = str(plan.tag)
+        arrays = {
+            "AUDIO": plan.audio[k : k + 1],
+            "SESSION": np.array([[plan.tag]], dtype=np.uint64),
+        }
+        flags = {}
+        if sequence:
+            flags = {"sequence_id": plan.corrid, "sequence_start": k == 0, "sequence_end": k == len(plan.symbols) - 1}
+
+        def done(result, error: str, row=row) -> None:
+            _record(row, result, error, t0)
+            if error:
+                refused.set()
+            tick(row)
+
+        row["t_send"] = time.perf_counter() - t0
+        link.send(scenario.model, arrays, row["request_id"], headers, flags, done)
+        if not serial and k + 1 < plan.send_count:
+            link.pause(pause_after(k))
+    link.drain()
+
+
+def _row(plan: SessionPlan, k: int, run_id: str) -> dict:
+    return {
         "session": plan.index,
         "chunk": k,
         "corrid": str(plan.corrid),
@@ -161,23 +193,15 @@ def _send(client, scenario: Scenario, plan: SessionPlan, k: int, sequence: bool,
         "expected": plan.symbols[k],
         "error": "",
     }
-    # X-Request-ID lets a proxy's access log say which replica served each chunk.
-    headers = {"X-Request-ID": row["request_id"]}
-    if scenario.headers_by_session:
-        headers["X-Session-ID"] = str(plan.tag)
-    row["t_send"] = time.perf_counter() - t0
-    try:
-        result = client.infer(scenario.model, [audio, tag], request_id=row["request_id"], headers=headers, **kwargs)
-        for name in OUTPUTS:
-            row[name.lower()] = int(result.as_numpy(name).reshape(-1)[0])
-    except Exception as err:  # the server's refusal is data here, not a crash
-        message = getattr(err, "message", None)  # tritonclient's exceptions carry the server's words
-        row["error"] = (message() if callable(message) else "") or str(err)
-        for name in OUTPUTS:
-            row[name.lower()] = -1
+
+
+def _record(row: dict, result, error: str, t0: float) -> None:
+    """Fill a request's record from its reply; the same fields whatever the transport."""
     row["t_recv"] = time.perf_counter() - t0
+    row["error"] = error
+    for name in OUTPUTS:
+        row[name.lower()] = -1 if error else int(result.as_numpy(name).reshape(-1)[0])
     row["latency_ms"] = (row["t_recv"] - row["t_send"]) * 1000
-    return row
 
 
 def _join_trace(requests: pd.DataFrame, trace: pd.DataFrame) -> pd.DataFrame:

@@ -1,7 +1,7 @@
 """Plain-text and JSON views of a run, for the CLI and for instructors' scripts.
 
 JSON schema (version 1):
-  {"schema": 1, "run_id", "model", "wall_s", "traced",
+  {"schema": 1, "run_id", "model", "transport" (http, grpc or grpc_stream), "in_flight", "wall_s", "traced",
    "server": {inference_count, execution_count, average_batch_size, mean_queue_us,
               mean_compute_us, batch_sizes: {size: executions}, metrics: {name: delta}},
    "sessions": [{session, corrid, tag, expected_text, received_text, chunks, first_wrong,
@@ -28,8 +28,9 @@ REQUEST_FIELDS = [
 def summary_table(result) -> str:
     s = result.sessions
     lines = [
-        f"run {result.run_id} on {result.scenario.model}: {len(s)} sessions, {len(result.requests)} requests, "
-        f"{result.wall_s:.2f} s",
+        f"run {result.run_id} on {result.scenario.model} over {result.scenario.transport.label}"
+        f"{f', {result.scenario.in_flight} chunks in flight per session' if result.scenario.in_flight > 1 else ''}: "
+        f"{len(s)} sessions, {len(result.requests)} requests, {result.wall_s:.2f} s",
         f"{'#':>3} {'verdict':8} {'first wrong':>11}  {'expected':30} received",
     ]
     for row in s.itertuples():
@@ -54,6 +55,8 @@ def to_json(result) -> dict:
         "schema": 1,
         "run_id": result.run_id,
         "model": result.scenario.model,
+        "transport": result.scenario.transport.value,
+        "in_flight": result.scenario.in_flight,
         "wall_s": result.wall_s,
         "traced": result.traced,
         "server": result.server,

@@ -6,6 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.lab.alphabet import to_symbols
+from app.lab.transports import Transport
+
+MAX_SESSIONS = 256  # the engine's limit; the lab page keeps its own, lower one for readability
+MAX_IN_FLIGHT = 16
 
 # Short common words, so random utterances read like speech in the transcript board.
 WORDS = (
@@ -54,13 +58,20 @@ class Scenario:
     urls: list[str] | None = None  # per-session server URL (e.g. through a proxy); default the lab server
     headers_by_session: bool = False  # send X-Session-ID (for sticky load balancing)
     sequence: bool | None = None  # send sequence flags; None asks the model's config
+    transport: Transport = Transport.HTTP
+    in_flight: int = 1  # chunks a session may have unanswered; above 1 it pipelines
 
     def validate(self) -> list[list[int]]:
         """Symbols per session; raises ValueError with a specific message on bad input."""
         if not self.texts:
             raise ValueError("a run needs at least one session")
-        if len(self.texts) > 64:
-            raise ValueError(f"at most 64 sessions per run, got {len(self.texts)}")
+        if len(self.texts) > MAX_SESSIONS:
+            raise ValueError(f"at most {MAX_SESSIONS} sessions per run, got {len(self.texts)}")
+        self.transport = Transport.parse(self.transport)
+        if not 1 <= self.in_flight <= MAX_IN_FLIGHT:
+            raise ValueError(f"chunks in flight per session must be 1 to {MAX_IN_FLIGHT}, got {self.in_flight}")
+        if self.urls and self.transport.uses_grpc:
+            raise ValueError("per-session URLs (a load balancer in front) are HTTP only: use the http transport")
         symbols = []
         for index, text in enumerate(self.texts):
             try:

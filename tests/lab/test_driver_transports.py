@@ -1,0 +1,85 @@
+"""The driver over HTTP, gRPC calls and a gRPC stream, serial and pipelined, on the real server."""
+from __future__ import annotations
+
+import pytest
+
+from app.lab import driver, report
+from app.lab.scenario import Scenario, random_texts
+from app.lab.transports import Transport
+
+MODEL = "asr_sequence_direct"
+
+
+def _scenario(transport, in_flight=1, **kwargs) -> Scenario:
+    values = {"think_ms": 5.0, "jitter_ms": 5.0, "seed": 4} | kwargs
+    return Scenario(model=MODEL, texts=random_texts(4, 10, seed=4), transport=transport, in_flight=in_flight, **values)
+
+
+@pytest.fixture(scope="module")
+def serial_runs(lab_server):
+    return {t: driver.run(lab_server, _scenario(t)) for t in Transport}
+
+
+@pytest.mark.parametrize("transport", list(Transport))
+def test_every_transport_keeps_sessions_intact_and_joins_the_trace(serial_runs, transport):
+    result = serial_runs[transport]
+    q = result.requests
+    assert result.all_intact, result.sessions[["verdict", "detail"]]
+    assert len(q) == 40 and q["request_id"].is_unique
+    assert (q["error"] == "").all()
+    # Each record found its own line in the server's trace by request ID.
+    assert result.traced and q["queue_ms"].notna().all() and q["compute_ms"].notna().all()
+    assert result.server["inference_count"] == 40
+
+
+def test_records_have_the_same_fields_whatever_the_transport(serial_runs):
+    columns = {t: list(r.requests.columns) for t, r in serial_runs.items()}
+    assert columns[Transport.GRPC] == columns[Transport.HTTP] == columns[Transport.GRPC_STREAM]
+    # The same audio gives the same transcripts over every transport.
+    texts = {t: r.sessions["received_text"].tolist() for t, r in serial_runs.items()}
+    assert texts[Transport.GRPC] == texts[Transport.HTTP] == texts[Transport.GRPC_STREAM]
+
+
+def test_report_names_the_transport(serial_runs):
+    data = report.to_json(serial_runs[Transport.GRPC_STREAM])
+    assert data["transport"] == "grpc_stream" and data["in_flight"] == 1
+    assert "gRPC bidirectional stream" in report.summary_table(serial_runs[Transport.GRPC_STREAM])
+
+
+def test_pipelined_stream_delivers_each_sequence_in_order(lab_server):
+    # No think time and four chunks in flight: the pace at which unary calls overtake each
+    # other here; one stream per session must still hand the scheduler chunk k before k+1.
+    result = driver.run(lab_server, _scenario(Transport.GRPC_STREAM, in_flight=4, think_ms=0.0, jitter_ms=0.0))
+    q = result.requests
+    assert result.all_intact, result.sessions[["verdict", "detail"]]
+    for _, mine in q.groupby("session"):
+        assert mine.sort_values("queue_start_ns")["chunk"].tolist() == sorted(mine["chunk"])
+    # Pipelined: some chunk left before the previous chunk's answer came back.
+    overlapped = any(
+        (m.sort_values("chunk")["t_send"].iloc[1:].to_numpy() < m.sort_values("chunk")["t_recv"].iloc[:-1].to_numpy()).any()
+        for _, m in q.groupby("session")
+    )
+    assert overlapped
+
+
+@pytest.mark.parametrize("transport", list(Transport))
+@pytest.mark.parametrize("in_flight", [1, 3])
+def test_a_refused_chunk_is_recorded_with_the_servers_words(lab_server, transport, in_flight):
+    # Chunks without a correlation ID: the sequence batcher refuses each one.
+    result = driver.run(lab_server, Scenario(model=MODEL, texts=["HI"], transport=transport, in_flight=in_flight, sequence=False))
+    first = result.requests.sort_values("chunk").iloc[0]
+    assert "correlation ID" in first["error"] and first["symbol"] == -1
+    assert result.sessions.iloc[0]["verdict"] == "error"
+
+
+@pytest.mark.parametrize(
+    "kwargs, words",
+    [
+        ({"transport": "carrier_pigeon"}, "unknown transport 'carrier_pigeon'"),
+        ({"in_flight": 0}, "chunks in flight per session must be 1 to 16"),
+        ({"transport": "grpc", "urls": ["127.0.0.1:1"]}, "HTTP only"),
+    ],
+)
+def test_bad_transport_settings_are_refused_before_anything_is_sent(kwargs, words):
+    with pytest.raises(ValueError, match=words):
+        Scenario(model=MODEL, texts=["HI"], **kwargs).validate()
