@@ -8,11 +8,21 @@ from tritonclient.utils import InferenceServerException
 
 from app.lab import exercises
 from app.lab.deployments import DeploymentError
-from app.lab.exercises.figures import figures
 from app.lab.server.errors import ServerError
 from app.ui.session import lab, learner
 
 RESULT_KEY = "exercise-result-{}"
+
+
+def _failure(err: Exception, doing: str) -> str:
+    """What a learner reads when part of an exercise fails: the reason, never a traceback."""
+    if isinstance(err, (ServerError, DeploymentError, ValueError)):
+        return f"The exercise could not {doing}: {err}"
+    if isinstance(err, InferenceServerException):
+        return f"Triton refused a request the exercise needs: {err.message()}"
+    if isinstance(err, OSError):
+        return f"The exercise could not reach a server or start a process: {err}"
+    return f"The exercise stopped unexpectedly ({type(err).__name__}): {err}"
 
 
 def _run(name: str, choice: str, server, deployer) -> None:
@@ -21,17 +31,8 @@ def _run(name: str, choice: str, server, deployer) -> None:
         with st.spinner("Running on the Triton server..."):
             # Exercises call progress from this (the script) thread, so it may draw directly.
             result = exercises.run(name, server, deployer, progress=lambda f, m: bar.progress(f, text=m))
-    except (ServerError, DeploymentError, ValueError) as err:
-        st.error(f"The exercise could not run: {err}")
-        return
-    except InferenceServerException as err:
-        st.error(f"Triton refused a request the exercise needs: {err.message()}")
-        return
-    except OSError as err:
-        st.error(f"The exercise could not reach a server or start a process: {err}")
-        return
-    except Exception as err:  # a learner sees the reason, never a traceback
-        st.error(f"The exercise stopped unexpectedly ({type(err).__name__}): {err}")
+    except Exception as err:
+        st.error(_failure(err, "run"))
         return
     finally:
         bar.empty()
@@ -56,7 +57,12 @@ def _show(exercise, choice: str, result) -> None:
                 "these cases: run it again and compare.")
     st.markdown("**Measured**")
     st.dataframe(result.numbers_table(), hide_index=True, width="stretch")
-    for index, (caption, fig) in enumerate(figures(result)):
+    try:
+        charts = exercises.figures(result)
+    except Exception as err:  # the measurements above and the findings below still stand
+        st.error(_failure(err, "draw its charts"))
+        charts = []
+    for index, (caption, fig) in enumerate(charts):
         st.plotly_chart(fig, key=f"exercise-{result.name}-fig-{index}", width="stretch")
     st.markdown("**What happened**\n" + "\n".join(f"- {line}" for line in result.findings))
     st.markdown(f"**Why**\n\n{result.explanation}")

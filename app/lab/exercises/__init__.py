@@ -1,27 +1,56 @@
 """Failure-mode exercises: predict what the server will do, run it on the real server, see why.
 
+One home per exercise. An exercise is ONE module in this package that defines:
+  EXERCISE = Exercise(name="<the module's name>", title, scenario, question, options, correct)
+  run(server, deployer, progress=None) -> ExerciseResult   # outcome worked out from measurements
+  figures(result) -> list[(caption, plotly Figure)]         # drawn only from result.tables / numbers
+plus ONE line in REGISTRY below and its test, tests/lab/exercises/test_<name>.py. Nothing else
+lists exercises: the CLI, the page and tests/lab/exercises/test_registry.py read the registry,
+and importing this package fails, naming the module and what it lacks, if a module is incomplete.
+
 API used by the CLI and the exercises page:
-  EXERCISES            name -> Exercise (title, scenario, question, options, correct)
+  EXERCISES            name -> Exercise, in teaching order
   get(name)            the Exercise, or ValueError listing the names
   run(name, server, deployer, progress=None) -> ExerciseResult
+  figures(result)      that exercise's charts for a result
 progress, if given, is called as progress(fraction 0..1, message) from the calling thread.
 """
 from __future__ import annotations
 
 import importlib
 import threading
+from types import ModuleType
 
 from app.lab.exercises.base import Exercise, ExerciseResult, Option, Progress
 
-# One module per exercise, in teaching order; each has EXERCISE and run(server, deployer, progress).
-ORDER = ("slot_exhaustion", "never_ending", "id_collision", "sticky_routing", "forgot_ready", "verification")
-_MODULES = {name: importlib.import_module(f"app.lab.exercises.{name}") for name in ORDER}
+# The only list of exercises, in teaching order: one module name per line.
+REGISTRY = (
+    "slot_exhaustion",
+    "never_ending",
+    "id_collision",
+    "sticky_routing",
+    "forgot_ready",
+    "verification",
+)
+
+
+def _load(name: str) -> ModuleType:
+    module = importlib.import_module(f"app.lab.exercises.{name}")
+    missing = [attr for attr in ("EXERCISE", "run", "figures") if not hasattr(module, attr)]
+    if missing:
+        raise ImportError(f"exercise module {module.__name__} lacks {', '.join(missing)}: see app/lab/exercises/__init__.py")
+    if not isinstance(module.EXERCISE, Exercise) or module.EXERCISE.name != name:
+        raise ImportError(f"exercise module {module.__name__}: EXERCISE must be an Exercise named {name!r}")
+    return module
+
+
+_MODULES = {name: _load(name) for name in REGISTRY}
 EXERCISES: dict[str, Exercise] = {name: m.EXERCISE for name, m in _MODULES.items()}
 # Two learners running the same exercise at once would share its models and skew each
 # other's timings: one run per exercise at a time.
 _LOCKS = {name: threading.Lock() for name in _MODULES}
 
-__all__ = ["EXERCISES", "Exercise", "ExerciseResult", "Option", "Progress", "get", "run"]
+__all__ = ["EXERCISES", "REGISTRY", "Exercise", "ExerciseResult", "Option", "Progress", "figures", "get", "run"]
 
 
 def get(name: str) -> Exercise:
@@ -35,3 +64,9 @@ def run(name: str, server, deployer, progress: Progress | None = None) -> Exerci
     get(name)
     with _LOCKS[name]:
         return _MODULES[name].run(server, deployer, progress)
+
+
+def figures(result: ExerciseResult) -> list:
+    """The charts of the exercise that produced `result`: list of (caption, plotly Figure)."""
+    get(result.name)
+    return _MODULES[result.name].figures(result)

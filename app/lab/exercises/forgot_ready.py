@@ -4,9 +4,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
 
 from app.lab import driver, presets
-from app.lab.exercises import measure
+from app.lab.exercises import measure, plots
 from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
 
 PRESET = "forgot_ready"
@@ -105,3 +107,11 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         findings,
         {"ready_ignored": broken, "ready_honoured": fixed},
     )
+
+
+def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
+    """The exercise's charts, each drawn from one of the result's tables."""
+    s = result.tables["sessions"].assign(who=lambda f: plots.sessions(f))
+    fig = px.bar(s, x="who", y="wrong_symbols", color="verdict", facet_row="run", color_discrete_map=plots.VERDICT_COLOURS,
+                 labels={"who": "", "wrong_symbols": "wrong symbols"}, title="Wrong symbols per session")
+    return [("Sessions", plots.layout(fig, 420))]

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
 
 from app.lab import driver, presets
-from app.lab.exercises import measure
+from app.lab.exercises import measure, plots
 from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
 from app.lab.ids import unique_ids
 from app.lab.scenario import Scenario
@@ -152,3 +154,15 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         findings,
         {"same_id": collide, "unique_ids": fixed},
     )
+
+
+def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
+    """The exercise's charts, each drawn from one of the result's tables."""
+    chunks = result.tables["chunks"].assign(who=lambda f: plots.sessions(f))
+    chunks["letter"] = chunks["right"].map(plots.LETTER)
+    colours = {**plots.READ_COLOURS, "session 1": "#9467bd", "session 2": "#e377c2"}
+    fig = px.scatter(chunks, x="t_send", y="who", color="read_state_of", symbol="letter", facet_row="run",
+                     color_discrete_map=colours, labels={"t_send": "sent at (s)", "who": "", "read_state_of": "read state of"},
+                     title="Whose state each chunk read")
+    fig.update_traces(marker_size=10)
+    return [("Chunks", plots.layout(fig, 420))]

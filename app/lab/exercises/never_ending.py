@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import pandas as pd
 from tritonclient.utils import InferenceServerException
+import plotly.express as px
+import plotly.graph_objects as go
 
 from app.lab import deployments, driver
 from app.lab.deployments import DeploymentError, LabSettings
-from app.lab.exercises import measure
+from app.lab.exercises import measure, plots
 from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
 from app.lab.scenario import Scenario, random_texts
 
@@ -216,3 +218,34 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         findings,
         runs,
     )
+
+
+def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
+    """The exercise's charts, each drawn from one of the result's tables."""
+    grid = result.tables["grid"].copy()
+    grid["label"] = grid.apply(lambda r: f"reaped after {r.chunks_answered} chunk(s)" if r.reaped else r.verdict, axis=1)
+    grid["reaped_num"] = grid["reaped"].astype(int)
+    pivot = grid.pivot(index="timeout_ms", columns="think_ms", values="reaped_num")
+    labels = grid.pivot(index="timeout_ms", columns="think_ms", values="label")
+    heat = go.Figure(go.Heatmap(
+        z=pivot.values, x=[f"think {c} ms" for c in pivot.columns], y=[f"timeout {i} ms" for i in pivot.index],
+        text=labels.values, texttemplate="%{text}", colorscale=[[0, "#c7e9c0"], [1, "#fcbba1"]], showscale=False,
+        zmin=0, zmax=1,
+    ))
+    heat.update_layout(title="Slow but healthy client: reaped when it thinks longer than the timeout")
+    dead = result.tables["dead_client"]
+    blocked = px.bar(dead, x=dead["timeout_ms"].astype(str) + " ms", y="waiter_blocked_ms",
+                     labels={"x": "idle timeout", "waiter_blocked_ms": "next session blocked (ms)"},
+                     title="Dead client (no END): how long the next session waited for its slot")
+    chunks = result.tables["evict_chunks"].copy()
+    chunks["read"] = chunks["state_owner"].map(lambda o: "fresh cell (owner 0)" if int(o) == 0 else "its own state")
+    chunks["letter"] = (chunks["symbol"] == chunks["expected"]).map(plots.LETTER)
+    evict = px.scatter(chunks, x="t_send", y="state_in", color="read", symbol="letter",
+                       labels={"t_send": "sent at (s)", "state_in": "STATE_IN"},
+                       title="After the pause the model had evicted the session's cell; Triton kept the sequence")
+    evict.update_traces(marker_size=11)
+    if len(chunks) > 3:
+        evict.add_vrect(x0=chunks["t_send"].iloc[2], x1=chunks["t_send"].iloc[3], fillcolor="#dddddd", opacity=0.4,
+                        line_width=0, annotation_text="pause", annotation_position="top left")
+    return [("Timeout x think time", plots.layout(heat)), ("Dead client", plots.layout(blocked)),
+            ("Model's own clean-up", plots.layout(evict))]

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
 
 from app.lab import driver
 from app.lab.deployments import LabSettings
-from app.lab.exercises import measure
+from app.lab.exercises import measure, plots
 from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
 from app.lab.scenario import Scenario, random_texts
 
@@ -143,3 +145,29 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         findings,
         runs,
     )
+
+
+def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
+    """The exercise's charts, each drawn from one of the result's tables."""
+    s = result.tables["sessions"].assign(who=lambda f: plots.sessions(f))
+    waits = px.bar(s, x="who", y="wait_ms", color="strategy", barmode="group",
+                   labels={"who": "", "wait_ms": "backlog wait of first chunk (ms)"},
+                   title="How long each session waited for a slot")
+    h = result.tables["holding"].assign(who=lambda f: plots.sessions(f))
+    arrived = s.set_index(["strategy", "session"])["arrived_s"]
+    timeline = go.Figure()
+    for strategy, rows in h.groupby("strategy"):
+        waiting = [arrived.get((strategy, r.session), r.held_from) for r in rows.itertuples()]
+        timeline.add_bar(y=rows["who"] + f" ({strategy})", x=rows["held_from"] - pd.Series(waiting, index=rows.index),
+                         base=waiting, orientation="h", name=f"{strategy}: waiting", marker_color="#c7c7c7")
+        timeline.add_bar(y=rows["who"] + f" ({strategy})", x=rows["held_to"] - rows["held_from"], base=rows["held_from"],
+                         orientation="h", name=f"{strategy}: holding a slot",
+                         marker_color="#1f77b4" if strategy == "direct" else "#ff7f0e")
+    timeline.update_layout(barmode="overlay", title="Waiting in the backlog, then holding a slot until END",
+                           xaxis_title="seconds from the start of the run")
+    sweep = px.line(result.tables["sweep"], x="sessions", y="max_wait_ms", color="strategy", markers=True,
+                    labels={"max_wait_ms": "longest backlog wait (ms)", "sessions": "open sessions"},
+                    title="Backlog wait vs open sessions (capacity 2)")
+    sweep.add_vline(x=result.numbers.get("capacity_sequences", 2), line_dash="dot")
+    return [("Backlog wait per session", plots.layout(waits)), ("Slot timeline", plots.layout(timeline, 380)),
+            ("Sweep", plots.layout(sweep))]

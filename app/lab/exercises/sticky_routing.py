@@ -9,10 +9,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
 import tritonclient.http as http
 
 from app.lab import driver, proxy
-from app.lab.exercises import measure
+from app.lab.exercises import measure, plots
 from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
 from app.lab.scenario import Scenario, random_texts
 from app.lab.server.connection import LabServer
@@ -169,3 +171,14 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         findings,
         runs,
     )
+
+
+def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
+    """The exercise's charts, each drawn from one of the result's tables."""
+    routes = result.tables["routes"].assign(who=lambda f: plots.sessions(f), chunk_no=lambda f: f["chunk"] + 1)
+    routes["answer"] = routes.apply(lambda r: "refused" if r["error"] else ("right" if r["right"] else "wrong"), axis=1)
+    fig = px.scatter(routes, x="chunk_no", y="who", color="replica", symbol="answer", facet_row="policy",
+                     labels={"chunk_no": "chunk", "who": ""}, title="Which replica served each chunk (from nginx's access log)",
+                     symbol_map={"right": "circle", "wrong": "diamond", "refused": "x"})
+    fig.update_traces(marker_size=12)
+    return [("Routing", plots.layout(fig, 420))]

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
 
 from app.lab import driver, presets
 from app.lab.deployments import LabSettings
-from app.lab.exercises import measure, sentiment_check
+from app.lab.exercises import measure, plots, sentiment_check
 from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
 from app.lab.scenario import Scenario
 
@@ -185,3 +187,28 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         findings,
         runs,
     )
+
+
+def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
+    """The exercise's charts, each drawn from one of the result's tables."""
+    checks = result.tables["checks"]
+    table = go.Figure(go.Table(
+        header=dict(values=["check", "observed", "as expected"], align="left"),
+        cells=dict(values=[checks["check"], checks["observed"], checks["as_expected"].map({True: "yes", False: "NO"})],
+                   align="left"),
+    ))
+    table.update_layout(title="The rollout guide's experiments")
+    sentiment = result.tables["sentiment"]
+    diff = px.bar(sentiment, x="mode", y="max_score_diff", text="batch_sizes",
+                  labels={"mode": "", "max_score_diff": "largest score difference vs in-order singles"},
+                  title="Sentiment: same reviews, other orders and batches (bar text: batches run, 'N of size')<br>"
+                  f"labels identical: {'yes' if sentiment['labels_identical'].all() else 'NO'}; "
+                  "scores must agree within 1e-5")
+    transcripts = result.tables["recogniser_transcripts"]
+    rec = go.Figure(go.Table(
+        header=dict(values=["arrival", "expected", "received", "verdict"], align="left"),
+        cells=dict(values=[transcripts["arrival"], transcripts["expected_text"], transcripts["received_text"],
+                           transcripts["verdict"]], align="left"),
+    ))
+    rec.update_layout(title="Recogniser behind the dynamic batcher")
+    return [("Checks", plots.layout(table, 330)), ("Sentiment", plots.layout(diff)), ("Recogniser", plots.layout(rec, 330))]

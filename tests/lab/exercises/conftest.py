@@ -26,3 +26,16 @@ def exercise_run(lab_server, deployer):
         return run_until(name, lab_server, deployer, ok, attempts)
 
     return _run
+
+
+@pytest.fixture(scope="session")
+def exercise_result(lab_server, deployer):
+    """One run per registered exercise per test session, shared by tests that only read a result."""
+    cache = {}
+
+    def _result(name: str):
+        if name not in cache:
+            cache[name] = exercises.run(name, lab_server, deployer)
+        return cache[name]
+
+    return _result
