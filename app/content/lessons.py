@@ -36,6 +36,7 @@ class Check:
     options: tuple[str, ...]
     answer: int
     explain: str
+    source: str = ""  # where the keyed fact comes from (a Triton doc, proto, source file or the seed)
 
 
 @dataclass(frozen=True)
@@ -105,13 +106,13 @@ def _checks(raw: Any, path: Path) -> tuple[Check, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        raise _fail(path, "check", "must be a list of {question, options, answer, explain}")
+        raise _fail(path, "check", "must be a list of {question, options, answer, explain[, source]}")
     checks: list[Check] = []
     for i, entry in enumerate(raw):
         where = f"check[{i}]"
         if not isinstance(entry, dict):
             raise _fail(path, where, "must be a mapping")
-        unknown = set(entry) - {"question", "options", "answer", "explain"}
+        unknown = set(entry) - {"question", "options", "answer", "explain", "source"}
         if unknown:
             raise _fail(path, f"{where}.{sorted(unknown)[0]}", "unknown key")
         question = entry.get("question")
@@ -131,7 +132,10 @@ def _checks(raw: Any, path: Path) -> tuple[Check, ...]:
         explain = entry.get("explain")
         if not isinstance(explain, str) or not explain.strip():
             raise _fail(path, f"{where}.explain", "must be a non-empty string")
-        checks.append(Check(question.strip(), tuple(o.strip() for o in options), answer, explain.strip()))
+        source = entry.get("source", "")
+        if not isinstance(source, str):
+            raise _fail(path, f"{where}.source", "must be a string naming where the fact comes from")
+        checks.append(Check(question.strip(), tuple(o.strip() for o in options), answer, explain.strip(), source.strip()))
     return tuple(checks)
 
 

@@ -32,3 +32,5 @@ def lesson_checks(lesson: Lesson) -> None:
                     st.success(f"Correct. {check.explain}")
                 else:
                     st.error(f"Not quite: the answer is “{check.options[check.answer]}”. {check.explain}")
+                if check.source:
+                    st.caption(f"Source: {check.source}")

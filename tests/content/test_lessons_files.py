@@ -6,6 +6,7 @@ code is being changed.
 """
 from __future__ import annotations
 
+import difflib
 import re
 from collections import Counter
 from pathlib import Path
@@ -30,7 +31,8 @@ EXPECTED_LESSONS: dict[str, tuple[str, str]] = {
     "07-choosing-and-rolling-out.md": ("choosing-and-rolling-out", "rollout_checks"),
 }
 LESSON_KEYS = {"id", "title", "summary", "live", "next", "check"}
-CHECK_KEYS = {"question", "options", "answer", "explain"}
+# Every check in the shipped lessons names its source (the loader keeps it optional for other lesson sets).
+CHECK_KEYS = {"question", "options", "answer", "explain", "source"}
 
 TOPICS = {
     "choosing", "symptoms", "guarantees", "mechanics", "control-tensors",
@@ -158,13 +160,26 @@ def test_checks_are_well_formed(lessons, name):
         assert isinstance(answer, int) and not isinstance(answer, bool)
         assert 0 <= answer < len(options), f"{name} check[{i}]: answer {answer} out of range"
         assert isinstance(check["explain"], str) and check["explain"].strip()
+        assert isinstance(check["source"], str) and check["source"].strip(), f"{name} check[{i}]: name the source"
+
+
+def test_checks_do_not_repeat_bank_items(lessons, items):
+    # A lesson check that restates a bank item lets the quiz be passed from memory of the check.
+    prompts = {item["id"]: " ".join(item["prompt"].lower().split()) for item in items}
+    for name, (meta, _) in lessons.items():
+        for i, check in enumerate(meta["check"]):
+            question = " ".join(check["question"].lower().split())
+            for item_id, prompt in prompts.items():
+                ratio = difflib.SequenceMatcher(None, question, prompt).ratio()
+                assert ratio < 0.75, f"{name} check[{i}] reads like bank item {item_id} ({ratio:.2f})"
 
 
 @pytest.mark.parametrize("name", list(EXPECTED_LESSONS))
 def test_body_shape(lessons, name):
     _, body = lessons[name]
     words = prose_words(body)
-    assert 400 <= words <= 900, f"{name}: body has {words} words"
+    # Lessons 4, 5 and 7 carry most of the Triton facts issue 8 added, hence the upper bound.
+    assert 400 <= words <= 1300, f"{name}: body has {words} words"
     headings = section_headings(body)
     assert len(headings) >= 3, f"{name}: needs '## ' sections"
     slugs = [anchor(h) for h in headings]

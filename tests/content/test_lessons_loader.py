@@ -50,7 +50,18 @@ def test_checks_are_parsed(lessons):
     assert check.options == ("How long a request may wait for company", "The batch size")
     assert check.answer == 0
     assert check.explain == "It is a wait budget, not a size."
+    assert check.source == "", "source is optional: a check without one loads with an empty source"
     assert lessons[1].checks == ()
+
+
+def test_check_source_is_read_and_must_be_text(tmp_path):
+    check = "check:\n  - question: Q\n    options: [x, y]\n    answer: 0\n    explain: E\n    source: {source}\n"
+    good = GOOD.format(id="a").replace("next: []", "next: []\n" + check.format(source="' seed: guide '"))
+    [lesson] = load_lessons(_lesson_dir(tmp_path, {"01-a.md": good}))
+    assert lesson.checks[0].source == "seed: guide"
+    bad = GOOD.format(id="a").replace("next: []", "next: []\n" + check.format(source="[a, b]"))
+    with pytest.raises(ContentError, match=r"field 'check\[0\]\.source': must be a string"):
+        load_lessons(_lesson_dir(tmp_path, {"01-a.md": bad}))
 
 
 def test_anchors_skip_code_fences(lessons):
