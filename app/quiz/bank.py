@@ -25,8 +25,17 @@ TYPES: tuple[str, ...] = ("single", "multiple", "numeric", "predict")
 SCENARIOS: tuple[str, ...] = ("the_mistake", "the_fix", "oldest_right", "oldest_wrong", "forgot_ready")
 OUTCOMES: tuple[str, ...] = ("intact", "corrupted")
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+# Repositories of triton-inference-server that a source may name.
+SOURCE_REPOS: tuple[str, ...] = ("server", "core", "common", "python_backend", "client", "backend")
+# A source is one or more '; '-separated references that a reader can look up:
+#   'server docs/user_guide/batcher.md'  a file in a Triton repository
+#   'server#3406'                        an issue or pull request there
+#   'seed: <which seed>'                 one of the course's source documents
+#   'lab: <path>'                        this project's own model or measurement
+_REPOS = "|".join(SOURCE_REPOS)
+SOURCE_PART = re.compile(rf"^(?:(?:{_REPOS}) \S+|(?:{_REPOS})#\d+|(?:seed|lab): \S.*)$")
 
-_COMMON = {"id", "topic", "type", "prompt", "lesson"}
+_COMMON = {"id", "topic", "type", "prompt", "lesson", "source"}
 # Keys each type must have, and the optional ones it may have; anything else is a typo.
 _REQUIRED = {
     "single": _COMMON | {"options"},
@@ -64,6 +73,7 @@ class Item:
     tolerance: float | None = None
     unit: str | None = None
     scenario: str | None = None
+    source: str = ""  # where the keyed answer and explanations come from
 
     @property
     def correct_keys(self) -> frozenset[int]:
@@ -164,6 +174,8 @@ class _ItemChecker:
         for key in ("prompt", "explain", "unit"):
             if key in raw and not _nonempty(raw[key]):
                 self.fail(key, "must be a non-empty string")
+        if "source" in raw:
+            self._check_source(raw["source"])
         if "lesson" in raw:
             self._check_lesson(raw["lesson"])
         options: tuple[Option, ...] = ()
@@ -187,7 +199,17 @@ class _ItemChecker:
             tolerance=float(raw["tolerance"]) if kind == "numeric" else None,
             unit=raw["unit"].strip() if "unit" in raw else None,
             scenario=raw.get("scenario"),
+            source=raw["source"].strip(),
         )
+
+    def _check_source(self, source: Any) -> None:
+        if not _nonempty(source):
+            self.fail("source", "must be a non-empty string naming where the answer comes from")
+            return
+        for part in (p.strip() for p in source.split(";")):
+            if not SOURCE_PART.match(part):
+                self.fail("source", f"{part!r} must look like '<repo> <path>', '<repo>#<number>' "
+                                    f"(repo one of {', '.join(SOURCE_REPOS)}), 'seed: ...' or 'lab: ...'")
 
     def _check_lesson(self, link: Any) -> None:
         if not isinstance(link, str) or "#" not in link or not all(link.split("#", 1)):
@@ -243,11 +265,9 @@ class _ItemChecker:
         n_correct = sum(1 for o in raw_options if isinstance(o, dict) and o.get("correct") is True)
         if kind in ("single", "predict") and n_correct != 1:
             self.fail("options", f"{kind} items need exactly one correct option, found {n_correct}")
-        if kind == "multiple" and n_correct < 2:
-            self.fail("options", f"multiple items need at least 2 correct options, found {n_correct}")
-        if kind == "multiple" and n_correct == len(raw_options):
-            # Nothing to tell apart if every box is right.
-            self.fail("options", "multiple items need at least one wrong option")
+        # Any count from one to all is allowed, so the number of right boxes gives nothing away.
+        if kind == "multiple" and n_correct < 1:
+            self.fail("options", f"multiple items need at least 1 correct option, found {n_correct}")
         return tuple(options)
 
 

@@ -50,6 +50,7 @@ def show_explanations(item: Item, options: list[Option], record: AnswerRecord) -
                     f"expected: **{fmt_number(item.answer)}{unit}**"
                     + (f" (± {fmt_number(item.tolerance)})" if item.tolerance else ""))
         st.markdown(item.explain or "")
+        show_source(item)
         return
     if item.type == "multiple":
         st.caption(record.detail)  # "2 of 3 correct options picked, 1 wrong pick."
@@ -62,3 +63,10 @@ def show_explanations(item: Item, options: list[Option], record: AnswerRecord) -
     st.markdown("**Every option explained**\n\n" + "\n".join(lines))
     if item.explain:
         st.info(item.explain)
+    show_source(item)
+
+
+def show_source(item: Item) -> None:
+    """Where the key comes from, so a learner can check the answer against Triton itself."""
+    if item.source:
+        st.caption("Source: " + " · ".join(f"`{part.strip()}`" for part in item.source.split(";")))

@@ -54,6 +54,8 @@ ABSOLUTES = frozenset({
     "always", "never", "every", "all", "none", "nothing", "must", "cannot", "any",
     "no", "whatever", "everything", "impossible", "guaranteed",
 })
+# Openers that used to mark wrong options ("Nothing: ...", "Agreed, ...", "They are right").
+DISMISSIVE_OPENERS = ("nothing", "agreed", "disagreed", "yes", "no", "none", "they are right", "correct", "wrong")
 _WORD = re.compile(r"[a-z0-9_']+")
 
 Group = str  # "bank single" | "bank multiple" | "lesson checks"
@@ -69,6 +71,12 @@ def hedge_count(text: str) -> int:
 
 def absolute_count(text: str) -> int:
     return sum(w in ABSOLUTES for w in _words(text))
+
+
+def dismissive(text: str) -> bool:
+    """Does the option open with a verdict word ("Nothing:", "Yes,", "They are right ...")?"""
+    head = re.split(r"[:,;.]", text.lower(), maxsplit=1)[0].strip()
+    return head in DISMISSIVE_OPENERS or any(head.startswith(o + " ") for o in DISMISSIVE_OPENERS if " " in o)
 
 
 # ------------------------------------------------------------------ questions
@@ -167,6 +175,7 @@ SINGLE_STRATEGIES: dict[str, Strategy] = {
     "fewest absolute words": _pick_best(lambda o: -absolute_count(o.text)),
     "anything but the shortest": _rule_out(lambda o: -len(o.text)),
     "anything but the longest": _rule_out(_length),
+    "rule out verdict openers": _rule_out(lambda o: float(dismissive(o.text))),
 }
 MULTIPLE_STRATEGIES: dict[str, Strategy] = {
     "options above median length": _pick_above_median(_length),
@@ -306,6 +315,13 @@ def test_multiple_items_vary_their_number_of_correct_options():
     ratios = {len(i.correct_keys) == len(i.options) for i in bank if i.type == "multiple"}
     assert 1 in counts and True in ratios, f"need items with one correct option and with all correct: {sorted(counts)}"
     assert len(counts) >= 3, f"correct-option counts used: {sorted(counts)}"
+
+
+def test_no_bank_option_opens_with_a_verdict_word():
+    # "Nothing: ...", "Agreed ...", "They are right ..." used to mark wrong options.
+    bank, _ = working_tree()
+    found = [f"{i.id}: {o.text}" for i in bank for o in i.options if dismissive(o.text)]
+    assert not found, found
 
 
 def test_the_strategies_do_detect_a_giveaway():

@@ -85,7 +85,13 @@ CASES = [
     (_missing_id, "#0", "id", "lowercase"),
     (_option("choose-sentiment", 1, correct=True), "'choose-sentiment'", "options", "exactly one correct option, found 2"),
     (_option("predict-mistake", 0, correct=False), "'predict-mistake'", "options", "exactly one correct option, found 0"),
-    (_option("control-tensors-all", 3, correct=True), "'control-tensors-all'", "options", "at least one wrong option"),
+    (lambda d: [o.update(correct=False) for o in item(d, "control-tensors-all")["options"]],
+     "'control-tensors-all'", "options", "at least 1 correct option, found 0"),
+    (_drop("choose-sentiment", "source"), "'choose-sentiment'", "source", "required for single"),
+    (_set("capacity-direct", source=" "), "'capacity-direct'", "source", "non-empty string naming where"),
+    (_set("predict-mistake", source="batcher.md"), "'predict-mistake'", "source", "'batcher.md' must look like"),
+    (_set("choose-sentiment", source="server#3406; stackoverflow"), "'choose-sentiment'", "source",
+     "'stackoverflow' must look like"),
     (_option("choose-sentiment", 2, explain=DELETE), "'choose-sentiment'", "options[2].explain", "required"),
     (_option("choose-sentiment", 2, explain="  "), "'choose-sentiment'", "options[2].explain", "non-empty"),
     (_option("choose-sentiment", 0, correct="yes please"), "'choose-sentiment'", "options[0].correct", "true or false"),
@@ -126,11 +132,21 @@ def test_malformed_bank_names_file_item_and_field(tmp_path, fixture_lessons, mut
         assert words in line
 
 
-def test_multiple_with_one_correct_option(tmp_path):
-    mutate = lambda d: [o.update(correct=False) for o in item(d, "control-tensors-all")["options"][1:]]  # noqa: E731
-    path = write(tmp_path, mutate)
-    with pytest.raises(BankError, match=r"item 'control-tensors-all' field 'options': .*at least 2 correct options, found 1"):
-        load_bank(path)
+@pytest.mark.parametrize("correct", [[True, False, False, False], [True, True, True, True]])
+def test_multiple_may_have_one_or_every_option_correct(tmp_path, correct):
+    # Any count from one to all, so the number of right boxes tells the learner nothing.
+    def mutate(d: dict[str, Any]) -> None:
+        for opt, flag in zip(item(d, "control-tensors-all")["options"], correct):
+            opt["correct"] = flag
+    bank = load_bank(write(tmp_path, mutate))
+    assert len(bank["control-tensors-all"].correct_keys) == sum(correct)
+
+
+def test_sources_are_kept_on_the_item(bank):
+    assert bank["choose-sentiment"].source == "server docs/user_guide/batcher.md"
+    assert bank["predict-mistake"].source.split("; ") == [
+        "server docs/user_guide/batcher.md", "lab: model_repository/asr_dynamic/config.pbtxt",
+    ]
 
 
 def test_exact_message_for_negative_tolerance(tmp_path):

@@ -46,6 +46,21 @@ def test_multiple_partial_credit(bank, picked, score, correct):
     assert result.correct is correct
 
 
+@pytest.mark.parametrize("correct,picked,score,exact", [
+    ({0}, {0}, 1.0, True),                  # one correct option: only that box is full marks
+    ({0}, {0, 1}, 0.0, False),              # one wrong pick cancels the one right pick
+    ({0}, {0, 1, 2, 3}, 0.0, False),        # ticking everything scores nothing
+    ({0, 1, 2, 3}, {0, 1, 2, 3}, 1.0, True),  # every option correct: every box is the answer
+    ({0, 1, 2, 3}, {0, 1}, 0.5, False),     # leaving right boxes empty costs credit
+])
+def test_multiple_with_one_or_all_options_correct(bank, correct, picked, score, exact):
+    base = bank["control-tensors-all"]
+    options = tuple(dataclasses.replace(o, correct=o.key in correct) for o in base.options)
+    result = grade(dataclasses.replace(base, options=options), picked)
+    assert result.score == pytest.approx(score)
+    assert result.correct is exact
+
+
 def test_multiple_rejects_unknown_keys_and_non_sets(bank):
     item = bank["control-tensors-all"]
     with pytest.raises(ValueError, match="no option with key 9"):

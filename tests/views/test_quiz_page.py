@@ -82,6 +82,7 @@ def test_each_type_graded_once_explained_and_reviewable(quiz, open_page):
     assert at.success[0].value.startswith("Correct")
     for opt in SINGLE.options:
         assert opt.explain in texts(at)
+    assert f"Source: `{SINGLE.source.split(';')[0].strip()}`" in texts(at)  # where the key comes from
     assert at.button(key=f"quiz-{attempt(at)}-{SINGLE.id}-submit").disabled
     assert at.radio(key=f"quiz-{attempt(at)}-{SINGLE.id}").disabled
     assert score_line(at).startswith("**Score 1 / ")
