@@ -4,6 +4,8 @@ from __future__ import annotations
 import streamlit as st
 
 from app.lab import analysis, driver, presets
+from app.lab import worked_example as worked_example_run
+from app.lab.worked_example import TURNS
 from app.lab.deployments import LabSettings
 from app.lab.presets import Traffic
 from app.lab.scenario import Scenario
@@ -37,7 +39,36 @@ def the_mistake(server, deployer) -> None:
 ONE_INSTANCE = LabSettings(scheduler="direct", instances=1, slots=4, state_key="slot")
 
 
+def worked_example(server) -> None:
+    """The lesson's two models and four requests, sent for real; the refusal text is the server's own."""
+    st.markdown(
+        "#### The worked example\n"
+        "Requests 1 and 2 go to **`sentiment`** (Model A) with no sequence ID. Requests 3 and 4 are turns 3 and 4 "
+        "of one sequence on **`asr_sequence_direct`** (Model B), both with the start flag false. The lesson's "
+        "sequence 77 is sent under an ID of its own so learners sharing the server never collide."
+    )
+    open_first = st.checkbox("Open the sequence first (turns 1 and 2, START on turn 1)", value=True, key="wex-open")
+    if st.button("Send the four requests", key="wex-run", type="primary"):
+        with explained_failures():
+            store("worked_example", worked_example_run.run(server, open_first=open_first))
+    sent = stored("worked_example")
+    if sent is None:
+        return
+    st.dataframe(sent, hide_index=True, width="stretch", key="wex-table")
+    b = sent[sent["request"].isin(["3", "4"])]
+    if (b["outcome"] == "refused").all():
+        st.warning("Triton refused turns 3 and 4: it knows no open sequence with that ID. "
+                   f"The server said: {b['server_says'].iloc[0]}")
+    elif b["instance"].nunique() == 1 and b["slot"].nunique() == 1 and "".join(b["outcome"]) == TURNS[2:]:
+        st.success(f"Turns 3 and 4 ran on instance {int(b['instance'].iloc[0])}, slot {int(b['slot'].iloc[0])}, "
+                   f"and decoded to {TURNS[2:]}: the state of turns 1 and 2 was there.")
+    else:
+        st.error("Turns 3 and 4 did not behave as the lesson says; the table shows what the server did.")
+
+
 def sequence_controls(server, deployer) -> None:
+    worked_example(server)
+    st.markdown("#### Your own chunks")
     st.markdown(
         "Stream one or two short utterances through **`asr_sequence_direct`** and see, for every request, the "
         "flags the client sent, the slot and batch the sequence batcher chose, and the READY=0 padding rows "
