@@ -66,8 +66,8 @@ class Link:
 
     module = http
 
-    def __init__(self, url: str, in_flight: int):
-        self.url, self.in_flight = url, in_flight
+    def __init__(self, url: str, in_flight: int, timeout_s: float = TIMEOUT_S):
+        self.url, self.in_flight, self.timeout_s = url, in_flight, timeout_s
         self._window = threading.BoundedSemaphore(in_flight)
 
     def inputs(self, arrays: dict[str, np.ndarray]) -> list:
@@ -122,10 +122,11 @@ class HttpLink(Link):
     thread waits in gevent: pauses and waits here go through gevent for that reason.
     """
 
-    def __init__(self, url: str, in_flight: int):
-        super().__init__(url, in_flight)
+    def __init__(self, url: str, in_flight: int, timeout_s: float = TIMEOUT_S):
+        super().__init__(url, in_flight, timeout_s)
+        # The HTTP client gives up after network_timeout; Triton's HTTP endpoint is never told.
         self.client = http.InferenceServerClient(
-            url, concurrency=in_flight, connection_timeout=TIMEOUT_S, network_timeout=TIMEOUT_S
+            url, concurrency=in_flight, connection_timeout=TIMEOUT_S, network_timeout=timeout_s
         )
         if in_flight > 1:
             import gevent.lock
@@ -172,15 +173,16 @@ class GrpcLink(Link):
 
     module = grpc
 
-    def __init__(self, url: str, in_flight: int):
-        super().__init__(url, in_flight)
+    def __init__(self, url: str, in_flight: int, timeout_s: float = TIMEOUT_S):
+        super().__init__(url, in_flight, timeout_s)
         self.client = grpc.InferenceServerClient(url)
 
     def _send(self, model, inputs, request_id, headers, sequence, finish) -> None:
         headers = _metadata(headers)
         if self.in_flight == 1:
             try:
-                result = self.client.infer(model, inputs, request_id=request_id, headers=headers, client_timeout=TIMEOUT_S, **sequence)
+                # client_timeout is a gRPC deadline: when it passes, Triton is told (cancellation).
+                result = self.client.infer(model, inputs, request_id=request_id, headers=headers, client_timeout=self.timeout_s, **sequence)
             except Exception as err:
                 return finish(None, error_text(err))
             return finish(result, "")
@@ -190,7 +192,7 @@ class GrpcLink(Link):
             callback=lambda result, error: finish(result, error_text(error) if error else ""),
             request_id=request_id,
             headers=headers,
-            client_timeout=TIMEOUT_S,
+            client_timeout=self.timeout_s,
             **sequence,
         )
 
@@ -208,8 +210,8 @@ class StreamLink(Link):
 
     module = grpc
 
-    def __init__(self, url: str, in_flight: int):
-        super().__init__(url, in_flight)
+    def __init__(self, url: str, in_flight: int, timeout_s: float = TIMEOUT_S):
+        super().__init__(url, in_flight, timeout_s)
         self.client = grpc.InferenceServerClient(url)
         self._pending: deque[Callable] = deque()
         self._lock = threading.Lock()
@@ -252,5 +254,6 @@ def _metadata(headers: dict) -> dict:
 LINKS: dict[Transport, type[Link]] = {Transport.HTTP: HttpLink, Transport.GRPC: GrpcLink, Transport.GRPC_STREAM: StreamLink}
 
 
-def open_link(transport: Transport, url: str, in_flight: int = 1) -> Link:
-    return LINKS[Transport.parse(transport)](url, in_flight)
+def open_link(transport: Transport, url: str, in_flight: int = 1, timeout_s: float = TIMEOUT_S) -> Link:
+    """A session's connection; a reply slower than timeout_s counts as that chunk's error."""
+    return LINKS[Transport.parse(transport)](url, in_flight, timeout_s)
