@@ -89,5 +89,6 @@ def test_one_question_of_each_type(page: Page, app_url, screenshots):
     expect(page.locator('[data-testid="stDataFrame"]').last).to_be_visible()
 
     # One page view of the whole attempt's progress: 1 + 1/n + 1 + 1 of the bank.
-    expect(page.get_by_text(re.compile(r"^Score 3\.\d+ / 70 · 4 of 70 answered"))).to_be_visible()
+    total = len(BANK)
+    expect(page.get_by_text(re.compile(rf"^Score 3\.\d+ / {total} · 4 of {total} answered"))).to_be_visible()
     full_screenshot(page, screenshots / "quiz.png")
