@@ -1,0 +1,113 @@
+"""Claims about the sequence batcher's `direct` strategy: slots, padding rows and the backlog.
+
+One test-only deployment: the recogniser with 1 instance and 4 slots (so every sequence is in
+one batcher), idle timeout 10 s (nothing is reaped during a test). The recogniser answers
+with the SLOT (row) it ran in and the BATCH size it ran with. Each test ends its sequences.
+Sources (Triton 2.51, core r24.10): src/sequence_batch_scheduler/sequence_batch_scheduler.cc
+and .h; docs/user_guide/architecture.md ("Direct" and "Stateful Models").
+"""
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from app.lab.ids import unique_ids
+from app.lab.server_log import LogCode, LogWindow, raised_verbosity
+from tests.claims.helpers import deployed, recogniser_config, send
+
+MODEL = "claims_direct_1x4"
+
+
+@pytest.fixture(scope="module")
+def direct_model(lab_server):
+    with deployed(lab_server, recogniser_config(MODEL, scheduler="direct", instances=1, slots=4)):
+        yield MODEL
+
+
+def test_padding_rows_reach_only_highest_ready_slot(direct_model, client):
+    """Under `direct` a batch spans slots 0 up to the highest slot that has a ready request:
+    empty or idle slots below it get a padding row (READY=0), slots above it get no row.
+    With three sequences in slots 0-2, a request of the one in slot 1 runs as a batch of 2,
+    slot 0's alone as a batch of 1, slot 2's as a batch of 3; slot 3 never gets a row.
+
+    Source: DirectSequenceBatch::BatcherThread ("Collect requests from slot 0 to
+    max_seq_slot"; a slot with an empty queue gets a null request with READY false).
+    """
+    a, b, c = unique_ids(3)
+    starts = [send(client, direct_model, corrid, corrid, start=True) for corrid in (a, b, c)]
+    assert [(r.slot, r.batch) for r in starts] == [(0, 1), (1, 2), (2, 3)]
+    only_b = send(client, direct_model, b, b)
+    only_a = send(client, direct_model, a, a)
+    only_c = send(client, direct_model, c, c)
+    assert [(r.slot, r.batch) for r in (only_b, only_a, only_c)] == [(1, 2), (0, 1), (2, 3)]
+    # Each sequence read its own state: padding rows were skipped (READY honoured).
+    assert [r.state_owner for r in (only_b, only_a, only_c)] == [b, a, c]
+    for corrid in (c, b, a):
+        send(client, direct_model, corrid, corrid, end=True)
+
+
+def test_new_sequence_takes_lowest_free_slot(direct_model, client):
+    """A new sequence gets the lowest-numbered free slot (of the instance's batcher): after
+    slot 1 and then slot 0 are freed, the next two sequences take 1 and 0, the one after
+    them slot 3.
+
+    Source: sequence_batch_scheduler.h BatcherSequenceSlotCompare (a priority queue of free
+    slots ordered by slot number, lowest first); .cc ReleaseSequenceSlot pushes freed slots back.
+    """
+    a, b, c, d, e, f = unique_ids(6)
+    slots = [send(client, direct_model, x, x, start=True).slot for x in (a, b, c)]
+    send(client, direct_model, b, b, end=True)
+    slots.append(send(client, direct_model, d, d, start=True).slot)
+    send(client, direct_model, a, a, end=True)
+    slots.append(send(client, direct_model, e, e, start=True).slot)
+    slots.append(send(client, direct_model, f, f, start=True).slot)
+    assert slots == [0, 1, 2, 1, 0, 3]
+    for corrid in (c, d, e, f):
+        send(client, direct_model, corrid, corrid, end=True)
+
+
+def test_backlog_waits_and_is_never_refused(lab_server, direct_model, client):
+    """With every slot taken, a new sequence is not refused: it waits in a backlog, first in
+    first out, for as long as it takes (the sequence batcher has no queue policy), and gets
+    the slot freed by the next END.
+
+    Source: SequenceBatchScheduler::Enqueue ("Enqueuing CORRID ... into new backlog") and
+    ReleaseSequenceSlot (the oldest backlog takes the freed slot); model_config.proto has no
+    queue policy for sequence batching (server issue 5467).
+    """
+    holders = unique_ids(4)
+    late_1, late_2 = unique_ids(2)
+    for corrid in holders:
+        send(client, direct_model, corrid, corrid, start=True)
+    done_at: dict[int, float] = {}
+
+    def start_waiting(corrid):
+        reply = send(lab_server.client(), direct_model, corrid, corrid, start=True)
+        done_at[corrid] = time.monotonic()
+        return reply
+
+    with raised_verbosity(lab_server, 1):
+        window = LogWindow.start(lab_server)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            first = pool.submit(start_waiting, late_1)
+            time.sleep(1.0)  # the first is surely queued before the second is sent
+            second = pool.submit(start_waiting, late_2)
+            time.sleep(1.5)
+            waiting = (first.done(), second.done())
+            freed_first_at = time.monotonic()
+            send(client, direct_model, holders[2], holders[2], end=True)  # frees slot 2
+            first_reply = first.result(timeout=30)
+            time.sleep(0.5)
+            second_waiting = not second.done()
+            send(client, direct_model, holders[0], holders[0], end=True)  # frees slot 0
+            second_reply = second.result(timeout=30)
+    assert waiting == (False, False), "all four slots were taken: both had to wait"
+    assert done_at[late_1] >= freed_first_at and second_waiting
+    assert (first_reply.slot, second_reply.slot) == (2, 0)  # FIFO: the first to wait gets the first slot
+    backlog = window.select(model=direct_model, codes=[LogCode.BACKLOG_ENQUEUED])
+    assert [e.corrid for e in backlog] == [str(late_1), str(late_2)]
+    for corrid in (holders[1], holders[3], late_1, late_2):
+        send(client, direct_model, corrid, corrid, end=True)
