@@ -34,6 +34,7 @@ REGISTRY = (
     "forgot_ready",
     "verification",
     "cancelled_request",
+    "pipelined_client",
 )
 
 
