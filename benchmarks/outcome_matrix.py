@@ -2,11 +2,17 @@
 the verdicts the server's answers earned. On a machine with CUDA the recogniser's instances
 are KIND_GPU (see app/lab/device.py), so this is also the GPU check.
 
+Each run is judged as outcome_reliability.py judges it (the preset's specific evidence, read
+from the model's STATE_OWNER). The script exits 1 when any run of any preset does not show
+what the matrix teaches, or when the instances are not of the kind the lab chose, so a GPU
+check that silently ran on the CPU, or a matrix that no longer holds, fails.
+
     python benchmarks/outcome_matrix.py [--repeats 3] [--url HOST:PORT]
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from collections import Counter
@@ -17,33 +23,61 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.lab import presets  # noqa: E402
 from app.lab.deployer import Deployer  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
+from benchmarks.outcome_reliability import build, last_words, preset_outcome, taught_outcome  # noqa: E402
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--url", default=None)
     args = parser.parse_args()
     started = time.perf_counter()
     server = LabServer(url=args.url).start()
+    failures = []
     try:
         status = server.status()
+        lab_kind = status["instance_kind"]
         kinds = {m["name"]: m["kind"] for m in status["models"]}
-        print(f"Triton {status['version']} ({status['mode']}), ready in {time.perf_counter() - started:.1f} s; "
-              f"lab instance kind {status['instance_kind']}; shipped kinds {kinds}")
+        print(f"{build()}; {os.cpu_count()} cores; Triton {status['version']} ({status['mode']}), ready in "
+              f"{time.perf_counter() - started:.1f} s; lab instance kind {lab_kind}; shipped kinds {kinds}")
         deployer = Deployer(server)
-        print(f"{'preset':14} {'expect':9} {'runs as expected':>16}  verdicts over all runs")
-        for name, preset in presets.PRESETS.items():
-            counts, as_expected = Counter(), 0
+        print(f"{'preset':14} {'taught':9} {'runs as taught':>14}  outcomes; verdicts over all runs")
+        for name in presets.PRESETS:
+            taught = taught_outcome(name)
+            outcomes, counts, held, applied = Counter(), Counter(), 0, None
             for _ in range(args.repeats):
-                applied, result = presets.run_preset(server, deployer, name, owner="matrix")
+                try:
+                    applied, result = presets.run_preset(server, deployer, name, owner="matrix")
+                except Exception as err:  # a failed run fails the matrix; the others still run
+                    outcomes[f"failed: {type(err).__name__}: {err}"] += 1
+                    continue
+                outcome = preset_outcome(result)
+                outcomes[outcome] += 1
                 counts.update(result.sessions["verdict"])
-                as_expected += ("intact" if result.all_intact else "corrupted") == preset.expect
-            kind = server.client().get_model_config(applied.model)["instance_group"][0]["kind"]
-            print(f"{name:14} {preset.expect:9} {as_expected:>9}/{args.repeats:<6}  {dict(counts)}  ({applied.model}, {kind})", flush=True)
+                held += outcome == taught
+            model = applied.model if applied else "not deployed"
+            try:
+                kind = server.client().get_model_config(model)["instance_group"][0]["kind"] if applied else "none"
+            except Exception as err:
+                kind, applied = f"unknown ({type(err).__name__})", None
+                failures.append(f"{name}: could not read {model}'s config: {err}")
+            if not server.alive():
+                failures.append(f"{name}: the server died ({last_words(server)}); restarting it")
+                server.restart()
+                deployer.forget()
+            print(f"{name:14} {taught:9} {held:>7}/{args.repeats:<6}  {dict(outcomes)}; {dict(counts)}  "
+                  f"({model}, {kind})", flush=True)
+            if held < args.repeats:
+                failures.append(f"{name}: {held}/{args.repeats} runs showed {taught!r}: {dict(outcomes)}")
+            if applied and kind != lab_kind:
+                failures.append(f"{name}: {applied.model} runs {kind}, but the lab chose {lab_kind}")
     finally:
         server.stop()
+    for line in failures:
+        print(f"MATRIX DOES NOT HOLD: {line}")
+    print("matrix holds" if not failures else f"{len(failures)} problem(s)")
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,4 +1,10 @@
-"""What each deployment does to interleaved streaming sessions, on the real server."""
+"""What each deployment does to interleaved streaming sessions, on the real server.
+
+Every scenario runs ONCE, as a learner runs it (benchmarks/outcome_reliability.py measures
+how often one run shows the outcome). Mixing is proven from the raw STATE_OWNER the model
+reported: the state a corrupted chunk read must have been written by ANOTHER SESSION OF THE
+SAME RUN, never by a session of an earlier test that left state behind in a shared cell.
+"""
 from __future__ import annotations
 
 import numpy as np
@@ -6,19 +12,28 @@ import pytest
 import tritonclient.http as http
 from tritonclient.utils import InferenceServerException
 
-from app.lab import driver, presets
+from app.lab import driver, evidence, presets
 from app.lab.deployments import LabSettings
 from app.lab.scenario import Scenario, random_texts
+from app.lab.verdicts import PADDING_OWNER
 
 
 def verdicts(result) -> dict:
     return result.sessions["verdict"].value_counts().to_dict()
 
 
+def assert_only_own_state(result) -> None:
+    """Sessions that began with START read a fresh cell first, then only their own state."""
+    q = result.requests
+    assert (q[q["chunk"] == 0]["state_owner"].astype("uint64") == 0).all(), "START must give a fresh cell"
+    assert evidence.read_only_own_state(result)
+
+
 def test_direct_keeps_eight_sessions_intact_and_pinned(lab_server):
     result = driver.run(lab_server, Scenario("asr_sequence_direct", random_texts(8, 30, seed=11), think_ms=15, jitter_ms=10))
     assert verdicts(result) == {"intact": 8}
     assert len(result.requests) == 8 * 30
+    assert_only_own_state(result)
     for pinned in result.sessions["slots"]:
         assert len(pinned) == 1, f"a session moved between (instance, slot) pairs: {pinned}"
     # 8 sessions on 2 instances x 4 slots use every pair exactly once.
@@ -28,30 +43,35 @@ def test_direct_keeps_eight_sessions_intact_and_pinned(lab_server):
 def test_oldest_keeps_twelve_sessions_intact(lab_server):
     result = driver.run(lab_server, Scenario("asr_sequence_oldest", random_texts(12, 20, seed=12), think_ms=15))
     assert verdicts(result) == {"intact": 12}
+    assert_only_own_state(result)  # 12 sessions on 8 places: the 4 that waited still began fresh
     # Oldest does move sessions between rows: that is why its state must be keyed by CORRID.
     assert any(len(pinned) > 1 for pinned in result.sessions["slots"])
 
 
-def test_oldest_with_slot_keyed_state_is_corrupted(lab_server, deployer, until):
-    result = until(lambda: presets.run_preset(lab_server, deployer, "oldest_wrong", owner="t-oldest-wrong")[1],
-                   lambda r: not r.all_intact)
-    assert not result.all_intact
+def test_oldest_with_slot_keyed_state_mixes_sessions_of_the_same_run(lab_server, deployer):
+    _, result = presets.run_preset(lab_server, deployer, "oldest_wrong", owner="t-oldest-wrong")
     assert set(verdicts(result)) <= {"foreign", "lost", "intact"}
-    assert "foreign" in verdicts(result)
+    mixed = evidence.broke_on_another_session(result)
+    assert mixed, f"no session read another session of this run: {verdicts(result)}"
+    sessions = result.sessions.set_index("session")
+    for session, other in mixed.items():
+        assert sessions.loc[session, "verdict"] == "foreign" and sessions.loc[session, "read_state_of"] == other
 
 
-def test_direct_that_ignores_ready_folds_padding_into_sessions(lab_server, deployer, until):
-    result = until(lambda: presets.run_preset(lab_server, deployer, "forgot_ready", owner="t-ready")[1],
-                   lambda r: "garbage" in verdicts(r))
-    assert "garbage" in verdicts(result)
-    broken = result.sessions[result.sessions["verdict"] == "garbage"]
-    assert (broken["read_state_of"] == "padding").any()
+def test_direct_that_ignores_ready_folds_padding_into_sessions(lab_server, deployer):
+    _, result = presets.run_preset(lab_server, deployer, "forgot_ready", owner="t-ready")
+    assert set(verdicts(result)) <= {"garbage", "intact"}, verdicts(result)
+    from_padding = evidence.broke_on_padding(result)
+    assert from_padding, result.sessions[["session", "verdict", "detail"]].to_dict("records")
+    assert set(result.sessions.set_index("session").loc[from_padding, "read_state_of"]) == {"padding"}
+    # Direct pins sessions to slots and START clears them: no other session's state, and none
+    # left by an earlier run, is ever read.
+    assert evidence.owners_read(result) <= {0, PADDING_OWNER} | {p.tag for p in result.plans}
 
 
-def test_dynamic_session_keyed_state_is_lost_across_two_instances(lab_server, deployer, until):
+def test_dynamic_session_keyed_state_is_lost_across_two_instances(lab_server, deployer):
     applied = deployer.apply(LabSettings(scheduler="dynamic", instances=2, state_key="session"), owner="t-dyn2")
-    result = until(lambda: driver.run(lab_server, Scenario(applied.model, ["STREAMING SPEECH IS STATEFUL"], think_ms=5)),
-                   lambda r: verdicts(r) == {"lost": 1})
+    result = driver.run(lab_server, Scenario(applied.model, ["STREAMING SPEECH IS STATEFUL"], think_ms=5))
     assert verdicts(result) == {"lost": 1}
     assert result.sessions.iloc[0]["instances"] == [0, 1]
 
@@ -62,12 +82,28 @@ def test_dynamic_session_keyed_state_survives_on_one_instance(lab_server, deploy
     assert verdicts(result) == {"intact": 1}
 
 
-def test_dynamic_slot_keyed_state_mixes_concurrent_sessions(lab_server, deployer, until):
-    result = until(lambda: presets.run_preset(lab_server, deployer, "the_mistake", owner="t-mistake")[1],
-                   lambda r: "foreign" in verdicts(r))
-    assert "foreign" in verdicts(result)
-    foreign = result.sessions[result.sessions["verdict"] == "foreign"].iloc[0]
-    assert "read the state of" in foreign["detail"]
+def test_dynamic_slot_keyed_state_mixes_concurrent_sessions(lab_server, deployer):
+    # A deployment of its own, loaded fresh: no cell holds state from any earlier run, so every
+    # owner a chunk reads is fresh (0) or a session of this very run.
+    applied = deployer.apply(presets.get("the_mistake").settings, owner="t-mistake", reuse_shipped=False)
+    result = driver.run(lab_server, presets.get("the_mistake").traffic.scenario(applied.model))
+    assert evidence.owners_read(result) <= {0} | {p.tag for p in result.plans}
+    assert set(verdicts(result)) <= {"foreign", "lost", "intact"}
+    mixed = evidence.broke_on_another_session(result)
+    assert len(mixed) >= 2, verdicts(result)
+    sessions = result.sessions.set_index("session")
+    for session, other in mixed.items():
+        assert sessions.loc[session, "verdict"] == "foreign" and sessions.loc[session, "read_state_of"] == other
+        assert f"read the state of session {other + 1}" in sessions.loc[session, "detail"]
+
+
+def test_the_mistake_preset_on_the_shared_deployment_mixes_sessions_of_the_same_run(lab_server, deployer):
+    # The shipped asr_dynamic keeps cells from earlier runs; the mixing must still be this run's.
+    _, result = presets.run_preset(lab_server, deployer, "the_mistake", owner="t-mistake-shipped")
+    mixed = evidence.broke_on_another_session(result)
+    assert mixed, verdicts(result)
+    sessions = result.sessions.set_index("session")
+    assert all(sessions.loc[s, "read_state_of"] == other for s, other in mixed.items())
 
 
 def test_a_new_sequence_without_start_is_refused_by_the_server(lab_server):
@@ -80,10 +116,10 @@ def test_a_new_sequence_without_start_is_refused_by_the_server(lab_server):
         client.infer("asr_sequence_direct", [audio, tag], sequence_id=987654321, sequence_start=False)
 
 
-def test_a_session_idle_past_the_timeout_is_reaped_and_the_run_goes_on(lab_server, deployer, until):
+def test_a_session_idle_past_the_timeout_is_reaped_and_the_run_goes_on(lab_server, deployer):
     applied = deployer.apply(LabSettings(scheduler="direct", idle_timeout_us=300_000), owner="t-idle")
     scenario = Scenario(applied.model, random_texts(3, 12, seed=3), think_ms=10, jitter_ms=0, pauses={0: (4, 1500.0)})
-    result = until(lambda: driver.run(lab_server, scenario), lambda r: r.sessions.iloc[0]["verdict"] == "error")
+    result = driver.run(lab_server, scenario)
     sessions = result.sessions.set_index("session")
     assert sessions.loc[0, "verdict"] == "error"
     assert sessions.loc[0, "first_wrong"] == 5
