@@ -20,6 +20,8 @@ QUEUE_COLOUR = "rgba(90,90,90,0.9)"
 WRONG_COLOUR = "#d62728"
 BAR_WIDTH = 0.62
 INSTANCE_COLOUR = "#4c78a8"  # neutral: session colours would suggest a session-to-instance link
+# Beyond this many sessions a legend entry per session would outgrow the chart: hover names them.
+LEGEND_SESSIONS = 16
 
 
 def session_colour(session: int) -> str:
@@ -48,6 +50,9 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
     span_ms = (marks["exec_end"].max() - min(marks["queued_from"].min(), marks["exec_start"].min())) * 1000
     min_ms = max(span_ms / 300, 0.05)
 
+    many = marks["session"].nunique() > LEGEND_SESSIONS
+    if many:
+        title += f" ({marks['session'].nunique()} sessions: hover a bar for its session)"
     for session, mine in marks.groupby("session", sort=True):
         y = np.array([y_of[(int(i), int(s))] for i, s in zip(mine["instance"], mine["slot"])])
         start_ms = mine["exec_start"].to_numpy() * 1000
@@ -63,6 +68,7 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
         fig.add_trace(
             go.Bar(
                 name=f"session {int(session) + 1}",
+                showlegend=not many,
                 orientation="h",
                 y=y,
                 x=width_ms,

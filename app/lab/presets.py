@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from app.lab.deployments import LabSettings
 from app.lab.scenario import Scenario, random_texts
+from app.lab.transports import Transport
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,8 @@ class Traffic:
     jitter_ms: float = 10.0
     seed: int = 7
     staggered: bool = False  # think times spread 0..60 ms, so slots idle at different moments
+    transport: str = Transport.HTTP.value  # a Transport value, kept as text for the URL
+    in_flight: int = 1  # chunks a session sends before earlier answers are back
 
     def scenario(self, model: str, texts: list[str] | None = None) -> Scenario:
         texts = texts or random_texts(self.sessions, self.length, self.seed)
@@ -30,6 +33,8 @@ class Traffic:
             jitter_ms=self.jitter_ms,
             seed=self.seed,
             think_ms_by_session=think,
+            transport=Transport.parse(self.transport),
+            in_flight=self.in_flight,
         )
 
 

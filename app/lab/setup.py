@@ -11,15 +11,17 @@ from app.lab.alphabet import AlphabetError, to_symbols
 from app.lab.deployments import LabSettings
 from app.lab.presets import PRESETS, Traffic
 from app.lab.query import values_from_query
-from app.lab.scenario import Scenario
+from app.lab.scenario import MAX_IN_FLIGHT, Scenario
+from app.lab.transports import Transport
 
 TEXT_SEPARATOR = "|"  # not in the alphabet, so it can never be part of an utterance
 LIMITS = {
-    "sessions": (1, 32),
+    "sessions": (1, 64),  # the board summarises beyond a dozen; the slot timeline stays per slot
     "length": (1, 80),
     "think_ms": (0, 500),
     "jitter_ms": (0, 200),
     "seed": (0, 1_000_000),
+    "in_flight": (1, MAX_IN_FLIGHT),
 }
 
 
@@ -56,6 +58,8 @@ class LabSetup:
             value = getattr(self.traffic, name)
             if not low <= value <= high:
                 out.append(f"{name.replace('_', ' ')} must be {low} to {high}: got {value}")
+        if self.traffic.transport not in {t.value for t in Transport}:
+            out.append(f"transport must be one of {', '.join(t.value for t in Transport)}: got {self.traffic.transport!r}")
         if len(self.texts) > LIMITS["sessions"][1]:
             out.append(f"at most {LIMITS['sessions'][1]} utterances (one per session): got {len(self.texts)}")
         return out

@@ -14,6 +14,7 @@ from app.lab import presets
 from app.lab.deployments import SCHEDULERS, STATE_KEYS, LabSettings
 from app.lab.presets import Traffic
 from app.lab.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
+from app.lab.transports import Transport
 
 P = "lab."  # widget key prefix
 PREDICTION_KEY = P + "prediction"
@@ -36,6 +37,8 @@ def _widget_values(setup: LabSetup) -> dict:
         "length": min(max(t.length, LIMITS["length"][0]), LIMITS["length"][1]),
         "think_ms": float(t.think_ms), "jitter_ms": float(t.jitter_ms), "seed": t.seed,
         "staggered": t.staggered, "own_text": "\n".join(setup.texts),
+        "transport": t.transport if t.transport in {x.value for x in Transport} else Transport.HTTP.value,
+        "in_flight": min(max(t.in_flight, LIMITS["in_flight"][0]), LIMITS["in_flight"][1]),
     }
 
 
@@ -105,6 +108,13 @@ def controls() -> LabSetup:
         b.number_input("Jitter (± ms)", step=5.0, key=P + "jitter_ms")
         c.number_input("Seed", step=1, key=P + "seed", help="Same seed, same words and pauses")
         st.checkbox("Spread think times across sessions (5 to 65 ms)", key=P + "staggered")
+        with st.expander("Advanced: transport"):
+            a, b = st.columns(2)
+            a.selectbox("Transport", [t.value for t in Transport], key=P + "transport", format_func=lambda v: Transport(v).label,
+                        help="HTTP and gRPC make one call per chunk; the gRPC stream is one stream per session")
+            b.number_input("Chunks in flight per session", *LIMITS["in_flight"], step=1, key=P + "in_flight",
+                           help="1 waits for each answer. Above 1 a session sends ahead (pipelining): "
+                                "separate calls may then reach Triton out of order; a stream keeps its order.")
 
     settings = LabSettings(
         scheduler=get(P + "scheduler"), instances=int(get(P + "instances")), slots=int(get(P + "slots")),
@@ -116,6 +126,7 @@ def controls() -> LabSetup:
         sessions=len(texts) or int(get(P + "sessions")), length=int(get(P + "length")),
         think_ms=float(get(P + "think_ms")), jitter_ms=float(get(P + "jitter_ms")), seed=int(get(P + "seed")),
         staggered=bool(get(P + "staggered")),
+        transport=get(P + "transport") or Transport.HTTP.value, in_flight=int(get(P + "in_flight") or 1),
     )
     setup = LabSetup(settings, traffic_values, texts)
     st.session_state["lab-setup"] = setup

@@ -21,6 +21,9 @@ VERDICT_STYLE = {
     "garbage": ("#8e24aa", "CORRUPTED · padding/garbage in its state"),
     "error": ("#555555", "REFUSED by the server"),
 }
+# A board longer than this shows the broken sessions first and folds the rest into an expander,
+# so 64 sessions stay readable and only the shown ones carry an audio player.
+FULL_BOARD = 12
 _CELL = "display:inline-block;width:1.05em;text-align:center;"
 _ROW = "font-family:ui-monospace,Menlo,Consolas,monospace;font-size:0.95rem;white-space:nowrap;line-height:1.5;"
 
@@ -75,6 +78,15 @@ def verdict_summary(sessions: pd.DataFrame) -> str:
     return f"{total - intact} of {total} sessions corrupted: " + "; ".join(parts) + "."
 
 
+def board_order(sessions: pd.DataFrame, full: int = FULL_BOARD) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(shown, folded): all sessions in order when they fit; else broken ones first, then the rest."""
+    if len(sessions) <= full:
+        return sessions, sessions.iloc[0:0]
+    ranked = sessions.assign(_intact=sessions["verdict"].eq("intact")).sort_values(["_intact", "session"], kind="stable")
+    ranked = ranked.drop(columns="_intact")
+    return ranked.iloc[:full], ranked.iloc[full:]
+
+
 def board(result, key: str = "transcript-board", audio: bool = True) -> None:
     """Every session of `result` (a driver RunResult), expected above received."""
     sessions = result.sessions
@@ -83,7 +95,10 @@ def board(result, key: str = "transcript-board", audio: bool = True) -> None:
         st.markdown("#### Transcript board")
         summary = verdict_summary(sessions)
         (st.success if sessions["verdict"].eq("intact").all() else st.error)(summary)
-        for row in sessions.itertuples():
+        shown, folded = board_order(sessions)
+        if len(folded):
+            st.caption(f"{len(sessions)} sessions: the first {len(shown)} shown, sessions that broke first.")
+        for row in shown.itertuples():
             if audio:
                 text_col, audio_col = st.columns([4, 1], vertical_alignment="center")
             else:
@@ -92,3 +107,8 @@ def board(result, key: str = "transcript-board", audio: bool = True) -> None:
             if audio_col is not None and row.session in plans:
                 plan = plans[row.session]
                 audio_col.audio(to_wav(plan.audio[: plan.send_count]), format="audio/wav")
+        if len(folded):
+            counts = ", ".join(f"{n} {v}" for v, n in folded["verdict"].value_counts().items())
+            with st.expander(f"The other {len(folded)} sessions ({counts})"):
+                for row in folded.itertuples():
+                    st.markdown(session_html(row), unsafe_allow_html=True)

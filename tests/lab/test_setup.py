@@ -12,13 +12,16 @@ def test_query_round_trip_reproduces_the_set_up():
     setup = LabSetup(
         LabSettings(scheduler="oldest", instances=3, slots=6, queue_delay_us=500, idle_timeout_us=2_000_000,
                     state_key="corrid", honour_ready=False),
-        Traffic(sessions=2, length=9, think_ms=12.5, jitter_ms=3.0, seed=99, staggered=True),
+        Traffic(sessions=2, length=9, think_ms=12.5, jitter_ms=3.0, seed=99, staggered=True, transport="grpc_stream", in_flight=3),
         ("HELLO WORLD", "STREAMING"),
     )
     query = setup.to_query()
     assert query["scheduler"] == "oldest" and query["honour_ready"] == "false" and query["staggered"] == "true"
     assert query["text"] == "HELLO WORLD|STREAMING"
+    assert query["transport"] == "grpc_stream" and query["in_flight"] == "3"
     assert LabSetup.from_query(query) == setup
+    scenario = LabSetup.from_query(query).scenario("asr_sequence_direct")
+    assert scenario.transport.value == "grpc_stream" and scenario.in_flight == 3
 
 
 def test_unreadable_query_values_keep_defaults():
@@ -37,10 +40,12 @@ def test_every_preset_is_recognised_and_valid():
 
 
 def test_problems_name_the_setting_and_the_text():
-    bad = LabSetup(LabSettings(scheduler="dynamic", state_key="corrid"), Traffic(sessions=40), ("HELLO", "R2D2"))
+    bad = LabSetup(LabSettings(scheduler="dynamic", state_key="corrid"), Traffic(sessions=70, transport="pigeon", in_flight=0), ("HELLO", "R2D2"))
     problems = bad.problems()
     assert any("corrid" in p and "sequence batcher" in p for p in problems)
-    assert any(p.startswith("sessions must be 1 to 32") for p in problems)
+    assert any(p.startswith("sessions must be 1 to 64") for p in problems)
+    assert any(p.startswith("in flight must be 1 to 16") for p in problems)
+    assert any(p.startswith("transport must be one of http, grpc, grpc_stream: got 'pigeon'") for p in problems)
     assert any("utterance 2" in p and "'2'" in p for p in problems)
 
 

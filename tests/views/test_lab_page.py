@@ -94,3 +94,24 @@ def test_text_outside_the_alphabet_is_explained_and_nothing_runs(open_page, lab_
     assert "lab-last-run" not in at.session_state and "lab-applied" not in at.session_state
     assert not any(m.value == "#### Transcript board" for m in at.markdown)
     assert loaded_models(lab_server) == before and not learner_model_ready(lab_server, "lab-di")
+
+
+def test_64_sessions_over_a_grpc_stream_keep_the_board_and_timeline_readable(open_page):
+    at = open_page("lab.py", learner="lab-ed")
+    run(at.button(key="lab.preset.the_fix").click())
+    run(at.slider(key="lab.sessions").set_value(64))
+    run(at.slider(key="lab.length").set_value(5))
+    run(at.selectbox(key="lab.transport").set_value("grpc_stream"))
+    run(at.number_input(key="lab.in_flight").set_value(2))
+    run(at.radio(key="lab.prediction").set_value("intact"))
+    run(at.button(key="lab.run").click())
+    assert at.query_params["transport"] == "grpc_stream" and at.query_params["in_flight"] == "2"
+    assert at.query_params["sessions"] == "64"
+
+    # Twelve sessions on the board with their audio, the other 52 folded into one expander.
+    assert sum("<b>Session " in m.value for m in at.markdown) == 64
+    assert len(at.get("audio")) == 12
+    assert [e.label for e in at.expander if e.label.startswith("The other 52 sessions")]
+    timeline = next(c for c in at.get("plotly_chart") if c.proto.id.endswith("-slot-timeline"))
+    assert "64 sessions: hover a bar" in timeline.proto.spec
+
