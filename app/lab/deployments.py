@@ -89,6 +89,14 @@ class LabSettings:
     idle_timeout_us: int = 5_000_000
     state_key: str = "slot"
     honour_ready: bool = True
+    # direct only. Under direct the queue delay is ignored unless this is above 0: a batch then
+    # waits (up to the delay) until this share of the slots has a ready request.
+    min_slot_utilization: float = 0.0
+
+    @property
+    def queue_delay_applies(self) -> bool:
+        """Whether the scheduler honours queue_delay_us (model_config.proto StrategyDirect)."""
+        return self.scheduler != "direct" or self.min_slot_utilization > 0
 
     def problems(self) -> list[str]:
         """Every reason this combination cannot be deployed, in words a learner can act on."""
@@ -101,6 +109,11 @@ class LabSettings:
             out.append(f"slots (max batch size) must be 1 to 16: got {self.slots}")
         if not 0 <= self.queue_delay_us <= 100_000:
             out.append(f"queue delay must be 0 to 100000 microseconds: got {self.queue_delay_us}")
+        if not 0.0 <= self.min_slot_utilization <= 1.0:
+            out.append(
+                "minimum slot utilisation must be 0 to 1 (the share of slots with a ready request): "
+                f"got {self.min_slot_utilization}"
+            )
         if self.scheduler != "dynamic" and not 100_000 <= self.idle_timeout_us <= 60_000_000:
             out.append(
                 f"idle timeout must be 0.1 s to 60 s (100000 to 60000000 us): got {self.idle_timeout_us}"
@@ -134,7 +147,10 @@ class LabSettings:
             seq.max_sequence_idle_microseconds = self.idle_timeout_us
             seq.control_input.extend(controls)
             if self.scheduler == "direct":
-                seq.direct.max_queue_delay_microseconds = self.queue_delay_us
+                seq.direct.SetInParent()  # `direct { }` even when it has nothing to set
+                if self.queue_delay_applies:
+                    seq.direct.max_queue_delay_microseconds = self.queue_delay_us
+                    seq.direct.minimum_slot_utilization = self.min_slot_utilization
             else:
                 seq.oldest.max_candidate_sequences = self.slots
                 seq.oldest.preferred_batch_size.append(self.slots)
@@ -148,7 +164,11 @@ class LabSettings:
     def normalised(self) -> "LabSettings":
         """Same deployment, with settings the scheduler ignores set to their defaults."""
         if self.scheduler == "dynamic":
-            return replace(self, idle_timeout_us=LabSettings.idle_timeout_us, honour_ready=True)
+            return replace(self, idle_timeout_us=LabSettings.idle_timeout_us, honour_ready=True, min_slot_utilization=0.0)
+        if self.scheduler == "oldest":
+            return replace(self, min_slot_utilization=0.0)
+        if not self.queue_delay_applies:
+            return replace(self, queue_delay_us=0)
         return self
 
     def to_query(self) -> dict[str, str]:
@@ -179,6 +199,8 @@ def settings_of(config: mc.ModelConfig) -> LabSettings:
         idle_timeout_us=seq.max_sequence_idle_microseconds or 1_000_000,
         state_key=parameter(config, "state_key", "slot"),
         honour_ready=parameter(config, "honour_ready", "true") == "true",
+        # a proto float: round off float32 noise so 0.3 reads back as 0.3
+        min_slot_utilization=round(seq.direct.minimum_slot_utilization, 4) if scheduler == "direct" else 0.0,
     )
 
 

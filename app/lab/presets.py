@@ -61,7 +61,7 @@ PRESETS = {
         Preset(
             "the_fix",
             "The fix: the sequence batcher, direct strategy",
-            LabSettings(scheduler="direct", instances=2, slots=4, queue_delay_us=2000, state_key="slot"),
+            LabSettings(scheduler="direct", instances=2, slots=4, queue_delay_us=0, state_key="slot"),
             why="Each session keeps one instance and one slot for its whole life.",
         ),
         Preset(

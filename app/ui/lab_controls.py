@@ -32,7 +32,7 @@ def _widget_values(setup: LabSetup) -> dict:
     return {
         "scheduler": s.scheduler, "instances": s.instances, "slots": s.slots,
         "queue_delay_us": s.queue_delay_us, "idle_timeout_us": s.idle_timeout_us,
-        "state_key": s.state_key, "honour_ready": s.honour_ready,
+        "state_key": s.state_key, "honour_ready": s.honour_ready, "min_slot_utilization": float(s.min_slot_utilization),
         "sessions": min(max(t.sessions, LIMITS["sessions"][0]), LIMITS["sessions"][1]),
         "length": min(max(t.length, LIMITS["length"][0]), LIMITS["length"][1]),
         "think_ms": float(t.think_ms), "jitter_ms": float(t.jitter_ms), "seed": t.seed,
@@ -88,10 +88,21 @@ def controls() -> LabSetup:
         a, b = st.columns(2)
         a.number_input("Instances", step=1, key=P + "instances", help="Copies of the model (1 to 4)")
         b.number_input("Slots (max batch size)", step=1, key=P + "slots", help="Rows per execution (1 to 16)")
-        a.number_input("Queue delay (µs)", step=500, key=P + "queue_delay_us",
-                       help="How long the scheduler may wait to fill a batch")
+        direct = get(P + "scheduler") == "direct"
+        utilisation = float(get(P + "min_slot_utilization") or 0.0)
+        delay_ignored = direct and utilisation <= 0  # model_config.proto: direct ignores it then
+        a.number_input("Queue delay (µs)", step=500, key=P + "queue_delay_us", disabled=delay_ignored,
+                       help="How long the scheduler may hold a request back to fill a batch. dynamic and "
+                            "oldest: always. direct: only with a minimum slot utilisation above 0.")
         b.number_input("Idle timeout (µs)", step=100_000, key=P + "idle_timeout_us", disabled=dynamic,
                        help="A sequence silent this long is ended by Triton (sequence batcher only)")
+        a.number_input("Min slot utilisation (direct)", step=0.25, format="%.2f", key=P + "min_slot_utilization",
+                       disabled=not direct,
+                       help="direct only: a batch waits, up to the queue delay, until this share of the "
+                            "slots has a ready request. 0 runs as soon as one slot is ready.")
+        if delay_ignored:
+            st.caption("Queue delay: ignored under direct while minimum slot utilisation is 0, so "
+                       "none is written to config.pbtxt. Set a utilisation above 0 to make batches wait.")
         st.radio("State key (how the model finds a session's state)", STATE_KEYS, key=P + "state_key", horizontal=True,
                  help="slot: by batch row. corrid: by correlation ID. session: by the client's own tag.")
         st.checkbox("Honour READY (skip padding rows)", key=P + "honour_ready", disabled=dynamic)
@@ -120,6 +131,7 @@ def controls() -> LabSetup:
         scheduler=get(P + "scheduler"), instances=int(get(P + "instances")), slots=int(get(P + "slots")),
         queue_delay_us=int(get(P + "queue_delay_us")), idle_timeout_us=int(get(P + "idle_timeout_us")),
         state_key=get(P + "state_key"), honour_ready=bool(get(P + "honour_ready")),
+        min_slot_utilization=float(get(P + "min_slot_utilization") or 0.0),
     )
     texts = parse_texts(get(P + "own_text", ""))
     traffic_values = Traffic(

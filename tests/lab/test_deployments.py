@@ -2,6 +2,8 @@
 the GPU path is chosen in one place, and bad settings are explained before loading."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from tritonclient.grpc import model_config_pb2 as mc
 
@@ -30,7 +32,8 @@ def test_shipped_recogniser_configs_differ_only_where_the_lesson_says():
     oldest = deployments.settings_of(deployments.read_config("asr_sequence_oldest"))
     assert (direct.scheduler, dynamic.scheduler, oldest.scheduler) == ("direct", "dynamic", "oldest")
     assert dynamic.normalised() == LabSettings(scheduler="dynamic").normalised()
-    assert direct == LabSettings()
+    assert direct == LabSettings(queue_delay_us=0)  # direct ignores a queue delay without min utilisation
+    assert direct.normalised() == LabSettings().normalised()
     assert oldest == LabSettings(scheduler="oldest", state_key="corrid")
 
 
@@ -61,6 +64,32 @@ def test_lab_settings_round_trip_through_a_real_config(scheduler):
     assert deployments.scheduler_of(reparsed) == scheduler
 
 
+def test_direct_writes_a_queue_delay_only_with_a_min_slot_utilization():
+    # model_config.proto StrategyDirect: the delay is ignored unless minimum_slot_utilization > 0.
+    plain = LabSettings(scheduler="direct", queue_delay_us=3000)
+    pbtxt = deployments.to_pbtxt(plain.to_config("asr_lab_direct"))
+    assert "direct {" in pbtxt and "max_queue_delay_microseconds" not in pbtxt and "minimum_slot" not in pbtxt
+    assert not plain.queue_delay_applies
+    assert plain.normalised() == LabSettings(scheduler="direct", queue_delay_us=0).normalised()
+
+    waiting = LabSettings(scheduler="direct", queue_delay_us=3000, min_slot_utilization=0.3)
+    config = waiting.to_config("asr_lab_direct")
+    assert config.sequence_batching.direct.max_queue_delay_microseconds == 3000
+    assert config.sequence_batching.direct.minimum_slot_utilization == pytest.approx(0.3)
+    assert waiting.queue_delay_applies
+    assert deployments.settings_of(deployments.parse_pbtxt(deployments.to_pbtxt(config))) == waiting
+    assert waiting.normalised() != replace(waiting, queue_delay_us=0).normalised()
+
+
+@pytest.mark.parametrize("scheduler", ["dynamic", "oldest"])
+def test_min_slot_utilization_belongs_to_direct_only(scheduler):
+    settings = LabSettings(scheduler=scheduler, queue_delay_us=700, min_slot_utilization=0.5, state_key="session")
+    pbtxt = deployments.to_pbtxt(settings.to_config("asr_lab_other"))
+    assert "minimum_slot_utilization" not in pbtxt and "max_queue_delay_microseconds: 700" in pbtxt
+    assert settings.queue_delay_applies
+    assert settings.normalised() == replace(settings, min_slot_utilization=0.0).normalised()
+
+
 def test_oldest_capacity_is_candidates_per_instance():
     config = LabSettings(scheduler="oldest", slots=6).to_config("asr_lab_oldest")
     assert config.sequence_batching.oldest.max_candidate_sequences == 6
@@ -76,6 +105,8 @@ def test_oldest_capacity_is_candidates_per_instance():
         (LabSettings(idle_timeout_us=10), "idle timeout must be"),
         (LabSettings(scheduler="fifo"), "scheduler must be one of"),
         (LabSettings(state_key="row"), "state key must be one of"),
+        (LabSettings(min_slot_utilization=1.5), "minimum slot utilisation must be 0 to 1"),
+        (LabSettings(min_slot_utilization=-0.25), "minimum slot utilisation must be 0 to 1"),
     ],
 )
 def test_impossible_settings_are_explained(settings, message):

@@ -24,6 +24,16 @@ def test_query_round_trip_reproduces_the_set_up():
     assert scenario.transport.value == "grpc_stream" and scenario.in_flight == 3
 
 
+def test_min_slot_utilization_travels_in_the_url():
+    setup = LabSetup(LabSettings(scheduler="direct", queue_delay_us=4000, min_slot_utilization=0.5))
+    query = setup.to_query()
+    assert query["min_slot_utilization"] == "0.5" and query["queue_delay_us"] == "4000"
+    assert LabSetup.from_query(query) == setup
+    out_of_range = LabSetup.from_query({**query, "min_slot_utilization": "2"})
+    assert any(p.startswith("minimum slot utilisation must be 0 to 1") for p in out_of_range.problems())
+    assert LabSetup.from_query({**query, "min_slot_utilization": "half"}).settings.min_slot_utilization == 0.0
+
+
 def test_unreadable_query_values_keep_defaults():
     setup = LabSetup.from_query({"instances": "many", "think_ms": "soon", "seed": "3"})
     assert setup.settings.instances == LabSettings().instances

@@ -115,3 +115,20 @@ def test_64_sessions_over_a_grpc_stream_keep_the_board_and_timeline_readable(ope
     timeline = next(c for c in at.get("plotly_chart") if c.proto.id.endswith("-slot-timeline"))
     assert "64 sessions: hover a bar" in timeline.proto.spec
 
+
+def test_queue_delay_under_direct_is_honest_about_min_slot_utilization(open_page, lab_server):
+    # model_config.proto StrategyDirect: the queue delay is ignored unless minimum_slot_utilization > 0.
+    at = open_page("lab.py", learner="lab-eu", scheduler="direct", instances="1", slots="2", queue_delay_us="3000")
+    assert at.number_input(key="lab.queue_delay_us").disabled
+    assert any("ignored under direct" in c.value for c in at.caption)
+    run(at.number_input(key="lab.min_slot_utilization").set_value(0.5))
+    assert not at.number_input(key="lab.queue_delay_us").disabled
+    assert not any("ignored under direct" in c.value for c in at.caption)
+    assert at.query_params["min_slot_utilization"] == "0.5"
+    run(at.button(key="lab.apply").click())
+    pbtxt = at.code[0].value
+    assert "minimum_slot_utilization: 0.5" in pbtxt and "max_queue_delay_microseconds: 3000" in pbtxt
+    lab_server.client().unload_model(learner_model_name("lab-eu"))  # leave the shared server as we found it
+    run(at.radio(key="lab.scheduler").set_value("oldest"))
+    assert at.number_input(key="lab.min_slot_utilization").disabled
+    assert not at.number_input(key="lab.queue_delay_us").disabled
