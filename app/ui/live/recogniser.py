@@ -102,7 +102,8 @@ def sequence_controls(server, deployer) -> None:
                  key="seqc-table")
     st.caption(
         "START is true on each session's first request and END on its last. 'padding rows' counts the rows of that "
-        "execution with READY=0: slots below the highest occupied one, or whose sequence had no request waiting."
+        "execution with READY=0: the slots below the highest slot that had a request ready, whether empty or "
+        "held by a sequence with nothing waiting. Slots above it get no row."
     )
     transcripts.board(result, key="seqc-board", audio=False)
     run_views.timeline(result, None, key="seqc-timeline")
