@@ -108,14 +108,17 @@ class Reply:
     state_owner: int
 
 
-def send(client, model: str, corrid, tag: int, delta: int = 1, start: bool = False, end: bool = False) -> Reply:
-    """One recogniser chunk carrying `delta`, with sequence flags; raises InferenceServerException if refused."""
+def send(client, model: str, corrid, tag: int, delta: int = 1, start: bool = False, end: bool = False,
+         timeout_us: int | None = None) -> Reply:
+    """One recogniser chunk carrying `delta`, with sequence flags (and Triton's own request
+    timeout, in microseconds, if given); raises InferenceServerException if refused."""
     rng = np.random.default_rng(delta)
     audio = http.InferInput("AUDIO", [1, 160], "FP32")
     audio.set_data_from_numpy(chunk(delta, rng)[None])
     session = http.InferInput("SESSION", [1, 1], "UINT64")
     session.set_data_from_numpy(np.array([[tag]], dtype=np.uint64))
-    result = client.infer(model, [audio, session], sequence_id=corrid, sequence_start=start, sequence_end=end)
+    result = client.infer(model, [audio, session], sequence_id=corrid, sequence_start=start, sequence_end=end,
+                          timeout=timeout_us)
     value = lambda name: int(result.as_numpy(name).reshape(-1)[0])  # noqa: E731
     return Reply(value("SYMBOL"), value("INSTANCE"), value("SLOT"), value("BATCH"), value("STATE_IN"), value("STATE_OWNER"))
 

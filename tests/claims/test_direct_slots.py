@@ -13,7 +13,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from tritonclient.utils import InferenceServerException
 
+from app.lab import server_stats
 from app.lab.ids import unique_ids
 from app.lab.server_log import LogCode, LogWindow, raised_verbosity
 from tests.claims.helpers import deployed, recogniser_config, send
@@ -110,4 +112,32 @@ def test_backlog_waits_and_is_never_refused(lab_server, direct_model, client):
     backlog = window.select(model=direct_model, codes=[LogCode.BACKLOG_ENQUEUED])
     assert [e.corrid for e in backlog] == [str(late_1), str(late_2)]
     for corrid in (holders[1], holders[3], late_1, late_2):
+        send(client, direct_model, corrid, corrid, end=True)
+
+
+def test_backlogged_sequence_is_dropped_when_its_request_timeout_expires(lab_server, direct_model, client):
+    """A sequence waiting in the backlog is dropped, not served late, when the request carries
+    a timeout (Triton's own request timeout, not the client's) and it expires first: the
+    request fails with UNAVAILABLE "timeout of the corresponding sequence has been expired",
+    counted as a REJECTED failure.
+
+    Source: sequence_batch_scheduler.cc Enqueue (a backlog's expiration_timestamp_ from
+    TimeoutMicroseconds()) and ReaperThread ("Reap timed out backlog sequence",
+    Status::Code::UNAVAILABLE, FailureReason::REJECTED).
+    """
+    holders = unique_ids(4)
+    (late,) = unique_ids(1)
+    for corrid in holders:
+        send(client, direct_model, corrid, corrid, start=True)
+    before = server_stats.model_metrics(lab_server.metrics_url, direct_model)
+    started = time.monotonic()
+    with pytest.raises(InferenceServerException) as dropped:
+        send(client, direct_model, late, late, start=True, timeout_us=500_000)
+    waited = time.monotonic() - started
+    after = server_stats.model_metrics(lab_server.metrics_url, direct_model)
+    assert dropped.value.message() == "timeout of the corresponding sequence has been expired"
+    assert waited >= 0.45, f"dropped after {waited:.2f} s, before its 0.5 s timeout"
+    rejected = "nv_inference_request_failure{reason=REJECTED}"
+    assert after.get(rejected, 0) - before.get(rejected, 0) == 1
+    for corrid in holders:
         send(client, direct_model, corrid, corrid, end=True)
