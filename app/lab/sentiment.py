@@ -85,14 +85,20 @@ def classify(client, model: str, text: str | list[str]) -> tuple[np.ndarray, np.
     return _infer(client, encode([text] if isinstance(text, str) else list(text)), model)
 
 
+def load_variant(server, name: str, change: Callable) -> str:
+    """The sentiment model's code under `name`, with its shipped config altered by `change`
+    (a function that edits the ModelConfig in place)."""
+    config = deployments.place_instances(deployments.read_config(MODEL, server.model_repository))
+    config.name = name
+    change(config)
+    files = {f"file:1/{p.name}": p.read_bytes() for p in (MODEL_DIR / "1").glob("*.py")}
+    server.client(timeout_s=300).load_model(name, config=deployments.to_json(config), files=files)
+    return name
+
+
 def load_unbatched(server) -> str:
     """The sentiment model under Triton's default scheduler: every request runs on its own."""
-    config = deployments.place_instances(deployments.read_config(MODEL, server.model_repository))
-    config.name = UNBATCHED
-    config.ClearField("dynamic_batching")
-    files = {f"file:1/{p.name}": p.read_bytes() for p in (MODEL_DIR / "1").glob("*.py")}
-    server.client(timeout_s=300).load_model(UNBATCHED, config=deployments.to_json(config), files=files)
-    return UNBATCHED
+    return load_variant(server, UNBATCHED, lambda config: config.ClearField("dynamic_batching"))
 
 
 def send(server, texts: list[str], concurrency: int = 1, order: list[int] | None = None,
