@@ -6,6 +6,7 @@ import json
 import signal
 import sys
 import threading
+from contextlib import nullcontext
 from pathlib import Path
 
 from app.lab.paths import MODEL_REPOSITORY
@@ -55,6 +56,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--in-flight", type=int, default=1, help="chunks a session sends before earlier answers are back (1: wait for each)")
     run.add_argument("--url", default=None)
     run.add_argument("--json", type=Path, default=None, help="write sessions and per-request trace here")
+    run.add_argument("--log-verbose", type=int, choices=(0, 1), default=0,
+                     help="Triton's log verbosity during the run (1 logs the backlog, the reaper and refusals)")
     run.set_defaults(handler=_run)
 
     exercise = sub.add_parser("exercise", help="run a failure-mode exercise headless")
@@ -115,8 +118,9 @@ def _models(args) -> int:
 
 
 def _run(args) -> int:
-    from app.lab import driver, report
+    from app.lab import driver, report, server_log
     from app.lab.scenario import Scenario, random_texts
+    from app.ui import log_readings
 
     texts = args.text or random_texts(args.sessions, args.chunks, args.seed)
     scenario = Scenario(
@@ -132,10 +136,12 @@ def _run(args) -> int:
     scenario.validate()
     server = _server(args.url)
     try:
-        result = driver.run(server, scenario)
+        with server_log.raised_verbosity(server, args.log_verbose) if args.log_verbose else nullcontext():
+            result = driver.run(server, scenario)
     finally:
         server.stop()
     print(report.summary_table(result))
+    print("server log:", *log_readings.summary_lines(result.log), sep="\n")
     if args.json:
         args.json.write_text(json.dumps(report.to_json(result), indent=1))
         print(f"wrote {args.json}")
@@ -145,6 +151,7 @@ def _run(args) -> int:
 def _exercise(args) -> int:
     from app.lab import exercises
     from app.lab.deployer import Deployer
+    from app.ui import log_readings
 
     if args.name is None:
         for name, exercise in exercises.EXERCISES.items():
@@ -157,6 +164,7 @@ def _exercise(args) -> int:
     finally:
         server.stop()
     print(result.summary_table())
+    print("server log:", *log_readings.summary_lines(result.log), sep="\n")
     if args.json:
         args.json.write_text(json.dumps(result.to_json(), indent=1, default=str))
         print(f"wrote {args.json}")

@@ -16,7 +16,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from app.lab import server_stats, server_trace, transports
+from app.lab import run_log, server_log, server_stats, server_trace, state_cells, transports
 from app.lab.audio import utterance
 from app.lab.ids import unique_ids
 from app.lab.scenario import Scenario
@@ -50,6 +50,8 @@ class RunResult:
     server: dict  # statistics and metrics deltas
     traced: bool
     wall_s: float
+    log: run_log.RunLog | None = None  # the server log lines that belong to this run
+    state_cells: pd.DataFrame | None = None  # the model's own state-cell metrics during the run
 
     @property
     def all_intact(self) -> bool:
@@ -99,6 +101,8 @@ def run(server, scenario: Scenario, progress: Progress | None = None) -> RunResu
     done = [0]
     lock = threading.Lock()
     rows: list[dict] = []
+    window = server_log.LogWindow.start(server)
+    cells = state_cells.Sampler(server.metrics_url, scenario.model).start()
     t0 = time.perf_counter()
 
     def tick(row: dict) -> None:
@@ -119,10 +123,13 @@ def run(server, scenario: Scenario, progress: Progress | None = None) -> RunResu
             link.close()
 
     workers = scenario.concurrency or len(plans)
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="session") as pool:
-        for future in [pool.submit(session, p) for p in plans]:
-            future.result()
-    wall = time.perf_counter() - t0
+    try:
+        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="session") as pool:
+            for future in [pool.submit(session, p) for p in plans]:
+                future.result()
+        wall = time.perf_counter() - t0
+    finally:
+        cells.stop()
 
     answered = sum(1 for row in rows if not row["error"])
     after = server_stats.snapshot_after(control, server.metrics_url, scenario.model, before, answered)
@@ -131,7 +138,9 @@ def run(server, scenario: Scenario, progress: Progress | None = None) -> RunResu
         trace = server_trace.collect(server.trace_dir, run_id, expected=len(requests))
         requests = _join_trace(requests, trace)
     sessions = judge(requests, plans)
-    return RunResult(run_id, scenario, plans, requests, sessions, server_stats.delta(before, after), traced, wall)
+    log = run_log.capture(window, [scenario.model], [p.corrid for p in plans])
+    return RunResult(run_id, scenario, plans, requests, sessions, server_stats.delta(before, after), traced, wall,
+                     log, cells.frame())
 
 
 def _converse(link, scenario: Scenario, plan: SessionPlan, sequence: bool, run_id: str, t0: float, tick) -> None:

@@ -248,6 +248,30 @@ def server_batches(runs) -> go.Figure:
     return fig
 
 
+def state_cells(frame: pd.DataFrame | None, marks: pd.DataFrame | None = None,
+                title: str = "State cells the model holds (its own metric, per instance)") -> go.Figure:
+    """The recogniser's asr_state_cells gauge over time, one line per instance; evictions dashed.
+
+    `frame` is a state_cells.Sampler frame (t, instance, cells, evicted); `marks` (t, label)
+    draws a dotted line for each event the caller recorded (a wave of sessions, say).
+    """
+    if frame is None or frame.empty:
+        return _empty(title, "The model reported no state-cell metric (a model without it, or no metrics endpoint).")
+    fig = go.Figure()
+    for instance, rows in frame.groupby("instance"):
+        fig.add_trace(go.Scatter(x=rows["t"], y=rows["cells"], mode="lines+markers", name=f"instance {instance}: cells held",
+                                 line_shape="hv", marker_size=4))
+        if rows["evicted"].max() > rows["evicted"].min():
+            fig.add_trace(go.Scatter(x=rows["t"], y=rows["evicted"] - rows["evicted"].iloc[0], mode="lines",
+                                     name=f"instance {instance}: cells it evicted", line=dict(dash="dash"), line_shape="hv"))
+    for mark in (marks.itertuples() if marks is not None else ()):
+        fig.add_vline(x=mark.t, line_dash="dot", line_color="#888", annotation_text=mark.label,
+                      annotation_position="top left", annotation_textangle=-90)
+    fig.update_layout(title=title, xaxis_title="seconds from the start", yaxis_title="cells", height=320,
+                      margin=dict(l=10, r=10, t=50, b=10), legend_title_text="")
+    return fig
+
+
 def lab_figures(result, scheduler: str = "direct", instances: int | None = None, slots: int | None = None) -> dict[str, go.Figure]:
     """Every figure the live lab shows for one RunResult."""
     return {

@@ -8,7 +8,10 @@ JSON schema (version 1):
                  verdict, read_state_of, detail, wrong_symbols, instances, slots}],
    "requests": [{session, chunk, corrid, tag, request_id, expected, symbol, instance, slot,
                  batch, state_in, state_owner, error, t_send, t_recv, latency_ms,
-                 queue_ms, compute_ms, exec_start, exec_end}]}
+                 queue_ms, compute_ms, exec_start, exec_end}],
+   "log": {available, unavailable, counts: {code: n}, evidence: [{level, time, source, code, values, line}]}
+          (the server log lines of this run, see app/lab/run_log.py; null if not captured),
+   "state_cells": [{t, instance, cells, evicted}] (the recogniser's own metrics during the run)}
 Times are seconds from the run's start (t_*, exec_*) or milliseconds (*_ms); queue_ms and
 compute_ms come from the server's trace and are null when the server was not traced.
 """
@@ -25,6 +28,28 @@ REQUEST_FIELDS = [
 ]
 
 
+WAITED_MS = 100.0  # a first chunk queued longer than this waited in the backlog for a slot
+
+
+def waits_and_refusals(result) -> list[str]:
+    """Lines for a run at scale: how many sessions waited for a slot, and what refused the others.
+
+    A sequence's first chunk waits in the backlog until a slot is free, and Triton counts that
+    wait in the request's queue time, so chunk 0's queue_ms (from the trace) is the wait.
+    """
+    lines = []
+    q = result.requests
+    first = q.loc[q["chunk"] == 0, "queue_ms"].dropna() if "queue_ms" in q else pd.Series(dtype=float)
+    if not first.empty:
+        waited = first[first > WAITED_MS]
+        lines.append(f"waited for a slot: {len(waited)} of {len(first)} sessions queued their first chunk over "
+                     f"{WAITED_MS:.0f} ms (longest {first.max():.0f} ms)")
+    refused = result.sessions[result.sessions["verdict"] == "error"]
+    if not refused.empty:
+        lines.append(f"refused: {len(refused)} session(s); the server said, e.g.: {refused.iloc[0]['detail']}")
+    return lines
+
+
 def summary_table(result) -> str:
     s = result.sessions
     lines = [
@@ -38,6 +63,7 @@ def summary_table(result) -> str:
         lines.append(f"{row.session + 1:>3} {row.verdict:8} {first:>11}  {row.expected_text[:30]:30} {row.received_text[:30]}")
     counts = s["verdict"].value_counts().to_dict()
     lines.append("verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    lines += waits_and_refusals(result)
     srv = result.server
     lines.append(
         f"server: {srv['inference_count']} inferences in {srv['execution_count']} executions "
@@ -62,4 +88,6 @@ def to_json(result) -> dict:
         "server": result.server,
         "sessions": json.loads(sessions.to_json(orient="records")),
         "requests": json.loads(requests.to_json(orient="records")),
+        "log": result.log.to_json() if result.log is not None else None,
+        "state_cells": json.loads(result.state_cells.to_json(orient="records")) if result.state_cells is not None else [],
     }

@@ -215,10 +215,11 @@ class LogWindow:
 
     @classmethod
     def start(cls, server) -> "LogWindow":
-        """A window on a LabServer's log, opened at its current end."""
-        if not server.is_embedded:
-            return cls(None, Unavailable.EXTERNAL_SERVER)
-        return cls(server.log_path, Unavailable.NOT_STARTED)
+        """A window on a LabServer's log, opened at its current end. An external server's log is
+        read only when TRITON_LOG_FILE names it (LabServer.log_path)."""
+        if server.log_path is None:
+            return cls(None, Unavailable.NOT_STARTED if server.is_embedded else Unavailable.EXTERNAL_SERVER)
+        return cls(server.log_path)
 
     @property
     def available(self) -> bool:
@@ -277,9 +278,10 @@ def raised_verbosity(server, level: int = 1) -> Iterator[bool]:
     """Raise the embedded server's --log-verbose for the duration (yields whether it did).
 
     Triton's logging extension changes verbosity at run time. An external server's settings
-    are not ours to change, and its log is not readable here, so nothing happens there.
+    are not ours to change unless its log was handed to the lab (TRITON_LOG_FILE), which makes
+    it the lab's server; otherwise nothing happens there.
     """
-    if not server.is_embedded or server.log_path is None:
+    if server.log_path is None:
         yield False
         return
     url = server.url

@@ -5,10 +5,10 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from app.lab import driver, prediction, presets
+from app.lab import driver, figures, prediction, presets, server_log as log_reader
 from app.lab.deployer import Applied
 from app.lab.setup import LabSetup
-from app.ui import lab_controls, run_views, session, transcripts
+from app.ui import lab_controls, run_views, server_log, session, transcripts
 from app.ui.live.common import explained_failures
 from app.ui.progress import run_with_progress
 
@@ -90,8 +90,10 @@ def _run(setup: LabSetup, choice: str, server, deployer) -> None:
     setup.scenario("check").validate()  # bad text fails here, before anything is loaded
     applied = _apply(setup, deployer)
     scenario = setup.scenario(applied.model)
-    result = run_with_progress(lambda p: driver.run(server, scenario, progress=p),
-                               f"Streaming {setup.session_count} sessions through {applied.model}")
+    # Verbosity 1 for the run, so the log panel can quote the backlog, reaper and refusals.
+    with log_reader.raised_verbosity(server, 1):
+        result = run_with_progress(lambda p: driver.run(server, scenario, progress=p),
+                                   f"Streaming {setup.session_count} sessions through {applied.model}")
     verdict = prediction.judge(choice, result.sessions)
     st.session_state["lab-last-run"] = LabRun(setup, applied, result, choice, verdict)
     _record(setup, choice, verdict)
@@ -131,3 +133,11 @@ def _show_run(run: LabRun) -> None:
     run_views.server_side(result, key_prefix="lab")
     st.subheader("Work per instance")
     run_views.instance_work(result, key="lab-instance-work")
+    st.subheader("State the model holds")
+    st.plotly_chart(figures.state_cells(result.state_cells), key="lab-state-cells", width="stretch")
+    st.caption(
+        "The recogniser's own metric (asr_state_cells on Triton's metrics endpoint): the state cells each "
+        "instance keeps. A session that ends with END gives its cell back; one that vanishes leaves it until "
+        "the model evicts it itself (idle_evict_s), because Triton's idle reaper never tells the model."
+    )
+    server_log.show(result.log, key="lab-log")

@@ -9,6 +9,7 @@ from tritonclient.utils import InferenceServerException
 from app.lab import exercises
 from app.lab.deployments import DeploymentError
 from app.lab.server.errors import ServerError
+from app.ui import server_log
 from app.ui.session import lab, learner
 
 RESULT_KEY = "exercise-result-{}"
@@ -66,6 +67,7 @@ def _show(exercise, choice: str, result) -> None:
         st.plotly_chart(fig, key=f"exercise-{result.name}-fig-{index}", width="stretch")
     st.markdown("**What happened**\n" + "\n".join(f"- {line}" for line in result.findings))
     st.markdown(f"**Why**\n\n{result.explanation}")
+    server_log.show(result.log, key=f"exercise-{result.name}-log")
     st.download_button("Download the result (JSON)", json.dumps(result.to_json(), default=str, indent=1),
                        file_name=f"{result.name}.json", mime="application/json", key=f"exercise-{result.name}-json")
 

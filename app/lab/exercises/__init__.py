@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import importlib
 import threading
+from contextlib import nullcontext
 from types import ModuleType
 
+from app.lab import run_log, server_log
 from app.lab.exercises.base import Exercise, ExerciseResult, Option, Progress
 
 # The only list of exercises, in teaching order: one module name per line.
@@ -63,9 +65,23 @@ def get(name: str) -> Exercise:
 
 
 def run(name: str, server, deployer, progress: Progress | None = None) -> ExerciseResult:
-    get(name)
-    with _LOCKS[name]:
-        return _MODULES[name].run(server, deployer, progress)
+    """Run one exercise and attach the server log lines that belong to its runs."""
+    exercise = get(name)
+    verbose = server_log.raised_verbosity(server, exercise.log_verbose) if exercise.log_verbose else nullcontext()
+    with _LOCKS[name], verbose:
+        window = server_log.LogWindow.start(server)
+        result = _MODULES[name].run(server, deployer, progress)
+    result.log = _exercise_log(window, result)
+    return result
+
+
+def _exercise_log(window, result: ExerciseResult) -> run_log.RunLog:
+    """This server's lines for the exercise's models and IDs (loads included), plus the lines of
+    runs that went to servers of their own (the sticky-routing replicas) as their runs read them."""
+    runs = list(result.runs.values())
+    here = run_log.capture(window, {r.scenario.model for r in runs}, [p.corrid for r in runs for p in r.plans])
+    elsewhere = [r.log for r in runs if r.scenario.urls and r.log is not None]
+    return run_log.merge([here, *elsewhere]) if elsewhere else here
 
 
 def figures(result: ExerciseResult) -> list:

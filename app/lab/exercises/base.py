@@ -14,6 +14,7 @@ from typing import Callable
 import pandas as pd
 
 from app.lab import report
+from app.lab.run_log import RunLog
 
 Progress = Callable[[float, str], None]  # (fraction done 0..1, what is happening now)
 
@@ -32,6 +33,9 @@ class Exercise:
     question: str
     options: tuple[Option, ...]
     correct: str  # key of the option the mechanism predicts
+    # Triton's --log-verbose during the run: 1 for exercises whose evidence (backlog, reaper,
+    # START-flag refusals) Triton 2.51 logs only at verbosity 1 (see app/lab/server_log.py).
+    log_verbose: int = 0
 
     def option(self, key: str) -> Option:
         for option in self.options:
@@ -49,6 +53,7 @@ class ExerciseResult:
     explanation: str  # what was seen, tied to the mechanism
     findings: list[str] = field(default_factory=list)  # one line per measurement, in words
     runs: dict = field(default_factory=dict)  # label -> driver.RunResult (raw per-request data)
+    log: RunLog | None = None  # the server log lines of the whole exercise (set by exercises.run)
 
     @property
     def name(self) -> str:
@@ -84,7 +89,7 @@ class ExerciseResult:
     def to_json(self) -> dict:
         """Schema 1: {schema, exercise, title, scenario, question, options[{key,text}], correct,
         outcome, as_taught, numbers, findings, explanation, tables{name: [records]},
-        runs{label: report.to_json(run)}}."""
+        runs{label: report.to_json(run)}, log (run_log.RunLog.to_json() or null)}."""
         ex = self.exercise
         return {
             "schema": 1,
@@ -101,6 +106,7 @@ class ExerciseResult:
             "explanation": self.explanation,
             "tables": {name: json.loads(frame.to_json(orient="records")) for name, frame in self.tables.items()},
             "runs": {label: report.to_json(run) for label, run in self.runs.items()},
+            "log": self.log.to_json() if self.log is not None else None,
         }
 
 

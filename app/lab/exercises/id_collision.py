@@ -10,6 +10,7 @@ from app.lab.exercises import measure, plots
 from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
 from app.lab.ids import unique_ids
 from app.lab.scenario import Scenario
+from app.lab.server_log import LogCode
 
 # Different lengths: the shorter session's END comes first, which matters once they merge.
 TEXTS = ["HELLO WORLD ONE", "GOODBYE MOON TWO"]
@@ -98,6 +99,8 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         ignore_index=True,
     )
     ended_first = int(min(range(len(TEXTS)), key=lambda i: len(TEXTS[i])))
+    # Triton's own evidence: it logs a WARNING (at any verbosity) when a START meets an ID in flight.
+    conflicts = [e for e in collide.log.entries if e.code == LogCode.SEQUENCE_CONFLICT and e.corrid == str(shared)]
     numbers = {
         "shared_corrid": str(shared),
         "collide_verdicts": ", ".join(f"{k} {v}" for k, v in measure.verdict_counts(collide).items()),
@@ -108,6 +111,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         "collide_refused_chunks": len(refused),
         "refused_after_other_end": bool(refusal is not None and refusal["session"] != ended_first),
         "fixed_intact": bool(fixed.all_intact),
+        "conflict_warnings_logged": len(conflicts) if collide.log.available else "log not available",
     }
     outcome = _outcome(collide)
     findings = [
@@ -116,6 +120,8 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         *[f"{measure.session_label(r.session)}: {r.verdict}, {r.detail}" for r in collide.sessions.itertuples() if r.detail],
         f"unique IDs: {'every session intact' if fixed.all_intact else measure.verdict_counts(fixed)}.",
     ]
+    if conflicts:
+        findings.append(f"Triton's log, {conflicts[0].level.name}: {conflicts[0].message}")
     if refusal is not None:
         findings.append(
             f"{measure.session_label(refusal['session'])}'s chunk {refusal['chunk'] + 1} was refused after "
@@ -138,6 +144,12 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         seen = "On this run the server refused the second client's START for the ID in flight: one client got an error. "
     else:
         seen = "On this run both transcripts came back intact: the two streams did not overlap in time. "
+    if conflicts:
+        seen += (
+            "The only trace on the server side is a WARNING in Triton's log (quoted in the log panel): the "
+            "sequence 'has a conflict' and the previous one 'will be terminated early'. The clients get no error "
+            "for it. "
+        )
     explanation = mechanism + seen + (
         "Nothing in the server can tell two clients apart by ID; the fix is on the client side: IDs unique across "
         "every client of the model (a UUID string, or a counter with a per-process random prefix, as this lab "

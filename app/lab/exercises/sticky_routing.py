@@ -13,7 +13,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import tritonclient.http as http
 
-from app.lab import driver, proxy
+from app.lab import driver, proxy, run_log, server_log
 from app.lab.exercises import measure, plots
 from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
 from app.lab.scenario import Scenario, random_texts
@@ -52,6 +52,8 @@ class _Untraced:
     url: str
     metrics_url: str
     trace_dir: None = None
+    is_embedded: bool = False  # its log is read per replica by run() below, not through this view
+    log_path: None = None
 
     def client(self, timeout_s: float = 60.0):
         return http.InferenceServerClient(self.url, connection_timeout=timeout_s, network_timeout=timeout_s)
@@ -107,7 +109,11 @@ def run(server, deployer, progress=None) -> ExerciseResult:
                 model=MODEL, texts=texts, think_ms=20.0, jitter_ms=5.0, seed=4,
                 urls=[nginx.url], headers_by_session=True, sequence=True,
             )
-            result = driver.run(_Untraced(replicas[0].url, replicas[0].metrics_url), scenario)
+            # The refusals are logged by the replica that never saw the START, at verbosity 1.
+            with server_log.raised_verbosity(replicas[0], 1), server_log.raised_verbosity(replicas[1], 1):
+                windows = [server_log.LogWindow.start(r) for r in replicas]
+                result = driver.run(_Untraced(replicas[0].url, replicas[0].metrics_url), scenario)
+            result.log = run_log.merge(run_log.capture(w, [MODEL], [p.corrid for p in result.plans]) for w in windows)
             runs[policy] = result
             routes.append(_routes(result, nginx, names, policy))
             nginx.stop()

@@ -40,15 +40,19 @@ class LabServer:
         self.models = models
         self.embedded: EmbeddedServer | None = None
         self.trace_dir: Path | None = None
+        self.external_log: Path | None = None  # an external server's log file, when it is on this machine
         self._lock = threading.Lock()
 
     @classmethod
     def from_env(cls, **kwargs) -> "LabServer":
         """TRITON_URL picks an external server; TRITON_TRACE_DIR names the folder where that
-        server writes its trace file (started with --trace-config triton,file=DIR/trace.json)."""
+        server writes its trace file (started with --trace-config triton,file=DIR/trace.json);
+        TRITON_LOG_FILE names its log file (started with --log-file FILE), for the log panel."""
         server = cls(url=os.environ.get("TRITON_URL") or None, **kwargs)
         if server.external_url and os.environ.get("TRITON_TRACE_DIR"):
             server.trace_dir = Path(os.environ["TRITON_TRACE_DIR"])
+        if server.external_url and os.environ.get("TRITON_LOG_FILE"):
+            server.external_log = Path(os.environ["TRITON_LOG_FILE"])
         return server
 
     def environment(self) -> dict[str, str]:
@@ -56,6 +60,8 @@ class LabServer:
         env = {"TRITON_URL": self.url, "TRITON_GRPC_URL": self.grpc_url, "TRITON_METRICS_URL": self.metrics_url}
         if self.trace_dir is not None:
             env["TRITON_TRACE_DIR"] = str(self.trace_dir)
+        if self.log_path is not None:
+            env["TRITON_LOG_FILE"] = str(self.log_path)
         return env
 
     @property
@@ -87,8 +93,11 @@ class LabServer:
 
     @property
     def log_path(self) -> Path | None:
-        """The embedded server's log file; None with an external server or before start."""
-        return self.embedded.log_path if self.embedded is not None else None
+        """The server's log file: the embedded one's, or an external one's named by TRITON_LOG_FILE;
+        None otherwise (or before start)."""
+        if self.embedded is not None:
+            return self.embedded.log_path
+        return self.external_log if self.external_url else None
 
     def client(self, timeout_s: float = 60.0) -> http.InferenceServerClient:
         return http.InferenceServerClient(self.url, connection_timeout=timeout_s, network_timeout=timeout_s)

@@ -10,6 +10,12 @@ Config parameters:
   honour_ready  true | false              skip READY=0 padding rows, or fold them in
   idle_evict_s  seconds                   corrid/session cells unused this long are dropped
 
+Custom metrics on Triton's Prometheus endpoint (Python backend metrics API), labelled by
+model, version and instance, so learners can watch what the model holds, which Triton's own
+metrics cannot show:
+  asr_state_cells          gauge    state cells this instance holds now
+  asr_state_cells_evicted  counter  cells this instance dropped by its own idle eviction
+
 Tensors go through DLPack (never numpy) so the model runs with numpy 1 or 2, and the FFT
 runs on the instance's GPU when Triton gives it a KIND_GPU instance.
 """
@@ -30,6 +36,8 @@ CANDIDATE_BINS = [4 + 2 * d for d in range(ALPHABET_SIZE)]
 # STATE_OWNER written by a padding row the model was told to process (honour_ready=false).
 PADDING_OWNER = 2**64 - 1
 STATE_KEYS = ("slot", "corrid", "session")
+CELLS_METRIC = "asr_state_cells"
+EVICTED_METRIC = "asr_state_cells_evicted"
 
 
 def _param(config: dict, name: str, default: str) -> str:
@@ -65,6 +73,18 @@ class TritonPythonModel:
         self.bins = torch.tensor(CANDIDATE_BINS, device=self.device)
         # key -> [state, owner tag, last used (monotonic s)]
         self.cells: dict[tuple, list] = {}
+        # Every deployment and instance registers the same families (Triton shares a family by
+        # name); the labels tell the instances apart.
+        labels = {"model": args.get("model_name", ""), "version": str(args.get("model_version", "")),
+                  "instance": str(self.instance)}
+        self.cells_family = pb_utils.MetricFamily(
+            name=CELLS_METRIC, description="State cells the recogniser instance holds now", kind=pb_utils.MetricFamily.GAUGE)
+        self.evicted_family = pb_utils.MetricFamily(
+            name=EVICTED_METRIC, description="State cells the recogniser instance dropped by its own idle eviction",
+            kind=pb_utils.MetricFamily.COUNTER)
+        self.cells_metric = self.cells_family.Metric(labels=labels)
+        self.evicted_metric = self.evicted_family.Metric(labels=labels)
+        self.cells_metric.set(0)
 
     def _input(self, request, name):
         tensor = pb_utils.get_input_tensor_by_name(request, name)
@@ -93,6 +113,8 @@ class TritonPythonModel:
         stale = [k for k, cell in self.cells.items() if k[0] != "slot" and now - cell[2] > self.idle_evict_s]
         for key in stale:
             del self.cells[key]
+        if stale:
+            self.evicted_metric.increment(len(stale))
 
     def execute(self, requests):
         now = time.monotonic()
@@ -132,6 +154,7 @@ class TritonPythonModel:
                     self.cells[key] = [symbol, writer, now]
             responses.append(self._response(symbol, slot, len(requests), state_in, owner))
         self._evict_idle(now)
+        self.cells_metric.set(len(self.cells))
         return responses
 
     def _response(self, symbol, slot, batch, state_in, owner):
@@ -146,6 +169,9 @@ class TritonPythonModel:
 
     def finalize(self):
         self.cells.clear()
+        # A family may only go after its metrics (python_backend's custom-metrics rule).
+        del self.cells_metric, self.evicted_metric
+        del self.cells_family, self.evicted_family
 
 
 def _correlation_id(request) -> int:

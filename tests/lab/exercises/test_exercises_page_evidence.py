@@ -1,0 +1,49 @@
+"""The exercises page's evidence around a run: the server log panel, and charts that fail
+without taking the rest of the result with them (AppTest, the session's real Triton)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app.lab import exercises
+
+PAGE = Path(__file__).resolve().parents[3] / "app" / "views" / "exercises.py"
+TIMEOUT_S = 180
+
+
+@pytest.fixture()
+def page(server_env, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_LAB_DATA", str(tmp_path / "lab-data"))
+    return AppTest.from_file(str(PAGE), default_timeout=TIMEOUT_S).run(timeout=TIMEOUT_S)
+
+
+def _run(at, name: str, choice: str) -> AppTest:
+    at.selectbox(key="exercise-name").set_value(name).run()
+    at.radio(key=f"exercise-{name}-prediction").set_value(choice).run()
+    at.button(key=f"exercise-{name}-run").click().run(timeout=TIMEOUT_S)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_id_collision_quotes_the_servers_conflict_warning_in_the_log_panel(page):
+    at = _run(page, "id_collision", "merged")
+    panel = [e for e in at.expander if e.label.startswith("Server log")]
+    assert [e.label for e in panel] == ["Server log: 1 line(s) of evidence"]
+    lines = panel[0].dataframe[0].value
+    assert lines["level"].tolist() == ["warning"]
+    assert "has a conflict" in lines["log line (verbatim)"].iloc[0]
+    assert lines["what it says"].iloc[0].startswith("A START arrived for correlation ID")
+
+
+def test_a_chart_that_fails_is_reported_and_the_rest_of_the_result_stays(page, monkeypatch):
+    def broken(result):
+        raise KeyError("sessions")
+
+    monkeypatch.setattr(exercises, "figures", broken)
+    at = _run(page, "id_collision", "merged")
+    assert any(e.value.startswith("The exercise stopped unexpectedly (KeyError)") for e in at.error)
+    assert not at.get("plotly_chart")
+    assert any("**Why**" in m.value for m in at.markdown)  # findings and explanation still shown
+    assert any(e.label.startswith("Server log") for e in at.expander)
