@@ -83,3 +83,19 @@ def test_a_refused_chunk_is_recorded_with_the_servers_words(lab_server, transpor
 def test_bad_transport_settings_are_refused_before_anything_is_sent(kwargs, words):
     with pytest.raises(ValueError, match=words):
         Scenario(model=MODEL, texts=["HI"], **kwargs).validate()
+
+
+def test_128_sessions_end_intact_or_refused_in_the_servers_words(lab_server):
+    # 16 times the slots: sessions queue in the backlog; any that waited past the idle timeout
+    # are refused by the server, never broken by the driver.
+    result = driver.run(lab_server, Scenario(model="asr_sequence_oldest", texts=random_texts(128, 6, seed=2), think_ms=5.0, jitter_ms=2.0))
+    verdicts = set(result.sessions["verdict"])
+    assert verdicts <= {"intact", "error"}, result.sessions["verdict"].value_counts()
+    refused = result.sessions[result.sessions["verdict"] == "error"]
+    assert all("must specify the START flag" in d for d in refused["detail"])
+    lines = report.waits_and_refusals(result)
+    assert lines[0].startswith("waited for a slot: ") and " of 128 sessions" in lines[0]
+    waited = int(lines[0].split(": ")[1].split(" of ")[0])
+    # 16 waves of 8; a wave holds its slots for 6 chunks of at least 3 ms think each, so from the
+    # sixth wave on every first chunk waited well over 100 ms.
+    assert 64 <= waited <= 128 - 8
