@@ -5,7 +5,9 @@ Two deployments of the same code and config, differing only in preferred_batch_s
 measured in alternating rounds (A B, then B A, ...) at concurrency 1, 8 and 32: closed-loop
 clients, one request per review. Per round: requests per second, client latency p50/p95 and
 the server's mean batch (inference_count / execution_count). The table gives the median of
-the rounds. Triton's batcher.md advises against preferred sizes for most models.
+the rounds. Triton's batcher.md advises against preferred sizes for most models. Note that
+Triton 2.51 fills an unset preferred_batch_size with max_batch_size ([64] here, core
+model_config_utils.cc), which is what "no preferred" means on the server.
 
     python benchmarks/preferred_batch_size.py [--seconds 3] [--rounds 3]
 """

@@ -10,6 +10,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -95,3 +96,53 @@ def test_average_batch_is_inference_over_execution_count(probe_run):
     metrics = delta["metrics"]
     assert metrics["nv_inference_count"] / metrics["nv_inference_exec_count"] == pytest.approx(REQUESTS / len(batches))
     assert delta["batch_sizes"] == {size: list(batches.values()).count(size) for size in set(batches.values())}
+
+
+WAITING, NOT_WAITING = "claims_probe_delay", "claims_probe_no_delay"
+
+
+@pytest.fixture(scope="module")
+def delay_probes(lab_server):
+    configs = (probe_config(WAITING, delay_ms=0, queue_delay_us=1_000_000), probe_config(NOT_WAITING, delay_ms=0))
+    with deployed(lab_server, *configs, code=PROBE_CODE):
+        yield
+
+
+def _burst(lab_server, model: str, count: int) -> tuple[list[dict], float]:
+    """`count` requests sent together; their replies and Triton's mean queue time for them (s)."""
+    control = lab_server.client()
+    before = server_stats.snapshot(control, lab_server.metrics_url, model)
+
+    def one(seq: int) -> dict:
+        data = http.InferInput("SEQ", [1, 1], "INT32")
+        data.set_data_from_numpy(np.array([[seq]], dtype=np.int32))
+        result = lab_server.client().infer(model, [data])
+        return {k: int(result.as_numpy(k)[0, 0]) for k in ("BATCH_NO", "BATCH_SIZE")}
+
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        replies = list(pool.map(one, range(count)))
+    after = server_stats.snapshot_after(control, lab_server.metrics_url, model, before, count)
+    return replies, server_stats.delta(before, after)["mean_queue_us"] / 1e6
+
+
+def test_delay_holds_a_lone_request_and_a_full_batch_goes_at_once(lab_server, delay_probes):
+    """With max_queue_delay_microseconds set (here 1 s) the batcher holds a request that cannot
+    fill a batch for up to the delay; once max_batch_size requests are queued the batch goes at
+    once. Unset, the delay is 0: a lone request is not held.
+
+    Source: server docs/user_guide/batcher.md ("Delayed Batching"); common
+    protobuf/model_config.proto ModelDynamicBatching.max_queue_delay_microseconds (default 0);
+    core r24.10 src/model_config_utils.cc (unset preferred_batch_size reads back as [max_batch_size]).
+    """
+    lone, lone_queue = _burst(lab_server, WAITING, 1)
+    assert lone[0]["BATCH_SIZE"] == 1 and lone_queue >= 0.9, f"lone request queued {lone_queue:.3f} s"
+    full, full_queue = _burst(lab_server, WAITING, 4)
+    assert [r["BATCH_SIZE"] for r in full] == [4] * 4 and len({r["BATCH_NO"] for r in full}) == 1
+    assert full_queue < 0.5, f"a full batch still queued {full_queue:.3f} s"
+    unset = lab_server.client().get_model_config(NOT_WAITING)["dynamic_batching"]
+    assert int(unset["max_queue_delay_microseconds"]) == 0
+    # Triton fills an unset preferred_batch_size with max_batch_size (model_config_utils.cc
+    # NormalizeModelConfig), which changes nothing: the batcher aims for the maximum anyway.
+    assert [int(s) for s in unset["preferred_batch_size"]] == [4]
+    _, default_queue = _burst(lab_server, NOT_WAITING, 1)
+    assert default_queue < 0.5, f"with no delay set a lone request queued {default_queue:.3f} s"
