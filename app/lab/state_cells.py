@@ -101,8 +101,9 @@ class Sampler:
         return pd.DataFrame(self._marks, columns=["t", "label"])
 
 
-def totals(frame: pd.DataFrame) -> pd.DataFrame:
-    """Cells and evictions summed over instances at each sample time."""
+def totals(frame: pd.DataFrame, by: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Cells and evictions summed over instances at each sample time (per `by` columns too)."""
+    keys = [*by, "t"]
     if frame.empty:
-        return pd.DataFrame(columns=["t", "cells", "evicted"])
-    return frame.groupby("t", as_index=False)[["cells", "evicted"]].sum()
+        return pd.DataFrame(columns=[*keys, "cells", "evicted"])
+    return frame.groupby(keys, as_index=False)[["cells", "evicted"]].sum()

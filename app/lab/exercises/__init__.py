@@ -35,6 +35,7 @@ REGISTRY = (
     "verification",
     "cancelled_request",
     "pipelined_client",
+    "leaked_state",
 )
 
 

@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import pandas as pd
-from tritonclient.utils import InferenceServerException
 import plotly.express as px
 import plotly.graph_objects as go
 
-from app.lab import deployments, driver
-from app.lab.deployments import DeploymentError, LabSettings
-from app.lab.exercises import measure, plots
+from app.lab import driver
+from app.lab.deployments import LabSettings
+from app.lab.exercises import measure, models, plots
 from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
 from app.lab.scenario import Scenario, random_texts
 
@@ -73,18 +72,7 @@ def _evict(model: str) -> Scenario:
 def load_evicting_model(server) -> str:
     """A session-keyed deployment whose model drops cells idle for EVICT_S (its own clean-up)."""
     settings = LabSettings(scheduler="direct", instances=1, slots=2, idle_timeout_us=5_000_000, state_key="session")
-    config = settings.to_config(EVICT_MODEL)
-    config.parameters["idle_evict_s"].string_value = str(EVICT_S)
-    client = server.client(timeout_s=300)
-    try:
-        if client.is_model_ready(EVICT_MODEL):
-            live = client.get_model_config(EVICT_MODEL).get("parameters", {})
-            if live.get("idle_evict_s", {}).get("string_value") == str(EVICT_S):
-                return EVICT_MODEL
-        deployments.load(client, config, with_code=True)
-    except InferenceServerException as err:
-        raise DeploymentError(f"Triton refused the eviction demo's deployment: {err.message()}") from None
-    return EVICT_MODEL
+    return models.load_with_parameters(server, EVICT_MODEL, settings, idle_evict_s=EVICT_S)
 
 
 def _reaped(session_row) -> bool:
