@@ -4,8 +4,9 @@ A learner runs each scenario once, so the figure that matters is the share of si
 that show the taught outcome, not whether it shows within a few retries. Exercises judge
 themselves (`as_taught`: the outcome the server produced is the option the lesson keys);
 presets are judged by `preset_outcome` below, which demands the preset's specific evidence
-(mixing between sessions of the SAME run, padding rows, or every chunk reading only its own
-state), so state left over from earlier runs cannot pass for it.
+from the model's raw STATE_OWNER (chunks that read another session of the SAME run, padding
+rows, or every chunk reading only its own state), so state left over from earlier runs
+cannot pass for it.
 
     python benchmarks/outcome_reliability.py [--repeats 20] [--only NAME ...] [--url HOST:PORT]
 
@@ -46,22 +47,20 @@ def taught_outcome(name: str) -> str:
 def preset_outcome(result) -> str:
     """One word for what a preset run showed, from the raw STATE_OWNER evidence, strictest first.
 
-    foreign: some session's first wrong chunk read state ANOTHER SESSION OF THIS RUN wrote
-             (and the verdict names that session);
+    foreign: sessions corrupted, and chunks read state that ANOTHER SESSION OF THIS RUN wrote
+             and came back wrong (state left by earlier runs does not count);
     garbage: some session's first wrong chunk read state a padding row wrote;
     intact:  every session intact and every chunk read only a fresh cell or its own state.
     Anything else is named by its verdicts, e.g. "foreign (earlier run)" or "lost".
     """
-    s = result.sessions.set_index("session")
+    s = result.sessions
     if (s["verdict"] == "error").any():
         return "error"
-    mixed = evidence.broke_on_another_session(result)
-    if mixed:
-        named = all(s.loc[i, "verdict"] == "foreign" and s.loc[i, "read_state_of"] == j for i, j in mixed.items())
-        return "foreign" if named else "foreign, misnamed by the verdicts"
+    if not result.all_intact and not evidence.mixing_broke_letters(result).empty:
+        return "foreign"
     if evidence.broke_on_padding(result):
         return "garbage"
-    if (s["verdict"] == "intact").all():
+    if result.all_intact:
         return "intact" if evidence.read_only_own_state(result) else "intact, but read others' state"
     broken = s[s["verdict"] != "intact"]
     return " + ".join(sorted({"foreign (earlier run)" if v == "foreign" else v for v in broken["verdict"]}))

@@ -38,22 +38,3 @@ def server_env(lab_server, monkeypatch):
     for key, value in lab_server.environment().items():
         monkeypatch.setenv(key, value)
     return lab_server.environment()
-
-
-@pytest.fixture()
-def until():
-    """Repeat a timing-dependent run until its robust outcome shows (at most `attempts` runs).
-
-    The server's batching depends on arrival timing on a busy two-core machine; an outcome
-    that holds in one of three runs of the same traffic is the mechanism, not luck.
-    """
-
-    def _until(make, ok, attempts: int = 3):
-        result = None
-        for _ in range(attempts):
-            result = make()
-            if ok(result):
-                return result
-        return result
-
-    return _until

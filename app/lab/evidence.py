@@ -31,6 +31,21 @@ def owner_at_first_wrong(result, session: int) -> int | None:
     return None if hit.empty else int(hit.iloc[0]["state_owner"])
 
 
+def read_other_sessions(result) -> pd.DataFrame:
+    """Answered chunks whose STATE_OWNER is ANOTHER session of this run, with that session's
+    index in `owner_session`: state mixed between sessions within this very run."""
+    index_of = {p.tag: p.index for p in result.plans}
+    q = _answered(result.requests).copy()
+    q["owner_session"] = [index_of.get(int(o), -1) for o in q["state_owner"]]
+    return q[(q["owner_session"] >= 0) & (q["owner_session"] != q["session"])]
+
+
+def mixing_broke_letters(result) -> pd.DataFrame:
+    """Chunks that read another session's state of this run AND came back wrong."""
+    mixed = read_other_sessions(result)
+    return mixed[mixed["symbol"].astype(int) != mixed["expected"].astype(int)]
+
+
 def broke_on_another_session(result) -> dict[int, int]:
     """Session -> the session of THIS run whose state its first wrong chunk read."""
     index_of = {p.tag: p.index for p in result.plans}

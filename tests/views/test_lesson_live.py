@@ -1,6 +1,10 @@
 """Every lesson's live element runs on the real server from its page and shows its evidence."""
 from __future__ import annotations
 
+import json
+import re
+
+from app.lab import evidence
 from tests.views.conftest import RUN_TIMEOUT_S
 
 
@@ -40,8 +44,29 @@ def test_the_mistake_small(open_page):
     at = open_page("lesson_03.py")
     click(at, "mistake-run")
     assert any(m.value == "#### Transcript board" for m in at.markdown)
-    assert sum("<b>Session " in m.value for m in at.markdown) == 8
+    lines = [m.value for m in at.markdown if "<b>Session " in m.value]
+    assert len(lines) == 8
     assert has_chart(at, "mistake-timeline")
+    # The outcome itself: sessions corrupted, and chunks read the state of ANOTHER SESSION OF
+    # THIS RUN (the model's raw STATE_OWNER), not only state left by an earlier run.
+    _, result = at.session_state["live-result:the_mistake"]
+    summary = [e.value for e in at.error if "sessions corrupted" in e.value]
+    assert summary and re.match(r"[1-8] of 8 sessions corrupted: ", summary[0]), [e.value for e in at.error]
+    assert not any("All 8 sessions intact" in s.value for s in at.success)
+    mixed = evidence.mixing_broke_letters(result)
+    assert not mixed.empty, result.sessions[["session", "verdict", "detail"]].to_dict("records")
+    # ...and the timeline's hover shows it: that chunk's bar says whose state it read.
+    shown = hover_rows(at, "mistake-timeline")
+    for r in mixed.itertuples():
+        row = next(c for c in shown[f"session {r.session + 1}"] if int(c[0]) == r.chunk + 1)
+        assert row[6] == f"session {r.owner_session + 1}", row
+
+
+def hover_rows(at, key: str) -> dict[str, list]:
+    """Per session trace of a timeline chart on the page: its bars' hover data."""
+    chart = next(c for c in at.get("plotly_chart") if c.proto.id.endswith(f"-{key}"))
+    spec = json.loads(chart.proto.spec)
+    return {t["name"]: t["customdata"] for t in spec["data"] if t.get("name", "").startswith("session ")}
 
 
 def test_sequence_controls_show_flags_slots_and_padding(open_page):

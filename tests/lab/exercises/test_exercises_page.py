@@ -37,15 +37,20 @@ def test_page_lists_every_exercise_and_asks_for_a_prediction_first(page):
 
 
 def test_running_an_exercise_shows_evidence_and_records_the_prediction(page):
+    # One run of the collision merges the two sequences (the taught outcome), so the
+    # prediction "refused" must be shown, and stored, as not holding.
     at = _predict_and_run(page, "id_collision", "refused")
     assert not at.error, [e.value for e in at.error]
-    verdict = (at.success or at.warning)[0].value
-    assert verdict.startswith("Your prediction")
+    merged = exercises.get("id_collision").option("merged").text
+    assert [w.value for w in at.warning] == [f"Your prediction did not hold. The server did this: {merged}"]
+    assert not at.success
+    assert not at.info, "the taught outcome showed, so no 'timing decides' note"
     assert len(at.get("plotly_chart")) >= 1
     assert any("**Why**" in m.value for m in at.markdown)
     records = ProgressStore().predictions(at.session_state["learner"])
-    assert [(r.exercise, r.prediction) for r in records] == [("exercise:id_collision", "refused")]
-    assert records[0].held == (records[0].outcome == "refused")
+    assert [(r.exercise, r.prediction, r.outcome, r.held) for r in records] == [
+        ("exercise:id_collision", "refused", "merged", False)
+    ]
 
 
 def test_missing_nginx_is_a_clear_error_not_a_traceback(page, monkeypatch):

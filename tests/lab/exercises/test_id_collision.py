@@ -1,4 +1,4 @@
-"""Correlation ID collision on the real server, and the CLI that runs an exercise headless."""
+"""Correlation ID collision on the real server, run once, and the CLI that runs an exercise headless."""
 from __future__ import annotations
 
 import json
@@ -9,24 +9,23 @@ from pathlib import Path
 
 import pytest
 
-from app.lab import exercises
-
-
-def _merged(result) -> bool:
-    return result.outcome == "merged" and result.numbers["fixed_intact"]
+from app.lab import evidence, exercises
+from app.lab.exercises import id_collision
 
 
 @pytest.fixture(scope="module")
-def result(exercise_run):
-    return exercise_run("id_collision", ok=_merged)
+def result(exercise_result):
+    return exercise_result("id_collision")
 
 
 def test_same_id_merges_the_sessions_and_corrupts_both(result):
     assert result.outcome == "merged"
-    collide = result.runs["same_id"].sessions.set_index("session")
+    run = result.runs["same_id"]
+    collide = run.sessions.set_index("session")
     assert list(collide["verdict"]) == ["foreign", "foreign"]
-    # Each names the other session as the one whose state it read.
+    # Each names the other session as the one whose state it read, as the raw STATE_OWNER says.
     assert collide.loc[0, "read_state_of"] == 1 and collide.loc[1, "read_state_of"] == 0
+    assert evidence.broke_on_another_session(run) == {0: 1, 1: 0}
     assert result.numbers["collide_chunks_reading_other_session"] > 0
 
 
@@ -36,9 +35,11 @@ def test_first_end_ends_the_sequence_for_both(result):
 
 
 def test_unique_ids_fix_it(result):
+    fixed = result.runs["unique_ids"]
+    assert list(fixed.sessions["received_text"]) == id_collision.TEXTS
+    assert evidence.read_only_own_state(fixed)
+    assert fixed.sessions["corrid"].nunique() == 2
     assert result.numbers["fixed_intact"]
-    fixed = result.runs["unique_ids"].sessions
-    assert fixed["corrid"].nunique() == 2
 
 
 def _cli() -> list[str]:
@@ -54,9 +55,10 @@ def test_cli_writes_the_exercise_as_json(server_env, tmp_path):
     assert "Correlation ID collision" in proc.stdout
     data = json.loads(out.read_text())
     assert data["schema"] == 1 and data["exercise"] == "id_collision"
-    assert data["outcome"] in {o.key for o in exercises.get("id_collision").options}
+    assert data["outcome"] == "merged" and data["as_taught"] is True
     assert {"same_id", "unique_ids"} == set(data["runs"])
-    assert data["runs"]["same_id"]["sessions"][0]["verdict"] in {"foreign", "error", "lost"}
+    assert [s["verdict"] for s in data["runs"]["same_id"]["sessions"]] == ["foreign", "foreign"]
+    assert [s["verdict"] for s in data["runs"]["unique_ids"]["sessions"]] == ["intact", "intact"]
 
 
 def test_cli_lists_exercises_and_rejects_unknown_names():

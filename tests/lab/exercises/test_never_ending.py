@@ -1,4 +1,4 @@
-"""Idle timeout on the real server: slow clients reaped, dead clients hold slots, the model cleans up."""
+"""Idle timeout on the real server, run once: slow clients reaped, dead clients hold slots, the model cleans up."""
 from __future__ import annotations
 
 import pytest
@@ -6,19 +6,9 @@ import pytest
 from app.lab.exercises import never_ending
 
 
-def _robust(result) -> bool:
-    n = result.numbers
-    return (
-        result.outcome == "reaped"
-        and n["slow_intact_at_long_timeout"]
-        and n["evict_after_pause_state_owner"] == 0
-        and n["dead_blocked_ms_long_timeout"] > n["dead_blocked_ms_short_timeout"]
-    )
-
-
 @pytest.fixture(scope="module")
-def result(exercise_run):
-    return exercise_run("never_ending", ok=_robust)
+def result(exercise_result):
+    return exercise_result("never_ending")
 
 
 def test_slow_client_is_reaped_below_its_think_time(result):

@@ -1,4 +1,4 @@
-"""Slot exhaustion on the real server: sessions beyond capacity wait in the backlog, no errors."""
+"""Slot exhaustion on the real server, run once: sessions beyond capacity wait in the backlog, no errors."""
 from __future__ import annotations
 
 import pytest
@@ -7,8 +7,8 @@ from app.lab.exercises import slot_exhaustion
 
 
 @pytest.fixture(scope="module")
-def result(exercise_run):
-    return exercise_run("slot_exhaustion")
+def result(exercise_result):
+    return exercise_result("slot_exhaustion")
 
 
 def test_sessions_beyond_capacity_wait_without_errors(result):

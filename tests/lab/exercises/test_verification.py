@@ -1,43 +1,72 @@
-"""The rollout guide's experiments on the real server."""
+"""The rollout guide's experiments on the real server, run once, checked on the raw measurements.
+
+The exercise computes its own `as_expected` column; these tests do not read it. They check
+what the server returned (transcripts, STATE_OWNER, slots, labels, scores) against what is
+known without the code under test: the texts sent and the reviews' obvious sentiment.
+"""
 from __future__ import annotations
 
 import pytest
 
-from app.lab.exercises import sentiment_check
+from app.lab import evidence
+from app.lab.exercises import sentiment_check, verification
 
-
-def _robust(result) -> bool:
-    return result.outcome == "sentiment" and bool(result.tables["checks"]["as_expected"].all())
+# Of the twelve reviews five carry only positive lexicon words, six only negative ones, and one
+# ("the film was lovely, see you soon") nets to zero under the word hashing, so the encoder's
+# nuance decides it: 5 or 6 positive, the same in every mode.
+CLEARLY_POSITIVE = 5
 
 
 @pytest.fixture(scope="module")
-def result(exercise_run):
-    return exercise_run("verification", ok=_robust)
+def result(exercise_result):
+    return exercise_result("verification")
 
 
-def test_every_check_behaves_as_the_guide_says(result):
-    checks = result.tables["checks"]
-    assert len(checks) == 5
-    assert checks["as_expected"].all(), checks[~checks["as_expected"]].to_dict("records")
+def first_chunk(run, session: int):
+    q = run.requests
+    return q[(q["session"] == session) & (q["chunk"] == 0)].iloc[0]
+
+
+def test_interleaved_sessions_hear_exactly_what_was_said(result):
+    run = result.runs["interleaved"]
+    assert list(run.sessions["received_text"]) == verification.TEXTS
+    assert evidence.read_only_own_state(run)
 
 
 def test_new_sequence_after_end_starts_fresh_on_the_reused_slot(result):
     run = result.runs["after_end"]
-    first = run.requests[(run.requests["session"] == 1) & (run.requests["chunk"] == 0)].iloc[0]
+    first = first_chunk(run, 1)
     assert first["state_in"] == 0 and first["state_owner"] == 0
-    assert run.sessions.iloc[0]["slots"] == run.sessions.iloc[1]["slots"]
+    assert (int(first["instance"]), int(first["slot"])) == (0, 0)  # 1 instance x 1 slot: nowhere else
+    assert set(zip(run.requests["instance"], run.requests["slot"])) == {(0, 0)}
+    assert list(run.sessions["received_text"]) == verification.TEXTS[:2]
 
 
 def test_cancelled_session_does_not_pollute_the_next(result):
     run = result.runs["cancelled"]
-    later = run.sessions.set_index("session").loc[1]
-    assert later["verdict"] == "intact"
-    assert run.sessions.iloc[0]["chunks"] == 3  # it vanished after three chunks, without END
+    sent = run.requests.groupby("session").size().to_dict()
+    assert sent == {0: 3, 1: len(verification.TEXTS[1])}  # it vanished after three chunks, without END
+    first = first_chunk(run, 1)
+    assert first["state_in"] == 0 and first["state_owner"] == 0
+    assert (int(first["instance"]), int(first["slot"])) == (0, 0)
+    assert run.sessions.set_index("session").loc[1, "received_text"] == verification.TEXTS[1]
 
 
-def test_sentiment_is_invariant_and_recogniser_is_not(result):
-    assert result.outcome == "sentiment"
+def test_sentiment_gives_the_same_labels_and_scores_in_every_order_and_split(result):
     sentiment = result.tables["sentiment"]
+    assert len(sentiment) == 4
+    assert sentiment["positive"].nunique() == 1, sentiment.to_dict("records")
+    assert sentiment["positive"].iloc[0] in (CLEARLY_POSITIVE, CLEARLY_POSITIVE + 1)
     assert sentiment["labels_identical"].all()
-    assert (sentiment["max_score_diff"] <= sentiment_check.SCORE_TOLERANCE).all()
+    assert (sentiment["max_score_diff"] <= 1e-5).all(), sentiment["max_score_diff"].tolist()
+    assert result.outcome == "sentiment"
+
+
+def test_recogniser_behind_the_dynamic_batcher_changes_with_arrival_order(result):
+    t = result.tables["recogniser_transcripts"]
+    together = t[t["arrival"] == "all at once"]
+    alone = t[t["arrival"] == "one at a time"]
+    assert list(together["expected_text"]) == verification.TEXTS
+    assert (together["received_text"] != together["expected_text"]).any()
+    assert list(alone["received_text"]) != list(together["received_text"])
     assert not result.numbers["recogniser_dynamic_consistent"]
