@@ -65,7 +65,8 @@ def broke_on_padding(result) -> list[int]:
 def read_only_own_state(result) -> bool:
     """Every answered chunk read a fresh cell or state its own session wrote: nobody else's."""
     q = _answered(result.requests)
-    return bool((q["state_owner"].astype("uint64").isin([0]) | (q["state_owner"].astype("uint64") == q["tag"].astype("uint64"))).all())
+    owner = q["state_owner"].astype("uint64")
+    return bool(((owner == 0) | (owner == q["tag"].astype("uint64"))).all())
 
 
 def strangers_read(result) -> set[int]:

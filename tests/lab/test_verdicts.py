@@ -33,7 +33,7 @@ def rows(p: SessionPlan, received: list[int] | None = None, *, instance=0, slot=
         error = (errors or {}).get(k, "")
         own_state = p.symbols[k - 1] if k else 0
         out.append({
-            "session": p.index, "chunk": k, "tag": p.tag, "error": error,
+            "session": p.index, "chunk": k, "tag": p.tag, "error": error, "expected": p.symbols[k],
             "symbol": -1 if error else received[k],
             "instance": -1 if error else instance,
             "slot": -1 if error else (p.index if slot is None else slot),
