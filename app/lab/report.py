@@ -21,6 +21,8 @@ import json
 
 import pandas as pd
 
+from app.lab.transports import NO_ANSWER
+
 REQUEST_FIELDS = [
     "session", "chunk", "corrid", "tag", "request_id", "expected", "symbol", "instance", "slot", "batch",
     "state_in", "state_owner", "error", "t_send", "t_recv", "latency_ms", "queue_ms", "compute_ms",
@@ -44,31 +46,14 @@ def waits_and_refusals(result) -> list[str]:
         waited = first[first > WAITED_MS]
         lines.append(f"waited for a slot: {len(waited)} of {len(first)} sessions queued their first chunk over "
                      f"{WAITED_MS:.0f} ms (longest {first.max():.0f} ms)")
-    refused = result.sessions[result.sessions["verdict"] == "error"]
+    stopped = result.sessions[result.sessions["verdict"] == "error"]
+    failed = stopped[stopped["detail"].str.contains(NO_ANSWER, regex=False)]
+    refused = stopped.drop(failed.index)
     if not refused.empty:
         lines.append(f"refused: {len(refused)} session(s); the server said, e.g.: {refused.iloc[0]['detail']}")
-    return lines
-
-
-WAITED_MS = 100.0  # a first chunk queued longer than this waited in the backlog for a slot
-
-
-def waits_and_refusals(result) -> list[str]:
-    """Lines for a run at scale: how many sessions waited for a slot, and what refused the others.
-
-    A sequence's first chunk waits in the backlog until a slot is free, and Triton counts that
-    wait in the request's queue time, so chunk 0's queue_ms (from the trace) is the wait.
-    """
-    lines = []
-    q = result.requests
-    first = q.loc[q["chunk"] == 0, "queue_ms"].dropna() if "queue_ms" in q else pd.Series(dtype=float)
-    if not first.empty:
-        waited = first[first > WAITED_MS]
-        lines.append(f"waited for a slot: {len(waited)} of {len(first)} sessions queued their first chunk over "
-                     f"{WAITED_MS:.0f} ms (longest {first.max():.0f} ms)")
-    refused = result.sessions[result.sessions["verdict"] == "error"]
-    if not refused.empty:
-        lines.append(f"refused: {len(refused)} session(s); the server said, e.g.: {refused.iloc[0]['detail']}")
+    if not failed.empty:
+        lines.append(f"no answer: {len(failed)} session(s) lost a request on the way (did the server stop?), "
+                     f"e.g.: {failed.iloc[0]['detail']}")
     return lines
 
 
@@ -85,7 +70,6 @@ def summary_table(result) -> str:
         lines.append(f"{row.session + 1:>3} {row.verdict:8} {first:>11}  {row.expected_text[:30]:30} {row.received_text[:30]}")
     counts = s["verdict"].value_counts().to_dict()
     lines.append("verdicts: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
-    lines += waits_and_refusals(result)
     lines += waits_and_refusals(result)
     srv = result.server
     lines.append(

@@ -19,7 +19,7 @@ from typing import Callable
 import numpy as np
 import tritonclient.grpc as grpc
 import tritonclient.http as http
-from tritonclient.utils import np_to_triton_dtype
+from tritonclient.utils import InferenceServerException, np_to_triton_dtype
 
 TIMEOUT_S = 120.0  # a reply slower than this is a failure, whatever the transport
 
@@ -55,10 +55,15 @@ _LABELS = {
 }
 
 
+NO_ANSWER = "no answer from the server"  # the request failed on the way: not a refusal
+
+
 def error_text(err: BaseException) -> str:
-    """The server's own words where tritonclient carries them, else the exception's."""
-    message = getattr(err, "message", None)
-    return (message() if callable(message) else "") or str(err) or type(err).__name__
+    """The server's own words where tritonclient carries them; a transport failure (a closed or
+    refused connection, a client-side timeout) says so, since the server said nothing."""
+    if isinstance(err, InferenceServerException):
+        return err.message() or str(err)
+    return f"{NO_ANSWER} ({type(err).__name__}: {err})"
 
 
 class Link:

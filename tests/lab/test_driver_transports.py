@@ -99,3 +99,14 @@ def test_128_sessions_end_intact_or_refused_in_the_servers_words(lab_server):
     # 16 waves of 8; a wave holds its slots for 6 chunks of at least 3 ms think each, so from the
     # sixth wave on every first chunk waited well over 100 ms.
     assert 64 <= waited <= 128 - 8
+
+
+def test_a_request_that_never_reached_the_server_is_not_called_a_refusal(lab_server):
+    from app.lab.server.ports import free_ports
+
+    nobody = f"127.0.0.1:{free_ports(1)[0]}"  # nothing listens there
+    result = driver.run(lab_server, Scenario(model=MODEL, texts=["HI"], urls=[nobody]))
+    first = result.requests.iloc[0]
+    assert first["error"].startswith("no answer from the server (") and "refused" in first["error"].lower()
+    assert any(line.startswith("no answer: 1 session(s)") for line in report.waits_and_refusals(result))
+    assert not any(line.startswith("refused: ") for line in report.waits_and_refusals(result))
