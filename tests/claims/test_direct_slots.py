@@ -4,7 +4,7 @@ One test-only deployment: the recogniser with 1 instance and 4 slots (so every s
 one batcher), idle timeout 10 s (nothing is reaped during a test). The recogniser answers
 with the SLOT (row) it ran in and the BATCH size it ran with. Each test ends its sequences.
 Sources (Triton 2.51, core r24.10): src/sequence_batch_scheduler/sequence_batch_scheduler.cc
-and .h; docs/user_guide/architecture.md ("Direct" and "Stateful Models").
+and .h; server docs/user_guide/implicit_state_management.md ("Direct").
 """
 from __future__ import annotations
 

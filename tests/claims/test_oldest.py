@@ -2,8 +2,8 @@
 
 A test-only recogniser with 1 instance and 4 candidate sequences, state keyed by CORRID.
 Source (Triton 2.51, core r24.10): src/sequence_batch_scheduler/sequence_batch_scheduler.cc
-OldestSequenceBatch (it hands ready requests to a dynamic batcher), docs/user_guide/
-architecture.md ("Oldest").
+OldestSequenceBatch (it hands ready requests to a dynamic batcher); server
+docs/user_guide/implicit_state_management.md ("Oldest").
 """
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from app.lab.ids import unique_ids
 from tests.claims.helpers import deployed, recogniser_config, send
 
 MODEL = "claims_oldest_1x4"
+TWO_INSTANCES = "claims_oldest_2x2"
 
 
 @pytest.fixture(scope="module")
@@ -37,3 +38,30 @@ def test_oldest_has_no_padding_rows(oldest_model, client):
     assert [r.state_owner for r in steps] == [c, a, b]  # state followed the CORRID, not the row
     for corrid in (a, b, c):
         send(client, oldest_model, corrid, corrid, end=True)
+
+
+@pytest.fixture(scope="module")
+def two_instance_model(lab_server):
+    config = recogniser_config(TWO_INSTANCES, scheduler="oldest", instances=2, slots=2, state_key="corrid")
+    with deployed(lab_server, config):
+        yield TWO_INSTANCES
+
+
+def test_oldest_binds_each_sequence_to_one_instance(two_instance_model, client):
+    """Under `oldest` a sequence has no fixed row but keeps one instance for its whole life:
+    four live sequences on 2 instances x 2 candidates fill both instances, and every chunk of
+    each sequence runs on the instance its START ran on.
+
+    Source: server docs/user_guide/implicit_state_management.md ("Oldest": all requests of a
+    sequence are routed to the same model instance); core r24.10 sequence_batch_scheduler.cc
+    (a correlation ID keeps its batcher and slot until END or the reaper frees them).
+    """
+    ids = unique_ids(4)
+    instances: dict[int, list[int]] = {c: [send(client, two_instance_model, c, c, start=True).instance] for c in ids}
+    for _ in range(4):
+        for corrid in ids:
+            instances[corrid].append(send(client, two_instance_model, corrid, corrid).instance)
+    for corrid in ids:
+        instances[corrid].append(send(client, two_instance_model, corrid, corrid, end=True).instance)
+    assert all(len(set(seen)) == 1 for seen in instances.values()), instances
+    assert sorted(seen[0] for seen in instances.values()) == [0, 0, 1, 1]
