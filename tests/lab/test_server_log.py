@@ -204,3 +204,14 @@ def test_start_flag_refusal_is_logged_only_at_verbosity_one(lab_server):
     assert client.get_log_settings()["log_verbose_level"] == 0
     refused = loud.select(model=MODEL, corrids=[loud_id])
     assert [(e.code, e.source.split(":")[0]) for e in refused] == [(LogCode.START_FLAG_MISSING, "http_server.cc")]
+
+
+def test_overlapping_raises_share_one_level_and_the_last_restores_it(lab_server):
+    client = lab_server.client()
+    level = lambda: client.get_log_settings()["log_verbose_level"]  # noqa: E731
+    assert level() == 0
+    with raised_verbosity(lab_server, 1):
+        with raised_verbosity(lab_server, 2):
+            assert level() == 2
+        assert level() == 2  # never lowered under a holder that is still running
+    assert level() == 0
