@@ -209,7 +209,10 @@ def record(row: dict, result, error: str, t0: float) -> None:
     row["t_recv"] = time.perf_counter() - t0
     row["error"] = error
     for name in OUTPUTS:
-        row[name.lower()] = -1 if error else int(result.as_numpy(name).reshape(-1)[0])
+        value = None if error else result.as_numpy(name)
+        if value is None and not error:
+            row["error"] = error = f"the reply lacked the output {name}"
+        row[name.lower()] = -1 if error else int(value.reshape(-1)[0])
     row["latency_ms"] = (row["t_recv"] - row["t_send"]) * 1000
 
 

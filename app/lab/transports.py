@@ -97,7 +97,12 @@ class Link:
             time.sleep(seconds)
 
     def send(self, model: str, arrays: dict[str, np.ndarray], request_id: str, headers: dict, sequence: dict, done: Done) -> None:
+        answered = threading.Event()
+
         def finish(result, error: str) -> None:
+            if answered.is_set():  # one record per chunk, even if recording it failed
+                return
+            answered.set()
             self._window.release()
             done(result, error)
 
