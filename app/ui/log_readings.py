@@ -61,16 +61,23 @@ def routine_counts(log: RunLog) -> str:
     return ", ".join(f"{counts[code]} x {name}" for code, name in names.items() if counts.get(code))
 
 
-def summary_lines(log: RunLog | None, limit: int = 20) -> list[str]:
-    """The panel as plain text for the CLI: each evidence line verbatim, then its reading."""
+def summary_lines(log: RunLog | None, per_kind: int = 3) -> list[str]:
+    """The panel as plain text for the CLI: the first few evidence lines of each kind, verbatim,
+    each followed by its reading (a backlog of hundreds must not hide the reaper's lines)."""
     if log is None:
         return []
     if not log.available:
         return [UNAVAILABLE[log.unavailable]]
     evidence = log.evidence()
-    lines = [f"{len(evidence)} line(s) of evidence" + (f"; also {routine_counts(log)}" if routine_counts(log) else "")]
-    for entry in evidence[:limit]:
-        lines += [f"  {entry.raw.splitlines()[0]}", f"    -> {reading(entry)}"]
-    if len(evidence) > limit:
-        lines.append(f"  ... and {len(evidence) - limit} more (all in the JSON)")
+    routine = routine_counts(log)
+    lines = [f"{len(evidence)} line(s) of evidence" + (f"; also {routine}" if routine else "")]
+    shown: dict[object, int] = {}
+    for entry in evidence:
+        kind = entry.code or entry.level
+        shown[kind] = shown.get(kind, 0) + 1
+        if shown[kind] <= per_kind:
+            lines += [f"  {entry.raw.splitlines()[0]}", f"    -> {reading(entry)}"]
+    hidden = sum(n - per_kind for n in shown.values() if n > per_kind)
+    if hidden:
+        lines.append(f"  ... and {hidden} more of the same kinds (all in the JSON)")
     return lines

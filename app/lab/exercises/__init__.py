@@ -36,6 +36,7 @@ REGISTRY = (
     "cancelled_request",
     "pipelined_client",
     "leaked_state",
+    "overload",
 )
 
 
