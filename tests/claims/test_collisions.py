@@ -56,3 +56,24 @@ def test_other_client_refused_after_end(lab_server, ender):
     other = "second" if ender == "first" else "first"
     with pytest.raises(InferenceServerException, match=START_FLAG_ERROR):
         send(clients[other], MODEL, corrid, tags[other])
+
+
+def test_colliding_start_continues_in_the_same_slot(lab_server):
+    """The second START does not get a slot of its own: Triton continues the new sequence in
+    the slot the ID already holds, so from then on both clients' chunks reach the model as
+    one sequence, and the first client reads state the second one wrote.
+
+    Source: Enqueue ("In this case we continue the new sequence (in either backlog or sequence
+    slot). It is ok for a backlog/slot to have multiple starts... as long as it has a single end.")
+    """
+    first, second = lab_server.client(), lab_server.client()
+    (corrid,) = unique_ids(1)
+    tag_1, tag_2 = unique_ids(2)
+    opened = send(first, MODEL, corrid, tag_1, start=True)
+    send(first, MODEL, corrid, tag_1)
+    restarted = send(second, MODEL, corrid, tag_2, start=True)
+    merged = send(first, MODEL, corrid, tag_1)
+    assert (restarted.instance, restarted.slot) == (merged.instance, merged.slot) == (opened.instance, opened.slot)
+    assert restarted.state_in == 0  # the model saw START in that slot and began afresh
+    assert merged.state_owner == tag_2  # the first client now reads the second client's state
+    send(second, MODEL, corrid, tag_2, end=True)
