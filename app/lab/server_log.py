@@ -287,13 +287,22 @@ def raised_verbosity(server, level: int = 1) -> Iterator[bool]:
     url = server.url
     with _raise_lock:
         holders = _raised.get(url)
-        if holders is None:
-            before = int(server.client(timeout_s=10).get_log_settings().get("log_verbose_level", 0))
-            holders = _raised[url] = [0, before, before]
-        holders[0] += 1
-        if level > holders[2]:
-            server.client(timeout_s=10).update_log_settings({"log_verbose_level": level})
-            holders[2] = level
+        try:
+            if holders is None:
+                before = int(server.client(timeout_s=10).get_log_settings().get("log_verbose_level", 0))
+                holders = _raised[url] = [0, before, before]
+            if level > holders[2]:
+                server.client(timeout_s=10).update_log_settings({"log_verbose_level": level})
+                holders[2] = level
+        except Exception:  # no logging extension, or the server is gone: the run goes on without
+            if holders is not None and holders[0] == 0:
+                del _raised[url]
+            holders = None
+        if holders is not None:
+            holders[0] += 1
+    if holders is None:
+        yield False
+        return
     try:
         yield True
     finally:

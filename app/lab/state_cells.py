@@ -91,7 +91,8 @@ class Sampler:
 
     def _sample(self) -> None:
         t = time.perf_counter() - self.t0
-        for row in read(self.metrics_url, self.model).to_dict("records"):
+        # A short timeout: an unreachable metrics port must not hold up the run it samples.
+        for row in read(self.metrics_url, self.model, timeout_s=1.0).to_dict("records"):
             self._rows.append({"t": t, **row})
 
     def frame(self) -> pd.DataFrame:

@@ -3,6 +3,7 @@ read from the session's real Triton (plus hand-made lines for what a run cannot 
 from __future__ import annotations
 
 import pytest
+import tritonclient.http as http
 
 from app.lab import driver, run_log, server_log, state_cells
 from app.lab.deployments import LabSettings
@@ -86,3 +87,18 @@ def test_the_models_gauge_counts_cells_of_sessions_that_vanished(lab_server, dep
     frame = result.state_cells
     assert not frame.empty and set(frame["instance"]) == {0}
     assert int(frame["cells"].iloc[-1]) == int(after["cells"].iloc[0])  # the sampler's last reading is the state left
+
+
+def test_a_server_whose_verbosity_cannot_be_raised_still_runs(tmp_path):
+    """raised_verbosity yields False (the run goes on at the server's verbosity) instead of failing."""
+
+    class Unreachable:
+        url = "127.0.0.1:9"  # nothing listens: the logging extension cannot be reached
+        log_path = tmp_path / "server.log"
+
+        def client(self, timeout_s: float = 10.0):
+            return http.InferenceServerClient(self.url, connection_timeout=1.0, network_timeout=1.0)
+
+    with server_log.raised_verbosity(Unreachable(), 1) as raised:
+        assert raised is False
+    assert Unreachable.url not in server_log._raised
