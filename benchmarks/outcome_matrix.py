@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.lab import presets  # noqa: E402
 from app.lab.deployer import Deployer  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
-from benchmarks.outcome_reliability import build, last_words, preset_outcome, taught_outcome  # noqa: E402
+from benchmarks.outcome_reliability import build, last_words, preset_outcome, responsive, taught_outcome  # noqa: E402
 
 
 def main() -> int:
@@ -61,8 +61,8 @@ def main() -> int:
             except Exception as err:
                 kind, applied = f"unknown ({type(err).__name__})", None
                 failures.append(f"{name}: could not read {model}'s config: {err}")
-            if not server.alive():
-                failures.append(f"{name}: the server died ({last_words(server)}); restarting it")
+            if not responsive(server):
+                failures.append(f"{name}: the server stopped answering ({last_words(server)}); restarting it")
                 server.restart()
                 deployer.forget()
             print(f"{name:14} {taught:9} {held:>7}/{args.repeats:<6}  {dict(outcomes)}; {dict(counts)}  "

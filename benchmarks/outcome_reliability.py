@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.lab import evidence, exercises, presets  # noqa: E402
+from app.lab import evidence, exercises, presets, sentiment  # noqa: E402
 from app.lab.deployer import Deployer  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
 
@@ -90,6 +90,16 @@ def run_once(kind: str, name: str, server, deployer) -> tuple[str, bool]:
     return result.outcome, bool(result.as_taught)
 
 
+def responsive(server) -> bool:
+    """Does the server still run inferences? A crashed Triton can hang in its signal handler
+    and keep answering /v2/health/live and /ready, so ask the stateless model instead."""
+    try:
+        sentiment.classify(server.client(timeout_s=15), sentiment.MODEL, "good")
+        return True
+    except Exception:
+        return False
+
+
 def last_words(server) -> str:
     """What a dead embedded server logged last (a crash prints "Signal (11) received.")."""
     path = server.log_path
@@ -134,10 +144,10 @@ def main() -> int:
                     outcome, ok = "failed", False
                     failures.append(f"run {i + 1}: {type(err).__name__}: {err}")
                     traceback.print_exc(limit=3, file=sys.stderr)
-                    if not server.alive():
-                        failures.append(f"run {i + 1}: the server died ({last_words(server)}); restarted it")
-                        server.restart()
-                        deployer.forget()
+                if not ok and not responsive(server):
+                    failures.append(f"run {i + 1}: the server stopped answering ({last_words(server)}); restarted it")
+                    server.restart()
+                    deployer.forget()
                 seconds.append(time.perf_counter() - t0)
                 outcomes[outcome] += 1
                 hits += ok
