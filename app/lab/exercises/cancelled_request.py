@@ -14,7 +14,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 from tritonclient.utils import InferenceServerException
 
-from app.lab import deployments, driver, server_log
+from app.lab import deployments, driver, run_log, server_log
 from app.lab.alphabet import to_symbols
 from app.lab.audio import utterance
 from app.lab.deployments import DeploymentError, LabSettings
@@ -172,6 +172,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         patient.talk(range(len(patient.symbols)), next(ids), first_starts=True)
         time.sleep(0.3)  # the last lines are written just after the replies
         corrids = {r["corrid"] for c in clients.values() for r in c.rows}
+        panel = run_log.capture(window, [MODEL], corrids)  # the page's log panel
         entries = [
             e for e in window.select(codes=LOG_CODES)
             if (e.corrid in corrids) or (e.corrid is None and e.model == MODEL)
@@ -186,7 +187,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     numbers, outcome = _measure(clients, log)
     findings, explanation = _words(numbers, raised)
     steps.finish()
-    return ExerciseResult(EXERCISE, outcome, numbers, {"chunks": chunks, "server_log": log}, explanation, findings)
+    return ExerciseResult(EXERCISE, outcome, numbers, {"chunks": chunks, "server_log": log}, explanation, findings, log=panel)
 
 
 def _measure(clients: dict[str, _Client], log: pd.DataFrame) -> tuple[dict, str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from app.lab.exercises import cancelled_request as ex
+from app.lab.server_log import LogCode
 
 
 @pytest.fixture(scope="module")
@@ -45,3 +46,6 @@ def test_the_server_log_shows_each_grpc_release_and_none_for_http(lab_server, re
     log = result.tables["server_log"]
     released = log[log["code"] == "cancelled_released"]
     assert all("Releasing canceled sequence CORRID" in line for line in released["line"])
+    # The page's log panel carries the same lines.
+    assert result.log is not None and result.log.available
+    assert result.log.count(LogCode.CANCELLED_RELEASED) == n["log_cancelled_sequences_released"] >= 3
