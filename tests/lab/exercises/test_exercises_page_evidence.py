@@ -47,3 +47,15 @@ def test_a_chart_that_fails_is_reported_and_the_rest_of_the_result_stays(page, m
     assert not at.get("plotly_chart")
     assert any("**Why**" in m.value for m in at.markdown)  # findings and explanation still shown
     assert any(e.label.startswith("Server log") for e in at.expander)
+
+
+def test_leaked_state_draws_the_models_gauge_and_quotes_the_reaper(page):
+    at = _run(page, "leaked_state", "leak")
+    assert any(s.value.startswith("Your prediction held") for s in at.success)
+    charts = [c.proto.id for c in at.get("plotly_chart")]
+    assert len(charts) == 2
+    panel = [e for e in at.expander if e.label.startswith("Server log")][0]
+    lines = panel.dataframe[0].value
+    reaper = lines[lines["log line (verbatim)"].str.contains("Reaper: force-ending CORRID")]
+    assert len(reaper) >= 24  # one per vanished session of the no-eviction phase, at the verbosity the exercise raised
+    assert reaper["what it says"].str.contains("the model gets no request and no END").all()
