@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from app.lab import driver, run_log, server_log, state_cells
+from app.lab import driver, run_log, server_log, server_stats, state_cells
 from app.lab.deployments import LabSettings
 from app.lab.exercises import models, plots
 from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
@@ -69,6 +69,8 @@ def _closing(model: str) -> Scenario:
 def _phase(server, label: str, model: str, steps: Steps) -> dict:
     """The waves on one deployment, with the model's gauge sampled throughout."""
     window = server_log.LogWindow.start(server)
+    control = server.client()
+    executed_before = int(server_stats.model_stats(control, model).get("inference_count", 0))
     runs = []
     with state_cells.Sampler(server.metrics_url, model, every_s=0.1) as cells:
         for wave in range(WAVES):
@@ -80,6 +82,9 @@ def _phase(server, label: str, model: str, steps: Steps) -> dict:
         runs.append(driver.run(server, _closing(model)))
         time.sleep(0.3)
     log = run_log.capture(window, [model], [p.corrid for r in runs for p in r.plans])
+    # Requests the model ran beyond the chunks answered: what the reaper sent it (oldest has no padding).
+    executed = int(server_stats.model_stats(control, model).get("inference_count", 0)) - executed_before
+    answered = int(sum((r.requests["error"] == "").sum() for r in runs))
     frame = cells.frame()
     total = state_cells.totals(frame)
     if total.empty:
@@ -101,6 +106,7 @@ def _phase(server, label: str, model: str, steps: Steps) -> dict:
             "cells_added": int(total["cells"].iloc[-1]) - start,
             "evicted": int(total["evicted"].iloc[-1] - total["evicted"].iloc[0]),
             "refused_chunks": int(sum((r.requests["error"] != "").sum() for r in runs)),
+            "model_requests_beyond_answered": executed - answered,
         },
     }
 
@@ -136,6 +142,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         "peak_cells_with_eviction": evict["peak_cells"],
         "cells_evicted_by_the_model": evict["evicted"],
         "refused_chunks": keep["refused_chunks"] + evict["refused_chunks"],
+        "model_requests_for_the_reaps": keep["model_requests_beyond_answered"],
     }
     findings = [
         f"no eviction: {keep['abandoned']} sessions vanished; the model held {keep['cells_added']} more cells at the "
@@ -145,6 +152,8 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         f"idle_evict_s {EVICT_S:g} s: peak {evict['peak_cells']} cells; the model evicted {evict['evicted']} and held "
         f"{evict['cells_left']} after the closing session.",
         f"refused chunks across both deployments: {numbers['refused_chunks']} (each wave found free slots).",
+        f"Triton's statistics: the model ran {keep['model_requests_beyond_answered']} request(s) beyond the chunks it "
+        "answered, so the reaper's force-ends never reached it.",
     ]
     explanation = (
         "The sequence batcher tracks a sequence only to give it a slot. When a client goes silent for "

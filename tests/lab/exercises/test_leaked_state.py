@@ -27,6 +27,7 @@ def test_every_vanished_session_leaves_its_cell_although_the_reaper_ended_it(res
     assert keep["cells_added"] == ABANDONED  # one cell per vanished session, none given back
     assert keep["reaped_logged"] == ABANDONED  # Triton's reaper ended each of them (its own log lines)
     assert result.numbers["refused_chunks"] == 0  # so every wave found free slots: nobody was refused
+    assert result.numbers["model_requests_for_the_reaps"] == 0  # Triton's statistics: the reaps sent the model nothing
 
 
 def test_the_reapers_lines_name_this_runs_sequences(result):
