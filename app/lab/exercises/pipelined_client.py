@@ -21,7 +21,7 @@ SESSIONS = 8  # as many as the deployment's slots: no session waits in the backl
 LENGTH = 24
 IN_FLIGHT = 4
 # Pipelined HTTP is a race: it is run several times and each round counted. With 5 rounds 17 of
-# 20 runs showed a reordering, with 10 rounds 20 of 20 (benchmarks/outcome_reliability.py).
+# 20 single runs showed a reordering, with 10 rounds 20 of 20 (shared two-core machine).
 ROUNDS = 10
 # (label, transport, chunks in flight per session, rounds)
 RUNS = (
