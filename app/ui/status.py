@@ -24,6 +24,12 @@ def server_status() -> None:
     cols[1].metric("Triton version", info["version"] or "?")
     cols[2].metric("Model instances run on", device)
     st.caption(f"Server: {where}, at {info['url']}.")
+    if info.get("allocator") == "glibc malloc":
+        st.warning(
+            "The embedded Triton 2.51 runs on glibc malloc here. Its request tracing has a known bug "
+            "(fixed upstream in server PR 8144) that can crash the server after some thousands of traced "
+            "requests; install jemalloc (`apt-get install libjemalloc2`) and restart to avoid it."
+        )
     if info["models"]:
         table = pd.DataFrame(info["models"]).rename(
             columns={"name": "model", "state": "state", "scheduler": "scheduler", "instances": "instances", "kind": "kind"}

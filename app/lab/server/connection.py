@@ -176,6 +176,8 @@ class LabServer:
             "url": self.url if (self.external_url or self.embedded) else None,
             "alive": self.alive(),
             "instance_kind": instance_kind(),
+            # The embedded 2.51 server needs jemalloc to survive long traced runs (installation.py).
+            "allocator": self.embedded.allocator if self.is_embedded and self.embedded else None,
             "version": None,
             "models": [],
         }

@@ -42,6 +42,7 @@ class EmbeddedServer:
     metrics_port: int = field(default=0, init=False)
     started_at: float = field(default=0.0, init=False)
     ready_after_s: float = field(default=0.0, init=False)
+    allocator: str = field(default="", init=False)  # shown in status: it decides whether 2.51's trace bug can bite
 
     @property
     def url(self) -> str:
@@ -89,6 +90,9 @@ class EmbeddedServer:
         # The stub embeds the first python on PATH: make it ours so models see this venv.
         env["PATH"] = f"{install.python_bin_dir}{os.pathsep}{env.get('PATH', '')}"
         env["LD_LIBRARY_PATH"] = f"{install.library_dir}{os.pathsep}{env.get('LD_LIBRARY_PATH', '')}"
+        if install.allocator:
+            env["LD_PRELOAD"] = f"{install.allocator}{os.pathsep}{env.get('LD_PRELOAD', '')}".rstrip(os.pathsep)
+        self.allocator = install.allocator.name if install.allocator else "glibc malloc"
         log_fd, log_name = tempfile.mkstemp(prefix="tritonserver-", suffix=".log")
         self.log_path = Path(log_name)
         guardian = [sys.executable, "-m", "app.lab.server.guardian", str(os.getpid()), "--", *command]
@@ -158,7 +162,12 @@ class EmbeddedServer:
         _live_servers.discard(self)
         if process is None:
             return
+        crashed = process.poll() is not None
         stop_group(process, self.exit_timeout_s + 5 if grace_s is None else grace_s)
+        # Logs of clean stops would pile up in the temp folder (one per start, up to ~18 MB a run at
+        # verbosity 1); a server that died on its own keeps its log for the post-mortem.
+        if not crashed and self.log_path is not None:
+            self.log_path.unlink(missing_ok=True)
 
     def kill_for_demo(self) -> None:
         """Kill the server abruptly, as a crash would (used to show dead-server handling)."""

@@ -6,6 +6,7 @@ version; the stub must sit inside the backend folder, so we assemble one in the 
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import sys
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ class Installation:
     backend_dir: Path
     library_dir: Path
     python_bin_dir: Path
+    allocator: Path | None = None  # preloaded into the server when found (see _allocator)
 
 
 def _package_root() -> Path:
@@ -55,7 +57,23 @@ def locate() -> Installation:
     if not library_dir.is_dir():
         raise InstallationError(f"Missing {library_dir}: reinstall nvidia-pytriton.")
     backend_dir = _assemble_backend_dir(server_root / "backends" / "python", stub, version)
-    return Installation(executable, backend_dir, library_dir, Path(sys.executable).parent)
+    return Installation(executable, backend_dir, library_dir, Path(sys.executable).parent, _allocator())
+
+
+# Triton 2.51's tracer frees a finished trace while still holding that trace's mutex (fixed
+# upstream in server PR 8144, April 2025). Under glibc malloc the late unlock writes into the
+# allocator's free lists, and after some thousands of traced requests the server dies (SIGSEGV,
+# or "malloc(): unaligned fastbin chunk detected"). jemalloc keeps no bookkeeping inside freed
+# blocks, and Triton's model_management.md recommends preloading it (or tcmalloc) anyway.
+JEMALLOC = ("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2",
+            "/usr/lib64/libjemalloc.so.2", "/usr/lib/libjemalloc.so.2")
+
+
+def _allocator() -> Path | None:
+    """jemalloc when the system has it (Debian: libjemalloc2), unless TRITON_LAB_MALLOC=glibc."""
+    if os.environ.get("TRITON_LAB_MALLOC", "").lower() == "glibc":
+        return None
+    return next((Path(p) for p in JEMALLOC if Path(p).exists()), None)
 
 
 def _assemble_backend_dir(python_backend: Path, stub: Path, version: str) -> Path:

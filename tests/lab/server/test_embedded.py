@@ -93,3 +93,34 @@ def test_the_server_dies_with_the_process_that_started_it(tmp_path):
         parent.send_signal(signal.SIGKILL)
         parent.wait()
     assert wait_gone(pgid), "the server outlived its killed parent"
+
+
+def _server_pid(guardian_pid: int) -> int:
+    children = (f"/proc/{guardian_pid}/task/{guardian_pid}/children")
+    with open(children) as handle:
+        return int(handle.read().split()[0])
+
+
+def test_the_server_preloads_jemalloc_where_the_system_has_it(lab_server, monkeypatch):
+    """Triton 2.51's tracer unlocks a trace's mutex after freeing it (fixed upstream in server
+    PR 8144); under glibc malloc that corrupts the heap after thousands of traced requests."""
+    on_disk = next((path for path in installation.JEMALLOC if os.path.exists(path)), None)
+    assert str(installation.locate().allocator or "") == (on_disk or "")
+    if on_disk is not None and lab_server.is_embedded:
+        maps = open(f"/proc/{_server_pid(lab_server.embedded.pid)}/maps").read()
+        assert "libjemalloc" in maps
+        assert lab_server.status()["allocator"] == "libjemalloc.so.2"
+    monkeypatch.setenv("TRITON_LAB_MALLOC", "glibc")
+    assert installation.locate().allocator is None
+
+
+def test_a_clean_stop_removes_the_server_log_and_a_crash_keeps_it():
+    clean = EmbeddedServer(startup_models=("sentiment",)).start()
+    clean_log = clean.log_path
+    clean.stop()
+    assert not clean_log.exists()
+    crashed = EmbeddedServer(startup_models=("sentiment",)).start()
+    crashed.kill_for_demo()
+    crashed.stop()
+    assert crashed.log_path.exists()
+    crashed.log_path.unlink()
