@@ -1,32 +1,18 @@
 """The exercises page in AppTest, against the session's real Triton server."""
 from __future__ import annotations
 
-from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
+
+from tests.lab.exercises.conftest import predict_and_run
 
 from app.lab import exercises, proxy
 from app.quiz.store import ProgressStore
 
-PAGE = Path(__file__).resolve().parents[3] / "app" / "views" / "exercises.py"
-TIMEOUT_S = 180
 
 
-@pytest.fixture()
-def page(server_env, tmp_path, monkeypatch):
-    monkeypatch.setenv("TRITON_LAB_DATA", str(tmp_path / "lab-data"))
-    at = AppTest.from_file(str(PAGE), default_timeout=TIMEOUT_S).run(timeout=TIMEOUT_S)
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
-def _predict_and_run(at, name: str, choice: str) -> AppTest:
-    at.selectbox(key="exercise-name").set_value(name).run()
-    at.radio(key=f"exercise-{name}-prediction").set_value(choice).run()
-    at.button(key=f"exercise-{name}-run").click().run(timeout=TIMEOUT_S)
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def test_page_lists_every_exercise_and_asks_for_a_prediction_first(page):
@@ -39,7 +25,7 @@ def test_page_lists_every_exercise_and_asks_for_a_prediction_first(page):
 def test_running_an_exercise_shows_evidence_and_records_the_prediction(page):
     # One run of the collision merges the two sequences (the taught outcome), so the
     # prediction "refused" must be shown, and stored, as not holding.
-    at = _predict_and_run(page, "id_collision", "refused")
+    at = predict_and_run(page, "id_collision", "refused")
     assert not at.error, [e.value for e in at.error]
     merged = exercises.get("id_collision").option("merged").text
     assert [w.value for w in at.warning] == [f"Your prediction did not hold. The server did this: {merged}"]
@@ -56,5 +42,5 @@ def test_running_an_exercise_shows_evidence_and_records_the_prediction(page):
 def test_missing_nginx_is_a_clear_error_not_a_traceback(page, monkeypatch):
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.setattr(proxy, "SEARCH", ())
-    at = _predict_and_run(page, "sticky_routing", "refused")
+    at = predict_and_run(page, "sticky_routing", "refused")
     assert any("apt-get install nginx-light" in e.value for e in at.error)

@@ -2,33 +2,19 @@
 without taking the rest of the result with them (AppTest, the session's real Triton)."""
 from __future__ import annotations
 
-from pathlib import Path
 
-import pytest
 from streamlit.testing.v1 import AppTest
+
+from tests.lab.exercises.conftest import predict_and_run
 
 from app.lab import exercises
 
-PAGE = Path(__file__).resolve().parents[3] / "app" / "views" / "exercises.py"
-TIMEOUT_S = 180
 
 
-@pytest.fixture()
-def page(server_env, tmp_path, monkeypatch):
-    monkeypatch.setenv("TRITON_LAB_DATA", str(tmp_path / "lab-data"))
-    return AppTest.from_file(str(PAGE), default_timeout=TIMEOUT_S).run(timeout=TIMEOUT_S)
-
-
-def _run(at, name: str, choice: str) -> AppTest:
-    at.selectbox(key="exercise-name").set_value(name).run()
-    at.radio(key=f"exercise-{name}-prediction").set_value(choice).run()
-    at.button(key=f"exercise-{name}-run").click().run(timeout=TIMEOUT_S)
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def test_id_collision_quotes_the_servers_conflict_warning_in_the_log_panel(page):
-    at = _run(page, "id_collision", "merged")
+    at = predict_and_run(page, "id_collision", "merged")
     panel = [e for e in at.expander if e.label.startswith("Server log")]
     assert [e.label for e in panel] == ["Server log: 1 line(s) of evidence"]
     lines = panel[0].dataframe[0].value
@@ -42,7 +28,7 @@ def test_a_chart_that_fails_is_reported_and_the_rest_of_the_result_stays(page, m
         raise KeyError("sessions")
 
     monkeypatch.setattr(exercises, "figures", broken)
-    at = _run(page, "id_collision", "merged")
+    at = predict_and_run(page, "id_collision", "merged")
     assert any(e.value.startswith("The exercise stopped unexpectedly (KeyError)") for e in at.error)
     assert not at.get("plotly_chart")
     assert any("**Why**" in m.value for m in at.markdown)  # findings and explanation still shown
@@ -50,7 +36,7 @@ def test_a_chart_that_fails_is_reported_and_the_rest_of_the_result_stays(page, m
 
 
 def test_leaked_state_draws_the_models_gauge_and_quotes_the_reaper(page):
-    at = _run(page, "leaked_state", "leak")
+    at = predict_and_run(page, "leaked_state", "leak")
     assert any(s.value.startswith("Your prediction held") for s in at.success)
     charts = [c.proto.id for c in at.get("plotly_chart")]
     assert len(charts) == 2
