@@ -58,7 +58,7 @@ def test_reaper_never_tells_the_model(reaper_models, client):
     Source (Triton 2.51, core r24.10): sequence_batch_scheduler.cc ReaperThread enqueues a
     null request, and DirectSequenceBatch::BatcherThread pops it and releases the slot without
     executing anything ("release the sequence slot but otherwise do nothing"). Server issues
-    3652, 5453, 6846.
+    3652 and 5453.
     """
     ended_corrid, ended_tag = unique_ids(2)
     send(client, KEEPS, ended_corrid, ended_tag, start=True)
