@@ -82,8 +82,10 @@ def arrival_order(run) -> pd.DataFrame:
     else:
         q["arrived_ns"] = q["queue_start_ns"].fillna(q["request_start_ns"])
         traced = True
-    q["arrival_rank"] = q.groupby("session")["arrived_ns"].rank(method="first").astype(int) - 1
-    q["out_of_place"] = q["arrival_rank"] != q["chunk"]
+    # A chunk missing from the trace (refused before queueing, or a server that died) has no place
+    # in the arrival order: its rank stays empty and it does not count as out of place.
+    q["arrival_rank"] = q.groupby("session")["arrived_ns"].rank(method="first").astype("Int64") - 1
+    q["out_of_place"] = (q["arrival_rank"] != q["chunk"]).fillna(False).astype(bool)
     verdicts = run.sessions.set_index("session")["verdict"]
     q["verdict"] = q["session"].map(verdicts)
     q["traced"] = traced

@@ -44,3 +44,21 @@ def test_a_reordered_session_was_reordered_by_the_server_not_by_the_client(resul
         for _, mine in run.requests.groupby("session"):
             sent = mine.sort_values("chunk")["t_send"].tolist()
             assert sent == sorted(sent), label
+
+
+def test_a_chunk_missing_from_the_trace_has_no_arrival_rank():
+    """Seen after a server crash: the order is still drawn for the chunks the server did see."""
+    import types
+
+    import pandas as pd
+
+    nan = float("nan")
+    requests = pd.DataFrame({
+        "session": [0, 0, 0], "chunk": [0, 1, 2], "t_send": [1.0, 2.0, 3.0], "error": [None, None, "connection closed."],
+        "queue_start_ns": [200.0, 100.0, nan], "request_start_ns": [190.0, 90.0, nan],
+    })
+    sessions = pd.DataFrame({"session": [0], "verdict": ["error"]})
+    order = ex.arrival_order(types.SimpleNamespace(requests=requests, sessions=sessions))
+    assert order["arrival_rank"].tolist()[:2] == [1, 0]
+    assert pd.isna(order["arrival_rank"].iloc[2])
+    assert order["out_of_place"].tolist() == [True, True, False]
