@@ -7,6 +7,15 @@ import time
 from pathlib import Path
 
 
+def torch_build() -> str:
+    """Which torch a figure ran on: README's install pulls a CUDA build, CI installs a CPU one."""
+    import torch
+
+    build = f"CUDA {torch.version.cuda} build" if torch.version.cuda else "CPU build"
+    gpu = f"GPU {torch.cuda.get_device_name(0)}" if torch.cuda.is_available() else "no GPU visible"
+    return f"torch {torch.__version__} ({build}, {gpu})"
+
+
 def group_rss_mb(pgid: int) -> float:
     """Resident memory of every process in a process group (server, guardian, stubs), in MB."""
     total_kb = 0

@@ -21,6 +21,7 @@ from app.lab import driver  # noqa: E402
 from app.lab.ids import unique_ids  # noqa: E402
 from app.lab.scenario import Scenario, random_texts  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
+from benchmarks._common import torch_build  # noqa: E402
 
 MODEL = "asr_sequence_direct"
 
@@ -67,6 +68,7 @@ def main() -> None:
             ours.append(len(result.requests) / result.wall_s)
             plain.append(plain_loop(server, plans))
         d, p = statistics.median(ours), statistics.median(plain)
+        print(torch_build())
         print(f"concurrency {args.sessions}, {args.sessions * args.chunks} requests per round, {args.rounds} rounds (median)")
         print(f"driver {d:.1f} req/s, plain tritonclient loop {p:.1f} req/s, ratio {d / p:.2f}")
     finally:

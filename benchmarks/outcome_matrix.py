@@ -23,7 +23,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.lab import presets  # noqa: E402
 from app.lab.deployer import Deployer  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
-from benchmarks.outcome_reliability import build, last_words, preset_outcome, responsive, taught_outcome  # noqa: E402
+from benchmarks._common import torch_build  # noqa: E402
+from benchmarks.outcome_reliability import last_words, preset_outcome, responsive, taught_outcome  # noqa: E402
 
 
 def main() -> int:
@@ -38,7 +39,7 @@ def main() -> int:
         status = server.status()
         lab_kind = status["instance_kind"]
         kinds = {m["name"]: m["kind"] for m in status["models"]}
-        print(f"{build()}; {os.cpu_count()} cores; Triton {status['version']} ({status['mode']}), ready in "
+        print(f"{torch_build()}; {os.cpu_count()} cores; Triton {status['version']} ({status['mode']}), ready in "
               f"{time.perf_counter() - started:.1f} s; lab instance kind {lab_kind}; shipped kinds {kinds}")
         deployer = Deployer(server)
         print(f"{'preset':14} {'taught':9} {'runs as taught':>14}  outcomes; verdicts over all runs")

@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.lab import evidence, exercises, presets, sentiment  # noqa: E402
 from app.lab.deployer import Deployer  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
+from benchmarks._common import torch_build  # noqa: E402
 
 # What each corrupting preset teaches, as the verdict a single run must show; presets that
 # expect "intact" must come back intact with every chunk reading only its own state.
@@ -108,11 +109,6 @@ def last_words(server) -> str:
     return said[-1].strip() if said else "no server log"
 
 
-def build() -> str:
-    import torch
-
-    cuda = f"CUDA {torch.version.cuda}, {torch.cuda.device_count()} visible" if torch.cuda.is_available() else "CPU only"
-    return f"torch {torch.__version__} ({cuda})"
 
 
 def main() -> int:
@@ -129,7 +125,7 @@ def main() -> int:
     rows = []
     try:
         status = server.status()
-        print(f"{build()}; {os.cpu_count()} cores; Triton {status['version']} ({status['mode']}), "
+        print(f"{torch_build()}; {os.cpu_count()} cores; Triton {status['version']} ({status['mode']}), "
               f"instance kind {status['instance_kind']}; ready in {time.perf_counter() - started:.1f} s; "
               f"load average {os.getloadavg()[0]:.1f} at start", flush=True)
         deployer = Deployer(server)

@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.lab import sentiment, server_stats  # noqa: E402
 from app.lab.device import instance_kind  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
+from benchmarks._common import torch_build  # noqa: E402
 
 PREFERRED = (16, 32)
 VARIANTS = {
@@ -74,14 +75,6 @@ def measure(server, model: str, concurrency: int, seconds: float) -> dict:
         "p95": float(np.percentile(done, 95)),
         "batch": server_stats.delta(before, after)["average_batch_size"],
     }
-
-
-def torch_build() -> str:
-    import torch
-
-    if torch.cuda.is_available():
-        return f"torch {torch.__version__}, CUDA {torch.version.cuda} on {torch.cuda.get_device_name(0)}"
-    return f"torch {torch.__version__}, CPU only"
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.lab import sentiment  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
+from benchmarks._common import torch_build  # noqa: E402
 
 REVIEWS = [
     "great product and friendly staff", "terrible service and slow refund", "good value would recommend",
@@ -51,6 +52,7 @@ def main() -> None:
     server = LabServer(models=("sentiment",)).start()
     try:
         unbatched = sentiment.load_unbatched(server)
+        print(torch_build())
         print(f"{'concurrency':>11} {'dynamic rps':>12} {'unbatched rps':>14} {'ratio':>6}")
         for concurrency in (1, 8, 32):
             measure(server, "sentiment", concurrency, 1.0)  # warm-up

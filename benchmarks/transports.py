@@ -18,16 +18,9 @@ from app.lab.device import instance_kind  # noqa: E402
 from app.lab.scenario import Scenario, random_texts  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
 from app.lab.transports import Transport  # noqa: E402
+from benchmarks._common import torch_build  # noqa: E402
 
 MODEL = "asr_sequence_direct"
-
-
-def torch_build() -> str:
-    import torch
-
-    cuda = torch.version.cuda
-    where = f"CUDA {cuda}, GPU {'available' if torch.cuda.is_available() else 'not available'}" if cuda else "CPU build"
-    return f"torch {torch.__version__} ({where})"
 
 
 def main() -> None:
