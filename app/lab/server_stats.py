@@ -4,8 +4,10 @@ from __future__ import annotations
 import time
 import urllib.request
 from dataclasses import dataclass, field
+from typing import Iterator
 
 from prometheus_client.parser import text_string_to_metric_families
+from prometheus_client.samples import Sample
 
 METRICS = (
     "nv_inference_request_success",
@@ -32,24 +34,38 @@ def model_stats(client, model: str) -> dict:
     return stats[0] if stats else {}
 
 
-def model_metrics(metrics_url: str, model: str) -> dict:
-    """Prometheus samples for one model, summed over versions: {name or name{reason}: value}."""
+def scrape(metrics_url: str, timeout_s: float = 5.0) -> str | None:
+    """The Prometheus exposition text, or None when the endpoint does not answer."""
     try:
-        with urllib.request.urlopen(metrics_url, timeout=5) as reply:
-            text = reply.read().decode()
+        with urllib.request.urlopen(metrics_url, timeout=timeout_s) as reply:
+            return reply.read().decode()
     except OSError:
-        return {}
-    values: dict[str, float] = {}
+        return None
+
+
+def model_samples(text: str, model: str, families) -> Iterator[tuple[str, Sample]]:
+    """(family name, sample) for every sample of `model` in the named families.
+
+    The parser renames counter samples (adds _total, and a _created sample) but the family
+    keeps the name Triton or the model gave it, so families are matched by name."""
     for family in text_string_to_metric_families(text):
-        # The parser renames counter samples (adds _total); the family keeps Triton's name.
-        if family.name not in METRICS:
+        if family.name not in families:
             continue
         for sample in family.samples:
-            if sample.labels.get("model") != model or sample.name.endswith("_created"):
-                continue
-            reason = sample.labels.get("reason")
-            key = f"{family.name}{{reason={reason}}}" if reason else family.name
-            values[key] = values.get(key, 0.0) + sample.value
+            if sample.labels.get("model") == model and not sample.name.endswith("_created"):
+                yield family.name, sample
+
+
+def model_metrics(metrics_url: str, model: str) -> dict:
+    """Prometheus samples for one model, summed over versions: {name or name{reason}: value}."""
+    text = scrape(metrics_url)
+    if text is None:
+        return {}
+    values: dict[str, float] = {}
+    for name, sample in model_samples(text, model, METRICS):
+        reason = sample.labels.get("reason")
+        key = f"{name}{{reason={reason}}}" if reason else name
+        values[key] = values.get(key, 0.0) + sample.value
     return values
 
 

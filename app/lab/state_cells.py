@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import threading
 import time
-import urllib.request
-
 import pandas as pd
-from prometheus_client.parser import text_string_to_metric_families
+
+from app.lab import server_stats
 
 CELLS = "asr_state_cells"  # gauge: cells held now
 EVICTED = "asr_state_cells_evicted"  # counter: cells dropped by the model's idle eviction
@@ -22,28 +21,19 @@ COLUMNS = ["instance", "cells", "evicted"]
 
 def parse(text: str, model: str) -> pd.DataFrame:
     """One row per instance of `model` (summed over versions) from Prometheus exposition text."""
+    columns = {CELLS: "cells", EVICTED: "evicted"}
     values: dict[int, dict[str, float]] = {}
-    for family in text_string_to_metric_families(text):
-        # The parser names a counter's family without _total; its samples gain _total/_created.
-        column = {CELLS: "cells", EVICTED: "evicted"}.get(family.name)
-        if column is None:
-            continue
-        for sample in family.samples:
-            if sample.labels.get("model") != model or sample.name.endswith("_created"):
-                continue
-            row = values.setdefault(int(sample.labels.get("instance", 0)), {"cells": 0.0, "evicted": 0.0})
-            row[column] += sample.value
+    for name, sample in server_stats.model_samples(text, model, columns):
+        row = values.setdefault(int(sample.labels.get("instance", 0)), {"cells": 0.0, "evicted": 0.0})
+        row[columns[name]] += sample.value
     rows = [{"instance": i, "cells": int(v["cells"]), "evicted": int(v["evicted"])} for i, v in sorted(values.items())]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def read(metrics_url: str, model: str, timeout_s: float = 5.0) -> pd.DataFrame:
     """The cells each instance of `model` holds now; empty when the endpoint or metric is missing."""
-    try:
-        with urllib.request.urlopen(metrics_url, timeout=timeout_s) as reply:
-            return parse(reply.read().decode(), model)
-    except OSError:
-        return pd.DataFrame(columns=COLUMNS)
+    text = server_stats.scrape(metrics_url, timeout_s)
+    return pd.DataFrame(columns=COLUMNS) if text is None else parse(text, model)
 
 
 class Sampler:
