@@ -16,6 +16,17 @@ def torch_build() -> str:
     return f"torch {torch.__version__} ({build}, {gpu})"
 
 
+def run_workers(worker, count: int) -> float:
+    """Run worker(0) .. worker(count - 1) in threads at once; the wall-clock seconds they took."""
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(count)]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return time.perf_counter() - start
+
+
 def group_rss_mb(pgid: int) -> float:
     """Resident memory of every process in a process group (server, guardian, stubs), in MB."""
     total_kb = 0

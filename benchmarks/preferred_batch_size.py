@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -27,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.lab import sentiment, server_stats  # noqa: E402
 from app.lab.device import instance_kind  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
-from benchmarks._common import torch_build  # noqa: E402
+from benchmarks._common import run_workers, torch_build  # noqa: E402
 
 PREFERRED = (16, 32)
 VARIANTS = {
@@ -60,13 +59,7 @@ def measure(server, model: str, concurrency: int, seconds: float) -> dict:
 
     control = server.client()
     before = server_stats.snapshot(control, server.metrics_url, model)
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(concurrency)]
-    start = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    wall = time.perf_counter() - start
+    wall = run_workers(worker, concurrency)
     done = [x for per in latencies for x in per]
     after = server_stats.snapshot_after(control, server.metrics_url, model, before, len(done))
     return {

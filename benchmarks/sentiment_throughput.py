@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -15,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.lab import sentiment  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
-from benchmarks._common import torch_build  # noqa: E402
+from benchmarks._common import run_workers, torch_build  # noqa: E402
 
 REVIEWS = [
     "great product and friendly staff", "terrible service and slow refund", "good value would recommend",
@@ -36,13 +35,8 @@ def measure(server, model: str, concurrency: int, seconds: float) -> float:
             k += 1
         client.close()
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(concurrency)]
-    start = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return sum(counts) / (time.perf_counter() - start)
+    wall = run_workers(worker, concurrency)
+    return sum(counts) / wall
 
 
 def main() -> None:
