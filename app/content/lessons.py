@@ -52,10 +52,23 @@ class Lesson:
     path: Path
 
 
+_EXPLICIT = re.compile(r"^(.*?)\s*\{#([a-z0-9]+(?:-[a-z0-9]+)*)\}$")
+
+
 def heading_anchor(text: str) -> str:
-    """Anchor for a heading: lowercase, non-alphanumeric runs -> '-', no edge '-'."""
-    # ASCII only on purpose: the UI builds the same anchors with this function.
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+    """Anchor for a heading: an explicit '{#anchor}' at its end, else lowercase with
+    non-alphanumeric runs -> '-', no edge '-'."""
+    # ASCII only on purpose: a translated heading names the English anchor explicitly
+    # ('## 关联 ID 与标志 {#correlation-ids-and-flags}'), so ?section= links land in every language.
+    return heading_parts(text)[1]
+
+
+def heading_parts(text: str) -> tuple[str, str]:
+    """(title as shown, anchor) of a heading's text."""
+    explicit = _EXPLICIT.match(text.strip())
+    if explicit:
+        return explicit.group(1), explicit.group(2)
+    return text, re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def body_anchors(body: str) -> tuple[str, ...]:
@@ -174,6 +187,11 @@ def parse_lesson(path: Path) -> Lesson:
         anchors=body_anchors(body),
         path=path,
     )
+
+
+def lessons_dir(lang: str = "en") -> Path:
+    """English lessons sit in lessons/; a translation in lessons/<lang>/, same file names and ids."""
+    return LESSONS_DIR if lang == "en" else LESSONS_DIR / lang
 
 
 def load_lessons(directory: Path | str = LESSONS_DIR) -> list[Lesson]:

@@ -5,7 +5,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from app.content.lessons import Lesson, LessonLinkError, heading_anchor, resolve_link
+from app.content.lessons import Lesson, LessonLinkError, heading_anchor, heading_parts, resolve_link
 
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 
@@ -27,7 +27,7 @@ def section_title(lesson: Lesson, anchor: str) -> str | None:
     for line in lesson.body.split("\n"):
         match = _HEADING.match(line)
         if match and heading_anchor(match.group(1)) == anchor:
-            return match.group(1).strip()
+            return heading_parts(match.group(1).strip())[0]
     return None
 
 

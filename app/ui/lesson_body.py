@@ -10,7 +10,7 @@ import re
 
 import streamlit as st
 
-from app.content.lessons import Lesson, heading_anchor
+from app.content.lessons import Lesson, heading_anchor, heading_parts
 
 _HEADING = re.compile(r"^(#{2,3})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
@@ -35,12 +35,13 @@ def split_sections(body: str) -> list[tuple[int, str, str]]:
 def render_body(lesson: Lesson) -> None:
     section = st.query_params.get("section")
     if section and section in lesson.anchors:
-        title = next((t for _, t, _ in split_sections(lesson.body) if heading_anchor(t) == section), section)
+        title = next((heading_parts(t)[0] for _, t, _ in split_sections(lesson.body) if heading_anchor(t) == section), section)
         st.info(f"You were sent to the section **{title}**: [jump to it](#{section}).")
-    for level, title, text in split_sections(lesson.body):
+    for level, heading, text in split_sections(lesson.body):
+        title, anchor = heading_parts(heading)
         if level == 2:
-            st.header(title, anchor=heading_anchor(title))
+            st.header(title, anchor=anchor)
         elif level == 3:
-            st.subheader(title, anchor=heading_anchor(title))
+            st.subheader(title, anchor=anchor)
         if text:
             st.markdown(text)

@@ -1,19 +1,22 @@
 """Failure-mode exercises: predict what the server will do, run it on the real server, see why.
 
 One home per exercise. An exercise is ONE module in this package that defines:
-  EXERCISE = Exercise(name="<the module's name>", title, scenario, question, options, correct)
-  run(server, deployer, progress=None) -> ExerciseResult   # outcome worked out from measurements
-  figures(result) -> list[(caption, plotly Figure)]         # drawn only from result.tables / numbers
-plus ONE line in REGISTRY below and its test, tests/lab/exercises/test_<name>.py. Nothing else
-lists exercises: the CLI, the page and tests/lab/exercises/test_registry.py read the registry,
-and importing this package fails, naming the module and what it lacks, if a module is incomplete.
+  EXERCISE = Exercise(name="<the module's name>", options=(keys...), correct=key)
+  run(server, deployer, progress=None) -> ExerciseResult   # codes and numbers, worked out from measurements
+  figures(result, _=str) -> list[(caption, plotly Figure)]  # drawn only from result.tables / numbers;
+                                                            # _ translates captions, axis and legend labels
+plus its words, app/text/exercises/<name>.py (title, scenario, question, options, findings,
+steps: English templates marked for translation), ONE line in REGISTRY below and its test,
+tests/lab/exercises/test_<name>.py. Nothing else lists exercises: the CLI, the page and
+tests/lab/exercises/test_registry.py read the registry, and importing this package fails,
+naming the module and what it lacks, if a module is incomplete.
 
 API used by the CLI and the exercises page:
   EXERCISES            name -> Exercise, in teaching order
   get(name)            the Exercise, or ValueError listing the names
   run(name, server, deployer, progress=None) -> ExerciseResult
-  figures(result)      that exercise's charts for a result
-progress, if given, is called as progress(fraction 0..1, message) from the calling thread.
+  figures(result, _)   that exercise's charts for a result, labels translated by _
+progress, if given, is called as progress(fraction 0..1, Finding) from the calling thread.
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from contextlib import nullcontext
 from types import ModuleType
 
 from app.lab import run_log, server_log
-from app.lab.exercises.base import Exercise, ExerciseResult, Option, Progress
+from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Progress
 
 # The only list of exercises, in teaching order: one module name per line.
 REGISTRY = (
@@ -56,7 +59,7 @@ EXERCISES: dict[str, Exercise] = {name: m.EXERCISE for name, m in _MODULES.items
 # other's timings: one run per exercise at a time.
 _LOCKS = {name: threading.Lock() for name in _MODULES}
 
-__all__ = ["EXERCISES", "REGISTRY", "Exercise", "ExerciseResult", "Option", "Progress", "figures", "get", "run"]
+__all__ = ["EXERCISES", "REGISTRY", "Exercise", "ExerciseResult", "Finding", "Progress", "figures", "get", "run"]
 
 
 def get(name: str) -> Exercise:
@@ -87,7 +90,8 @@ def _exercise_log(window, result: ExerciseResult) -> run_log.RunLog:
     return run_log.merge([here, *elsewhere]) if elsewhere else here
 
 
-def figures(result: ExerciseResult) -> list:
-    """The charts of the exercise that produced `result`: list of (caption, plotly Figure)."""
+def figures(result: ExerciseResult, _=str) -> list:
+    """The charts of the exercise that produced `result`: list of (caption, plotly Figure),
+    their labels passed through _ (a Words, for the learner's language)."""
     get(result.name)
-    return _MODULES[result.name].figures(result)
+    return _MODULES[result.name].figures(result, _)

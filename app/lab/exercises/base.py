@@ -1,4 +1,4 @@
-"""What an exercise is (a scenario, a question, the options) and what running it returns.
+"""What an exercise is (a name, option keys, the keyed answer) and what running it returns, as codes.
 
 An exercise's `outcome` is the option key that matches what the server did on this run,
 worked out from the measurements, so "did my prediction hold?" is answered by the server,
@@ -16,42 +16,56 @@ import pandas as pd
 from app.lab import report
 from app.lab.run_log import RunLog
 
-Progress = Callable[[float, str], None]  # (fraction done 0..1, what is happening now)
+# (fraction done 0..1, what is happening now as a Finding: a STEPS code of the exercise's words)
+Progress = Callable[[float, "Finding"], None]
 
 
 @dataclass(frozen=True)
-class Option:
-    key: str
-    text: str
+class Finding:
+    """One thing an exercise measured or concluded, as a code plus the values it rests on.
+
+    `code` names a template in app/text/exercises/<exercise>.py (FINDINGS); `values` fill its
+    {name:kind} fields. Pages and the CLI render it in the learner's language; JSON keeps both.
+    """
+
+    code: str
+    values: dict = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "values": {k: _plain(v) for k, v in self.values.items()}}
 
 
 @dataclass(frozen=True)
 class Exercise:
+    """An exercise as codes: its words (title, scenario, question, option texts) live in
+    app/text/exercises/<name>.py, keyed by the same name and option keys."""
+
     name: str
-    title: str
-    scenario: str  # one paragraph: the situation the learner is put in
-    question: str
-    options: tuple[Option, ...]
+    options: tuple[str, ...]  # option keys, in the order the page offers them
     correct: str  # key of the option the mechanism predicts
     # Triton's --log-verbose during the run: 1 for exercises whose evidence (backlog, reaper,
     # START-flag refusals) Triton 2.51 logs only at verbosity 1 (see app/lab/server_log.py).
     log_verbose: int = 0
 
-    def option(self, key: str) -> Option:
-        for option in self.options:
-            if option.key == key:
-                return option
-        raise ValueError(f"exercise {self.name!r} has no option {key!r}: choose one of {', '.join(o.key for o in self.options)}")
+    def __post_init__(self):
+        if self.correct not in self.options:
+            raise ValueError(f"exercise {self.name!r}: correct option {self.correct!r} is not one of {self.options}")
+
+    def option(self, key: str) -> str:
+        """key itself, checked: ValueError naming the keys there are."""
+        if key not in self.options:
+            raise ValueError(f"exercise {self.name!r} has no option {key!r}: choose one of {', '.join(self.options)}")
+        return key
 
 
 @dataclass
 class ExerciseResult:
     exercise: Exercise
     outcome: str  # option key that describes what the server did this run
-    numbers: dict  # headline measurements: name -> number, bool or short text
+    numbers: dict  # headline measurements: name -> number, bool, text, or {verdict: count}; labels in app/text
     tables: dict[str, pd.DataFrame]  # data the figures draw
-    explanation: str  # what was seen, tied to the mechanism
-    findings: list[str] = field(default_factory=list)  # one line per measurement, in words
+    explanation: list[Finding]  # what was seen, tied to the mechanism: sentences in order
+    findings: list[Finding] = field(default_factory=list)  # one per measurement
     runs: dict = field(default_factory=dict)  # label -> driver.RunResult (raw per-request data)
     log: RunLog | None = None  # the server log lines of the whole exercise (set by exercises.run)
 
@@ -67,43 +81,22 @@ class ExerciseResult:
     def held(self, prediction: str) -> bool:
         return prediction == self.outcome
 
-    def numbers_table(self) -> pd.DataFrame:
-        """The headline measurements as text, rounded for reading."""
-        return pd.DataFrame({"measure": list(self.numbers), "value": [_fmt(v) for v in self.numbers.values()]})
-
-    def summary_table(self) -> str:
-        ex = self.exercise
-        lines = [f"{ex.title} ({ex.name})", f"Q: {ex.question}"]
-        for option in ex.options:
-            marks = ("correct" if option.key == ex.correct else "") + (" observed" if option.key == self.outcome else "")
-            lines.append(f"  [{option.key}] {option.text}{'  <- ' + marks.strip() if marks.strip() else ''}")
-        lines.append("measured:")
-        width = max((len(k) for k in self.numbers), default=0)
-        lines += [f"  {k:{width}}  {_fmt(v)}" for k, v in self.numbers.items()]
-        if self.findings:
-            lines.append("findings:")
-            lines += [f"  - {f}" for f in self.findings]
-        lines.append(f"why: {self.explanation}")
-        return "\n".join(lines)
-
     def to_json(self) -> dict:
-        """Schema 1: {schema, exercise, title, scenario, question, options[{key,text}], correct,
-        outcome, as_taught, numbers, findings, explanation, tables{name: [records]},
-        runs{label: report.to_json(run)}, log (run_log.RunLog.to_json() or null)}."""
+        """Schema 2: codes and values only, words for them in app/text/exercises/<exercise>.py:
+        {schema, exercise, options[key], correct, outcome, as_taught, numbers, findings[{code, values}],
+        explanation[{code, values}], tables{name: [records]}, runs{label: report.to_json(run)},
+        log (run_log.RunLog.to_json() or null)}."""
         ex = self.exercise
         return {
-            "schema": 1,
+            "schema": 2,
             "exercise": ex.name,
-            "title": ex.title,
-            "scenario": ex.scenario,
-            "question": ex.question,
-            "options": [{"key": o.key, "text": o.text} for o in ex.options],
+            "options": list(ex.options),
             "correct": ex.correct,
             "outcome": self.outcome,
             "as_taught": self.as_taught,
             "numbers": {k: _plain(v) for k, v in self.numbers.items()},
-            "findings": list(self.findings),
-            "explanation": self.explanation,
+            "findings": [f.to_json() for f in self.findings],
+            "explanation": [f.to_json() for f in self.explanation],
             "tables": {name: json.loads(frame.to_json(orient="records")) for name, frame in self.tables.items()},
             "runs": {label: report.to_json(run) for label, run in self.runs.items()},
             "log": self.log.to_json() if self.log is not None else None,
@@ -111,31 +104,31 @@ class ExerciseResult:
 
 
 class Steps:
-    """Progress in whole steps, so each exercise only says what it is doing now."""
+    """Progress in whole steps, so each exercise only says what it is doing now, as a code
+    (STEPS in its words module) with the values the sentence needs."""
 
     def __init__(self, progress: Progress | None, total: int):
         self.progress, self.total, self.done = progress, max(1, total), 0
 
-    def __call__(self, message: str) -> None:
+    def __call__(self, code: str, **values) -> None:
         if self.progress:
-            self.progress(min(1.0, self.done / self.total), message)
+            self.progress(min(1.0, self.done / self.total), Finding(code, values))
         self.done += 1
 
     def finish(self) -> None:
         if self.progress:
-            self.progress(1.0, "done")
+            self.progress(1.0, Finding(DONE))
+
+
+DONE = "done"  # the last step of every exercise; its words are shared (app/text/exercises)
 
 
 def _plain(value):
     if hasattr(value, "item"):  # numpy scalars
         value = value.item()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
     if isinstance(value, float) and math.isnan(value):
         return None
     return value
 
-
-def _fmt(value) -> str:
-    value = _plain(value)
-    if isinstance(value, float):
-        return f"{value:.1f}"
-    return str(value)

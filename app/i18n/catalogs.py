@@ -1,0 +1,152 @@
+"""Build the translation catalogs with Babel: extract, update, compile, check, merge.
+
+    python -m app.i18n.catalogs extract    # app/**.py -> locale/messages.pot
+    python -m app.i18n.catalogs update     # pot -> locale/<lang>/LC_MESSAGES/messages.po (keeps translations)
+    python -m app.i18n.catalogs compile    # .po -> .mo, shipped with the package
+    python -m app.i18n.catalogs check      # untranslated, fuzzy, placeholder or stale .mo problems; exit 1 if any
+    python -m app.i18n.catalogs merge zh FRAGMENT.po...   # copy translations from fragment catalogs
+    python -m app.i18n.catalogs all        # extract, update, compile, check
+
+The tests run check(): a string marked in the code but missing from a catalog fails CI.
+"""
+from __future__ import annotations
+
+import io
+import re
+import sys
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.mofile import read_mo, write_mo
+from babel.messages.pofile import read_po, write_po
+
+from app.i18n import DOMAIN, LOCALE_DIR, SOURCE_LANGUAGE
+
+APP_DIR = LOCALE_DIR.parents[1]
+TEMPLATE = LOCALE_DIR / f"{DOMAIN}.pot"
+# Words.plural(singular, plural, n) is ngettext by another name.
+KEYWORDS = {**DEFAULT_KEYWORDS, "plural": (1, 2)}
+METHOD_MAP = [("**.py", "python")]
+_FIELD = re.compile(r"\{([^{}:!]*)(?:![rsa])?(?::([^{}]*))?\}")
+
+
+def extract() -> Catalog:
+    """Every marked string under app/, with where it was found."""
+    catalog = Catalog(project="triton-batching-lab", fuzzy=False)
+    for filename, lineno, message, comments, context in extract_from_dir(
+        APP_DIR, METHOD_MAP, keywords=KEYWORDS, comment_tags=("TRANSLATORS:",), strip_comment_tags=True
+    ):
+        catalog.add(message, None, [(f"app/{filename}", lineno)], auto_comments=comments, context=context)
+    return catalog
+
+
+def _po(lang: str) -> Path:
+    return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+def translated_languages() -> list[str]:
+    return sorted(p.parent.parent.name for p in LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.po") if p.parent.parent.name != SOURCE_LANGUAGE)
+
+
+def read(path: Path, lang: str | None = None) -> Catalog:
+    with path.open("rb") as fh:
+        return read_po(fh, locale=lang)
+
+
+def write(catalog: Catalog, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    write_po(buffer, catalog, width=100, sort_output=False, omit_header=False, ignore_obsolete=True)
+    path.write_bytes(buffer.getvalue())
+
+
+def update(template: Catalog) -> None:
+    for lang in translated_languages():
+        catalog = read(_po(lang), lang)
+        catalog.update(template, no_fuzzy_matching=True)
+        write(catalog, _po(lang))
+
+
+def compile_all() -> None:
+    for lang in translated_languages():
+        catalog = read(_po(lang), lang)
+        with _po(lang).with_suffix(".mo").open("wb") as fh:
+            write_mo(fh, catalog, use_fuzzy=False)
+
+
+def merge(lang: str, fragments: list[Path]) -> int:
+    """Copy non-empty translations from fragment .po files into lang's catalog; returns how many."""
+    catalog = read(_po(lang), lang) if _po(lang).exists() else Catalog(locale=lang)
+    copied = 0
+    for fragment in fragments:
+        for message in read(fragment, lang):
+            if not message.id or not message.string:
+                continue
+            mine = catalog.get(message.id, message.context)
+            if mine is None:
+                catalog.add(message.id, message.string, message.locations, context=message.context)
+            else:
+                mine.string = message.string
+            copied += 1
+    write(catalog, _po(lang))
+    return copied
+
+
+def fields(text: str | tuple) -> set[tuple[str, str]]:
+    """The {name:kind} fields of a template: a translation must keep the same ones."""
+    texts = text if isinstance(text, tuple) else (text,)
+    return {(m.group(1), m.group(2) or "") for t in texts if t for m in _FIELD.finditer(t)}
+
+
+def problems() -> list[str]:
+    """Everything that would show a learner English on a translated page, or break a template."""
+    template = extract()
+    out: list[str] = []
+    for lang in translated_languages():
+        catalog = read(_po(lang), lang)
+        for message in template:
+            if not message.id:
+                continue
+            where = f"{lang}: {message.locations[0][0]}:{message.locations[0][1]}" if message.locations else lang
+            ours = catalog.get(message.id, message.context)
+            strings = ours.string if ours is not None else None
+            if ours is None or not strings or (isinstance(strings, tuple) and not all(strings)):
+                out.append(f"{where}: untranslated {message.id!r}")
+            elif ours.fuzzy:
+                out.append(f"{where}: fuzzy {message.id!r}")
+            elif fields(message.id) != fields(strings):
+                out.append(f"{where}: placeholders differ in {message.id!r}: {sorted(fields(strings))}")
+        mo = _po(lang).with_suffix(".mo")
+        if not mo.exists():
+            out.append(f"{lang}: {mo.name} missing: run python -m app.i18n.catalogs compile")
+        else:
+            with mo.open("rb") as fh:
+                compiled = {m.id: m.string for m in read_mo(fh) if m.id}
+            wanted = {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy}
+            if compiled != wanted:
+                out.append(f"{lang}: {mo.name} is out of date with {_po(lang).name}: run python -m app.i18n.catalogs compile")
+    return out
+
+
+def main(argv: list[str]) -> int:
+    command = argv[0] if argv else "all"
+    if command in ("extract", "all"):
+        template = extract()
+        write(template, TEMPLATE)
+        print(f"{len(template)} messages -> {TEMPLATE.relative_to(APP_DIR.parent)}")
+    if command in ("update", "all"):
+        update(read(TEMPLATE))
+    if command == "merge":
+        print(f"{merge(argv[1], [Path(p) for p in argv[2:]])} translations merged")
+    if command in ("compile", "all", "merge"):
+        compile_all()
+    if command in ("check", "all"):
+        found = problems()
+        print("\n".join(found) or "catalogs complete")
+        return 1 if found else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,103 @@
+"""One function per kind of measured value, so every sentence writes a number the same way.
+
+Templates ask for a kind in their format spec ('{wait:ms}'); numbers are localised by Babel.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+from babel.numbers import format_decimal, format_percent
+
+from app.i18n import N_
+
+_LOCALES = {"en": "en_US", "zh": "zh_Hans_CN"}
+
+
+def _locale(words) -> str:
+    return _LOCALES.get(words.lang, words.lang)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def count(value, words) -> str:
+    """A whole number of things: 1,204."""
+    if _missing(value):
+        return "–"
+    return format_decimal(int(value), locale=_locale(words))
+
+
+def number(value, words) -> str:
+    """A measured quantity without a unit, one decimal: 2.5."""
+    if _missing(value):
+        return "–"
+    return format_decimal(round(float(value), 1), format="#,##0.0", locale=_locale(words))
+
+
+def seconds(value, words) -> str:
+    if _missing(value):
+        return "–"
+    return words.render(N_("{value} s"), value=number(value, words))
+
+
+def ms(value, words) -> str:
+    if _missing(value):
+        return "–"
+    return words.render(N_("{value} ms"), value=number(value, words))
+
+
+def percent(value, words) -> str:
+    """A share given as a fraction 0..1: 0.25 -> 25 %."""
+    if _missing(value):
+        return "–"
+    return format_percent(float(value), format="#,##0.#%", locale=_locale(words))
+
+
+def ratio(value, words) -> str:
+    """How many times: 2.5×."""
+    if _missing(value):
+        return "–"
+    return words.render(N_("{value}×"), value=number(value, words))
+
+
+def session(value, words) -> str:
+    """A session by its 0-based index, as people count them: session 3."""
+    return words.render(N_("session {number}"), number=int(value) + 1)
+
+
+def verdict(value, words) -> str:
+    """A transcript verdict code (app/lab/verdicts.Verdict) as a word."""
+    from app.text.verdicts import VERDICT_WORDS
+
+    return words(VERDICT_WORDS[str(value)])
+
+
+def verdicts(value, words) -> str:
+    """Verdict counts {code: n}: 'intact 6, foreign 2'."""
+    return words(N_(", ")).join(words.render(N_("{verdict:verdict} {n:count}"), verdict=k, n=v) for k, v in dict(value).items())
+
+
+def yes_no(value, words) -> str:
+    return words(N_("yes")) if value else words(N_("no"))
+
+
+def text(value, words) -> str:
+    """Code, config, log and error text: shown exactly as Triton or the user wrote it."""
+    return str(value)
+
+
+KINDS: dict[str, Callable[[Any, Any], str]] = {
+    "count": count,
+    "number": number,
+    "seconds": seconds,
+    "ms": ms,
+    "percent": percent,
+    "ratio": ratio,
+    "session": session,
+    "verdict": verdict,
+    "verdicts": verdicts,
+    "yes_no": yes_no,
+    "text": text,
+}

@@ -1,0 +1,88 @@
+"""Words of the quiz bank in another language: quiz/bank.<lang>.yaml, keyed by item id.
+
+Only words are translated: prompt, options' text and explain, the item's explain and unit.
+Ids, types, keys, answers, tolerances, lesson links and sources come from quiz/bank.yaml, so
+grading, shuffling and stored answers (option keys) are the same in every language.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from app.lab.paths import QUIZ_DIR
+from app.quiz.bank import Bank, BankError, Item, Problem
+
+_ITEM_KEYS = {"prompt", "options", "explain", "unit"}
+_OPTION_KEYS = {"text", "explain"}
+
+
+def translation_path(lang: str) -> Path:
+    return QUIZ_DIR / f"bank.{lang}.yaml"
+
+
+def translate(bank: Bank, lang: str, path: Path | None = None) -> Bank:
+    """bank with its words in lang; BankError lists every item whose shape differs from English."""
+    if lang == "en":
+        return bank
+    path = path or translation_path(lang)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BankError(path, [Problem("", "file", f"not found: no quiz in {lang!r}")]) from None
+    except yaml.YAMLError as exc:
+        raise BankError(path, [Problem("", "file", f"not valid YAML: {exc}")]) from exc
+    raw = data.get("items") if isinstance(data, dict) else None
+    if not isinstance(raw, dict):
+        raise BankError(path, [Problem("", "items", "the file must map 'items' to {item id: words}")])
+    problems: list[Problem] = []
+    items = []
+    for item in bank:
+        words = raw.get(item.id)
+        if not isinstance(words, dict):
+            problems.append(Problem(f"'{item.id}'", "item", "missing"))
+            continue
+        items.append(_item(item, words, problems))
+    problems += [Problem(f"'{extra}'", "item", "not in quiz/bank.yaml") for extra in raw if bank.get(extra) is None]
+    if problems:
+        raise BankError(path, problems)
+    return Bank(tuple(items), bank.path)
+
+
+def _text(value: Any) -> str | None:
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _item(item: Item, words: dict, problems: list[Problem]) -> Item:
+    label = f"'{item.id}'"
+    for key in sorted(set(words) - _ITEM_KEYS):
+        problems.append(Problem(label, key, "unknown key"))
+    prompt = _text(words.get("prompt"))
+    if prompt is None:
+        problems.append(Problem(label, "prompt", "must be a non-empty string"))
+    changes: dict[str, Any] = {"prompt": prompt or item.prompt}
+    for key in ("explain", "unit"):
+        theirs, ours = getattr(item, key), _text(words.get(key))
+        if (theirs is None) != (ours is None):
+            problems.append(Problem(label, key, "must be given exactly when the English item has it"))
+        changes[key] = ours if theirs is not None else None
+    options = words.get("options", [])
+    if not isinstance(options, list) or len(options) != len(item.options):
+        problems.append(Problem(label, "options", f"must list the {len(item.options)} options in the English order"))
+        return replace(item, **changes)
+    translated = []
+    for option, entry in zip(item.options, options):
+        where = f"options[{option.key}]"
+        entry = entry if isinstance(entry, dict) else {}
+        for key in sorted(set(entry) - _OPTION_KEYS):
+            problems.append(Problem(label, f"{where}.{key}", "unknown key"))
+        text, explain = _text(entry.get("text")), _text(entry.get("explain"))
+        if text is None:
+            problems.append(Problem(label, f"{where}.text", "must be a non-empty string"))
+        if (option.explain.strip() != "") != (explain is not None):
+            problems.append(Problem(label, f"{where}.explain", "must be given exactly when the English option has one"))
+        translated.append(replace(option, text=text or option.text, explain=explain or option.explain))
+    changes["options"] = tuple(translated)
+    return replace(item, **changes)

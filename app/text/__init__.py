@@ -1,0 +1,6 @@
+"""Words for people, in English source form, marked for translation with N_().
+
+The engine (app/lab) returns codes and numbers; the modules here map each code to the
+template that says it, and pages and the CLI render those templates in the learner's
+language (app/i18n). One module per kind of engine output; one per exercise under exercises/.
+"""

@@ -1,0 +1,69 @@
+"""The learner's language: from ?lang= in the URL, else the browser's locale, else English.
+
+Every page calls _() (this session's Words) for its text. The switch in the sidebar writes the
+choice into the URL, so a shared link keeps the language, and changes nothing else: the page,
+its query parameters and the learner's progress stay where they were.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
+
+STATE_KEY = "lang"
+# Each language names itself, so a learner who cannot read the current one still finds theirs.
+NATIVE_NAMES = {"en": "English", "zh": "中文"}
+
+
+def _browser() -> str | None:
+    try:
+        return parse_language(st.context.locale)
+    except Exception:  # no browser context (bare script, some test harnesses)
+        return None
+
+
+def current() -> str:
+    """The language of this run: the URL wins, then this session's choice, then the browser."""
+    asked = st.query_params.get("lang")
+    lang = parse_language(asked)
+    if lang is None:
+        lang = st.session_state.get(STATE_KEY) or _browser() or SOURCE_LANGUAGE
+    st.session_state[STATE_KEY] = lang
+    return lang
+
+
+def _(message: str) -> str:
+    """Translate message into this session's language (a gettext-style marker for Babel)."""
+    return t()(message)
+
+
+def t() -> Words:
+    """This session's Words: call it, or .render(template, **values)."""
+    return words(current())
+
+
+def bad_choice() -> str | None:
+    """The ?lang= value when it names no language we have, so the page can say so."""
+    asked = st.query_params.get("lang")
+    return asked if asked and parse_language(asked) is None else None
+
+
+def show(key: str = "language") -> None:
+    """The sidebar switch; the choice goes into the URL."""
+    lang = current()
+    options = list(languages())
+    if st.session_state.get(key) != lang:  # the URL changed the language: the widget follows it
+        st.session_state[key] = lang
+    label = _(N_("Language"))
+    choice = st.sidebar.selectbox(
+        label if lang == SOURCE_LANGUAGE else f"{label} · Language", options, key=key,
+        format_func=lambda code: NATIVE_NAMES.get(code, code),
+    )
+    if choice != lang:
+        st.session_state[STATE_KEY] = choice
+        st.query_params["lang"] = choice
+        st.rerun()
+    asked = bad_choice()
+    if asked is not None:
+        st.sidebar.warning(t().render(N_("There is no language {asked:text}; showing {shown:text}."),
+                                      asked=asked, shown=NATIVE_NAMES.get(lang, lang)))
