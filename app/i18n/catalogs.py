@@ -6,6 +6,7 @@
     python -m app.i18n.catalogs check      # untranslated, fuzzy, placeholder or stale .mo problems; exit 1 if any
     python -m app.i18n.catalogs merge zh FRAGMENT.po...   # copy translations from fragment catalogs
     python -m app.i18n.catalogs all        # extract, update, compile, check
+    python -m app.i18n.catalogs todo FRAGMENT.po FILE.py...  # add FILEs' strings to a fragment to translate
 
 The tests run check(): a string marked in the code but missing from a catalog fails CI.
 """
@@ -17,7 +18,7 @@ import sys
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
-from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
+from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir, extract_from_file
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po, write_po
 
@@ -93,6 +94,20 @@ def merge(lang: str, fragments: list[Path]) -> int:
     return copied
 
 
+def todo(fragment: Path, files: list[Path]) -> int:
+    """Add the marked strings of files to a fragment catalog (translations already made kept or
+    taken from the zh catalog); returns how many still have no translation."""
+    catalog = read(fragment) if fragment.exists() else Catalog(project="triton-batching-lab fragment", fuzzy=False)
+    known = read(_po("zh"), "zh") if _po("zh").exists() else Catalog()
+    for path in files:
+        for lineno, message, comments, context in extract_from_file("python", str(path), keywords=KEYWORDS):
+            if catalog.get(message, context) is None:
+                found = known.get(message, context)
+                catalog.add(message, found.string if found is not None else None, [(str(path), lineno)], context=context)
+    write(catalog, fragment)
+    return sum(1 for m in catalog if m.id and not (m.string if not isinstance(m.string, tuple) else all(m.string)))
+
+
 def fields(text: str | tuple) -> set[tuple[str, str]]:
     """The {name:kind} fields of a template: a translation must keep the same ones."""
     texts = text if isinstance(text, tuple) else (text,)
@@ -137,6 +152,9 @@ def main(argv: list[str]) -> int:
         print(f"{len(template)} messages -> {TEMPLATE.relative_to(APP_DIR.parent)}")
     if command in ("update", "all"):
         update(read(TEMPLATE))
+    if command == "todo":
+        print(f"{todo(Path(argv[1]), [Path(p) for p in argv[2:]])} untranslated in {argv[1]}")
+        return 0
     if command == "merge":
         print(f"{merge(argv[1], [Path(p) for p in argv[2:]])} translations merged")
     if command in ("compile", "all", "merge"):
