@@ -92,7 +92,7 @@ def browser():
 
 @pytest.fixture()
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")  # English tests stay English whatever the machine's locale
     page = context.new_page()
     page.set_default_timeout(30_000)
     yield page

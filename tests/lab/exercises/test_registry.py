@@ -1,13 +1,17 @@
 """The exercise registry the CLI and the page rely on: every registered exercise is complete."""
 from __future__ import annotations
 
+import ast
 import importlib
+import inspect
 
 import plotly.graph_objects as go
 import pytest
 
+from app.i18n import words
 from app.lab import exercises
-from app.lab.exercises.base import ExerciseResult
+from app.lab.exercises.base import DONE, ExerciseResult
+from app.text import exercises as text
 
 NAMES = list(exercises.REGISTRY)
 
@@ -22,11 +26,49 @@ def test_registry_is_the_order_of_exercises_and_names_each_module_once():
 @pytest.mark.parametrize("name", NAMES)
 def test_each_exercise_asks_a_question_it_can_answer(name):
     ex = exercises.get(name)
-    assert ex.title and ex.scenario and ex.question.endswith("?")
-    keys = [o.key for o in ex.options]
+    words_of = text.module(name)
+    assert words_of.TITLE and words_of.SCENARIO and words_of.QUESTION.endswith("?")
+    keys = list(ex.options)
     assert len(keys) == len(set(keys)) >= 3
-    assert all(o.text for o in ex.options)
+    assert set(words_of.OPTIONS) == set(keys) and all(words_of.OPTIONS.values())
     assert ex.correct in keys
+
+
+def _codes(name: str) -> tuple[set[str], set[str]]:
+    """Finding codes and step codes written as literals in the exercise module's source."""
+    tree = ast.parse(inspect.getsource(importlib.import_module(f"app.lab.exercises.{name}")))
+    found, steps = set(), set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            callee = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            if callee == "Finding":
+                found.add(node.args[0].value)
+            elif callee == "steps":
+                steps.add(node.args[0].value)
+    return found, steps
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_code_an_exercise_can_emit_has_words_and_every_word_is_used(name):
+    found, steps = _codes(name)
+    words_of = text.module(name)
+    assert found and steps, f"{name} reports no Finding or step codes as literals"
+    assert found <= set(words_of.FINDINGS), f"no words for {sorted(found - set(words_of.FINDINGS))}"
+    assert steps <= set(words_of.STEPS) | {DONE}, f"no words for steps {sorted(steps - set(words_of.STEPS))}"
+    assert set(words_of.FINDINGS) <= found, f"words never used: {sorted(set(words_of.FINDINGS) - found)}"
+    assert set(words_of.STEPS) <= steps, f"step words never used: {sorted(set(words_of.STEPS) - steps)}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_a_real_result_renders_in_every_language(name, exercise_result):
+    result = exercise_result(name)
+    assert set(result.numbers) <= set(text.module(name).NUMBERS), "a measurement without a label"
+    for lang in ("en", "zh"):
+        _ = words(lang)
+        assert text.title(name, _) and text.explanation(result, _)
+        lines = [text.finding(name, f, _) for f in result.findings]
+        assert all(lines) and len(text.numbers_table(result, _)) == len(result.numbers)
+        assert text.summary(result, _)
 
 
 def _points(trace) -> int:
@@ -41,8 +83,8 @@ def _points(trace) -> int:
 def test_each_exercise_draws_its_figures_from_a_real_result(name, exercise_result):
     result = exercise_result(name)
     assert isinstance(result, ExerciseResult) and result.name == name
-    assert result.outcome in [o.key for o in result.exercise.options]
-    charts = exercises.figures(result)
+    assert result.outcome in result.exercise.options
+    charts = exercises.figures(result, words("zh"))
     assert charts, f"{name} draws no figure"
     for caption, fig in charts:
         assert caption and isinstance(fig, go.Figure)

@@ -1,0 +1,58 @@
+"""The gettext catalogs are complete and compiled, and values are written one way per kind."""
+from __future__ import annotations
+
+import pytest
+
+from app.i18n import catalogs, formats, languages, parse_language, words
+
+
+def test_every_marked_string_is_translated_and_compiled():
+    problems = catalogs.problems()
+    assert not problems, "\n".join(problems[:40]) + f"\n... {len(problems)} problems: run python -m app.i18n.catalogs all"
+
+
+def test_languages_are_found_from_the_catalogs_on_disk():
+    assert languages()[0] == "en" and "zh" in languages()
+    assert parse_language("zh-CN") == "zh" and parse_language("zh_Hans_CN") == "zh"
+    assert parse_language("en-GB") == "en"
+    assert parse_language("fr") is None and parse_language("") is None and parse_language(None) is None
+
+
+def test_an_unknown_language_is_refused_with_the_ones_there_are():
+    with pytest.raises(ValueError, match="choose one of en, zh"):
+        words("xx")
+
+
+@pytest.mark.parametrize(
+    "kind, value, en, zh",
+    [
+        ("count", 1204, "1,204", "1,204"),
+        ("number", 2.456, "2.5", "2.5"),
+        ("seconds", 1.25, "1.2 s", "1.2 秒"),
+        ("ms", 12.0, "12.0 ms", "12.0 毫秒"),
+        ("percent", 0.25, "25%", "25%"),
+        ("ratio", 2.0, "2.0×", "2.0 倍"),
+        ("session", 2, "session 3", "会话 3"),
+        ("verdict", "foreign", "foreign", "串话"),
+        ("yes_no", True, "yes", "是"),
+        ("text", "must specify the START flag", "must specify the START flag", "must specify the START flag"),
+    ],
+)
+def test_one_formatter_per_kind_in_both_languages(kind, value, en, zh):
+    assert formats.KINDS[kind](value, words("en")) == en
+    assert formats.KINDS[kind](value, words("zh")) == zh
+
+
+def test_a_missing_measurement_is_a_dash_not_nan():
+    assert formats.ms(float("nan"), words("en")) == "–" and formats.count(None, words("zh")) == "–"
+
+
+def test_templates_name_a_kind_and_a_typo_is_an_error():
+    assert words("en").render("{n:count} of {total:count}", n=3, total=1000) == "3 of 1,000"
+    with pytest.raises(ValueError, match="unknown value kind 'cont'"):
+        words("en").render("{n:cont}", n=3)
+
+
+def test_a_translation_must_keep_the_templates_fields():
+    assert catalogs.fields("{a:count} of {b:seconds}") == {("a", "count"), ("b", "seconds")}
+    assert catalogs.fields("{a:count} 个") != catalogs.fields("{a:count} of {b:seconds}")

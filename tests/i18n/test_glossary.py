@@ -1,0 +1,94 @@
+"""One word per idea in every language: where an English lesson section, check, quiz item or
+UI string uses a glossary term, its translation uses that term's translation (lessons/glossary.yaml)."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+from app.content.lessons import heading_parts, lessons_dir, load_lessons
+from app.i18n import SOURCE_LANGUAGE, catalogs, languages
+from app.quiz.bank import load_bank
+from app.quiz.translation import translate
+from app.ui.lesson_body import split_sections
+
+GLOSSARY = Path(__file__).resolve().parents[2] / "lessons" / "glossary.yaml"
+TRANSLATED = [lang for lang in languages() if lang != SOURCE_LANGUAGE]
+_CODE = re.compile(r"`[^`]*`|```.*?```", re.S)
+
+
+@lru_cache(maxsize=1)
+def terms() -> list[dict]:
+    found = yaml.safe_load(GLOSSARY.read_text(encoding="utf-8"))["terms"]
+    # Longest first: 'sequence batcher' is checked, and taken out, before 'sequence'.
+    return sorted(found, key=lambda t: len(t["en"]), reverse=True)
+
+
+def _pattern(term: str) -> re.Pattern:
+    return re.compile(r"\b" + r"\s+".join(map(re.escape, term.split())) + r"(?:s|es)?\b", re.I)
+
+
+def misses(english: str, other: str, lang: str) -> list[str]:
+    """Terms the English uses whose translation (or kept English name) is absent from other."""
+    english, other_plain = _CODE.sub(" ", english), other.lower()
+    missing = []
+    for term in terms():
+        pattern = _pattern(term["en"])
+        if not pattern.search(english):
+            continue
+        english = pattern.sub(" ", english)
+        accepted = [term[lang], *term.get("also", {}).get(lang, []), *term.get("keep", [])]
+        if not any(a.lower() in other_plain for a in accepted):
+            missing.append(f"{term['en']} -> {term[lang]}")
+    return missing
+
+
+def _lesson_pairs(lang: str):
+    theirs = {l.id: l for l in load_lessons(lessons_dir(lang))}
+    for en in load_lessons():
+        other = theirs[en.id]
+        yield f"{en.id}: title/summary", f"{en.title} {en.summary}", f"{other.title} {other.summary}"
+        for n, (a, b) in enumerate(zip(en.checks, other.checks)):
+            yield f"{en.id}: check {n}", " ".join((a.question, *a.options, a.explain)), " ".join((b.question, *b.options, b.explain))
+        sections = {heading_parts(h)[1]: f"{heading_parts(h)[0]}\n{t}" for _, h, t in split_sections(other.body)}
+        for _, heading, text in split_sections(en.body):
+            anchor = heading_parts(heading)[1]
+            yield f"{en.id}#{anchor}", f"{heading}\n{text}", sections.get(anchor, "")
+
+
+def _bank_pairs(lang: str):
+    for en, other in zip(load_bank(), translate(load_bank(), lang)):
+        def words(item):
+            return " ".join(t for t in (item.prompt, item.explain or "", *[x for o in item.options for x in (o.text, o.explain)]) if t)
+        yield f"bank {en.id}", words(en), words(other)
+
+
+def _catalog_pairs(lang: str):
+    for message in catalogs.read(catalogs.LOCALE_DIR / lang / "LC_MESSAGES" / "messages.po", lang):
+        if message.id and message.string:
+            ids = message.id if isinstance(message.id, tuple) else (message.id,)
+            strings = message.string if isinstance(message.string, tuple) else (message.string,)
+            yield f"catalog {ids[0][:50]!r}", " ".join(ids), " ".join(strings)
+
+
+def test_every_term_has_every_language():
+    for term in terms():
+        assert term.get("id") and term.get("en"), term
+        for lang in TRANSLATED:
+            assert isinstance(term.get(lang), str) and term[lang].strip(), f"{term['id']} has no {lang}"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+@pytest.mark.parametrize("where", ["lessons", "bank", "catalog"])
+def test_translations_use_the_glossary(lang, where):
+    pairs = {"lessons": _lesson_pairs, "bank": _bank_pairs, "catalog": _catalog_pairs}[where](lang)
+    found = [(label, miss) for label, en, other in pairs if (miss := misses(en, other, lang))]
+    assert not found, f"{len(found)} places miss glossary terms:\n" + "\n".join(f"{l}: {m}" for l, m in found[:40])
+
+
+def test_the_check_catches_a_wrong_word():
+    assert misses("Each session keeps its slot.", "每个会话保留它的位置。", "zh") == ["slot -> 槽位"]
+    assert misses("The sequence batcher keeps order.", "Sequence Batcher 保持顺序。", "zh") == []

@@ -1,0 +1,57 @@
+"""Every lesson exists in every language with the same shape: ids, anchors, live element,
+checks (count, options, keyed answer, source) and code blocks, and its prose is translated."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app.content.lessons import lessons_dir, load_lessons
+from app.i18n import SOURCE_LANGUAGE, languages
+from tests.i18n.text_checks import english_runs, has_cjk
+
+ENGLISH = load_lessons()
+TRANSLATED = [lang for lang in languages() if lang != SOURCE_LANGUAGE]
+_FENCED = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
+
+
+def _pairs():
+    return [pytest.param(lang, i, id=f"{lang}-{lesson.id}") for lang in TRANSLATED for i, lesson in enumerate(ENGLISH)]
+
+
+@pytest.fixture(scope="module", params=TRANSLATED)
+def translated(request):
+    return {lesson.id: lesson for lesson in load_lessons(lessons_dir(request.param))}
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_the_same_lessons_in_the_same_files(lang):
+    theirs = load_lessons(lessons_dir(lang))
+    assert [(l.id, l.path.name) for l in theirs] == [(l.id, l.path.name) for l in ENGLISH]
+
+
+@pytest.mark.parametrize("lang, index", _pairs())
+def test_same_structure(lang, index):
+    en = ENGLISH[index]
+    other = {l.id: l for l in load_lessons(lessons_dir(lang))}[en.id]
+    assert (other.live, other.next) == (en.live, en.next)
+    assert other.anchors == en.anchors, "headings in the same order, each ending in the English anchor {#...}"
+    assert [(len(c.options), c.answer, c.source) for c in other.checks] == [(len(c.options), c.answer, c.source) for c in en.checks]
+    assert _FENCED.findall(other.body) == _FENCED.findall(en.body) and [
+        m.group(0) for m in _FENCED.finditer(other.body)] == [m.group(0) for m in _FENCED.finditer(en.body)], \
+        "code blocks are not translated: byte-identical, same order"
+
+
+@pytest.mark.parametrize("lang, index", _pairs())
+def test_prose_is_translated(lang, index):
+    other = {l.id: l for l in load_lessons(lessons_dir(lang))}[ENGLISH[index].id]
+    texts = [other.title, other.summary] + [t for c in other.checks for t in (c.question, *c.options, c.explain)]
+    texts += [p for p in _FENCED.sub("", other.body).split("\n\n") if p.strip()]
+    english = [(t[:80], english_runs(t)) for t in texts if english_runs(t)]
+    assert not english, english[:10]
+    untranslated = [t[:80] for t in texts if not has_cjk(t) and re.search(r"[A-Za-z]{4,}", _strip_code(t))]
+    assert not untranslated, untranslated[:10]
+
+
+def _strip_code(text: str) -> str:
+    return re.sub(r"`[^`]*`|\|[-: |]+\|", "", text)

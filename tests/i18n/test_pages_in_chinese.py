@@ -1,0 +1,68 @@
+"""Every page opened with ?lang=zh shows Chinese: no exception, and no English prose in any
+title, text, message, widget label or option (code, config, names and Triton's text aside)."""
+from __future__ import annotations
+
+import pytest
+
+from app.content.lessons import load_lessons
+from tests.i18n.text_checks import english_runs, has_cjk
+from tests.views.conftest import RUN_TIMEOUT_S
+
+PAGES = ["home.py", *[f"lesson_{n:02d}.py" for n in range(1, len(load_lessons()) + 1)],
+         "lab.py", "exercises.py", "quiz.py", "instructor.py"]
+TEXT_KINDS = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success", "toast")
+LABELLED = ("button", "radio", "selectbox", "multiselect", "text_input", "number_input", "slider", "select_slider",
+            "checkbox", "toggle", "expander", "tabs", "metric", "text_area", "date_input", "color_picker")
+
+
+def shown_texts(at) -> list[tuple[str, str]]:
+    """(what, text) of everything a learner reads on the page, widget labels and options included."""
+    out: list[tuple[str, str]] = []
+    for kind in TEXT_KINDS:
+        out += [(kind, str(e.value)) for e in getattr(at, kind, [])]
+    for kind in LABELLED:
+        for e in getattr(at, kind, []):
+            label = getattr(e, "label", None)
+            if label:
+                out.append((f"{kind} label", str(label)))
+            for option in getattr(e, "options", None) or []:
+                out.append((f"{kind} option", str(option)))
+            help_text = getattr(e, "help", None)
+            if help_text:
+                out.append((f"{kind} help", str(help_text)))
+    return out
+
+
+def untranslated(at) -> list[tuple[str, str, list[str]]]:
+    return [(what, text[:90], runs) for what, text in shown_texts(at) if (runs := english_runs(text))]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_page_in_chinese(open_page, page):
+    at = open_page(page, lang="zh")
+    assert not at.exception, [e.value for e in at.exception]
+    texts = shown_texts(at)
+    assert texts and any(has_cjk(t) for _, t in texts)
+    assert at.title and has_cjk(at.title[0].value), at.title[0].value if at.title else "no title"
+    found = untranslated(at)
+    assert not found, "\n".join(f"{w}: {t!r} -> {r}" for w, t, r in found[:30])
+
+
+def test_the_english_page_is_english(open_page):
+    at = open_page("home.py", lang="en")
+    assert not at.exception
+    assert not any(has_cjk(t) for what, t in shown_texts(at) if what != "selectbox option"), "only the language names"
+
+
+def test_the_walk_sees_english_when_it_is_there(open_page):
+    """The check itself: the English home page is full of English runs."""
+    assert len(untranslated(open_page("home.py", lang="en"))) > 3
+
+
+def test_switching_language_keeps_the_page_and_its_query(open_page):
+    at = open_page("quiz.py", lang="en", seed="5")
+    at.sidebar.selectbox(key="language").set_value("zh").run(timeout=RUN_TIMEOUT_S)
+    assert at.query_params["lang"] == ["zh"] or at.query_params["lang"] == "zh"
+    seed = at.query_params.get("seed")
+    assert seed in ("5", ["5"])
+    assert not at.exception and has_cjk(at.title[0].value)

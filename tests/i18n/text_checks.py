@@ -1,0 +1,62 @@
+"""Is this text, shown on a Chinese page, still English? Shared by the AppTest and browser walks.
+
+A translated page may still show code, config keys, model names, Triton's own log and error
+text, product names and the English names Triton engineers say (kept in the glossary). What
+it may not show is English prose: a run of three or more ordinary English words.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+CJK = re.compile(r"[\u3400-\u9fff]")
+# Names that stay English in every language: products, standards, Triton's own words.
+NAMES = (
+    "Triton Inference Server", "Triton Batching Lab", "NVIDIA", "Triton", "TensorRT", "PyTorch", "Python",
+    "Streamlit", "Prometheus", "Kubernetes", "Chromium", "NIM", "GPU", "CPU", "HTTP", "gRPC", "JSON", "CSV",
+    "UUID", "API", "URL", "ONNX", "nginx", "torch", "English", "Language",
+)
+_CODE = re.compile(r"`[^`]*`|```.*?```|https?://\S+", re.S)
+# Identifiers, paths, numbers, flags, quoted Triton messages and key=value pairs are code.
+_CODEISH = re.compile(r"[^\s,;:!?()]*(?:[_/=<>\[\]{}#@0-9]|\w\.\w)[^\s,;:!?()]*|\b[A-Z][A-Z0-9_]+\b")
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
+
+
+@lru_cache(maxsize=1)
+def kept_names() -> tuple[str, ...]:
+    terms = yaml.safe_load((REPO / "lessons" / "glossary.yaml").read_text(encoding="utf-8"))["terms"]
+    kept = {k for t in terms for k in t.get("keep", [])}
+    # Longest first, so "Triton Inference Server" goes before "Triton".
+    return tuple(sorted({*NAMES, *kept}, key=len, reverse=True))
+
+
+def has_cjk(text: str) -> bool:
+    return bool(CJK.search(text))
+
+
+def _prose(text: str) -> str:
+    text = _CODE.sub(" | ", text)
+    for name in kept_names():
+        text = re.sub(r"(?<![A-Za-z])" + re.escape(name) + r"(?![A-Za-z])", " | ", text, flags=re.I)
+    return _CODEISH.sub(" | ", text)
+
+
+def english_label(text: str) -> bool:
+    """A widget label that is English: words left after code and names, and no Chinese."""
+    return bool(_WORD.findall(_prose(text))) and not has_cjk(text)
+
+
+def english_runs(text: str, *, min_words: int = 3) -> list[str]:
+    """Runs of min_words or more English words left after code and kept names are removed."""
+    text = _prose(text)
+    runs: list[str] = []
+    # Split at anything that is not a word or the space/comma between words of one phrase.
+    for chunk in re.split(r"[^A-Za-z'’\- ,]+", text):
+        words = _WORD.findall(chunk)
+        if len(words) >= min_words:
+            runs.append(" ".join(words))
+    return runs
