@@ -34,6 +34,16 @@ def languages() -> tuple[str, ...]:
     return (SOURCE_LANGUAGE, *[lang for lang in found if lang != SOURCE_LANGUAGE])
 
 
+def native_name(lang: str) -> str:
+    """The language's name in itself ('中文', 'English'), so a learner finds theirs in any language."""
+    from babel import Locale
+
+    try:
+        return Locale.parse(lang).get_display_name(lang) or lang
+    except (ValueError, LookupError):
+        return lang
+
+
 def parse_language(value: Any) -> str | None:
     """'zh', 'zh-CN', 'zh_Hans_CN' -> 'zh' when it is a language we have; otherwise None."""
     if not isinstance(value, str) or not value.strip():

@@ -11,11 +11,8 @@ from babel.numbers import format_decimal, format_percent
 
 from app.i18n import N_
 
-_LOCALES = {"en": "en_US", "zh": "zh_Hans_CN"}
-
-
 def _locale(words) -> str:
-    return _LOCALES.get(words.lang, words.lang)
+    return words.lang  # Babel knows every language code's number conventions
 
 
 def _missing(value: Any) -> bool:
