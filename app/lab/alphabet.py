@@ -1,24 +1,23 @@
 """The recogniser's 27-symbol alphabet: index 0 is a space, 1 to 26 are A to Z."""
 from __future__ import annotations
 
+from app.lab.problems import LabError
+
 ALPHABET = " ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 SIZE = len(ALPHABET)
 
 
-class AlphabetError(ValueError):
-    """Text the recogniser cannot speak; the message names the first bad character."""
+class AlphabetError(LabError):
+    """Text the recogniser cannot speak: code bad_character {char, position} or empty_text."""
 
 
 def to_symbols(text: str) -> list[int]:
     upper = text.upper()
     for position, char in enumerate(upper):
         if char not in ALPHABET:
-            raise AlphabetError(
-                f"character {text[position]!r} at position {position + 1} is not in the "
-                "alphabet: use only letters A-Z and spaces"
-            )
+            raise AlphabetError("bad_character", char=text[position], position=position + 1)
     if not upper:
-        raise AlphabetError("the text is empty: type at least one letter")
+        raise AlphabetError("empty_text")
     return [ALPHABET.index(c) for c in upper]
 
 

@@ -58,9 +58,7 @@ class Deployer:
                 try:
                     deployments.load(self.server.client(timeout_s=300), config, with_code=True)
                 except InferenceServerException as err:
-                    raise DeploymentError(
-                        f"Triton refused the deployment ({err.message()}); the previous one keeps serving."
-                    ) from None
+                    raise DeploymentError("triton_refused", message=err.message()) from None
                 self._loaded[name] = settings
             self._loaded.move_to_end(name)
             self._last_applied[name] = time.monotonic()

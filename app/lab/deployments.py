@@ -15,6 +15,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 
 from app.lab.device import instance_kind
 from app.lab.paths import MODEL_REPOSITORY
+from app.lab.problems import LabError, Problem
 from app.lab.query import values_from_query
 
 RECOGNISER_DEPLOYMENTS = ("asr_dynamic", "asr_sequence_direct", "asr_sequence_oldest")
@@ -27,8 +28,8 @@ RECOGNISER_OUTPUTS = {"SYMBOL", "INSTANCE", "SLOT", "BATCH", "STATE_IN", "STATE_
 CONTROL_KINDS = ("CONTROL_SEQUENCE_START", "CONTROL_SEQUENCE_END", "CONTROL_SEQUENCE_READY", "CONTROL_SEQUENCE_CORRID")
 
 
-class DeploymentError(ValueError):
-    """A config that must not be loaded; the message says which setting and why."""
+class DeploymentError(LabError):
+    """A config that must not be loaded; .problems say which setting and why (app/text/problems.py)."""
 
 
 def read_config(name: str, repository=MODEL_REPOSITORY) -> mc.ModelConfig:
@@ -40,7 +41,7 @@ def parse_pbtxt(text: str, source: str = "config.pbtxt") -> mc.ModelConfig:
     try:
         return text_format.Parse(text, mc.ModelConfig())
     except text_format.ParseError as err:
-        raise DeploymentError(f"{source}: {err}") from None
+        raise DeploymentError("pbtxt_unreadable", source=source, error=str(err)) from None
 
 
 def to_pbtxt(config: mc.ModelConfig) -> str:
@@ -98,39 +99,31 @@ class LabSettings:
         """Whether the scheduler honours queue_delay_us (model_config.proto StrategyDirect)."""
         return self.scheduler != "direct" or self.min_slot_utilization > 0
 
-    def problems(self) -> list[str]:
-        """Every reason this combination cannot be deployed, in words a learner can act on."""
+    def problems(self) -> list[Problem]:
+        """Every reason this combination cannot be deployed, as codes (words: app/text/problems.py)."""
         out = []
         if self.scheduler not in SCHEDULERS:
-            out.append(f"scheduler must be one of {', '.join(SCHEDULERS)}, not {self.scheduler!r}")
+            out.append(Problem("scheduler_unknown", {"value": self.scheduler, "choices": ", ".join(SCHEDULERS)}))
         if not 1 <= self.instances <= 4:
-            out.append(f"instances must be 1 to 4 (each is a Python process): got {self.instances}")
+            out.append(Problem("instances_range", {"low": 1, "high": 4, "value": self.instances}))
         if not 1 <= self.slots <= 16:
-            out.append(f"slots (max batch size) must be 1 to 16: got {self.slots}")
+            out.append(Problem("slots_range", {"low": 1, "high": 16, "value": self.slots}))
         if not 0 <= self.queue_delay_us <= 100_000:
-            out.append(f"queue delay must be 0 to 100000 microseconds: got {self.queue_delay_us}")
+            out.append(Problem("queue_delay_range", {"low": 0, "high": 100_000, "value": self.queue_delay_us}))
         if not 0.0 <= self.min_slot_utilization <= 1.0:
-            out.append(
-                "minimum slot utilisation must be 0 to 1 (the share of slots with a ready request): "
-                f"got {self.min_slot_utilization}"
-            )
+            out.append(Problem("min_slot_utilization_range", {"low": 0, "high": 1, "value": self.min_slot_utilization}))
         if self.scheduler != "dynamic" and not 100_000 <= self.idle_timeout_us <= 60_000_000:
-            out.append(
-                f"idle timeout must be 0.1 s to 60 s (100000 to 60000000 us): got {self.idle_timeout_us}"
-            )
+            out.append(Problem("idle_timeout_range", {"low": 100_000, "high": 60_000_000, "value": self.idle_timeout_us}))
         if self.state_key not in STATE_KEYS:
-            out.append(f"state key must be one of {', '.join(STATE_KEYS)}, not {self.state_key!r}")
+            out.append(Problem("state_key_unknown", {"value": self.state_key, "choices": ", ".join(STATE_KEYS)}))
         elif self.state_key == "corrid" and self.scheduler == "dynamic":
-            out.append(
-                "state key 'corrid' needs the sequence batcher: the dynamic batcher gives the model "
-                "no correlation ID, so choose state key 'slot' or 'session', or a sequence scheduler"
-            )
+            out.append(Problem("corrid_needs_sequence"))
         return out
 
     def check(self) -> None:
         problems = self.problems()
         if problems:
-            raise DeploymentError("; ".join(problems))
+            raise DeploymentError(problems)
 
     def to_config(self, name: str) -> mc.ModelConfig:
         self.check()
@@ -208,34 +201,34 @@ def validate_recogniser(config: mc.ModelConfig) -> None:
     """Checks a learner-written recogniser config before it reaches the server."""
     problems = []
     if not re.fullmatch(r"[A-Za-z0-9_\-]+", config.name or ""):
-        problems.append("name must be letters, digits, '_' or '-'")
+        problems.append(Problem("config_name"))
     if config.backend != "python":
-        problems.append('backend must be "python" (the recogniser is a Python-backend model)')
+        problems.append(Problem("config_backend"))
     names = {i.name for i in config.input}
     if names != RECOGNISER_INPUTS:
-        problems.append(f"inputs must be exactly AUDIO and SESSION, found {sorted(names)}")
+        problems.append(Problem("config_inputs", {"found": ", ".join(sorted(names))}))
     outs = {o.name for o in config.output}
     if not outs <= RECOGNISER_OUTPUTS or "SYMBOL" not in outs:
-        problems.append(f"outputs must be among {sorted(RECOGNISER_OUTPUTS)} and include SYMBOL")
+        problems.append(Problem("config_outputs", {"allowed": ", ".join(sorted(RECOGNISER_OUTPUTS))}))
     if config.max_batch_size < 1:
-        problems.append("max_batch_size must be at least 1: the scheduler needs a batch dimension")
+        problems.append(Problem("config_max_batch_size"))
     if config.HasField("sequence_batching"):
         kinds = {mc.ModelSequenceBatching.Control.Kind.Name(c.kind) for ci in config.sequence_batching.control_input for c in ci.control}
         missing = [k for k in CONTROL_KINDS if k not in kinds]
         if missing:
-            problems.append(f"sequence_batching needs control inputs for {', '.join(missing)}")
+            problems.append(Problem("config_controls", {"missing": ", ".join(missing)}))
         oldest = config.sequence_batching.oldest
         if any(size > config.max_batch_size for size in oldest.preferred_batch_size):
-            problems.append("oldest.preferred_batch_size cannot exceed max_batch_size")
+            problems.append(Problem("config_preferred_batch_size"))
     key = parameter(config, "state_key", "slot")
     if key not in STATE_KEYS:
-        problems.append(f"parameter state_key must be one of {', '.join(STATE_KEYS)}")
+        problems.append(Problem("config_state_key", {"choices": ", ".join(STATE_KEYS)}))
     if key == "corrid" and not config.HasField("sequence_batching"):
-        problems.append("state_key 'corrid' needs sequence_batching: the dynamic batcher sends no correlation ID")
+        problems.append(Problem("config_corrid_needs_sequence"))
     if parameter(config, "honour_ready", "true") not in ("true", "false"):
-        problems.append("parameter honour_ready must be 'true' or 'false'")
+        problems.append(Problem("config_honour_ready"))
     if problems:
-        raise DeploymentError("; ".join(problems))
+        raise DeploymentError(problems)
 
 
 def load(client, config: mc.ModelConfig, with_code: bool = False) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.lab.deployments import LabSettings
+from app.lab.problems import LabError
 from app.lab.scenario import Scenario, random_texts
 from app.lab.transports import Transport
 
@@ -93,7 +94,7 @@ def get(name: str) -> Preset:
     try:
         return PRESETS[name]
     except KeyError:
-        raise ValueError(f"no preset {name!r}: choose one of {', '.join(PRESETS)}") from None
+        raise LabError("preset_unknown", value=name, choices=", ".join(PRESETS)) from None
 
 
 def run_preset(server, deployer, name: str, owner: str = "presets", traffic: Traffic | None = None, progress=None):

@@ -5,11 +5,17 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from app.lab.alphabet import to_symbols
+from app.lab.alphabet import AlphabetError, to_symbols
+from app.lab.problems import LabError
 from app.lab.transports import Transport
 
 MAX_SESSIONS = 256  # the engine's limit; the lab page keeps its own, lower one for readability
 MAX_IN_FLIGHT = 16
+MAX_SYMBOLS = 200
+
+
+class ScenarioError(LabError):
+    """A scenario that cannot run; code and values say why (words: app/text/problems.py)."""
 
 # Short common words, so random utterances read like speech in the transcript board.
 WORDS = (
@@ -64,28 +70,28 @@ class Scenario:
     def validate(self) -> list[list[int]]:
         """Symbols per session; raises ValueError with a specific message on bad input."""
         if not self.texts:
-            raise ValueError("a run needs at least one session")
+            raise ScenarioError("no_sessions")
         if len(self.texts) > MAX_SESSIONS:
-            raise ValueError(f"at most {MAX_SESSIONS} sessions per run, got {len(self.texts)}")
+            raise ScenarioError("too_many_sessions", high=MAX_SESSIONS, value=len(self.texts))
         self.transport = Transport.parse(self.transport)
         if not 1 <= self.in_flight <= MAX_IN_FLIGHT:
-            raise ValueError(f"chunks in flight per session must be 1 to {MAX_IN_FLIGHT}, got {self.in_flight}")
+            raise ScenarioError("in_flight_range", low=1, high=MAX_IN_FLIGHT, value=self.in_flight)
         if self.urls and self.transport.uses_grpc:
-            raise ValueError("per-session URLs (a load balancer in front) are HTTP only: use the http transport")
+            raise ScenarioError("urls_http_only")
         symbols = []
         for index, text in enumerate(self.texts):
             try:
                 symbols.append(to_symbols(text))
-            except ValueError as err:
-                raise ValueError(f"session {index + 1}: {err}") from None
-        if any(len(s) > 200 for s in symbols):
-            raise ValueError("utterances are limited to 200 symbols")
+            except AlphabetError as err:
+                raise ScenarioError(f"session_{err.code}", session=index, **err.values) from None
+        if any(len(s) > MAX_SYMBOLS for s in symbols):
+            raise ScenarioError("utterance_too_long", high=MAX_SYMBOLS)
         if self.think_ms < 0 or self.jitter_ms < 0:
-            raise ValueError("think time and jitter cannot be negative")
+            raise ScenarioError("negative_think")
         if self.concurrency < 0:
-            raise ValueError("concurrency cannot be negative")
+            raise ScenarioError("negative_concurrency")
         if self.think_ms_by_session is not None and len(self.think_ms_by_session) != len(self.texts):
-            raise ValueError("think_ms_by_session needs one value per session")
+            raise ScenarioError("think_per_session")
         if self.corrids is not None and len(self.corrids) != len(self.texts):
-            raise ValueError("corrids needs one correlation ID per session")
+            raise ScenarioError("corrids_per_session")
         return symbols

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, fields, replace
 from app.lab.alphabet import AlphabetError, to_symbols
 from app.lab.deployments import LabSettings
 from app.lab.presets import PRESETS, Traffic
+from app.lab.problems import Problem
 from app.lab.query import values_from_query
 from app.lab.scenario import MAX_IN_FLIGHT, Scenario
 from app.lab.transports import Transport
@@ -43,28 +44,30 @@ class LabSetup:
                 return name
         return None
 
-    def text_problems(self) -> list[str]:
+    def text_problems(self) -> list[Problem]:
+        """utterance_bad_character {number, text, char, position} or utterance_empty_text {number, text}."""
         out = []
         for number, text in enumerate(self.texts, start=1):
             try:
                 to_symbols(text)
             except AlphabetError as err:
-                out.append(f"utterance {number} ({text!r}): {err}")
+                out.append(Problem(f"utterance_{err.code}", {"number": number, "text": text, **err.values}))
         return out
 
-    def traffic_problems(self) -> list[str]:
+    def traffic_problems(self) -> list[Problem]:
         out = []
         for name, (low, high) in LIMITS.items():
             value = getattr(self.traffic, name)
             if not low <= value <= high:
-                out.append(f"{name.replace('_', ' ')} must be {low} to {high}: got {value}")
+                out.append(Problem(f"{name}_range", {"low": low, "high": high, "value": value}))
         if self.traffic.transport not in {t.value for t in Transport}:
-            out.append(f"transport must be one of {', '.join(t.value for t in Transport)}: got {self.traffic.transport!r}")
+            out.append(Problem("transport_unknown", {"value": self.traffic.transport,
+                                                     "choices": ", ".join(t.value for t in Transport)}))
         if len(self.texts) > LIMITS["sessions"][1]:
-            out.append(f"at most {LIMITS['sessions'][1]} utterances (one per session): got {len(self.texts)}")
+            out.append(Problem("too_many_utterances", {"high": LIMITS["sessions"][1], "value": len(self.texts)}))
         return out
 
-    def problems(self) -> list[str]:
+    def problems(self) -> list[Problem]:
         """Everything that must be fixed before this set-up may be applied or run."""
         return self.settings.problems() + self.traffic_problems() + self.text_problems()
 

@@ -45,7 +45,9 @@ class Transport(str, Enum):
         try:
             return cls(value)
         except ValueError:
-            raise ValueError(f"unknown transport {value!r}: choose one of {', '.join(t.value for t in cls)}") from None
+            from app.lab.problems import LabError
+
+            raise LabError("transport_unknown", value=str(value), choices=", ".join(t.value for t in cls)) from None
 
 
 _LABELS = {

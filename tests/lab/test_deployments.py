@@ -10,6 +10,8 @@ from tritonclient.grpc import model_config_pb2 as mc
 from app.lab import deployments, device
 from app.lab.deployments import DeploymentError, LabSettings
 from app.lab.paths import MODEL_REPOSITORY
+from app.i18n import words
+from app.text import problems as problems_text
 
 
 @pytest.mark.parametrize("name", deployments.SHIPPED)
@@ -97,33 +99,42 @@ def test_oldest_capacity_is_candidates_per_instance():
 
 
 @pytest.mark.parametrize(
-    "settings, message",
+    "settings, code, values, message",
     [
-        (LabSettings(scheduler="dynamic", state_key="corrid"), "needs the sequence batcher"),
-        (LabSettings(instances=0), "instances must be 1 to 4"),
-        (LabSettings(slots=99), "slots .* must be 1 to 16"),
-        (LabSettings(idle_timeout_us=10), "idle timeout must be"),
-        (LabSettings(scheduler="fifo"), "scheduler must be one of"),
-        (LabSettings(state_key="row"), "state key must be one of"),
-        (LabSettings(min_slot_utilization=1.5), "minimum slot utilisation must be 0 to 1"),
-        (LabSettings(min_slot_utilization=-0.25), "minimum slot utilisation must be 0 to 1"),
+        (LabSettings(scheduler="dynamic", state_key="corrid"), "corrid_needs_sequence", {}, "needs the sequence batcher"),
+        (LabSettings(instances=0), "instances_range", {"low": 1, "high": 4, "value": 0}, "instances must be 1 to 4"),
+        (LabSettings(slots=99), "slots_range", {"low": 1, "high": 16, "value": 99}, "slots .* must be 1 to 16"),
+        (LabSettings(idle_timeout_us=10), "idle_timeout_range", {"low": 100_000, "high": 60_000_000, "value": 10},
+         "idle timeout must be"),
+        (LabSettings(scheduler="fifo"), "scheduler_unknown", {"value": "fifo", "choices": "dynamic, direct, oldest"},
+         "scheduler must be one of"),
+        (LabSettings(state_key="row"), "state_key_unknown", {"value": "row", "choices": "slot, corrid, session"},
+         "state key must be one of"),
+        (LabSettings(min_slot_utilization=1.5), "min_slot_utilization_range", {"low": 0, "high": 1, "value": 1.5},
+         "minimum slot utilisation must be 0 to 1"),
+        (LabSettings(min_slot_utilization=-0.25), "min_slot_utilization_range", {"low": 0, "high": 1, "value": -0.25},
+         "minimum slot utilisation must be 0 to 1"),
     ],
 )
-def test_impossible_settings_are_explained(settings, message):
-    with pytest.raises(DeploymentError, match=message):
+def test_impossible_settings_are_explained(settings, code, values, message):
+    with pytest.raises(DeploymentError, match=message) as raised:  # str() is English, for logs
         settings.to_config("asr_lab_bad")
+    assert raised.value.code == code and raised.value.values == values
+    assert problems_text.error(raised.value, words("zh"))  # and the learner's language renders it
 
 
 def test_a_pbtxt_syntax_error_names_line_and_column():
-    with pytest.raises(DeploymentError, match=r"mine.pbtxt: 2:"):
+    with pytest.raises(DeploymentError, match=r"mine.pbtxt: 2:") as raised:
         deployments.parse_pbtxt('name: "x"\nmax_batch_size: "four"\n', source="mine.pbtxt")
+    assert raised.value.code == "pbtxt_unreadable" and raised.value.values["error"].startswith("2:")
 
 
 def test_a_learner_config_with_the_wrong_inputs_is_refused():
     config = LabSettings().to_config("asr_lab_inputs")
     config.input[0].name = "WAVE"
-    with pytest.raises(DeploymentError, match="inputs must be exactly AUDIO and SESSION"):
+    with pytest.raises(DeploymentError, match="inputs must be exactly AUDIO and SESSION") as raised:
         deployments.validate_recogniser(config)
+    assert raised.value.code == "config_inputs" and raised.value.values == {"found": "SESSION, WAVE"}
 
 
 def test_settings_survive_a_url_query():

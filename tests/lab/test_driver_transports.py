@@ -73,16 +73,17 @@ def test_a_refused_chunk_is_recorded_with_the_servers_words(lab_server, transpor
 
 
 @pytest.mark.parametrize(
-    "kwargs, words",
+    "kwargs, code, words",
     [
-        ({"transport": "carrier_pigeon"}, "unknown transport 'carrier_pigeon'"),
-        ({"in_flight": 0}, "chunks in flight per session must be 1 to 16"),
-        ({"transport": "grpc", "urls": ["127.0.0.1:1"]}, "HTTP only"),
+        ({"transport": "carrier_pigeon"}, "transport_unknown", "transport must be one of http, grpc, grpc_stream: got 'carrier_pigeon'"),
+        ({"in_flight": 0}, "in_flight_range", "chunks in flight per session must be 1 to 16"),
+        ({"transport": "grpc", "urls": ["127.0.0.1:1"]}, "urls_http_only", "HTTP only"),
     ],
 )
-def test_bad_transport_settings_are_refused_before_anything_is_sent(kwargs, words):
-    with pytest.raises(ValueError, match=words):
+def test_bad_transport_settings_are_refused_before_anything_is_sent(kwargs, code, words):
+    with pytest.raises(ValueError, match=words) as raised:
         Scenario(model=MODEL, texts=["HI"], **kwargs).validate()
+    assert raised.value.code == code
 
 
 def test_128_sessions_end_intact_or_refused_in_the_servers_words(lab_server):

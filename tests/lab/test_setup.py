@@ -5,7 +5,10 @@ from dataclasses import replace
 
 from app.lab.deployments import LabSettings
 from app.lab.presets import PRESETS, Traffic
+from app.i18n import words
+from app.lab.problems import Problem
 from app.lab.setup import LabSetup, parse_texts
+from app.text.problems import problem
 
 
 def test_query_round_trip_reproduces_the_set_up():
@@ -30,7 +33,7 @@ def test_min_slot_utilization_travels_in_the_url():
     assert query["min_slot_utilization"] == "0.5" and query["queue_delay_us"] == "4000"
     assert LabSetup.from_query(query) == setup
     out_of_range = LabSetup.from_query({**query, "min_slot_utilization": "2"})
-    assert any(p.startswith("minimum slot utilisation must be 0 to 1") for p in out_of_range.problems())
+    assert Problem("min_slot_utilization_range", {"low": 0, "high": 1, "value": 2.0}) in out_of_range.problems()
     assert LabSetup.from_query({**query, "min_slot_utilization": "half"}).settings.min_slot_utilization == 0.0
 
 
@@ -52,11 +55,20 @@ def test_every_preset_is_recognised_and_valid():
 def test_problems_name_the_setting_and_the_text():
     bad = LabSetup(LabSettings(scheduler="dynamic", state_key="corrid"), Traffic(sessions=70, transport="pigeon", in_flight=0), ("HELLO", "R2D2"))
     problems = bad.problems()
-    assert any("corrid" in p and "sequence batcher" in p for p in problems)
-    assert any(p.startswith("sessions must be 1 to 64") for p in problems)
-    assert any(p.startswith("in flight must be 1 to 16") for p in problems)
-    assert any(p.startswith("transport must be one of http, grpc, grpc_stream: got 'pigeon'") for p in problems)
-    assert any("utterance 2" in p and "'2'" in p for p in problems)
+    assert problems == [
+        Problem("corrid_needs_sequence"),
+        Problem("sessions_range", {"low": 1, "high": 64, "value": 70}),
+        Problem("in_flight_range", {"low": 1, "high": 16, "value": 0}),
+        Problem("transport_unknown", {"value": "pigeon", "choices": "http, grpc, grpc_stream"}),
+        Problem("utterance_bad_character", {"number": 2, "text": "R2D2", "char": "2", "position": 2}),
+    ]
+    english = [str(p) for p in problems]
+    assert "corrid" in english[0] and "sequence batcher" in english[0]
+    assert english[1].startswith("sessions must be 1 to 64")
+    assert english[3] == "transport must be one of http, grpc, grpc_stream: got 'pigeon'"
+    assert "utterance 2" in english[4] and "'2'" in english[4]
+    for lang in ("en", "zh"):  # every problem has words in both languages
+        assert all(problem(p, words(lang)) for p in problems)
 
 
 def test_own_text_sets_the_sessions():

@@ -12,7 +12,9 @@ import pytest
 
 from app.lab.alphabet import to_symbols
 from app.lab.driver import SessionPlan
-from app.lab.verdicts import EXPLANATIONS, PADDING_OWNER, judge
+from app.i18n import words
+from app.lab.verdicts import PADDING_OWNER, Detail, Verdict, judge
+from app.text import verdicts as text
 
 TAGS = (1001, 1002, 1003)
 
@@ -51,7 +53,9 @@ def test_every_symbol_right_is_intact_with_where_it_ran():
     a = plan(0, "HELLO")
     got = judged([a], rows(a, instance=1, slot=2)).loc[0]
     assert got["verdict"] == "intact"
-    assert got["first_wrong"] is None and got["read_state_of"] is None and got["detail"] == ""
+    assert got["first_wrong"] is None and got["read_state_of"] is None
+    assert got["detail_code"] == "" and got["detail_values"] == {}
+    assert text.detail(got, words("en")) == ""
     assert got["expected_text"] == got["received_text"] == "HELLO"
     assert got["wrong_symbols"] == 0 and got["chunks"] == 5
     assert got["instances"] == [1] and got["slots"] == [(1, 2)]
@@ -65,7 +69,10 @@ def test_reading_another_session_of_the_run_is_foreign_and_names_it():
     assert got["verdict"] == "foreign"
     assert got["read_state_of"] == 1  # session index 1, shown to learners as "session 2"
     assert got["first_wrong"] == 2 and got["wrong_symbols"] == 2
-    assert "chunk 3 ran on instance 0, slot 0" in got["detail"] and "the state of session 2" in got["detail"]
+    assert got["detail_code"] == Detail.OTHER_SESSION
+    assert got["detail_values"] == {"instance": 0, "slot": 0, "other_session": 1}
+    english = text.detail(got, words("en"))
+    assert "chunk 3 ran on instance 0, slot 0" in english and "the state of session 2" in english
     assert got["received_text"] == "ABEF"
 
 
@@ -76,7 +83,8 @@ def test_state_written_by_a_session_outside_the_run_is_foreign_from_an_earlier_r
     assert got["verdict"] == "foreign"
     assert got["read_state_of"] == "earlier run"
     assert got["first_wrong"] == 0
-    assert f"an earlier session (tag {stranger})" in got["detail"]
+    assert got["detail_code"] == "earlier_session" and got["detail_values"]["owner_tag"] == stranger
+    assert f"an earlier session (tag {stranger})" in text.detail(got, words("en"))
 
 
 def test_state_a_padding_row_wrote_is_garbage_from_padding():
@@ -84,7 +92,8 @@ def test_state_a_padding_row_wrote_is_garbage_from_padding():
     got = judged([a], rows(a, [1, 2, 17, 18], owners={2: PADDING_OWNER}, states={2: 15})).loc[0]
     assert got["verdict"] == "garbage"
     assert got["read_state_of"] == "padding"
-    assert "padding row" in got["detail"]
+    assert got["detail_code"] == "read_padding" and got["detail_values"] == {"instance": 0, "slot": 0}
+    assert "padding row" in text.detail(got, words("en"))
 
 
 def test_right_state_but_a_wrong_letter_is_garbage_audio():
@@ -93,7 +102,8 @@ def test_right_state_but_a_wrong_letter_is_garbage_audio():
     got = judged([a], rows(a, [1, 9, 10, 11])).loc[0]
     assert got["verdict"] == "garbage"
     assert got["read_state_of"] is None
-    assert "its state was right but its audio was misread" in got["detail"]
+    assert got["detail_code"] == "misread"
+    assert "its state was right but its audio was misread" in text.detail(got, words("en"))
 
 
 def test_a_fresh_cell_mid_session_is_lost():
@@ -101,7 +111,9 @@ def test_a_fresh_cell_mid_session_is_lost():
     got = judged([a], rows(a, [1, 2, 1, 2], owners={2: 0}, states={2: 0})).loc[0]
     assert got["verdict"] == "lost"
     assert got["read_state_of"] is None
-    assert "a fresh cell (0 instead of 2)" in got["detail"]
+    assert got["detail_code"] == "fresh_cell"
+    assert got["detail_values"] == {"instance": 0, "slot": 0, "state_in": 0, "should_read": 2}
+    assert "a fresh cell (0 instead of 2)" in text.detail(got, words("en"))
 
 
 def test_its_own_stale_state_is_lost():
@@ -109,7 +121,9 @@ def test_its_own_stale_state_is_lost():
     # Chunk 4 read what its own chunk 2 wrote ("B"), not chunk 3's "C": it missed its own update.
     got = judged([a], rows(a, [1, 2, 3, 3], owners={3: a.tag}, states={3: 2})).loc[0]
     assert got["verdict"] == "lost"
-    assert "its own stale state (2 instead of 3)" in got["detail"]
+    assert got["detail_code"] == "own_stale" and got["detail_values"]["state_in"] == 2
+    assert got["detail_values"]["should_read"] == 3
+    assert "its own stale state (2 instead of 3)" in text.detail(got, words("en"))
 
 
 def test_a_refused_chunk_is_an_error_with_the_servers_message_and_the_rest_unsent():
@@ -117,7 +131,8 @@ def test_a_refused_chunk_is_an_error_with_the_servers_message_and_the_rest_unsen
     refused = "inference request for sequence 1001 to model 'm' must specify the START flag"
     got = judged([a], rows(a, [1, 2, -1], errors={2: refused})).loc[0]
     assert got["verdict"] == "error"
-    assert got["first_wrong"] == 2 and got["detail"] == f"chunk 3: {refused}"
+    assert got["first_wrong"] == 2 and got["detail_code"] == "refused" and got["detail_values"] == {"error": refused}
+    assert text.detail(got, words("en")) == f"chunk 3: {refused}"
     assert got["received_text"] == "AB??"  # the refused chunk and the one never sent
     assert got["wrong_symbols"] == 2
     assert got["instances"] == [0]  # refused rows (instance -1) are not places it ran
@@ -127,7 +142,8 @@ def test_chunks_missing_from_the_rows_are_errors_not_sent():
     a = plan(0, "ABCD")
     got = judged([a], rows(a)[:2]).loc[0]
     assert got["verdict"] == "error"
-    assert got["detail"] == "chunk 3: not sent after an earlier refusal"
+    assert got["detail_code"] == "not_sent" and got["first_wrong"] == 2
+    assert text.detail(got, words("en")) == "chunk 3: not sent after an earlier refusal"
 
 
 def test_a_session_that_vanishes_is_judged_on_what_it_sent():
@@ -164,6 +180,18 @@ def test_uint64_owner_column_as_the_driver_records_it():
     assert judge(frame, [a]).iloc[0]["read_state_of"] == "padding"
 
 
-@pytest.mark.parametrize("verdict", ["intact", "lost", "foreign", "garbage", "error"])
-def test_every_verdict_has_an_explanation_for_the_board(verdict):
-    assert EXPLANATIONS[verdict]
+@pytest.mark.parametrize("verdict", [v.value for v in Verdict])
+def test_every_verdict_has_words_for_the_board_in_both_languages(verdict):
+    for lang in ("en", "zh"):
+        assert text.explanation(verdict, words(lang)) and text.badge(verdict, words(lang))
+        assert text.verdict(verdict, words(lang))
+
+
+@pytest.mark.parametrize("code", [d.value for d in Detail if d.value])
+def test_every_detail_renders_in_both_languages(code):
+    row = {"detail_code": code, "first_wrong": 2,
+           "detail_values": {"instance": 1, "slot": 2, "state_in": 0, "should_read": 3, "other_session": 4,
+                             "owner_tag": 77, "error": "Triton said no"}}
+    for lang in ("en", "zh"):
+        rendered = text.detail(row, words(lang))
+        assert "3" in rendered  # chunk 3, counted from 1

@@ -1,0 +1,42 @@
+"""Problems a learner can fix (bad settings, bad text, an unknown name) as codes and values.
+
+The engine never words them: a `Problem(code, values)` is rendered at the page or CLI edge
+from app/text/problems.py in the learner's language. A `LabError` carries one or more
+problems; its str() is the English rendering, for logs and tracebacks.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Problem:
+    code: str
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        from app.i18n import words
+        from app.text.problems import problem
+
+        return problem(self, words("en"))
+
+
+class LabError(ValueError):
+    """Input a learner must change; .problems (and .code/.values of the first) say what."""
+
+    def __init__(self, code_or_problems: "str | list[Problem]", **values: Any):
+        if isinstance(code_or_problems, str):
+            problems = [Problem(code_or_problems, values)]
+        else:
+            problems = list(code_or_problems)
+        self.problems = problems
+        super().__init__("; ".join(str(p) for p in problems))
+
+    @property
+    def code(self) -> str:
+        return self.problems[0].code
+
+    @property
+    def values(self) -> dict[str, Any]:
+        return self.problems[0].values

@@ -1,0 +1,76 @@
+"""Problems a learner can fix (app/lab/problems.Problem codes) in words they can act on."""
+from __future__ import annotations
+
+from app.i18n import N_, Words
+
+_BAD_CHARACTER = N_("character '{char:text}' at position {position:count} is not in the alphabet: use only letters A-Z and spaces")
+
+PROBLEMS = {
+    # deployment settings (app/lab/deployments.LabSettings.problems)
+    "scheduler_unknown": N_("scheduler must be one of {choices:text}, not '{value:text}'"),
+    "instances_range": N_("instances must be {low:count} to {high:count} (each is a Python process): got {value:text}"),
+    "slots_range": N_("slots (max batch size) must be {low:count} to {high:count}: got {value:text}"),
+    "queue_delay_range": N_("queue delay must be {low:count} to {high:count} microseconds: got {value:text}"),
+    "min_slot_utilization_range": N_("minimum slot utilisation must be {low:count} to {high:count} (the share of slots with a ready request): got {value:text}"),
+    "idle_timeout_range": N_("idle timeout must be 0.1 s to 60 s ({low:count} to {high:count} µs): got {value:text}"),
+    "state_key_unknown": N_("state key must be one of {choices:text}, not '{value:text}'"),
+    "corrid_needs_sequence": N_("state key 'corrid' needs the sequence batcher: the dynamic batcher gives the model no correlation ID, so choose state key 'slot' or 'session', or a sequence scheduler"),
+    # a learner's own recogniser config (deployments.validate_recogniser)
+    "pbtxt_unreadable": N_("{source:text}: {error:text}"),
+    "config_name": N_("name must be letters, digits, '_' or '-'"),
+    "config_backend": N_("backend must be \"python\" (the recogniser is a Python-backend model)"),
+    "config_inputs": N_("inputs must be exactly AUDIO and SESSION, found {found:text}"),
+    "config_outputs": N_("outputs must be among {allowed:text} and include SYMBOL"),
+    "config_max_batch_size": N_("max_batch_size must be at least 1: the scheduler needs a batch dimension"),
+    "config_controls": N_("sequence_batching needs control inputs for {missing:text}"),
+    "config_preferred_batch_size": N_("oldest.preferred_batch_size cannot exceed max_batch_size"),
+    "config_state_key": N_("parameter state_key must be one of {choices:text}"),
+    "config_corrid_needs_sequence": N_("state_key 'corrid' needs sequence_batching: the dynamic batcher sends no correlation ID"),
+    "config_honour_ready": N_("parameter honour_ready must be 'true' or 'false'"),
+    "triton_refused": N_("Triton refused the deployment ({message:text}); the previous one keeps serving."),
+    # traffic (app/lab/setup.LabSetup.traffic_problems)
+    "sessions_range": N_("sessions must be {low:count} to {high:count}: got {value:text}"),
+    "length_range": N_("utterance length must be {low:count} to {high:count} letters: got {value:text}"),
+    "think_ms_range": N_("think time must be {low:count} to {high:count} ms: got {value:text}"),
+    "jitter_ms_range": N_("jitter must be {low:count} to {high:count} ms: got {value:text}"),
+    "seed_range": N_("seed must be {low:count} to {high:count}: got {value:text}"),
+    "in_flight_range": N_("chunks in flight per session must be {low:count} to {high:count}: got {value:text}"),
+    "transport_unknown": N_("transport must be one of {choices:text}: got '{value:text}'"),
+    "too_many_utterances": N_("at most {high:count} utterances (one per session): got {value:count}"),
+    # text (alphabet.AlphabetError, per utterance or per session)
+    "bad_character": _BAD_CHARACTER,
+    "empty_text": N_("the text is empty: type at least one letter"),
+    "utterance_bad_character": N_("utterance {number:count} ('{text:text}'): character '{char:text}' at position {position:count} is not in the alphabet: use only letters A-Z and spaces"),
+    "utterance_empty_text": N_("utterance {number:count}: the text is empty: type at least one letter"),
+    "session_bad_character": N_("{session:session}: character '{char:text}' at position {position:count} is not in the alphabet: use only letters A-Z and spaces"),
+    "session_empty_text": N_("{session:session}: the text is empty: type at least one letter"),
+    # a scenario (app/lab/scenario.Scenario.validate)
+    "no_sessions": N_("a run needs at least one session"),
+    "too_many_sessions": N_("at most {high:count} sessions per run, got {value:count}"),
+    "urls_http_only": N_("per-session URLs (a load balancer in front) are HTTP only: use the http transport"),
+    "utterance_too_long": N_("utterances are limited to {high:count} symbols"),
+    "negative_think": N_("think time and jitter cannot be negative"),
+    "negative_concurrency": N_("concurrency cannot be negative"),
+    "think_per_session": N_("think_ms_by_session needs one value per session"),
+    "corrids_per_session": N_("corrids needs one correlation ID per session"),
+    # names
+    "preset_unknown": N_("no preset '{value:text}': choose one of {choices:text}"),
+    "exercise_unknown": N_("no exercise '{value:text}': choose one of {choices:text}"),
+    "verify_target_unknown": N_("choose one of {choices:text} to verify, not '{value:text}'"),
+}
+
+
+def problem(found, _: Words) -> str:
+    """One Problem (code, values) in _'s language."""
+    template = PROBLEMS.get(found.code)
+    if template is None:
+        raise KeyError(f"app/text/problems.py has no PROBLEMS[{found.code!r}]")
+    return _.render(template, **found.values)
+
+
+def error(err: BaseException, _: Words) -> str:
+    """A LabError's problems joined, in _'s language; any other error as its own text."""
+    problems = getattr(err, "problems", None)
+    if problems:
+        return _("; ").join(problem(p, _) for p in problems)
+    return str(err)
