@@ -33,7 +33,8 @@ def _pattern(term: str) -> re.Pattern:
 
 def misses(english: str, other: str, lang: str) -> list[str]:
     """Terms the English uses whose translation (or kept English name) is absent from other."""
-    english, other_plain = _CODE.sub(" ", english), other.lower()
+    # 'for instance' is an idiom, not a model instance.
+    english, other_plain = re.sub(r"\bfor instance\b", " ", _CODE.sub(" ", english), flags=re.I), other.lower()
     missing = []
     for term in terms():
         pattern = _pattern(term["en"])
