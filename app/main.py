@@ -1,24 +1,33 @@
-"""Entry point: `streamlit run app/main.py`. Builds the navigation; each page lives in app/views/."""
+"""Entry point: `streamlit run app/main.py`. Builds the navigation; each page lives in app/views/.
+
+Every page title and section name is in the learner's language (?lang=, the sidebar switch);
+the lesson pages take their titles from the lessons of that language.
+"""
 from __future__ import annotations
 
 import streamlit as st
 
-from app.ui import course
+from app.i18n import N_
+from app.ui import course, language
+from app.ui.language import _, t
 
-st.set_page_config(page_title="Triton Batching Lab", page_icon=":material/science:", layout="wide")
+st.set_page_config(page_title=_(N_("Triton Batching Lab")), page_icon=":material/science:", layout="wide")
+language.show(key="language")
 
-sections: dict[str, list] = {"Start": [st.Page("views/home.py", title="Home", icon=":material/home:", default=True)]}
+sections: dict[str, list] = {
+    _(N_("Start")): [st.Page("views/home.py", title=_(N_("Home")), icon=":material/home:", default=True)],
+}
 # Pages live in app/views/, not app/pages/: Streamlit would also treat a pages/ folder as
 # old-style automatic pages and serve a deep link from it without this navigation.
-sections["Lessons"] = [
-    st.Page(course.lesson_page(number), title=f"{number}. {lesson.title}")
+sections[_(N_("Lessons"))] = [
+    st.Page(course.lesson_page(number), title=t().render(N_("{number:count}. {title:text}"), number=number, title=lesson.title))
     for number, lesson in enumerate(course.lessons_or_error(), start=1)
 ]
-sections["Practice"] = [
-    st.Page("views/lab.py", title="Live lab", icon=":material/science:", url_path="lab"),
-    st.Page("views/exercises.py", title="Failure modes", icon=":material/warning:"),
-    st.Page("views/quiz.py", title="Quiz", icon=":material/quiz:"),
+sections[_(N_("Practice"))] = [
+    st.Page("views/lab.py", title=_(N_("Live lab")), icon=":material/science:", url_path="lab"),
+    st.Page("views/exercises.py", title=_(N_("Failure modes")), icon=":material/warning:"),
+    st.Page("views/quiz.py", title=_(N_("Quiz")), icon=":material/quiz:"),
 ]
-sections["Teach"] = [st.Page("views/instructor.py", title="Instructor", icon=":material/school:")]
+sections[_(N_("Teach"))] = [st.Page("views/instructor.py", title=_(N_("Instructor")), icon=":material/school:")]
 
 st.navigation({name: pages for name, pages in sections.items() if pages}).run()

@@ -228,3 +228,44 @@ def resolve_link(link: str, lessons: Iterable[Lesson]) -> tuple[Lesson, str]:
             f"lesson {lesson_id!r} ({display_path(lesson.path)}) has no heading with anchor {anchor!r} (anchors: {known})"
         )
     return lesson, anchor
+
+
+@dataclass(frozen=True)
+class Translated:
+    """The lessons to show in one language: its translation where there is one, English where not.
+
+    `fallback` names the ids shown in English (every id when the language has no lessons folder),
+    and `problems` says why a translated file was not used, so the page can tell the learner.
+    """
+
+    lang: str
+    lessons: list[Lesson]
+    fallback: tuple[str, ...] = ()
+    problems: tuple[str, ...] = ()
+
+
+def load_translated(lang: str, english: list[Lesson] | None = None) -> Translated:
+    """English order and ids, with each lesson taken from lessons_dir(lang) when that file parses
+    and has the same id; a missing or broken translation falls back to English, lesson by lesson.
+
+    The English lessons are validated as a whole (load_lessons); a translated file is checked on
+    its own, since a folder still being written may lack the lessons its `next` ids name.
+    """
+    english = load_lessons() if english is None else english
+    if lang == "en":
+        return Translated(lang, english)
+    directory = lessons_dir(lang)
+    if not directory.is_dir():
+        return Translated(lang, english, tuple(lesson.id for lesson in english))
+    found: dict[str, Lesson] = {}
+    problems: list[str] = []
+    for path in sorted(directory.glob("[0-9][0-9]-*.md")):
+        try:
+            lesson = parse_lesson(path)
+        except ContentError as err:
+            problems.append(str(err))
+            continue
+        found.setdefault(lesson.id, lesson)
+    shown = [found.get(lesson.id, lesson) for lesson in english]
+    fallback = tuple(lesson.id for lesson in english if lesson.id not in found)
+    return Translated(lang, shown, fallback, tuple(problems))

@@ -67,3 +67,34 @@ def show(key: str = "language") -> None:
     if asked is not None:
         st.sidebar.warning(t().render(N_("There is no language {asked:text}; showing {shown:text}."),
                                       asked=asked, shown=NATIVE_NAMES.get(lang, lang)))
+
+
+_CHOSEN = "{}::chosen"
+
+
+def chosen_key(key: str) -> str:
+    """Where choice() remembers the last id chosen in widget `key`."""
+    return _CHOSEN.format(key)
+
+
+def choice(widget, label: str, options, *, key: str, **kwargs):
+    """st.radio / st.selectbox over option ids whose labels are translated, that keeps its choice
+    when the learner switches language.
+
+    The browser sends a radio's or selectbox's choice back as its label; after a switch no label
+    matches, and Streamlit would hand the page the old label instead of the id. So the last id
+    chosen is remembered beside the widget and put back before it is drawn.
+    """
+    options = list(options)
+    state = st.session_state
+    held = state.get(key)
+    if key in state and held is not None and held not in options:
+        remembered = state.get(chosen_key(key))
+        if remembered in options:
+            state[key] = remembered
+            kwargs["index"] = 0  # the value is set through state now; a second default would warn
+        else:
+            del state[key]
+    value = widget(label, options, key=key, **kwargs)
+    state[chosen_key(key)] = value
+    return value

@@ -11,6 +11,8 @@ import re
 import streamlit as st
 
 from app.content.lessons import Lesson, heading_anchor, heading_parts
+from app.i18n import N_
+from app.ui.language import t
 
 _HEADING = re.compile(r"^(#{2,3})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
@@ -36,7 +38,8 @@ def render_body(lesson: Lesson) -> None:
     section = st.query_params.get("section")
     if section and section in lesson.anchors:
         title = next((heading_parts(t)[0] for _, t, _ in split_sections(lesson.body) if heading_anchor(t) == section), section)
-        st.info(f"You were sent to the section **{title}**: [jump to it](#{section}).")
+        st.info(t().render(N_("You were sent to the section **{title:text}**: [jump to it](#{anchor:text})."),
+                           title=title, anchor=section))
     for level, heading, text in split_sections(lesson.body):
         title, anchor = heading_parts(heading)
         if level == 2:

@@ -10,16 +10,19 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from app.quiz.links import LessonRef
+from app.i18n import N_
 from app.ui import course
+from app.ui.language import t
 
 
 def show_lesson_link(ref: LessonRef) -> None:
     page = course.page_of(ref.lesson_id)
     if page is not None:
         try:
-            st.page_link(page, label=f"Read the lesson: {ref.label}", icon=":material/menu_book:",
+            st.page_link(page, label=t().render(N_("Read the lesson: {where:text}"), where=ref.label), icon=":material/menu_book:",
                          query_params={"section": ref.anchor} if ref.anchor else None)
             return
         except StreamlitAPIException:
             pass  # the page is not registered in this run's navigation
-    st.caption(f":material/menu_book: Taught in the lesson **{ref.title}**, section **{ref.section}**")
+    st.caption(":material/menu_book: " + t().render(N_("Taught in the lesson **{title:text}**, section **{section:text}**"),
+                                                   title=ref.title, section=ref.section))

@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app.i18n import N_
 from app.ui import course
 from app.ui.checks import lesson_checks
+from app.ui.language import _, t
 from app.ui.lesson_body import render_body
 from app.ui.live import render_live
 
@@ -12,10 +14,13 @@ from app.ui.live import render_live
 def render(number: int) -> None:
     lessons = course.lessons_or_error()
     if not 1 <= number <= len(lessons):
-        st.error(f"There is no lesson {number} in lessons/ (found {len(lessons)}).")
+        st.error(t().render(N_("There is no lesson {number:count} in lessons/ (found {found:count})."),
+                            number=number, found=len(lessons)))
         return
     lesson = lessons[number - 1]
-    st.caption(f"Lesson {number} of {len(lessons)}")
+    st.caption(t().render(N_("Lesson {number:count} of {total:count}"), number=number, total=len(lessons)))
+    if course.in_english(lesson.id):
+        st.info(_("This lesson is not translated into this language yet, so it is shown in English."))
     st.title(lesson.title)
     if lesson.summary:
         st.markdown(f"*{lesson.summary}*")
@@ -28,11 +33,11 @@ def render(number: int) -> None:
 
 
 def _onward(lesson) -> None:
-    st.markdown("## Where next")
+    st.markdown("## " + _("Where next"))
     for target in lesson.next:
         page = course.page_of(target)
         title = next((l.title for l in course.lessons_or_error() if l.id == target), target)
         if page:
-            st.page_link(page, label=f"Next: {title}", icon=":material/arrow_forward:")
-    st.page_link(course.LAB_PAGE, label="Try any set-up yourself in the Live lab", icon=":material/science:")
-    st.page_link(course.HOME_PAGE, label="Back to the course overview", icon=":material/home:")
+            st.page_link(page, label=t().render(N_("Next: {title:text}"), title=title), icon=":material/arrow_forward:")
+    st.page_link(course.LAB_PAGE, label=_("Try any set-up yourself in the Live lab"), icon=":material/science:")
+    st.page_link(course.HOME_PAGE, label=_("Back to the course overview"), icon=":material/home:")

@@ -12,6 +12,9 @@ from typing import Callable, TypeVar
 
 import streamlit as st
 
+from app.i18n import N_
+from app.ui.language import t
+
 T = TypeVar("T")
 
 
@@ -32,7 +35,8 @@ def run_with_progress(work: Callable[[Callable[[int, int], None]], T], label: st
                 with lock:
                     done, total = counts
                 if total:
-                    bar.progress(min(done / total, 1.0), text=f"{label}: {done} of {total} requests answered")
+                    bar.progress(min(done / total, 1.0), text=t().render(N_("{label:text}: {done:count} of {total:count} requests answered"),
+                                                                             label=label, done=done, total=total))
             return future.result()
     finally:
         bar.empty()

@@ -12,13 +12,18 @@ from app.quiz.bank import Bank
 from app.quiz.session import ANSWERING, QuizSession
 from app.quiz.shuffle import SEED_LIMIT, new_seed
 from app.quiz.store import AttemptNotFound, ProgressStore
+from app.i18n import N_
+from app.ui import language, quiz_feedback
+from app.ui.language import _, t
 
 ATTEMPT, ITEM, SEED, TIMED, MINUTES, NAME, MODE = (
     "quiz-attempt", "quiz-item", "quiz-seed", "quiz-timed", "quiz-minutes", "quiz-name", "quiz-mode",
 )
 CONTROL_FLASH = "quiz-control-flash"
-REVIEW = "Review answers"
-ANSWER = "Answer questions"
+# Modes are codes; their words are in MODE_WORDS, so a language switch keeps the mode.
+REVIEW = "review"
+ANSWER = "answer"
+MODE_WORDS = {ANSWER: N_("Answer questions"), REVIEW: N_("Review answers")}
 
 
 def _parse_seed(text: object) -> int | None:
@@ -51,7 +56,10 @@ def current(store: ProgressStore, bank: Bank, learner: str) -> QuizSession:
         quiz = QuizSession.resume(store, bank, learner, seed=_parse_seed(st.query_params.get("seed")))
         _adopt(quiz, st.query_params.get("item"))
     elif state.get(ITEM) is None or bank.get(state[ITEM]) is None:
-        state[ITEM] = quiz.first_unanswered()
+        # After a language switch the browser names the question by its old label: go back to
+        # the question on screen (remembered by language.choice), else the first unanswered.
+        shown = state.get(language.chosen_key(ITEM))
+        state[ITEM] = shown if shown and bank.get(shown) else quiz.first_unanswered()
     # Mirror where we are in the URL, so a link or a reload comes back here.
     st.query_params.update({"learner": learner, "seed": str(quiz.seed), "item": state[ITEM]})
     return quiz
@@ -70,7 +78,8 @@ def _start(store: ProgressStore, bank: Bank, learner: str, seed: int) -> None:
 def _use_seed(store: ProgressStore, bank: Bank, learner: str) -> None:
     seed = _parse_seed(st.session_state.get(SEED))
     if seed is None:
-        st.session_state[CONTROL_FLASH] = f"A seed is a whole number from 0 to {SEED_LIMIT - 1}."
+        st.session_state[CONTROL_FLASH] = t().render(N_("A seed is a whole number from 0 to {last:text}."),
+                                                      last=str(SEED_LIMIT - 1))
         return
     _start(store, bank, learner, seed)
 
@@ -100,19 +109,19 @@ def show_settings(quiz: QuizSession, store: ProgressStore, bank: Bank) -> None:
         state[NAME] = quiz.learner
     left, middle, right = st.columns([1.1, 1.2, 1])
     with left:
-        st.text_input("Your name", key=NAME, on_change=_rename,
-                      help="Your progress is saved under this name; use the same name to come back to it.")
+        st.text_input(_("Your name"), key=NAME, on_change=_rename,
+                      help=_("Your progress is saved under this name; use the same name to come back to it."))
     with middle:
-        st.text_input("Seed", key=SEED,
-                      help="The seed fixes the order of questions and options: share it so a class sees the same quiz.")
+        st.text_input(_("Seed"), key=SEED,
+                      help=_("The seed fixes the order of questions and options: share it so a class sees the same quiz."))
         a, b = st.columns(2)
-        a.button("Use this seed", key="quiz-use-seed", on_click=_use_seed, args=(store, bank, quiz.learner),
-                 help="Starts a new attempt in this seed's order; earlier attempts stay saved.")
-        b.button("New seed", key="quiz-new-seed", on_click=lambda: _start(store, bank, quiz.learner, new_seed()),
-                 help="Starts a new attempt in a fresh random order.")
+        a.button(_("Use this seed"), key="quiz-use-seed", on_click=_use_seed, args=(store, bank, quiz.learner),
+                 help=_("Starts a new attempt in this seed's order; earlier attempts stay saved."))
+        b.button(_("New seed"), key="quiz-new-seed", on_click=lambda: _start(store, bank, quiz.learner, new_seed()),
+                 help=_("Starts a new attempt in a fresh random order."))
     with right:
-        st.checkbox("Timed practice", key=TIMED, help="Applies to the next attempt you start.")
-        st.number_input("Minutes per attempt", min_value=1, max_value=240, value=15, step=1, key=MINUTES,
+        st.checkbox(_("Timed practice"), key=TIMED, help=_("Applies to the next attempt you start."))
+        st.number_input(_("Minutes per attempt"), min_value=1, max_value=240, value=15, step=1, key=MINUTES,
                         disabled=not state.get(TIMED))
     flash = state.pop(CONTROL_FLASH, None)
     if flash:
@@ -128,7 +137,9 @@ def show_timer(quiz: QuizSession) -> None:
     def _tick() -> None:
         left = quiz.remaining_s() or 0.0
         minutes, seconds = divmod(int(left), 60)
-        st.markdown(f":material/timer: **{minutes}:{seconds:02d}** left of {int(quiz.attempt.time_limit_s // 60)} min")
+        st.markdown(":material/timer: " + t().render(N_("**{left:text}** left of {limit:count} min"),
+                                                     left=f"{minutes}:{seconds:02d}",
+                                                     limit=int(quiz.attempt.time_limit_s // 60)))
         if left <= 0 and st.session_state.get("quiz-timer-open", True):
             st.session_state["quiz-timer-open"] = False
             st.rerun()
@@ -145,23 +156,26 @@ def show_navigation(quiz: QuizSession) -> str:
         # between reruns (an "answered" mark here would send the learner to Q1).
         item = quiz.bank[item_id]
         short = item.prompt[:60] + ("…" if len(item.prompt) > 60 else "")
-        return f"Q{quiz.number(item_id)} · {item.type} · {short}"
+        return f"Q{quiz.number(item_id)} · {quiz_feedback.type_label(item)} · {short}"
 
     prev, jump, nxt = st.columns([1.3, 6, 1.1], vertical_alignment="bottom")
-    prev.button("Previous", icon=":material/chevron_left:", key="quiz-prev", on_click=_go, args=(quiz, -1), width="stretch")
-    jump.selectbox("Question", [item.id for item, _ in quiz.order], key=ITEM, format_func=label)
-    nxt.button("Next", icon=":material/chevron_right:", icon_position="right", key="quiz-next", on_click=_go, args=(quiz, 1), width="stretch")
+    prev.button(_("Previous"), icon=":material/chevron_left:", key="quiz-prev", on_click=_go, args=(quiz, -1), width="stretch")
+    with jump:
+        language.choice(st.selectbox, _("Question"), [item.id for item, _options in quiz.order], key=ITEM,
+                        format_func=label)
+    nxt.button(_("Next"), icon=":material/chevron_right:", icon_position="right", key="quiz-next", on_click=_go, args=(quiz, 1), width="stretch")
     return st.session_state[ITEM]
 
 
 def show_mode() -> str:
-    return st.radio("Mode", [ANSWER, REVIEW], key=MODE, horizontal=True, label_visibility="collapsed")
+    return language.choice(st.radio, _("Mode"), list(MODE_WORDS), key=MODE, horizontal=True,
+                           label_visibility="collapsed", format_func=lambda mode: _(MODE_WORDS[mode]))
 
 
 def show_actions(quiz: QuizSession) -> None:
     a, b = st.columns(2)
-    a.button("Finish and see my score", key="quiz-finish", on_click=_finish, args=(quiz,),
-             disabled=not quiz.accepting(), help="Closes this attempt; unanswered questions score 0.")
-    with b.popover("Reset: start over"):
-        st.markdown("Deletes all your attempts and answers, then starts again with the same seed.")
-        st.button("Yes, delete and start over", key="quiz-reset", on_click=_reset, args=(quiz,), type="primary")
+    a.button(_("Finish and see my score"), key="quiz-finish", on_click=_finish, args=(quiz,),
+             disabled=not quiz.accepting(), help=_("Closes this attempt; unanswered questions score 0."))
+    with b.popover(_("Reset: start over")):
+        st.markdown(_("Deletes all your attempts and answers, then starts again with the same seed."))
+        st.button(_("Yes, delete and start over"), key="quiz-reset", on_click=_reset, args=(quiz,), type="primary")

@@ -5,51 +5,59 @@ import pandas as pd
 import streamlit as st
 
 from app.content.lessons import Lesson
+from app.i18n import N_, formats
 from app.quiz.links import lesson_ref
 from app.quiz.session import QuizSession
 from app.ui import quiz_feedback
+from app.ui.language import _, t
 from app.ui.lesson_link import show_lesson_link
 
 
 def score_line(quiz: QuizSession) -> str:
     s = quiz.summary()
-    return f"Score {quiz_feedback.fmt_number(round(s.score, 2))} / {s.max} · {s.answered} of {s.max} answered"
+    return t().render(N_("Score {score:text} / {max:count} · {answered:count} of {max:count} answered"),
+                      score=quiz_feedback.fmt_number(round(s.score, 2)), max=s.max, answered=s.answered)
 
 
 def show_final(quiz: QuizSession, lessons: list[Lesson], why: str) -> None:
     s = quiz.summary()
-    st.subheader("Your result")
+    _t = t()
+    st.subheader(_("Your result"))
     st.caption(why)
     cols = st.columns(3)
-    cols[0].metric("Final score", f"{quiz_feedback.fmt_number(round(s.score, 2))} / {s.max}")
-    cols[1].metric("Share", f"{s.fraction:.0%}")
-    cols[2].metric("Answered", f"{s.answered} of {s.max}")
+    cols[0].metric(_("Final score"), f"{quiz_feedback.fmt_number(round(s.score, 2))} / {s.max}")
+    cols[1].metric(_("Share"), formats.percent(s.fraction, _t))
+    cols[2].metric(_("Answered"), _t.render(N_("{answered:count} of {max:count}"), answered=s.answered, max=s.max))
+    share = _("share")
     topics = pd.DataFrame(
-        [{"topic": t.topic, "score": round(t.score, 2), "of": t.max, "share": t.fraction} for t in s.topics.values()]
+        [{_("topic"): quiz_feedback.topic_label(ts.topic), _("score"): round(ts.score, 2), _("of"): ts.max,
+          share: ts.fraction} for ts in s.topics.values()]
     )
     st.dataframe(topics, hide_index=True,
-                 column_config={"share": st.column_config.ProgressColumn("share", format="percent", min_value=0, max_value=1)})
+                 column_config={share: st.column_config.ProgressColumn(share, format="percent", min_value=0, max_value=1)})
     if s.revisit:
-        st.warning("Topics to revisit: " + ", ".join(s.revisit))
+        st.warning(_t.render(N_("Topics to revisit: {topics:text}"),
+                             topics=_(", ").join(quiz_feedback.topic_label(topic) for topic in s.revisit)))
         # One link per lesson section behind the missed items of those topics.
         refs = {}
         for item_id in s.missed:
             item = quiz.bank[item_id]
             if item.topic in s.revisit:
                 refs.setdefault(item.lesson, lesson_ref(item.lesson, lessons))
-        with st.expander(f"Lesson sections to re-read ({len(refs)})"):
+        with st.expander(_t.render(N_("Lesson sections to re-read ({n:count})"), n=len(refs))):
             for ref in refs.values():
                 show_lesson_link(ref)
     else:
-        st.success("Every topic at 70 % or more: nothing to revisit.")
+        st.success(_("Every topic at 70 % or more: nothing to revisit."))
 
 
 def show_review(quiz: QuizSession, lessons: list[Lesson]) -> None:
     entries = [e for e in quiz.review() if e.record is not None]
     if not entries:
-        st.info("Nothing answered yet in this attempt.")
+        st.info(_("Nothing answered yet in this attempt."))
         return
-    st.caption(f"{len(entries)} answered of {len(quiz.order)}, in question order.")
+    st.caption(t().render(N_("{answered:count} answered of {total:count}, in question order."),
+                          answered=len(entries), total=len(quiz.order)))
     for entry in entries:
         mark = (":material/check_circle:" if entry.record.correct
                 else ":material/contrast:" if entry.record.score > 0 else ":material/cancel:")
@@ -62,6 +70,6 @@ def show_review(quiz: QuizSession, lessons: list[Lesson]) -> None:
 
 def download_csv(quiz: QuizSession) -> None:
     st.download_button(
-        "Download my answers (CSV)", quiz.export_csv(), file_name=f"quiz-{quiz.learner}.csv",
+        _("Download my answers (CSV)"), quiz.export_csv(), file_name=f"quiz-{quiz.learner}.csv",
         mime="text/csv", key="quiz-csv", on_click="ignore", icon=":material/download:",
     )

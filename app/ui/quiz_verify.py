@@ -18,16 +18,19 @@ from app.quiz.store import AnswerRecord
 from app.quiz.verify import Verification, exercise_name, verify
 from app.ui import session
 from app.ui.progress import run_with_progress
+from app.i18n import N_, formats
+from app.ui.language import _, t
 
-OUTCOME_WORDS = {"intact": "all transcripts intact", "corrupted": "transcripts corrupted"}
+OUTCOME_WORDS = {"intact": N_("all transcripts intact"), "corrupted": N_("transcripts corrupted")}
 OUTCOME_COLOURS = {"intact": "green", "corrupted": "red"}
-COLUMN_LABELS = {"session": "Session", "expected_text": "Said", "received_text": "Transcribed",
-                 "verdict": "Verdict", "detail": "Where it broke"}
+COLUMN_LABELS = {"session": N_("Session"), "expected_text": N_("Said"), "received_text": N_("Transcribed"),
+                 "verdict": N_("Verdict"), "detail": N_("Where it broke")}
 
 
 def _outcome(outcome: str) -> str:
     colour = OUTCOME_COLOURS.get(outcome, "gray")
-    return f":{colour}[**{OUTCOME_WORDS.get(outcome, outcome)}**]"
+    words = OUTCOME_WORDS.get(outcome)
+    return f":{colour}[**{_(words) if words else outcome}**]"
 
 
 def _key(quiz: QuizSession, item: Item) -> str:
@@ -43,10 +46,10 @@ def _run(quiz: QuizSession, item: Item, chosen: int) -> Verification | None:
         # The driver reports progress from its own threads; run_with_progress draws it here.
         return run_with_progress(
             lambda progress: verify(server, deployer, quiz.store, quiz.learner, item, chosen, progress=progress),
-            f"Running {item.scenario} on Triton",
+            t().render(N_("Running {scenario:text} on Triton"), scenario=item.scenario),
         )
     except (DeploymentError, ServerError, InferenceServerException, OSError) as err:
-        st.error(f"The scenario could not run on the server: {err}")
+        st.error(t().render(N_("The scenario could not run on the server: {error:text}"), error=err))
         return None
 
 
@@ -58,11 +61,11 @@ def _earlier_outcome(quiz: QuizSession, item: Item) -> str | None:
 
 
 def show_verify(quiz: QuizSession, item: Item, record: AnswerRecord) -> None:
-    st.markdown("#### Verify on the server")
+    st.markdown("#### " + _("Verify on the server"))
     chosen = item.option(record.answer)
     key = _key(quiz, item)
     result: Verification | None = st.session_state.get(key)
-    clicked = st.button("Run it again" if result else "Run this scenario on the server", icon=":material/play_arrow:",
+    clicked = st.button(_("Run it again") if result else _("Run this scenario on the server"), icon=":material/play_arrow:",
                         key=f"{key}-run", type="secondary" if result else "primary")
     if clicked:
         fresh = _run(quiz, item, record.answer)
@@ -72,29 +75,34 @@ def show_verify(quiz: QuizSession, item: Item, record: AnswerRecord) -> None:
     observed = result.observed if result else _earlier_outcome(quiz, item)
     left, right = st.columns(2)
     with left:
-        st.markdown("**You predicted**")
+        st.markdown(f"**{_('You predicted')}**")
         st.markdown(_outcome(chosen.outcome or ""))
         st.caption(chosen.text)
     # Keyed so the browser test can read this column (one verify panel per page run).
     with right.container(key="quiz-verify-observed"):
-        st.markdown("**The server showed**")
+        st.markdown(f"**{_('The server showed')}**")
         if observed is None:
-            st.markdown("Not run yet: click the button to see what Triton does.")
+            st.markdown(_("Not run yet: click the button to see what Triton does."))
         else:
-            broken = f" ({result.broken} of {len(result.transcripts)} sessions broken)" if result and result.broken else ""
+            broken = (" " + t().render(N_("({broken:count} of {total:count} sessions broken)"), broken=result.broken,
+                                        total=len(result.transcripts))) if result and result.broken else ""
             st.markdown(_outcome(observed) + broken)
     if observed is not None:
         if observed == chosen.outcome:
-            st.success("Your prediction held on the real server.", icon=":material/verified:")
+            st.success(_("Your prediction held on the real server."), icon=":material/verified:")
         else:
-            st.error("The server did something other than you predicted: read the explanations above.",
+            st.error(_("The server did something other than you predicted: read the explanations above."),
                      icon=":material/search:")
     if result is None:
         return
     if result.observed != result.usual:
-        st.info(f"This deployment is usually {result.usual}; batching depends on arrival timing, "
-                "so run it again to see its usual behaviour.")
-    st.caption(f"Model {result.model}, {len(result.transcripts)} interleaved sessions, {result.wall_s:.1f} s. "
-               "Each row: what the session said, and what the server transcribed.")
-    st.dataframe(result.transcripts, hide_index=True,
-                 column_config={name: st.column_config.Column(label) for name, label in COLUMN_LABELS.items()})
+        st.info(t().render(N_("This deployment usually shows {usual:text}; batching depends on arrival timing, "
+                              "so run it again to see its usual behaviour."), usual=_outcome(result.usual)))
+    st.caption(t().render(N_("Model {model:text}, {n:count} interleaved sessions, {wall:seconds}. "
+                             "Each row: what the session said, and what the server transcribed."),
+                          model=result.model, n=len(result.transcripts), wall=result.wall_s))
+    words = t()
+    table = result.transcripts.copy()
+    table["verdict"] = [formats.verdict(v, words) for v in table["verdict"]]  # codes as words
+    st.dataframe(table, hide_index=True,
+                 column_config={name: st.column_config.Column(_(label)) for name, label in COLUMN_LABELS.items()})

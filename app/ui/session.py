@@ -12,13 +12,24 @@ import streamlit as st
 from app.lab.deployer import Deployer
 from app.lab.server.connection import LabServer
 from app.lab.server.errors import ServerError
+from app.i18n import N_
+from app.ui.language import _, t
 
 
-@st.cache_resource(show_spinner="Starting Triton (about 10 s on two cores)...")
-def _lab() -> tuple[LabServer, Deployer]:
+@st.cache_resource(show_spinner=False)
+def _start_lab() -> tuple[LabServer, Deployer]:
     server = LabServer.from_env()
     server.start()
     return server, Deployer(server)
+
+
+def _lab() -> tuple[LabServer, Deployer]:
+    # The spinner is drawn here, not by the cache, so its text is in this learner's language.
+    with st.spinner(_("Starting Triton (about 10 s on two cores)...")):
+        return _start_lab()
+
+
+_lab.clear = _start_lab.clear  # type: ignore[attr-defined]
 
 
 def lab() -> tuple[LabServer, Deployer] | None:
@@ -26,21 +37,22 @@ def lab() -> tuple[LabServer, Deployer] | None:
     try:
         server, deployer = _lab()
     except ServerError as err:
-        st.error(f"The Triton server could not be started: {err}")
-        if st.button("Try again", key="lab-retry-start"):
+        st.error(t().render(N_("The Triton server could not be started: {error:text}"), error=err))
+        if st.button(_("Try again"), key="lab-retry-start"):
             _lab.clear()
             st.rerun()
         return None
     if not server.alive():
         if server.is_embedded:
-            st.error("The embedded Triton server has stopped (it crashed or was killed).")
-            if st.button("Restart the server", key="lab-restart"):
-                with st.spinner("Restarting Triton..."):
+            st.error(_("The embedded Triton server has stopped (it crashed or was killed)."))
+            if st.button(_("Restart the server"), key="lab-restart"):
+                with st.spinner(_("Restarting Triton...")):
                     server.restart()
                     deployer.forget()
                 st.rerun()
         else:
-            st.error(f"The Triton server at {server.url} does not answer: start it again, then reload this page.")
+            st.error(t().render(N_("The Triton server at {url:text} does not answer: start it again, then reload this page."),
+                                url=server.url))
         return None
     return server, deployer
 

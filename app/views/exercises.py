@@ -1,4 +1,9 @@
-"""Failure-mode exercises: read the scenario, predict, run it on the real server, see why."""
+"""Failure-mode exercises: read the scenario, predict, run it on the real server, see why.
+
+The engine (app.lab.exercises) returns codes and numbers; every word here comes from
+app/text/exercises in the learner's language, rendered when the page is drawn, so a result
+reads in whichever language the learner switches to.
+"""
 from __future__ import annotations
 
 import json
@@ -6,34 +11,48 @@ import json
 import streamlit as st
 from tritonclient.utils import InferenceServerException
 
+from app.i18n import N_
 from app.lab import exercises
 from app.lab.deployments import DeploymentError
 from app.lab.server.errors import ServerError
-from app.ui import server_log
+from app.text import exercises as words
+from app.ui import language, server_log
+from app.ui.language import _, t
 from app.ui.session import lab, learner
 
 RESULT_KEY = "exercise-result-{}"
 
+# What part of the exercise failed, for _failure's sentence.
+RUN, DRAW = "run", "draw"
+_COULD_NOT = {
+    RUN: N_("The exercise could not run: {error:text}"),
+    DRAW: N_("The exercise could not draw its charts: {error:text}"),
+}
+
 
 def _failure(err: Exception, doing: str) -> str:
     """What a learner reads when part of an exercise fails: the reason, never a traceback."""
+    _t = t()
     if isinstance(err, (ServerError, DeploymentError, ValueError)):
-        return f"The exercise could not {doing}: {err}"
+        return _t.render(_COULD_NOT[doing], error=err)
     if isinstance(err, InferenceServerException):
-        return f"Triton refused a request the exercise needs: {err.message()}"
+        return _t.render(N_("Triton refused a request the exercise needs: {error:text}"), error=err.message())
     if isinstance(err, OSError):
-        return f"The exercise could not reach a server or start a process: {err}"
-    return f"The exercise stopped unexpectedly ({type(err).__name__}): {err}"
+        return _t.render(N_("The exercise could not reach a server or start a process: {error:text}"), error=err)
+    return _t.render(N_("The exercise stopped unexpectedly ({kind:text}): {error:text}"),
+                     kind=type(err).__name__, error=err)
 
 
 def _run(name: str, choice: str, server, deployer) -> None:
-    bar = st.progress(0.0, text="Starting")
+    _t = t()
+    bar = st.progress(0.0, text=_("Starting"))
     try:
-        with st.spinner("Running on the Triton server..."):
+        with st.spinner(_("Running on the Triton server...")):
             # Exercises call progress from this (the script) thread, so it may draw directly.
-            result = exercises.run(name, server, deployer, progress=lambda f, m: bar.progress(f, text=m))
+            result = exercises.run(name, server, deployer,
+                                   progress=lambda f, step: bar.progress(f, text=words.step(name, step, _t)))
     except Exception as err:
-        st.error(_failure(err, "run"))
+        st.error(_failure(err, RUN))
         return
     finally:
         bar.empty()
@@ -43,51 +62,55 @@ def _run(name: str, choice: str, server, deployer) -> None:
 
         ProgressStore().record_prediction(learner(), f"exercise:{name}", choice, result.outcome, result.held(choice))
     except Exception as err:  # progress is a bonus; the result is still shown
-        st.warning(f"Your prediction could not be saved: {err}")
+        st.warning(_t.render(N_("Your prediction could not be saved: {error:text}"), error=err))
 
 
 def _show(exercise, choice: str, result) -> None:
-    seen = exercise.option(result.outcome).text
+    _t = t()
+    seen = words.option(exercise.name, result.outcome, _t)
     if result.held(choice):
-        st.success(f"Your prediction held. The server did this: {seen}")
+        st.success(_t.render(N_("Your prediction held. The server did this: {seen:text}"), seen=seen))
     else:
-        st.warning(f"Your prediction did not hold. The server did this: {seen}")
+        st.warning(_t.render(N_("Your prediction did not hold. The server did this: {seen:text}"), seen=seen))
     if not result.as_taught:
-        usual = exercise.option(exercise.correct).text
-        st.info(f"On this run the server did not show the usual outcome ({usual}). Timing decides some of "
-                "these cases: run it again and compare.")
-    st.markdown("**Measured**")
-    st.dataframe(result.numbers_table(), hide_index=True, width="stretch")
+        usual = words.option(exercise.name, exercise.correct, _t)
+        st.info(_t.render(N_("On this run the server did not show the usual outcome ({usual:text}). Timing decides "
+                             "some of these cases: run it again and compare."), usual=usual))
+    st.markdown(f"**{_('Measured')}**")
+    st.dataframe(words.numbers_table(result, _t), hide_index=True, width="stretch")
     try:
-        charts = exercises.figures(result)
+        charts = exercises.figures(result, _t)
     except Exception as err:  # the measurements above and the findings below still stand
-        st.error(_failure(err, "draw its charts"))
+        st.error(_failure(err, DRAW))
         charts = []
     for index, (caption, fig) in enumerate(charts):
         st.plotly_chart(fig, key=f"exercise-{result.name}-fig-{index}", width="stretch")
-    st.markdown("**What happened**\n" + "\n".join(f"- {line}" for line in result.findings))
-    st.markdown(f"**Why**\n\n{result.explanation}")
+    findings = "\n".join(f"- {words.finding(result.name, found, _t)}" for found in result.findings)
+    st.markdown(f"**{_('What happened')}**\n" + findings)
+    st.markdown(f"**{_('Why')}**\n\n{words.explanation(result, _t)}")
     server_log.show(result.log, key=f"exercise-{result.name}-log")
-    st.download_button("Download the result (JSON)", json.dumps(result.to_json(), default=str, indent=1),
+    st.download_button(_("Download the result (JSON)"), json.dumps(result.to_json(), default=str, indent=1),
                        file_name=f"{result.name}.json", mime="application/json", key=f"exercise-{result.name}-json")
 
 
 def render() -> None:
-    st.title("Failure modes")
-    st.markdown("Each exercise puts you in a situation that goes wrong in production. Predict what Triton will do, "
-                "then run it on the real server and read the evidence.")
+    _t = t()
+    st.title(_("Failure modes"))
+    st.markdown(_("Each exercise puts you in a situation that goes wrong in production. Predict what Triton will do, "
+                  "then run it on the real server and read the evidence."))
     handle = lab()  # shows the reason (and a restart button) itself when the server is not there
-    name = st.selectbox("Exercise", list(exercises.EXERCISES), key="exercise-name",
-                        format_func=lambda n: exercises.EXERCISES[n].title)
+    name = language.choice(st.selectbox, _("Exercise"), list(exercises.EXERCISES), key="exercise-name",
+                           format_func=lambda n: words.title(n, _t))
     exercise = exercises.get(name)
-    st.subheader(exercise.title)
-    st.markdown(exercise.scenario)
-    choice = st.radio(f"**Predict:** {exercise.question}", [o.key for o in exercise.options], index=None,
-                      format_func=lambda k: exercise.option(k).text, key=f"exercise-{name}-prediction")
-    clicked = st.button("Run on the server", key=f"exercise-{name}-run", type="primary",
+    st.subheader(words.title(name, _t))
+    st.markdown(words.scenario(name, _t))
+    choice = language.choice(
+        st.radio, f"**{_('Predict:')}** {words.question(name, _t)}", list(exercise.options), index=None,
+        format_func=lambda k: words.option(name, k, _t), key=f"exercise-{name}-prediction")
+    clicked = st.button(_("Run on the server"), key=f"exercise-{name}-run", type="primary",
                         disabled=choice is None or handle is None)
     if choice is None:
-        st.caption("Make a prediction first.")
+        st.caption(_("Make a prediction first."))
     if clicked and choice is not None and handle is not None:
         _run(name, choice, *handle)
     stored = st.session_state.get(RESULT_KEY.format(name))

@@ -1,55 +1,90 @@
-"""Instructor page: how the whole class did, per item, per learner, and in the lab's predictions."""
+"""Instructor page: how the whole class did, per item, per learner, and in the lab's predictions.
+
+Attempts are stored by item id and option key, so answers given in any language count together;
+the prompts and option texts shown are those of the instructor's language.
+"""
 from __future__ import annotations
 
 import streamlit as st
 
+from app.i18n import N_
 from app.quiz import instructor
+from app.ui import quiz_feedback
 from app.ui import quiz_sources as sources
+from app.ui.language import _, t
 
-st.title("Instructor view")
+# Column names stay codes (the CSV downloads keep them); the headers people read are these.
+LABELS = {
+    "item": N_("item"), "prompt": N_("question"), "topic": N_("topic"), "type": N_("type"),
+    "attempts": N_("attempts"), "share_correct": N_("share correct"), "mean_score": N_("mean score"),
+    "most_chosen_wrong": N_("most chosen wrong answer"), "most_chosen_wrong_count": N_("chosen by"),
+    "learner": N_("learner"), "latest_attempt": N_("latest attempt"), "seed": N_("seed"), "timed": N_("timed"),
+    "answered": N_("answered"), "score": N_("score"), "max": N_("of"), "share": N_("share"),
+    "revisit": N_("topics to revisit"), "exercise": N_("exercise"), "runs": N_("runs"), "learners": N_("learners"),
+    "held": N_("held"), "share_held": N_("share held"), "observed_corrupted": N_("corrupted runs"),
+    "prediction": N_("prediction"), "outcome": N_("outcome"), "at": N_("at"),
+}
+PERCENT = ("share_correct", "mean_score", "share", "share_held")
 
-bank = sources.bank(sources.lessons())
+
+def columns(frame) -> dict:
+    """Translated headers for frame's columns; shares drawn as percentage bars."""
+    config = {}
+    for name in frame.columns:
+        label = _(LABELS[name]) if name in LABELS else name
+        config[name] = (st.column_config.ProgressColumn(label, format="percent", min_value=0, max_value=1)
+                        if name in PERCENT else st.column_config.Column(label))
+    return config
+
+
+st.title(_("Instructor view"))
+
+lesson_list = sources.lessons()
+bank = sources.bank(lesson_list)
 if bank is None:
     st.stop()
 store = sources.store()
 
 report = store.class_report(bank)
+report.insert(1, "prompt", [bank[item_id].prompt for item_id in report["item"]])
+report_shown = report.assign(topic=report["topic"].map(quiz_feedback.topic_label),
+                             type=[quiz_feedback.type_label(bank[i]) for i in report["item"]])
 scores = instructor.learner_scores(store, bank)
 preds = instructor.predictions(store)
 
-answered = report[report["attempts"] > 0]
+answered = report_shown[report_shown["attempts"] > 0]
 a, b, c = st.columns(3)
-a.metric("Learners", len(scores))
-b.metric("Items answered at least once", f"{len(answered)} of {len(bank)}")
-c.metric("Answers", int(report["attempts"].sum()))
+a.metric(_("Learners"), len(scores))
+b.metric(_("Items answered at least once"), t().render(N_("{n:count} of {total:count}"), n=len(answered), total=len(bank)))
+c.metric(_("Answers"), int(report["attempts"].sum()))
 
-percent = st.column_config.ProgressColumn(format="percent", min_value=0, max_value=1)
-
-st.subheader("Per item")
-st.caption("Share correct across all attempts, and the wrong choice most learners made: the misconception to address.")
-only_answered = st.toggle("Only items someone answered", value=True, key="instructor-only-answered")
-shown = (answered if only_answered else report).sort_values(["share_correct", "attempts"], ascending=[True, False])
-st.dataframe(shown, hide_index=True, column_config={"share_correct": percent, "mean_score": percent})
-st.download_button("Per-item report (CSV)", report.to_csv(index=False), file_name="class-report.csv",
+st.subheader(_("Per item"))
+st.caption(_("Share correct across all attempts, and the wrong choice most learners made: the misconception to address."))
+only_answered = st.toggle(_("Only items someone answered"), value=True, key="instructor-only-answered")
+shown = (answered if only_answered else report_shown).sort_values(["share_correct", "attempts"], ascending=[True, False])
+st.dataframe(shown, hide_index=True, column_config=columns(shown))
+st.download_button(_("Per-item report (CSV)"), report.to_csv(index=False), file_name="class-report.csv",
                    mime="text/csv", key="instructor-items-csv", on_click="ignore", icon=":material/download:")
 
-st.subheader("Per learner")
-st.caption("Each learner's latest attempt: score out of every item in the bank, and topics under 70 %.")
+st.subheader(_("Per learner"))
+st.caption(_("Each learner's latest attempt: score out of every item in the bank, and topics under 70 %."))
 if scores.empty:
-    st.info("No quiz attempts yet.")
+    st.info(_("No quiz attempts yet."))
 else:
-    st.dataframe(scores, hide_index=True, column_config={"share": percent})
-    st.download_button("Learner scores (CSV)", scores.to_csv(index=False), file_name="learner-scores.csv",
+    scores_shown = scores.assign(revisit=[_(", ").join(quiz_feedback.topic_label(topic) for topic in r.split(", ") if topic)
+                                          for r in scores["revisit"]])
+    st.dataframe(scores_shown, hide_index=True, column_config=columns(scores_shown))
+    st.download_button(_("Learner scores (CSV)"), scores.to_csv(index=False), file_name="learner-scores.csv",
                        mime="text/csv", key="instructor-scores-csv", on_click="ignore", icon=":material/download:")
 
-st.subheader("Predictions on the live server")
-st.caption("What learners predicted before a lab run or a quiz verification, against what Triton did.")
+st.subheader(_("Predictions on the live server"))
+st.caption(_("What learners predicted before a lab run or a quiz verification, against what Triton did."))
 if preds.empty:
-    st.info("No predictions recorded yet.")
+    st.info(_("No predictions recorded yet."))
 else:
-    st.dataframe(instructor.predictions_by_exercise(preds), hide_index=True,
-                 column_config={"share_held": percent})
-    with st.expander(f"Every prediction ({len(preds)})"):
-        st.dataframe(preds, hide_index=True)
-    st.download_button("Predictions (CSV)", preds.to_csv(index=False), file_name="predictions.csv",
+    by_exercise = instructor.predictions_by_exercise(preds)
+    st.dataframe(by_exercise, hide_index=True, column_config=columns(by_exercise))
+    with st.expander(t().render(N_("Every prediction ({n:count})"), n=len(preds))):
+        st.dataframe(preds, hide_index=True, column_config=columns(preds))
+    st.download_button(_("Predictions (CSV)"), preds.to_csv(index=False), file_name="predictions.csv",
                        mime="text/csv", key="instructor-predictions-csv", on_click="ignore", icon=":material/download:")

@@ -13,8 +13,10 @@ from app.ui import quiz_results as results
 from app.ui import quiz_sources as sources
 from app.ui import session
 from app.ui.quiz_item import show_item
+from app.i18n import N_
+from app.ui.language import _, t
 
-st.title("Quiz")
+st.title(_("Quiz"))
 
 lessons = sources.lessons()
 bank = sources.bank(lessons)
@@ -24,22 +26,24 @@ if bank is None:
 store = sources.store()
 quiz = controls.current(store, bank, session.learner())
 
-st.caption(
-    f"{len(bank)} questions across {len(bank.topics)} topics. Each is graded once, then every option "
-    "is explained. Predict questions run their scenario on the real Triton server."
-)
+st.caption(t().render(
+    N_("{questions:count} questions across {topics:count} topics. Each is graded once, then every option "
+       "is explained. Predict questions run their scenario on the real Triton server."),
+    questions=len(bank), topics=len(bank.topics),
+))
 controls.show_settings(quiz, store, bank)
 
 status, timer = st.columns([3, 1])
-status.markdown(f"**{results.score_line(quiz)}** · attempt {quiz.id}, seed {quiz.seed}")
+status.markdown(f"**{results.score_line(quiz)}** · "
+                + t().render(N_("attempt {attempt:text}, seed {seed:text}"), attempt=str(quiz.id), seed=str(quiz.seed)))
 with timer:
     controls.show_timer(quiz)
 
 phase = quiz.phase()
 if phase != ANSWERING:
-    why = {COMPLETE: "Every question is answered.", FINISHED: "You finished this attempt."}.get(
-        phase, "The time limit of this attempt ran out.")
-    results.show_final(quiz, lessons, why + " Start a new attempt with a seed above, or reset to start over.")
+    why = {COMPLETE: N_("Every question is answered."), FINISHED: N_("You finished this attempt.")}.get(
+        phase, N_("The time limit of this attempt ran out."))
+    results.show_final(quiz, lessons, _(why) + " " + _("Start a new attempt with a seed above, or reset to start over."))
 
 st.divider()
 if controls.show_mode() == controls.REVIEW:
