@@ -20,7 +20,9 @@ NAMES = (
     "Streamlit", "Prometheus", "Kubernetes", "Chromium", "NIM", "GPU", "CPU", "HTTP", "gRPC", "JSON", "CSV",
     "UUID", "API", "URL", "ONNX", "nginx", "torch", "English", "Language",
 )
-_CODE = re.compile(r"`[^`]*`|```.*?```|https?://\S+", re.S)
+# Code spans, URLs, and the original English name glossed in full-width brackets after a
+# Chinese term (并发模型执行（concurrent model execution）), which readers search for in Triton's docs.
+_CODE = re.compile(r"`[^`]*`|```.*?```|https?://\S+|(?<=[\u3400-\u9fff])（[A-Za-z][A-Za-z -]*）", re.S)
 # Identifiers, paths, numbers, flags, quoted Triton messages and key=value pairs are code.
 _CODEISH = re.compile(r"[^\s,;:!?()]*(?:[_/=<>\[\]{}#@0-9]|\w\.\w)[^\s,;:!?()]*|\b[A-Z][A-Z0-9_]+\b")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
