@@ -27,7 +27,7 @@ def backlog_waits(run) -> pd.DataFrame:
             "session": first["session"].astype(int).to_numpy(),
             "arrived_s": first["t_send"].to_numpy(),
             "wait_ms": wait.fillna(first["latency_ms"]).to_numpy(),
-            "source": "server queue time" if traced else "client latency",
+            "source": "queue_time" if traced else "client_latency",  # codes: which clock measured it
         }
     )
 

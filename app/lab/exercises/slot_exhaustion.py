@@ -5,10 +5,11 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
+from app.i18n import N_
 from app.lab import driver
 from app.lab.deployments import LabSettings
 from app.lab.exercises import measure, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
+from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
 from app.lab.scenario import Scenario, random_texts
 
 SESSIONS = 5
@@ -25,20 +26,7 @@ STRATEGIES = {
 
 EXERCISE = Exercise(
     name="slot_exhaustion",
-    title="Slot exhaustion: five talkers, two slots",
-    scenario=(
-        f"A recogniser runs with the sequence batcher, direct strategy, on 1 instance with 2 batch "
-        f"slots. {SESSIONS} clients open a stream at the same moment and send a 20 ms chunk every "
-        f"{THINK_MS:.0f} ms, waiting for each reply. Computing a chunk takes about a millisecond, so the "
-        "server spends most of its time doing nothing."
-    ),
-    question="What happens to the clients beyond the first two?",
-    options=(
-        Option("interleave", "They are served at once: the idle server interleaves all five streams."),
-        Option("wait", "They wait, without any error, until an earlier stream ends and frees its slot."),
-        Option("refused", "Triton refuses them with an error: no slot is free."),
-        Option("corrupt", "They share the two slots and read each other's state."),
-    ),
+    options=("interleave", "wait", "refused", "corrupt"),
     correct="wait",
 )
 
@@ -61,12 +49,12 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     steps = Steps(progress, 1 + len(STRATEGIES) * (2 + len(SWEEP)))
     models = {}
     for strategy, settings in STRATEGIES.items():
-        steps(f"Deploying {strategy}: 1 instance x 2 slots")
+        steps("deploying", strategy=strategy, instances=settings.instances, slots=settings.slots)
         models[strategy] = deployer.apply(settings, owner=f"ex-slots-{strategy}").model
 
     runs, sessions, held = {}, [], []
     for strategy, model in models.items():
-        steps(f"{SESSIONS} sessions on {strategy}")
+        steps("sessions", sessions=SESSIONS, strategy=strategy)
         result = driver.run(server, _scenario(model, SESSIONS, CHUNKS, seed=3))
         runs[strategy] = result
         waits = measure.backlog_waits(result).assign(strategy=strategy)
@@ -76,7 +64,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     sweep = []
     for strategy, model in models.items():
         for count in SWEEP:
-            steps(f"Sweep: {count} sessions on {strategy}")
+            steps("sweep", sessions=count, strategy=strategy)
             result = driver.run(server, _scenario(model, count, SWEEP_CHUNKS, seed=10 + count))
             waits = measure.backlog_waits(result)["wait_ms"]
             sweep.append(
@@ -88,7 +76,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
                     "intact": bool(result.all_intact),
                 }
             )
-    steps("Measuring")
+    steps("measuring")
 
     sessions = pd.concat(sessions, ignore_index=True)
     held = pd.concat(held, ignore_index=True)
@@ -112,29 +100,25 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         "errors": int((sessions["verdict"] == "error").sum()),
     }
     outcome = _outcome(direct)
+    if numbers["errors"] == 0:
+        first = Finding("direct_waited", {"waited": numbers["direct_sessions_waited"], "sessions": SESSIONS,
+                                          "threshold": WAITED_MS, "longest": numbers["direct_max_wait_ms"]})
+    else:
+        first = Finding("errors", {"errors": numbers["errors"]})
     findings = [
-        f"direct: {numbers['direct_sessions_waited']} of {SESSIONS} sessions waited over {WAITED_MS:.0f} ms "
-        f"for a slot (longest {numbers['direct_max_wait_ms']:.0f} ms); none got an error."
-        if numbers["errors"] == 0
-        else f"{numbers['errors']} sessions got an error.",
-        f"direct: slots were held {held_pct:.0f}% of the time while the instance computed only {busy_pct:.0f}% of it.",
-        f"oldest (same capacity): {numbers['oldest_sessions_waited']} sessions waited, longest "
-        f"{numbers['oldest_max_wait_ms']:.0f} ms.",
-        "sweep, longest wait: "
-        + "; ".join(f"{r['strategy']} {r['sessions']} sessions {r['max_wait_ms']:.0f} ms" for r in sweep),
+        first,
+        Finding("direct_held", {"held": held_pct / 100, "busy": busy_pct / 100}),
+        Finding("oldest_waited", {"waited": numbers["oldest_sessions_waited"], "longest": numbers["oldest_max_wait_ms"]}),
+        *[Finding("sweep", {"strategy": r["strategy"], "sessions": r["sessions"], "longest": r["max_wait_ms"]}) for r in sweep],
     ]
-    explanation = (
-        "A sequence owns a slot from its START to its END, whether or not it is sending. Capacity is "
-        f"instances x slots = {capacity} sequences (for oldest, instances x max_candidate_sequences). "
-        "A new sequence that finds no free slot waits in the backlog, without limit and "
-        "without an error, and Triton counts that wait as queue time of its first request: here the "
-        f"longest was {numbers['direct_max_wait_ms']:.0f} ms, about one whole earlier stream, while the "
-        f"instance was busy only {busy_pct:.0f}% of the time. The server is not overloaded; its slots are. "
-        "Oldest does not add capacity either: it batches differently, but a sequence still needs one of its "
-        "candidate places until END. The cure is more slots (max_batch_size / max_candidate_sequences) or "
-        "instances, clients that send END promptly, and an idle timeout for the ones that never do; the "
-        "sweep shows the wait growing once sessions exceed capacity."
-    )
+    explanation = [
+        Finding("slot_until_end"),
+        Finding("capacity", {"capacity": capacity}),
+        Finding("backlog", {"longest": numbers["direct_max_wait_ms"], "busy": busy_pct / 100}),
+        Finding("slots_not_server"),
+        Finding("oldest_same"),
+        Finding("cure"),
+    ]
     steps.finish()
     return ExerciseResult(
         EXERCISE,
@@ -147,27 +131,33 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     )
 
 
-def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables."""
-    s = result.tables["sessions"].assign(who=lambda f: plots.sessions(f))
+WAIT_LABELS = {"waiting": N_("{strategy}: waiting"), "holding": N_("{strategy}: holding a slot")}
+
+
+def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
+    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
+    s = result.tables["sessions"].assign(who=lambda f: plots.session_names(f, _))
     waits = px.bar(s, x="who", y="wait_ms", color="strategy", barmode="group",
-                   labels={"who": "", "wait_ms": "backlog wait of first chunk (ms)"},
-                   title="How long each session waited for a slot")
-    h = result.tables["holding"].assign(who=lambda f: plots.sessions(f))
+                   labels={"who": "", "wait_ms": _(N_("backlog wait of first chunk (ms)")), "strategy": _(N_("strategy"))},
+                   title=_(N_("How long each session waited for a slot")))
+    h = result.tables["holding"].assign(who=lambda f: plots.session_names(f, _))
     arrived = s.set_index(["strategy", "session"])["arrived_s"]
     timeline = go.Figure()
     for strategy, rows in h.groupby("strategy"):
         waiting = [arrived.get((strategy, r.session), r.held_from) for r in rows.itertuples()]
         timeline.add_bar(y=rows["who"] + f" ({strategy})", x=rows["held_from"] - pd.Series(waiting, index=rows.index),
-                         base=waiting, orientation="h", name=f"{strategy}: waiting", marker_color="#c7c7c7")
+                         base=waiting, orientation="h", name=_(WAIT_LABELS["waiting"]).format(strategy=strategy),
+                         marker_color="#c7c7c7")
         timeline.add_bar(y=rows["who"] + f" ({strategy})", x=rows["held_to"] - rows["held_from"], base=rows["held_from"],
-                         orientation="h", name=f"{strategy}: holding a slot",
+                         orientation="h", name=_(WAIT_LABELS["holding"]).format(strategy=strategy),
                          marker_color="#1f77b4" if strategy == "direct" else "#ff7f0e")
-    timeline.update_layout(barmode="overlay", title="Waiting in the backlog, then holding a slot until END",
-                           xaxis_title="seconds from the start of the run")
+    timeline.update_layout(barmode="overlay", title=_(N_("Waiting in the backlog, then holding a slot until END")),
+                           xaxis_title=_(N_("seconds from the start of the run")))
+    capacity = result.numbers.get("capacity_sequences", 2)
     sweep = px.line(result.tables["sweep"], x="sessions", y="max_wait_ms", color="strategy", markers=True,
-                    labels={"max_wait_ms": "longest backlog wait (ms)", "sessions": "open sessions"},
-                    title="Backlog wait vs open sessions (capacity 2)")
-    sweep.add_vline(x=result.numbers.get("capacity_sequences", 2), line_dash="dot")
-    return [("Backlog wait per session", plots.layout(waits)), ("Slot timeline", plots.layout(timeline, 380)),
-            ("Sweep", plots.layout(sweep))]
+                    labels={"max_wait_ms": _(N_("longest backlog wait (ms)")), "sessions": _(N_("open sessions")),
+                            "strategy": _(N_("strategy"))},
+                    title=_(N_("Backlog wait vs open sessions (capacity {capacity})")).format(capacity=capacity))
+    sweep.add_vline(x=capacity, line_dash="dot")
+    return [(_(N_("Backlog wait per session")), plots.layout(waits)), (_(N_("Slot timeline")), plots.layout(timeline, 380)),
+            (_(N_("Sweep")), plots.layout(sweep))]
