@@ -28,25 +28,30 @@ REVIEWS = (
 )
 
 
+# Ways of sending, as codes; their words are the figure labels of app/lab/exercises/verification.py.
+MODES = ("in_order_single", "reversed_6", "shuffled_all", "shuffled_one_request")
+
+
 def compare(server) -> pd.DataFrame:
-    """One row per way of sending, compared with the first (in order, one at a time)."""
+    """One row per way of sending (a MODES code), compared with the first (in order, one at a time)."""
     n = len(REVIEWS)
     shuffled = list(range(n))
     random.Random(3).shuffle(shuffled)
     modes = {
-        "in order, one at a time": dict(order=list(range(n)), concurrency=1),
-        "reversed, 6 at once": dict(order=list(reversed(range(n))), concurrency=6),
-        "shuffled, all at once": dict(order=shuffled, concurrency=n),
-        "shuffled, one request of 12": dict(order=shuffled, concurrency=1, together=True),
+        "in_order_single": dict(order=list(range(n)), concurrency=1),
+        "reversed_6": dict(order=list(reversed(range(n))), concurrency=6),
+        "shuffled_all": dict(order=shuffled, concurrency=n),
+        "shuffled_one_request": dict(order=shuffled, concurrency=1, together=True),
     }
     results = {mode: _send(server, **kwargs) for mode, kwargs in modes.items()}
-    base = results["in order, one at a time"]
+    base = results["in_order_single"]
     rows = []
     for mode, r in results.items():
         rows.append(
             {
                 "mode": mode,
-                "batch_sizes": ", ".join(f"{v} of {k}" for k, v in r.server.get("batch_sizes", {}).items()) or "(not reported)",
+                # {batch size: executions} as Triton's statistics report it; None when not reported
+                "batch_sizes": {int(k): int(v) for k, v in r.server.get("batch_sizes", {}).items()} or None,
                 "labels_identical": bool(np.array_equal(base.labels, r.labels)),
                 "max_score_diff": float(np.max(np.abs(base.scores - r.scores))),
                 "positive": int(r.labels.sum()),

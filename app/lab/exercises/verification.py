@@ -8,7 +8,8 @@ import plotly.graph_objects as go
 from app.lab import driver, presets
 from app.lab.deployments import LabSettings
 from app.lab.exercises import measure, plots, sentiment_check
-from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
+from app.i18n import N_
+from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
 from app.lab.scenario import Scenario
 
 TEXTS = ["HELLO WORLD", "TRITON SERVER", "BATCHING LAB"]
@@ -19,23 +20,13 @@ WAITER_LAG_MS = 250  # under the timeout minus think time: the waiter's own idle
 
 EXERCISE = Exercise(
     name="verification",
-    title="Verify before rollout: what must hold, and what must not be assumed",
-    scenario=(
-        "Before a release the team runs the rollout guide's experiments on the real server: interleaved "
-        "sessions with recognisable text, a new session on a slot another just ended, a session cancelled "
-        "half-way, and the same inputs sent in different arrival orders and batch splits, both to the "
-        "stateless sentiment classifier (dynamic batcher) and to the streaming recogniser behind the "
-        "dynamic batcher."
-    ),
-    question="Which model gives the same answers whatever the arrival order and the way requests are batched?",
-    options=(
-        Option("both", "Both: every request is computed the same way in any batch."),
-        Option("sentiment", "Only the stateless sentiment classifier."),
-        Option("recogniser", "Only the recogniser: its chunks carry all it needs."),
-        Option("neither", "Neither: batching changes the numbers."),
-    ),
+    options=("both", "sentiment", "recogniser", "neither"),
     correct="sentiment",
 )
+# The guide's checks, in the order they run (codes of the checks table; words in app/text/exercises/verification.py).
+CHECKS = ("interleaved", "after_end", "cancelled", "sentiment", "recogniser")
+SEQUENCE_CHECKS = CHECKS[:3]  # the ones run under the sequence batcher
+CANCEL_AFTER = 3  # chunks the cancelled session sends before it vanishes
 
 
 def _owners_ok(run) -> bool:
@@ -60,90 +51,61 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     steps = Steps(progress, 7)
     checks, runs = [], {}
 
-    steps("Interleaved sessions on the direct deployment")
+    def check(code: str, as_expected: bool, **values) -> None:
+        checks.append({"check": code, "as_expected": bool(as_expected), "values": values})
+
+    steps("interleaved", sessions=len(TEXTS))
     direct = deployer.apply(presets.get("the_fix").settings, owner="ex-verify").model
     inter = driver.run(server, Scenario(model=direct, texts=TEXTS, think_ms=15.0, jitter_ms=10.0, seed=8))
     runs["interleaved"] = inter
-    checks.append(
-        {
-            "check": f"{len(TEXTS)} interleaved sessions stay intact, each reading only its own state",
-            "expected": "intact",
-            "observed": ", ".join(f"{k} {v}" for k, v in measure.verdict_counts(inter).items())
-            + ("" if _owners_ok(inter) else "; some chunk read another session's state"),
-            "as_expected": bool(inter.all_intact and _owners_ok(inter)),
-        }
-    )
+    own = _owners_ok(inter)
+    check("interleaved", inter.all_intact and own, sessions=len(TEXTS), verdicts=measure.verdict_counts(inter), own=own)
 
-    steps("Deploying 1 instance x 1 slot, idle timeout 0.3 s")
+    steps("deploy_one_slot", timeout=ONE_SLOT.idle_timeout_us / 1e6)
     single = deployer.apply(ONE_SLOT, owner="ex-verify-slot").model
-    steps("A new session after END, on the same slot")
+    steps("after_end")
     after_end = driver.run(server, Scenario(model=single, texts=TEXTS[:2], think_ms=10.0, jitter_ms=0.0, concurrency=1))
     runs["after_end"] = after_end
     first = _first_chunk(after_end, 1)
-    checks.append(
-        {
-            "check": "a new sequence after END inherits nothing (same slot, first chunk fresh)",
-            "expected": "STATE_IN 0, STATE_OWNER 0 on the reused slot",
-            "observed": f"STATE_IN {int(first['state_in'])}, STATE_OWNER {int(first['state_owner'])}, "
-            f"slot {'reused' if _same_slot(after_end, 0, 1) else 'not reused'}",
-            "as_expected": bool(int(first["state_in"]) == 0 and int(first["state_owner"]) == 0
-                                and _same_slot(after_end, 0, 1) and after_end.all_intact),
-        }
-    )
+    reused = _same_slot(after_end, 0, 1)
+    check("after_end", int(first["state_in"]) == 0 and int(first["state_owner"]) == 0 and reused and after_end.all_intact,
+          state_in=int(first["state_in"]), state_owner=int(first["state_owner"]), reused=reused)
 
-    steps("A session cancelled after 3 chunks, then a new one on its slot")
+    steps("cancelled", chunks=CANCEL_AFTER)
     cancelled = driver.run(
         server,
-        Scenario(model=single, texts=TEXTS[:2], think_ms=20.0, jitter_ms=0.0, stagger_ms=WAITER_LAG_MS, abandon={0: 3}),
+        Scenario(model=single, texts=TEXTS[:2], think_ms=20.0, jitter_ms=0.0, stagger_ms=WAITER_LAG_MS,
+                 abandon={0: CANCEL_AFTER}),
     )
     runs["cancelled"] = cancelled
     first = _first_chunk(cancelled, 1)
     later = cancelled.sessions.set_index("session").loc[1]
-    checks.append(
-        {
-            "check": "a session cancelled mid-way (no END) does not pollute the next one on its slot",
-            "expected": "next session intact, first chunk fresh",
-            "observed": f"{later['verdict']}; first chunk STATE_OWNER {int(first['state_owner'])}, waited "
-            f"{measure.backlog_waits(cancelled).set_index('session').loc[1, 'wait_ms']:.0f} ms for the slot",
-            "as_expected": bool(later["verdict"] == "intact" and int(first["state_owner"]) == 0 and _same_slot(cancelled, 0, 1)),
-        }
-    )
+    wait = float(measure.backlog_waits(cancelled).set_index("session").loc[1, "wait_ms"])
+    check("cancelled", later["verdict"] == "intact" and int(first["state_owner"]) == 0 and _same_slot(cancelled, 0, 1),
+          verdict=str(later["verdict"]), state_owner=int(first["state_owner"]), wait=wait)
 
-    steps("Sentiment: same reviews, four orders and batch splits")
+    steps("sentiment", modes=len(sentiment_check.MODES))
     sentiment = sentiment_check.compare(server)
     sentiment_same = bool(sentiment["identical"].all())
-    checks.append(
-        {
-            "check": "the stateless sentiment model gives identical results in any order and batch split",
-            "expected": f"labels equal, scores within {sentiment_check.SCORE_TOLERANCE:g}",
-            "observed": f"max score difference {sentiment['max_score_diff'].max():.2e}; labels "
-            f"{'identical' if sentiment['labels_identical'].all() else 'differ'}",
-            "as_expected": sentiment_same,
-        }
-    )
+    check("sentiment", sentiment_same, diff=float(sentiment["max_score_diff"].max()),
+          labels_identical=bool(sentiment["labels_identical"].all()), tolerance=sentiment_check.SCORE_TOLERANCE)
 
-    steps("Recogniser behind the dynamic batcher: one at a time, then all at once")
+    steps("recogniser")
     dynamic = deployer.apply(presets.get("the_mistake").settings, owner="ex-verify-dyn").model
     alone = driver.run(server, Scenario(model=dynamic, texts=TEXTS, think_ms=10.0, jitter_ms=5.0, concurrency=1, seed=8))
     together = driver.run(server, Scenario(model=dynamic, texts=TEXTS, think_ms=10.0, jitter_ms=5.0, seed=8))
     runs["dynamic_alone"], runs["dynamic_together"] = alone, together
     same_text = list(alone.sessions["received_text"]) == list(together.sessions["received_text"])
     recogniser_same = bool(alone.all_intact and together.all_intact and same_text)
-    checks.append(
-        {
-            "check": "the recogniser behind the dynamic batcher is NOT order-invariant (must not be assumed)",
-            "expected": "transcripts change with arrival order",
-            "observed": f"one at a time: {measure.verdict_counts(alone)}; all at once: {measure.verdict_counts(together)}",
-            "as_expected": not recogniser_same,
-        }
-    )
-    steps("Measuring")
+    check("recogniser", not recogniser_same, alone=measure.verdict_counts(alone), together=measure.verdict_counts(together))
+    steps("measuring")
 
-    checks = pd.DataFrame(checks)
+    findings = [Finding(c["check"], {"as_expected": c["as_expected"], **c["values"]}) for c in checks]
+    checks = pd.DataFrame([{"check": c["check"], "as_expected": c["as_expected"]} for c in checks])
     transcripts = pd.concat(
         [
-            alone.sessions[["session", "expected_text", "received_text", "verdict"]].assign(arrival="one at a time"),
-            together.sessions[["session", "expected_text", "received_text", "verdict"]].assign(arrival="all at once"),
+            alone.sessions[["session", "expected_text", "received_text", "verdict"]].assign(arrival="one_at_a_time"),
+            together.sessions[["session", "expected_text", "received_text", "verdict"]].assign(arrival="all_at_once"),
         ],
         ignore_index=True,
     )
@@ -158,25 +120,13 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         "recogniser_dynamic_consistent": recogniser_same,
         "recogniser_dynamic_wrong_symbols": int(alone.sessions["wrong_symbols"].sum() + together.sessions["wrong_symbols"].sum()),
     }
-    findings = [f"{'OK ' if c.as_expected else 'FAIL'} {c.check}: {c.observed}" for c in checks.itertuples()]
-    explanation = (
-        "A request to a stateless model carries everything its answer depends on, so the dynamic batcher may "
-        "reorder and group requests freely: the sentiment labels were identical in every order and split, and "
-        f"scores agreed to {numbers['sentiment_max_score_diff']:.1e} (float sums over different batch shapes may "
-        "differ in the last bits, so compare scores with a tolerance and labels exactly). The recogniser's "
-        "chunk is not self-contained: its answer depends on state left by the session's earlier chunks, and "
-        "behind the dynamic batcher a chunk lands in whatever row of whatever instance is free, so its "
-        "transcripts changed with arrival order and were wrong in "
-        f"{numbers['recogniser_dynamic_wrong_symbols']} symbols. " + (
-            "Under the sequence batcher the same model passed the guide's checks: interleaved sessions read only "
-            "their own state, a START on a reused slot began fresh, and a cancelled session's leftover state did "
-            "not leak, because START resets the state and the idle timeout freed the slot. "
-            if checks["as_expected"].iloc[:3].all()
-            else "Under the sequence batcher some of the guide's checks failed on this run (see the table): do not "
-            "roll out until they pass. "
-        ) + ("Run these checks on every new deployment and after every model change; "
-        "they take seconds and catch the failures that unit tests with one client cannot.")
-    )
+    sequence_ok = bool(checks.set_index("check").loc[list(SEQUENCE_CHECKS), "as_expected"].all())
+    explanation = [
+        Finding("why_stateless", {"diff": numbers["sentiment_max_score_diff"]}),
+        Finding("why_recogniser", {"wrong": numbers["recogniser_dynamic_wrong_symbols"]}),
+        Finding("why_sequence_passed" if sequence_ok else "why_sequence_failed"),
+        Finding("why_every_deployment"),
+    ]
     steps.finish()
     return ExerciseResult(
         EXERCISE,
@@ -189,26 +139,62 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     )
 
 
-def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables."""
+# Figure labels for the codes in the result's tables.
+CHECK_LABELS = {
+    "interleaved": N_("interleaved sessions stay intact, each reading only its own state"),
+    "after_end": N_("a new sequence after END inherits nothing"),
+    "cancelled": N_("a session cancelled mid-way does not pollute the next one on its slot"),
+    "sentiment": N_("the stateless sentiment model gives identical results in any order and batch split"),
+    "recogniser": N_("the recogniser behind the dynamic batcher is NOT order-invariant (must not be assumed)"),
+}
+MODE_LABELS = {
+    "in_order_single": N_("in order, one at a time"),
+    "reversed_6": N_("reversed, 6 at once"),
+    "shuffled_all": N_("shuffled, all at once"),
+    "shuffled_one_request": N_("shuffled, one request of 12"),
+}
+ARRIVAL_LABELS = {"one_at_a_time": N_("one at a time"), "all_at_once": N_("all at once")}
+VERDICT_LABELS = {
+    "intact": N_("intact"), "lost": N_("lost"), "foreign": N_("foreign"), "garbage": N_("garbage"), "error": N_("error"),
+}
+
+
+def _yes_no(value: bool, _) -> str:
+    return _(N_("yes")) if value else _(N_("NO"))
+
+
+def _batches(sizes, _) -> str:
+    """{size: executions} as the bar's text: '12 of 1, 0 of 12'."""
+    if not sizes:
+        return _(N_("(not reported)"))
+    return ", ".join(_(N_("{n} of {size}")).format(n=n, size=size) for size, n in dict(sizes).items())
+
+
+def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
+    """The exercise's charts, each drawn from one of the result's tables; what each check
+    observed is in result.findings (one per check, in the same order)."""
     checks = result.tables["checks"]
     table = go.Figure(go.Table(
-        header=dict(values=["check", "observed", "as expected"], align="left"),
-        cells=dict(values=[checks["check"], checks["observed"], checks["as_expected"].map({True: "yes", False: "NO"})],
+        header=dict(values=[_(N_("check")), _(N_("as expected"))], align="left"),
+        cells=dict(values=[[_(CHECK_LABELS[c]) for c in checks["check"]], [_yes_no(v, _) for v in checks["as_expected"]]],
                    align="left"),
     ))
-    table.update_layout(title="The rollout guide's experiments")
-    sentiment = result.tables["sentiment"]
-    diff = px.bar(sentiment, x="mode", y="max_score_diff", text="batch_sizes",
-                  labels={"mode": "", "max_score_diff": "largest score difference vs in-order singles"},
-                  title="Sentiment: same reviews, other orders and batches (bar text: batches run, 'N of size')<br>"
-                  f"labels identical: {'yes' if sentiment['labels_identical'].all() else 'NO'}; "
-                  "scores must agree within 1e-5")
+    table.update_layout(title=_(N_("The rollout guide's experiments")))
+    sentiment = result.tables["sentiment"].copy()
+    sentiment["mode"] = [_(MODE_LABELS[m]) for m in sentiment["mode"]]
+    sentiment["batches"] = [_batches(b, _) for b in sentiment["batch_sizes"]]
+    diff = px.bar(sentiment, x="mode", y="max_score_diff", text="batches",
+                  labels={"mode": "", "max_score_diff": _(N_("largest score difference vs in-order singles"))},
+                  title=_(N_("Sentiment: same reviews, other orders and batches (bar text: batches run, 'N of size')"))
+                  + "<br>" + _(N_("labels identical: {answer}; scores must agree within {tolerance}")).format(
+                      answer=_yes_no(sentiment["labels_identical"].all(), _), tolerance=f"{sentiment_check.SCORE_TOLERANCE:g}"))
     transcripts = result.tables["recogniser_transcripts"]
     rec = go.Figure(go.Table(
-        header=dict(values=["arrival", "expected", "received", "verdict"], align="left"),
-        cells=dict(values=[transcripts["arrival"], transcripts["expected_text"], transcripts["received_text"],
-                           transcripts["verdict"]], align="left"),
+        header=dict(values=[_(N_("arrival")), _(N_("expected")), _(N_("received")), _(N_("verdict"))], align="left"),
+        cells=dict(values=[[_(ARRIVAL_LABELS[a]) for a in transcripts["arrival"]], transcripts["expected_text"],
+                           transcripts["received_text"], [_(VERDICT_LABELS.get(v, v)) for v in transcripts["verdict"]]],
+                   align="left"),
     ))
-    rec.update_layout(title="Recogniser behind the dynamic batcher")
-    return [("Checks", plots.layout(table, 330)), ("Sentiment", plots.layout(diff)), ("Recogniser", plots.layout(rec, 330))]
+    rec.update_layout(title=_(N_("Recogniser behind the dynamic batcher")))
+    return [(_(N_("Checks")), plots.layout(table, 330)), (_(N_("Sentiment")), plots.layout(diff)),
+            (_(N_("Recogniser")), plots.layout(rec, 330))]

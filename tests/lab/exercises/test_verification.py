@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from app.i18n import words
 from app.lab import evidence
 from app.lab.exercises import verification
+from app.text import exercises as text
 
 # Of the twelve reviews five carry only positive lexicon words, six only negative ones, and one
 # ("the film was lovely, see you soon") nets to zero under the word hashing, so the encoder's
@@ -64,9 +66,31 @@ def test_sentiment_gives_the_same_labels_and_scores_in_every_order_and_split(res
 
 def test_recogniser_behind_the_dynamic_batcher_changes_with_arrival_order(result):
     t = result.tables["recogniser_transcripts"]
-    together = t[t["arrival"] == "all at once"]
-    alone = t[t["arrival"] == "one at a time"]
+    together = t[t["arrival"] == "all_at_once"]
+    alone = t[t["arrival"] == "one_at_a_time"]
     assert list(together["expected_text"]) == verification.TEXTS
     assert (together["received_text"] != together["expected_text"]).any()
     assert list(alone["received_text"]) != list(together["received_text"])
     assert not result.numbers["recogniser_dynamic_consistent"]
+
+
+def test_findings_are_the_guides_checks_as_codes_and_values(result):
+    assert [f.code for f in result.findings] == list(verification.CHECKS)
+    found = {f.code: f.values for f in result.findings}
+    assert all(v["as_expected"] for v in found.values()), found
+    assert found["interleaved"]["verdicts"] == {"intact": len(verification.TEXTS)} and found["interleaved"]["own"]
+    assert (found["after_end"]["state_in"], found["after_end"]["state_owner"], found["after_end"]["reused"]) == (0, 0, True)
+    assert found["cancelled"]["verdict"] == "intact" and found["cancelled"]["state_owner"] == 0
+    assert found["sentiment"]["labels_identical"] and found["sentiment"]["diff"] <= 1e-5
+    assert found["recogniser"]["together"] != {"intact": len(verification.TEXTS)}
+    assert list(result.tables["checks"]["check"]) == list(verification.CHECKS)
+    assert [f.code for f in result.explanation] == ["why_stateless", "why_recogniser", "why_sequence_passed", "why_every_deployment"]
+    assert result.explanation[1].values["wrong"] == result.numbers["recogniser_dynamic_wrong_symbols"] > 0
+
+
+def test_every_finding_and_figure_renders_in_both_languages(result):
+    rendered = [text.finding("verification", f, words(lang)) for f in result.findings + result.explanation for lang in ("en", "zh")]
+    assert all(rendered)
+    assert "STATE_OWNER 0" in text.finding("verification", result.findings[1], words("en"))
+    for lang in ("en", "zh"):
+        assert len(verification.figures(result, words(lang))) == 3
