@@ -19,6 +19,8 @@ NAMES = (
     "Triton Inference Server", "Triton Batching Lab", "NVIDIA", "Triton", "TensorRT", "PyTorch", "Python",
     "Streamlit", "Prometheus", "Kubernetes", "Chromium", "NIM", "GPU", "CPU", "HTTP", "gRPC", "JSON", "CSV",
     "UUID", "API", "URL", "ONNX", "nginx", "torch", "English", "Language",
+    # Triton backend names, as config.pbtxt writes them.
+    "onnxruntime", "tensorrt", "pytorch", "libtorch", "tensorflow", "openvino", "python",
 )
 # Code spans, URLs, and the original English name glossed in full-width brackets after a
 # Chinese term (并发模型执行（concurrent model execution）), which readers search for in Triton's docs.
