@@ -5,10 +5,11 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
+from app.i18n import N_
 from app.lab import driver
 from app.lab.deployments import LabSettings
 from app.lab.exercises import measure, models, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
+from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
 from app.lab.scenario import Scenario, random_texts
 
 TIMEOUTS_MS = (200, 600)
@@ -26,20 +27,7 @@ START_REFUSAL = "must specify the START flag"
 
 EXERCISE = Exercise(
     name="never_ending",
-    title="Never-ending sequences: idle timeout vs slow and dead clients",
-    scenario=(
-        "A recogniser on the direct sequence batcher has max_sequence_idle_microseconds = 200000 "
-        "(0.2 s). One client is healthy but slow: it thinks 0.4 s between chunks and sends END at "
-        "the end. Another client crashes after two chunks and never sends END. The model keeps "
-        "each session's state in its own memory."
-    ),
-    question="What happens to the slow client's second chunk, sent 0.4 s after its first?",
-    options=(
-        Option("served", "It is served normally: the session is only slow."),
-        Option("reaped", "It is refused: Triton already ended the idle sequence, so the chunk lacks a START."),
-        Option("fresh", "It is served, but from a fresh state: Triton told the model to reset."),
-        Option("waits", "It waits in the backlog until a slot is free."),
-    ),
+    options=("served", "reaped", "fresh", "waits"),
     correct="reaped",
 )
 
@@ -69,25 +57,29 @@ def _evict(model: str) -> Scenario:
     )
 
 
+EVICT_SETTINGS = LabSettings(scheduler="direct", instances=1, slots=2, idle_timeout_us=5_000_000, state_key="session")
+
+
 def load_evicting_model(server) -> str:
     """A session-keyed deployment whose model drops cells idle for EVICT_S (its own clean-up)."""
-    settings = LabSettings(scheduler="direct", instances=1, slots=2, idle_timeout_us=5_000_000, state_key="session")
-    return models.load_with_parameters(server, EVICT_MODEL, settings, idle_evict_s=EVICT_S)
+    return models.load_with_parameters(server, EVICT_MODEL, EVICT_SETTINGS, idle_evict_s=EVICT_S)
 
 
-def _reaped(session_row) -> bool:
-    return session_row["verdict"] == "error" and START_REFUSAL in session_row["detail"]
+def _reaped(result) -> bool:
+    """The slow session was refused for lacking START: Triton had ended it between chunks."""
+    refused = any(START_REFUSAL in e for e in result.requests["error"])
+    return bool(refused and (result.sessions["verdict"] == "error").all())
 
 
 def run(server, deployer, progress=None) -> ExerciseResult:
     steps = Steps(progress, len(TIMEOUTS_MS) * (2 + len(THINKS_MS)) + 3)
     runs, grid, dead = {}, [], []
     for timeout in TIMEOUTS_MS:
-        steps(f"Deploying idle timeout {timeout} ms (1 instance x 1 slot)")
+        steps("deploying", timeout=timeout)
         settings = LabSettings(scheduler="direct", instances=1, slots=1, idle_timeout_us=timeout * 1000)
         model = deployer.apply(settings, owner=f"ex-idle-{timeout}ms").model
         for think in THINKS_MS:
-            steps(f"Slow client thinking {think} ms, timeout {timeout} ms")
+            steps("slow", think=think, timeout=timeout)
             result = driver.run(server, _slow(model, think))
             runs[f"slow_t{timeout}_think{think}"] = result
             row = result.sessions.iloc[0]
@@ -97,14 +89,14 @@ def run(server, deployer, progress=None) -> ExerciseResult:
                     "timeout_ms": timeout,
                     "think_ms": think,
                     "verdict": row["verdict"],
-                    "reaped": _reaped(row),
+                    "reaped": _reaped(result),
                     "chunks_answered": answered,
                     "chunks": len(SLOW_TEXT),
                     "model_requests": int(result.server.get("inference_count", answered)),
                     "message": next((e for e in result.requests["error"] if e), ""),
                 }
             )
-        steps(f"Dead client, timeout {timeout} ms")
+        steps("dead", timeout=timeout)
         result = driver.run(server, _dead(model))
         runs[f"dead_t{timeout}"] = result
         waits = measure.backlog_waits(result).set_index("session")
@@ -117,16 +109,15 @@ def run(server, deployer, progress=None) -> ExerciseResult:
                 "waiter_arrived_after_silence_ms": (waits.loc[1, "arrived_s"] - silent_at) * 1000,
                 "waiter_blocked_ms": float(waits.loc[1, "wait_ms"]),
                 "waiter_verdict": waiter["verdict"],
-                "waiter_detail": waiter["detail"],
             }
         )
 
-    steps(f"Deploying the session-keyed model with idle_evict_s = {EVICT_S}")
+    steps("deploying_evict", evict=EVICT_S)
     evict_model = load_evicting_model(server)
-    steps(f"A session pauses {PAUSE_MS} ms while another keeps talking")
+    steps("pause", pause=PAUSE_MS)
     evict = driver.run(server, _evict(evict_model))
     runs["evict"] = evict
-    steps("Measuring")
+    steps("measuring")
 
     grid = pd.DataFrame(grid)
     dead = pd.DataFrame(dead)
@@ -143,15 +134,15 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         "slow_reaped_at_short_timeout": bool(key_cell["reaped"]),
         "slow_chunks_answered_before_reap": int(key_cell["chunks_answered"]),
         "model_requests_for_reaped_session": int(key_cell["model_requests"]),
-        "slow_intact_at_long_timeout": safe_cell["verdict"] == "intact",
+        "slow_intact_at_long_timeout": bool(safe_cell["verdict"] == "intact"),
         "cells_reaped": int(grid["reaped"].sum()),
         "dead_blocked_ms_long_timeout": float(long_dead["waiter_blocked_ms"]),
         "dead_blocked_ms_short_timeout": float(short_dead["waiter_blocked_ms"]),
         "evict_after_pause_state_owner": int(resumed["state_owner"]),
         "evict_after_pause_state_in": int(resumed["state_in"]),
         "evict_before_pause_state_owner_is_own": int(before["state_owner"]) == int(evicted_session["tag"]),
-        "evict_after_pause_error": resumed["error"] or "none",
-        "evict_verdict": evicted_session["verdict"],
+        "evict_after_pause_error": resumed["error"] or None,  # Triton's own text, None when accepted
+        "evict_verdict": {str(evicted_session["verdict"]): 1},  # the paused session's verdict, as verdict counts
     }
     if key_cell["reaped"]:
         outcome = "reaped"
@@ -162,40 +153,36 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     else:
         outcome = "waits"
     findings = [
-        "grid (timeout x think): "
-        + "; ".join(
-            f"{r.timeout_ms} ms x {r.think_ms} ms: {'REAPED after ' + str(r.chunks_answered) + ' chunk(s)' if r.reaped else r.verdict}"
+        *[
+            Finding("grid_reaped", {"timeout": r.timeout_ms, "think": r.think_ms, "answered": r.chunks_answered})
+            if r.reaped
+            else Finding("grid_verdict", {"timeout": r.timeout_ms, "think": r.think_ms, "verdict": r.verdict})
             for r in grid.itertuples()
+        ],
+        Finding("refusal", {"message": key_cell["message"]}) if key_cell["message"] else Finding("no_refusal"),
+        Finding("model_requests", {"requests": int(key_cell["model_requests"])}),
+        Finding("dead_blocked", {"long": TIMEOUTS_MS[-1], "long_wait": float(long_dead["waiter_blocked_ms"]),
+                                 "short": TIMEOUTS_MS[0], "short_wait": float(short_dead["waiter_blocked_ms"])}),
+        Finding(
+            "evict_refused" if resumed["error"] else "evict_accepted",
+            {"pause": PAUSE_MS, "evict": EVICT_S, "timeout": EVICT_SETTINGS.idle_timeout_us / 1e6,
+             "message": resumed["error"], "state_in": int(resumed["state_in"]), "owner": int(resumed["state_owner"]),
+             "verdict": evicted_session["verdict"]},
         ),
-        f"reaped chunk's refusal: {key_cell['message'] or '(none)'}",
-        f"the model ran {int(key_cell['model_requests'])} request(s) for the reaped session: one per answered "
-        "chunk, nothing for the reap itself.",
-        f"dead client, timeout {TIMEOUTS_MS[-1]} ms: the next session waited {long_dead['waiter_blocked_ms']:.0f} ms "
-        f"for the dead one's slot; at {TIMEOUTS_MS[0]} ms it waited {short_dead['waiter_blocked_ms']:.0f} ms.",
-        f"after a {PAUSE_MS} ms pause (model clean-up after {EVICT_S} s, Triton timeout 5 s) the next chunk was "
-        f"accepted ({'no error' if not resumed['error'] else resumed['error']}) and read STATE_IN "
-        f"{int(resumed['state_in'])}, STATE_OWNER {int(resumed['state_owner'])}: verdict {evicted_session['verdict']}.",
     ]
     if long_dead["waiter_verdict"] == "error":
-        findings.append(
-            "the waiting session was itself reaped right after it got the slot: its idle clock ran while it "
-            "sat in the backlog (" + long_dead["waiter_detail"] + ")"
-        )
-    explanation = (
-        "Triton's sequence batcher ends a sequence that has sent nothing for max_sequence_idle_microseconds "
-        "and frees its slot. It cannot tell a slow client from a dead one. With the timeout below the slow "
-        f"client's think time, its sequence was reaped between chunks and its next chunk was refused "
-        f"(\"{START_REFUSAL} ...\"): to Triton it is a new sequence without START. With the timeout above "
-        "the think time the slow client is safe, but a client that dies without END keeps its slot for the "
-        f"whole timeout: the session behind it was blocked {long_dead['waiter_blocked_ms']:.0f} ms at "
-        f"{TIMEOUTS_MS[-1]} ms, {short_dead['waiter_blocked_ms']:.0f} ms at {TIMEOUTS_MS[0]} ms. Choose the "
-        "timeout just above the slowest healthy client's longest silence. The reaper never tells the model: "
-        "no request, no END, and for the Python backend no implicit state to release, so the model ran only "
-        "the chunks it answered. A model that keeps state by session or correlation ID must clean up itself; "
-        f"ours drops cells idle for idle_evict_s ({EVICT_S} s here), which is why the chunk after the pause "
-        f"read a fresh cell (STATE_OWNER {int(resumed['state_owner'])}) although Triton still considered the "
-        "sequence alive. Keep the model's clean-up longer than Triton's timeout, or it drops live sessions."
-    )
+        findings.append(Finding("waiter_reaped", {"who": 1}))
+    explanation = [
+        Finding("reaper"),
+        Finding("cannot_tell"),
+        Finding("slow_reaped", {"refusal": START_REFUSAL}),
+        Finding("dead_holds", {"long": TIMEOUTS_MS[-1], "long_wait": float(long_dead["waiter_blocked_ms"]),
+                               "short": TIMEOUTS_MS[0], "short_wait": float(short_dead["waiter_blocked_ms"])}),
+        Finding("choose"),
+        Finding("never_tells"),
+        Finding("model_cleans", {"evict": EVICT_S, "owner": int(resumed["state_owner"])}),
+        Finding("keep_longer"),
+    ]
     steps.finish()
     return ExerciseResult(
         EXERCISE,
@@ -208,32 +195,39 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     )
 
 
-def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables."""
+READ_LABELS = {True: N_("fresh cell (owner 0)"), False: N_("its own state")}
+
+
+def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
+    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
     grid = result.tables["grid"].copy()
-    grid["label"] = grid.apply(lambda r: f"reaped after {r.chunks_answered} chunk(s)" if r.reaped else r.verdict, axis=1)
+    reaped_after = _(N_("reaped after {chunks} chunk(s)"))
+    grid["label"] = grid.apply(
+        lambda r: reaped_after.format(chunks=r.chunks_answered) if r.reaped else plots.verdict_name(r.verdict, _), axis=1
+    )
     grid["reaped_num"] = grid["reaped"].astype(int)
     pivot = grid.pivot(index="timeout_ms", columns="think_ms", values="reaped_num")
     labels = grid.pivot(index="timeout_ms", columns="think_ms", values="label")
     heat = go.Figure(go.Heatmap(
-        z=pivot.values, x=[f"think {c} ms" for c in pivot.columns], y=[f"timeout {i} ms" for i in pivot.index],
+        z=pivot.values, x=[_(N_("think {ms} ms")).format(ms=c) for c in pivot.columns],
+        y=[_(N_("timeout {ms} ms")).format(ms=i) for i in pivot.index],
         text=labels.values, texttemplate="%{text}", colorscale=[[0, "#c7e9c0"], [1, "#fcbba1"]], showscale=False,
         zmin=0, zmax=1,
     ))
-    heat.update_layout(title="Slow but healthy client: reaped when it thinks longer than the timeout")
+    heat.update_layout(title=_(N_("Slow but healthy client: reaped when it thinks longer than the timeout")))
     dead = result.tables["dead_client"]
     blocked = px.bar(dead, x=dead["timeout_ms"].astype(str) + " ms", y="waiter_blocked_ms",
-                     labels={"x": "idle timeout", "waiter_blocked_ms": "next session blocked (ms)"},
-                     title="Dead client (no END): how long the next session waited for its slot")
+                     labels={"x": _(N_("idle timeout")), "waiter_blocked_ms": _(N_("next session blocked (ms)"))},
+                     title=_(N_("Dead client (no END): how long the next session waited for its slot")))
     chunks = result.tables["evict_chunks"].copy()
-    chunks["read"] = chunks["state_owner"].map(lambda o: "fresh cell (owner 0)" if int(o) == 0 else "its own state")
-    chunks["letter"] = (chunks["symbol"] == chunks["expected"]).map(plots.LETTER)
+    chunks["read"] = chunks["state_owner"].map(lambda o: _(READ_LABELS[int(o) == 0]))
+    chunks["letter"] = plots.letters(chunks["symbol"] == chunks["expected"], _)
     evict = px.scatter(chunks, x="t_send", y="state_in", color="read", symbol="letter",
-                       labels={"t_send": "sent at (s)", "state_in": "STATE_IN"},
-                       title="After the pause the model had evicted the session's cell; Triton kept the sequence")
+                       labels={"t_send": _(N_("sent at (s)")), "state_in": "STATE_IN"},
+                       title=_(N_("After the pause the model had evicted the session's cell; Triton kept the sequence")))
     evict.update_traces(marker_size=11)
     if len(chunks) > 3:
         evict.add_vrect(x0=chunks["t_send"].iloc[2], x1=chunks["t_send"].iloc[3], fillcolor="#dddddd", opacity=0.4,
-                        line_width=0, annotation_text="pause", annotation_position="top left")
-    return [("Timeout x think time", plots.layout(heat)), ("Dead client", plots.layout(blocked)),
-            ("Model's own clean-up", plots.layout(evict))]
+                        line_width=0, annotation_text=_(N_("pause")), annotation_position="top left")
+    return [(_(N_("Timeout x think time")), plots.layout(heat)), (_(N_("Dead client")), plots.layout(blocked)),
+            (_(N_("Model's own clean-up")), plots.layout(evict))]
