@@ -18,6 +18,8 @@ from app.lab.device import instance_kind  # noqa: E402
 from app.lab.scenario import Scenario, random_texts  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
 from app.lab.transports import Transport  # noqa: E402
+from app.i18n import words  # noqa: E402
+from app.text.transports import transport as transport_words  # noqa: E402
 from benchmarks._common import torch_build  # noqa: E402
 
 MODEL = "asr_sequence_direct"
@@ -57,7 +59,7 @@ def main() -> None:
         print(f"{'transport':28} {'req/s':>8} {'p95 ms':>8} {'sessions not intact':>20}")
         for transport in Transport:
             print(
-                f"{transport.label:28} {statistics.median(rate[transport]):8.1f} "
+                f"{transport_words(transport, words()):28} {statistics.median(rate[transport]):8.1f} "
                 f"{statistics.median(p95[transport]):8.1f} {broken[transport]:>20}"
             )
     finally:

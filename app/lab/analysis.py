@@ -5,6 +5,9 @@ trace); *_ms columns are milliseconds. An execution is one call of the model's e
 the rows that share an instance and a compute start. A slot index below the execution's
 batch size with no request of this run behind it is a padding row (direct strategy), or
 another learner's request on a shared deployment.
+
+Tables hold codes and numbers (a source "trace", an owner "fresh"); figures.py and the pages
+put them into words (app/text/analysis.py).
 """
 from __future__ import annotations
 
@@ -88,21 +91,25 @@ def symbol_char(value) -> str:
     return ALPHABET[index] if 0 < index < len(ALPHABET) else "?"
 
 
-def owner_label(owner, own_tag, tags: dict[int, int]) -> str:
-    """Whose state a chunk read, from the STATE_OWNER the model reported."""
+OWNERS = ("fresh", "padding", "own", "session", "earlier", "unknown")
+
+
+def owner_label(owner, own_tag, tags: dict[int, int]) -> tuple[str, int | None]:
+    """Whose state a chunk read, from the STATE_OWNER the model reported: (code of OWNERS,
+    the 0-based session of this run for "session", else None)."""
     try:
         owner = int(owner)
     except (TypeError, ValueError):
-        return "unknown"
+        return "unknown", None
     if owner == 0:
-        return "a fresh cell"
+        return "fresh", None
     if owner == PADDING_OWNER:
-        return "a padding row"
+        return "padding", None
     if owner == int(own_tag):
-        return "its own session"
+        return "own", None
     if owner in tags:
-        return f"session {tags[owner] + 1}"
-    return "an earlier run"
+        return "session", tags[owner]
+    return "earlier", None
 
 
 def marks(requests: pd.DataFrame) -> pd.DataFrame:
@@ -115,7 +122,9 @@ def marks(requests: pd.DataFrame) -> pd.DataFrame:
     ran["expected_char"] = [symbol_char(v) for v in ran["expected"]]
     ran["received_char"] = [symbol_char(v) for v in ran["symbol"]]
     ran["state_char"] = [symbol_char(v) for v in ran["state_in"]]
-    ran["state_from"] = [owner_label(o, t, tags) for o, t in zip(ran["state_owner"], ran["tag"])]
+    owners = [owner_label(o, t, tags) for o, t in zip(ran["state_owner"], ran["tag"])]
+    ran["state_from"] = [code for code, _ in owners]
+    ran["state_from_session"] = pd.Series([session for _, session in owners], index=ran.index, dtype=object)
     return ran
 
 
@@ -153,19 +162,20 @@ def batch_distribution(server: dict, requests: pd.DataFrame) -> pd.DataFrame:
 
 
 def queue_compute(requests: pd.DataFrame, server: dict) -> pd.DataFrame:
-    """Mean queue and compute time per request from three independent sources."""
+    """Mean queue and compute time per request from three independent sources: source is
+    "trace" (this run's), "statistics" (the statistics API) or "metrics" (Prometheus)."""
     rows = []
     if is_traced(requests):
         ran = _ran(requests)
-        rows.append(("this run's trace", float(ran["queue_ms"].mean()), float(ran["compute_ms"].mean())))
+        rows.append(("trace", float(ran["queue_ms"].mean()), float(ran["compute_ms"].mean())))
     if server and server.get("inference_count"):
-        rows.append(("statistics API", server["mean_queue_us"] / 1000, server["mean_compute_us"] / 1000))
+        rows.append(("statistics", server["mean_queue_us"] / 1000, server["mean_compute_us"] / 1000))
     metrics = (server or {}).get("metrics", {})
     done = metrics.get("nv_inference_request_success", 0.0)
     if done:
         rows.append(
             (
-                "Prometheus metrics",
+                "metrics",
                 metrics.get("nv_inference_queue_duration_us", 0.0) / done / 1000,
                 metrics.get("nv_inference_compute_infer_duration_us", 0.0) / done / 1000,
             )
@@ -173,30 +183,32 @@ def queue_compute(requests: pd.DataFrame, server: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["source", "queue_ms", "compute_ms"])
 
 
-def length_groups(sessions: pd.DataFrame, max_groups: int = 4) -> dict[int, str]:
-    """Session -> a label for its length (in chunks); many distinct lengths share ranges."""
+def length_groups(sessions: pd.DataFrame, max_groups: int = 4) -> dict[int, tuple[int, int]]:
+    """Session -> its length group (fewest, most chunks); many distinct lengths share ranges.
+    A group of one length is (n, n)."""
     lengths = sessions.set_index("session")["chunks"].astype(int)
     distinct = sorted(lengths.unique())
     if len(distinct) <= max_groups:
-        return {s: f"{n} chunks" for s, n in lengths.items()}
+        return {s: (int(n), int(n)) for s, n in lengths.items()}
     edges = np.linspace(min(distinct), max(distinct), max_groups + 1)
     labels = {}
     for s, n in lengths.items():
         k = min(int(np.searchsorted(edges, n, side="right")) - 1, max_groups - 1)
-        labels[s] = f"{int(np.ceil(edges[k]))}–{int(edges[k + 1])} chunks"
+        labels[s] = (int(np.ceil(edges[k])), int(edges[k + 1]))
     return labels
 
 
 def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame) -> pd.DataFrame:
-    """p50/p95/p99 per session length: client round trip, and server time from the trace."""
+    """p50/p95/p99 per session length group (length_low..length_high chunks): source "client"
+    (the client's round trip) and "trace" (queue + compute, from the server's trace)."""
     groups = length_groups(sessions)
     ok = requests[requests["error"] == ""].copy()
     ok["length"] = ok["session"].map(groups)
-    series = {"client round trip": ok["latency_ms"]}
+    series = {"client": ok["latency_ms"]}
     if is_traced(requests):
-        series["server: queue + compute (trace)"] = ok["queue_ms"] + ok["compute_ms"]
+        series["trace"] = ok["queue_ms"] + ok["compute_ms"]
     rows = []
-    order = sorted(set(groups.values()), key=lambda label: int(label.split()[0].split("–")[0]))
+    order = sorted(set(groups.values()))
     for length in order:
         mine = ok["length"] == length
         for source, values in series.items():
@@ -206,14 +218,15 @@ def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame) -> pd.Da
             p = np.percentile(values, PERCENTILES)
             rows.append(
                 {
-                    "length": length,
+                    "length_low": length[0],
+                    "length_high": length[1],
                     "source": source,
                     "sessions": sum(1 for g in groups.values() if g == length),
                     "requests": int(mine.sum()),
                     **{f"p{q}": float(v) for q, v in zip(PERCENTILES, p)},
                 }
             )
-    return pd.DataFrame(rows, columns=["length", "source", "sessions", "requests", *(f"p{q}" for q in PERCENTILES)])
+    return pd.DataFrame(rows, columns=["length_low", "length_high", "source", "sessions", "requests", *(f"p{q}" for q in PERCENTILES)])
 
 
 def instance_work(requests: pd.DataFrame) -> pd.DataFrame:
@@ -257,7 +270,9 @@ def waited_for_slot(requests: pd.DataFrame) -> pd.Series:
 
 
 def control_rows(requests: pd.DataFrame, sessions: pd.DataFrame, sequence: bool = True) -> pd.DataFrame:
-    """Per request: the sequence flags the client sent and where the scheduler put it."""
+    """Per request: the sequence flags the client sent and where the scheduler put it.
+    Columns are codes (CONTROL_COLUMNS); session and chunk count from 1, as people count them;
+    padding is the execution's READY=0 rows."""
     length = sessions.set_index("session")["chunks"].astype(int)
     runs = executions(requests)
     real_in = {(e.instance, e.exec_start): (e.batch, len(e.missing)) for e in runs.itertuples()}
@@ -268,17 +283,21 @@ def control_rows(requests: pd.DataFrame, sessions: pd.DataFrame, sequence: bool 
             {
                 "session": int(r.session) + 1,
                 "chunk": int(r.chunk) + 1,
-                "correlation ID": r.corrid,
-                "START": bool(sequence and r.chunk == 0),
-                "END": bool(sequence and r.chunk == length[r.session] - 1),
+                "corrid": r.corrid,
+                "start": bool(sequence and r.chunk == 0),
+                "end": bool(sequence and r.chunk == length[r.session] - 1),
                 "instance": int(r.instance),
                 "slot": int(r.slot),
                 "batch": batch,
-                "padding rows (READY=0)": padding,
-                "state read": symbol_char(r.state_in),
+                "padding": padding,
+                "state_read": symbol_char(r.state_in),
                 "expected": symbol_char(r.expected),
                 "got": symbol_char(r.symbol),
                 "error": r.error,
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=CONTROL_COLUMNS)
+
+
+CONTROL_COLUMNS = ("session", "chunk", "corrid", "start", "end", "instance", "slot", "batch", "padding", "state_read",
+                   "expected", "got", "error")

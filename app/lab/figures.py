@@ -3,6 +3,9 @@
 Each figure takes plain tables (a RunResult's requests/sessions/server) so the benchmark and
 the tests build exactly what the pages show. Traces are few and vectorised (one per session,
 one for padding, one for queue waits) so a 32 x 40 run rebuilds in well under a second.
+
+Every builder takes `_`, the reader's Words (app/i18n), and passes each title, axis title,
+legend entry, category name and hover label through it; the default `str` keeps English.
 """
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 from plotly.colors import qualitative
 
+from app.i18n import N_
 from app.lab import analysis
 
 PALETTE = qualitative.Dark24 + qualitative.Light24
@@ -24,11 +28,48 @@ INSTANCE_COLOUR = "#4c78a8"  # neutral: session colours would suggest a session-
 LEGEND_SESSIONS = 16
 
 
+# Whose state a chunk read (analysis.owner_label codes) and where a timing came from.
+OWNER_WORDS = {
+    "fresh": N_("a fresh cell"),
+    "padding": N_("a padding row"),
+    "own": N_("its own session"),
+    "session": N_("session {number:count}"),
+    "earlier": N_("an earlier run"),
+    "unknown": N_("unknown"),
+}
+SOURCE_WORDS = {
+    "trace": N_("this run's trace"),
+    "statistics": N_("statistics API"),
+    "metrics": N_("Prometheus metrics"),
+    "client": N_("client round trip"),
+}
+SOURCE_LATENCY_WORDS = {"client": N_("client round trip"), "trace": N_("server: queue + compute (trace)")}
+
+
+def render(_, template: str, **values) -> str:
+    """Fill a {name:kind} template in _'s language; with `_=str`, in English."""
+    if hasattr(_, "render"):
+        return _.render(template, **values)
+    from app.i18n import words
+
+    return words().render(_(template), **values)
+
+
+def owner_words(code: str, session, _=str) -> str:
+    return render(_, OWNER_WORDS.get(code, OWNER_WORDS["unknown"]), number=(session or 0) + 1)
+
+
+def length_words(low: int, high: int, _=str) -> str:
+    if low == high:
+        return render(_, N_("{n:count} chunks"), n=low)
+    return render(_, N_("{low:count}–{high:count} chunks"), low=low, high=high)
+
+
 def session_colour(session: int) -> str:
     return PALETTE[int(session) % len(PALETTE)]
 
 
-def _empty(title: str, message: str) -> go.Figure:
+def _empty(title: str, message: str) -> go.Figure:  # both already in the reader's language
     fig = go.Figure()
     fig.update_layout(title=title, height=220, xaxis_visible=False, yaxis_visible=False)
     fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
@@ -36,12 +77,12 @@ def _empty(title: str, message: str) -> go.Figure:
 
 
 def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: int | None = None,
-                  slots: int | None = None) -> go.Figure:
+                  slots: int | None = None, _=str) -> go.Figure:
     """One row per instance x slot, time across; each chunk a bar coloured by its session."""
-    title = "Slot occupancy: instance × slot over time"
+    title = _("Slot occupancy: instance × slot over time")
     marks = analysis.marks(requests)
     if marks.empty:
-        return _empty(title, "No server trace for this run (external server without TRITON_TRACE_DIR).")
+        return _empty(title, _("No server trace for this run (external server without TRITON_TRACE_DIR)."))
     rows = analysis.slot_rows(requests, instances, slots)
     y_of = {row: k for k, row in enumerate(rows)}
     fig = go.Figure()
@@ -52,7 +93,7 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
 
     many = marks["session"].nunique() > LEGEND_SESSIONS
     if many:
-        title += f" ({marks['session'].nunique()} sessions: hover a bar for its session)"
+        title += render(_, N_(" ({n:count} sessions: hover a bar for its session)"), n=marks["session"].nunique())
     for session, mine in marks.groupby("session", sort=True):
         y = np.array([y_of[(int(i), int(s))] for i, s in zip(mine["instance"], mine["slot"])])
         start_ms = mine["exec_start"].to_numpy() * 1000
@@ -62,12 +103,15 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
                 mine["chunk"].to_numpy() + 1,
                 mine["expected_char"], mine["received_char"],
                 mine["queue_ms"].round(1), mine["compute_ms"].round(1),
-                mine["state_char"], mine["state_from"], mine["batch"],
+                mine["state_char"],
+                [owner_words(c, s, _) for c, s in zip(mine["state_from"], mine["state_from_session"])],
+                mine["batch"],
             ]
         )
+        name = render(_, N_("session {number:count}"), number=int(session) + 1)
         fig.add_trace(
             go.Bar(
-                name=f"session {int(session) + 1}",
+                name=name,
                 showlegend=not many,
                 orientation="h",
                 y=y,
@@ -77,10 +121,11 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
                 marker=dict(color=session_colour(session), line=dict(width=0)),
                 customdata=custom,
                 hovertemplate=(
-                    f"<b>session {int(session) + 1}</b>, chunk %{{customdata[0]}}<br>"
-                    "expected %{customdata[1]}, got %{customdata[2]}<br>"
-                    "queued %{customdata[3]} ms, computed %{customdata[4]} ms in a batch of %{customdata[7]}<br>"
-                    "read state %{customdata[5]} written by %{customdata[6]}<extra></extra>"
+                    f"<b>{name}</b>, "
+                    + _("chunk %{customdata[0]}<br>expected %{customdata[1]}, got %{customdata[2]}<br>"
+                        "queued %{customdata[3]} ms, computed %{customdata[4]} ms in a batch of %{customdata[7]}<br>"
+                        "read state %{customdata[5]} written by %{customdata[6]}")
+                    + "<extra></extra>"
                 ),
             )
         )
@@ -90,7 +135,7 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
     if not wrong.empty:
         fig.add_trace(
             go.Scatter(
-                name="letter came back wrong",
+                name=_("letter came back wrong"),
                 x=(wrong["exec_start"] * 1000 + min_ms / 2).to_numpy(),
                 y=np.array([y_of[(int(i), int(s))] for i, s in zip(wrong["instance"], wrong["slot"])]) - 0.42,
                 mode="markers",
@@ -101,7 +146,7 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
 
     padding = analysis.padding_rows(requests)
     if not padding.empty:
-        label = "padding row (READY=0)" if scheduler == "direct" else "row of another run"
+        label = _("padding row (READY=0)") if scheduler == "direct" else _("row of another run")
         fig.add_trace(
             go.Bar(
                 name=label,
@@ -111,7 +156,8 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
                 base=padding["exec_start"].to_numpy() * 1000,
                 width=BAR_WIDTH,
                 marker=dict(color=PADDING_COLOUR, pattern=dict(shape="/", fgcolor="rgba(60,60,60,0.8)")),
-                hovertemplate=f"<b>{label}</b><br>no request of this run in this slot<br>batch of %{{customdata}}<extra></extra>",
+                hovertemplate=f"<b>{label}</b><br>" + _("no request of this run in this slot<br>batch of %{customdata}")
+                + "<extra></extra>",
                 customdata=padding["batch"],
             )
         )
@@ -124,7 +170,7 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
         ys = np.column_stack([y, y, np.full(len(waits), np.nan)]).ravel()
         fig.add_trace(
             go.Scatter(
-                name="waiting in the queue",
+                name=_("waiting in the queue"),
                 x=xs,
                 y=ys,
                 mode="lines",
@@ -137,11 +183,11 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
         title=title,
         barmode="overlay",
         height=max(260, 46 * len(rows) + 130),
-        xaxis_title="time since the run started (ms)",
+        xaxis_title=_("time since the run started (ms)"),
         # A fixed, reversed range: autorange would hide rows (slots) the run never used.
         yaxis=dict(
             tickvals=list(range(len(rows))),
-            ticktext=[f"instance {i} · slot {s}" for i, s in rows],
+            ticktext=[render(_, N_("instance {instance:text} · slot {slot:text}"), instance=i, slot=s) for i, s in rows],
             range=[len(rows) - 0.4, -0.6],
             autorange=False,
         ),
@@ -152,68 +198,71 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
     return fig
 
 
-def batch_sizes(server: dict, requests: pd.DataFrame) -> go.Figure:
+def batch_sizes(server: dict, requests: pd.DataFrame, _=str) -> go.Figure:
     """Executions per batch size: the server's statistics next to this run's trace."""
     table = analysis.batch_distribution(server, requests)
-    title = "Batch sizes the model ran (padding rows included)"
+    title = _("Batch sizes the model ran (padding rows included)")
     if table.empty:
-        return _empty(title, "The server reported no executions.")
+        return _empty(title, _("The server reported no executions."))
     fig = go.Figure(
         [
-            go.Bar(name="server statistics", x=table["batch_size"], y=table["server"]),
-            go.Bar(name="this run's trace", x=table["batch_size"], y=table["trace"]),
+            go.Bar(name=_("server statistics"), x=table["batch_size"], y=table["server"]),
+            go.Bar(name=_("this run's trace"), x=table["batch_size"], y=table["trace"]),
         ]
     )
-    fig.update_layout(title=title, barmode="group", height=300, xaxis=dict(title="batch size", dtick=1),
-                      yaxis_title="executions", margin=dict(l=10, r=10, t=50, b=10))
+    fig.update_layout(title=title, barmode="group", height=300, xaxis=dict(title=_("batch size"), dtick=1),
+                      yaxis_title=_("executions"), margin=dict(l=10, r=10, t=50, b=10))
     return fig
 
 
-def queue_vs_compute(requests: pd.DataFrame, server: dict) -> go.Figure:
+def queue_vs_compute(requests: pd.DataFrame, server: dict, _=str) -> go.Figure:
     """Mean time per request spent waiting vs computing, from trace, statistics and metrics."""
     table = analysis.queue_compute(requests, server)
-    title = "Where a request's time went (mean per request)"
+    title = _("Where a request's time went (mean per request)")
     if table.empty:
-        return _empty(title, "No timing data from the server.")
+        return _empty(title, _("No timing data from the server."))
+    sources = [_(SOURCE_WORDS[s]) for s in table["source"]]
     fig = go.Figure(
         [
-            go.Bar(name="queue", y=table["source"], x=table["queue_ms"], orientation="h"),
-            go.Bar(name="compute", y=table["source"], x=table["compute_ms"], orientation="h"),
+            go.Bar(name=_("queue"), y=sources, x=table["queue_ms"], orientation="h"),
+            go.Bar(name=_("compute"), y=sources, x=table["compute_ms"], orientation="h"),
         ]
     )
-    fig.update_layout(title=title, barmode="stack", height=260, xaxis_title="ms",
+    fig.update_layout(title=title, barmode="stack", height=260, xaxis_title=_("ms"),
                       margin=dict(l=10, r=10, t=50, b=10))
     return fig
 
 
-def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame) -> go.Figure:
+def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame, _=str) -> go.Figure:
     """p50/p95/p99 latency per session length, client-side and server-side."""
     table = analysis.latency_percentiles(requests, sessions)
-    title = "Latency percentiles per session length"
+    title = _("Latency percentiles per session length")
     if table.empty:
-        return _empty(title, "No successful requests.")
+        return _empty(title, _("No successful requests."))
+    lengths = [length_words(lo, hi, _) for lo, hi in zip(table["length_low"], table["length_high"])]
+    sources = [_(SOURCE_LATENCY_WORDS[s]) for s in table["source"]]
     fig = go.Figure()
     for q in analysis.PERCENTILES:
         fig.add_trace(
             go.Bar(
                 name=f"p{q}",
-                x=[table["length"], table["source"]],
+                x=[lengths, sources],
                 y=table[f"p{q}"],
             )
         )
-    fig.update_layout(title=title, barmode="group", height=320, yaxis_title="ms",
+    fig.update_layout(title=title, barmode="group", height=320, yaxis_title=_("ms"),
                       margin=dict(l=10, r=10, t=50, b=10))
     return fig
 
 
-def instance_work(requests: pd.DataFrame) -> go.Figure:
+def instance_work(requests: pd.DataFrame, _=str) -> go.Figure:
     """Busy time and requests per instance: how evenly the copies shared the work."""
     table = analysis.instance_work(requests)
-    title = "Work per instance"
+    title = _("Work per instance")
     if table.empty:
-        return _empty(title, "No request reached an instance.")
-    labels = [f"instance {i}" for i in table["instance"]]
-    fig = make_subplots(rows=1, cols=3, subplot_titles=("busy time (ms)", "requests", "mean batch"))
+        return _empty(title, _("No request reached an instance."))
+    labels = [render(_, N_("instance {instance:text}"), instance=i) for i in table["instance"]]
+    fig = make_subplots(rows=1, cols=3, subplot_titles=(_("busy time (ms)"), _("requests"), _("mean batch")))
     for col, column in enumerate(("busy_ms", "requests", "mean_batch"), start=1):
         fig.add_trace(go.Bar(x=labels, y=table[column], showlegend=False,
                              marker_color=INSTANCE_COLOUR), row=1, col=col)
@@ -221,16 +270,32 @@ def instance_work(requests: pd.DataFrame) -> go.Figure:
     return fig
 
 
-def throughput(runs) -> go.Figure:
+SENTIMENT_MODES = {
+    "one_at_a_time": N_("one at a time"),
+    "at_once": N_("{concurrency:count} at once"),
+    "one_request": N_("one request of all"),
+    "in_order": N_("in order"),
+    "shuffled": N_("shuffled"),
+    "at_once_shuffled": N_("{concurrency:count} at once, shuffled"),
+}
+
+
+def mode_words(run, _=str) -> str:
+    """How a sentiment run sent its reviews (sentiment.MODES code), in _'s language."""
+    template = SENTIMENT_MODES.get(run.mode)
+    return render(_, template, concurrency=getattr(run, "concurrency", 1)) if template else str(run.mode)
+
+
+def throughput(runs, _=str) -> go.Figure:
     """Reviews per second for each way of sending the same reviews (sentiment model)."""
-    fig = go.Figure(go.Bar(x=[r.mode for r in runs], y=[r.throughput for r in runs],
+    fig = go.Figure(go.Bar(x=[mode_words(r, _) for r in runs], y=[r.throughput for r in runs],
                            text=[f"{r.throughput:.0f}/s" for r in runs], textposition="outside"))
-    fig.update_layout(title="Throughput: reviews scored per second", yaxis_title="reviews / s", height=300,
+    fig.update_layout(title=_("Throughput: reviews scored per second"), yaxis_title=_("reviews / s"), height=300,
                       margin=dict(l=10, r=10, t=50, b=10))
     return fig
 
 
-def server_batches(runs) -> go.Figure:
+def server_batches(runs, _=str) -> go.Figure:
     """How many reviews ran in a batch of each size, one group of bars per run.
 
     Counting reviews (size x executions) rather than executions keeps runs of the same
@@ -239,45 +304,49 @@ def server_batches(runs) -> go.Figure:
     fig = go.Figure()
     for run in runs:
         sizes = run.server.get("batch_sizes", {})
-        fig.add_trace(go.Bar(name=run.mode, x=list(sizes), y=[int(k) * v for k, v in sizes.items()],
+        fig.add_trace(go.Bar(name=mode_words(run, _), x=list(sizes), y=[int(k) * v for k, v in sizes.items()],
                              customdata=list(sizes.values()),
-                             hovertemplate="%{y} reviews in %{customdata} batch(es) of %{x}<extra>%{fullData.name}</extra>"))
-    fig.update_layout(title="Reviews per batch size the server formed", barmode="group", height=300,
-                      xaxis=dict(title="batch size", dtick=1), yaxis_title="reviews",
+                             hovertemplate=_("%{y} reviews in %{customdata} batch(es) of %{x}") + "<extra>%{fullData.name}</extra>"))
+    fig.update_layout(title=_("Reviews per batch size the server formed"), barmode="group", height=300,
+                      xaxis=dict(title=_("batch size"), dtick=1), yaxis_title=_("reviews"),
                       margin=dict(l=10, r=10, t=50, b=10))
     return fig
 
 
 def state_cells(frame: pd.DataFrame | None, marks: pd.DataFrame | None = None,
-                title: str = "State cells the model holds (its own metric, per instance)") -> go.Figure:
+                title: str | None = None, _=str) -> go.Figure:
     """The recogniser's asr_state_cells gauge over time, one line per instance; evictions dashed.
 
     `frame` is a state_cells.Sampler frame (t, instance, cells, evicted); `marks` (t, label)
-    draws a dotted line for each event the caller recorded (a wave of sessions, say).
+    draws a dotted line for each event the caller recorded (a wave of sessions, say); `title` and
+    the marks' labels come in the reader's language already.
     """
+    title = title if title is not None else _("State cells the model holds (its own metric, per instance)")
     if frame is None or frame.empty:
-        return _empty(title, "The model reported no state-cell metric (a model without it, or no metrics endpoint).")
+        return _empty(title, _("The model reported no state-cell metric (a model without it, or no metrics endpoint)."))
     fig = go.Figure()
     for instance, rows in frame.groupby("instance"):
-        fig.add_trace(go.Scatter(x=rows["t"], y=rows["cells"], mode="lines+markers", name=f"instance {instance}: cells held",
+        fig.add_trace(go.Scatter(x=rows["t"], y=rows["cells"], mode="lines+markers", name=render(_, N_("instance {instance:text}: cells held"), instance=instance),
                                  line_shape="hv", marker_size=4))
         if rows["evicted"].max() > rows["evicted"].min():
             fig.add_trace(go.Scatter(x=rows["t"], y=rows["evicted"] - rows["evicted"].iloc[0], mode="lines",
-                                     name=f"instance {instance}: cells it evicted", line=dict(dash="dash"), line_shape="hv"))
+                                     name=render(_, N_("instance {instance:text}: cells it evicted"), instance=instance),
+                                     line=dict(dash="dash"), line_shape="hv"))
     for mark in (marks.itertuples() if marks is not None else ()):
         fig.add_vline(x=mark.t, line_dash="dot", line_color="#888", annotation_text=mark.label,
                       annotation_position="top left", annotation_textangle=-90)
-    fig.update_layout(title=title, xaxis_title="seconds from the start", yaxis_title="cells", height=320,
+    fig.update_layout(title=title, xaxis_title=_("seconds from the start"), yaxis_title=_("cells"), height=320,
                       margin=dict(l=10, r=10, t=50, b=10), legend_title_text="")
     return fig
 
 
-def lab_figures(result, scheduler: str = "direct", instances: int | None = None, slots: int | None = None) -> dict[str, go.Figure]:
+def lab_figures(result, scheduler: str = "direct", instances: int | None = None, slots: int | None = None,
+                _=str) -> dict[str, go.Figure]:
     """Every figure the live lab shows for one RunResult."""
     return {
-        "timeline": slot_timeline(result.requests, scheduler, instances, slots),
-        "batch_sizes": batch_sizes(result.server, result.requests),
-        "queue_vs_compute": queue_vs_compute(result.requests, result.server),
-        "latency": latency_percentiles(result.requests, result.sessions),
-        "instances": instance_work(result.requests),
+        "timeline": slot_timeline(result.requests, scheduler, instances, slots, _=_),
+        "batch_sizes": batch_sizes(result.server, result.requests, _=_),
+        "queue_vs_compute": queue_vs_compute(result.requests, result.server, _=_),
+        "latency": latency_percentiles(result.requests, result.sessions, _=_),
+        "instances": instance_work(result.requests, _=_),
     }

@@ -1,16 +1,15 @@
-"""Predict-then-verify for the live lab: the learner's choices and how a run answers them."""
+"""Predict-then-verify for the live lab: the learner's choices and how a run answers them.
+
+Codes only: the choices' words and the verdict's sentence live in app/text/prediction.py.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
-CHOICES = {
-    "intact": "Intact: every session keeps its own state",
-    "foreign": "Corrupted: sessions read each other's state",
-    "garbage": "Corrupted: padding rows are folded into sessions' state",
-    "lost": "Corrupted: sessions lose their state (a fresh or stale cell)",
-}
+CHOICES = ("intact", "foreign", "garbage", "lost")
+HELD, WRONG_CAUSE, NOT_HELD = "held", "wrong_cause", "not_held"
 
 
 def outcome_of(sessions: pd.DataFrame) -> str:
@@ -25,8 +24,9 @@ def predicted_outcome(choice: str) -> str:
 class Verdict:
     held: bool  # intact vs corrupted was right
     reason_seen: bool  # the mechanism named was among the run's verdicts (or intact held)
-    outcome: str
-    message: str
+    outcome: str  # "intact" or "corrupted"
+    code: str  # HELD, WRONG_CAUSE or NOT_HELD
+    values: dict = field(default_factory=dict)  # outcome, predicted, seen (verdict codes, sorted)
 
 
 def judge(choice: str, sessions: pd.DataFrame) -> Verdict:
@@ -34,11 +34,6 @@ def judge(choice: str, sessions: pd.DataFrame) -> Verdict:
     held = predicted_outcome(choice) == outcome
     seen = set(sessions["verdict"])
     reason_seen = held and (choice == "intact" or choice in seen)
-    if held and reason_seen:
-        message = f"Your prediction held: the run came back {outcome}, for the reason you gave."
-    elif held:
-        kinds = ", ".join(sorted(seen - {"intact"}))
-        message = f"You were right that it would be {outcome}, but the cause was different: the verdicts were {kinds}."
-    else:
-        message = f"Your prediction did not hold: you expected {predicted_outcome(choice)}, the run came back {outcome}."
-    return Verdict(held, reason_seen, outcome, message)
+    code = HELD if held and reason_seen else WRONG_CAUSE if held else NOT_HELD
+    values = {"outcome": outcome, "predicted": predicted_outcome(choice), "seen": sorted(seen - {"intact"})}
+    return Verdict(held, reason_seen, outcome, code, values)

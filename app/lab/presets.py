@@ -41,12 +41,12 @@ class Traffic:
 
 @dataclass(frozen=True)
 class Preset:
+    """A named case; its title and why are words at the edge (app/text/presets.py, by name)."""
+
     name: str
-    title: str
     settings: LabSettings
     traffic: Traffic = field(default_factory=Traffic)
     expect: str = "intact"  # what the server really does: "intact" or "corrupted"
-    why: str = ""
 
 
 PRESETS = {
@@ -54,37 +54,27 @@ PRESETS = {
     for p in (
         Preset(
             "the_mistake",
-            "The mistake: a stateful recogniser behind the dynamic batcher",
             LabSettings(scheduler="dynamic", instances=2, slots=4, queue_delay_us=2000, state_key="slot"),
             expect="corrupted",
-            why="Any request may land in any row of any instance, so sessions read each other's state.",
         ),
         Preset(
             "the_fix",
-            "The fix: the sequence batcher, direct strategy",
             LabSettings(scheduler="direct", instances=2, slots=4, queue_delay_us=0, state_key="slot"),
-            why="Each session keeps one instance and one slot for its whole life.",
         ),
         Preset(
             "oldest_right",
-            "Oldest done right: state keyed by correlation ID",
             LabSettings(scheduler="oldest", instances=2, slots=4, queue_delay_us=2000, state_key="corrid"),
-            why="Rows move between executions, but the model finds each session's state by its CORRID.",
         ),
         Preset(
             "oldest_wrong",
-            "Oldest done wrong: state keyed by batch row",
             LabSettings(scheduler="oldest", instances=2, slots=4, queue_delay_us=2000, state_key="slot"),
             expect="corrupted",
-            why="Oldest promises no fixed row, so a row's state belongs to whoever sat there last.",
         ),
         Preset(
             "forgot_ready",
-            "Forgot READY: padding rows folded into live sessions",
             LabSettings(scheduler="direct", instances=2, slots=4, queue_delay_us=0, state_key="slot", honour_ready=False),
             traffic=Traffic(staggered=True),
             expect="corrupted",
-            why="Direct fills a waiting session's slot with a READY=0 padding row of garbage; a model that processes it corrupts that session.",
         ),
     )
 }

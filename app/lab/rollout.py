@@ -1,6 +1,7 @@
 """Pre-rollout verification on the live server: the experiments lesson 7 asks a team to run.
 
-Each check returns what it saw, not only pass/fail, so the page can show the evidence.
+Each check returns what it saw, not only pass/fail, so the page can show the evidence: a
+check code (`name`), and a detail code with its values; words in app/text/rollout.py.
 """
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Callable
 
 from app.lab import driver, sentiment
 from app.lab.presets import Traffic
+from app.lab.problems import LabError
 
 Progress = Callable[[int, int], None]
 TARGETS = ("asr_sequence_direct", "asr_sequence_oldest", "asr_dynamic")
@@ -16,10 +18,11 @@ TARGETS = ("asr_sequence_direct", "asr_sequence_oldest", "asr_dynamic")
 
 @dataclass
 class CheckResult:
-    name: str
+    name: str  # the check's code
     passed: bool
-    detail: str
+    detail: str  # a detail code
     evidence: dict = field(default_factory=dict)
+    values: dict = field(default_factory=dict)  # what the detail's words need
 
 
 def interleaved_intact(server, model: str, progress: Progress | None = None) -> CheckResult:
@@ -27,12 +30,9 @@ def interleaved_intact(server, model: str, progress: Progress | None = None) -> 
     result = driver.run(server, Traffic(sessions=8, length=20, seed=11).scenario(model), progress=progress)
     counts = result.sessions["verdict"].value_counts().to_dict()
     ok = result.all_intact
-    detail = (
-        "all 8 interleaved sessions came back intact"
-        if ok
-        else "corrupted sessions: " + ", ".join(f"{n} {v}" for v, n in counts.items() if v != "intact")
-    )
-    return CheckResult("Interleaved sessions stay intact", ok, detail, {"verdicts": counts})
+    broken = {v: n for v, n in counts.items() if v != "intact"}
+    return CheckResult("interleaved_intact", ok, "all_intact" if ok else "corrupted", {"verdicts": counts},
+                       {"sessions": len(result.sessions), "verdicts": broken})
 
 
 def fresh_after_end(server, model: str, progress: Progress | None = None) -> CheckResult:
@@ -42,14 +42,10 @@ def fresh_after_end(server, model: str, progress: Progress | None = None) -> Che
     openings = second.requests[second.requests["chunk"] == 0]
     inherited = openings[(openings["state_in"] != 0) | (openings["state_owner"] != 0)]
     ok = inherited.empty and (openings["error"] == "").all()
-    detail = (
-        "every new sequence read STATE_IN 0 at its first chunk"
-        if ok
-        else f"{len(inherited)} of {len(openings)} new sequences began with state left by earlier requests"
-    )
     return CheckResult(
-        "A new sequence after END inherits nothing", bool(ok), detail,
+        "fresh_after_end", bool(ok), "fresh" if ok else "inherited",
         {"first_chunk_state_in": openings["state_in"].tolist(), "earlier_run_intact": first.all_intact},
+        {"inherited": len(inherited), "sequences": len(openings)},
     )
 
 
@@ -57,25 +53,21 @@ def sentiment_split_invariant(server, count: int = 48) -> CheckResult:
     """The stateless model gives each review the same answer however requests are batched."""
     texts = sentiment.reviews(count, seed=5)
     runs = [
-        sentiment.send(server, texts, concurrency=1, mode="singles"),
-        sentiment.send(server, texts, concurrency=12, order=sentiment.shuffled(count, 9), mode="12 at once, shuffled"),
+        sentiment.send(server, texts, concurrency=1),
+        sentiment.send(server, texts, concurrency=12, order=sentiment.shuffled(count, 9), mode=sentiment.AT_ONCE_SHUFFLED),
         sentiment.as_one_batch(server, texts),
     ]
     agreement = sentiment.agreement(runs)
-    detail = (
-        f"labels identical across {len(runs)} batch splits; {sentiment.describe_diff(agreement.max_score_diff)}"
-        if agreement.identical
-        else f"labels identical: {agreement.labels_identical}; largest score difference {agreement.max_score_diff:.1e}"
-    )
     return CheckResult(
-        "The sentiment model is identical across batch splits", agreement.identical, detail,
+        "sentiment_split_invariant", agreement.identical, "identical" if agreement.identical else "differs",
         {"batch_sizes": {r.mode: r.server.get("batch_sizes", {}) for r in runs}},
+        {"splits": len(runs), "labels_identical": agreement.labels_identical, "max_score_diff": agreement.max_score_diff},
     )
 
 
 def run_all(server, model: str, progress: Progress | None = None) -> list[CheckResult]:
     if model not in TARGETS:
-        raise ValueError(f"choose one of {', '.join(TARGETS)} to verify, not {model!r}")
+        raise LabError("verify_target_unknown", value=model, choices=", ".join(TARGETS))
     return [
         interleaved_intact(server, model, progress),
         fresh_after_end(server, model, progress),

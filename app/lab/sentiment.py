@@ -27,6 +27,10 @@ UNBATCHED = "sentiment_unbatched"
 MODEL_DIR = MODEL_REPOSITORY / MODEL
 TOKENIZER = MODEL_DIR / "1" / "tokenizer.py"
 Progress = Callable[[int, int], None]
+# How a SentimentRun sent its reviews (words: app/text/sentiment.py).
+ONE_AT_A_TIME, AT_ONCE, ONE_REQUEST = "one_at_a_time", "at_once", "one_request"
+IN_ORDER, SHUFFLED, AT_ONCE_SHUFFLED = "in_order", "shuffled", "at_once_shuffled"
+MODES = (ONE_AT_A_TIME, AT_ONCE, ONE_REQUEST, IN_ORDER, SHUFFLED, AT_ONCE_SHUFFLED)
 
 _OPENERS = ("the room was", "our waiter was", "delivery was", "the app is", "this phone is", "the film was", "support was")
 _POSITIVE = ("good", "great", "excellent", "lovely", "fast", "friendly", "perfect", "superb", "delightful")
@@ -59,7 +63,9 @@ def encode(texts: list[str]) -> np.ndarray:
 
 @dataclass
 class SentimentRun:
-    """One way of sending the same reviews; scores and labels are in review order."""
+    """One way of sending the same reviews; scores and labels are in review order.
+
+    `mode` is a code (MODES); its words, with `concurrency`, are in app/text/sentiment.py."""
 
     mode: str
     wall_s: float
@@ -67,6 +73,7 @@ class SentimentRun:
     labels: np.ndarray
     latency_ms: np.ndarray
     server: dict = field(default_factory=dict)
+    concurrency: int = 1
 
     @property
     def throughput(self) -> float:
@@ -103,7 +110,8 @@ def load_unbatched(server) -> str:
 
 def send(server, texts: list[str], concurrency: int = 1, order: list[int] | None = None,
          mode: str | None = None, progress: Progress | None = None) -> SentimentRun:
-    """One request per review; `concurrency` callers in flight at once, in `order`."""
+    """One request per review; `concurrency` callers in flight at once, in `order`.
+    `mode` is a MODES code; by default one_at_a_time or at_once."""
     tokens = encode(texts)
     order = list(range(len(texts))) if order is None else order
     scores = np.zeros(len(texts), dtype=np.float32)
@@ -131,8 +139,8 @@ def send(server, texts: list[str], concurrency: int = 1, order: list[int] | None
         list(pool.map(one, order))
     wall = time.perf_counter() - start
     after = server_stats.snapshot_after(control, server.metrics_url, MODEL, before, len(texts))
-    name = mode or ("one at a time" if concurrency == 1 else f"{concurrency} at once")
-    return SentimentRun(name, wall, scores, labels, latency, server_stats.delta(before, after))
+    name = mode or (ONE_AT_A_TIME if concurrency == 1 else AT_ONCE)
+    return SentimentRun(name, wall, scores, labels, latency, server_stats.delta(before, after), max(1, concurrency))
 
 
 def as_one_batch(server, texts: list[str], order: list[int] | None = None) -> SentimentRun:
@@ -147,7 +155,7 @@ def as_one_batch(server, texts: list[str], order: list[int] | None = None) -> Se
     scores, labels = np.empty_like(sent_scores), np.empty_like(sent_labels)
     scores[order], labels[order] = sent_scores, sent_labels
     after = server_stats.snapshot_after(control, server.metrics_url, MODEL, before, len(texts))
-    return SentimentRun("one request of all", wall, scores, labels, np.full(len(texts), wall * 1000), server_stats.delta(before, after))
+    return SentimentRun(ONE_REQUEST, wall, scores, labels, np.full(len(texts), wall * 1000), server_stats.delta(before, after))
 
 
 def shuffled(count: int, seed: int) -> list[int]:
@@ -168,10 +176,6 @@ class Agreement:
 
 
 SCORE_TOLERANCE = 1e-5
-
-
-def describe_diff(diff: float) -> str:
-    return "scores exactly equal" if diff == 0 else f"scores within {diff:.0e} of each other"
 
 
 def agreement(runs: list[SentimentRun]) -> Agreement:

@@ -33,10 +33,6 @@ class Transport(str, Enum):
     GRPC_STREAM = "grpc_stream"
 
     @property
-    def label(self) -> str:
-        return _LABELS[self]
-
-    @property
     def uses_grpc(self) -> bool:
         return self is not Transport.HTTP
 
@@ -49,12 +45,6 @@ class Transport(str, Enum):
 
             raise LabError("transport_unknown", value=str(value), choices=", ".join(t.value for t in cls)) from None
 
-
-_LABELS = {
-    Transport.HTTP: "HTTP",
-    Transport.GRPC: "gRPC (one call per chunk)",
-    Transport.GRPC_STREAM: "gRPC bidirectional stream",
-}
 
 
 NO_ANSWER = "no answer from the server"  # the request failed on the way: not a refusal

@@ -34,12 +34,13 @@ TURNS = "CHAT"  # Model B's four turns, one letter each: turns 3 and 4 must deco
 class Sent:
     """One request of the walk-through and what the server did with it."""
 
-    request: str  # "1".."4" for the scenario's requests, "turn 1"/"turn 2" for the opening
+    request: str  # "1".."4" for the scenario's requests, "turn 1"/"turn 2" for the opening (codes)
     model: str
     sequence_id: str
     start: bool
     end: bool
-    outcome: str  # the answer, or "refused"
+    outcome: str  # a code: "positive"/"negative" (Model A), "refused", or the letter Model B decoded
+    review: str = ""  # Model A's review text, verbatim
     instance: int | None = None
     slot: int | None = None
     server_says: str = ""  # the server's own error text when refused
@@ -68,7 +69,7 @@ def _model_a(server) -> list[Sent]:
     with ThreadPoolExecutor(max_workers=2, thread_name_prefix="model-a") as pool:
         labels = list(pool.map(one, REVIEWS))
     return [
-        Sent(str(n), MODEL_A, "", False, False, f"{'positive' if label else 'negative'} (“{text}”)")
+        Sent(str(n), MODEL_A, "", False, False, "positive" if label else "negative", review=text)
         for n, (text, label) in enumerate(zip(REVIEWS, labels), start=1)
     ]
 

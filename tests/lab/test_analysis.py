@@ -58,16 +58,18 @@ def test_slot_rows_cover_the_deployment_even_where_unused(run):
 
 def test_marks_say_whose_state_each_chunk_read(run):
     marks = analysis.marks(run[0]).set_index("request_id")
-    assert marks.loc["r:0:0", "state_from"] == "its own session"
-    assert marks.loc["r:1:0", "state_from"] == "a fresh cell"
-    assert marks.loc["r:0:1", "state_from"] == "session 2"
-    assert marks.loc["r:2:1", "state_from"] == "a padding row"
+    assert marks.loc["r:0:0", "state_from"] == "own"
+    assert marks.loc["r:1:0", "state_from"] == "fresh"
+    assert (marks.loc["r:0:1", "state_from"], marks.loc["r:0:1", "state_from_session"]) == ("session", 1)
+    assert marks.loc["r:2:1", "state_from"] == "padding"
+    assert marks.loc["r:0:0", "state_from_session"] is None
     assert marks.loc["r:0:1", "wrong"] and not marks.loc["r:0:0", "wrong"]
     assert (marks.loc["r:0:1", "expected_char"], marks.loc["r:0:1", "received_char"]) == ("E", "I")
 
 
 def test_owner_from_another_run_is_named_as_such():
-    assert analysis.owner_label(999, 101, {101: 0}) == "an earlier run"
+    assert analysis.owner_label(999, 101, {101: 0}) == ("earlier", None)
+    assert analysis.owner_label("x", 101, {101: 0}) == ("unknown", None)
     assert analysis.symbol_char(0) == "␣" and analysis.symbol_char(-1) == "?"
 
 
@@ -99,17 +101,18 @@ def test_queue_compute_from_trace_statistics_and_metrics(run):
                     "nv_inference_compute_infer_duration_us": 15000.0},
     }
     table = analysis.queue_compute(run[0], server).set_index("source")
-    assert table.loc["this run's trace", "queue_ms"] == pytest.approx(3.2)
-    assert table.loc["statistics API"].tolist() == pytest.approx([3.0, 4.0])
-    assert table.loc["Prometheus metrics"].tolist() == pytest.approx([4.0, 3.0])
+    assert list(table.index) == ["trace", "statistics", "metrics"]
+    assert table.loc["trace", "queue_ms"] == pytest.approx(3.2)
+    assert table.loc["statistics"].tolist() == pytest.approx([3.0, 4.0])
+    assert table.loc["metrics"].tolist() == pytest.approx([4.0, 3.0])
 
 
 def test_latency_percentiles_per_session_length(run):
     requests, sessions = run
     table = analysis.latency_percentiles(requests, sessions)
-    assert set(table["length"]) == {"1 chunks", "2 chunks"}
-    assert set(table["source"]) == {"client round trip", "server: queue + compute (trace)"}
-    two = table[(table["length"] == "2 chunks") & (table["source"] == "client round trip")].iloc[0]
+    assert set(zip(table["length_low"], table["length_high"])) == {(1, 1), (2, 2)}
+    assert set(table["source"]) == {"client", "trace"}
+    two = table[(table["length_low"] == 2) & (table["source"] == "client")].iloc[0]
     assert two["sessions"] == 2 and two["requests"] == 4
     assert two["p50"] <= two["p95"] <= two["p99"]
 
@@ -119,6 +122,7 @@ def test_many_lengths_share_ranges():
     groups = analysis.length_groups(sessions, max_groups=3)
     assert len(set(groups.values())) <= 3
     assert groups[0] != groups[5]
+    assert groups[0][0] == 1 and groups[5][1] == 40 and all(low <= high for low, high in groups.values())
 
 
 def test_instance_work(run):
@@ -142,8 +146,8 @@ def test_control_rows_show_flags_slot_and_padding(run):
     requests, sessions = run
     table = analysis.control_rows(requests, sessions)
     zero = table[(table["session"] == 1)].sort_values("chunk")
-    assert zero["START"].tolist() == [True, False]
-    assert zero["END"].tolist() == [False, True]
+    assert zero["start"].tolist() == [True, False]
+    assert zero["end"].tolist() == [False, True]
     first = zero.iloc[0]
-    assert (first["batch"], first["padding rows (READY=0)"]) == (3, 1)
-    assert not analysis.control_rows(requests, sessions, sequence=False)["START"].any()
+    assert (first["batch"], first["padding"]) == (3, 1)
+    assert not analysis.control_rows(requests, sessions, sequence=False)["start"].any()

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import pytest
 
+from app.i18n import words
 from app.lab import driver, report
+from app.text import report as report_text
 from app.lab.scenario import Scenario, random_texts
 from app.lab.transports import Transport
 
@@ -43,7 +45,8 @@ def test_records_have_the_same_fields_whatever_the_transport(serial_runs):
 def test_report_names_the_transport(serial_runs):
     data = report.to_json(serial_runs[Transport.GRPC_STREAM])
     assert data["transport"] == "grpc_stream" and data["in_flight"] == 1
-    assert "gRPC bidirectional stream" in report.summary_table(serial_runs[Transport.GRPC_STREAM])
+    assert "gRPC bidirectional stream" in report_text.summary_table(serial_runs[Transport.GRPC_STREAM], words("en"))
+    assert report_text.summary_table(serial_runs[Transport.GRPC_STREAM], words("zh"))
 
 
 def test_pipelined_stream_delivers_each_sequence_in_order(lab_server):
@@ -93,10 +96,14 @@ def test_128_sessions_end_intact_or_refused_in_the_servers_words(lab_server):
     verdicts = set(result.sessions["verdict"])
     assert verdicts <= {"intact", "error"}, result.sessions["verdict"].value_counts()
     refused = result.sessions[result.sessions["verdict"] == "error"]
-    assert all("must specify the START flag" in d for d in refused["detail"])
-    lines = report.waits_and_refusals(result)
-    assert lines[0].startswith("waited for a slot: ") and " of 128 sessions" in lines[0]
-    waited = int(lines[0].split(": ")[1].split(" of ")[0])
+    assert set(refused["detail_code"]) <= {"refused"}
+    assert all("must specify the START flag" in v["error"] for v in refused["detail_values"])
+    found = report.waits_and_refusals(result)
+    assert found["first_chunks"] == 128
+    waited = found["waited"]
+    lines = report_text.waits_and_refusals(result, words("en"))
+    assert lines[0].startswith(f"waited for a slot: {waited} of 128 sessions")
+    assert report_text.waits_and_refusals(result, words("zh"))
     # 16 waves of 8; a wave holds its slots for 6 chunks of at least 3 ms think each, so from the
     # sixth wave on every first chunk waited well over 100 ms.
     assert 64 <= waited <= 128 - 8
@@ -109,5 +116,7 @@ def test_a_request_that_never_reached_the_server_is_not_called_a_refusal(lab_ser
     result = driver.run(lab_server, Scenario(model=MODEL, texts=["HI"], urls=[nobody]))
     first = result.requests.iloc[0]
     assert first["error"].startswith("no answer from the server (") and "refused" in first["error"].lower()
-    assert any(line.startswith("no answer: 1 session(s)") for line in report.waits_and_refusals(result))
-    assert not any(line.startswith("refused: ") for line in report.waits_and_refusals(result))
+    found = report.waits_and_refusals(result)
+    assert found["no_answer"] == 1 and found["no_answer_example"] == first["error"]
+    assert "refused" not in found
+    assert any(line.startswith("no answer: 1 session(s)") for line in report_text.waits_and_refusals(result, words("en")))

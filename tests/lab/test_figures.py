@@ -154,3 +154,43 @@ def test_timeline_of_the_mistake_marks_wrong_letters_and_mixed_rows(lab_server, 
     assert any(len(set(t.y)) > 1 for t in sessions), "the dynamic batcher moves sessions between rows"
     hover = " ".join(sessions[0].hovertemplate.split())
     assert "queued" in hover and "read state" in hover and "written by" in hover
+
+
+class Marked:
+    """Words that mark every string they translate, so a test sees which labels went through _."""
+
+    lang = "en"
+
+    def __call__(self, message: str) -> str:
+        return f"«{message}»"
+
+    def render(self, template: str, **values) -> str:
+        from app.i18n import words
+
+        return f"«{words('en').render(template, **values)}»"
+
+
+def test_every_figure_label_goes_through_the_readers_words(requests):
+    _ = Marked()
+    sessions = pd.DataFrame({"session": [0, 1, 2], "chunks": [2, 1, 2]})
+    server = {"batch_sizes": {1: 2, 3: 1}, "inference_count": 5, "mean_queue_us": 1.0, "mean_compute_us": 2.0}
+    figs = [
+        figures.slot_timeline(requests, "direct", 2, 4, _=_),
+        figures.batch_sizes(server, requests, _=_),
+        figures.queue_vs_compute(requests, server, _=_),
+        figures.latency_percentiles(requests, sessions, _=_),
+        figures.instance_work(requests, _=_),
+    ]
+    for fig in figs:
+        assert fig.layout.title.text.startswith("«"), fig.layout.title.text
+        for trace in fig.data:
+            if trace.name and not trace.name.startswith("p"):  # p50/p95/p99 are symbols
+                assert trace.name.startswith("«"), trace.name
+    timeline = figs[0]
+    assert all(t.startswith("«") for t in timeline.layout.yaxis.ticktext)
+    assert timeline.layout.xaxis.title.text.startswith("«")
+    assert "«" in timeline.data[0].hovertemplate
+    latency = figs[3]
+    assert all(str(x).startswith("«") for level in latency.data[0].x for x in level)
+    zh = figures.slot_timeline(requests, "direct", 2, 4, _=__import__("app.i18n", fromlist=["words"]).words("zh"))
+    assert zh.layout.title.text

@@ -8,7 +8,8 @@ def test_open_sequence_keeps_turns_on_one_slot_and_decodes_them(lab_server):
     sent = worked_example.run(lab_server, open_first=True).set_index("request")
     assert list(sent.index) == ["1", "2", "turn 1", "turn 2", "3", "4"]
     # Model A: no sequence ID, and each caller gets its own review's label.
-    assert sent.loc["1", "outcome"].startswith("positive") and sent.loc["2", "outcome"].startswith("negative")
+    assert sent.loc["1", "outcome"] == "positive" and sent.loc["2", "outcome"] == "negative"
+    assert (sent.loc["1", "review"], sent.loc["2", "review"]) == worked_example.REVIEWS
     assert sent.loc["1", "sequence_id"] == "" == sent.loc["2", "sequence_id"]
     # Model B: turns 3 and 4 carry no START, reach the slot that turn 1 claimed, and read its state.
     b = sent.loc[["turn 1", "turn 2", "3", "4"]]

@@ -1,0 +1,31 @@
+"""Words for the sentiment model's runs (app/lab/sentiment.py codes)."""
+from __future__ import annotations
+
+from app.i18n import N_, Words
+
+MODES = {
+    "one_at_a_time": N_("one at a time"),
+    "at_once": N_("{concurrency:count} at once"),
+    "one_request": N_("one request of all"),
+    "in_order": N_("in order"),
+    "shuffled": N_("shuffled"),
+    "at_once_shuffled": N_("{concurrency:count} at once, shuffled"),
+}
+LABELS = {1: N_("positive"), 0: N_("negative")}
+
+
+def mode(run, _: Words) -> str:
+    """How a SentimentRun sent its reviews; an unknown mode (a caller's own name) is shown as given."""
+    template = MODES.get(run.mode)
+    return _.render(template, concurrency=run.concurrency) if template else str(run.mode)
+
+
+def label(value, _: Words) -> str:
+    return _(LABELS[int(bool(value))])
+
+
+def diff(value: float, _: Words) -> str:
+    """The largest score difference between runs, as a phrase."""
+    if value == 0:
+        return _("scores exactly equal")
+    return _.render(N_("scores within {diff:text} of each other"), diff=f"{value:.0e}")
