@@ -19,7 +19,8 @@ from app.lab.alphabet import to_symbols
 from app.lab.audio import utterance
 from app.lab.deployments import DeploymentError, LabSettings
 from app.lab.exercises import plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
+from app.i18n import N_
+from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
 from app.lab.ids import unique_ids
 from app.lab.server_log import LogCode
 from app.lab.transports import Transport, open_link
@@ -38,26 +39,11 @@ LOG_CODES = (LogCode.CANCELLED_RELEASED, LogCode.SLOT_FREED, LogCode.START_FLAG_
 
 EXERCISE = Exercise(
     name="cancelled_request",
-    title="Cancelled and timed-out requests: a client that gives up on one chunk",
-    scenario=(
-        "A streaming client talks to a recogniser on the direct sequence batcher over gRPC. Each of "
-        f"its chunks waits about {QUEUE_WAIT_S:g} s in the queue before it runs. The client sets "
-        f"client_timeout = {SHORT_TIMEOUT_S:g} s, so its call for chunk {GIVE_UP_AT + 1} times out while "
-        "that chunk is still queued. The client ignores the error and sends the next chunk."
-    ),
-    question=f"What does Triton do with chunk {GIVE_UP_AT + 2}, the one sent after the timeout?",
-    options=(
-        Option("served", "It serves it normally: only the answer to the timed-out chunk was lost."),
-        Option(
-            "refused",
-            "It refuses it: the timeout cancelled the queued chunk, Triton released the sequence and its "
-            "slot, so the next chunk is a request without START for a sequence that no longer exists.",
-        ),
-        Option("skipped", "It serves it, but from state that never saw the timed-out chunk, so the symbol is wrong."),
-        Option("waits", "It holds it until the idle timeout ends the sequence."),
-    ),
+    options=("served", "refused", "skipped", "waits"),
     correct="refused",
 )
+# What came back for one request, as a code (the chunks table's `outcome`).
+OUTCOMES = ("right", "wrong", "gave_up", "refused_no_start", "cancelled", "error")
 
 
 def load_model(server) -> str:
@@ -90,6 +76,7 @@ class _Client:
         self.rows: list[dict] = []
 
     def send(self, k: int, corrid: int, start: bool = False, timeout_s: float = LONG_TIMEOUT_S, note: str = "") -> dict:
+        """note: what the client means by this request, a NOTES code ("" for an ordinary chunk)."""
         link = open_link(self.transport, self.url, timeout_s=timeout_s)
         row = {
             "run": self.label, "step": len(self.rows) + 1, "chunk": k, "corrid": str(corrid), "start": start,
@@ -112,13 +99,14 @@ class _Client:
 
 
 def _outcome(row: dict) -> str:
+    """One of OUTCOMES, read from the reply or Triton's (or the client library's) error text."""
     error = row["error"]
     if not error:
-        return "right symbol" if row["symbol"] == row["expected"] else "wrong symbol"
+        return "right" if row["symbol"] == row["expected"] else "wrong"
     if START_REFUSAL in error:
-        return "refused: no START"
+        return "refused_no_start"
     if "deadline" in error.lower() or "timed out" in error.lower():
-        return "client gave up"
+        return "gave_up"
     if "cancel" in error.lower():
         return "cancelled"
     return "error"
@@ -127,13 +115,13 @@ def _outcome(row: dict) -> str:
 def _give_up(client: _Client, corrid: int) -> None:
     """Chunks before GIVE_UP_AT answered, then the impatient call, then a pause."""
     client.talk(range(GIVE_UP_AT), corrid, first_starts=True)
-    client.send(GIVE_UP_AT, corrid, timeout_s=SHORT_TIMEOUT_S, note="client gives up")
+    client.send(GIVE_UP_AT, corrid, timeout_s=SHORT_TIMEOUT_S, note="gives_up")
     time.sleep(AFTER_GIVING_UP_S)
 
 
 def run(server, deployer, progress=None) -> ExerciseResult:
     steps = Steps(progress, 7)
-    steps(f"Deploying {MODEL}: every chunk of a lone session queues {QUEUE_WAIT_S:g} s")
+    steps("deploy", model=MODEL, wait=QUEUE_WAIT_S)
     load_model(server)
     ids = iter(int(i) for i in unique_ids(8))
     t0 = time.perf_counter()
@@ -141,33 +129,33 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     with server_log.raised_verbosity(server, 1) as raised:
         window = server_log.LogWindow.start(server)
 
-        steps("gRPC: give up on a chunk, then carry on")
+        steps("grpc_carry_on")
         carry = clients["grpc_carry_on"] = _Client(server, Transport.GRPC, "grpc_carry_on", t0)
         carry_id = next(ids)
         _give_up(carry, carry_id)
-        carry.send(GIVE_UP_AT + 1, carry_id, note="carries on")
+        carry.send(GIVE_UP_AT + 1, carry_id, note="carries_on")
 
-        steps("gRPC: give up on a chunk, then retry it")
+        steps("grpc_retry")
         retry = clients["grpc_retry"] = _Client(server, Transport.GRPC, "grpc_retry", t0)
         retry_id = next(ids)
         _give_up(retry, retry_id)
-        retry.send(GIVE_UP_AT, retry_id, note="retries the same chunk")
+        retry.send(GIVE_UP_AT, retry_id, note="retries")
 
-        steps("HTTP: give up on a chunk (network timeout), then retry it")
+        steps("http_retry")
         http_retry = clients["http_retry"] = _Client(server, Transport.HTTP, "http_retry", t0)
         http_id = next(ids)
         _give_up(http_retry, http_id)
         for k in range(GIVE_UP_AT, len(http_retry.symbols)):
-            http_retry.send(k, http_id, note="retries the same chunk" if k == GIVE_UP_AT else "")
+            http_retry.send(k, http_id, note="retries" if k == GIVE_UP_AT else "")
 
-        steps("gRPC, done right: a new sequence with a new ID that resends the context")
+        steps("grpc_restart")
         restart = clients["grpc_restart"] = _Client(server, Transport.GRPC, "grpc_restart", t0)
         old_id, new_id = next(ids), next(ids)
         _give_up(restart, old_id)
-        restart.send(0, new_id, start=True, note="new ID, START, context resent")
+        restart.send(0, new_id, start=True, note="restart")
         restart.talk(range(1, len(restart.symbols)), new_id)
 
-        steps(f"gRPC, done right: a timeout ({LONG_TIMEOUT_S:g} s) above the worst queue wait")
+        steps("grpc_long_timeout", timeout=LONG_TIMEOUT_S)
         patient = clients["grpc_long_timeout"] = _Client(server, Transport.GRPC, "grpc_long_timeout", t0)
         patient.talk(range(len(patient.symbols)), next(ids), first_starts=True)
         time.sleep(0.3)  # the last lines are written just after the replies
@@ -178,7 +166,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
             if (e.corrid in corrids) or (e.corrid is None and e.model == MODEL)
         ]
 
-    steps("Measuring")
+    steps("measuring")
     chunks = pd.DataFrame([r for c in clients.values() for r in c.rows])
     log = pd.DataFrame(
         [{"code": e.code.value, "corrid": e.corrid or "", "line": e.raw} for e in entries],
@@ -200,98 +188,110 @@ def _measure(clients: dict[str, _Client], log: pd.DataFrame) -> tuple[dict, str]
     new_first = restart[GIVE_UP_AT + 1]
     released = set(log.loc[log["code"] == LogCode.CANCELLED_RELEASED.value, "corrid"])
     numbers = {
-        "grpc_timeout_error": given_up["error"] or "none",
+        "grpc_timeout_error": given_up["error"] or None,  # verbatim: gRPC's / Triton's text
         "grpc_timeout_after_s": round(given_up["latency_ms"] / 1000, 2),
         "next_chunk_outcome": after["outcome"],
-        "next_chunk_error": after["error"] or "none",
+        "next_chunk_error": after["error"] or None,
         "retry_outcome": retry[-1]["outcome"],
-        "http_timeout_error": http_retry[GIVE_UP_AT]["error"] or "none",
+        "http_timeout_error": http_retry[GIVE_UP_AT]["error"] or None,
         "http_retry_state_in": int(http_again["state_in"]),
         "http_retry_should_read": int(http_retry[GIVE_UP_AT - 1]["expected"]),
         "http_timed_out_chunk_was_applied": int(http_again["state_in"]) == int(http_again["expected"]),
-        "http_wrong_symbols_after_retry": sum(r["outcome"] == "wrong symbol" for r in http_retry[GIVE_UP_AT + 1 :]),
+        "http_wrong_symbols_after_retry": sum(r["outcome"] == "wrong" for r in http_retry[GIVE_UP_AT + 1 :]),
         "restart_slot": int(new_first["slot"]),
         "cancelled_sequence_slot": int(old_slot),
         "restart_took_the_freed_slot": int(new_first["slot"]) == int(old_slot),
-        "restart_symbols_right": sum(r["outcome"] == "right symbol" for r in restart[GIVE_UP_AT + 1 :]),
+        "restart_symbols_right": sum(r["outcome"] == "right" for r in restart[GIVE_UP_AT + 1 :]),
         "restart_chunks": len(restart) - GIVE_UP_AT - 1,
-        "long_timeout_symbols_right": sum(r["outcome"] == "right symbol" for r in patient),
+        "long_timeout_symbols_right": sum(r["outcome"] == "right" for r in patient),
         "long_timeout_chunks": len(patient),
         "log_cancelled_sequences_released": len(released),
         "log_release_for_grpc_give_ups": all(clients[k].rows[0]["corrid"] in released for k in ("grpc_carry_on", "grpc_retry", "grpc_restart")),
         "log_release_for_http_give_up": http_retry[0]["corrid"] in released,
     }
     outcome = {
-        "refused: no START": "refused",
-        "right symbol": "served",
-        "wrong symbol": "skipped",
+        "refused_no_start": "refused",
+        "right": "served",
+        "wrong": "skipped",
     }.get(after["outcome"], "waits")
     return numbers, outcome
 
 
-def _words(n: dict, raised: bool) -> tuple[list[str], str]:
-    k = GIVE_UP_AT + 1
+def _words(n: dict, raised: bool) -> tuple[list[Finding], list[Finding]]:
+    k = GIVE_UP_AT + 1  # the chunk given up on, counted from 1
     findings = [
-        f"gRPC client_timeout {SHORT_TIMEOUT_S:g} s on chunk {k}: the call failed after {n['grpc_timeout_after_s']:g} s "
-        f"with \"{n['grpc_timeout_error']}\".",
-        f"chunk {k + 1}, sent {AFTER_GIVING_UP_S:g} s later on the same correlation ID: {n['next_chunk_outcome']} "
-        f"(\"{n['next_chunk_error']}\").",
-        f"retrying chunk {k} on the same ID instead: {n['retry_outcome']}.",
-        f"HTTP with a {SHORT_TIMEOUT_S:g} s network timeout: the client saw \"{n['http_timeout_error']}\", but the "
-        f"retried chunk {k} read STATE_IN {n['http_retry_state_in']} where {n['http_retry_should_read']} was due: "
-        f"the chunk the client gave up on had run anyway, so the retry applied it a second time "
-        f"({n['http_wrong_symbols_after_retry']} wrong symbol(s) from there on)."
-        if n["http_timed_out_chunk_was_applied"]
-        else f"HTTP with a {SHORT_TIMEOUT_S:g} s network timeout: the retried chunk read STATE_IN "
-        f"{n['http_retry_state_in']} ({n['http_retry_should_read']} was due).",
-        f"new ID with START, context resent: slot {n['restart_slot']} (the cancelled sequence had slot "
-        f"{n['cancelled_sequence_slot']}), {n['restart_symbols_right']}/{n['restart_chunks']} symbols right.",
-        f"client_timeout {LONG_TIMEOUT_S:g} s (above the {QUEUE_WAIT_S:g} s queue wait): "
-        f"{n['long_timeout_symbols_right']}/{n['long_timeout_chunks']} symbols right.",
+        Finding("grpc_timeout", {"timeout": SHORT_TIMEOUT_S, "chunk": k, "after": n["grpc_timeout_after_s"],
+                                 "error": n["grpc_timeout_error"]}),
+        Finding(f"next_{n['next_chunk_outcome']}", {"chunk": k + 1, "later": AFTER_GIVING_UP_S, "error": n["next_chunk_error"]}),
+        Finding(f"retry_{n['retry_outcome']}", {"chunk": k}),
+        Finding("http_applied_twice" if n["http_timed_out_chunk_was_applied"] else "http_retry", {
+            "timeout": SHORT_TIMEOUT_S, "error": n["http_timeout_error"], "chunk": k, "state_in": n["http_retry_state_in"],
+            "should_read": n["http_retry_should_read"], "wrong": n["http_wrong_symbols_after_retry"],
+        }),
+        Finding("restart", {"slot": n["restart_slot"], "old_slot": n["cancelled_sequence_slot"],
+                            "right": n["restart_symbols_right"], "chunks": n["restart_chunks"]}),
+        Finding("long_timeout", {"timeout": LONG_TIMEOUT_S, "wait": QUEUE_WAIT_S,
+                                 "right": n["long_timeout_symbols_right"], "chunks": n["long_timeout_chunks"]}),
     ]
     if raised:
-        findings.append(
-            f"server log (verbosity raised to 1 for this run): \"Releasing canceled sequence\" for "
-            f"{n['log_cancelled_sequences_released']} sequence(s); "
-            + ("one for each gRPC client that gave up" if n["log_release_for_grpc_give_ups"] else "not for every gRPC give-up")
-            + ("; none for the HTTP one." if not n["log_release_for_http_give_up"] else "; also for the HTTP one.")
-        )
+        findings.append(Finding("log_releases", {"released": n["log_cancelled_sequences_released"],
+                                                 "grpc": n["log_release_for_grpc_give_ups"],
+                                                 "http": n["log_release_for_http_give_up"]}))
     else:
-        findings.append("server log: not available (external server), so the release lines cannot be shown.")
-    explanation = (
-        "A gRPC client_timeout is a deadline: when it passes, gRPC cancels the call and Triton's gRPC endpoint "
-        "cancels the inference request. The sequence batcher checks for cancelled requests when it looks at a "
-        "slot's queue (here at the end of the queue wait, not at the instant of the timeout); finding one, it "
-        "releases the whole sequence: it frees the slot, forgets the correlation ID and cancels the sequence's "
-        "other queued requests. From then on the ID is unknown, so any later chunk on it, including a retry of "
-        f"the same chunk, is refused (\"{START_REFUSAL} ...\"). HTTP is different: Triton 2.51's HTTP endpoint does "
-        "not support cancellation, so a client whose HTTP call times out has left the request running; it is "
-        "applied, and a retry applies it twice. A request that has already reached the model is not stopped by "
-        "cancellation either, unless the model checks for it itself (not shown here: our model is fast). A "
-        "correct client either waits longer than the worst queue wait (a timeout well above it), or, after a "
-        "gRPC timeout, treats the sequence as gone: it starts a new sequence with a new ID and START and "
-        "resends the context the model needs (here every chunk so far), which also takes the freed slot."
-    )
+        findings.append(Finding("log_unavailable"))
+    explanation = [
+        Finding("why_deadline"),
+        Finding("why_release", {"refusal": START_REFUSAL}),
+        Finding("why_http"),
+        Finding("why_running"),
+        Finding("why_correct_client"),
+    ]
     return findings, explanation
 
 
-def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
+# Figure labels for the codes in the chunks table.
+OUTCOME_LABELS = {
+    "right": N_("right symbol"), "wrong": N_("wrong symbol"), "gave_up": N_("client gave up"),
+    "refused_no_start": N_("refused: no START"), "cancelled": N_("cancelled"), "error": N_("error"),
+}
+OUTCOME_COLOURS = {
+    "right": "#2ca02c", "wrong": "#ff7f0e", "gave_up": "#7f7f7f", "refused_no_start": "#d62728", "cancelled": "#9467bd",
+    "error": "#8c564b",
+}
+CLIENT_LABELS = {
+    "grpc_carry_on": N_("gRPC: gives up, carries on"),
+    "grpc_retry": N_("gRPC: gives up, retries"),
+    "http_retry": N_("HTTP: gives up, retries"),
+    "grpc_restart": N_("gRPC: new ID with START"),
+    "grpc_long_timeout": N_("gRPC: timeout above the queue wait"),
+}
+NOTES = {
+    "": "", "gives_up": N_("client gives up"), "carries_on": N_("carries on"), "retries": N_("retries the same chunk"),
+    "restart": N_("new ID, START, context resent"),
+}
+
+
+def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
     chunks = result.tables["chunks"].copy()
     chunks["chunk no."] = chunks["chunk"] + 1
-    colours = {
-        "right symbol": "#2ca02c", "wrong symbol": "#ff7f0e", "client gave up": "#7f7f7f",
-        "refused: no START": "#d62728", "cancelled": "#9467bd", "error": "#8c564b",
-    }
+    chunks["client"] = [_(CLIENT_LABELS[r]) for r in chunks["run"]]
+    chunks["what came back"] = [_(OUTCOME_LABELS[o]) for o in chunks["outcome"]]
+    chunks["note"] = [_(NOTES[n]) if n else "" for n in chunks["note"]]
     steps = px.scatter(
-        chunks, x="step", y="run", color="outcome", text="chunk no.", color_discrete_map=colours,
-        hover_data=["corrid", "start", "timeout_s", "error", "state_in", "expected", "symbol"],
-        labels={"step": "request, in the order the client sent them", "run": ""},
-        title="Each client's requests: which chunk, and what came back",
+        chunks, x="step", y="client", color="what came back", text="chunk no.",
+        color_discrete_map={_(OUTCOME_LABELS[k]): c for k, c in OUTCOME_COLOURS.items()},
+        hover_data=["corrid", "start", "timeout_s", "error", "state_in", "expected", "symbol", "note"],
+        labels={"step": _(N_("request, in the order the client sent them")), "client": "", "what came back": "",
+                "chunk no.": _(N_("chunk")), "start": "START", "timeout_s": _(N_("timeout (s)")),
+                "error": _(N_("error")), "expected": _(N_("expected")), "symbol": _(N_("symbol")), "note": _(N_("note"))},
+        title=_(N_("Each client's requests: which chunk, and what came back")),
     )
     steps.update_traces(marker_size=20, textfont_color="white")
-    figs = [("What each client got back", plots.layout(steps, height=300))]
+    figs = [(_(N_("What each client got back")), plots.layout(steps, height=300))]
     log = result.tables["server_log"]
     if not log.empty:
         counts = log.groupby("code").size().reset_index(name="lines")
-        figs.append(("Server log", plots.layout(px.bar(counts, x="code", y="lines", title="What the server logged (verbosity 1)"))))
+        bars = px.bar(counts, x="code", y="lines", labels={"code": _(N_("log line")), "lines": _(N_("lines"))},
+                      title=_(N_("What the server logged (verbosity 1)")))
+        figs.append((_(N_("Server log")), plots.layout(bars)))
     return figs
