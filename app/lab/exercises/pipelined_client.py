@@ -12,7 +12,8 @@ import plotly.graph_objects as go
 
 from app.lab import driver
 from app.lab.exercises import measure, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
+from app.i18n import N_
+from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
 from app.lab.scenario import Scenario, random_texts
 from app.lab.transports import Transport
 
@@ -30,33 +31,9 @@ RUNS = (
     ("grpc_stream", Transport.GRPC_STREAM, IN_FLIGHT, 2),
     ("serial", Transport.HTTP, 1, 1),
 )
-LABELS = {
-    "http_async": f"HTTP async_infer, {IN_FLIGHT} in flight",
-    "grpc_async": f"gRPC async_infer, {IN_FLIGHT} in flight",
-    "grpc_stream": f"gRPC stream, {IN_FLIGHT} in flight",
-    "serial": "HTTP, one at a time",
-}
-
 EXERCISE = Exercise(
     name="pipelined_client",
-    title="Pipelined clients: chunks that overtake each other",
-    scenario=(
-        f"{SESSIONS} streaming sessions on the direct sequence batcher (one slot each). To cut latency, "
-        f"every client sends its chunks without waiting for answers: HTTP async_infer with up to {IN_FLIGHT} "
-        "chunks of its session in flight, and no think time between chunks. Each chunk carries the "
-        "session's correlation ID; only the first has START."
-    ),
-    question="In what order do each session's chunks reach the sequence batcher, and what does that do to the transcripts?",
-    options=(
-        Option("in_order", "In the order each client sent them, so every transcript is intact."),
-        Option(
-            "reordered",
-            "Sometimes a chunk overtakes an earlier one of its session; the batcher runs them as they arrive, "
-            "so those sessions come out wrong or are refused.",
-        ),
-        Option("fixed_by_batcher", "Sometimes out of order, but the sequence batcher puts each session's chunks back in order."),
-        Option("all_refused", "Triton refuses a second request for a sequence while the first is unanswered."),
-    ),
+    options=("in_order", "reordered", "fixed_by_batcher", "all_refused"),
     correct="reordered",
 )
 
@@ -115,13 +92,13 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     rounds, orders, runs = [], [], {}
     for label, transport, in_flight, count in RUNS:
         for i in range(count):
-            steps(f"{LABELS[label]}: round {i + 1} of {count}")
+            steps(label, in_flight=in_flight, round=i + 1, rounds=count)
             result = driver.run(server, _scenario(transport, in_flight, seed=i))
             order = arrival_order(result)
             rounds.append(_round_row(label, i, result, order))
             orders.append(order.assign(run=label, round=i + 1))
             runs[f"{label}_{i + 1}"] = result
-    steps("Measuring")
+    steps("measuring")
     rounds = pd.DataFrame(rounds)
     orders = pd.concat(orders, ignore_index=True)
     by_run = rounds.groupby("run").agg(
@@ -134,7 +111,8 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     http = by_run.loc["http_async"]
     numbers = {
         "traced": bool(orders["traced"].all()),
-        "http_async_rounds_reordered": f"{int(http['rounds_reordered'])} of {int(http['rounds'])}",
+        "http_async_rounds_reordered": int(http["rounds_reordered"]),
+        "http_async_rounds": int(http["rounds"]),
         "http_async_sessions_reordered": int(http["sessions_reordered"]),
         "http_async_sessions_broken": int(http["sessions_broken"]),
         "http_async_reordered_sessions_broken": int(http["reordered_and_broken"]),
@@ -149,29 +127,21 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         outcome = "in_order" if http["sessions_broken"] == 0 else "all_refused"
     else:
         outcome = "reordered" if http["reordered_and_broken"] > 0 else "fixed_by_batcher"
+    in_flight = {label: n for label, _, n, _ in RUNS}
     findings = [
-        f"{LABELS[label]}: {int(row.rounds_reordered)} of {int(row.rounds)} round(s) had a chunk overtaken; "
-        f"{int(row.sessions_reordered)} session(s) reordered, {int(row.sessions_broken)} not intact, "
-        f"{int(row.reordered_and_broken)} of them among the reordered"
+        Finding(f"run_{label}", {
+            "in_flight": in_flight[label], "rounds_reordered": int(row.rounds_reordered), "rounds": int(row.rounds),
+            "sessions_reordered": int(row.sessions_reordered), "broken": int(row.sessions_broken),
+            "reordered_broken": int(row.reordered_and_broken),
+        })
         for label, row in by_run.reindex([r[0] for r in RUNS]).iterrows()
     ]
     refusals = orders[(orders["run"] == "http_async") & (orders["error"] != "")]["error"]
     if not refusals.empty:
-        findings.append(f"a refusal seen with pipelined HTTP: \"{refusals.iloc[0]}\"")
+        findings.append(Finding("refusal", {"message": str(refusals.iloc[0])}))  # Triton's own text
     if not numbers["traced"]:
-        findings.append("the server was not traced, so arrival order fell back to send time and says nothing")
-    explanation = (
-        "The sequence batcher keeps a sequence's requests in the order they reach it; it has no sequence "
-        "numbers, so it cannot restore an order the network lost. Unary requests sent without waiting travel "
-        "independently: over HTTP async_infer each chunk in flight takes its own pooled connection, and "
-        "Triton's HTTP threads and gRPC completion queues hand them to the scheduler in whatever order they "
-        "finish reading them. A chunk that overtakes the one before it is run first: the recogniser folds "
-        "the deltas in the wrong order (wrong symbols), and if it overtakes the START the sequence does not "
-        "exist yet, so it is refused. One gRPC bidirectional stream per session delivers requests in the "
-        "order written and Triton answers a non-decoupled model's stream in order, so it can pipeline "
-        "safely; sending one chunk at a time (waiting for each answer) is safe on any transport but pays a "
-        "round trip per chunk."
-    )
+        findings.append(Finding("untraced"))
+    explanation = [Finding("why_no_numbers"), Finding("why_unary"), Finding("why_overtake"), Finding("why_stream")]
     steps.finish()
     return ExerciseResult(
         EXERCISE,
@@ -184,13 +154,28 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     )
 
 
-def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
+# Figure labels for the codes in the result's tables.
+RUN_LABELS = {
+    "http_async": N_("HTTP async_infer, {in_flight} in flight"),
+    "grpc_async": N_("gRPC async_infer, {in_flight} in flight"),
+    "grpc_stream": N_("gRPC stream, {in_flight} in flight"),
+    "serial": N_("HTTP, one at a time"),
+}
+PLACED_LABELS = {True: N_("overtaken / overtaking"), False: N_("in order")}
+ENDED_LABELS = {"intact": N_("intact"), "wrong": N_("wrong"), "refused": N_("refused")}
+
+
+def run_label(code: str, _=str) -> str:
+    return _(RUN_LABELS[code]).format(in_flight=IN_FLIGHT)
+
+
+def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
     rounds = result.tables["rounds"].copy()
-    rounds["transport"] = rounds["run"].map(LABELS)
+    rounds["transport"] = rounds["run"].map(lambda code: run_label(code, _))
     bars = px.bar(
         rounds, x="round", y="sessions_reordered", color="transport", barmode="group",
-        labels={"sessions_reordered": "sessions with a chunk overtaken", "round": "round"},
-        title="How often chunks overtook each other, per round (from the server's trace)",
+        labels={"sessions_reordered": _(N_("sessions with a chunk overtaken")), "round": _(N_("round")), "transport": ""},
+        title=_(N_("How often chunks overtook each other, per round (from the server's trace)")),
     )
     arrival = result.tables["arrival"]
     shown = []
@@ -198,26 +183,32 @@ def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
         mine = arrival[arrival["run"] == label]
         worst = mine.groupby("round")["out_of_place"].sum()
         pick = int(worst.idxmax()) if not worst.empty else 1  # the round with most to see
-        shown.append(mine[mine["round"] == pick].assign(transport=LABELS[label]))
+        shown.append(mine[mine["round"] == pick].assign(transport=run_label(label, _)))
     shown = pd.concat(shown, ignore_index=True)
-    shown["placed"] = shown["out_of_place"].map({True: "overtaken / overtaking", False: "in order"})
+    shown["placed"] = shown["out_of_place"].map(lambda placed: _(PLACED_LABELS[bool(placed)]))
     shown["session no."] = shown["session"] + 1
+    shown["verdict"] = shown["verdict"].map(lambda v: plots.verdict_name(v, _))
     order = px.scatter(
         shown, x="chunk", y="arrival_rank", color="placed", facet_col="transport", facet_col_wrap=2,
         hover_data=["session no.", "verdict", "error"],
-        color_discrete_map={"overtaken / overtaking": "#d62728", "in order": "#2ca02c"},
-        labels={"chunk": "sent as chunk", "arrival_rank": "reached the scheduler as"},
-        title="Sent order vs the order chunks reached the scheduler (all sessions, one round each)",
+        color_discrete_map={_(PLACED_LABELS[True]): "#d62728", _(PLACED_LABELS[False]): "#2ca02c"},
+        labels={"chunk": _(N_("sent as chunk")), "arrival_rank": _(N_("reached the scheduler as")), "placed": "",
+                "session no.": _(N_("session")), "verdict": _(N_("verdict")), "error": _(N_("error"))},
+        title=_(N_("Sent order vs the order chunks reached the scheduler (all sessions, one round each)")),
     )
+    order.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))  # facet titles: the transport only
     verdicts = rounds.groupby("transport")[["intact", "wrong", "refused"]].sum().reset_index()
-    verdicts = verdicts.melt(id_vars="transport", var_name="verdict", value_name="sessions")
+    verdicts = verdicts.melt(id_vars="transport", var_name="ended", value_name="sessions")
+    verdicts["ended"] = verdicts["ended"].map(lambda code: _(ENDED_LABELS[code]))
+    colours = {"intact": plots.VERDICT_COLOURS["intact"], "wrong": plots.VERDICT_COLOURS["lost"], "refused": plots.VERDICT_COLOURS["error"]}
     outcome = px.bar(
-        verdicts, x="transport", y="sessions", color="verdict",
-        color_discrete_map={"intact": plots.VERDICT_COLOURS["intact"], "wrong": plots.VERDICT_COLOURS["lost"], "refused": plots.VERDICT_COLOURS["error"]},
-        title="Transcripts over all rounds",
+        verdicts, x="transport", y="sessions", color="ended",
+        color_discrete_map={_(ENDED_LABELS[k]): c for k, c in colours.items()},
+        labels={"transport": "", "sessions": _(N_("sessions")), "ended": ""},
+        title=_(N_("Transcripts over all rounds")),
     )
     return [
-        ("Reordering per round", plots.layout(bars)),
-        ("Sent vs arrival order", plots.layout(order, height=520)),
-        ("Verdicts", plots.layout(outcome)),
+        (_(N_("Reordering per round")), plots.layout(bars)),
+        (_(N_("Sent vs arrival order")), plots.layout(order, height=520)),
+        (_(N_("Verdicts")), plots.layout(outcome)),
     ]

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import pytest
 
+from app.i18n import words
 from app.lab.exercises import pipelined_client as ex
+from app.text import exercises as text
 
 
 @pytest.fixture(scope="module")
@@ -25,6 +27,11 @@ def test_pipelined_http_reorders_and_the_reordered_sessions_break(result):
     assert result.outcome == "reordered"
     assert n["http_async_sessions_reordered"] > 0
     assert n["http_async_reordered_sessions_broken"] > 0
+    assert 0 < n["http_async_rounds_reordered"] <= n["http_async_rounds"] == ex.ROUNDS
+    http = next(f for f in result.findings if f.code == "run_http_async").values
+    assert http["in_flight"] == ex.IN_FLIGHT and http["rounds"] == ex.ROUNDS
+    assert (http["rounds_reordered"], http["sessions_reordered"], http["reordered_broken"]) == (
+        n["http_async_rounds_reordered"], n["http_async_sessions_reordered"], n["http_async_reordered_sessions_broken"])
 
 
 def test_a_stream_per_session_keeps_order_and_every_transcript(result):
@@ -36,6 +43,27 @@ def test_a_stream_per_session_keeps_order_and_every_transcript(result):
 
 def test_serial_clients_stay_in_order(result):
     assert result.numbers["serial_sessions_reordered"] == 0 and result.numbers["serial_sessions_broken"] == 0
+    serial = next(f for f in result.findings if f.code == "run_serial").values
+    assert serial["sessions_reordered"] == serial["broken"] == 0
+
+
+def test_findings_are_one_per_transport_then_the_refusal_as_triton_wrote_it(result):
+    codes = [f.code for f in result.findings]
+    assert codes[:4] == [f"run_{label}" for label, *_ in ex.RUNS]
+    assert set(codes[4:]) <= {"refusal"}  # traced: no "untraced" finding
+    for f in result.findings[4:]:
+        assert f.values["message"] in set(result.tables["arrival"]["error"])
+    assert [f.code for f in result.explanation] == ["why_no_numbers", "why_unary", "why_overtake", "why_stream"]
+
+
+def test_every_finding_renders_in_both_languages_and_the_words_quote_the_constants(result):
+    rendered = [text.finding("pipelined_client", f, words(lang)) for f in result.findings + result.explanation
+                for lang in ("en", "zh")]
+    assert all(rendered)
+    scenario = text.module("pipelined_client").SCENARIO
+    assert scenario.startswith(f"{ex.SESSIONS} streaming sessions") and f"up to {ex.IN_FLIGHT} chunks" in scenario
+    for lang in ("en", "zh"):
+        assert len(ex.figures(result, words(lang))) == 3
 
 
 def test_a_reordered_session_was_reordered_by_the_server_not_by_the_client(result):
