@@ -5,9 +5,10 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
+from app.i18n import N_
 from app.lab import driver, presets
 from app.lab.exercises import measure, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
+from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
 from app.lab.ids import unique_ids
 from app.lab.scenario import Scenario
 from app.lab.server_log import LogCode
@@ -18,21 +19,11 @@ START_REFUSAL = "must specify the START flag"
 
 EXERCISE = Exercise(
     name="id_collision",
-    title="Correlation ID collision: two clients, one sequence ID",
-    scenario=(
-        "A recogniser runs on the oldest strategy and, correctly for oldest, keeps each session's "
-        "state under its correlation ID. Two client apps each pick the sequence ID themselves, say "
-        "from a counter that starts at the same number, and both open a stream with that ID at the "
-        "same moment over separate connections."
-    ),
-    question="What does Triton do with the second client's START for an ID that is already in flight?",
-    options=(
-        Option("refused", "It refuses it: that sequence ID is already in use."),
-        Option("apart", "It keeps the two streams apart: each connection is its own sequence."),
-        Option("merged", "It treats both as one sequence: they read each other's state, and the first END ends it for both."),
-    ),
+    options=("refused", "apart", "merged"),
     correct="merged",
 )
+RUN_LABELS = {"same_id": N_("same ID"), "unique_ids": N_("unique IDs")}
+SESSION_COLUMNS = ["session", "corrid", "verdict", "read_state_of", "detail_code", "expected_text", "received_text"]
 
 
 def _outcome(collide) -> str:
@@ -45,10 +36,12 @@ def _outcome(collide) -> str:
 
 
 def _chunks(run) -> pd.DataFrame:
-    """Per chunk: whose state it read (own, the other session's, fresh) and whether it was right."""
+    """Per chunk: whose state it read, as a code (own, other, fresh, refused, unknown; `other_session`
+    the 0-based index of the session whose state it was), and whether it was right."""
     owners = {p.tag: p.index for p in run.plans}
     rows = []
     for r in run.requests.sort_values(["t_send"]).itertuples():
+        other = None
         if r.error:
             read = "refused"
         elif r.state_owner == 0:
@@ -56,7 +49,7 @@ def _chunks(run) -> pd.DataFrame:
         elif owners.get(r.state_owner) == r.session:
             read = "own"
         elif r.state_owner in owners:
-            read = measure.session_label(owners[r.state_owner])
+            read, other = "other", int(owners[r.state_owner])
         else:
             read = "unknown"
         rows.append(
@@ -66,35 +59,44 @@ def _chunks(run) -> pd.DataFrame:
                 "t_send": float(r.t_send),
                 "instance": int(r.instance),
                 "read_state_of": read,
+                "other_session": other,
                 "right": (not r.error) and int(r.symbol) == int(r.expected),
                 "error": r.error,
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["session", "chunk", "t_send", "instance", "read_state_of", "other_session", "right", "error"])
+
+
+def _session_finding(r) -> Finding:
+    """A broken session of the same-ID run: its verdict, and whose state it read when that was the other's."""
+    other = r.read_state_of
+    if r.verdict == "foreign" and isinstance(other, (int, float)) and other == other:
+        return Finding("session_foreign", {"who": int(r.session), "other": int(other)})
+    return Finding("session_verdict", {"who": int(r.session), "verdict": r.verdict})
 
 
 def run(server, deployer, progress=None) -> ExerciseResult:
     steps = Steps(progress, 4)
-    steps("Deploying oldest with state keyed by correlation ID")
+    steps("deploying")
     model = deployer.apply(presets.get("oldest_right").settings, owner="ex-id-collision").model
     shared = unique_ids(1)[0]
-    steps(f"Two clients, both with correlation ID {shared}")
+    steps("same_id", corrid=str(shared))
     collide = driver.run(
         server, Scenario(model=model, texts=TEXTS, think_ms=30.0, jitter_ms=5.0, stagger_ms=15.0, corrids=[shared, shared], seed=2)
     )
-    steps("The fix: the same two clients with unique IDs")
+    steps("unique_ids")
     fixed = driver.run(server, Scenario(model=model, texts=TEXTS, think_ms=30.0, jitter_ms=5.0, stagger_ms=15.0, seed=2))
-    steps("Measuring")
+    steps("measuring")
 
-    chunks = pd.concat([_chunks(collide).assign(run="same ID"), _chunks(fixed).assign(run="unique IDs")], ignore_index=True)
-    mine = chunks[chunks["run"] == "same ID"]
-    cross = mine[mine["read_state_of"].str.startswith("session")]
+    chunks = pd.concat([_chunks(collide).assign(run="same_id"), _chunks(fixed).assign(run="unique_ids")], ignore_index=True)
+    mine = chunks[chunks["run"] == "same_id"]
+    cross = mine[mine["read_state_of"] == "other"]
     refused = mine[mine["error"] != ""]
     refusal = refused.iloc[0] if not refused.empty else None
     sessions = pd.concat(
         [
-            collide.sessions[["session", "corrid", "verdict", "read_state_of", "detail", "expected_text", "received_text"]].assign(run="same ID"),
-            fixed.sessions[["session", "corrid", "verdict", "read_state_of", "detail", "expected_text", "received_text"]].assign(run="unique IDs"),
+            collide.sessions[SESSION_COLUMNS].assign(run="same_id"),
+            fixed.sessions[SESSION_COLUMNS].assign(run="unique_ids"),
         ],
         ignore_index=True,
     )
@@ -103,7 +105,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     conflicts = [e for e in collide.log.entries if e.code == LogCode.SEQUENCE_CONFLICT and e.corrid == str(shared)]
     numbers = {
         "shared_corrid": str(shared),
-        "collide_verdicts": ", ".join(f"{k} {v}" for k, v in measure.verdict_counts(collide).items()),
+        "collide_verdicts": measure.verdict_counts(collide),
         "collide_foreign_sessions": int((collide.sessions["verdict"] == "foreign").sum()),
         "collide_chunks_reading_other_session": len(cross),
         "collide_chunks_right": int(mine["right"].sum()),
@@ -111,51 +113,32 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         "collide_refused_chunks": len(refused),
         "refused_after_other_end": bool(refusal is not None and refusal["session"] != ended_first),
         "fixed_intact": bool(fixed.all_intact),
-        "conflict_warnings_logged": len(conflicts) if collide.log.available else "log not available",
+        "conflict_warnings_logged": len(conflicts) if collide.log.available else None,
     }
     outcome = _outcome(collide)
     findings = [
-        f"same ID: verdicts {numbers['collide_verdicts']}; {len(cross)} of {len(mine)} chunks read the other "
-        "session's state.",
-        *[f"{measure.session_label(r.session)}: {r.verdict}, {r.detail}" for r in collide.sessions.itertuples() if r.detail],
-        f"unique IDs: {'every session intact' if fixed.all_intact else measure.verdict_counts(fixed)}.",
+        Finding("same_id", {"verdicts": numbers["collide_verdicts"], "cross": len(cross), "chunks": len(mine)}),
+        *[_session_finding(r) for r in collide.sessions.itertuples() if r.verdict != "intact"],
+        Finding("unique_intact") if fixed.all_intact else Finding("unique_verdicts", {"verdicts": measure.verdict_counts(fixed)}),
     ]
     if conflicts:
-        findings.append(f"Triton's log, {conflicts[0].level.name}: {conflicts[0].message}")
+        findings.append(Finding("log_warning", {"level": conflicts[0].level.name, "message": conflicts[0].message}))
+    elif not collide.log.available:
+        findings.append(Finding("log_unavailable"))
     if refusal is not None:
-        findings.append(
-            f"{measure.session_label(refusal['session'])}'s chunk {refusal['chunk'] + 1} was refused after "
-            f"{measure.session_label(ended_first)} sent END: {refusal['error']}"
-        )
-    mechanism = (
-        "Triton identifies a sequence only by its correlation ID; it does not know which client or connection "
-        "a request came from. "
-    )
+        findings.append(Finding("refused_after_end", {"who": int(refusal["session"]), "chunk": int(refusal["chunk"]) + 1,
+                                                      "ended": ended_first, "message": refusal["error"]}))
+    explanation = [Finding("mechanism")]
     if outcome == "merged":
-        seen = (
-            "On this server a START for an ID already in flight is not refused: the second client's chunks join "
-            "the running sequence (its START resets the model's state for that ID), and from then on both "
-            "clients' chunks update one state cell, the one keyed by the shared ID, so each reads what the other "
-            f"wrote ({len(cross)} of {len(mine)} chunks did) and both transcripts are corrupted, with the verdict "
-            "'foreign' naming the other session. When the shorter stream sends END the sequence is over for both: "
-            "the longer stream's next chunk has no START and is refused. "
-        )
+        explanation.append(Finding("seen_merged", {"cross": len(cross), "chunks": len(mine)}))
     elif outcome == "refused":
-        seen = "On this run the server refused the second client's START for the ID in flight: one client got an error. "
+        explanation.append(Finding("seen_refused"))
     else:
-        seen = "On this run both transcripts came back intact: the two streams did not overlap in time. "
+        explanation.append(Finding("seen_apart"))
     if conflicts:
-        seen += (
-            "The only trace on the server side is a WARNING in Triton's log (quoted in the log panel): the "
-            "sequence 'has a conflict' and the previous one 'will be terminated early'. The clients get no error "
-            "for it. "
-        )
-    explanation = mechanism + seen + (
-        "Nothing in the server can tell two clients apart by ID; the fix is on the client side: IDs unique across "
-        "every client of the model (a UUID string, or a counter with a per-process random prefix, as this lab "
-        "uses). With them both sessions came back "
-        f"{'intact' if fixed.all_intact else 'with ' + ', '.join(f'{k} {v}' for k, v in measure.verdict_counts(fixed).items())}."
-    )
+        explanation.append(Finding("log_only_trace"))
+    explanation.append(Finding("fix"))
+    explanation.append(Finding("fixed_intact") if fixed.all_intact else Finding("fixed_verdicts", {"verdicts": measure.verdict_counts(fixed)}))
     steps.finish()
     return ExerciseResult(
         EXERCISE,
@@ -168,13 +151,22 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     )
 
 
-def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables."""
-    chunks = result.tables["chunks"].assign(who=lambda f: plots.sessions(f))
-    chunks["letter"] = chunks["right"].map(plots.LETTER)
-    colours = {**plots.READ_COLOURS, "session 1": "#9467bd", "session 2": "#e377c2"}
-    fig = px.scatter(chunks, x="t_send", y="who", color="read_state_of", symbol="letter", facet_row="run",
-                     color_discrete_map=colours, labels={"t_send": "sent at (s)", "who": "", "read_state_of": "read state of"},
-                     title="Whose state each chunk read")
+def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
+    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
+    chunks = result.tables["chunks"].assign(who=lambda f: plots.session_names(f, _))
+    chunks["letter"] = plots.letters(chunks["right"], _)
+    chunks["read"] = [
+        plots.session_name(other, _) if read == "other" else _(plots.READ_LABELS[read])
+        for read, other in zip(chunks["read_state_of"], chunks["other_session"])
+    ]
+    chunks["run"] = chunks["run"].map(lambda code: _(RUN_LABELS[code]))
+    colours = {_(plots.READ_LABELS[code]): colour for code, colour in plots.READ_COLOURS.items()}
+    colours.update({plots.session_name(0, _): "#9467bd", plots.session_name(1, _): "#e377c2"})
+    fig = px.scatter(chunks, x="t_send", y="who", color="read", symbol="letter", facet_row="run",
+                     color_discrete_map=colours,
+                     labels={"t_send": _(N_("sent at (s)")), "who": "", "read": _(N_("read state of")), "run": "",
+                             "letter": ""},
+                     title=_(N_("Whose state each chunk read")))
+    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
     fig.update_traces(marker_size=10)
-    return [("Chunks", plots.layout(fig, 420))]
+    return [(_(N_("Chunks")), plots.layout(fig, 420))]
