@@ -13,9 +13,10 @@ import plotly.express as px
 import plotly.graph_objects as go
 import tritonclient.http as http
 
+from app.i18n import N_
 from app.lab import driver, proxy, run_log, server_log
 from app.lab.exercises import measure, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
+from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
 from app.lab.scenario import Scenario, random_texts
 from app.lab.server.connection import LabServer
 
@@ -23,25 +24,16 @@ MODEL = "asr_sequence_direct"
 SESSIONS = 3
 CHUNKS = 8
 START_REFUSAL = "must specify the START flag"
-POLICY_TEXT = {"round_robin": "round robin (nginx default)", "sticky": "hash $http_x_session_id consistent"}
+NOT_LOGGED = "not_logged"  # replica code of a request missing from nginx's access log
 
 EXERCISE = Exercise(
     name="sticky_routing",
-    title="Sticky routing: two replicas behind a load balancer",
-    scenario=(
-        f"Traffic grew, so the recogniser now runs on two Triton servers (replicas), each with the "
-        f"direct sequence batcher, behind an nginx load balancer left at its default policy, round "
-        f"robin. {SESSIONS} clients stream through the balancer's address; every request carries the "
-        "client's session in an X-Session-ID header, and the correlation ID as usual."
-    ),
-    question="What happens to the streams under round robin?",
-    options=(
-        Option("intact", "Every transcript is intact: the balancer only spreads the load."),
-        Option("refused", "A session's chunks land on both replicas, and the replica that never saw its START refuses them."),
-        Option("garbled", "Each replica continues from its own half of the state: garbled text, but no errors."),
-    ),
+    options=("intact", "refused", "garbled"),
     correct="refused",
 )
+REPLICA_LABEL = N_("replica {name}")
+ANSWER_LABELS = {"right": N_("right"), "wrong": N_("wrong"), "refused": N_("refused")}
+POLICY_LABELS = {"round_robin": N_("round robin"), "sticky": N_("hash on the session")}
 
 
 @dataclass
@@ -84,26 +76,31 @@ def _outcome(run) -> str:
 def _routes(run, nginx: proxy.NginxProxy, names: dict[str, str], policy: str) -> pd.DataFrame:
     log = nginx.routes()[["request_id", "upstream", "status"]]
     merged = run.requests[["request_id", "session", "chunk", "error", "symbol", "expected"]].merge(log, on="request_id", how="left")
-    merged["replica"] = merged["upstream"].map(names).fillna("not logged")
+    merged["replica"] = merged["upstream"].map(names).fillna(NOT_LOGGED)
     merged["right"] = (merged["error"] == "") & (merged["symbol"] == merged["expected"])
     merged["policy"] = policy
     return merged.drop(columns=["symbol", "expected"]).sort_values(["session", "chunk"]).reset_index(drop=True)
 
 
+def _per_replica(counts: pd.Series) -> str:
+    """Requests per replica as verbatim ids and counts: 'A 12 / B 12'."""
+    return " / ".join(f"{name} {int(n)}" for name, n in counts.items())
+
+
 def run(server, deployer, progress=None) -> ExerciseResult:
     del server, deployer  # this exercise brings its own servers: two replicas and a proxy
     steps = Steps(progress, 6)
-    steps("Checking for nginx")
+    steps("nginx")
     proxy.find_nginx()  # fail with the install hint before spending time on replicas
-    steps("Starting two Triton replicas (about 15 s on two cores)")
+    steps("replicas")
     replicas = _start_replicas()
     nginx = None
     runs, routes = {}, []
     try:
-        names = {r.url: f"replica {'AB'[i]}" for i, r in enumerate(replicas)}
+        names = {r.url: "AB"[i] for i, r in enumerate(replicas)}
         texts = random_texts(SESSIONS, CHUNKS, seed=21)
         for policy in proxy.POLICIES:
-            steps(f"nginx with {POLICY_TEXT[policy]}: {SESSIONS} sessions")
+            steps(f"policy_{policy}", sessions=SESSIONS)
             nginx = proxy.NginxProxy([r.url for r in replicas], policy).start()
             scenario = Scenario(
                 model=MODEL, texts=texts, think_ms=20.0, jitter_ms=5.0, seed=4,
@@ -118,12 +115,12 @@ def run(server, deployer, progress=None) -> ExerciseResult:
             routes.append(_routes(result, nginx, names, policy))
             nginx.stop()
             nginx = None
-        steps("Stopping the replicas and the proxy")
+        steps("stopping")
     finally:
         if nginx is not None:
             nginx.stop()
         _stop_all(replicas)
-    steps("Measuring")
+    steps("measuring")
 
     routes = pd.concat(routes, ignore_index=True)
     spread = routes.groupby(["policy", "session"])["replica"].nunique()
@@ -134,39 +131,37 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         "rr_sessions_broken": int((rr.sessions["verdict"] != "intact").sum()),
         "rr_sessions_on_both_replicas": int((spread.loc["round_robin"] > 1).sum()),
         "rr_refused_chunks": len(refusals),
-        "rr_requests_per_replica": ", ".join(f"{k} {v}" for k, v in per_replica.loc["round_robin"].items()),
+        "rr_requests_per_replica": _per_replica(per_replica.loc["round_robin"]),
         "sticky_intact": bool(sticky.all_intact),
         "sticky_sessions_on_one_replica": int((spread.loc["sticky"] == 1).sum()),
-        "sticky_requests_per_replica": ", ".join(f"{k} {v}" for k, v in per_replica.loc["sticky"].items()),
+        "sticky_requests_per_replica": _per_replica(per_replica.loc["sticky"]),
         "sessions": SESSIONS,
     }
     outcome = _outcome(rr)
     first = refusals.iloc[0] if not refusals.empty else None
     findings = [
-        f"round robin: {numbers['rr_sessions_on_both_replicas']} of {SESSIONS} sessions reached both replicas; "
-        f"{numbers['rr_sessions_broken']} broke ({', '.join(f'{k} {v}' for k, v in measure.verdict_counts(rr).items())}).",
-        f"round robin requests per replica: {numbers['rr_requests_per_replica']}.",
-        f"sticky: {numbers['sticky_sessions_on_one_replica']} of {SESSIONS} sessions stayed on one replica; "
-        f"{'all intact' if sticky.all_intact else measure.verdict_counts(sticky)}; per replica: {numbers['sticky_requests_per_replica']}.",
+        Finding("rr_spread", {"both": numbers["rr_sessions_on_both_replicas"], "sessions": SESSIONS,
+                              "broken": numbers["rr_sessions_broken"], "verdicts": measure.verdict_counts(rr)}),
+        Finding("rr_per_replica", {"per_replica": numbers["rr_requests_per_replica"]}),
+        Finding(
+            "sticky_intact" if sticky.all_intact else "sticky_verdicts",
+            {"one": numbers["sticky_sessions_on_one_replica"], "sessions": SESSIONS,
+             "verdicts": measure.verdict_counts(sticky), "per_replica": numbers["sticky_requests_per_replica"]},
+        ),
     ]
     if first is not None:
-        findings.append(
-            f"{measure.session_label(first['session'])}, chunk {int(first['chunk']) + 1} went to {first['replica']} "
-            f"(HTTP {first['status']}): {first['error']}"
-        )
-    explanation = (
-        "A sequence lives in one Triton server: its slot, its idle timer and the model's state are all in that "
-        "process, and the replicas share nothing. nginx's default round robin picks a replica per request, not "
-        "per session, so a stream's chunks alternate between replicas (its access log, $upstream_addr per "
-        "X-Request-ID, shows each chunk's replica). The first chunk that reaches the replica that never saw the "
-        f"session's START is refused (\"{START_REFUSAL} ...\"), and even a balancer that let it through would "
-        "leave each replica with half the history. `hash $http_x_session_id consistent;` routes on the session, "
-        "so every chunk of a session reaches the same replica and the sessions came back "
-        f"{'intact' if sticky.all_intact else 'with ' + str(measure.verdict_counts(sticky))}; different sessions "
-        f"may still go to different replicas (here: {numbers['sticky_requests_per_replica']}). Consistent hashing also moves only a fraction of sessions when "
-        "a replica is added or removed, and those moved sessions do lose their state: stateful streams need the "
-        "route to stay fixed for their whole life."
-    )
+        status = first["status"]
+        findings.append(Finding("refusal", {"who": int(first["session"]), "chunk": int(first["chunk"]) + 1,
+                                            "replica": first["replica"], "status": None if pd.isna(status) else int(status),
+                                            "message": first["error"]}))
+    explanation = [
+        Finding("one_process"),
+        Finding("per_request"),
+        Finding("refused", {"refusal": START_REFUSAL}),
+        Finding("hash_intact", {"per_replica": numbers["sticky_requests_per_replica"]}) if sticky.all_intact
+        else Finding("hash_verdicts", {"verdicts": measure.verdict_counts(sticky), "per_replica": numbers["sticky_requests_per_replica"]}),
+        Finding("consistent"),
+    ]
     steps.finish()
     return ExerciseResult(
         EXERCISE,
@@ -179,12 +174,19 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     )
 
 
-def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables."""
-    routes = result.tables["routes"].assign(who=lambda f: plots.sessions(f), chunk_no=lambda f: f["chunk"] + 1)
-    routes["answer"] = routes.apply(lambda r: "refused" if r["error"] else ("right" if r["right"] else "wrong"), axis=1)
+def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
+    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
+    routes = result.tables["routes"].assign(who=lambda f: plots.session_names(f, _), chunk_no=lambda f: f["chunk"] + 1)
+    answer = routes.apply(lambda r: "refused" if r["error"] else ("right" if r["right"] else "wrong"), axis=1)
+    routes["answer"] = answer.map(lambda code: _(ANSWER_LABELS[code]))
+    routes["replica"] = routes["replica"].map(
+        lambda name: _(N_("not logged")) if name == NOT_LOGGED else _(REPLICA_LABEL).format(name=name))
+    routes["policy"] = routes["policy"].map(lambda code: _(POLICY_LABELS[code]))
     fig = px.scatter(routes, x="chunk_no", y="who", color="replica", symbol="answer", facet_row="policy",
-                     labels={"chunk_no": "chunk", "who": ""}, title="Which replica served each chunk (from nginx's access log)",
-                     symbol_map={"right": "circle", "wrong": "diamond", "refused": "x"})
+                     labels={"chunk_no": _(N_("chunk")), "who": "", "replica": "", "answer": "", "policy": ""},
+                     title=_(N_("Which replica served each chunk (from nginx's access log)")),
+                     symbol_map={_(ANSWER_LABELS["right"]): "circle", _(ANSWER_LABELS["wrong"]): "diamond",
+                                 _(ANSWER_LABELS["refused"]): "x"})
+    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
     fig.update_traces(marker_size=12)
-    return [("Routing", plots.layout(fig, 420))]
+    return [(_(N_("Routing")), plots.layout(fig, 420))]

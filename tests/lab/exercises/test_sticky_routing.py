@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from app.i18n import words
 from app.lab import exercises, proxy
 from app.lab.exercises import sticky_routing
+from app.text import exercises as text
 
 needs_nginx = pytest.mark.skipif(
     not (shutil.which("nginx") or any(os.access(p, os.X_OK) for p in proxy.SEARCH)),
@@ -67,6 +69,16 @@ def test_round_robin_scatters_sessions_and_the_other_replica_refuses(result):
     refused = routes[(routes["policy"] == "round_robin") & (routes["error"] != "")]
     assert refused["error"].str.contains(sticky_routing.START_REFUSAL).all()
     assert set(refused["status"]) == {400}
+    assert set(routes["replica"]) == {"A", "B"}
+    first = next(f for f in result.findings if f.code == "refusal")
+    assert first.values["status"] == 400 and first.values["replica"] in {"A", "B"}
+    assert sticky_routing.START_REFUSAL in first.values["message"]
+    spread = result.findings[0]
+    assert spread.code == "rr_spread"
+    assert spread.values["both"] == n["rr_sessions_on_both_replicas"] and spread.values["broken"] == n["rr_sessions_broken"]
+    assert "error" in spread.values["verdicts"]
+    rr = routes[routes["policy"] == "round_robin"]
+    assert n["rr_requests_per_replica"] == " / ".join(f"{k} {v}" for k, v in rr.groupby("replica").size().items())
 
 
 @needs_nginx
@@ -75,7 +87,20 @@ def test_hash_on_session_keeps_each_session_on_one_replica_and_intact(result):
     assert n["sticky_intact"]
     assert n["sticky_sessions_on_one_replica"] == sticky_routing.SESSIONS
     routes = result.tables["routes"]
-    assert not (routes["replica"] == "not logged").any(), "every request must appear in nginx's access log"
+    assert not (routes["replica"] == sticky_routing.NOT_LOGGED).any(), "every request must appear in nginx's access log"
+    sticky = next(f for f in result.findings if f.code.startswith("sticky_"))
+    assert sticky.code == "sticky_intact" and sticky.values["one"] == sticky_routing.SESSIONS
+    assert [f.code for f in result.explanation] == ["one_process", "per_request", "refused", "hash_intact", "consistent"]
+
+
+@needs_nginx
+def test_every_finding_renders_in_both_languages(result):
+    rendered = [text.finding("sticky_routing", f, words(lang)) for f in result.findings + result.explanation for lang in ("en", "zh")]
+    assert all(rendered)
+    assert set(result.numbers) == set(text.module("sticky_routing").NUMBERS)
+    assert set(sticky_routing.EXERCISE.options) == set(text.module("sticky_routing").OPTIONS)
+    for lang in ("en", "zh"):
+        assert all(fig.layout.title.text for _, fig in sticky_routing.figures(result, words(lang)))
 
 
 @needs_nginx
