@@ -16,7 +16,8 @@ import plotly.graph_objects as go
 from app.lab import driver, run_log, server_log, server_stats, state_cells
 from app.lab.deployments import LabSettings
 from app.lab.exercises import models, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
+from app.i18n import N_
+from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
 from app.lab.scenario import Scenario, random_texts
 from app.lab.server_log import LogCode
 
@@ -30,30 +31,23 @@ GAP_S = 1.2  # between waves: past the idle timeout, so the reaper has freed the
 SETTLE_S = 1.6  # after the last wave: past the model's eviction age too
 EVICT_S = 1.0  # the model's own clean-up: longer than Triton's timeout, as it must be
 NO_EVICT_S = 600  # on this exercise's time scale: never
-DEPLOYMENTS = {  # label -> (model name, idle_evict_s)
-    "no eviction": ("asr_ex_leak_keep", NO_EVICT_S),
-    f"idle_evict_s {EVICT_S:g} s": ("asr_ex_leak_evict", EVICT_S),
+DEPLOYMENTS = {  # code -> (model name, idle_evict_s); words: DEPLOYMENT_LABELS
+    "keep": ("asr_ex_leak_keep", NO_EVICT_S),
+    "evict": ("asr_ex_leak_evict", EVICT_S),
 }
 
 EXERCISE = Exercise(
     name="leaked_state",
-    title="Leaked state: the reaper never tells the model",
-    scenario=(
-        "A recogniser on the oldest strategy keeps each session's state in its own memory, keyed by "
-        f"correlation ID; Triton's max_sequence_idle_microseconds is {IDLE_TIMEOUT_US} (0.5 s), with "
-        f"{SETTINGS.slots} candidate slots. Mobile clients drop off: {WAVES} waves of {PER_WAVE} sessions, "
-        f"{GAP_S:g} s apart, each send {SENT} chunks and vanish without END. The model exports a gauge of the "
-        "state cells it holds on Triton's metrics endpoint."
-    ),
-    question="What happens to the state cells the model keeps for the sessions that vanished?",
-    options=(
-        Option("freed", "They are freed: when the reaper ends a sequence, Triton tells the model, and the gauge goes back to zero."),
-        Option("capped", f"They are reused: the gauge never exceeds the {SETTINGS.slots} slots, since a new sequence takes over a freed slot's state."),
-        Option("leak", "They pile up: the model is never told, so every vanished session leaves its cell behind until the model evicts it itself."),
-    ),
+    options=("freed", "capped", "leak"),
     correct="leak",
     log_verbose=1,  # the reaper's lines are VERBOSE(1) in Triton 2.51
 )
+HEALTHY = "healthy"  # the gauge's mark before the closing session; the waves' marks are wave_mark(k)
+
+
+def wave_mark(wave: int) -> str:
+    """The gauge's mark at the start of wave `wave` (counted from 1)."""
+    return f"wave_{wave}"
 
 
 def _wave(model: str, wave: int) -> Scenario:
@@ -74,11 +68,11 @@ def _phase(server, label: str, model: str, steps: Steps) -> dict:
     runs = []
     with state_cells.Sampler(server.metrics_url, model, every_s=0.1) as cells:
         for wave in range(WAVES):
-            steps(f"{label}: wave {wave + 1} of {WAVES}, {PER_WAVE} sessions vanish after {SENT} chunks")
-            cells.mark(f"wave {wave + 1}")
+            steps(f"wave_{label}", wave=wave + 1, waves=WAVES, sessions=PER_WAVE, chunks=SENT, evict=EVICT_S)
+            cells.mark(wave_mark(wave + 1))
             runs.append(driver.run(server, _wave(model, wave)))
             time.sleep(GAP_S if wave < WAVES - 1 else SETTLE_S)
-        cells.mark("healthy session")
+        cells.mark(HEALTHY)
         runs.append(driver.run(server, _closing(model)))
         time.sleep(0.3)
     log = run_log.capture(window, [model], [p.corrid for r in runs for p in r.plans])
@@ -123,10 +117,10 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     steps = Steps(progress, len(DEPLOYMENTS) * (WAVES + 1) + 1)
     phases = []
     for label, (name, evict_s) in DEPLOYMENTS.items():
-        steps(f"Deploying oldest, corrid-keyed, idle timeout 0.5 s, {label}")
+        steps(f"deploy_{label}", timeout=IDLE_TIMEOUT_US / 1e6, evict=EVICT_S)
         model = models.load_with_parameters(server, name, SETTINGS, idle_evict_s=evict_s)
         phases.append(_phase(server, label, model, steps))
-    steps("Measuring")
+    steps("measuring")
 
     keep, evict = (p["tally"] for p in phases)
     tally = pd.DataFrame([keep, evict])
@@ -134,7 +128,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     logged = keep["reaped_logged"]
     numbers = {
         "sessions_abandoned": keep["abandoned"],
-        "reaper_force_ends_logged": logged if logged is not None else "log not available",
+        "reaper_force_ends_logged": logged,  # None: the log is not available (a finding says so)
         "cells_added_no_eviction": keep["cells_added"],
         "cells_left_no_eviction": keep["cells_left"],
         "peak_cells_no_eviction": keep["peak_cells"],
@@ -145,29 +139,21 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         "model_requests_for_the_reaps": keep["model_requests_beyond_answered"],
     }
     findings = [
-        f"no eviction: {keep['abandoned']} sessions vanished; the model held {keep['cells_added']} more cells at the "
-        f"end than at the start ({keep['cells_at_start']} -> {keep['cells_left']}), with only {SETTINGS.slots} slots.",
-        (f"Triton's log: the reaper force-ended {logged} of those sequences, freeing their slots."
-         if logged is not None else "Triton's log is not available here (external server)."),
-        f"idle_evict_s {EVICT_S:g} s: peak {evict['peak_cells']} cells; the model evicted {evict['evicted']} and held "
-        f"{evict['cells_left']} after the closing session.",
-        f"refused chunks across both deployments: {numbers['refused_chunks']} (each wave found free slots).",
-        f"Triton's statistics: the model ran {keep['model_requests_beyond_answered']} request(s) beyond the chunks it "
-        "answered, so the reaper's force-ends never reached it.",
+        Finding("keep_cells", {"abandoned": keep["abandoned"], "added": keep["cells_added"], "start": keep["cells_at_start"],
+                               "left": keep["cells_left"], "slots": SETTINGS.slots}),
+        Finding("reaped", {"reaped": logged}) if logged is not None else Finding("log_unavailable"),
+        Finding("evict_cells", {"evict": EVICT_S, "peak": evict["peak_cells"], "evicted": evict["evicted"],
+                                "left": evict["cells_left"]}),
+        Finding("refused", {"refused": numbers["refused_chunks"]}),
+        Finding("model_requests", {"requests": keep["model_requests_beyond_answered"]}),
     ]
-    explanation = (
-        "The sequence batcher tracks a sequence only to give it a slot. When a client goes silent for "
-        "max_sequence_idle_microseconds the reaper ends the sequence and frees the slot (its lines in Triton's "
-        "log say so at verbosity 1), which is why each new wave found room. The model is not part of that: no "
-        "request, no END, no callback reaches it, and the Python backend has no implicit state Triton could "
-        f"reset for it. So a model that keys state by correlation ID keeps a cell for every vanished session: "
-        f"{keep['cells_added']} new cells for {keep['abandoned']} vanished sessions here, against {SETTINGS.slots} slots, "
-        "and on a real server that grows until memory runs out. The model must clean up by itself: ours drops "
-        f"cells untouched for idle_evict_s ({EVICT_S:g} s here, longer than Triton's 0.5 s so no live session "
-        f"loses its state), and the gauge fell back to {evict['cells_left']}. It evicts while executing, so the "
-        "clean-up runs when traffic comes; a model that may sit idle needs a timer too. The same holds for "
-        "session-keyed state in a dynamic-batcher model, which has no timeout at all."
-    )
+    explanation = [
+        Finding("why_reaper"),
+        Finding("why_model_not_told"),
+        Finding("why_cells", {"added": keep["cells_added"], "abandoned": keep["abandoned"], "slots": SETTINGS.slots}),
+        Finding("why_eviction", {"evict": EVICT_S, "timeout": IDLE_TIMEOUT_US / 1e6, "left": evict["cells_left"]}),
+        Finding("why_timer"),
+    ]
     steps.finish()
     runs = {f"{'keep' if i == 0 else 'evict'}_{'wave' + str(k + 1) if k < WAVES else 'closing'}": r
             for i, phase in enumerate(phases) for k, r in enumerate(phase["runs"])}
@@ -184,22 +170,43 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     )
 
 
-def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
+# Figure labels for the codes in the result's tables.
+DEPLOYMENT_LABELS = {"keep": N_("no eviction"), "evict": N_("idle_evict_s {evict} s")}
+MEASURE_LABELS = {
+    "abandoned": N_("sessions that vanished"),
+    "reaped_logged": N_("reaper force-ends in the log"),
+    "cells_added": N_("cells the model still holds for them"),
+    "evicted": N_("cells the model evicted"),
+}
+
+
+def deployment_name(code: str, _=str) -> str:
+    return _(DEPLOYMENT_LABELS[code]).format(evict=f"{EVICT_S:g}")
+
+
+def mark_name(mark: str, _=str) -> str:
+    if mark == HEALTHY:
+        return _(N_("healthy session"))
+    return _(N_("wave {n}")).format(n=mark.removeprefix("wave_"))
+
+
+def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
     """The exercise's charts, each drawn from one of the result's tables."""
     cells = state_cells.totals(result.tables["cells"], by=("deployment",))
+    cells["deployment"] = cells["deployment"].map(lambda code: deployment_name(code, _))
     gauge = px.line(cells, x="t", y="cells", color="deployment", line_shape="hv", markers=True,
-                    labels={"t": "seconds from the first wave", "cells": "state cells the model holds", "deployment": ""},
-                    title="The model's own gauge (asr_state_cells) as sessions vanish without END")
+                    labels={"t": _(N_("seconds from the first wave")), "cells": _(N_("state cells the model holds")),
+                            "deployment": ""},
+                    title=_(N_("The model's own gauge (asr_state_cells) as sessions vanish without END")))
     marks = result.tables["marks"]
     for mark in marks.drop_duplicates("label").itertuples():
-        gauge.add_vline(x=mark.t, line_dash="dot", line_color="#888", annotation_text=mark.label,
+        gauge.add_vline(x=mark.t, line_dash="dot", line_color="#888", annotation_text=mark_name(mark.label, _),
                         annotation_position="top left")
-    tally = result.tables["tally"].melt(id_vars="deployment", value_vars=["abandoned", "reaped_logged", "cells_added", "evicted"],
+    tally = result.tables["tally"].melt(id_vars="deployment", value_vars=list(MEASURE_LABELS),
                                         var_name="measure", value_name="count")
-    tally["measure"] = tally["measure"].map({"abandoned": "sessions that vanished", "reaped_logged": "reaper force-ends in the log",
-                                             "cells_added": "cells the model still holds for them",
-                                             "evicted": "cells the model evicted"})
+    tally["measure"] = tally["measure"].map(lambda code: _(MEASURE_LABELS[code]))
+    tally["deployment"] = tally["deployment"].map(lambda code: deployment_name(code, _))
     bars = px.bar(tally.dropna(), x="measure", y="count", color="deployment", barmode="group", text="count",
                   labels={"measure": "", "count": "", "deployment": ""},
-                  title="Triton freed every slot; only the model's own eviction freed its state")
-    return [("The model's gauge", plots.layout(gauge, 380)), ("Tally", plots.layout(bars))]
+                  title=_(N_("Triton freed every slot; only the model's own eviction freed its state")))
+    return [(_(N_("The model's gauge")), plots.layout(gauge, 380)), (_(N_("Tally")), plots.layout(bars))]
