@@ -81,3 +81,39 @@ def test_serve_serves_any_repository_given_to_it(tmp_path):
     assert proc.returncode == 0
     time.sleep(0.5)
     assert subprocess.run(["pgrep", "-f", str(repo)], capture_output=True).returncode == 1, "serve left a server behind"
+
+
+def test_default_language_follows_the_environment():
+    from app.cli import default_language
+
+    assert default_language({"LANG": "zh_CN.UTF-8"}) == "zh"
+    assert default_language({"LC_ALL": "en_US.UTF-8", "LANG": "zh_CN.UTF-8"}) == "en"  # LC_ALL wins
+    assert default_language({"LANG": "fr_FR.UTF-8"}) == "en"  # a language the lab lacks
+    assert default_language({}) == "en"
+
+
+def test_exercise_lists_names_and_titles_in_the_chosen_language():
+    from app.i18n import words
+    from app.lab import exercises
+    from app.text import exercises as text
+
+    for lang in ("en", "zh"):
+        done = run_cli(["exercise", "--lang", lang], {}, timeout=120)
+        assert done.returncode == 0, done.stderr
+        lines = done.stdout.splitlines()
+        assert [line.split()[0] for line in lines] == list(exercises.EXERCISES)
+        for name, line in zip(exercises.EXERCISES, lines):
+            assert line.endswith(text.title(name, words(lang)))
+
+
+def test_bad_input_is_refused_in_the_chosen_language_before_a_server_starts():
+    from app.i18n import words
+    from app.lab.problems import Problem
+    from app.text.problems import problem
+
+    done = run_cli(["run", "--model", "asr_sequence_direct", "--in-flight", "0", "--lang", "zh"], {}, timeout=120)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    expected = problem(Problem("in_flight_range", {"low": 1, "high": 16, "value": 0}), words("zh"))
+    assert done.stderr.strip() == f"batching-lab: {expected}"
+    unknown = run_cli(["exercise", "no_such_exercise", "--lang", "en"], {}, timeout=120)
+    assert unknown.returncode == 2 and "no exercise 'no_such_exercise'" in unknown.stderr

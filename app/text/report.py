@@ -24,11 +24,14 @@ def waits_and_refusals(result, _: Words) -> list[str]:
 def summary_table(result, _: Words) -> str:
     s = result.sessions
     scenario = result.scenario
-    head = _.render(N_("run {run:text} on {model:text} over {transport:text}: {sessions:count} sessions, {requests:count} requests, {wall:seconds}"),
-                    run=result.run_id, model=scenario.model, transport=transport(scenario.transport, _),
-                    sessions=len(s), requests=len(result.requests), wall=result.wall_s)
+    values = dict(run=result.run_id, model=scenario.model, transport=transport(scenario.transport, _),
+                  in_flight=scenario.in_flight, sessions=len(s), requests=len(result.requests), wall=result.wall_s)
     if scenario.in_flight > 1:
-        head += _.render(N_(" ({in_flight:count} chunks in flight per session)"), in_flight=scenario.in_flight)
+        head = _.render(N_("run {run:text} on {model:text} over {transport:text}, {in_flight:count} chunks in flight per session: "
+                           "{sessions:count} sessions, {requests:count} requests, {wall:seconds}"), **values)
+    else:
+        head = _.render(N_("run {run:text} on {model:text} over {transport:text}: {sessions:count} sessions, "
+                           "{requests:count} requests, {wall:seconds}"), **values)
     lines = [head, f"{'#':>3} {_('verdict'):8} {_('first wrong'):>11}  {_('expected'):30} {_('received')}"]
     for row in s.itertuples():
         first = "-" if pd.isna(row.first_wrong) else str(int(row.first_wrong) + 1)
