@@ -14,7 +14,9 @@ from app.lab import presets
 from app.quiz.bank import Item
 from app.quiz.store import ProgressStore
 
-TRANSCRIPT_COLUMNS = ("session", "expected_text", "received_text", "verdict", "detail")
+# Codes and values only: the page words the verdict and the detail (app/text/verdicts.py).
+TRANSCRIPT_COLUMNS = ("session", "expected_text", "received_text", "verdict", "detail_code", "detail_values",
+                      "first_wrong")
 
 
 def exercise_name(item: Item) -> str:

@@ -48,6 +48,14 @@ def bad_choice() -> str | None:
     return asked if asked and parse_language(asked) is None else None
 
 
+def _switch(key: str) -> None:
+    """The switch's callback: runs before the page, so the whole run is in the new language."""
+    choice = st.session_state.get(key)
+    if parse_language(choice) is not None:
+        st.session_state[STATE_KEY] = choice
+        st.query_params["lang"] = choice  # every other query parameter, and the page, stay as they are
+
+
 def show(key: str = "language") -> None:
     """The sidebar switch; the choice goes into the URL."""
     lang = current()
@@ -55,14 +63,10 @@ def show(key: str = "language") -> None:
     if st.session_state.get(key) != lang:  # the URL changed the language: the widget follows it
         st.session_state[key] = lang
     label = _(N_("Language"))
-    choice = st.sidebar.selectbox(
+    st.sidebar.selectbox(
         label if lang == SOURCE_LANGUAGE else f"{label} · Language", options, key=key,
-        format_func=lambda code: NATIVE_NAMES.get(code, code),
+        format_func=lambda code: NATIVE_NAMES.get(code, code), on_change=_switch, args=(key,),
     )
-    if choice != lang:
-        st.session_state[STATE_KEY] = choice
-        st.query_params["lang"] = choice
-        st.rerun()
     asked = bad_choice()
     if asked is not None:
         st.sidebar.warning(t().render(N_("There is no language {asked:text}; showing {shown:text}."),
@@ -87,14 +91,16 @@ def choice(widget, label: str, options, *, key: str, **kwargs):
     """
     options = list(options)
     state = st.session_state
-    held = state.get(key)
-    if key in state and held is not None and held not in options:
-        remembered = state.get(chosen_key(key))
-        if remembered in options:
+    lang = current()
+    remembered_lang, remembered = state.get(chosen_key(key), (None, None))
+    if key in state:
+        held = state.get(key)
+        if remembered_lang != lang and remembered in options:
+            # First draw in a new language: the browser still holds the old label, so set the id.
             state[key] = remembered
             kwargs["index"] = 0  # the value is set through state now; a second default would warn
-        else:
+        elif held is not None and held not in options:
             del state[key]
     value = widget(label, options, key=key, **kwargs)
-    state[chosen_key(key)] = value
+    state[chosen_key(key)] = (lang, value)
     return value

@@ -58,7 +58,7 @@ def current(store: ProgressStore, bank: Bank, learner: str) -> QuizSession:
     elif state.get(ITEM) is None or bank.get(state[ITEM]) is None:
         # After a language switch the browser names the question by its old label: go back to
         # the question on screen (remembered by language.choice), else the first unanswered.
-        shown = state.get(language.chosen_key(ITEM))
+        shown = state.get(language.chosen_key(ITEM), (None, None))[1]
         state[ITEM] = shown if shown and bank.get(shown) else quiz.first_unanswered()
     # Mirror where we are in the URL, so a link or a reload comes back here.
     st.query_params.update({"learner": learner, "seed": str(quiz.seed), "item": state[ITEM]})
@@ -151,12 +151,14 @@ def show_timer(quiz: QuizSession) -> None:
 def show_navigation(quiz: QuizSession) -> str:
     """Previous / jump / next; returns the id of the item to show."""
 
+    words = t()  # bound now: Streamlit may format the options again outside this run
+
     def label(item_id: str) -> str:
         # Streamlit matches the browser's choice by this text, so it must not change
         # between reruns (an "answered" mark here would send the learner to Q1).
         item = quiz.bank[item_id]
         short = item.prompt[:60] + ("…" if len(item.prompt) > 60 else "")
-        return f"Q{quiz.number(item_id)} · {quiz_feedback.type_label(item)} · {short}"
+        return f"Q{quiz.number(item_id)} · {words(quiz_feedback.TYPE_LABELS[item.type])} · {short}"
 
     prev, jump, nxt = st.columns([1.3, 6, 1.1], vertical_alignment="bottom")
     prev.button(_("Previous"), icon=":material/chevron_left:", key="quiz-prev", on_click=_go, args=(quiz, -1), width="stretch")
@@ -168,8 +170,9 @@ def show_navigation(quiz: QuizSession) -> str:
 
 
 def show_mode() -> str:
-    return language.choice(st.radio, _("Mode"), list(MODE_WORDS), key=MODE, horizontal=True,
-                           label_visibility="collapsed", format_func=lambda mode: _(MODE_WORDS[mode]))
+    words = t()  # bound now: Streamlit may format the options again outside this run
+    return language.choice(st.radio, words(N_("Mode")), list(MODE_WORDS), key=MODE, horizontal=True,
+                           label_visibility="collapsed", format_func=lambda mode: words(MODE_WORDS[mode]))
 
 
 def show_actions(quiz: QuizSession) -> None:

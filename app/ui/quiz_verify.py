@@ -19,6 +19,7 @@ from app.quiz.verify import Verification, exercise_name, verify
 from app.ui import session
 from app.ui.progress import run_with_progress
 from app.i18n import N_, formats
+from app.text import verdicts as verdict_words
 from app.ui.language import _, t
 
 OUTCOME_WORDS = {"intact": N_("all transcripts intact"), "corrupted": N_("transcripts corrupted")}
@@ -102,7 +103,9 @@ def show_verify(quiz: QuizSession, item: Item, record: AnswerRecord) -> None:
                              "Each row: what the session said, and what the server transcribed."),
                           model=result.model, n=len(result.transcripts), wall=result.wall_s))
     words = t()
-    table = result.transcripts.copy()
-    table["verdict"] = [formats.verdict(v, words) for v in table["verdict"]]  # codes as words
+    rows = result.transcripts
+    table = rows.loc[:, ["session", "expected_text", "received_text"]].copy()
+    table["verdict"] = [formats.verdict(v, words) for v in rows["verdict"]]  # codes as words
+    table["detail"] = [verdict_words.detail(row, words) for row in rows.to_dict("records")]
     st.dataframe(table, hide_index=True,
                  column_config={name: st.column_config.Column(_(label)) for name, label in COLUMN_LABELS.items()})

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from app.quiz.bank import load_bank
 from app.quiz.store import ProgressStore
+from app.quiz.translation import translate, translation_path
 from tests.views.conftest import RUN_TIMEOUT_S
 
 BANK = load_bank()
@@ -53,3 +54,24 @@ def test_aggregates_every_learner_per_item(open_page):
     # Every item, answered or not, once the toggle is off.
     at.toggle(key="instructor-only-answered").set_value(False).run(timeout=RUN_TIMEOUT_S)
     assert len(at.dataframe[0].value) == len(BANK)
+
+
+def test_answers_given_in_either_language_count_together_in_chinese(open_page):
+    answer_on_the_quiz_page(open_page, "ins-en", RIGHT)
+    at = open_page("quiz.py", learner="ins-zh", seed="7", item=SINGLE.id, lang="zh")
+    attempt = at.session_state["quiz-attempt"]
+    at.radio(key=f"quiz-{attempt}-{SINGLE.id}").set_value(WRONG[0].key)
+    at.button(key=f"quiz-{attempt}-{SINGLE.id}-submit").click().run(timeout=RUN_TIMEOUT_S)
+    assert not at.exception
+
+    at = open_page("instructor.py", lang="zh")
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "讲师视图"
+    per_item = at.dataframe[0].value
+    row = per_item.set_index("item").loc[SINGLE.id]
+    assert row["attempts"] == 2 and abs(row["share_correct"] - 0.5) < 1e-9
+    # The page's bank is in the instructor's language: the prompt and the wrong option read in it.
+    words = translate(BANK, "zh") if translation_path("zh").exists() else BANK
+    assert row["prompt"] == words[SINGLE.id].prompt
+    assert row["most_chosen_wrong"] == words[SINGLE.id].option(WRONG[0].key).text
+    assert [m.label for m in at.metric] == ["学员", "至少被作答过一次的题目", "作答"]

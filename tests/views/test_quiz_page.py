@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.quiz.bank import load_bank
+from app.quiz.bank import BankError, load_bank
+from app.quiz.translation import translate, translation_path
 from app.quiz.shuffle import item_order
 from app.quiz.store import ProgressStore
 from app.ui.quiz_controls import REVIEW
@@ -37,7 +38,7 @@ def submit(at, item):
 
 
 def score_line(at) -> str:
-    return next(m.value for m in at.markdown if m.value.startswith("**Score"))
+    return next(m.value for m in at.markdown if m.value.startswith(("**Score", "**得分")))
 
 
 def texts(at) -> str:
@@ -219,7 +220,7 @@ def test_a_malformed_bank_names_file_item_and_field(open_page, tmp_path, monkeyp
     assert not at.exception
     message = at.error[0].value
     assert str(broken) in message and "item 'bad-item'" in message and "field 'options[0].correct'" in message
-    assert not at.radio and not at.selectbox  # nothing else is drawn
+    assert not at.main.radio and not at.main.selectbox  # nothing else is drawn
 
 
 def test_a_timed_attempt_that_ran_out_shows_its_result_and_takes_no_answers(open_page):
@@ -242,3 +243,73 @@ def test_renaming_switches_to_that_learners_own_progress(quiz):
     assert score_line(quiz).startswith("**Score 0 / ")
     run(quiz.text_input(key="quiz-name").set_value("page-ada"))
     assert score_line(quiz).startswith("**Score 1 / ")
+
+
+def zh_bank():
+    """The bank in Chinese (quiz/bank.zh.yaml); skipped, naming why, until that file is there and valid."""
+    if not translation_path("zh").exists():
+        pytest.skip("quiz/bank.zh.yaml does not exist yet: the Chinese quiz falls back to English")
+    try:
+        return translate(BANK, "zh")
+    except BankError as err:
+        pytest.skip(f"quiz/bank.zh.yaml cannot be used yet: {err}")
+
+
+def test_the_quiz_in_chinese_opens_with_translated_words(open_page):
+    at = open_page("quiz.py", learner="page-zh", seed=SEED, lang="zh")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert at.title[0].value == "测验"
+    assert at.button(key="quiz-finish").label == "结束并查看得分"
+    assert score_line(at).startswith(f"**得分 0 / {len(BANK)}")
+    first = item_order(BANK, int(SEED))[0]
+    assert at.query_params["item"] == first.id and at.query_params["lang"] == "zh"
+    if translation_path("zh").exists():
+        assert any(m.value == zh_bank()[first.id].prompt for m in at.markdown)
+    else:  # no Chinese bank yet: said so, in Chinese, and the English words are shown
+        assert any("测验尚无该语言的版本" in w.value for w in at.warning)
+        assert any(m.value == first.prompt for m in at.markdown)
+
+
+def test_switching_language_keeps_the_attempt_its_answers_and_the_question(quiz):
+    at = quiz
+    answer_single(at, SINGLE, next(iter(SINGLE.correct_keys)))
+    go_to(at, MULTIPLE)
+    before = attempt(at)
+    run(at.sidebar.selectbox(key="language").set_value("zh"))
+    assert at.query_params["lang"] == "zh" and at.query_params["learner"] == "page-ada"
+    assert attempt(at) == before
+    assert at.selectbox(key="quiz-item").value == MULTIPLE.id  # the same question, not Q1
+    assert score_line(at).startswith(f"**得分 1 / {len(BANK)} · 已作答 1 / {len(BANK)}")
+    go_to(at, SINGLE)
+    radio = at.radio(key=f"quiz-{attempt(at)}-{SINGLE.id}")
+    assert radio.disabled and radio.value in SINGLE.correct_keys  # the answer is kept as its option key
+    assert at.success[0].value.startswith("正确")
+    # and back: nothing was lost either way
+    run(at.sidebar.selectbox(key="language").set_value("en"))
+    assert attempt(at) == before and at.selectbox(key="quiz-item").value == SINGLE.id
+    assert score_line(at).startswith("**Score 1 / ")
+
+
+def test_a_quiz_graded_in_chinese_scores_the_same_as_in_english(open_page):
+    zh = zh_bank()
+    right = next(iter(SINGLE.correct_keys))
+    wrong = next(o.key for o in MULTIPLE.options if not o.correct)
+    picks = sorted(MULTIPLE.correct_keys)[:1] + [wrong]
+    scores = {}
+    for lang, learner in (("en", "page-en-grader"), ("zh", "page-zh-grader")):
+        at = open_page("quiz.py", learner=learner, seed=SEED, lang=lang)
+        answer_single(at, SINGLE, right)
+        go_to(at, MULTIPLE)
+        for key in picks:
+            at.checkbox(key=f"quiz-{attempt(at)}-{MULTIPLE.id}-{key}").check()
+        submit(at, MULTIPLE)
+        go_to(at, NUMERIC)
+        at.number_input(key=f"quiz-{attempt(at)}-{NUMERIC.id}").set_value(NUMERIC.answer)
+        submit(at, NUMERIC)
+        store = ProgressStore()
+        scores[lang] = store.summary(attempt(at), BANK)
+        shown = zh if lang == "zh" else BANK
+        assert [o.key for o in shown[MULTIPLE.id].options] == [o.key for o in MULTIPLE.options]
+    en, zh_score = scores["en"], scores["zh"]
+    assert (zh_score.score, zh_score.answered, zh_score.revisit) == (en.score, en.answered, en.revisit)
+    assert en.answered == 3 and 0 < en.score < 3

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from tests.lab.exercises.conftest import predict_and_run
+from tests.lab.exercises.conftest import PAGE, TIMEOUT_S, predict_and_run
 
+from app.i18n import words
 from app.lab import exercises, proxy
 from app.quiz.store import ProgressStore
+from app.text import exercises as text
 
 
 
@@ -16,7 +18,7 @@ from app.quiz.store import ProgressStore
 
 
 def test_page_lists_every_exercise_and_asks_for_a_prediction_first(page):
-    assert page.selectbox(key="exercise-name").options == [e.title for e in exercises.EXERCISES.values()]
+    assert page.selectbox(key="exercise-name").options == [text.title(n, words("en")) for n in exercises.EXERCISES]
     name = page.selectbox(key="exercise-name").value
     assert page.button(key=f"exercise-{name}-run").disabled
     assert not page.error
@@ -27,7 +29,7 @@ def test_running_an_exercise_shows_evidence_and_records_the_prediction(page):
     # prediction "refused" must be shown, and stored, as not holding.
     at = predict_and_run(page, "id_collision", "refused")
     assert not at.error, [e.value for e in at.error]
-    merged = exercises.get("id_collision").option("merged").text
+    merged = text.option("id_collision", "merged", words("en"))
     assert [w.value for w in at.warning] == [f"Your prediction did not hold. The server did this: {merged}"]
     assert not at.success
     assert not at.info, "the taught outcome showed, so no 'timing decides' note"
@@ -44,3 +46,17 @@ def test_missing_nginx_is_a_clear_error_not_a_traceback(page, monkeypatch):
     monkeypatch.setattr(proxy, "SEARCH", ())
     at = predict_and_run(page, "sticky_routing", "refused")
     assert any("apt-get install nginx-light" in e.value for e in at.error)
+
+
+def test_the_page_in_chinese_names_every_exercise_in_chinese(server_env, tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_LAB_DATA", str(tmp_path / "lab-data"))
+    at = AppTest.from_file(str(PAGE), default_timeout=TIMEOUT_S)
+    at.query_params["lang"] = "zh"
+    at.run(timeout=TIMEOUT_S)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == "故障模式"
+    zh = words("zh")
+    assert at.selectbox(key="exercise-name").options == [text.title(n, zh) for n in exercises.EXERCISES]
+    name = at.selectbox(key="exercise-name").value
+    assert at.radio(key=f"exercise-{name}-prediction").options == [text.option(name, k, zh) for k in exercises.get(name).options]
+    assert at.button(key=f"exercise-{name}-run").label == "在服务器上运行"

@@ -24,7 +24,7 @@ def test_id_collision_quotes_the_servers_conflict_warning_in_the_log_panel(page)
 
 
 def test_a_chart_that_fails_is_reported_and_the_rest_of_the_result_stays(page, monkeypatch):
-    def broken(result):
+    def broken(result, _=None):
         raise KeyError("sessions")
 
     monkeypatch.setattr(exercises, "figures", broken)
