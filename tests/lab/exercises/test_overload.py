@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from app.i18n import words
 from app.lab.exercises import overload
+from app.text import exercises as text
 
 
 @pytest.fixture(scope="module")
@@ -34,6 +36,19 @@ def test_at_8x_sessions_that_waited_past_the_timeout_are_reaped_after_getting_a_
     # No upper bound on the waits of sessions that were not reaped: when the reaper thread runs late
     # on a loaded machine, a session can take its slot after 2.5 s and still send in time (seen once).
     assert (heavy[~heavy["reaped"]]["verdict"] == "intact").all()
+    n = result.numbers
+    assert n["first_load_with_reaping"] in ("4x", "8x") and n["chunks_a_reaped_session_got"] == "1"
+    assert n["reaped_8x"] == len(reaped) and n["refused_at_start"] == 0
+    found = {f.code: f.values for f in result.findings}
+    assert found["reaped_sessions"] == {"wait": reaped_min(s), "timeout": timeout_s, "chunks": "1"}
+    loads = [f.values for f in result.findings if f.code == "load"]
+    assert [v["load"] for v in loads] == list(overload.LOADS) and loads[-1]["reaped"] == len(reaped)
+    assert [f.code for f in result.explanation] == ["why_no_queue_policy", "why_idle_clock", "why_reaped", "why_remedies"]
+    assert result.explanation[2].values == {"load": int(n["first_load_with_reaping"].removesuffix("x"))}
+
+
+def reaped_min(s):
+    return float(s[s["reaped"] & s["run"].isin([f"{load}x" for load in overload.LOADS])]["wait_s"].min())
 
 
 def test_the_servers_log_shows_one_reaper_force_end_and_one_start_refusal_per_reaped_session(result):
@@ -47,8 +62,28 @@ def test_the_servers_log_shows_one_reaper_force_end_and_one_start_refusal_per_re
 
 def test_each_remedy_stops_the_reaping_and_says_what_it_costs(result):
     remedies = result.tables["remedies"].set_index("run")
-    assert list(remedies.index) == [label for label, *_ in overload.REMEDIES]
+    assert list(remedies.index) == [code for code, *_ in overload.REMEDIES]
     assert (remedies["reaped"] == 0).all() and (remedies["refused_at_start"] == 0).all()
     assert (remedies["intact"] == overload.OVERLOAD * overload.CAPACITY).all()
-    assert remedies.loc["more slots", "max_wait_s"] < result.tables["loads"].set_index("run").loc["8x", "max_wait_s"]
-    assert remedies["cost"].str.len().min() > 20
+    assert remedies.loc["more_slots", "max_wait_s"] < result.tables["loads"].set_index("run").loc["8x", "max_wait_s"]
+    said = {f.code: f for f in result.findings if f.code.startswith("remedy_")}
+    assert list(said) == [f"remedy_{code}" for code, *_ in overload.REMEDIES]
+    for code, f in said.items():
+        assert f.values["reaped"] == 0 and f.values["max_wait"] == remedies.loc[code.removeprefix("remedy_"), "max_wait_s"]
+        assert "; cost: " in text.finding("overload", f, words("en"))  # each remedy says what it costs
+
+
+def test_every_finding_renders_in_both_languages_and_the_words_quote_the_constants(result):
+    rendered = [text.finding("overload", f, words(lang)) for f in result.findings + result.explanation
+                for lang in ("en", "zh")]
+    assert all(rendered)
+    assert set(result.numbers) == set(text.module("overload").NUMBERS)
+    scenario = text.module("overload").SCENARIO
+    c = overload.CAPACITY
+    assert f"{overload.BASE.instances} instance × {overload.BASE.slots} slots (capacity {c} sequences)" in scenario
+    assert f"max_sequence_idle_microseconds = {overload.IDLE_TIMEOUT_US}" in scenario
+    assert f"A burst of {overload.OVERLOAD * c} clients ({overload.OVERLOAD}× capacity)" in scenario
+    assert f"each sends {overload.CHUNKS} chunks, {overload.THINK_MS:.0f} ms apart" in scenario
+    assert f"the {overload.OVERLOAD * c} sessions" in text.module("overload").QUESTION
+    for lang in ("en", "zh"):
+        assert len(overload.figures(result, words(lang))) == 2
