@@ -7,9 +7,10 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
+from app.i18n import N_
 from app.lab import driver, presets
 from app.lab.exercises import measure, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Option, Steps
+from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
 
 PRESET = "forgot_ready"
 # Six staggered talkers, 16 chunks each: enough padding rows to hit a session on most runs.
@@ -17,22 +18,10 @@ TRAFFIC = presets.Traffic(sessions=6, length=16, staggered=True)
 
 EXERCISE = Exercise(
     name="forgot_ready",
-    title="Forgot READY: padding rows folded into live sessions",
-    scenario=(
-        "The recogniser runs on the direct sequence batcher (2 instances x 4 slots), state kept per "
-        "batch slot, which direct makes safe. But its execute() processes every row it is handed and "
-        "never looks at the READY control input. Six clients stream at different paces (think times "
-        "from 5 to 65 ms), so at any moment some slots hold a live session whose next chunk has not "
-        "arrived yet."
-    ),
-    question="What happens to the sessions?",
-    options=(
-        Option("intact", "All intact: direct pins each session to its slot, so nothing else touches its state."),
-        Option("garbage", "Some are corrupted: rows the scheduler fills with padding are processed and overwrite their state."),
-        Option("refused", "Triton refuses requests that arrive while a batch is being formed."),
-    ),
+    options=("intact", "garbage", "refused"),
     correct="garbage",
 )
+RUN_LABELS = {"ready_ignored": N_("READY ignored"), "ready_honoured": N_("READY honoured")}
 
 
 def _outcome(run) -> str:
@@ -51,23 +40,23 @@ def _padding_rows(run) -> int:
 def run(server, deployer, progress=None) -> ExerciseResult:
     steps = Steps(progress, 4)
     preset = presets.get(PRESET)
-    steps("Direct with honour_ready = false: six staggered sessions")
+    steps("ignored", sessions=TRAFFIC.sessions)
     _, broken = presets.run_preset(server, deployer, PRESET, owner="ex-forgot-ready", traffic=TRAFFIC)
-    steps("Deploying the same with honour_ready = true")
+    steps("deploying")
     fixed_model = deployer.apply(replace(preset.settings, honour_ready=True), owner="ex-ready-honoured").model
-    steps("The same sessions, READY honoured")
+    steps("honoured")
     fixed = driver.run(server, TRAFFIC.scenario(fixed_model))
-    steps("Measuring")
+    steps("measuring")
 
-    columns = ["session", "verdict", "read_state_of", "first_wrong", "wrong_symbols", "detail", "expected_text", "received_text"]
+    columns = ["session", "verdict", "read_state_of", "first_wrong", "wrong_symbols", "detail_code", "expected_text", "received_text"]
     sessions = pd.concat(
-        [broken.sessions[columns].assign(run="READY ignored"), fixed.sessions[columns].assign(run="READY honoured")],
+        [broken.sessions[columns].assign(run="ready_ignored"), fixed.sessions[columns].assign(run="ready_honoured")],
         ignore_index=True,
     )
     sessions["read_state_of"] = sessions["read_state_of"].fillna("").astype(str).replace("nan", "")
     from_padding = broken.sessions[broken.sessions["read_state_of"].astype(str) == "padding"]
     numbers = {
-        "ignored_verdicts": ", ".join(f"{k} {v}" for k, v in measure.verdict_counts(broken).items()),
+        "ignored_verdicts": measure.verdict_counts(broken),
         "ignored_sessions_corrupted": int((broken.sessions["verdict"] != "intact").sum()),
         "ignored_sessions_read_padding": len(from_padding),
         "ignored_wrong_symbols": int(broken.sessions["wrong_symbols"].sum()),
@@ -77,26 +66,24 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         "honoured_padding_rows_run": _padding_rows(fixed),
     }
     outcome = _outcome(broken)
+    batch_sizes = broken.server.get("batch_sizes")
     findings = [
-        f"READY ignored: {numbers['ignored_verdicts']}; {len(from_padding)} session(s) read state a padding row wrote.",
-        f"the model ran {numbers['padding_rows_run']} padding rows beside {numbers['requests']} real requests "
-        f"(batch sizes {broken.server.get('batch_sizes')}).",
-        *[f"{measure.session_label(r.session)}: {r.detail}" for r in from_padding.itertuples()],
-        f"READY honoured: {'all intact' if fixed.all_intact else measure.verdict_counts(fixed)}, with "
-        f"{numbers['honoured_padding_rows_run']} padding rows skipped.",
+        Finding("ignored", {"verdicts": numbers["ignored_verdicts"], "padding": len(from_padding)}),
+        Finding("padding_rows", {"padding": numbers["padding_rows_run"], "requests": numbers["requests"],
+                                 "batch_sizes": str(batch_sizes)}),
+        *[Finding("session_padding", {"who": int(r.session), "verdict": r.verdict}) for r in from_padding.itertuples()],
+        Finding("honoured_intact", {"skipped": numbers["honoured_padding_rows_run"]}) if fixed.all_intact
+        else Finding("honoured_verdicts", {"verdicts": measure.verdict_counts(fixed), "skipped": numbers["honoured_padding_rows_run"]}),
     ]
-    explanation = (
-        "Direct gives each sequence a fixed slot, and every execution hands the model a batch as wide as the "
-        "highest occupied slot. A slot whose session is alive but has not sent its next chunk yet, and any "
-        "empty slot below the highest busy one, gets a padding request: READY = 0, CORRID = 0, and input data "
-        f"that is not initialised. This run produced {numbers['padding_rows_run']} such rows. A model that ignores "
-        "READY decodes that garbage and writes it into the slot's state, which belongs to a live session, so "
-        "its next real chunk builds on a wrong letter (verdict 'garbage', STATE_OWNER = the padding marker). "
-        "Which sessions are hit depends on who was thinking when others sent, so it varies from run to run. "
-        "The same model honouring READY skipped the padding rows "
-        f"and every session came back {'intact' if fixed.all_intact else str(measure.verdict_counts(fixed))}. "
-        "Return a response for every row, but touch state only where READY is 1."
-    )
+    explanation = [
+        Finding("direct_width"),
+        Finding("padding_request"),
+        Finding("this_run", {"padding": numbers["padding_rows_run"]}),
+        Finding("folded"),
+        Finding("varies"),
+        Finding("fixed_intact") if fixed.all_intact else Finding("fixed_verdicts", {"verdicts": measure.verdict_counts(fixed)}),
+        Finding("rule"),
+    ]
     steps.finish()
     return ExerciseResult(
         EXERCISE,
@@ -109,9 +96,13 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     )
 
 
-def figures(result: ExerciseResult) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables."""
-    s = result.tables["sessions"].assign(who=lambda f: plots.sessions(f))
-    fig = px.bar(s, x="who", y="wrong_symbols", color="verdict", facet_row="run", color_discrete_map=plots.VERDICT_COLOURS,
-                 labels={"who": "", "wrong_symbols": "wrong symbols"}, title="Wrong symbols per session")
-    return [("Sessions", plots.layout(fig, 420))]
+def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
+    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
+    s = result.tables["sessions"].assign(who=lambda f: plots.session_names(f, _))
+    s["verdict"] = s["verdict"].map(lambda code: plots.verdict_name(code, _))
+    s["run"] = s["run"].map(lambda code: _(RUN_LABELS[code]))
+    fig = px.bar(s, x="who", y="wrong_symbols", color="verdict", facet_row="run", color_discrete_map=plots.verdict_colours(_),
+                 labels={"who": "", "wrong_symbols": _(N_("wrong symbols")), "verdict": _(N_("verdict")), "run": ""},
+                 title=_(N_("Wrong symbols per session")))
+    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
+    return [(_(N_("Sessions")), plots.layout(fig, 420))]
