@@ -10,21 +10,17 @@ from dataclasses import replace
 
 import streamlit as st
 
-from app.lab import presets
 from app.lab.deployments import SCHEDULERS, STATE_KEYS, LabSettings
 from app.lab.presets import Traffic
 from app.lab.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
 from app.lab.transports import Transport
+from app.text import presets as preset_words
+from app.text.transports import transport as transport_words
+from app.ui.language import _, t
 
 P = "lab."  # widget key prefix
 PREDICTION_KEY = P + "prediction"
-PRESET_LABELS = {
-    "the_mistake": "The mistake",
-    "the_fix": "The fix",
-    "oldest_right": "Oldest, done right",
-    "oldest_wrong": "Oldest, done wrong",
-    "forgot_ready": "Forgot READY",
-}
+PRESET_LABELS = preset_words.LABELS  # {preset name: N_ label}, in button order
 
 
 def _widget_values(setup: LabSetup) -> dict:
@@ -69,10 +65,10 @@ def load_preset(name: str) -> None:
 
 
 def preset_buttons() -> None:
-    st.markdown("**Presets**: load a ready-made set-up, then predict and run it.")
+    st.markdown(_("**Presets**: load a ready-made set-up, then predict and run it."))
     for column, (name, label) in zip(st.columns(len(PRESET_LABELS)), PRESET_LABELS.items()):
-        column.button(label, key=f"{P}preset.{name}", on_click=load_preset, args=(name,),
-                      help=presets.PRESETS[name].title, width="stretch")
+        column.button(_(label), key=f"{P}preset.{name}", on_click=load_preset, args=(name,),
+                      help=_(preset_words.TITLES[name]), width="stretch")
 
 
 def controls() -> LabSetup:
@@ -80,52 +76,53 @@ def controls() -> LabSetup:
     get = st.session_state.get
     deploy, traffic = st.columns(2, gap="large")
     with deploy:
-        st.markdown("**Deployment** (one setting changes one line of config.pbtxt)")
-        st.radio("Scheduler", SCHEDULERS, key=P + "scheduler", horizontal=True,
-                 help="dynamic: any request in any row of any instance. direct: a sequence keeps one slot. "
-                      "oldest: a sequence keeps one instance, rows vary.")
+        st.markdown(_("**Deployment** (one setting changes one line of config.pbtxt)"))
+        st.radio(_("Scheduler"), SCHEDULERS, key=P + "scheduler", horizontal=True,
+                 help=_("dynamic: any request in any row of any instance. direct: a sequence keeps one slot. "
+                        "oldest: a sequence keeps one instance, rows vary."))
         dynamic = get(P + "scheduler") == "dynamic"
         a, b = st.columns(2)
-        a.number_input("Instances", step=1, key=P + "instances", help="Copies of the model (1 to 4)")
-        b.number_input("Slots (max batch size)", step=1, key=P + "slots", help="Rows per execution (1 to 16)")
+        a.number_input(_("Instances"), step=1, key=P + "instances", help=_("Copies of the model (1 to 4)"))
+        b.number_input(_("Slots (max batch size)"), step=1, key=P + "slots", help=_("Rows per execution (1 to 16)"))
         direct = get(P + "scheduler") == "direct"
         utilisation = float(get(P + "min_slot_utilization") or 0.0)
         delay_ignored = direct and utilisation <= 0  # model_config.proto: direct ignores it then
-        a.number_input("Queue delay (µs)", step=500, key=P + "queue_delay_us", disabled=delay_ignored,
-                       help="How long the scheduler may hold a request back to fill a batch. dynamic and "
-                            "oldest: always. direct: only with a minimum slot utilisation above 0.")
-        b.number_input("Idle timeout (µs)", step=100_000, key=P + "idle_timeout_us", disabled=dynamic,
-                       help="A sequence silent this long is ended by Triton (sequence batcher only)")
-        a.number_input("Min slot utilisation (direct)", step=0.25, format="%.2f", key=P + "min_slot_utilization",
+        a.number_input(_("Queue delay (µs)"), step=500, key=P + "queue_delay_us", disabled=delay_ignored,
+                       help=_("How long the scheduler may hold a request back to fill a batch. dynamic and "
+                              "oldest: always. direct: only with a minimum slot utilisation above 0."))
+        b.number_input(_("Idle timeout (µs)"), step=100_000, key=P + "idle_timeout_us", disabled=dynamic,
+                       help=_("A sequence silent this long is ended by Triton (sequence batcher only)"))
+        a.number_input(_("Min slot utilisation (direct)"), step=0.25, format="%.2f", key=P + "min_slot_utilization",
                        disabled=not direct,
-                       help="direct only: a batch waits, up to the queue delay, until this share of the "
-                            "slots has a ready request. 0 runs as soon as one slot is ready.")
+                       help=_("direct only: a batch waits, up to the queue delay, until this share of the "
+                              "slots has a ready request. 0 runs as soon as one slot is ready."))
         if delay_ignored:
-            st.caption("Queue delay: ignored under direct while minimum slot utilisation is 0, so "
-                       "none is written to config.pbtxt. Set a utilisation above 0 to make batches wait.")
-        st.radio("State key (how the model finds a session's state)", STATE_KEYS, key=P + "state_key", horizontal=True,
-                 help="slot: by batch row. corrid: by correlation ID. session: by the client's own tag.")
-        st.checkbox("Honour READY (skip padding rows)", key=P + "honour_ready", disabled=dynamic)
+            st.caption(_("Queue delay: ignored under direct while minimum slot utilisation is 0, so "
+                         "none is written to config.pbtxt. Set a utilisation above 0 to make batches wait."))
+        st.radio(_("State key (how the model finds a session's state)"), STATE_KEYS, key=P + "state_key", horizontal=True,
+                 help=_("slot: by batch row. corrid: by correlation ID. session: by the client's own tag."))
+        st.checkbox(_("Honour READY (skip padding rows)"), key=P + "honour_ready", disabled=dynamic)
     with traffic:
-        st.markdown("**Traffic**")
+        st.markdown(_("**Traffic**"))
         own_text = get(P + "own_text", "").strip() != ""
         a, b = st.columns(2)
-        a.slider("Sessions", *LIMITS["sessions"], key=P + "sessions", disabled=own_text)
-        b.slider("Utterance length (letters)", *LIMITS["length"], key=P + "length", disabled=own_text)
-        st.text_area("Or your own utterances, one per line (letters and spaces)", key=P + "own_text", height=80,
+        a.slider(_("Sessions"), *LIMITS["sessions"], key=P + "sessions", disabled=own_text)
+        b.slider(_("Utterance length (letters)"), *LIMITS["length"], key=P + "length", disabled=own_text)
+        st.text_area(_("Or your own utterances, one per line (letters and spaces)"), key=P + "own_text", height=80,
                      placeholder="HELLO WORLD\nSTREAMING SPEECH")
         a, b, c = st.columns(3)
-        a.number_input("Think time (ms)", step=5.0, key=P + "think_ms", help="Pause between a session's chunks")
-        b.number_input("Jitter (± ms)", step=5.0, key=P + "jitter_ms")
-        c.number_input("Seed", step=1, key=P + "seed", help="Same seed, same words and pauses")
-        st.checkbox("Spread think times across sessions (5 to 65 ms)", key=P + "staggered")
-        with st.expander("Advanced: transport"):
+        a.number_input(_("Think time (ms)"), step=5.0, key=P + "think_ms", help=_("Pause between a session's chunks"))
+        b.number_input(_("Jitter (± ms)"), step=5.0, key=P + "jitter_ms")
+        c.number_input(_("Seed"), step=1, key=P + "seed", help=_("Same seed, same words and pauses"))
+        st.checkbox(_("Spread think times across sessions (5 to 65 ms)"), key=P + "staggered")
+        with st.expander(_("Advanced: transport")):
             a, b = st.columns(2)
-            a.selectbox("Transport", [t.value for t in Transport], key=P + "transport", format_func=lambda v: Transport(v).label,
-                        help="HTTP and gRPC make one call per chunk; the gRPC stream is one stream per session")
-            b.number_input("Chunks in flight per session", *LIMITS["in_flight"], step=1, key=P + "in_flight",
-                           help="1 waits for each answer. Above 1 a session sends ahead (pipelining): "
-                                "separate calls may then reach Triton out of order; a stream keeps its order.")
+            a.selectbox(_("Transport"), [x.value for x in Transport], key=P + "transport",
+                        format_func=lambda v: transport_words(v, t()),
+                        help=_("HTTP and gRPC make one call per chunk; the gRPC stream is one stream per session"))
+            b.number_input(_("Chunks in flight per session"), *LIMITS["in_flight"], step=1, key=P + "in_flight",
+                           help=_("1 waits for each answer. Above 1 a session sends ahead (pipelining): "
+                                  "separate calls may then reach Triton out of order; a stream keeps its order."))
 
     settings = LabSettings(
         scheduler=get(P + "scheduler"), instances=int(get(P + "instances")), slots=int(get(P + "slots")),

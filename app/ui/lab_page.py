@@ -5,10 +5,13 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from app.lab import driver, figures, prediction, presets, server_log as log_reader
+from app.i18n import N_
+from app.lab import driver, figures, prediction, server_log as log_reader
 from app.lab.deployer import Applied
 from app.lab.setup import LabSetup
+from app.text import prediction as prediction_words, presets as preset_words, problems as problem_words
 from app.ui import lab_controls, run_views, server_log, session, transcripts
+from app.ui.language import _, t
 from app.ui.live.common import explained_failures
 from app.ui.progress import run_with_progress
 
@@ -23,12 +26,12 @@ class LabRun:
 
 
 def render() -> None:
-    st.title("Live lab")
-    st.markdown(
+    st.title(_("Live lab"))
+    st.markdown(_(
         "Deploy the streaming recogniser with the scheduler settings you choose, stream interleaved sessions "
         "through it on the real Triton server, and see whether every transcript survives. The address bar "
         "always holds this set-up: copy it to share or reproduce a run."
-    )
+    ))
     lab = session.lab()
     if lab is None:
         return
@@ -40,23 +43,24 @@ def render() -> None:
 
     problems = setup.problems()
     if problems:
-        st.error("This set-up cannot be deployed or run yet; nothing has been loaded:\n"
-                 + "\n".join(f"- {p}" for p in problems))
+        st.error(_("This set-up cannot be deployed or run yet; nothing has been loaded:") + "\n"
+                 + "\n".join(f"- {problem_words.problem(p, t())}" for p in problems))
 
     choice = st.radio(
-        "**Predict before you run:** what will happen to the transcripts?",
-        list(prediction.CHOICES), format_func=prediction.CHOICES.get, index=None, key=lab_controls.PREDICTION_KEY,
+        _("**Predict before you run:** what will happen to the transcripts?"),
+        list(prediction.CHOICES), format_func=lambda c: prediction_words.choice(c, t()), index=None,
+        key=lab_controls.PREDICTION_KEY,
     )
-    apply_col, run_col, _ = st.columns([1, 1, 3])
-    apply_clicked = apply_col.button("Apply", key="lab.apply", disabled=bool(problems), width="stretch",
-                                     help="Load this deployment on the server and show its config.pbtxt")
-    run_clicked = run_col.button("Run", key="lab.run", type="primary", disabled=bool(problems) or choice is None,
-                                 width="stretch", help="Apply, then stream the sessions")
+    apply_col, run_col, _spacer = st.columns([1, 1, 3])
+    apply_clicked = apply_col.button(_("Apply"), key="lab.apply", disabled=bool(problems), width="stretch",
+                                     help=_("Load this deployment on the server and show its config.pbtxt"))
+    run_clicked = run_col.button(_("Run"), key="lab.run", type="primary", disabled=bool(problems) or choice is None,
+                                 width="stretch", help=_("Apply, then stream the sessions"))
     if choice is None and not problems:
-        run_col.caption("Make a prediction first.")
+        run_col.caption(_("Make a prediction first."))
 
     if (apply_clicked or run_clicked) and problems:
-        st.error("Fix the problems above first; nothing was loaded or sent.")
+        st.error(_("Fix the problems above first; nothing was loaded or sent."))
     elif apply_clicked:
         with explained_failures():
             _apply(setup, deployer)
@@ -71,7 +75,7 @@ def render() -> None:
 
 
 def _apply(setup: LabSetup, deployer) -> Applied:
-    with st.spinner("Loading the deployment on Triton (a few seconds when it is new)..."):
+    with st.spinner(_("Loading the deployment on Triton (a few seconds when it is new)...")):
         applied = deployer.apply(setup.settings, owner=session.learner())
     st.session_state["lab-applied"] = applied
     return applied
@@ -81,8 +85,9 @@ def _show_applied() -> None:
     applied = st.session_state.get("lab-applied")
     if applied is None:
         return
-    origin = "a shipped deployment with exactly these settings" if applied.reused else "your own model on the shared server"
-    with st.expander(f"Deployed: `{applied.model}` ({origin}) — its exact config.pbtxt", expanded=False):
+    origin = _("a shipped deployment with exactly these settings") if applied.reused else _("your own model on the shared server")
+    with st.expander(t().render(N_("Deployed: `{model:text}` ({origin:text}) — its exact config.pbtxt"),
+                                model=applied.model, origin=origin), expanded=False):
         st.code(applied.pbtxt, language="text")
 
 
@@ -93,7 +98,8 @@ def _run(setup: LabSetup, choice: str, server, deployer) -> None:
     # Verbosity 1 for the run, so the log panel can quote the backlog, reaper and refusals.
     with log_reader.raised_verbosity(server, 1):
         result = run_with_progress(lambda p: driver.run(server, scenario, progress=p),
-                                   f"Streaming {setup.session_count} sessions through {applied.model}")
+                                   t().render(N_("Streaming {n:count} sessions through {model:text}"),
+                                              n=setup.session_count, model=applied.model))
     verdict = prediction.judge(choice, result.sessions)
     st.session_state["lab-last-run"] = LabRun(setup, applied, result, choice, verdict)
     _record(setup, choice, verdict)
@@ -108,36 +114,42 @@ def _record(setup: LabSetup, choice: str, verdict: prediction.Verdict) -> None:
         ProgressStore().record_prediction(session.learner(), setup.preset_name() or "custom", choice,
                                           verdict.outcome, held=verdict.held)
     except Exception as err:  # a locked or read-only progress file must not lose the run
-        st.warning(f"Your prediction could not be saved: {err}")
+        st.warning(t().render(N_("Your prediction could not be saved: {error:text}"), error=err))
 
 
 def _show_run(run: LabRun) -> None:
     result, settings = run.result, run.applied.settings
     st.divider()
-    st.header("Results of the last run")
-    st.caption(
-        f"{len(result.sessions)} sessions, {len(result.requests)} requests on `{run.applied.model}` "
-        f"({settings.scheduler}, {settings.instances} instance(s) × {settings.slots} slots, state key "
-        f"{settings.state_key}, READY {'honoured' if settings.honour_ready else 'ignored'}) in {result.wall_s:.1f} s."
-    )
+    st.header(_("Results of the last run"))
+    words = t()
+    st.caption(words.render(
+        N_("{sessions:count} sessions, {requests:count} requests on `{model:text}` ({scheduler:text}, "
+           "{instances:count} instance(s) × {slots:count} slots, state key {state_key:text}, READY {ready:text}) "
+           "in {wall:seconds}."),
+        sessions=len(result.sessions), requests=len(result.requests), model=run.applied.model,
+        scheduler=settings.scheduler, instances=settings.instances, slots=settings.slots, state_key=settings.state_key,
+        ready=_("honoured") if settings.honour_ready else _("ignored"), wall=result.wall_s,
+    ))
     (st.success if run.verdict.held and run.verdict.reason_seen else st.warning)(
-        f"You predicted: {prediction.CHOICES[run.choice]}. {run.verdict.message}"
+        words.render(N_("You predicted: {choice:text}. {message:text}"), choice=prediction_words.choice(run.choice, words),
+                     message=prediction_words.message(run.verdict, words))
     )
     preset = run.setup.preset_name()
     if preset:
-        st.info(f"Why ({presets.PRESETS[preset].title}): {presets.PRESETS[preset].why}")
+        st.info(words.render(N_("Why ({title:text}): {why:text}"), title=_(preset_words.TITLES[preset]),
+                             why=_(preset_words.WHY[preset])))
     transcripts.board(result, key="transcript-board")
-    st.subheader("Slot occupancy")
+    st.subheader(_("Slot occupancy"))
     run_views.timeline(result, settings, key="slot-timeline")
-    st.subheader("What the server measured")
+    st.subheader(_("What the server measured"))
     run_views.server_side(result, key_prefix="lab")
-    st.subheader("Work per instance")
+    st.subheader(_("Work per instance"))
     run_views.instance_work(result, key="lab-instance-work")
-    st.subheader("State the model holds")
-    st.plotly_chart(figures.state_cells(result.state_cells), key="lab-state-cells", width="stretch")
-    st.caption(
+    st.subheader(_("State the model holds"))
+    st.plotly_chart(figures.state_cells(result.state_cells, _=words), key="lab-state-cells", width="stretch")
+    st.caption(_(
         "The recogniser's own metric (asr_state_cells on Triton's metrics endpoint): the state cells each "
         "instance keeps. A session that ends with END gives its cell back; one that vanishes leaves it until "
         "the model evicts it itself (idle_evict_s), because Triton's idle reaper never tells the model."
-    )
+    ))
     server_log.show(result.log, key="lab-log")

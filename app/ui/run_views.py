@@ -3,63 +3,81 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app.i18n import N_
 from app.lab import analysis, figures
-
+from app.ui.language import _, t
 
 ROWS_MEANING = {
-    "direct": "Under direct a session keeps its slot for life, so in a healthy run each row keeps one colour.",
-    "oldest": "Under oldest a row is only a position in that batch: colours mix from one execution to the next, "
-              "which is harmless only when the model keys state by correlation ID.",
-    "dynamic": "Under the dynamic batcher any chunk may land in any row of any instance: colours mix, and a model "
-               "that keeps state per row hands sessions each other's state.",
+    "direct": N_("Under direct a session keeps its slot for life, so in a healthy run each row keeps one colour."),
+    "oldest": N_("Under oldest a row is only a position in that batch: colours mix from one execution to the next, "
+                 "which is harmless only when the model keys state by correlation ID."),
+    "dynamic": N_("Under the dynamic batcher any chunk may land in any row of any instance: colours mix, and a model "
+                  "that keeps state per row hands sessions each other's state."),
 }
+LATENCY_COLUMNS = {"length": N_("session length"), "source": N_("source"), "sessions": N_("sessions"),
+                   "requests": N_("requests")}
+INSTANCE_COLUMNS = {"instance": N_("instance"), "requests": N_("requests"), "executions": N_("executions"),
+                    "busy_ms": N_("busy (ms)"), "mean_batch": N_("mean batch"), "sessions": N_("sessions")}
 
 
 def timeline(result, settings=None, key: str = "slot-timeline", explain: bool = True) -> None:
     if settings is None:
-        fig = figures.slot_timeline(result.requests)
+        fig = figures.slot_timeline(result.requests, _=t())
     else:
-        fig = figures.slot_timeline(result.requests, settings.scheduler, settings.instances, settings.slots)
+        fig = figures.slot_timeline(result.requests, settings.scheduler, settings.instances, settings.slots, _=t())
     st.plotly_chart(fig, key=key, width="stretch")
     if explain:
         explain_timeline(settings.scheduler if settings else "direct")
 
 
 def explain_timeline(*schedulers: str) -> None:
-    meaning = " ".join(ROWS_MEANING.get(s, "") for s in schedulers)
-    st.caption(
+    meaning = " ".join(_(ROWS_MEANING[s]) for s in schedulers if s in ROWS_MEANING)
+    st.caption(t().render(N_(
         "Each bar is one chunk while the model computed it, coloured by session. "
-        f"{meaning} A red ▼ marks a letter that came back wrong. Grey hatched bars are "
+        "{meaning:text} A red ▼ marks a letter that came back wrong. Grey hatched bars are "
         "rows with no request of this run (padding). The thin line under a row is the time that chunk waited in "
         "the queue. Hover a bar for its chunk, queue time, and whose state it read."
-    )
+    ), meaning=meaning))
 
 
 def server_side(result, key_prefix: str = "lab") -> None:
     """Batch sizes, queue vs compute, and latency percentiles, from trace and server statistics."""
     left, right = st.columns(2)
-    left.plotly_chart(figures.batch_sizes(result.server, result.requests), key=f"{key_prefix}-batches", width="stretch")
-    right.plotly_chart(figures.queue_vs_compute(result.requests, result.server), key=f"{key_prefix}-queue", width="stretch")
+    left.plotly_chart(figures.batch_sizes(result.server, result.requests, _=t()), key=f"{key_prefix}-batches", width="stretch")
+    right.plotly_chart(figures.queue_vs_compute(result.requests, result.server, _=t()), key=f"{key_prefix}-queue", width="stretch")
     srv = result.server
-    st.caption(
-        f"Server statistics for this run: {srv.get('inference_count', 0)} requests in "
-        f"{sum(srv.get('batch_sizes', {}).values())} model executions "
-        f"(mean executed batch {srv.get('mean_executed_batch', 0):.2f}, padding rows included). "
+    st.caption(t().render(N_(
+        "Server statistics for this run: {requests:count} requests in {executions:count} model executions "
+        "(mean executed batch {batch:number}, padding rows included). "
         "Other learners' requests on the same deployment during the run are counted too."
-    )
-    st.plotly_chart(figures.latency_percentiles(result.requests, result.sessions), key=f"{key_prefix}-latency", width="stretch")
-    table = analysis.latency_percentiles(result.requests, result.sessions)
+    ), requests=srv.get("inference_count", 0), executions=sum(srv.get("batch_sizes", {}).values()),
+        batch=srv.get("mean_executed_batch", 0)))
+    st.plotly_chart(figures.latency_percentiles(result.requests, result.sessions, _=t()), key=f"{key_prefix}-latency", width="stretch")
+    table = latency_table(result)
     if not table.empty:
-        st.dataframe(table.round(1), hide_index=True, width="stretch")
-    st.caption(
+        st.dataframe(table, hide_index=True, width="stretch")
+    st.caption(_(
         "Triton's statistics API and Prometheus metrics keep sums and counts, so they give the means shown "
         "above but no percentiles; the trace times every request, so its tail (p95, p99) shows the waits "
         "that a mean hides."
-    )
+    ))
+
+
+def latency_table(result):
+    """The latency percentiles as the learner reads them: lengths and sources in words."""
+    table = analysis.latency_percentiles(result.requests, result.sessions).round(1)
+    if table.empty:
+        return table
+    words = t()
+    table.insert(0, "length", [figures.length_words(lo, hi, words) for lo, hi in zip(table["length_low"], table["length_high"])])
+    table["source"] = [words(figures.SOURCE_LATENCY_WORDS[s]) for s in table["source"]]
+    table = table.drop(columns=["length_low", "length_high"])
+    return table.rename(columns={k: words(v) for k, v in LATENCY_COLUMNS.items()})
 
 
 def instance_work(result, key: str = "instance-work") -> None:
-    st.plotly_chart(figures.instance_work(result.requests), key=key, width="stretch")
+    st.plotly_chart(figures.instance_work(result.requests, _=t()), key=key, width="stretch")
     table = analysis.instance_work(result.requests)
     if not table.empty:
-        st.dataframe(table.round(2), hide_index=True, width="stretch")
+        st.dataframe(table.round(2).rename(columns={k: _(v) for k, v in INSTANCE_COLUMNS.items()}),
+                     hide_index=True, width="stretch")

@@ -10,17 +10,13 @@ import html
 import pandas as pd
 import streamlit as st
 
+from app.i18n import N_, Words
 from app.lab import analysis
 from app.lab.audio import to_wav
-from app.lab.verdicts import EXPLANATIONS
+from app.text import verdicts as verdict_words
+from app.ui.language import _, t
 
-VERDICT_STYLE = {
-    "intact": ("#1b7f3b", "INTACT"),
-    "lost": ("#b54708", "CORRUPTED · state lost"),
-    "foreign": ("#c11f1f", "CORRUPTED · read another session's state"),
-    "garbage": ("#8e24aa", "CORRUPTED · padding/garbage in its state"),
-    "error": ("#555555", "REFUSED by the server"),
-}
+VERDICT_COLOUR = {"intact": "#1b7f3b", "lost": "#b54708", "foreign": "#c11f1f", "garbage": "#8e24aa", "error": "#555555"}
 # A board longer than this shows the broken sessions first and folds the rest into an expander,
 # so 64 sessions stay readable and only the shown ones carry an audio player.
 FULL_BOARD = 12
@@ -49,18 +45,25 @@ def _marker(cells) -> str:
     return f'<div style="{_ROW}line-height:1"><span style="display:inline-block;width:5.5em"></span>{marks}</div>'
 
 
-def session_html(row) -> str:
-    colour, badge = VERDICT_STYLE.get(row.verdict, ("#555", row.verdict.upper()))
+def session_html(row, words: Words | None = None) -> str:
+    words = words or t()
+    colour = VERDICT_COLOUR.get(row.verdict, "#555")
+    badge = html.escape(verdict_words.badge(row.verdict, words))
     cells = analysis.transcript_cells(row.expected_text, row.received_text, row.first_wrong)
     first = None if pd.isna(row.first_wrong) else int(row.first_wrong) + 1
-    where = f"first wrong at letter {first}: {html.escape(str(row.detail))}" if first else "every letter right"
+    if first:
+        where = words.render(N_("first wrong at letter {letter:count}: {detail:text}"), letter=first,
+                             detail=html.escape(verdict_words.detail(row, words)))
+    else:
+        where = words(N_("every letter right"))
+    name = html.escape(words.render(N_("Session {number:count}"), number=int(row.session) + 1))
     lines = [
-        f'<div style="margin:0.1rem 0 0.2rem 0"><b>Session {int(row.session) + 1}</b> '
+        f'<div style="margin:0.1rem 0 0.2rem 0"><b>{name}</b> '
         f'<span style="background:{colour};color:white;border-radius:4px;padding:1px 6px;font-size:0.8rem">{badge}</span> '
         f'<span style="color:#444;font-size:0.85rem">{where}</span></div>',
         '<div style="overflow-x:auto">',
-        _row("expected", cells, "expected"),
-        _row("received", cells, "received"),
+        _row(html.escape(words(N_("expected"))), cells, "expected"),
+        _row(html.escape(words(N_("received"))), cells, "received"),
     ]
     if first:
         lines.append(_marker(cells))
@@ -68,14 +71,18 @@ def session_html(row) -> str:
     return "".join(lines)
 
 
-def verdict_summary(sessions: pd.DataFrame) -> str:
+def verdict_summary(sessions: pd.DataFrame, words: Words | None = None) -> str:
+    words = words or t()
     counts = sessions["verdict"].value_counts()
     total = len(sessions)
     intact = int(counts.get("intact", 0))
     if intact == total:
-        return f"All {total} sessions intact: {EXPLANATIONS['intact']}."
-    parts = [f"{int(n)} {v} ({EXPLANATIONS[v]})" for v, n in counts.items() if v != "intact"]
-    return f"{total - intact} of {total} sessions corrupted: " + "; ".join(parts) + "."
+        return words.render(N_("All {total:count} sessions intact: {why:text}."), total=total,
+                            why=verdict_words.explanation("intact", words))
+    parts = [words.render(N_("{n:count} {verdict:verdict} ({why:text})"), n=int(n), verdict=v,
+                          why=verdict_words.explanation(v, words)) for v, n in counts.items() if v != "intact"]
+    return words.render(N_("{broken:count} of {total:count} sessions corrupted: {parts:text}."),
+                        broken=total - intact, total=total, parts=words(N_("; ")).join(parts))
 
 
 def board_order(sessions: pd.DataFrame, full: int = FULL_BOARD) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -92,12 +99,13 @@ def board(result, key: str = "transcript-board", audio: bool = True) -> None:
     sessions = result.sessions
     plans = {p.index: p for p in result.plans}
     with st.container(key=key, border=True):
-        st.markdown("#### Transcript board")
+        st.markdown("#### " + _("Transcript board"))
         summary = verdict_summary(sessions)
         (st.success if sessions["verdict"].eq("intact").all() else st.error)(summary)
         shown, folded = board_order(sessions)
         if len(folded):
-            st.caption(f"{len(sessions)} sessions: the first {len(shown)} shown, sessions that broke first.")
+            st.caption(t().render(N_("{total:count} sessions: the first {shown:count} shown, sessions that broke first."),
+                                  total=len(sessions), shown=len(shown)))
         for row in shown.itertuples():
             if audio:
                 text_col, audio_col = st.columns([4, 1], vertical_alignment="center")
@@ -108,7 +116,7 @@ def board(result, key: str = "transcript-board", audio: bool = True) -> None:
                 plan = plans[row.session]
                 audio_col.audio(to_wav(plan.audio[: plan.send_count]), format="audio/wav")
         if len(folded):
-            counts = ", ".join(f"{n} {v}" for v, n in folded["verdict"].value_counts().items())
-            with st.expander(f"The other {len(folded)} sessions ({counts})"):
+            counts = folded["verdict"].value_counts().to_dict()
+            with st.expander(t().render(N_("The other {n:count} sessions ({counts:verdicts})"), n=len(folded), counts=counts)):
                 for row in folded.itertuples():
                     st.markdown(session_html(row), unsafe_allow_html=True)

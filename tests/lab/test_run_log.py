@@ -11,6 +11,7 @@ from app.lab.ids import unique_ids
 from app.lab.scenario import Scenario, random_texts
 from app.lab.server.connection import LabServer
 from app.lab.server_log import LogCode, Unavailable
+from app.i18n import words
 from app.ui import log_readings
 
 CONFLICT = ('W1130 18:14:54.703582 5187 sequence_batch_scheduler.cc:763] "sequence {id} for model \'{model}\' '
@@ -54,7 +55,8 @@ def test_only_lines_of_the_runs_models_and_ids_belong():
     assert log.to_json()["counts"] == {"sequence_conflict": 1, "reaper_idle": 1, "slot_freed": 1}
     text = "\n".join(log_readings.summary_lines(log))
     assert CONFLICT.format(id=11, model="mine") in text  # quoted verbatim
-    assert "1 x a slot was freed" in text
+    assert "1 × a slot was freed" in text
+    assert "\n".join(log_readings.summary_lines(log, words("zh")))  # and in Chinese
 
 
 def test_an_external_servers_log_is_not_available():
@@ -64,6 +66,7 @@ def test_an_external_servers_log_is_not_available():
     assert not log.available and log.unavailable == Unavailable.EXTERNAL_SERVER and log.entries == []
     assert log.to_json()["available"] is False
     assert log_readings.summary_lines(log) == [log_readings.UNAVAILABLE[Unavailable.EXTERNAL_SERVER]]
+    assert log_readings.summary_lines(log, words("zh")) == [words("zh")(log_readings.UNAVAILABLE[Unavailable.EXTERNAL_SERVER])]
 
 
 @pytest.mark.parametrize("code", list(LogCode))
@@ -71,6 +74,7 @@ def test_every_log_code_has_a_reading_that_uses_only_values_the_line_carries(cod
     assert code in log_readings.READINGS
     entry = server_log.LogEntry(server_log.Level.INFO, "1130", "00:00:00.000000", "x.cc:1", "m", "raw", code, {})
     assert log_readings.reading(entry)  # missing values read as '?', never a KeyError
+    assert log_readings.reading(entry, words("zh"))
 
 
 def test_the_models_gauge_counts_cells_of_sessions_that_vanished(lab_server, deployer):

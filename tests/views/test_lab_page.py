@@ -132,3 +132,37 @@ def test_queue_delay_under_direct_is_honest_about_min_slot_utilization(open_page
     run(at.radio(key="lab.scheduler").set_value("oldest"))
     assert at.number_input(key="lab.min_slot_utilization").disabled
     assert not at.number_input(key="lab.queue_delay_us").disabled
+
+
+def test_the_lab_speaks_chinese_when_the_url_asks(open_page):
+    from app.i18n import N_, words
+    from app.lab.problems import Problem
+    from app.text import prediction as prediction_words, problems as problem_words, verdicts as verdict_words
+
+    zh = words("zh")
+    at = open_page("lab.py", learner="lab-zh", lang="zh", sessions="3")
+    assert at.title[0].value == zh("Live lab")
+    assert at.button(key="lab.run").label == zh("Run") and at.button(key="lab.preset.the_fix").label == zh("The fix")
+    assert at.radio(key="lab.prediction").options[0] == prediction_words.choice("intact", zh)
+    # A problem is worded in Chinese, its values as they were typed.
+    run(at.text_area(key="lab.own_text").input("HELLO\nR2D2"))
+    problem = problem_words.problem(Problem("utterance_bad_character",
+                                            {"number": 2, "text": "R2D2", "char": "2", "position": 2}), zh)
+    assert [e.value for e in at.error] == [zh("This set-up cannot be deployed or run yet; nothing has been loaded:")
+                                           + f"\n- {problem}"]
+    run(at.text_area(key="lab.own_text").input(""))
+    run(at.button(key="lab.preset.the_fix").click())
+    run(at.slider(key="lab.sessions").set_value(3))
+    run(at.radio(key="lab.prediction").set_value("intact"))
+    run(at.button(key="lab.run").click())
+    assert any(m.value == "#### " + zh("Transcript board") for m in at.markdown)
+    intact = zh.render(N_("All {total:count} sessions intact: {why:text}."), total=3,
+                       why=verdict_words.explanation("intact", zh))
+    assert intact in [s.value for s in at.success]
+    assert sum(f"<b>{zh.render(N_('Session {number:count}'), number=n)}</b>" in m.value
+               for m in at.markdown for n in (1, 2, 3)) == 3
+    assert at.header[-1].value == zh("Results of the last run")
+    timeline = next(c for c in at.get("plotly_chart") if c.proto.id.endswith("-slot-timeline"))
+    layout = __import__("json").loads(timeline.proto.spec)["layout"]
+    assert layout["title"]["text"] == zh("Slot occupancy: instance × slot over time")
+    assert layout["xaxis"]["title"]["text"] == zh("time since the run started (ms)")

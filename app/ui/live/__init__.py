@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app.i18n import N_
 from app.ui import session
+from app.ui.language import _, t
 from app.ui.live import recogniser, rollout, sentiment
 
 LIVE = {
@@ -20,9 +22,9 @@ LIVE = {
 def render_live(name: str) -> None:
     element = LIVE.get(name)
     if element is None:
-        st.warning(f"This lesson names a live exercise {name!r} that the app does not have.")
+        st.warning(t().render(N_("This lesson names a live exercise '{name:text}' that the app does not have."), name=name))
         return
-    st.markdown("### Live on the server")
+    st.markdown("### " + _("Live on the server"))
     lab = session.lab()  # explains a dead server and offers a restart
     if lab is None:
         return

@@ -6,8 +6,11 @@ from contextlib import contextmanager
 import streamlit as st
 from tritonclient.utils import InferenceServerException
 
-from app.lab.deployments import DeploymentError
+from app.i18n import N_
+from app.lab.problems import LabError
 from app.lab.server.errors import ServerError
+from app.text.problems import error as problem_text
+from app.ui.language import t
 
 
 def stored(key: str):
@@ -20,12 +23,18 @@ def store(key: str, value) -> None:
 
 @contextmanager
 def explained_failures():
-    """Show what went wrong (bad input, a refused deployment, a dead server) instead of a traceback."""
+    """Show what went wrong (bad input, a refused deployment, a dead server) instead of a traceback.
+
+    Input problems (a LabError: bad settings, bad text, Triton refusing a deployment) are worded in
+    the learner's language; Triton's and the system's own text is quoted as it is."""
     try:
         yield
-    except (DeploymentError, ValueError) as err:
-        st.error(str(err))
+    except LabError as err:
+        st.error(problem_text(err, t()))
+    except ValueError as err:
+        st.error(t().render(N_("That input cannot be used: {error:text}"), error=err))
     except InferenceServerException as err:
-        st.error(f"Triton refused the request: {err.message()}")
+        st.error(t().render(N_("Triton refused the request: {message:text}"), message=err.message()))
     except (ServerError, ConnectionError, OSError) as err:
-        st.error(f"The server did not answer ({err}). If it stopped, the restart button appears on reload.")
+        st.error(t().render(N_("The server did not answer ({error:text}). If it stopped, the restart button appears on reload."),
+                            error=err))
