@@ -252,7 +252,7 @@ def _words(n: dict, raised: bool) -> tuple[list[Finding], list[Finding]]:
 # Figure labels for the codes in the chunks table.
 OUTCOME_LABELS = {
     "right": N_("right symbol"), "wrong": N_("wrong symbol"), "gave_up": N_("client gave up"),
-    "refused_no_start": N_("refused: no START"), "cancelled": N_("cancelled"), "error": N_("error"),
+    "refused_no_start": N_("refused: no START"), "cancelled": N_("cancelled"), "error": N_("other error"),
 }
 OUTCOME_COLOURS = {
     "right": "#2ca02c", "wrong": "#ff7f0e", "gave_up": "#7f7f7f", "refused_no_start": "#d62728", "cancelled": "#9467bd",
@@ -283,7 +283,7 @@ def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
         hover_data=["corrid", "start", "timeout_s", "error", "state_in", "expected", "symbol", "note"],
         labels={"step": _(N_("request, in the order the client sent them")), "client": "", "what came back": "",
                 "chunk no.": _(N_("chunk")), "start": "START", "timeout_s": _(N_("timeout (s)")),
-                "error": _(N_("error")), "expected": _(N_("expected")), "symbol": _(N_("symbol")), "note": _(N_("note"))},
+                "error": _(N_("error text")), "expected": _(N_("expected")), "symbol": _(N_("symbol")), "note": _(N_("note"))},
         title=_(N_("Each client's requests: which chunk, and what came back")),
     )
     steps.update_traces(marker_size=20, textfont_color="white")

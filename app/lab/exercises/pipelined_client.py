@@ -193,7 +193,7 @@ def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
         hover_data=["session no.", "verdict", "error"],
         color_discrete_map={_(PLACED_LABELS[True]): "#d62728", _(PLACED_LABELS[False]): "#2ca02c"},
         labels={"chunk": _(N_("sent as chunk")), "arrival_rank": _(N_("reached the scheduler as")), "placed": "",
-                "session no.": _(N_("session")), "verdict": _(N_("verdict")), "error": _(N_("error"))},
+                "session no.": _(N_("session")), "verdict": _(N_("verdict")), "error": _(N_("error text"))},
         title=_(N_("Sent order vs the order chunks reached the scheduler (all sessions, one round each)")),
     )
     order.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))  # facet titles: the transport only
