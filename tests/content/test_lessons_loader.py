@@ -164,3 +164,45 @@ def test_live_false_means_no_exercise(tmp_path):
 def test_missing_directory(tmp_path):
     with pytest.raises(ContentError, match="lessons folder not found"):
         load_lessons(tmp_path / "absent")
+
+
+def test_a_translation_keeps_the_english_order_and_falls_back_lesson_by_lesson(tmp_path, monkeypatch):
+    from app.content import lessons as content
+
+    english = load_lessons(FIXTURE_LESSONS)
+    monkeypatch.setattr(content, "LESSONS_DIR", tmp_path)
+    assert content.load_translated("en", english).lessons == english
+    # No folder for the language: every lesson in English, and said so.
+    missing = content.load_translated("xx", english)
+    assert missing.lessons == english and missing.fallback == tuple(l.id for l in english)
+    # One lesson translated, one broken: the good one is used, the broken one is named and shown in English.
+    folder = tmp_path / "xx"
+    folder.mkdir()
+    (folder / "02-sequence-batching.md").write_text(
+        GOOD.format(id="sequence-batching").replace("title: A lesson", "title: 序列批处理"), encoding="utf-8")
+    (folder / "01-dynamic-batching.md").write_text("---\nid: dynamic-batching\n---\n", encoding="utf-8")
+    partial = content.load_translated("xx", english)
+    assert [l.id for l in partial.lessons] == [l.id for l in english]
+    assert partial.lessons[0] is english[0] and partial.lessons[1].title == "序列批处理"
+    assert partial.fallback == ("dynamic-batching",)
+    assert len(partial.problems) == 1 and "01-dynamic-batching.md" in partial.problems[0]
+    assert "field 'title'" in partial.problems[0]
+
+
+def test_the_glossary_gives_each_term_in_each_language():
+    from app.content.glossary import load_glossary
+
+    terms = {term.id: term for term in load_glossary()}
+    batcher = terms["sequence-batcher"]
+    assert batcher.en == "sequence batcher" and batcher.word("zh") == "序列批处理器" and batcher.word("en") == "sequence batcher"
+    assert "sequence_batching" in batcher.keep
+    assert all(term.words.get("zh") for term in terms.values())
+
+
+def test_a_malformed_glossary_names_the_entry(tmp_path):
+    from app.content.glossary import GlossaryError, load_glossary
+
+    bad = tmp_path / "glossary.yaml"
+    bad.write_text("terms:\n  - {id: a, en: one, zh: 一}\n  - {id: b, zh: 二}\n", encoding="utf-8")
+    with pytest.raises(GlossaryError, match=r"terms\[1\] \(b\): field 'en'"):
+        load_glossary(bad)
