@@ -245,6 +245,18 @@ def test_renaming_switches_to_that_learners_own_progress(quiz):
     assert score_line(quiz).startswith("**Score 1 / ")
 
 
+def english_prose(at) -> list[str]:
+    """Runs of English words on the page that are not code, config or names Triton engineers keep."""
+    from tests.i18n.text_checks import english_runs
+
+    shown = [e.value for kind in ("title", "markdown", "caption", "info", "warning", "error", "success", "subheader")
+             for e in getattr(at.main, kind)]
+    shown += [w.label for kind in ("button", "radio", "selectbox", "text_input", "number_input", "checkbox")
+              for w in getattr(at.main, kind)]
+    shown += [option for w in at.main.radio for option in w.options]
+    return [run for text in shown for run in english_runs(text)]
+
+
 def zh_bank():
     """The bank in Chinese (quiz/bank.zh.yaml); skipped, naming why, until that file is there and valid."""
     if not translation_path("zh").exists():
@@ -265,6 +277,7 @@ def test_the_quiz_in_chinese_opens_with_translated_words(open_page):
     assert at.query_params["item"] == first.id and at.query_params["lang"] == "zh"
     if translation_path("zh").exists():
         assert any(m.value == zh_bank()[first.id].prompt for m in at.markdown)
+        assert not english_prose(at)
     else:  # no Chinese bank yet: said so, in Chinese, and the English words are shown
         assert any("测验尚无该语言的版本" in w.value for w in at.warning)
         assert any(m.value == first.prompt for m in at.markdown)
