@@ -152,6 +152,9 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         outcome = "served"
     else:
         outcome = "waits"
+    after_pause = {"pause": PAUSE_MS, "evict": EVICT_S, "timeout": EVICT_SETTINGS.idle_timeout_us / 1e6,
+                   "message": resumed["error"], "state_in": int(resumed["state_in"]), "owner": int(resumed["state_owner"]),
+                   "verdict": evicted_session["verdict"]}
     findings = [
         *[
             Finding("grid_reaped", {"timeout": r.timeout_ms, "think": r.think_ms, "answered": r.chunks_answered})
@@ -163,12 +166,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         Finding("model_requests", {"requests": int(key_cell["model_requests"])}),
         Finding("dead_blocked", {"long": TIMEOUTS_MS[-1], "long_wait": float(long_dead["waiter_blocked_ms"]),
                                  "short": TIMEOUTS_MS[0], "short_wait": float(short_dead["waiter_blocked_ms"])}),
-        Finding(
-            "evict_refused" if resumed["error"] else "evict_accepted",
-            {"pause": PAUSE_MS, "evict": EVICT_S, "timeout": EVICT_SETTINGS.idle_timeout_us / 1e6,
-             "message": resumed["error"], "state_in": int(resumed["state_in"]), "owner": int(resumed["state_owner"]),
-             "verdict": evicted_session["verdict"]},
-        ),
+        Finding("evict_refused", after_pause) if resumed["error"] else Finding("evict_accepted", after_pause),
     ]
     if long_dead["waiter_verdict"] == "error":
         findings.append(Finding("waiter_reaped", {"who": 1}))

@@ -100,7 +100,10 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         names = {r.url: "AB"[i] for i, r in enumerate(replicas)}
         texts = random_texts(SESSIONS, CHUNKS, seed=21)
         for policy in proxy.POLICIES:
-            steps(f"policy_{policy}", sessions=SESSIONS)
+            if policy == "sticky":
+                steps("policy_sticky", sessions=SESSIONS)
+            else:
+                steps("policy_round_robin", sessions=SESSIONS)
             nginx = proxy.NginxProxy([r.url for r in replicas], policy).start()
             scenario = Scenario(
                 model=MODEL, texts=texts, think_ms=20.0, jitter_ms=5.0, seed=4,
@@ -139,15 +142,13 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     }
     outcome = _outcome(rr)
     first = refusals.iloc[0] if not refusals.empty else None
+    kept = {"one": numbers["sticky_sessions_on_one_replica"], "sessions": SESSIONS,
+            "verdicts": measure.verdict_counts(sticky), "per_replica": numbers["sticky_requests_per_replica"]}
     findings = [
         Finding("rr_spread", {"both": numbers["rr_sessions_on_both_replicas"], "sessions": SESSIONS,
                               "broken": numbers["rr_sessions_broken"], "verdicts": measure.verdict_counts(rr)}),
         Finding("rr_per_replica", {"per_replica": numbers["rr_requests_per_replica"]}),
-        Finding(
-            "sticky_intact" if sticky.all_intact else "sticky_verdicts",
-            {"one": numbers["sticky_sessions_on_one_replica"], "sessions": SESSIONS,
-             "verdicts": measure.verdict_counts(sticky), "per_replica": numbers["sticky_requests_per_replica"]},
-        ),
+        Finding("sticky_intact", kept) if sticky.all_intact else Finding("sticky_verdicts", kept),
     ]
     if first is not None:
         status = first["status"]
