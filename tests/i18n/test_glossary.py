@@ -17,7 +17,8 @@ from app.ui.lesson_body import split_sections
 
 GLOSSARY = Path(__file__).resolve().parents[2] / "lessons" / "glossary.yaml"
 TRANSLATED = [lang for lang in languages() if lang != SOURCE_LANGUAGE]
-_CODE = re.compile(r"`[^`]*`|```.*?```", re.S)
+# Code, and template fields ({who:session}): the value, not the field name, is what a reader sees.
+_CODE = re.compile(r"`[^`]*`|```.*?```|\{[^{}]*\}", re.S)
 
 
 @lru_cache(maxsize=1)
