@@ -219,15 +219,16 @@ def _measure(clients: dict[str, _Client], log: pd.DataFrame) -> tuple[dict, str]
 
 def _words(n: dict, raised: bool) -> tuple[list[Finding], list[Finding]]:
     k = GIVE_UP_AT + 1  # the chunk given up on, counted from 1
+    http = {
+        "timeout": SHORT_TIMEOUT_S, "error": n["http_timeout_error"], "chunk": k, "state_in": n["http_retry_state_in"],
+        "should_read": n["http_retry_should_read"], "wrong": n["http_wrong_symbols_after_retry"],
+    }
     findings = [
         Finding("grpc_timeout", {"timeout": SHORT_TIMEOUT_S, "chunk": k, "after": n["grpc_timeout_after_s"],
                                  "error": n["grpc_timeout_error"]}),
-        Finding(f"next_{n['next_chunk_outcome']}", {"chunk": k + 1, "later": AFTER_GIVING_UP_S, "error": n["next_chunk_error"]}),
-        Finding(f"retry_{n['retry_outcome']}", {"chunk": k}),
-        Finding("http_applied_twice" if n["http_timed_out_chunk_was_applied"] else "http_retry", {
-            "timeout": SHORT_TIMEOUT_S, "error": n["http_timeout_error"], "chunk": k, "state_in": n["http_retry_state_in"],
-            "should_read": n["http_retry_should_read"], "wrong": n["http_wrong_symbols_after_retry"],
-        }),
+        _next_chunk(n["next_chunk_outcome"], {"chunk": k + 1, "later": AFTER_GIVING_UP_S, "error": n["next_chunk_error"]}),
+        _retry(n["retry_outcome"], {"chunk": k}),
+        Finding("http_applied_twice", http) if n["http_timed_out_chunk_was_applied"] else Finding("http_retry", http),
         Finding("restart", {"slot": n["restart_slot"], "old_slot": n["cancelled_sequence_slot"],
                             "right": n["restart_symbols_right"], "chunks": n["restart_chunks"]}),
         Finding("long_timeout", {"timeout": LONG_TIMEOUT_S, "wait": QUEUE_WAIT_S,
@@ -247,6 +248,24 @@ def _words(n: dict, raised: bool) -> tuple[list[Finding], list[Finding]]:
         Finding("why_correct_client"),
     ]
     return findings, explanation
+
+
+def _next_chunk(outcome: str, values: dict) -> Finding:
+    """What became of the chunk sent after the timed-out one (an OUTCOMES code)."""
+    return {
+        "right": Finding("next_right", values), "wrong": Finding("next_wrong", values),
+        "gave_up": Finding("next_gave_up", values), "refused_no_start": Finding("next_refused_no_start", values),
+        "cancelled": Finding("next_cancelled", values), "error": Finding("next_error", values),
+    }[outcome]
+
+
+def _retry(outcome: str, values: dict) -> Finding:
+    """What became of the retry of the timed-out chunk on the same ID (an OUTCOMES code)."""
+    return {
+        "right": Finding("retry_right", values), "wrong": Finding("retry_wrong", values),
+        "gave_up": Finding("retry_gave_up", values), "refused_no_start": Finding("retry_refused_no_start", values),
+        "cancelled": Finding("retry_cancelled", values), "error": Finding("retry_error", values),
+    }[outcome]
 
 
 # Figure labels for the codes in the chunks table.

@@ -68,7 +68,11 @@ def _phase(server, label: str, model: str, steps: Steps) -> dict:
     runs = []
     with state_cells.Sampler(server.metrics_url, model, every_s=0.1) as cells:
         for wave in range(WAVES):
-            steps(f"wave_{label}", wave=wave + 1, waves=WAVES, sessions=PER_WAVE, chunks=SENT, evict=EVICT_S)
+            values = dict(wave=wave + 1, waves=WAVES, sessions=PER_WAVE, chunks=SENT, evict=EVICT_S)
+            if label == "keep":
+                steps("wave_keep", **values)
+            else:
+                steps("wave_evict", **values)
             cells.mark(wave_mark(wave + 1))
             runs.append(driver.run(server, _wave(model, wave)))
             time.sleep(GAP_S if wave < WAVES - 1 else SETTLE_S)
@@ -117,7 +121,11 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     steps = Steps(progress, len(DEPLOYMENTS) * (WAVES + 1) + 1)
     phases = []
     for label, (name, evict_s) in DEPLOYMENTS.items():
-        steps(f"deploy_{label}", timeout=IDLE_TIMEOUT_US / 1e6, evict=EVICT_S)
+        values = dict(timeout=IDLE_TIMEOUT_US / 1e6, evict=EVICT_S)
+        if label == "keep":
+            steps("deploy_keep", **values)
+        else:
+            steps("deploy_evict", **values)
         model = models.load_with_parameters(server, name, SETTINGS, idle_evict_s=evict_s)
         phases.append(_phase(server, label, model, steps))
     steps("measuring")

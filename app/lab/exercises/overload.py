@@ -108,6 +108,27 @@ def _outcome(sessions: pd.DataFrame) -> str:
     return "wait"
 
 
+def _announce(steps: Steps, remedy: str, phase: str, values: dict) -> None:
+    """The step of one remedy (a REMEDIES code): deploying it ("deploy"), then running the load on it ("run")."""
+    {
+        ("admission_limit", "deploy"): lambda: steps("deploy_admission_limit", **values),
+        ("admission_limit", "run"): lambda: steps("run_admission_limit", **values),
+        ("more_slots", "deploy"): lambda: steps("deploy_more_slots", **values),
+        ("more_slots", "run"): lambda: steps("run_more_slots", **values),
+        ("longer_idle_timeout", "deploy"): lambda: steps("deploy_longer_idle_timeout", **values),
+        ("longer_idle_timeout", "run"): lambda: steps("run_longer_idle_timeout", **values),
+    }[(remedy, phase)]()
+
+
+def _remedy(remedy: str, values: dict) -> Finding:
+    """What one remedy (a REMEDIES code) did at the heaviest load; its words say what it costs."""
+    return {
+        "admission_limit": Finding("remedy_admission_limit", values),
+        "more_slots": Finding("remedy_more_slots", values),
+        "longer_idle_timeout": Finding("remedy_longer_idle_timeout", values),
+    }[remedy]
+
+
 def run(server, deployer, progress=None) -> ExerciseResult:
     steps = Steps(progress, 2 + len(LOADS) + 2 * len(REMEDIES))
     steps("deploy", instances=BASE.instances, slots=BASE.slots, timeout=IDLE_TIMEOUT_US / 1e6)
@@ -124,10 +145,10 @@ def run(server, deployer, progress=None) -> ExerciseResult:
 
     remedies = []
     for label, settings, limit in REMEDIES:
-        steps(f"deploy_{label}", slots=settings.slots, timeout=settings.idle_timeout_us / 1e6, limit=limit)
+        values = dict(sessions=OVERLOAD * CAPACITY, slots=settings.slots, timeout=settings.idle_timeout_us / 1e6, limit=limit)
+        _announce(steps, label, "deploy", values)
         model = base if settings == BASE else deployer.apply(settings, owner=f"ex-overload-{label.split('_')[-1]}").model
-        steps(f"run_{label}", sessions=OVERLOAD * CAPACITY, slots=settings.slots, timeout=settings.idle_timeout_us / 1e6,
-              limit=limit)
+        _announce(steps, label, "run", values)
         result = driver.run(server, _scenario(model, OVERLOAD * CAPACITY, concurrency=limit))
         runs[label] = result
         s = _sessions(result, label)
@@ -171,8 +192,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     if heavy_log["backlog_logged"] is not None and not pd.isna(heavy_log["backlog_logged"]):
         findings.append(Finding("log_heavy", {"load": OVERLOAD, "backlog": int(heavy_log["backlog_logged"]),
                                               "reaped": int(heavy_log["reaper_force_ends_logged"])}))
-    findings += [Finding(f"remedy_{r.run}", {"max_wait": r.max_wait_s, "reaped": int(r.reaped), "wall": r.wall_s,
-                                             "limit": CAPACITY})
+    findings += [_remedy(r.run, {"max_wait": r.max_wait_s, "reaped": int(r.reaped), "wall": r.wall_s, "limit": CAPACITY})
                  for r in remedies.itertuples()]
     explanation = [
         Finding("why_no_queue_policy", {"refused": numbers["refused_at_start"]}),

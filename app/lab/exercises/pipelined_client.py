@@ -87,12 +87,32 @@ def _round_row(label: str, index: int, run, order: pd.DataFrame) -> dict:
     }
 
 
+def _announce(steps: Steps, label: str, **values) -> None:
+    """The step of one round of one way of sending (a RUNS label)."""
+    {
+        "http_async": lambda: steps("http_async", **values),
+        "grpc_async": lambda: steps("grpc_async", **values),
+        "grpc_stream": lambda: steps("grpc_stream", **values),
+        "serial": lambda: steps("serial", **values),
+    }[label]()
+
+
+def _per_run(label: str, values: dict) -> Finding:
+    """What one way of sending (a RUNS label) did over its rounds."""
+    return {
+        "http_async": Finding("run_http_async", values),
+        "grpc_async": Finding("run_grpc_async", values),
+        "grpc_stream": Finding("run_grpc_stream", values),
+        "serial": Finding("run_serial", values),
+    }[label]
+
+
 def run(server, deployer, progress=None) -> ExerciseResult:
     steps = Steps(progress, sum(r[3] for r in RUNS) + 1)
     rounds, orders, runs = [], [], {}
     for label, transport, in_flight, count in RUNS:
         for i in range(count):
-            steps(label, in_flight=in_flight, round=i + 1, rounds=count)
+            _announce(steps, label, in_flight=in_flight, round=i + 1, rounds=count)
             result = driver.run(server, _scenario(transport, in_flight, seed=i))
             order = arrival_order(result)
             rounds.append(_round_row(label, i, result, order))
@@ -129,7 +149,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         outcome = "reordered" if http["reordered_and_broken"] > 0 else "fixed_by_batcher"
     in_flight = {label: n for label, _, n, _ in RUNS}
     findings = [
-        Finding(f"run_{label}", {
+        _per_run(label, {
             "in_flight": in_flight[label], "rounds_reordered": int(row.rounds_reordered), "rounds": int(row.rounds),
             "sessions_reordered": int(row.sessions_reordered), "broken": int(row.sessions_broken),
             "reordered_broken": int(row.reordered_and_broken),

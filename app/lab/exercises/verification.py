@@ -49,17 +49,19 @@ def _same_slot(run, a: int, b: int) -> bool:
 
 def run(server, deployer, progress=None) -> ExerciseResult:
     steps = Steps(progress, 7)
-    checks, runs = [], {}
+    findings, runs = [], {}
 
-    def check(code: str, as_expected: bool, **values) -> None:
-        checks.append({"check": code, "as_expected": bool(as_expected), "values": values})
+    def check(found: Finding, as_expected: bool) -> None:
+        """One of the guide's checks (its code is a CHECKS code), with whether it held."""
+        findings.append(Finding(found.code, {"as_expected": bool(as_expected), **found.values}))
 
     steps("interleaved", sessions=len(TEXTS))
     direct = deployer.apply(presets.get("the_fix").settings, owner="ex-verify").model
     inter = driver.run(server, Scenario(model=direct, texts=TEXTS, think_ms=15.0, jitter_ms=10.0, seed=8))
     runs["interleaved"] = inter
     own = _owners_ok(inter)
-    check("interleaved", inter.all_intact and own, sessions=len(TEXTS), verdicts=measure.verdict_counts(inter), own=own)
+    check(Finding("interleaved", {"sessions": len(TEXTS), "verdicts": measure.verdict_counts(inter), "own": own}),
+          inter.all_intact and own)
 
     steps("deploy_one_slot", timeout=ONE_SLOT.idle_timeout_us / 1e6)
     single = deployer.apply(ONE_SLOT, owner="ex-verify-slot").model
@@ -68,8 +70,8 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     runs["after_end"] = after_end
     first = _first_chunk(after_end, 1)
     reused = _same_slot(after_end, 0, 1)
-    check("after_end", int(first["state_in"]) == 0 and int(first["state_owner"]) == 0 and reused and after_end.all_intact,
-          state_in=int(first["state_in"]), state_owner=int(first["state_owner"]), reused=reused)
+    check(Finding("after_end", {"state_in": int(first["state_in"]), "state_owner": int(first["state_owner"]), "reused": reused}),
+          int(first["state_in"]) == 0 and int(first["state_owner"]) == 0 and reused and after_end.all_intact)
 
     steps("cancelled", chunks=CANCEL_AFTER)
     cancelled = driver.run(
@@ -81,14 +83,15 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     first = _first_chunk(cancelled, 1)
     later = cancelled.sessions.set_index("session").loc[1]
     wait = float(measure.backlog_waits(cancelled).set_index("session").loc[1, "wait_ms"])
-    check("cancelled", later["verdict"] == "intact" and int(first["state_owner"]) == 0 and _same_slot(cancelled, 0, 1),
-          verdict=str(later["verdict"]), state_owner=int(first["state_owner"]), wait=wait)
+    check(Finding("cancelled", {"verdict": str(later["verdict"]), "state_owner": int(first["state_owner"]), "wait": wait}),
+          later["verdict"] == "intact" and int(first["state_owner"]) == 0 and _same_slot(cancelled, 0, 1))
 
     steps("sentiment", modes=len(sentiment_check.MODES))
     sentiment = sentiment_check.compare(server)
     sentiment_same = bool(sentiment["identical"].all())
-    check("sentiment", sentiment_same, diff=float(sentiment["max_score_diff"].max()),
-          labels_identical=bool(sentiment["labels_identical"].all()), tolerance=sentiment_check.SCORE_TOLERANCE)
+    check(Finding("sentiment", {"diff": float(sentiment["max_score_diff"].max()),
+                                "labels_identical": bool(sentiment["labels_identical"].all()),
+                                "tolerance": sentiment_check.SCORE_TOLERANCE}), sentiment_same)
 
     steps("recogniser")
     dynamic = deployer.apply(presets.get("the_mistake").settings, owner="ex-verify-dyn").model
@@ -97,11 +100,11 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     runs["dynamic_alone"], runs["dynamic_together"] = alone, together
     same_text = list(alone.sessions["received_text"]) == list(together.sessions["received_text"])
     recogniser_same = bool(alone.all_intact and together.all_intact and same_text)
-    check("recogniser", not recogniser_same, alone=measure.verdict_counts(alone), together=measure.verdict_counts(together))
+    check(Finding("recogniser", {"alone": measure.verdict_counts(alone), "together": measure.verdict_counts(together)}),
+          not recogniser_same)
     steps("measuring")
 
-    findings = [Finding(c["check"], {"as_expected": c["as_expected"], **c["values"]}) for c in checks]
-    checks = pd.DataFrame([{"check": c["check"], "as_expected": c["as_expected"]} for c in checks])
+    checks = pd.DataFrame([{"check": f.code, "as_expected": f.values["as_expected"]} for f in findings])
     transcripts = pd.concat(
         [
             alone.sessions[["session", "expected_text", "received_text", "verdict"]].assign(arrival="one_at_a_time"),
@@ -124,7 +127,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     explanation = [
         Finding("why_stateless", {"diff": numbers["sentiment_max_score_diff"]}),
         Finding("why_recogniser", {"wrong": numbers["recogniser_dynamic_wrong_symbols"]}),
-        Finding("why_sequence_passed" if sequence_ok else "why_sequence_failed"),
+        Finding("why_sequence_passed") if sequence_ok else Finding("why_sequence_failed"),
         Finding("why_every_deployment"),
     ]
     steps.finish()
