@@ -35,7 +35,7 @@ def random_texts(count: int, length: int | Sequence[int], seed: int) -> list[str
     symbols, or several that the sessions take in turn (mixed short and long sessions)."""
     lengths = [length] if isinstance(length, int) else list(length)
     if not lengths or min(lengths) < 1:
-        raise ValueError("utterance length must be at least 1 symbol")
+        raise ScenarioError("utterance_too_short")
     rng = random.Random(seed)
     texts = []
     for i in range(count):
@@ -83,7 +83,7 @@ class Scenario:
             try:
                 symbols.append(to_symbols(text))
             except AlphabetError as err:
-                raise ScenarioError(f"session_{err.code}", session=index, **err.values) from None
+                raise ScenarioError(f"session_{err.code}", session=index, number=index + 1, **err.values) from None
         if any(len(s) > MAX_SYMBOLS for s in symbols):
             raise ScenarioError("utterance_too_long", high=MAX_SYMBOLS)
         if self.think_ms < 0 or self.jitter_ms < 0:

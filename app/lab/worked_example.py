@@ -40,10 +40,10 @@ class Sent:
     start: bool
     end: bool
     outcome: str  # a code: "positive"/"negative" (Model A), "refused", or the letter Model B decoded
-    review: str = ""  # Model A's review text, verbatim
     instance: int | None = None
     slot: int | None = None
     server_says: str = ""  # the server's own error text when refused
+    review: str = ""  # Model A's review text, verbatim
 
 
 def run(server, open_first: bool = True) -> pd.DataFrame:

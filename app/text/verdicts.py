@@ -38,7 +38,7 @@ DETAILS = {
     "misread": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count}; its state was right but its audio was misread"),
     "fresh_cell": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read a fresh cell ({state_in:count} instead of {should_read:count})"),
     "own_stale": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read its own stale state ({state_in:count} instead of {should_read:count})"),
-    "other_session": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read the state of {other_session:session}"),
+    "other_session": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read the state of session {other:count}"),
     "earlier_session": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read the state of an earlier session (tag {owner_tag:text})"),
 }
 
@@ -65,4 +65,6 @@ def detail(row, _: Words) -> str:
     first = get("first_wrong")
     chunk = None if first is None or (isinstance(first, float) and math.isnan(first)) else int(first) + 1
     values = dict(get("detail_values") or {})
+    if values.get("other_session") is not None:
+        values["other"] = int(values["other_session"]) + 1  # as people count sessions
     return _.render(DETAILS[code], chunk=chunk, **values)

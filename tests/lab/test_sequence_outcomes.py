@@ -61,7 +61,7 @@ def test_direct_that_ignores_ready_folds_padding_into_sessions(lab_server, deplo
     _, result = presets.run_preset(lab_server, deployer, "forgot_ready", owner="t-ready")
     assert set(verdicts(result)) <= {"garbage", "intact"}, verdicts(result)
     from_padding = evidence.broke_on_padding(result)
-    assert from_padding, result.sessions[["session", "verdict", "detail"]].to_dict("records")
+    assert from_padding, result.sessions[["session", "verdict", "detail_code", "detail_values"]].to_dict("records")
     assert set(result.sessions.set_index("session").loc[from_padding, "read_state_of"]) == {"padding"}
     # Direct pins sessions to slots and START clears them: no other session's state, and none
     # left by an earlier run, is ever read.
@@ -95,7 +95,8 @@ def test_dynamic_slot_keyed_state_mixes_concurrent_sessions(lab_server, deployer
     sessions = result.sessions.set_index("session")
     for session, other in mixed.items():
         assert sessions.loc[session, "verdict"] == "foreign" and sessions.loc[session, "read_state_of"] == other
-        assert f"read the state of session {other + 1}" in sessions.loc[session, "detail"]
+        assert sessions.loc[session, "detail_code"] == "other_session"
+        assert sessions.loc[session, "detail_values"]["other_session"] == other
 
 
 def test_the_mistake_preset_on_the_shared_deployment_mixes_sessions_of_the_same_run(lab_server, deployer):
@@ -124,7 +125,8 @@ def test_a_session_idle_past_the_timeout_is_reaped_and_the_run_goes_on(lab_serve
     sessions = result.sessions.set_index("session")
     assert sessions.loc[0, "verdict"] == "error"
     assert sessions.loc[0, "first_wrong"] == 5
-    assert "START" in sessions.loc[0, "detail"]
+    assert sessions.loc[0, "detail_code"] == "refused"
+    assert "START" in sessions.loc[0, "detail_values"]["error"]  # Triton's own words, verbatim
     assert list(sessions.loc[[1, 2], "verdict"]) == ["intact", "intact"]
 
 

@@ -27,4 +27,4 @@ def test_unopened_sequence_is_refused_in_the_servers_words(open_page):
     assert list(sent.loc[["3", "4"], "outcome"]) == ["refused", "refused"]
     [warning] = [w.value for w in at.warning]
     assert "must specify the START flag on the first request of the sequence" in warning
-    assert sent.loc["3", "server_says"] in warning
+    assert sent.loc["3", "the server said"] in warning  # the table's English header for server_says

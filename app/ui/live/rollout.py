@@ -29,5 +29,5 @@ def rollout_checks(server, deployer) -> None:
     for check in results:
         verdict = _("PASS") if check.passed else _("FAIL")
         (st.success if check.passed else st.error)(words.render(
-            N_("{verdict:text}: {name:text}: {detail:text}"), verdict=verdict, name=words_of.name(check, words),
+            N_("{outcome:text}: {name:text}: {detail:text}"), outcome=verdict, name=words_of.name(check, words),
             detail=words_of.detail(check, words)))
