@@ -63,14 +63,15 @@ def summarize(attempt_id: int, scores: Mapping[str, float], items: Iterable[Item
     )
 
 
-def wrong_choices(item: Item, answer: Any) -> list[str]:
-    """Texts of the wrong things a learner chose (option texts, or the wrong number)."""
+def wrong_choices(item: Item, answer: Any) -> list[int]:
+    """Keys of the wrong options a learner chose (counted by key, so answers given in any
+    language count together; the text is looked up in the report's bank at the end)."""
     if item.type in ("single", "predict"):
         opt = next((o for o in item.options if o.key == answer), None)
-        return [opt.text] if opt is not None and not opt.correct else []
+        return [opt.key] if opt is not None and not opt.correct else []
     if item.type == "multiple":
         picked = set(answer) if isinstance(answer, list) else set()
-        return [o.text for o in item.options if o.key in picked and not o.correct]
+        return [o.key for o in item.options if o.key in picked and not o.correct]
     return []  # numeric is handled by the caller, which knows the grade
 
 
@@ -100,9 +101,11 @@ def class_report_frame(rows: Iterable[tuple[str, Any, bool, float]], items: Iter
     records = []
     for item in items:
         s = stats[item.id]
-        # Ties go to the option listed first in the bank, so the report is stable.
-        order = {o.text: o.key for o in item.options}
-        top = sorted(s["wrong"].items(), key=lambda kv: (-kv[1], order.get(kv[0], 1 << 30), kv[0]))
+        # Ties go to the option listed first in the bank (numbers after options), so the report is stable.
+        top = sorted(s["wrong"].items(),
+                     key=lambda kv: (-kv[1], kv[0] if isinstance(kv[0], int) else 1 << 30, str(kv[0])))
+        if top and isinstance(top[0][0], int):
+            top[0] = (item.option(top[0][0]).text, top[0][1])
         records.append({
             "item": item.id,
             "topic": item.topic,

@@ -35,3 +35,21 @@ def test_predictions_overview_per_exercise(store):
 def test_empty_store_gives_empty_tables(store, bank):
     assert instructor.learner_scores(store, bank).empty
     assert instructor.predictions_by_exercise(instructor.predictions(store)).empty
+
+
+def test_the_class_report_counts_answers_by_key_and_words_them_in_the_banks_language(store, bank):
+    from dataclasses import replace
+
+    from app.quiz.bank import Bank
+
+    item = bank["choose-sentiment"]
+    wrong = next(o for o in item.options if not o.correct)
+    for learner in ("ada", "bob"):  # one answered in English, one in another language: the same key
+        store.record_answer(store.start_attempt(learner, seed=1), item, wrong.key)
+    other = Bank(tuple(replace(i, options=tuple(replace(o, text=f"[xx] {o.text}") for o in i.options))
+                       if i.id == item.id else i for i in bank), bank.path)
+    english = store.class_report(bank).set_index("item").loc[item.id]
+    translated = store.class_report(other).set_index("item").loc[item.id]
+    assert english["most_chosen_wrong"] == wrong.text and english["most_chosen_wrong_count"] == 2
+    assert translated["most_chosen_wrong"] == f"[xx] {wrong.text}" and translated["most_chosen_wrong_count"] == 2
+    assert (translated["attempts"], translated["share_correct"]) == (english["attempts"], english["share_correct"])
