@@ -118,7 +118,7 @@ def controls() -> LabSetup:
         with st.expander(_("Advanced: transport")):
             a, b = st.columns(2)
             a.selectbox(_("Transport"), [x.value for x in Transport], key=P + "transport",
-                        format_func=lambda v: transport_words(v, t()),
+                        format_func=lambda v, words=t(): transport_words(v, words),
                         help=_("HTTP and gRPC make one call per chunk; the gRPC stream is one stream per session"))
             b.number_input(_("Chunks in flight per session"), *LIMITS["in_flight"], step=1, key=P + "in_flight",
                            help=_("1 waits for each answer. Above 1 a session sends ahead (pipelining): "

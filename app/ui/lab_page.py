@@ -48,7 +48,7 @@ def render() -> None:
 
     choice = st.radio(
         _("**Predict before you run:** what will happen to the transcripts?"),
-        list(prediction.CHOICES), format_func=lambda c: prediction_words.choice(c, t()), index=None,
+        list(prediction.CHOICES), format_func=lambda c, words=t(): prediction_words.choice(c, words), index=None,
         key=lab_controls.PREDICTION_KEY,
     )
     apply_col, run_col, _spacer = st.columns([1, 1, 3])

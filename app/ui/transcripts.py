@@ -21,7 +21,7 @@ VERDICT_COLOUR = {"intact": "#1b7f3b", "lost": "#b54708", "foreign": "#c11f1f", 
 # so 64 sessions stay readable and only the shown ones carry an audio player.
 FULL_BOARD = 12
 _CELL = "display:inline-block;width:1.05em;text-align:center;"
-_ROW = "font-family:ui-monospace,Menlo,Consolas,monospace;font-size:0.95rem;white-space:nowrap;line-height:1.5;"
+_ROW = "font-family:ui-monospace,monospace;font-size:0.95rem;white-space:nowrap;line-height:1.5;"
 
 
 def _char(c: str) -> str:
