@@ -15,7 +15,7 @@ import gettext
 import string
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "messages"
@@ -97,4 +97,3 @@ def words(lang: str = SOURCE_LANGUAGE) -> Words:
     return Words(lang)
 
 
-Translate = Callable[[str], str]

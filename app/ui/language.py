@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
+from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, native_name, parse_language, words
 
 STATE_KEY = "lang"
-# Each language names itself, so a learner who cannot read the current one still finds theirs.
-NATIVE_NAMES = {"en": "English", "zh": "中文"}
 
 
 def _browser() -> str | None:
@@ -65,12 +63,13 @@ def show(key: str = "language") -> None:
     label = _(N_("Language"))
     st.sidebar.selectbox(
         label if lang == SOURCE_LANGUAGE else f"{label} · Language", options, key=key,
-        format_func=lambda code: NATIVE_NAMES.get(code, code), on_change=_switch, args=(key,),
+        # Each language names itself, so a learner who cannot read the current one finds theirs.
+        format_func=native_name, on_change=_switch, args=(key,),
     )
     asked = bad_choice()
     if asked is not None:
         st.sidebar.warning(t().render(N_("There is no language {asked:text}; showing {shown:text}."),
-                                      asked=asked, shown=NATIVE_NAMES.get(lang, lang)))
+                                      asked=asked, shown=native_name(lang)))
 
 
 _CHOSEN = "{}::chosen"

@@ -6,6 +6,8 @@ app/lab/exercises.REGISTRY), each defining, as English templates marked with N_(
   NUMBERS   {number name: label}          every key the exercise puts in result.numbers
   FINDINGS  {code: template}              every Finding code of result.findings / explanation
   STEPS     {code: template}              every Steps code its run() reports
+and optionally
+  VALUES    {code: word}                  words for codes that appear as values in result.numbers
 
 Templates fill {name:kind} fields from the Finding's values (kinds: app/i18n/formats.py).
 """
@@ -88,10 +90,15 @@ def value(raw, _: Words) -> str:
 
 
 def numbers_table(result: ExerciseResult, _: Words) -> pd.DataFrame:
-    labels = module(result.name).NUMBERS
+    words_of = module(result.name)
+    codes = getattr(words_of, "VALUES", {})
+
+    def shown(raw):
+        return _(codes[raw]) if isinstance(raw, str) and raw in codes else value(raw, _)
+
     return pd.DataFrame({
-        _(N_("measure")): [_(labels[k]) for k in result.numbers],
-        _(N_("value")): [value(v, _) for v in result.numbers.values()],
+        _(N_("measure")): [_(words_of.NUMBERS[k]) for k in result.numbers],
+        _(N_("value")): [shown(v) for v in result.numbers.values()],
     })
 
 
