@@ -27,7 +27,7 @@ def test_run_writes_sessions_and_the_per_request_trace(server_env, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "verdicts: intact 3" in done.stdout
     data = json.loads(out.read_text())
-    assert data["schema"] == 1 and data["model"] == "asr_sequence_direct"
+    assert data["schema"] == 2 and data["model"] == "asr_sequence_direct"
     assert [s["verdict"] for s in data["sessions"]] == ["intact"] * 3
     assert len(data["requests"]) == 18
     first = data["requests"][0]

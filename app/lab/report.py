@@ -2,8 +2,8 @@
 
 Codes and numbers only: the plain-text summary is worded at the edge (app/text/report.py).
 
-JSON schema (version 1):
-  {"schema": 1, "run_id", "model", "transport" (http, grpc or grpc_stream), "in_flight", "wall_s", "traced",
+JSON schema (version 2; version 1 had an English `detail` where sessions now have detail_code and detail_values):
+  {"schema": 2, "run_id", "model", "transport" (http, grpc or grpc_stream), "in_flight", "wall_s", "traced",
    "server": {inference_count, execution_count, average_batch_size, mean_queue_us,
               mean_compute_us, batch_sizes: {size: executions}, metrics: {name: delta}},
    "sessions": [{session, corrid, tag, expected_text, received_text, chunks, first_wrong,
@@ -67,7 +67,7 @@ def to_json(result) -> dict:
     sessions = result.sessions.copy()
     sessions["slots"] = sessions["slots"].apply(lambda pairs: [list(p) for p in pairs])
     return {
-        "schema": 1,
+        "schema": 2,
         "run_id": result.run_id,
         "model": result.scenario.model,
         "transport": result.scenario.transport.value,
