@@ -17,6 +17,7 @@ from plotly.colors import qualitative
 
 from app.i18n import N_
 from app.lab import analysis
+from app.text.sentiment import MODES as SENTIMENT_MODES  # one word list for the modes, shared with pages
 
 PALETTE = qualitative.Dark24 + qualitative.Light24
 PADDING_COLOUR = "rgba(120,120,120,0.45)"
@@ -270,14 +271,6 @@ def instance_work(requests: pd.DataFrame, _=str) -> go.Figure:
     return fig
 
 
-SENTIMENT_MODES = {
-    "one_at_a_time": N_("one at a time"),
-    "at_once": N_("{concurrency:count} at once"),
-    "one_request": N_("one request of all"),
-    "in_order": N_("in order"),
-    "shuffled": N_("shuffled"),
-    "at_once_shuffled": N_("{concurrency:count} at once, shuffled"),
-}
 
 
 def mode_words(run, _=str) -> str:

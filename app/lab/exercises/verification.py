@@ -157,9 +157,6 @@ MODE_LABELS = {
     "shuffled_one_request": N_("shuffled, one request of 12"),
 }
 ARRIVAL_LABELS = {"one_at_a_time": N_("one at a time"), "all_at_once": N_("all at once")}
-VERDICT_LABELS = {
-    "intact": N_("intact"), "lost": N_("lost"), "foreign": N_("foreign"), "garbage": N_("garbage"), "error": N_("error"),
-}
 
 
 def _yes_no(value: bool, _) -> str:
@@ -195,7 +192,7 @@ def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
     rec = go.Figure(go.Table(
         header=dict(values=[_(N_("arrival")), _(N_("expected")), _(N_("received")), _(N_("verdict"))], align="left"),
         cells=dict(values=[[_(ARRIVAL_LABELS[a]) for a in transcripts["arrival"]], transcripts["expected_text"],
-                           transcripts["received_text"], [_(VERDICT_LABELS.get(v, v)) for v in transcripts["verdict"]]],
+                           transcripts["received_text"], [plots.verdict_name(v, _) for v in transcripts["verdict"]]],
                    align="left"),
     ))
     rec.update_layout(title=_(N_("Recogniser behind the dynamic batcher")))
