@@ -16,7 +16,7 @@ PROBLEMS = {
     "state_key_unknown": N_("state key must be one of {choices:text}, not '{value:text}'"),
     "corrid_needs_sequence": N_("state key 'corrid' needs the sequence batcher: the dynamic batcher gives the model no correlation ID, so choose state key 'slot' or 'session', or a sequence scheduler"),
     # a learner's own recogniser config (deployments.validate_recogniser)
-    "pbtxt_unreadable": N_("{source:text}: {error:text}"),
+    "pbtxt_unreadable": N_("{source:text}: `{error:text}`"),
     "config_name": N_("name must be letters, digits, '_' or '-'"),
     "config_backend": N_("backend must be \"python\" (the recogniser is a Python-backend model)"),
     "config_inputs": N_("inputs must be exactly AUDIO and SESSION, found {found:text}"),
@@ -27,7 +27,7 @@ PROBLEMS = {
     "config_state_key": N_("parameter state_key must be one of {choices:text}"),
     "config_corrid_needs_sequence": N_("state_key 'corrid' needs sequence_batching: the dynamic batcher sends no correlation ID"),
     "config_honour_ready": N_("parameter honour_ready must be 'true' or 'false'"),
-    "triton_refused": N_("Triton refused the deployment ({message:text}); the previous one keeps serving."),
+    "triton_refused": N_("Triton refused the deployment (`{message:text}`); the previous one keeps serving."),
     # traffic (app/lab/setup.LabSetup.traffic_problems)
     "sessions_range": N_("sessions must be {low:count} to {high:count}: got {value:text}"),
     "length_range": N_("utterance length must be {low:count} to {high:count} letters: got {value:text}"),

@@ -15,7 +15,7 @@ def waits_and_refusals(result, _: Words) -> list[str]:
         lines.append(_.render(N_("waited for a slot: {waited:count} of {first_chunks:count} sessions queued their first chunk over {limit:ms} (longest {longest:ms})"),
                               limit=report.WAITED_MS, longest=found["longest_ms"], **found))
     if "refused" in found:
-        lines.append(_.render(N_("refused: {refused:count} session(s); the server said, e.g.: {refused_example:text}"), **found))
+        lines.append(_.render(N_("refused: {refused:count} session(s); the server said, e.g.: `{refused_example:text}`"), **found))
     if "no_answer" in found:
         lines.append(_.render(N_("no answer: {no_answer:count} session(s) lost a request on the way (did the server stop?), e.g.: {no_answer_example:text}"), **found))
     return lines
@@ -32,7 +32,9 @@ def summary_table(result, _: Words) -> str:
     else:
         head = _.render(N_("run {run:text} on {model:text} over {transport:text}: {sessions:count} sessions, "
                            "{requests:count} requests, {wall:seconds}"), **values)
-    lines = [head, f"{'#':>3} {_('verdict'):8} {_('first wrong'):>11}  {_('expected'):30} {_('received')}"]
+    # _() outside the f-string: Babel does not look inside f-strings on Python < 3.12.
+    verdict, first, expected, received = _("verdict"), _("first wrong"), _("expected"), _("received")
+    lines = [head, f"{'#':>3} {verdict:8} {first:>11}  {expected:30} {received}"]
     for row in s.itertuples():
         first = "-" if pd.isna(row.first_wrong) else str(int(row.first_wrong) + 1)
         lines.append(f"{row.session + 1:>3} {_.render('{v:verdict}', v=row.verdict):8} {first:>11}  "

@@ -32,7 +32,7 @@ BADGES = {
 
 # app/lab/verdicts.Detail codes; {chunk} is the first wrong chunk, counted from 1.
 DETAILS = {
-    "refused": N_("chunk {chunk:count}: {error:text}"),
+    "refused": N_("chunk {chunk:count}: `{error:text}`"),
     "not_sent": N_("chunk {chunk:count}: not sent after an earlier refusal"),
     "read_padding": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read state a padding row had written"),
     "misread": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count}; its state was right but its audio was misread"),

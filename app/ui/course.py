@@ -37,7 +37,7 @@ def lessons_or_error(notice: bool = False) -> list[Lesson]:
     try:
         found = translated(language.current())
     except ContentError as err:
-        st.error(_.render(N_("The lessons could not be loaded: {error:text}"), error=err))
+        st.error(_.render(N_("The lessons could not be loaded: `{error:text}`"), error=err))
         return []
     if notice and found.fallback:
         if len(found.fallback) == len(found.lessons):

@@ -114,7 +114,7 @@ def _record(setup: LabSetup, choice: str, verdict: prediction.Verdict) -> None:
         ProgressStore().record_prediction(session.learner(), setup.preset_name() or "custom", choice,
                                           verdict.outcome, held=verdict.held)
     except Exception as err:  # a locked or read-only progress file must not lose the run
-        st.warning(t().render(N_("Your prediction could not be saved: {error:text}"), error=err))
+        st.warning(t().render(N_("Your prediction could not be saved: `{error:text}`"), error=err))
 
 
 def _show_run(run: LabRun) -> None:
@@ -131,7 +131,7 @@ def _show_run(run: LabRun) -> None:
         ready=_("honoured") if settings.honour_ready else _("ignored"), wall=result.wall_s,
     ))
     (st.success if run.verdict.held and run.verdict.reason_seen else st.warning)(
-        words.render(N_("You predicted: {choice:text}. {message:text}"), choice=prediction_words.choice(run.choice, words),
+        words.render(N_("You predicted: {choice:text}. `{message:text}`"), choice=prediction_words.choice(run.choice, words),
                      message=prediction_words.message(run.verdict, words))
     )
     preset = run.setup.preset_name()

@@ -80,7 +80,7 @@ def show_explanations(item: Item, options: list[Option], record: AnswerRecord) -
         mark = f":green[**{right}**]" if opt.correct else f":red[**{wrong}**]"
         mine = f" · :blue-background[{mine_word}]" if opt.key in picked else ""
         lines.append(f"- {mark}{mine}: {opt.text}  \n  {opt.explain}")
-    st.markdown(f"**{_('Every option explained')}**\n\n" + "\n".join(lines))
+    st.markdown("**" + _("Every option explained") + "**\n\n" + "\n".join(lines))
     if item.explain:
         st.info(item.explain)
     show_source(item)

@@ -72,7 +72,7 @@ def lessons() -> list[Lesson]:
         _lessons(str(LESSONS_DIR), _lessons_stamp())  # the English ones check the bank's links
         return course.lessons()
     except ContentError as err:
-        st.warning(t().render(N_("The lessons could not be loaded, so lesson links are not checked: {error:text}"),
+        st.warning(t().render(N_("The lessons could not be loaded, so lesson links are not checked: `{error:text}`"),
                               error=err))
         return []
 

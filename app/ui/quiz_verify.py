@@ -50,7 +50,7 @@ def _run(quiz: QuizSession, item: Item, chosen: int) -> Verification | None:
             t().render(N_("Running {scenario:text} on Triton"), scenario=item.scenario),
         )
     except (DeploymentError, ServerError, InferenceServerException, OSError) as err:
-        st.error(t().render(N_("The scenario could not run on the server: {error:text}"), error=err))
+        st.error(t().render(N_("The scenario could not run on the server: `{error:text}`"), error=err))
         return None
 
 
@@ -76,12 +76,12 @@ def show_verify(quiz: QuizSession, item: Item, record: AnswerRecord) -> None:
     observed = result.observed if result else _earlier_outcome(quiz, item)
     left, right = st.columns(2)
     with left:
-        st.markdown(f"**{_('You predicted')}**")
+        st.markdown("**" + _("You predicted") + "**")
         st.markdown(_outcome(chosen.outcome or ""))
         st.caption(chosen.text)
     # Keyed so the browser test can read this column (one verify panel per page run).
     with right.container(key="quiz-verify-observed"):
-        st.markdown(f"**{_('The server showed')}**")
+        st.markdown("**" + _("The server showed") + "**")
         if observed is None:
             st.markdown(_("Not run yet: click the button to see what Triton does."))
         else:

@@ -37,7 +37,7 @@ def lab() -> tuple[LabServer, Deployer] | None:
     try:
         server, deployer = _lab()
     except ServerError as err:
-        st.error(t().render(N_("The Triton server could not be started: {error:text}"), error=err))
+        st.error(t().render(N_("The Triton server could not be started: `{error:text}`"), error=err))
         if st.button(_("Try again"), key="lab-retry-start"):
             _lab.clear()
             st.rerun()

@@ -20,7 +20,7 @@ def server_status() -> None:
     try:
         info = server.status()
     except Exception as err:  # a server dying between alive() and status() is still data
-        st.error(t().render(N_("The server stopped answering: {error:text}"), error=err))
+        st.error(t().render(N_("The server stopped answering: `{error:text}`"), error=err))
         return
     device = "GPU" if info["instance_kind"] == "KIND_GPU" else "CPU"
     where = _("embedded (started by this app)") if info["mode"] == "embedded" else _("external (TRITON_URL)")

@@ -25,8 +25,8 @@ RESULT_KEY = "exercise-result-{}"
 # What part of the exercise failed, for _failure's sentence.
 RUN, DRAW = "run", "draw"
 _COULD_NOT = {
-    RUN: N_("The exercise could not run: {error:text}"),
-    DRAW: N_("The exercise could not draw its charts: {error:text}"),
+    RUN: N_("The exercise could not run: `{error:text}`"),
+    DRAW: N_("The exercise could not draw its charts: `{error:text}`"),
 }
 
 
@@ -36,10 +36,10 @@ def _failure(err: Exception, doing: str) -> str:
     if isinstance(err, (ServerError, DeploymentError, ValueError)):
         return _t.render(_COULD_NOT[doing], error=err)
     if isinstance(err, InferenceServerException):
-        return _t.render(N_("Triton refused a request the exercise needs: {error:text}"), error=err.message())
+        return _t.render(N_("Triton refused a request the exercise needs: `{error:text}`"), error=err.message())
     if isinstance(err, OSError):
-        return _t.render(N_("The exercise could not reach a server or start a process: {error:text}"), error=err)
-    return _t.render(N_("The exercise stopped unexpectedly ({kind:text}): {error:text}"),
+        return _t.render(N_("The exercise could not reach a server or start a process: `{error:text}`"), error=err)
+    return _t.render(N_("The exercise stopped unexpectedly ({kind:text}): `{error:text}`"),
                      kind=type(err).__name__, error=err)
 
 
@@ -62,7 +62,7 @@ def _run(name: str, choice: str, server, deployer) -> None:
 
         ProgressStore().record_prediction(learner(), f"exercise:{name}", choice, result.outcome, result.held(choice))
     except Exception as err:  # progress is a bonus; the result is still shown
-        st.warning(_t.render(N_("Your prediction could not be saved: {error:text}"), error=err))
+        st.warning(_t.render(N_("Your prediction could not be saved: `{error:text}`"), error=err))
 
 
 def _show(exercise, choice: str, result) -> None:
@@ -76,7 +76,7 @@ def _show(exercise, choice: str, result) -> None:
         usual = words.option(exercise.name, exercise.correct, _t)
         st.info(_t.render(N_("On this run the server did not show the usual outcome ({usual:text}). Timing decides "
                              "some of these cases: run it again and compare."), usual=usual))
-    st.markdown(f"**{_('Measured')}**")
+    st.markdown("**" + _("Measured") + "**")
     st.dataframe(words.numbers_table(result, _t), hide_index=True, width="stretch")
     try:
         charts = exercises.figures(result, _t)
@@ -86,8 +86,8 @@ def _show(exercise, choice: str, result) -> None:
     for index, (caption, fig) in enumerate(charts):
         st.plotly_chart(fig, key=f"exercise-{result.name}-fig-{index}", width="stretch")
     findings = "\n".join(f"- {words.finding(result.name, found, _t)}" for found in result.findings)
-    st.markdown(f"**{_('What happened')}**\n" + findings)
-    st.markdown(f"**{_('Why')}**\n\n{words.explanation(result, _t)}")
+    st.markdown("**" + _("What happened") + "**\n" + findings)
+    st.markdown("**" + _("Why") + "**\n\n" + words.explanation(result, _t))
     server_log.show(result.log, key=f"exercise-{result.name}-log")
     st.download_button(_("Download the result (JSON)"), json.dumps(result.to_json(), default=str, indent=1),
                        file_name=f"{result.name}.json", mime="application/json", key=f"exercise-{result.name}-json")
@@ -105,7 +105,7 @@ def render() -> None:
     st.subheader(words.title(name, _t))
     st.markdown(words.scenario(name, _t))
     choice = language.choice(
-        st.radio, f"**{_('Predict:')}** {words.question(name, _t)}", list(exercise.options), index=None,
+        st.radio, "**" + _("Predict:") + "** " + words.question(name, _t), list(exercise.options), index=None,
         format_func=lambda k: words.option(name, k, _t), key=f"exercise-{name}-prediction")
     clicked = st.button(_("Run on the server"), key=f"exercise-{name}-run", type="primary",
                         disabled=choice is None or handle is None)

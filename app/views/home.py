@@ -43,7 +43,7 @@ def _glossary() -> None:
     try:
         terms = load_glossary()
     except GlossaryError as err:
-        st.error(t().render(N_("The glossary could not be loaded: {error:text}"), error=err))
+        st.error(t().render(N_("The glossary could not be loaded: `{error:text}`"), error=err))
         return
     with st.expander(_("Glossary: the words this course uses"), icon=":material/translate:"):
         st.caption(_("Every lesson, question and page uses these words and no others. Kept names are the "

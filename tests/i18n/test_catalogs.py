@@ -56,3 +56,19 @@ def test_templates_name_a_kind_and_a_typo_is_an_error():
 def test_a_translation_must_keep_the_templates_fields():
     assert catalogs.fields("{a:count} of {b:seconds}") == {("a", "count"), ("b", "seconds")}
     assert catalogs.fields("{a:count} 个") != catalogs.fields("{a:count} of {b:seconds}")
+
+
+def test_every_marked_literal_reaches_the_catalog():
+    """Babel cannot see a _() call inside an f-string on Python < 3.12; such a string would
+    stay English on every page. Every literal given to _ or N_ anywhere must be extracted."""
+    import ast
+
+    extracted = {m.id for m in catalogs.extract() if m.id}
+    missed = []
+    for path in sorted(catalogs.APP_DIR.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("_", "N_")
+                    and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+                    and node.args[0].value and node.args[0].value not in extracted):
+                missed.append(f"{path.relative_to(catalogs.APP_DIR.parent)}:{node.lineno}: {node.args[0].value!r}")
+    assert not missed, "\n".join(missed)

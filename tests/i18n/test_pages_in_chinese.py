@@ -66,3 +66,27 @@ def test_switching_language_keeps_the_page_and_its_query(open_page):
     seed = at.query_params.get("seed")
     assert seed in ("5", ["5"])
     assert not at.exception and has_cjk(at.title[0].value)
+
+
+def test_a_lab_run_reads_in_chinese(open_page):
+    """Results are where the engine's codes become words: verdicts, details, figures, the log panel."""
+    at = open_page("lab.py", learner="zh-walk", lang="zh", sessions="4")
+    for preset in ("the_mistake", "the_fix"):
+        at.button(key=f"lab.preset.{preset}").click().run(timeout=RUN_TIMEOUT_S)
+        at.radio(key="lab.prediction").set_value("intact").run(timeout=RUN_TIMEOUT_S)
+        at.button(key="lab.run").click().run(timeout=RUN_TIMEOUT_S)
+        assert not at.exception, [e.value for e in at.exception]
+        found = untranslated(at)
+        assert not found, preset + "\n" + "\n".join(f"{w}: {t!r} -> {r}" for w, t, r in found[:30])
+
+
+@pytest.mark.parametrize("name, choice", [("id_collision", "merged"), ("forgot_ready", "intact")])
+def test_an_exercise_result_reads_in_chinese(open_page, name, choice):
+    at = open_page("exercises.py", lang="zh")
+    at.selectbox(key="exercise-name").set_value(name).run(timeout=RUN_TIMEOUT_S)
+    at.radio(key=f"exercise-{name}-prediction").set_value(choice).run(timeout=RUN_TIMEOUT_S)
+    at.button(key=f"exercise-{name}-run").click().run(timeout=RUN_TIMEOUT_S)
+    assert not at.exception, [e.value for e in at.exception]
+    assert len(at.dataframe) >= 1, "the measured table is shown"
+    found = untranslated(at)
+    assert not found, "\n".join(f"{w}: {t!r} -> {r}" for w, t, r in found[:30])

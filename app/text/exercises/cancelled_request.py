@@ -50,7 +50,7 @@ NUMBERS = {
 FINDINGS = {
     "grpc_timeout": N_(
         "gRPC client_timeout {timeout:seconds} on chunk {chunk:count}: the call failed after {after:seconds} with "
-        "\"{error:text}\"."
+        "`{error:text}`."
     ),
     # The chunk after the timed-out one, on the same correlation ID, by what came back.
     "next_right": N_(
@@ -61,17 +61,17 @@ FINDINGS = {
     ),
     "next_gave_up": N_(
         "Chunk {chunk:count}, sent {later:seconds} later on the same correlation ID: the client gave up on it too "
-        "(\"{error:text}\")."
+        "(`{error:text}`)."
     ),
     "next_refused_no_start": N_(
         "Chunk {chunk:count}, sent {later:seconds} later on the same correlation ID: refused for lacking START "
-        "(\"{error:text}\")."
+        "(`{error:text}`)."
     ),
     "next_cancelled": N_(
-        "Chunk {chunk:count}, sent {later:seconds} later on the same correlation ID: cancelled (\"{error:text}\")."
+        "Chunk {chunk:count}, sent {later:seconds} later on the same correlation ID: cancelled (`{error:text}`)."
     ),
     "next_error": N_(
-        "Chunk {chunk:count}, sent {later:seconds} later on the same correlation ID: an error (\"{error:text}\")."
+        "Chunk {chunk:count}, sent {later:seconds} later on the same correlation ID: an error (`{error:text}`)."
     ),
     # Retrying the timed-out chunk on the same ID instead, by what came back.
     "retry_right": N_("Retrying chunk {chunk:count} on the same ID instead: served, with the right symbol."),
@@ -81,7 +81,7 @@ FINDINGS = {
     "retry_cancelled": N_("Retrying chunk {chunk:count} on the same ID instead: cancelled."),
     "retry_error": N_("Retrying chunk {chunk:count} on the same ID instead: an error."),
     "http_applied_twice": N_(
-        "HTTP with a {timeout:seconds} network timeout: the client saw \"{error:text}\", but the retried chunk "
+        "HTTP with a {timeout:seconds} network timeout: the client saw `{error:text}`, but the retried chunk "
         "{chunk:count} read STATE_IN {state_in:count} where {should_read:count} was due: the chunk the client gave "
         "up on had run anyway, so the retry applied it a second time ({wrong:count} wrong symbols from there on)."
     ),
@@ -112,7 +112,7 @@ FINDINGS = {
         "the queue wait, not at the instant of the timeout); finding one, it releases the whole sequence: it frees "
         "the slot, forgets the correlation ID and cancels the sequence's other queued requests. From then on the "
         "ID is unknown, so any later chunk on it, including a retry of the same chunk, is refused "
-        "(\"{refusal:text} ...\")."
+        "(\"`{refusal:text}` ...\")."
     ),
     "why_http": N_(
         "HTTP is different: Triton 2.51's HTTP endpoint does not support cancellation, so a client whose HTTP call "

@@ -34,9 +34,9 @@ FINDINGS = {
     "session_verdict": N_("{who:session}: {verdict:verdict}."),
     "unique_intact": N_("Unique IDs: every session intact."),
     "unique_verdicts": N_("Unique IDs: verdicts {verdicts:verdicts}."),
-    "log_warning": N_("Triton's log, {level:text}: {message:text}"),
+    "log_warning": N_("Triton's log, {level:text}: `{message:text}`"),
     "log_unavailable": N_("Triton's log was not available on this run, so its conflict warnings could not be counted."),
-    "refused_after_end": N_("{who:session}'s chunk {chunk:count} was refused after {ended:session} sent END: {message:text}"),
+    "refused_after_end": N_("{who:session}'s chunk {chunk:count} was refused after {ended:session} sent END: `{message:text}`"),
     # explanation
     "mechanism": N_(
         "Triton identifies a sequence only by its correlation ID; it does not know which client or connection a "

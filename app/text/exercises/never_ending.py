@@ -34,7 +34,7 @@ FINDINGS = {
     # findings
     "grid_reaped": N_("timeout {timeout:ms}, think time {think:ms}: reaped after {answered:count} chunk(s)."),
     "grid_verdict": N_("timeout {timeout:ms}, think time {think:ms}: {verdict:verdict}."),
-    "refusal": N_("The reaped chunk's refusal: {message:text}"),
+    "refusal": N_("The reaped chunk's refusal: `{message:text}`"),
     "no_refusal": N_("The reaped chunk got no refusal message."),
     "model_requests": N_(
         "The model ran {requests:count} request(s) for the reaped session: one per answered chunk, nothing for the reap itself."
@@ -49,7 +49,7 @@ FINDINGS = {
     ),
     "evict_refused": N_(
         "After a {pause:ms} pause (model clean-up after {evict:seconds}, Triton's timeout {timeout:seconds}) the next "
-        "chunk was refused ({message:text}) and read STATE_IN {state_in:text}, STATE_OWNER {owner:text}: verdict {verdict:verdict}."
+        "chunk was refused (`{message:text}`) and read STATE_IN {state_in:text}, STATE_OWNER {owner:text}: verdict {verdict:verdict}."
     ),
     "waiter_reaped": N_(
         "The waiting session ({who:session}) was itself reaped right after it got the slot: its idle clock ran while "
@@ -62,7 +62,7 @@ FINDINGS = {
     "cannot_tell": N_("It cannot tell a slow client from a dead one."),
     "slow_reaped": N_(
         "With the timeout below the slow client's think time, its sequence was reaped between chunks and its next "
-        "chunk was refused (\"{refusal:text} ...\"): to Triton it is a new sequence without START."
+        "chunk was refused (\"`{refusal:text}` ...\"): to Triton it is a new sequence without START."
     ),
     "dead_holds": N_(
         "With the timeout above the think time the slow client is safe, but a client that dies without END keeps "

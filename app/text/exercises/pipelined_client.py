@@ -57,7 +57,7 @@ FINDINGS = {
         "{sessions_reordered:count} sessions reordered, {broken:count} not intact, {reordered_broken:count} of them "
         "among the reordered."
     ),
-    "refusal": N_("A refusal seen with pipelined HTTP: \"{message:text}\""),
+    "refusal": N_("A refusal seen with pipelined HTTP: `{message:text}`"),
     "untraced": N_("The server was not traced, so arrival order fell back to send time and says nothing."),
     # The explanation, sentence by sentence.
     "why_no_numbers": N_(

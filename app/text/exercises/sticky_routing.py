@@ -41,7 +41,7 @@ FINDINGS = {
         "Hash on the session: {one:count} of {sessions:count} sessions stayed on one replica; verdicts "
         "{verdicts:verdicts}; requests per replica: {per_replica:text}."
     ),
-    "refusal": N_("{who:session}, chunk {chunk:count} went to replica {replica:text} (HTTP {status:count}): {message:text}"),
+    "refusal": N_("{who:session}, chunk {chunk:count} went to replica {replica:text} (HTTP {status:count}): `{message:text}`"),
     # explanation
     "one_process": N_(
         "A sequence lives in one Triton server: its slot, its idle timer and the model's state are all in that "
@@ -53,7 +53,7 @@ FINDINGS = {
     ),
     "refused": N_(
         "The first chunk that reaches the replica that never saw the session's START is refused "
-        "(\"{refusal:text} ...\"), and even a balancer that let it through would leave each replica with half the history."
+        "(\"`{refusal:text}` ...\"), and even a balancer that let it through would leave each replica with half the history."
     ),
     "hash_intact": N_(
         "`hash $http_x_session_id consistent;` routes on the session, so every chunk of a session reaches the same "

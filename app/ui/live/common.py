@@ -32,9 +32,9 @@ def explained_failures():
     except LabError as err:
         st.error(problem_text(err, t()))
     except ValueError as err:
-        st.error(t().render(N_("That input cannot be used: {error:text}"), error=err))
+        st.error(t().render(N_("That input cannot be used: `{error:text}`"), error=err))
     except InferenceServerException as err:
-        st.error(t().render(N_("Triton refused the request: {message:text}"), message=err.message()))
+        st.error(t().render(N_("Triton refused the request: `{message:text}`"), message=err.message()))
     except (ServerError, ConnectionError, OSError) as err:
-        st.error(t().render(N_("The server did not answer ({error:text}). If it stopped, the restart button appears on reload."),
+        st.error(t().render(N_("The server did not answer (`{error:text}`). If it stopped, the restart button appears on reload."),
                             error=err))

@@ -61,7 +61,7 @@ def worked_example(server) -> None:
     words = t()
     if (b["outcome"] == "refused").all():
         st.warning(words.render(N_("Triton refused turns 3 and 4: it knows no open sequence with that ID. "
-                                   "The server said: {message:text}"), message=b["server_says"].iloc[0]))
+                                   "The server said: `{message:text}`"), message=b["server_says"].iloc[0]))
     elif b["instance"].nunique() == 1 and b["slot"].nunique() == 1 and "".join(b["outcome"]) == TURNS[2:]:
         st.success(words.render(N_("Turns 3 and 4 ran on instance {instance:count}, slot {slot:count}, and decoded to "
                                    "{letters:text}: the state of turns 1 and 2 was there."),
