@@ -6,6 +6,7 @@ leaves the old one serving; we validate first so the learner gets a specific rea
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 import time
@@ -86,5 +87,8 @@ class Deployer:
 
 
 def learner_model_name(owner: str) -> str:
-    safe = re.sub(r"[^a-z0-9]", "", owner.lower())[:16] or "anon"
-    return f"asr_lab_{safe}"
+    """A model name of this learner's own: a readable part of the name, for people reading the
+    server's model list, and a hash of the whole name, so 'lab-ada' and 'labada', or two long
+    names that share their first characters, never share a model."""
+    readable = re.sub(r"[^a-z0-9]", "", owner.lower())[:12] or "anon"
+    return f"asr_lab_{readable}_{hashlib.sha256(owner.encode('utf-8')).hexdigest()[:8]}"

@@ -1,6 +1,8 @@
 """Loading deployments on the live server: a bad config changes nothing, learners get their own model."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from app.lab import driver
@@ -21,6 +23,15 @@ def test_a_rejected_setting_leaves_the_learners_model_serving(lab_server, deploy
     result = driver.run(lab_server, Scenario(good.model, ["STILL HERE"]))
     assert result.all_intact
     assert lab_server.client().get_model_config(good.model)["max_batch_size"] == 2
+
+
+@pytest.mark.parametrize("a, b", [("lab-ada", "labada"), ("student-2024-group-a", "student-2024-group-b"),
+                                  ("Ada", "ada"), ("学员一", "学员二")])
+def test_names_that_look_alike_get_models_of_their_own(a, b):
+    assert learner_model_name(a) != learner_model_name(b)
+    for name in (learner_model_name(a), learner_model_name(b)):
+        assert re.fullmatch(r"asr_lab_[a-z0-9]{1,12}_[0-9a-f]{8}", name), name
+    assert learner_model_name(a) == learner_model_name(a), "the same learner finds the same model again"
 
 
 def test_two_learners_never_share_a_custom_model(deployer):
