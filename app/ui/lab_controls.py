@@ -6,12 +6,14 @@ this browser session used, and every rerun writes the current set-up back to the
 """
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 
 import streamlit as st
 
+from app.i18n import N_
 from app.lab.deployments import SCHEDULERS, STATE_KEYS, LabSettings
 from app.lab.presets import Traffic
+from app.lab.query import values_from_query
 from app.lab.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
 from app.lab.transports import Transport
 from app.text import presets as preset_words
@@ -44,10 +46,81 @@ def _apply_values(setup: LabSetup, only_missing: bool) -> None:
             st.session_state[P + name] = value
 
 
-def init_widgets() -> None:
-    """Fill missing widget values from the URL (first visit) or this session's last set-up."""
+# A problem code (app/lab/problems) that is about one query parameter alone: that parameter.
+_PROBLEM_PARAMETER = {
+    "scheduler_unknown": "scheduler", "instances_range": "instances", "slots_range": "slots",
+    "queue_delay_range": "queue_delay_us", "min_slot_utilization_range": "min_slot_utilization",
+    "idle_timeout_range": "idle_timeout_us", "state_key_unknown": "state_key", "transport_unknown": "transport",
+    **{f"{name}_range": name for name in LIMITS},
+}
+
+
+def _with(setup: LabSetup, name: str, value) -> LabSetup:
+    if name in {f.name for f in fields(LabSettings)}:
+        return replace(setup, settings=replace(setup.settings, **{name: value}))
+    return replace(setup, traffic=replace(setup.traffic, **{name: value}))
+
+
+def _default(name: str):
+    default = LabSetup()
+    return getattr(default.settings if hasattr(default.settings, name) else default.traffic, name)
+
+
+def from_link(query: dict) -> tuple[LabSetup, list[tuple[str, dict]]]:
+    """The set-up a link asks for, with each value it cannot use put back to its default, and
+    a (code, values) fallback for each: unreadable {name, asked, used}, range {name, asked, low,
+    high, used} or unknown {name, asked, choices, used}. Problems of combinations (corrid under
+    dynamic) and of typed utterances are left for the page's set-up error."""
+    setup = LabSetup.from_query(query)
+    fallbacks: list[tuple[str, dict]] = []
+    read = {**values_from_query(LabSettings, query), **values_from_query(Traffic, query)}
+
+    def asked(name: str) -> str:
+        raw = query.get(name)
+        return str(raw[0] if isinstance(raw, list) else raw)
+
+    for f in (*fields(LabSettings), *fields(Traffic)):
+        if f.name in query and f.name not in read:
+            fallbacks.append(("unreadable", {"name": f.name, "asked": asked(f.name), "used": _default(f.name)}))
+    for problem in setup.problems():
+        name = _PROBLEM_PARAMETER.get(problem.code)
+        if name is None or name not in query:
+            continue
+        used = _default(name)
+        setup = _with(setup, name, used)
+        if problem.code.endswith("_unknown"):
+            fallbacks.append(("unknown", {"name": name, "asked": asked(name), "choices": problem.values["choices"],
+                                          "used": used}))
+        else:
+            fallbacks.append(("range", {"name": name, "asked": asked(name), "low": problem.values["low"],
+                                        "high": problem.values["high"], "used": used}))
+    return setup, fallbacks
+
+
+FALLBACK_WORDS = {
+    "unreadable": N_("The link's `{name:text}={asked:text}` is not a value this setting can take; "
+                     "the default `{used:text}` is used instead."),
+    "range": N_("The link's `{name:text}={asked:text}` is outside {low:text} to {high:text}; "
+                "the default `{used:text}` is used instead."),
+    "unknown": N_("The link's `{name:text}={asked:text}` is not one of {choices:text}; "
+                  "the default `{used:text}` is used instead."),
+}
+
+
+def fallback_message(code: str, values: dict, words=None) -> str:
+    """One link fallback in the learner's language (words: a Words, else this session's)."""
+    words = words or t()
+    return words.render(FALLBACK_WORDS[code], **{k: str(v).lower() if isinstance(v, bool) else str(v)
+                                                  for k, v in values.items()})
+
+
+def init_widgets() -> list[tuple[str, dict]]:
+    """Fill missing widget values from the URL (first visit) or this session's last set-up.
+
+    Returns the link's values that could not be used (empty unless the URL was read just now)."""
+    fallbacks: list[tuple[str, dict]] = []
     if "lab-setup" not in st.session_state and any(k in st.query_params for k in QUERY_KEYS):
-        start = LabSetup.from_query(st.query_params.to_dict())
+        start, fallbacks = from_link(st.query_params.to_dict())
     else:
         start = st.session_state.get("lab-setup", LabSetup.from_preset("the_fix"))
     if start.settings.scheduler not in SCHEDULERS:
@@ -55,6 +128,7 @@ def init_widgets() -> None:
     if start.settings.state_key not in STATE_KEYS:
         start = replace(start, settings=replace(start.settings, state_key=LabSettings.state_key))
     _apply_values(start, only_missing=True)
+    return fallbacks
 
 
 def load_preset(name: str) -> None:

@@ -36,7 +36,8 @@ def render() -> None:
     if lab is None:
         return
     server, deployer = lab
-    lab_controls.init_widgets()
+    for code, values in lab_controls.init_widgets():
+        st.warning(lab_controls.fallback_message(code, values))
     lab_controls.preset_buttons()
     setup = lab_controls.controls()
     lab_controls.sync_query(setup)
@@ -131,7 +132,7 @@ def _show_run(run: LabRun) -> None:
         ready=_("honoured") if settings.honour_ready else _("ignored"), wall=result.wall_s,
     ))
     (st.success if run.verdict.held and run.verdict.reason_seen else st.warning)(
-        words.render(N_("You predicted: {choice:text}. `{message:text}`"), choice=prediction_words.choice(run.choice, words),
+        words.render(N_("You predicted: {choice:text}. {message:text}"), choice=prediction_words.choice(run.choice, words),
                      message=prediction_words.message(run.verdict, words))
     )
     preset = run.setup.preset_name()

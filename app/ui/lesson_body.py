@@ -14,6 +14,8 @@ from app.content.lessons import Lesson, heading_anchor, heading_parts
 from app.i18n import N_
 from app.ui.language import t
 
+SECTION_FALLBACK = N_("The link's `section={asked:text}` names no section of this lesson; "
+                      "showing the lesson from the top instead.")
 _HEADING = re.compile(r"^(#{2,3})\s+(.+?)\s*#*\s*$")
 _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 
@@ -40,6 +42,8 @@ def render_body(lesson: Lesson) -> None:
         title = next((heading_parts(t)[0] for _, t, _ in split_sections(lesson.body) if heading_anchor(t) == section), section)
         st.info(t().render(N_("You were sent to the section **{title:text}**: [jump to it](#{anchor:text})."),
                            title=title, anchor=section))
+    elif section:
+        st.warning(t().render(SECTION_FALLBACK, asked=section))
     for level, heading, text in split_sections(lesson.body):
         title, anchor = heading_parts(heading)
         if level == 2:

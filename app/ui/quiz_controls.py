@@ -53,8 +53,10 @@ def current(store: ProgressStore, bank: Bank, learner: str) -> QuizSession:
         if quiz is not None and quiz.learner != learner:
             quiz = None
     if quiz is None:
-        quiz = QuizSession.resume(store, bank, learner, seed=_parse_seed(st.query_params.get("seed")))
-        _adopt(quiz, st.query_params.get("item"))
+        asked_seed, asked_item = st.query_params.get("seed"), st.query_params.get("item")
+        quiz = QuizSession.resume(store, bank, learner, seed=_parse_seed(asked_seed))
+        _adopt(quiz, asked_item)
+        _link_fallbacks(quiz, asked_seed, asked_item)
     elif state.get(ITEM) is None or bank.get(state[ITEM]) is None:
         # After a language switch the browser names the question by its old label: go back to
         # the question on screen (remembered by language.choice), else the first unanswered.
@@ -63,6 +65,21 @@ def current(store: ProgressStore, bank: Bank, learner: str) -> QuizSession:
     # Mirror where we are in the URL, so a link or a reload comes back here.
     st.query_params.update({"learner": learner, "seed": str(quiz.seed), "item": state[ITEM]})
     return quiz
+
+
+SEED_FALLBACK = N_("The link's `seed={asked:text}` is not a seed (a whole number from 0 to {last:text}); "
+                   "seed {used:text} is used instead.")
+ITEM_FALLBACK = N_("The link's `item={asked:text}` names no question of this quiz; showing question "
+                   "{number:text} (`{used:text}`) instead.")
+
+
+def _link_fallbacks(quiz: QuizSession, asked_seed: str | None, asked_item: str | None) -> None:
+    """Say which of the link's seed and item could not be used, and what is shown instead."""
+    if asked_seed is not None and _parse_seed(asked_seed) is None:
+        st.warning(t().render(SEED_FALLBACK, asked=asked_seed, last=str(SEED_LIMIT - 1), used=str(quiz.seed)))
+    if asked_item and quiz.bank.get(asked_item) is None:
+        used = st.session_state[ITEM]
+        st.warning(t().render(ITEM_FALLBACK, asked=asked_item, number=str(quiz.number(used)), used=used))
 
 
 def _time_limit() -> float | None:
