@@ -11,6 +11,7 @@ import streamlit as st
 from tritonclient.utils import InferenceServerException
 
 from app.lab.deployments import DeploymentError
+from app.lab.problems import LabError
 from app.lab.server.errors import ServerError
 from app.quiz.bank import Item
 from app.quiz.session import QuizSession
@@ -19,7 +20,8 @@ from app.quiz.verify import Verification, exercise_name, verify
 from app.ui import session
 from app.ui.progress import run_with_progress
 from app.i18n import N_, formats
-from app.text import verdicts as verdict_words
+from app.text import presets as preset_words, verdicts as verdict_words
+from app.text.problems import error as problem_text
 from app.ui.language import _, t
 
 OUTCOME_WORDS = {"intact": N_("all transcripts intact"), "corrupted": N_("transcripts corrupted")}
@@ -47,8 +49,11 @@ def _run(quiz: QuizSession, item: Item, chosen: int) -> Verification | None:
         # The driver reports progress from its own threads; run_with_progress draws it here.
         return run_with_progress(
             lambda progress: verify(server, deployer, quiz.store, quiz.learner, item, chosen, progress=progress),
-            t().render(N_("Running {scenario:text} on Triton"), scenario=item.scenario),
+            t().render(N_("Running {scenario:text} on Triton"), scenario=t()(preset_words.TITLES[item.scenario])),
         )
+    except LabError as err:  # ours: worded in the learner's language
+        st.error(t().render(N_("The scenario could not run on the server: {reason:text}"), reason=problem_text(err, t())))
+        return None
     except (DeploymentError, ServerError, InferenceServerException, OSError) as err:
         st.error(t().render(N_("The scenario could not run on the server: `{error:text}`"), error=err))
         return None

@@ -14,8 +14,10 @@ from tritonclient.utils import InferenceServerException
 from app.i18n import N_
 from app.lab import exercises
 from app.lab.deployments import DeploymentError
+from app.lab.problems import LabError
 from app.lab.server.errors import ServerError
 from app.text import exercises as words
+from app.text.problems import error as problem_text
 from app.ui import language, server_log
 from app.ui.language import _, t
 from app.ui.session import lab, learner
@@ -28,11 +30,18 @@ _COULD_NOT = {
     RUN: N_("The exercise could not run: `{error:text}`"),
     DRAW: N_("The exercise could not draw its charts: `{error:text}`"),
 }
+# The same, when the reason is ours (a LabError's problems), worded in the learner's language.
+_BECAUSE = {
+    RUN: N_("The exercise could not run: {reason:text}"),
+    DRAW: N_("The exercise could not draw its charts: {reason:text}"),
+}
 
 
 def _failure(err: Exception, doing: str) -> str:
     """What a learner reads when part of an exercise fails: the reason, never a traceback."""
     _t = t()
+    if isinstance(err, LabError):
+        return _t.render(_BECAUSE[doing], reason=problem_text(err, _t))
     if isinstance(err, (ServerError, DeploymentError, ValueError)):
         return _t.render(_COULD_NOT[doing], error=err)
     if isinstance(err, InferenceServerException):
