@@ -110,8 +110,10 @@ FALLBACK_WORDS = {
 def fallback_message(code: str, values: dict, words=None) -> str:
     """One link fallback in the learner's language (words: a Words, else this session's)."""
     words = words or t()
-    return words.render(FALLBACK_WORDS[code], **{k: str(v).lower() if isinstance(v, bool) else str(v)
-                                                  for k, v in values.items()})
+    shown = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in values.items()}
+    if "choices" in shown:  # config values, shown as code in every language
+        shown["choices"] = ", ".join(f"`{c.strip()}`" for c in shown["choices"].split(","))
+    return words.render(FALLBACK_WORDS[code], **shown)
 
 
 def init_widgets() -> list[tuple[str, dict]]:

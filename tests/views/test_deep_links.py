@@ -51,8 +51,9 @@ def test_sessions_1000_falls_back_to_the_default(open_page):
 def test_scheduler_fifo_falls_back_to_the_default(open_page):
     at = open_page("lab.py", learner="link-f", scheduler="fifo", instances="2")
     used = LabSettings().scheduler
-    assert warnings(at) == [en.render(lab_controls.FALLBACK_WORDS["unknown"], name="scheduler", asked="fifo",
-                                      choices=", ".join(SCHEDULERS), used=used)]
+    expected = en.render(lab_controls.FALLBACK_WORDS["unknown"], name="scheduler", asked="fifo",
+                         choices=", ".join(f"`{s}`" for s in SCHEDULERS), used=used)
+    assert warnings(at) == [expected] and "`direct`, `oldest`" in expected
     assert at.radio(key="lab.scheduler").value == used
     assert at.number_input(key="lab.instances").value == 2
     no_setup_error(at)
