@@ -124,7 +124,7 @@ def test_impossible_settings_are_explained(settings, code, values, message):
 
 
 def test_a_pbtxt_syntax_error_names_line_and_column():
-    with pytest.raises(DeploymentError, match=r"mine.pbtxt: 2:") as raised:
+    with pytest.raises(DeploymentError, match=r"mine.pbtxt: `2:") as raised:
         deployments.parse_pbtxt('name: "x"\nmax_batch_size: "four"\n', source="mine.pbtxt")
     assert raised.value.code == "pbtxt_unreadable" and raised.value.values["error"].startswith("2:")
 

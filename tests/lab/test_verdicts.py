@@ -132,7 +132,7 @@ def test_a_refused_chunk_is_an_error_with_the_servers_message_and_the_rest_unsen
     got = judged([a], rows(a, [1, 2, -1], errors={2: refused})).loc[0]
     assert got["verdict"] == "error"
     assert got["first_wrong"] == 2 and got["detail_code"] == "refused" and got["detail_values"] == {"error": refused}
-    assert text.detail(got, words("en")) == f"chunk 3: {refused}"
+    assert text.detail(got, words("en")) == f"chunk 3: `{refused}`"  # Triton's words, quoted as code
     assert got["received_text"] == "AB??"  # the refused chunk and the one never sent
     assert got["wrong_symbols"] == 2
     assert got["instances"] == [0]  # refused rows (instance -1) are not places it ran

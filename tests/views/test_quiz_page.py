@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.quiz.bank import BankError, load_bank
-from app.quiz.translation import translate, translation_path
+from app.quiz.bank import load_bank
+from app.quiz.translation import translate
 from app.quiz.shuffle import item_order
 from app.quiz.store import ProgressStore
 from app.ui.quiz_controls import REVIEW
@@ -258,13 +258,8 @@ def english_prose(at) -> list[str]:
 
 
 def zh_bank():
-    """The bank in Chinese (quiz/bank.zh.yaml); skipped, naming why, until that file is there and valid."""
-    if not translation_path("zh").exists():
-        pytest.skip("quiz/bank.zh.yaml does not exist yet: the Chinese quiz falls back to English")
-    try:
-        return translate(BANK, "zh")
-    except BankError as err:
-        pytest.skip(f"quiz/bank.zh.yaml cannot be used yet: {err}")
+    """The bank in Chinese (quiz/bank.zh.yaml): it ships with the app, so a broken one fails here."""
+    return translate(BANK, "zh")
 
 
 def test_the_quiz_in_chinese_opens_with_translated_words(open_page):
@@ -275,12 +270,8 @@ def test_the_quiz_in_chinese_opens_with_translated_words(open_page):
     assert score_line(at).startswith(f"**得分 0 / {len(BANK)}")
     first = item_order(BANK, int(SEED))[0]
     assert at.query_params["item"] == first.id and at.query_params["lang"] == "zh"
-    if translation_path("zh").exists():
-        assert any(m.value == zh_bank()[first.id].prompt for m in at.markdown)
-        assert not english_prose(at)
-    else:  # no Chinese bank yet: said so, in Chinese, and the English words are shown
-        assert any("测验尚无该语言的版本" in w.value for w in at.warning)
-        assert any(m.value == first.prompt for m in at.markdown)
+    assert any(m.value == zh_bank()[first.id].prompt for m in at.markdown)
+    assert not english_prose(at)
 
 
 def test_switching_language_keeps_the_attempt_its_answers_and_the_question(quiz):
