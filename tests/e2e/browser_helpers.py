@@ -8,8 +8,12 @@ RUN_TIMEOUT_MS = 120_000
 
 
 def settle(page: Page) -> None:
-    # Streamlit shows a "running" status widget while the script reruns.
+    # Streamlit shows a "running" status widget while the script reruns, and marks the app root
+    # with the script's state (rerunRequested, running, notRunning): wait for both to be idle,
+    # so a click is not made while the previous click's rerun has yet to start on a busy machine.
     page.wait_for_timeout(300)
+    expect(page.locator('[data-testid="stApp"]')).to_have_attribute("data-test-script-state", "notRunning",
+                                                                    timeout=RUN_TIMEOUT_MS)
     expect(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0, timeout=RUN_TIMEOUT_MS)
 
 

@@ -18,11 +18,14 @@ def _open_lab(page: Page, url: str) -> None:
     expect(page.get_by_role("heading", name="Live lab")).to_be_visible()
     settle(page)
 
-def _run_preset(page: Page, preset: str, prediction: str) -> None:
+def _run_preset(page: Page, preset: str, prediction: str, scheduler: str) -> None:
     page.get_by_role("button", name=preset, exact=True).click()
     settle(page)
+    # The preset is loaded (and the prediction reset) once its set-up is in the address bar.
+    page.wait_for_url(re.compile(f"scheduler={scheduler}"), timeout=RUN_TIMEOUT_MS)
     page.get_by_text(prediction, exact=True).click()
     settle(page)
+    expect(page.get_by_role("radio", name=prediction)).to_be_checked()
     run = page.get_by_role("button", name="Run", exact=True)
     expect(run).to_be_enabled()
     run.click()
@@ -32,7 +35,7 @@ def test_mistake_then_fix(page: Page, app_url, screenshots):
     _open_lab(page, app_url)
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
 
-    _run_preset(page, "The mistake", "Corrupted: sessions read each other's state")
+    _run_preset(page, "The mistake", "Corrupted: sessions read each other's state", "dynamic")
     board = page.locator(".st-key-transcript-board")
     expect(board).to_be_visible(timeout=RUN_TIMEOUT_MS)
     expect(board.get_by_text(re.compile(r"sessions corrupted"))).to_be_visible()
@@ -42,7 +45,7 @@ def test_mistake_then_fix(page: Page, app_url, screenshots):
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
     full_screenshot(page, screenshots / "lab-the-mistake.png")
 
-    _run_preset(page, "The fix", "Intact: every session keeps its own state")
+    _run_preset(page, "The fix", "Intact: every session keeps its own state", "direct")
     expect(board.get_by_text(re.compile(r"All \d+ sessions intact"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
     expect(board.get_by_text("CORRUPTED", exact=False)).to_have_count(0)
     assert "scheduler=direct" in page.url
