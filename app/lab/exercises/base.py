@@ -51,12 +51,6 @@ class Exercise:
         if self.correct not in self.options:
             raise ValueError(f"exercise {self.name!r}: correct option {self.correct!r} is not one of {self.options}")
 
-    def option(self, key: str) -> str:
-        """key itself, checked: ValueError naming the keys there are."""
-        if key not in self.options:
-            raise ValueError(f"exercise {self.name!r} has no option {key!r}: choose one of {', '.join(self.options)}")
-        return key
-
 
 @dataclass
 class ExerciseResult:

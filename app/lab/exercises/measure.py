@@ -86,7 +86,3 @@ def held_fraction(held: pd.DataFrame, capacity: int) -> float:
 
 def verdict_counts(run) -> dict:
     return {k: int(v) for k, v in run.sessions["verdict"].value_counts().items()}
-
-
-def session_label(index) -> str:
-    return f"session {int(index) + 1}"

@@ -14,14 +14,9 @@ from app.i18n import N_
 
 READ_COLOURS = {"own": "#2ca02c", "fresh": "#9edae5", "refused": "#d62728", "unknown": "#7f7f7f"}
 READ_LABELS = {"own": N_("own state"), "fresh": N_("fresh state"), "refused": N_("refused"), "unknown": N_("unknown")}
-LETTER = {True: "right letter", False: "wrong letter"}
 LETTER_LABELS = {True: N_("right letter"), False: N_("wrong letter")}
 VERDICT_COLOURS = {"intact": "#2ca02c", "lost": "#ff7f0e", "foreign": "#9467bd", "garbage": "#8c564b", "error": "#d62728"}
 SESSION = N_("session {number}")  # the same words as app/i18n/formats.session
-
-
-def sessions(frame: pd.DataFrame) -> pd.Series:
-    return "session " + (frame["session"].astype(int) + 1).astype(str)
 
 
 def session_name(index, _=str) -> str:
