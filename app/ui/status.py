@@ -13,6 +13,9 @@ MODEL_COLUMNS = {"name": N_("model"), "state": N_("state"), "scheduler": N_("sch
 
 
 def server_status() -> None:
+    if session.starting():
+        _starting()  # the page is drawn now; this panel fills in when the server is up
+        return
     lab = session.lab()  # shows the error and a restart button when the server is down
     if lab is None:
         return
@@ -38,3 +41,14 @@ def server_status() -> None:
     if info["models"]:
         table = pd.DataFrame(info["models"]).rename(columns={k: _(v) for k, v in MODEL_COLUMNS.items()})
         st.dataframe(table, hide_index=True, width="stretch")
+
+
+@st.fragment(run_every=1.0)
+def _starting() -> None:
+    """Says the server is starting, checks once a second, and redraws the page once it is up."""
+    if session.starting(grace_s=0):
+        st.info(_("Triton is starting in the background (about 10 s on two cores). Lessons and the quiz "
+                  "can be read meanwhile; this panel shows the server once it is up."),
+                icon=":material/hourglass_top:")
+    else:
+        st.rerun()  # the whole page, so this panel is drawn without the fragment
