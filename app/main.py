@@ -10,10 +10,12 @@ import streamlit as st
 from app.i18n import N_
 from app.ui import course, language, session
 from app.ui.language import _, t
+from app.ui.access import warn_at_startup
 
 st.set_page_config(page_title=_(N_("Triton Batching Lab")), page_icon=":material/science:", layout="wide")
 session.start_in_background()  # returns at once: pages draw while Triton starts; live elements wait for it
 language.show(key="language")
+warn_at_startup()  # once per process: listening beyond localhost with no instructor key
 
 sections: dict[str, list] = {
     _(N_("Start")): [st.Page("views/home.py", title=_(N_("Home")), icon=":material/home:", default=True)],

@@ -23,6 +23,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from app.lab import figures  # noqa: E402
+from benchmarks._common import print_build  # noqa: E402
 
 TARGET_S = 1.0
 
@@ -97,6 +98,7 @@ def main() -> int:
     parser.add_argument("--chunks", type=int, default=40)
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
+    print_build()
     instances, slots = 2, max(1, (args.sessions + 1) // 2)
     result = synthesise(args.sessions, args.chunks, instances, slots)
     timed(result, instances, slots, serialise=True)  # warm-up: imports and plotly's validators

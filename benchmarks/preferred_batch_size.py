@@ -24,9 +24,8 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.lab import sentiment, server_stats  # noqa: E402
-from app.lab.device import instance_kind  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
-from benchmarks._common import run_workers, torch_build  # noqa: E402
+from benchmarks._common import print_build, run_workers  # noqa: E402
 
 PREFERRED = (16, 32)
 VARIANTS = {
@@ -75,7 +74,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="length of one measurement")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per concurrency")
     args = parser.parse_args()
-    print(f"{torch_build()}; instances {instance_kind()}", flush=True)
+    print_build()
     server = LabServer(models=()).start()
     try:
         models = {label: sentiment.load_variant(server, name, change) for label, (name, change) in VARIANTS.items()}

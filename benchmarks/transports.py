@@ -14,7 +14,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.lab import driver  # noqa: E402
-from app.lab.device import instance_kind  # noqa: E402
 from app.lab.scenario import Scenario, random_texts  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
 from app.lab.transports import Transport  # noqa: E402
@@ -51,7 +50,7 @@ def main() -> None:
                 broken[transport] += int((result.sessions["verdict"] != "intact").sum())
                 rate[transport].append(len(result.requests) / result.wall_s)
                 p95[transport].append(float(result.requests["latency_ms"].quantile(0.95)))
-        print(torch_build() + f"; instances {instance_kind()}; server {server.status()['version']}")
+        print(torch_build() + f"; server {server.status()['version']}")
         print(
             f"{MODEL}: {args.sessions} sessions x {args.chunks} chunks, think {args.think_ms:g} ms, "
             f"{args.in_flight} in flight per session, {args.rounds} alternating rounds (median)"

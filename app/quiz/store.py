@@ -191,6 +191,34 @@ class ProgressStore:
             )
             return conn.execute("DELETE FROM attempts WHERE learner = ?", (learner,)).rowcount
 
+    def rename_learner(self, old: str, new: str) -> int:
+        """Move every attempt and prediction of learner old to learner new, in one transaction.
+
+        Learner ids carry their access token (app/quiz/access_rules.py), so a new name is a new
+        id; the progress moves with it. Returns the number of attempts moved. Raises ValueError
+        when new already has progress of its own (two learners are never merged).
+        """
+        old, new = _learner_name(old), _learner_name(new)
+        if old == new:
+            return 0
+        now = _iso(self._clock())
+        with db.writing(self.path) as conn:
+            taken = conn.execute(
+                "SELECT 1 FROM attempts WHERE learner = ? UNION ALL SELECT 1 FROM predictions WHERE learner = ?",
+                (new, new),
+            ).fetchone()
+            if taken is not None:
+                raise ValueError(f"learner {new!r} already has progress")
+            known = conn.execute("SELECT created_at FROM learners WHERE name = ?", (old,)).fetchone()
+            if known is None:
+                return 0  # nothing saved yet: the new id simply starts there
+            conn.execute("INSERT OR IGNORE INTO learners(name, created_at) VALUES (?, ?)",
+                         (new, known["created_at"] or now))
+            moved = conn.execute("UPDATE attempts SET learner = ? WHERE learner = ?", (new, old)).rowcount
+            conn.execute("UPDATE predictions SET learner = ? WHERE learner = ?", (new, old))
+            conn.execute("DELETE FROM learners WHERE name = ?", (old,))
+            return moved
+
     def learners(self) -> list[str]:
         with db.reading(self.path) as conn:
             return [r["name"] for r in conn.execute("SELECT name FROM learners ORDER BY name")]

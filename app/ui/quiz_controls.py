@@ -1,19 +1,21 @@
 """Which attempt and question the quiz page shows, and the controls that change them.
 
 Session state holds only ids (attempt, item); the URL mirrors learner, seed and item,
-so ?learner=ada&seed=42&item=choose-same-shape opens that question of that seed's
-order, and a reload lands where the learner was.
+so ?learner=<learner id>&seed=42&item=choose-same-shape opens that question of that seed's
+order, and a reload lands where the learner was. A learner id holds a key
+(app/quiz/access_rules.py): a bare ?learner=ada opens no one's progress.
 """
 from __future__ import annotations
 
 import streamlit as st
 
+from app.quiz import access_rules
 from app.quiz.bank import Bank
 from app.quiz.session import ANSWERING, QuizSession
 from app.quiz.shuffle import SEED_LIMIT, new_seed
 from app.quiz.store import AttemptNotFound, ProgressStore
 from app.i18n import N_
-from app.ui import language, quiz_feedback
+from app.ui import language, quiz_feedback, session
 from app.ui.language import _, t
 
 ATTEMPT, ITEM, SEED, TIMED, MINUTES, NAME, MODE = (
@@ -101,11 +103,11 @@ def _use_seed(store: ProgressStore, bank: Bank, learner: str) -> None:
     _start(store, bank, learner, seed)
 
 
-def _rename() -> None:
-    name = str(st.session_state.get(NAME) or "").strip()
-    if name and name != st.session_state.get("learner"):
-        st.session_state["learner"] = name
-        st.session_state.pop(ATTEMPT, None)  # the next run resumes this learner's own attempt
+def _rename(store: ProgressStore) -> None:
+    # A new name keeps this learner's key and progress (app/ui/session.py); it never opens
+    # another learner's progress, whatever name is typed.
+    session.rename_learner(store, str(st.session_state.get(NAME) or ""))
+    st.session_state.pop(NAME, None)  # redrawn from the id: a blank or trimmed name shows as kept
 
 
 def _reset(quiz: QuizSession) -> None:
@@ -122,12 +124,13 @@ def _go(quiz: QuizSession, delta: int) -> None:
 
 def show_settings(quiz: QuizSession, store: ProgressStore, bank: Bank) -> None:
     state = st.session_state
-    if NAME not in state or state[NAME] != quiz.learner:
-        state[NAME] = quiz.learner
+    if NAME not in state:
+        state[NAME] = access_rules.learner_name(quiz.learner)
     left, middle, right = st.columns([1.1, 1.2, 1])
     with left:
-        st.text_input(_("Your name"), key=NAME, on_change=_rename,
-                      help=_("Your progress is saved under this name; use the same name to come back to it."))
+        st.text_input(_("Your name"), key=NAME, on_change=_rename, args=(store,),
+                      help=_("The name your instructor sees. Your progress is kept under this page's link, not "
+                             "the name: bookmark the link to come back, and keep it to yourself."))
     with middle:
         st.text_input(_("Seed"), key=SEED,
                       help=_("The seed fixes the order of questions and options: share it so a class sees the same quiz."))

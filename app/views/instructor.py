@@ -2,14 +2,18 @@
 
 Attempts are stored by item id and option key, so answers given in any language count together;
 the prompts and option texts shown are those of the instructor's language.
+
+Behind the instructor key when one is configured (app/ui/access.py); the CSV exports live only
+here. Learners appear by the name part of their id: their ids hold the key to their progress,
+so neither the tables nor the exports show them.
 """
 from __future__ import annotations
 
 import streamlit as st
 
 from app.i18n import N_
-from app.quiz import instructor
-from app.ui import quiz_feedback
+from app.quiz import access_rules, instructor
+from app.ui import access, quiz_feedback
 from app.ui import quiz_sources as sources
 from app.ui.language import _, t
 
@@ -38,6 +42,7 @@ def columns(frame) -> dict:
 
 
 st.title(_("Instructor view"))
+access.require_instructor()
 
 lesson_list = sources.lessons()
 bank = sources.bank(lesson_list)
@@ -49,8 +54,12 @@ report = store.class_report(bank)
 report.insert(1, "prompt", [bank[item_id].prompt for item_id in report["item"]])
 report_shown = report.assign(topic=report["topic"].map(quiz_feedback.topic_label),
                              type=[quiz_feedback.type_label(bank[i]) for i in report["item"]])
+# Names, never ids: an id is the key to that learner's progress.
+names = access_rules.display_names(store.learners())
 scores = instructor.learner_scores(store, bank)
+scores["learner"] = scores["learner"].map(names)
 preds = instructor.predictions(store)
+preds["learner"] = preds["learner"].map(names)
 
 answered = report_shown[report_shown["attempts"] > 0]
 a, b, c = st.columns(3)

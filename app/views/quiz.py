@@ -1,7 +1,9 @@
 """Quiz page: seeded questions, one at a time, graded once, explained, some verified on Triton.
 
-URL: ?learner=<name>&seed=<n>&item=<item id> opens that learner's attempt in that
-seed's order at that question (the browser tests use it to find items).
+URL: ?learner=<learner id>&seed=<n>&item=<item id> opens that learner's attempt in that
+seed's order at that question (the browser tests use it to find items). A learner id is
+"<name>.<token>" (app/quiz/access_rules.py): the link is the learner's key, and a bare name
+opens no one's progress.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from app.i18n import N_
 from app.ui.language import _, t
 
 st.title(_("Quiz"))
+session.show_learner_notice()
 
 lessons = sources.lessons()
 bank = sources.bank(lessons)
