@@ -8,12 +8,21 @@ from pathlib import Path
 
 
 def torch_build() -> str:
-    """Which torch a figure ran on: README's install pulls a CUDA build, CI installs a CPU one."""
+    """Which torch a figure ran on, and where the models ran: README's install pulls a CUDA build,
+    CI's test venv a CPU one, and the figures differ between them. Every benchmark's header has it."""
     import torch
 
-    build = f"CUDA {torch.version.cuda} build" if torch.version.cuda else "CPU build"
-    gpu = f"GPU {torch.cuda.get_device_name(0)}" if torch.cuda.is_available() else "no GPU visible"
-    return f"torch {torch.__version__} ({build}, {gpu})"
+    from app.lab.device import instance_kind
+
+    cuda = torch.cuda.is_available()
+    gpu = f" ({torch.cuda.get_device_name(0)})" if cuda else ""
+    return (f"torch {torch.__version__}, torch.version.cuda {torch.version.cuda}, "
+            f"CUDA available: {'yes' if cuda else 'no'}{gpu}; model instances {instance_kind()}")
+
+
+def print_build() -> None:
+    """The header line every benchmark prints first: torch build, CUDA, instance kind."""
+    print(torch_build(), flush=True)
 
 
 def run_workers(worker, count: int) -> float:
