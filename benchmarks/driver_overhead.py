@@ -56,7 +56,7 @@ def main() -> None:
     parser.add_argument("--chunks", type=int, default=60)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    server = LabServer(models=(MODEL,)).start()
+    server = LabServer(preload=(MODEL,)).start()
     try:
         scenario = Scenario(MODEL, random_texts(args.sessions, args.chunks, seed=1), think_ms=0, jitter_ms=0)
         plans = driver.plan_sessions(scenario, server.url)

@@ -75,7 +75,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds per concurrency")
     args = parser.parse_args()
     print_build()
-    server = LabServer(models=()).start()
+    server = LabServer(preload=()).start()
     try:
         models = {label: sentiment.load_variant(server, name, change) for label, (name, change) in VARIANTS.items()}
         print(f"{'concurrency':>11}  {'variant':<18} {'rps':>7} {'p50 ms':>8} {'p95 ms':>8} {'mean batch':>10}")

@@ -43,7 +43,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=4.0)
     args = parser.parse_args()
-    server = LabServer(models=("sentiment",)).start()
+    server = LabServer(preload=("sentiment",)).start()
     try:
         unbatched = sentiment.load_unbatched(server)
         print(torch_build())

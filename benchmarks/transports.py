@@ -32,7 +32,7 @@ def main() -> None:
     parser.add_argument("--in-flight", type=int, default=1, help="chunks in flight per session (the stream keeps order at any value)")
     parser.add_argument("--think-ms", type=float, default=0.0)
     args = parser.parse_args()
-    server = LabServer(models=(MODEL,)).start()
+    server = LabServer(preload=(MODEL,)).start()
     try:
         texts = random_texts(args.sessions, args.chunks, seed=1)
 

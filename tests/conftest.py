@@ -10,6 +10,7 @@ import os
 
 import pytest
 
+from app.lab import deployments
 from app.lab.deployer import Deployer
 from app.lab.server.connection import LabServer
 
@@ -22,7 +23,7 @@ def _private_data_dir(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def lab_server():
-    server = LabServer.from_env().start()
+    server = LabServer.from_env(preload=deployments.SHIPPED).start()
     yield server
     server.stop()
 

@@ -16,7 +16,7 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from app.lab import run_log, server_log, server_stats, server_trace, state_cells, transports
+from app.lab import run_log, run_queue, server_log, server_stats, server_trace, state_cells, transports
 from app.lab.audio import utterance
 from app.lab.ids import unique_ids
 from app.lab.scenario import Scenario
@@ -88,9 +88,18 @@ def is_sequence_model(client, model: str) -> bool:
     return "sequence_batching" in client.get_model_config(model)
 
 
-def run(server, scenario: Scenario, progress: Progress | None = None) -> RunResult:
-    """Run one scenario against `server` (a LabServer) and judge every session."""
+def run(server, scenario: Scenario, progress: Progress | None = None, on_wait: run_queue.OnWait | None = None) -> RunResult:
+    """Run one scenario against `server` (a LabServer) and judge every session.
+
+    The run holds its deployment alone (run_queue): other runs of it wait, so this run's slots,
+    trace, statistics and log hold its own traffic only, and its outcome is the one its settings
+    give. `on_wait` hears its place while it waits. A deployment not loaded yet is loaded first."""
     scenario.validate()
+    with run_queue.hold(server, scenario.model, on_wait):
+        return _run(server, scenario, progress)
+
+
+def _run(server, scenario: Scenario, progress: Progress | None) -> RunResult:
     plans = plan_sessions(scenario, server.grpc_url if scenario.transport.uses_grpc else server.url)
     control = server.client()
     sequence = scenario.sequence if scenario.sequence is not None else is_sequence_model(control, scenario.model)

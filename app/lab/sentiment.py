@@ -19,7 +19,7 @@ from typing import Callable
 import numpy as np
 import tritonclient.http as http
 
-from app.lab import deployments, server_stats
+from app.lab import deployments, run_queue, server_stats
 from app.lab.paths import MODEL_REPOSITORY
 
 MODEL = "sentiment"
@@ -133,12 +133,13 @@ def send(server, texts: list[str], concurrency: int = 1, order: list[int] | None
                 progress(done[0], len(texts))
 
     control = server.client()
-    before = server_stats.snapshot(control, server.metrics_url, MODEL)
-    start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="review") as pool:
-        list(pool.map(one, order))
-    wall = time.perf_counter() - start
-    after = server_stats.snapshot_after(control, server.metrics_url, MODEL, before, len(texts))
+    with run_queue.hold(server, MODEL):  # the statistics below then count this measurement's requests only
+        before = server_stats.snapshot(control, server.metrics_url, MODEL)
+        start = time.perf_counter()
+        with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="review") as pool:
+            list(pool.map(one, order))
+        wall = time.perf_counter() - start
+        after = server_stats.snapshot_after(control, server.metrics_url, MODEL, before, len(texts))
     name = mode or (ONE_AT_A_TIME if concurrency == 1 else AT_ONCE)
     return SentimentRun(name, wall, scores, labels, latency, server_stats.delta(before, after), max(1, concurrency))
 
@@ -148,13 +149,14 @@ def as_one_batch(server, texts: list[str], order: list[int] | None = None) -> Se
     Scores and labels come back in review order."""
     order = list(range(len(texts))) if order is None else order
     control = server.client()
-    before = server_stats.snapshot(control, server.metrics_url, MODEL)
-    start = time.perf_counter()
-    sent_scores, sent_labels = _infer(control, encode(texts)[order])
-    wall = time.perf_counter() - start
+    with run_queue.hold(server, MODEL):
+        before = server_stats.snapshot(control, server.metrics_url, MODEL)
+        start = time.perf_counter()
+        sent_scores, sent_labels = _infer(control, encode(texts)[order])
+        wall = time.perf_counter() - start
+        after = server_stats.snapshot_after(control, server.metrics_url, MODEL, before, len(texts))
     scores, labels = np.empty_like(sent_scores), np.empty_like(sent_labels)
     scores[order], labels[order] = sent_scores, sent_labels
-    after = server_stats.snapshot_after(control, server.metrics_url, MODEL, before, len(texts))
     return SentimentRun(ONE_REQUEST, wall, scores, labels, np.full(len(texts), wall * 1000), server_stats.delta(before, after))
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 import tritonclient.http as http
 from tritonclient.utils import InferenceServerException
 
-from app.lab import sentiment
+from app.lab import run_queue, sentiment
 from app.lab.alphabet import to_symbols, to_text
 from app.lab.audio import utterance
 from app.lab.ids import unique_ids
@@ -49,13 +49,14 @@ class Sent:
 def run(server, open_first: bool = True) -> pd.DataFrame:
     """Send the scenario's requests (and, with open_first, the sequence's first two turns)."""
     corrid = unique_ids(1)[0]
-    rows = _model_a(server)
-    client = server.client()
-    audio = utterance(to_symbols(TURNS), np.random.default_rng(77))
-    turns = range(4) if open_first else range(2, 4)
-    for k in turns:
-        label = f"turn {k + 1}" if k < 2 else str(k + 1)
-        rows.append(_turn(client, corrid, audio[k : k + 1], k, label))
+    with run_queue.hold(server, MODEL_A), run_queue.hold(server, MODEL_B):  # nobody else's batch in between
+        rows = _model_a(server)
+        client = server.client()
+        audio = utterance(to_symbols(TURNS), np.random.default_rng(77))
+        turns = range(4) if open_first else range(2, 4)
+        for k in turns:
+            label = f"turn {k + 1}" if k < 2 else str(k + 1)
+            rows.append(_turn(client, corrid, audio[k : k + 1], k, label))
     return pd.DataFrame([asdict(row) for row in rows])
 
 

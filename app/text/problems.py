@@ -28,6 +28,10 @@ PROBLEMS = {
     "config_corrid_needs_sequence": N_("state_key 'corrid' needs sequence_batching: the dynamic batcher sends no correlation ID"),
     "config_honour_ready": N_("parameter honour_ready must be 'true' or 'false'"),
     "triton_refused": N_("Triton refused the deployment (`{message:text}`); the previous one keeps serving."),
+    # the class's share of the server (app/lab/loaded_models.py)
+    "capacity_full": N_("The server is full: the class's running deployments use {in_use:count} of its {budget:count} model processes "
+                        "and this one needs {need:count}. Nothing was loaded; it waited {waited:count} s for a run to end. "
+                        "Try again in a minute, or pick a set-up with fewer instances (or a preset, which others share)."),
     # traffic (app/lab/setup.LabSetup.traffic_problems)
     "sessions_range": N_("sessions must be {low:count} to {high:count}: got {value:text}"),
     "length_range": N_("utterance length must be {low:count} to {high:count} letters: got {value:text}"),

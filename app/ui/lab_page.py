@@ -86,7 +86,7 @@ def _show_applied() -> None:
     applied = st.session_state.get("lab-applied")
     if applied is None:
         return
-    origin = _("a shipped deployment with exactly these settings") if applied.reused else _("your own model on the shared server")
+    origin = _("a shipped deployment with exactly these settings") if applied.reused else _("a model for exactly these settings, shared by everyone who chooses them; runs take turns on it")
     with st.expander(t().render(N_("Deployed: `{model:text}` ({origin:text}) — its exact config.pbtxt"),
                                 model=applied.model, origin=origin), expanded=False):
         st.code(applied.pbtxt, language="text")
@@ -98,7 +98,7 @@ def _run(setup: LabSetup, choice: str, server, deployer) -> None:
     scenario = setup.scenario(applied.model)
     # Verbosity 1 for the run, so the log panel can quote the backlog, reaper and refusals.
     with log_reader.raised_verbosity(server, 1):
-        result = run_with_progress(lambda p: driver.run(server, scenario, progress=p),
+        result = run_with_progress(lambda p: driver.run(server, scenario, progress=p, on_wait=p.wait),
                                    t().render(N_("Streaming {n:count} sessions through {model:text}"),
                                               n=setup.session_count, model=applied.model))
     verdict = prediction.judge(choice, result.sessions)

@@ -13,28 +13,46 @@ from typing import Callable, TypeVar
 import streamlit as st
 
 from app.i18n import N_
+from app.lab.run_queue import Wait
 from app.ui.language import t
 
 T = TypeVar("T")
 
 
-def run_with_progress(work: Callable[[Callable[[int, int], None]], T], label: str) -> T:
+class _Progress:
+    """What the work reports from its threads: requests answered, or its place in the run queue."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.counts = (0, 0)
+        self.waiting: Wait | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        with self.lock:
+            self.counts, self.waiting = (done, total), None
+
+    def wait(self, place: Wait) -> None:
+        with self.lock:
+            self.waiting = place
+
+
+def run_with_progress(work: Callable[[_Progress], T], label: str) -> T:
+    """Call work(progress) in a worker thread; progress(done, total) moves the bar, and
+    progress.wait (a driver.run on_wait) shows the learner's place while other runs go first."""
     bar = st.progress(0.0, text=label)
-    counts = [0, 0]
-    lock = threading.Lock()
-
-    def progress(done: int, total: int) -> None:
-        with lock:
-            counts[0], counts[1] = done, total
-
+    progress = _Progress()
     try:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="lab-run") as pool:
             future = pool.submit(work, progress)
             while not future.done():
                 time.sleep(0.15)
-                with lock:
-                    done, total = counts
-                if total:
+                with progress.lock:
+                    (done, total), waiting = progress.counts, progress.waiting
+                if waiting is not None:
+                    bar.progress(0.0, text=t().render(
+                        N_("{label:text}: waiting for the deployment, {ahead:count} run(s) ahead of yours (about {expected:seconds})"),
+                        label=label, ahead=waiting.position, expected=waiting.expected_s))
+                elif total:
                     bar.progress(min(done / total, 1.0), text=t().render(N_("{label:text}: {done:count} of {total:count} requests answered"),
                                                                              label=label, done=done, total=total))
             return future.result()

@@ -49,7 +49,7 @@ def server_side(result, key_prefix: str = "lab") -> None:
     st.caption(t().render(N_(
         "Server statistics for this run: {requests:count} requests in {executions:count} model executions "
         "(mean executed batch {batch:number}, padding rows included). "
-        "Other learners' requests on the same deployment during the run are counted too."
+        "A run holds its deployment alone, so these are this run's requests only."
     ), requests=srv.get("inference_count", 0), executions=sum(srv.get("batch_sizes", {}).values()),
         batch=srv.get("mean_executed_batch", 0)))
     st.plotly_chart(figures.latency_percentiles(result.requests, result.sessions, _=t()), key=f"{key_prefix}-latency", width="stretch")

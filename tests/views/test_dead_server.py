@@ -16,7 +16,7 @@ RESTART_TIMEOUT_S = 240  # a fresh Triton on two busy cores
 
 @pytest.fixture()
 def own_server(monkeypatch, data_dir):
-    server = LabServer(models=("sentiment",)).start()
+    server = LabServer(preload=("sentiment",)).start()
     for key in ("TRITON_URL", "TRITON_TRACE_DIR", "TRITON_METRICS_URL"):
         monkeypatch.delenv(key, raising=False)
     # The app builds its server with LabServer.from_env(); hand it this one instead of a new one.

@@ -1,7 +1,8 @@
 """The live lab in AppTest against the session's real server: runs, URL set-ups, refusals."""
 from __future__ import annotations
 
-from app.lab.deployer import learner_model_name
+from app.lab.deployer import setup_model_name
+from app.lab.deployments import LabSettings
 from app.quiz.store import ProgressStore
 from tests.views.conftest import RUN_TIMEOUT_S
 
@@ -22,9 +23,9 @@ def loaded_models(server) -> set[str]:
     return {m["name"] for m in server.client().get_model_repository_index() if m.get("state") == "READY"}
 
 
-def learner_model_ready(server, learner: str) -> bool:
-    # A learner's model is loaded from files, outside the repository: the index does not list it.
-    return server.client().is_model_ready(learner_model_name(learner))
+def setup_model_ready(server, settings: LabSettings) -> bool:
+    # A set-up's model is loaded from files, outside the repository: the index does not list it.
+    return server.client().is_model_ready(setup_model_name(settings))
 
 
 def test_preset_run_shows_board_timeline_measurements_and_records_the_prediction(open_page):
@@ -61,10 +62,10 @@ def test_url_query_reproduces_a_set_up(open_page):
     assert at.number_input(key="lab.think_ms").value == 12.5 and at.number_input(key="lab.seed").value == 42
 
 
-def test_custom_deployment_is_the_learners_own_model_with_its_exact_config(open_page, lab_server):
+def test_custom_deployment_is_a_model_named_for_its_settings_with_its_exact_config(open_page, lab_server):
     at = open_page("lab.py", learner="lab-cy", scheduler="direct", instances="1", slots="2", state_key="session")
     run(at.button(key="lab.apply").click())
-    model = learner_model_name("lab-cy")
+    model = setup_model_name(LabSettings(scheduler="direct", instances=1, slots=2, state_key="session"))
     pbtxt = at.code[0].value
     assert f'name: "{model}"' in pbtxt and "max_batch_size: 2" in pbtxt and "session" in pbtxt
     assert lab_server.client().is_model_ready(model)
@@ -80,7 +81,8 @@ def test_impossible_setting_is_explained_and_loads_nothing(open_page, lab_server
     assert len(errors) == 1 and "correlation ID" in errors[0] and "nothing has been loaded" in errors[0]
     assert at.button(key="lab.apply").disabled and at.button(key="lab.run").disabled
     assert "lab-applied" not in at.session_state
-    assert loaded_models(lab_server) == before and not learner_model_ready(lab_server, "lab-bo")
+    assert loaded_models(lab_server) == before
+    assert not setup_model_ready(lab_server, LabSettings(scheduler="dynamic", state_key="corrid"))
 
 
 def test_text_outside_the_alphabet_is_explained_and_nothing_runs(open_page, lab_server):
@@ -93,7 +95,7 @@ def test_text_outside_the_alphabet_is_explained_and_nothing_runs(open_page, lab_
     assert at.button(key="lab.run").disabled and at.button(key="lab.apply").disabled
     assert "lab-last-run" not in at.session_state and "lab-applied" not in at.session_state
     assert not any(m.value == "#### Transcript board" for m in at.markdown)
-    assert loaded_models(lab_server) == before and not learner_model_ready(lab_server, "lab-di")
+    assert loaded_models(lab_server) == before
 
 
 def test_64_sessions_over_a_grpc_stream_keep_the_board_and_timeline_readable(open_page):
@@ -128,7 +130,8 @@ def test_queue_delay_under_direct_is_honest_about_min_slot_utilization(open_page
     run(at.button(key="lab.apply").click())
     pbtxt = at.code[0].value
     assert "minimum_slot_utilization: 0.5" in pbtxt and "max_queue_delay_microseconds: 3000" in pbtxt
-    lab_server.client().unload_model(learner_model_name("lab-eu"))  # leave the shared server as we found it
+    applied = LabSettings(scheduler="direct", instances=1, slots=2, queue_delay_us=3000, min_slot_utilization=0.5)
+    lab_server.client().unload_model(setup_model_name(applied))  # leave the shared server as we found it
     run(at.radio(key="lab.scheduler").set_value("oldest"))
     assert at.number_input(key="lab.min_slot_utilization").disabled
     assert not at.number_input(key="lab.queue_delay_us").disabled

@@ -52,7 +52,7 @@ class _Untraced:
 
 
 def _start_replicas() -> list[LabServer]:
-    replicas = [LabServer(models=(MODEL,)) for _ in range(2)]
+    replicas = [LabServer(preload=(MODEL,)) for _ in range(2)]
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = [pool.submit(r.start) for r in replicas]
     errors = [f.exception() for f in futures if f.exception()]

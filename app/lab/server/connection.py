@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import tritonclient.http as http
-from tritonclient.utils import InferenceServerException
 
 from app.lab import deployments
 from app.lab.device import instance_kind
+from app.lab.loaded_models import LoadedModels
 from app.lab.paths import MODEL_REPOSITORY
+from app.lab.problems import LabError
 from app.lab.server.embedded import EmbeddedServer
 from app.lab.server.errors import ServerError, UnreachableError
 
@@ -34,10 +35,12 @@ class ModelStatus:
 
 
 class LabServer:
-    def __init__(self, url: str | None = None, model_repository: Path = MODEL_REPOSITORY, models: tuple[str, ...] = deployments.SHIPPED):
+    def __init__(self, url: str | None = None, model_repository: Path = MODEL_REPOSITORY, preload: tuple[str, ...] = ()):
+        """`preload`: deployments loaded at start; everything else loads when first needed."""
         self.external_url = url
         self.model_repository = Path(model_repository)
-        self.models = models
+        self.preload = preload
+        self.models = LoadedModels(self)
         self.embedded: EmbeddedServer | None = None
         self.trace_dir: Path | None = None
         self.external_log: Path | None = None  # an external server's log file, when it is on this machine
@@ -120,22 +123,18 @@ class LabServer:
                 ),
             )
             self.embedded.start()
+            self.models.forget()
             self._load_models()
             return self
 
     def _load_models(self) -> None:
-        present = [m for m in self.models if (self.model_repository / m / "config.pbtxt").exists()]
-
-        def load_one(name: str) -> None:
-            config = deployments.read_config(name, self.model_repository)
-            deployments.load(self.client(timeout_s=300), deployments.place_instances(config))
-
+        present = [m for m in self.preload if (self.model_repository / m / "config.pbtxt").exists()]
         with ThreadPoolExecutor(max_workers=max(1, len(present))) as pool:
-            for future in [pool.submit(load_one, name) for name in present]:
+            for future in [pool.submit(self.models.ensure, name) for name in present]:
                 try:
                     future.result()
-                except InferenceServerException as err:
-                    raise ServerError(f"A shipped model failed to load: {err.message()}\n{self.embedded.log_tail()}") from None
+                except LabError as err:
+                    raise ServerError(f"A shipped model failed to load: {err}\n{self.embedded.log_tail()}") from None
 
     def _check_reachable(self) -> None:
         try:

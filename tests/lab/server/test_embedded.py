@@ -64,7 +64,7 @@ def test_a_python_without_a_stub_is_reported(monkeypatch):
 
 
 def test_a_dead_server_is_reported_and_restartable():
-    server = LabServer(models=()).start()
+    server = LabServer(preload=()).start()
     try:
         server.embedded.kill_for_demo()
         assert not server.alive()

@@ -1,0 +1,197 @@
+"""What is loaded on the server, loaded the first time something needs it, within a budget.
+
+Every instance of a Python-backend model is a stub process of its own (0.25 GB with torch's
+CPU build, about 0.55 GB with its CUDA build), so memory is counted in stubs. Nothing is loaded
+at start-up; a deployment is loaded when a run, a lesson or an exercise first asks for it. When
+a load would go over the budget, the least recently used deployment without a run in progress
+is unloaded; when every loaded one is running, the load waits for a run to end, and after
+CAPACITY_WAIT_S gives up with `capacity_full`, so a class learns why instead of a server running
+out of memory. Loads of different deployments run side by side; two loads of one name never do.
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from tritonclient.grpc import model_config_pb2 as mc
+from tritonclient.utils import InferenceServerException
+
+from app.lab import deployments, run_queue
+from app.lab.deployments import DeploymentError
+from app.lab.problems import LabError
+
+BUDGET_ENV = "TRITON_LAB_MAX_STUBS"
+STUB_GB = 0.6  # one stub with torch's CUDA build, rounded up (benchmarks/cold_start.py measures it)
+RESERVED_GB = 2.0  # the server itself, the app and a browser
+CAPACITY_WAIT_S = 30.0
+LOAD_TIMEOUT_S = 300.0
+
+
+def default_budget() -> int:
+    """TRITON_LAB_MAX_STUBS, else what this machine's memory holds after RESERVED_GB (at least
+    4: the largest set-up the lab allows has 4 instances)."""
+    raw = os.environ.get(BUDGET_ENV, "").strip()
+    if raw:
+        try:
+            return max(1, int(raw))
+        except ValueError:
+            raise ValueError(f"{BUDGET_ENV}={raw!r} is not a whole number of stub processes") from None
+    try:
+        memory_gb = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
+    except (ValueError, OSError):
+        memory_gb = 8.0
+    return max(4, int((memory_gb - RESERVED_GB) / STUB_GB))
+
+
+def stubs(config: mc.ModelConfig) -> int:
+    return sum(group.count or 1 for group in config.instance_group) or 1
+
+
+@dataclass
+class _Known:
+    config: mc.ModelConfig
+    text: str
+    with_code: bool
+
+
+class LoadedModels:
+    def __init__(self, server, budget: int | None = None, capacity_wait_s: float = CAPACITY_WAIT_S):
+        self.server = server
+        self.budget = budget or default_budget()
+        self.capacity_wait_s = capacity_wait_s
+        self._cond = threading.Condition()
+        self._loaded: OrderedDict[str, int] = OrderedDict()  # name -> stubs, least recently used first
+        self._text: dict[str, str] = {}  # name -> the config text it was loaded with
+        self._known: dict[str, _Known] = {}  # how to load a name again after it was unloaded
+        self._reserved = 0  # stubs of loads under way
+        self._name_locks: dict[str, threading.Lock] = {}
+
+    # -- what the server holds -------------------------------------------------------------
+    def in_use(self) -> int:
+        with self._cond:
+            return sum(self._loaded.values()) + self._reserved
+
+    def loaded(self) -> list[str]:
+        with self._cond:
+            return list(self._loaded)
+
+    def forget(self) -> None:
+        """After a server restart nothing is loaded any more (configs are still known)."""
+        with self._cond:
+            self._loaded.clear()
+            self._text.clear()
+            self._cond.notify_all()
+
+    # -- loading ---------------------------------------------------------------------------
+    def ensure(self, name: str, config: mc.ModelConfig | None = None, with_code: bool = False) -> None:
+        """Make `name` ready: with `config` (replacing a different one), else as loaded before,
+        else the repository's own. DeploymentError when Triton refuses it, LabError
+        capacity_full when the budget stays full of running deployments."""
+        known = self._remember(name, config, with_code)
+        with self._name_lock(name):
+            if known is None:
+                return self._ensure_unknown(name)
+            with self._cond:
+                current = self._text.get(name)
+            if current == known.text and self._ready(name):
+                self._touch(name)
+                return
+            need = stubs(known.config)
+            self._reserve(name, need)
+            try:
+                deployments.load(self.server.client(timeout_s=LOAD_TIMEOUT_S), known.config, with_code=known.with_code)
+            except InferenceServerException as err:
+                with self._cond:
+                    self._reserved -= need
+                    self._cond.notify_all()
+                raise DeploymentError("triton_refused", message=err.message()) from None
+            except BaseException:
+                with self._cond:
+                    self._reserved -= need
+                    self._cond.notify_all()
+                raise
+            with self._cond:
+                self._reserved -= need
+                self._loaded[name] = need
+                self._loaded.move_to_end(name)
+                self._text[name] = known.text
+                self._cond.notify_all()
+
+    def _remember(self, name: str, config: mc.ModelConfig | None, with_code: bool) -> _Known | None:
+        with self._cond:
+            if config is not None:
+                self._known[name] = _Known(config, deployments.to_pbtxt(config), with_code)
+            elif name not in self._known:
+                repository = getattr(self.server, "model_repository", None)
+                if repository is None or not (repository / name / "config.pbtxt").exists():
+                    return None
+                placed = deployments.place_instances(deployments.read_config(name, repository))
+                self._known[name] = _Known(placed, deployments.to_pbtxt(placed), False)
+            return self._known[name]
+
+    def _ensure_unknown(self, name: str) -> None:
+        """A name neither in our repository nor loaded by us (an external server's own model):
+        ask the server to load it by name if it is not ready."""
+        if not self._ready(name):
+            try:
+                self.server.client(timeout_s=LOAD_TIMEOUT_S).load_model(name)
+            except InferenceServerException as err:
+                raise DeploymentError("triton_refused", message=err.message()) from None
+
+    def _ready(self, name: str) -> bool:
+        try:
+            return bool(self.server.client(timeout_s=10).is_model_ready(name))
+        except Exception:
+            return False
+
+    def _touch(self, name: str) -> None:
+        with self._cond:
+            if name in self._loaded:
+                self._loaded.move_to_end(name)
+
+    def _name_lock(self, name: str) -> threading.Lock:
+        with self._cond:
+            return self._name_locks.setdefault(name, threading.Lock())
+
+    def _reserve(self, name: str, need: int) -> None:
+        """Count `need` stubs as taken, unloading idle deployments to make room, or wait."""
+        deadline = time.monotonic() + self.capacity_wait_s
+        with self._cond:
+            # Replacing a model frees its old stubs as the new ones start.
+            freed = self._loaded.pop(name, 0)
+            self._text.pop(name, None)
+            while sum(self._loaded.values()) + self._reserved + need > self.budget:
+                victim = self._idle_victim(exclude=name)
+                if victim is not None:
+                    del self._loaded[victim]
+                    self._text.pop(victim, None)
+                    self._cond.release()  # unloading waits on the server: let other loads book meanwhile
+                    try:
+                        self._unload(victim)
+                    finally:
+                        self._cond.acquire()
+                    continue
+                left = deadline - time.monotonic()
+                if left <= 0 or need > self.budget:
+                    if freed:  # still loaded on the server: keep counting it
+                        self._loaded[name] = freed
+                    raise LabError("capacity_full", budget=self.budget, in_use=sum(self._loaded.values()) + self._reserved,
+                                   need=need, waited=round(self.capacity_wait_s))
+                self._cond.wait(min(left, run_queue.POLL_S))
+            self._reserved += need
+
+    def _idle_victim(self, exclude: str) -> str | None:
+        busy = run_queue.for_server(self.server.url).busy()
+        for name in self._loaded:  # least recently used first
+            if name != exclude and name not in busy:
+                return name
+        return None
+
+    def _unload(self, name: str) -> None:
+        try:
+            self.server.client(timeout_s=30).unload_model(name)
+        except Exception:
+            pass  # gone already (a restarted server); nothing of ours to free
