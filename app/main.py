@@ -30,7 +30,11 @@ sections[_(N_("Practice"))] = [
     st.Page("views/lab.py", title=_(N_("Live lab")), icon=":material/science:", url_path="lab"),
     st.Page("views/exercises.py", title=_(N_("Failure modes")), icon=":material/warning:"),
     st.Page("views/quiz.py", title=_(N_("Quiz")), icon=":material/quiz:"),
+    st.Page("views/demo.py", title=_(N_("Class vote")), icon=":material/how_to_vote:", url_path="demo"),
 ]
-sections[_(N_("Teach"))] = [st.Page("views/instructor.py", title=_(N_("Instructor")), icon=":material/school:")]
+sections[_(N_("Teach"))] = [
+    st.Page("views/instructor.py", title=_(N_("Instructor")), icon=":material/school:"),
+    st.Page("views/presenter.py", title=_(N_("Presenter")), icon=":material/co_present:", url_path="presenter"),
+]
 
 st.navigation({name: pages for name, pages in sections.items() if pages}).run()

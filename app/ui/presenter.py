@@ -1,0 +1,80 @@
+"""Presenter-mode pieces: projector-size type, the config diff, the vote histogram, the join link."""
+from __future__ import annotations
+
+import html
+from urllib.parse import urlencode
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from app.i18n import N_, Words
+from app.lab.demos import DiffLine
+from app.text import prediction as prediction_words
+
+ROOT = "presenter"  # the key of the container whose type is projector-size
+RIGHT_COLOUR, WRONG_COLOUR, VOTE_COLOUR = "#1b7f3b", "#9aa5b1", "#4c78a8"
+FONT = 22  # figure type on a projector
+
+CSS = f"""
+<style>
+.st-key-{ROOT} p, .st-key-{ROOT} li {{ font-size: 1.6rem; line-height: 1.45; }}
+.st-key-{ROOT} h1 {{ font-size: 3.2rem; }}
+.st-key-{ROOT} h2 {{ font-size: 2.5rem; }}
+.st-key-{ROOT} h3 {{ font-size: 2.0rem; }}
+.st-key-{ROOT} [data-testid="stWidgetLabel"] p {{ font-size: 1.35rem; }}
+.st-key-{ROOT} [data-testid="stMetricValue"] {{ font-size: 3.4rem; }}
+.st-key-{ROOT} button p {{ font-size: 1.35rem; }}
+.st-key-{ROOT} .presenter-code {{ font-family: ui-monospace, monospace; font-size: 9rem; font-weight: 800;
+  letter-spacing: 0.25em; line-height: 1.1; }}
+.st-key-{ROOT} .presenter-diff {{ font-family: ui-monospace, monospace; font-size: 1.55rem; line-height: 1.35;
+  border: 1px solid #ccc; border-radius: 6px; padding: 0.6rem 0; overflow-x: auto; }}
+.st-key-{ROOT} .presenter-diff div {{ white-space: pre; padding: 0 0.8rem; }}
+.st-key-{ROOT} .presenter-diff .removed {{ background: #ffdcdc; color: #8a0000; }}
+.st-key-{ROOT} .presenter-diff .added {{ background: #d8f5dd; color: #0b5d1e; font-weight: 700; }}
+.st-key-{ROOT} .presenter-diff .context, .st-key-{ROOT} .presenter-diff .gap {{ color: #666; }}
+</style>
+"""
+
+
+def projector_type() -> None:
+    """The page's large type (scoped to the container keyed ROOT)."""
+    st.html(CSS)
+
+
+def diff_html(lines: list[DiffLine]) -> str:
+    marks = {"removed": "−", "added": "+", "context": " ", "gap": " "}
+    rows = "".join(f'<div class="{d.kind}">{marks[d.kind]} {html.escape(d.text)}</div>' for d in lines)
+    return f'<div class="presenter-diff">{rows}</div>'
+
+
+def code_html(code: str) -> str:
+    return f'<div class="presenter-code">{html.escape(code)}</div>'
+
+
+def join_link(code: str) -> str:
+    """The learner page's address with this code; absolute when the browser's host is known."""
+    path = "demo?" + urlencode({"code": code})
+    try:
+        headers = st.context.headers
+        host = headers.get("Host")
+        proto = headers.get("X-Forwarded-Proto") or "http"
+    except Exception:  # no browser (AppTest)
+        host = None
+    return f"{proto}://{host}/{path}" if host else "/" + path
+
+
+def votes_figure(options, tally: dict[str, int], words: Words, right: tuple[str, ...] | None = None) -> go.Figure:
+    """One bar per option (every option, even unchosen ones); after the reveal the right ones are green."""
+    labels = [prediction_words.choice(o, words) for o in options]
+    counts = [int(tally.get(o, 0)) for o in options]
+    colours = [VOTE_COLOUR if right is None else RIGHT_COLOUR if o in right else WRONG_COLOUR for o in options]
+    fig = go.Figure(go.Bar(x=counts, y=labels, orientation="h", marker_color=colours, text=counts,
+                           textposition="auto", textfont={"size": FONT + 6},
+                           hovertemplate="%{y}: %{x}<extra></extra>"))
+    total = sum(counts)
+    fig.update_layout(
+        title=words.render(N_("Votes: {n:count}"), n=total), font={"size": FONT},
+        height=120 + 95 * len(options), margin={"l": 10, "r": 20, "t": 70, "b": 40},
+        yaxis={"autorange": "reversed", "automargin": True}, xaxis={"rangemode": "tozero", "dtick": 1 if total <= 10 else None},
+    )
+    return fig

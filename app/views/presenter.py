@@ -1,0 +1,227 @@
+"""Presenter mode: one core demo, one screen per step, in type a projector can carry.
+
+Peer instruction order: the change, the question, the class votes (live histogram), the run
+(both set-ups side by side on identical traffic, with a replay), then the reveal (what Triton
+did, which answer was right, and the share of the class that had it). The demo, the step and
+the vote's code live in the URL (?demo=..&step=..&code=..), so a reload keeps the place.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from app.i18n import N_
+from app.lab import demos, figures
+from app.lab.problems import LabError
+from app.quiz import votes
+from app.text import demos as demo_words, prediction as prediction_words, problems as problem_words
+from app.ui import presenter as ui, session, transcripts
+from app.ui.access import require_instructor
+from app.ui.language import _, t
+
+STEPS = (1, 2, 3, 4, 5)
+RUNS = "presenter.runs"  # st.session_state: {"demo:code": {side: demos.Side}}
+REVEALED = "presenter.revealed"  # st.session_state: set of "demo:code" revealed in this session
+
+st.title(_("Presenter"))
+require_instructor()
+
+
+def _int(value, default: int) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return default
+
+
+demo = demos.get(st.query_params.get("demo"))
+step = min(max(_int(st.query_params.get("step"), 1), STEPS[0]), STEPS[-1])
+store = votes.store()
+
+
+def _poll() -> votes.Poll | None:
+    """This demo's vote from the URL, or None (no code, an unknown one, or another demo's)."""
+    code = votes.normalise_code(st.query_params.get("code"))
+    if not code:
+        return None
+    try:
+        poll = store.poll(code)
+    except votes.PollNotFound:
+        return None
+    return poll if poll.demo == demo.name else None
+
+
+def _go(number: int) -> None:
+    st.query_params["step"] = str(number)
+    st.query_params["demo"] = demo.name
+
+
+def _choose_demo() -> None:
+    st.query_params["demo"] = st.session_state["presenter-demo"]
+    st.query_params["step"] = "1"
+    st.query_params.pop("code", None)
+
+
+def _new_poll() -> None:
+    st.query_params["code"] = store.open_demo(demo.name)
+    st.query_params["demo"] = demo.name
+
+
+poll = _poll()
+run_key = f"{demo.name}:{poll.code if poll else ''}"
+runs = st.session_state.setdefault(RUNS, {})
+
+ui.projector_type()
+root = st.container(key=ui.ROOT)
+with root:
+    st.caption(t().render(N_("Step {n:count} of {total:count}: {name:text}"), n=step, total=len(STEPS),
+                          name=demo_words.step(step, t())))
+    st.markdown("# " + demo_words.title(demo.name, t()))
+
+
+def step_change() -> None:
+    st.selectbox(_("Demo"), list(demos.DEMOS), index=list(demos.DEMOS).index(demo.name), key="presenter-demo",
+                 format_func=lambda code, words=t(): demo_words.title(code, words), on_change=_choose_demo)
+    before, after = (demo_words.setup_title(demo.preset(s), t()) for s in demos.SIDES)
+    st.markdown(t().render(N_("**{before_side:text}:** {before:text}  \n**{after_side:text}:** {after:text}"),
+                           before_side=demo_words.side("before", t()), before=before,
+                           after_side=demo_words.side("after", t()), after=after))
+    removed, added = demos.changed(demo)
+    st.markdown(t().render(N_("The `config.pbtxt` change: {removed:count} lines out, {added:count} lines in."),
+                           removed=len(removed), added=len(added)))
+    st.markdown(ui.diff_html(demos.config_diff(demo)), unsafe_allow_html=True)
+
+
+def step_question() -> None:
+    asked = demo.asks
+    st.markdown("## " + demo_words.question(demo.name, t()))
+    st.caption(t().render(N_("The question is about {side:text}: {setup:text}."), side=demo_words.side(asked, t()),
+                          setup=demo_words.setup_title(demo.preset(asked), t())))
+    letters = "ABCD"
+    st.markdown("\n".join(f"{letters[k]}. {prediction_words.choice(o, t())}" for k, o in enumerate(demo.options)))
+
+
+def step_votes() -> None:
+    current = poll
+    if current is None:
+        _new_poll()
+        st.rerun()
+    link = ui.join_link(current.code)
+    left, right = st.columns([2, 3])
+    with left:
+        st.markdown(_("Join at"))
+        st.markdown(ui.code_html(current.code), unsafe_allow_html=True)
+        st.markdown(f"`{link}`")
+        st.caption(t().render(N_("The vote is {state:text}."), state=_(demo_words.POLL_STATES[current.state])))
+        buttons = st.columns(2)
+        if current.is_open:
+            if buttons[0].button(_("Close the vote"), key="presenter-close"):
+                store.close(current.code)
+                st.rerun()
+        buttons[1].button(_("New vote"), key="presenter-new-vote", on_click=_new_poll)
+    with right:
+        histogram(current.code)
+
+
+@st.fragment(run_every=2.0)
+def histogram(code: str) -> None:
+    """The class's votes, re-read every two seconds while this step is on screen."""
+    st.plotly_chart(ui.votes_figure(demo.options, store.tally(code), t()), key="presenter-histogram")
+
+
+def _run(lab) -> None:
+    server, deployer = lab
+    if poll is not None and poll.is_open:
+        store.close(poll.code)  # peer instruction: the votes are in before the run is shown
+    with st.spinner(_("Running both set-ups on the same traffic...")):
+        try:
+            runs[run_key] = demos.run_side_by_side(server, deployer, demo, owner="presenter")
+        except LabError as err:
+            st.error(problem_words.error(err, t()))
+
+
+def step_run() -> None:
+    lab = session.lab()
+    if lab is None:
+        return
+    if st.button(_("Run both set-ups"), key="presenter-run", type="primary"):
+        _run(lab)
+    sides = runs.get(run_key)
+    if sides is None:
+        st.markdown(_("One click sends the same sessions (same seed, same texts) through both set-ups, one after the other."))
+        return
+    show_runs(sides)
+
+
+def show_runs(sides: dict) -> None:
+    from app.lab import replay  # the replay figures (their own helper's module)
+
+    a, b = sides["before"].result, sides["after"].result
+    settings = sides["before"].settings
+    cols = st.columns(2)
+    timelines = replay.side_by_side(a, b, _=t(), slots=settings.slots, instances=settings.instances)
+    for col, side, fig in zip(cols, demos.SIDES, timelines):
+        with col:
+            st.markdown("### " + t().render(N_("{side:text}: {setup:text}"), side=demo_words.side(side, t()),
+                                            setup=demo_words.setup_title(demo.preset(side), t())))
+            fig.update_layout(font={"size": ui.FONT - 4})
+            st.plotly_chart(fig, key=f"presenter-timeline-{side}")
+    cols = st.columns(2)
+    for col, side in zip(cols, demos.SIDES):
+        with col:
+            transcripts.board(sides[side].result, key=f"presenter-board-{side}", audio=False)
+
+    st.markdown("## " + _("Replay"))
+    pick_side, pick_session = st.columns(2)
+    side = pick_side.radio(_("Set-up"), list(demos.SIDES), horizontal=True, key="presenter-replay-side",
+                           format_func=lambda s, words=t(): demo_words.side(s, words))
+    sessions = list(range(len(sides[side].result.sessions)))
+    highlight = pick_session.selectbox(
+        _("Follow one session"), [None, *sessions], key="presenter-replay-session",
+        format_func=lambda s, words=t(): words(N_("nobody")) if s is None else words.render(N_("Session {number:count}"), number=s + 1))
+    fig = replay.replay_figure(sides[side].result, _=t(), highlight=highlight, x_range=replay.shared_range(a, b))
+    fig.update_layout(font={"size": ui.FONT - 2})
+    st.plotly_chart(fig, key="presenter-replay")
+
+
+def step_reveal() -> None:
+    sides = runs.get(run_key)
+    if sides is None:
+        st.info(_("Run the demo first: the answer is what the server does."))
+        st.button(_("Go to the run"), key="presenter-to-run", on_click=_go, args=(4,))
+        return
+    revealed = st.session_state.setdefault(REVEALED, set())
+    if run_key not in revealed and not (poll and poll.state == votes.REVEALED):
+        st.markdown(_("The votes are in and both runs are done."))
+        if st.button(_("Reveal the answer"), key="presenter-reveal", type="primary"):
+            revealed.add(run_key)
+            st.rerun()
+        return
+    asked = sides[demo.asks].result
+    tally = store.tally(poll.code) if poll else {}
+    answer = demos.reveal(demo, asked.sessions, tally)
+    if poll is not None and poll.state != votes.REVEALED:
+        store.reveal(poll.code, answer.right)
+    st.markdown("## " + t().render(N_("{side:text} came back {outcome:text}."), side=demo_words.side(demo.asks, t()),
+                                   outcome=_(prediction_words.OUTCOMES[answer.outcome])))
+    st.markdown(transcripts.verdict_summary(asked.sessions, t()))
+    if answer.right:
+        st.markdown("### " + _("The right answer") + "\n" + "\n".join(f"- **{prediction_words.choice(o, t())}**" for o in answer.right))
+    else:
+        st.markdown("### " + _("No option named everything the server did."))
+    a, b, c = st.columns(3)
+    a.metric(_("Votes"), answer.votes)
+    a_share = (lambda v: "—" if v is None else t().render(N_("{share:percent}"), share=v))
+    b.metric(_("Right"), a_share(answer.share_right))
+    c.metric(_("Right outcome, any cause"), a_share(answer.share_outcome_right))
+    st.plotly_chart(ui.votes_figure(demo.options, tally, t(), right=answer.right), key="presenter-result")
+    st.markdown(_("Discuss: what in the change made the difference?"))
+
+
+with root:
+    {1: step_change, 2: step_question, 3: step_votes, 4: step_run, 5: step_reveal}[step]()
+    back, _gap, forward = st.columns([1, 4, 1])
+    if step > STEPS[0]:
+        back.button(_("Back"), key="presenter-back", on_click=_go, args=(step - 1,))
+    if step < STEPS[-1]:
+        forward.button(_("Next"), key="presenter-next", type="primary", on_click=_go, args=(step + 1,),
+                       width="stretch")

@@ -1,0 +1,174 @@
+"""Presenter mode and class votes on the real pages (AppTest through app/main.py, a real Triton).
+
+The presenter walks one demo step by step; learners vote through the learner page; the reveal
+judges the votes against what the server did in the run the presenter started.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.lab import demos
+from app.quiz import access_rules, votes
+from tests.i18n.text_checks import has_cjk
+from tests.i18n.test_pages_in_chinese import untranslated
+from tests.views.conftest import RUN_TIMEOUT_S
+
+DEMO = "state_key"  # oldest with state per batch row: the class predicts the broken side
+
+
+def texts(at) -> str:
+    return "\n".join(str(e.value) for kind in ("title", "markdown", "caption", "success", "warning", "error", "info",
+                                               "metric") for e in getattr(at, kind))
+
+
+def query(at, name: str):
+    value = at.query_params.get(name)
+    return value[0] if isinstance(value, list) else value
+
+
+def presenter(open_page, step: int = 1, **params):
+    at = open_page("presenter.py", demo=params.pop("demo", DEMO), step=str(step), **params)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def go(at, button: str):
+    at.button(key=button).click().run(timeout=RUN_TIMEOUT_S)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def histogram_counts(at, key: str = "presenter-histogram") -> dict[str, int]:
+    """The bar chart's counts per option label, read from the figure the page sent."""
+    chart = next(e for e in at.get("plotly_chart") if e.proto.id.endswith(key) or key in e.proto.id)
+    spec = json.loads(chart.proto.spec)
+    bar = spec["data"][0]
+    return dict(zip(bar["y"], bar["x"]))
+
+
+def learner_votes(open_page, code: str, learner: str, option: str):
+    """learner: a whole learner id (name.token), as a learner's own link carries it."""
+    at = open_page("demo.py", code=code, learner=learner)
+    assert not at.exception, [e.value for e in at.exception]
+    at.radio(key="demo-choice").set_value(option).run(timeout=RUN_TIMEOUT_S)
+    at.button(key="demo-vote").click().run(timeout=RUN_TIMEOUT_S)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 4, 5])
+def test_each_step_renders(open_page, step):
+    at = presenter(open_page, step)
+    assert at.caption[0].value.startswith(f"Step {step} of 5")
+    if step == 1:
+        html = "\n".join(m.value for m in at.markdown)
+        assert '<div class="removed">' in html and '<div class="added">' in html
+        assert "string_value: &quot;slot&quot;" in html and "string_value: &quot;corrid&quot;" in html
+        assert "1 lines out, 1 lines in" in texts(at)
+    if step == 3:
+        code = query(at, "code")
+        assert code and votes.store().poll(code).demo == DEMO
+        assert code in texts(at) and f"demo?code={code}" in texts(at)
+        assert histogram_counts(at) and sum(histogram_counts(at).values()) == 0
+    if step == 4:
+        assert at.button(key="presenter-run")
+    if step == 5:
+        assert "Run the demo first" in texts(at)
+
+
+def test_next_and_back_move_through_the_url(open_page):
+    at = presenter(open_page, 1)
+    go(at, "presenter-next")
+    assert query(at, "step") == "2" and "What happens to their transcripts?" in texts(at)
+    go(at, "presenter-back")
+    assert query(at, "step") == "1"
+    at.selectbox(key="presenter-demo").set_value("ready").run(timeout=RUN_TIMEOUT_S)
+    assert query(at, "demo") == "ready" and "string_value: &quot;false&quot;" in texts(at)
+
+
+def test_the_page_stops_without_the_instructor_key(open_page, monkeypatch):
+    monkeypatch.setenv("TRITON_LAB_INSTRUCTOR_KEY", "staff-room-7")
+    at = presenter(open_page, 3)
+    assert not [b for b in at.button if b.key == "presenter-next"]
+    assert not at.get("plotly_chart")
+    assert query(at, "code") is None, "no vote opened behind the lock"
+    at.text_input(key="instructor-access-input").input("staff-room-7")
+    at.button(key="instructor-access-submit").click().run(timeout=RUN_TIMEOUT_S)
+    assert not at.exception
+    assert [b for b in at.button if b.key == "presenter-next"] and query(at, "code")
+
+
+def test_votes_reach_the_tally_and_the_reveal_judges_them_by_the_run(open_page):
+    at = presenter(open_page, 3)
+    code = query(at, "code")
+    ada, bob, cy_id = (access_rules.make_learner_id(name) for name in ("ada", "bob", "cy"))
+    learner_votes(open_page, code, ada, "foreign")
+    bob_page = learner_votes(open_page, code, bob, "intact")
+    learner_votes(open_page, code, cy_id, "intact")
+    cy = learner_votes(open_page, code, cy_id, "garbage")  # cy changes her mind: one vote each
+    assert "ada" not in texts(bob_page), "a learner never sees another's name"
+    at.run(timeout=RUN_TIMEOUT_S)
+    counts = histogram_counts(at)
+    assert sum(counts.values()) == 3
+    assert sorted(counts.values()) == [0, 1, 1, 1]
+
+    go(at, "presenter-next")
+    go(at, "presenter-run")
+    assert votes.store().poll(code).state == votes.CLOSED, "the run closes the vote"
+    with pytest.raises(votes.PollClosed):
+        votes.store().vote(code, "late", "intact")
+    sides = at.session_state["presenter.runs"][f"{DEMO}:{code}"]
+    assert set(sides) == {"before", "after"}
+    before, after = sides["before"].result, sides["after"].result
+    assert before.scenario.texts == after.scenario.texts and before.scenario.seed == after.scenario.seed
+    assert sides["before"].model != sides["after"].model
+    assert len(at.get("plotly_chart")) == 3, "two timelines and the replay"
+
+    go(at, "presenter-next")
+    assert "presenter-reveal" in [b.key for b in at.button], "nothing is revealed before the click"
+    go(at, "presenter-reveal")
+    observed = before.sessions["verdict"]  # the class predicted the before side
+    seen = set(observed)
+    right = {"intact"} if seen == {"intact"} else (seen - {"intact"}) & set(demos.get(DEMO).options)
+    cast = {ada: "foreign", bob: "intact", cy_id: "garbage"}
+    share = sum(option in right for option in cast.values()) / len(cast)
+    shown = next(m.value for m in at.metric if m.label == "Right")
+    assert shown == f"{share:.0%}", (shown, share, seen)
+    assert votes.store().poll(code).state == votes.REVEALED
+    assert set(votes.store().poll(code).right) == right
+
+    cy.run(timeout=RUN_TIMEOUT_S)  # the learner's page follows the reveal
+    verdict = "Your prediction held." if "garbage" in right else "Your prediction did not hold."
+    assert verdict in texts(cy)
+
+
+def test_a_learner_page_with_a_bad_code_says_so(open_page):
+    at = open_page("demo.py", code="QQQQ", learner="ada")
+    assert not at.exception
+    assert "No class vote has the code" in texts(at)
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 4, 5])
+def test_every_step_reads_in_chinese(open_page, step):
+    at = presenter(open_page, step, lang="zh")
+    found = untranslated(at)
+    assert not found, "\n".join(f"{w}: {t!r} -> {r}" for w, t, r in found[:30])
+    assert has_cjk(at.title[0].value)
+
+
+def test_a_run_and_reveal_read_in_chinese(open_page):
+    at = presenter(open_page, 3, lang="zh")
+    code = query(at, "code")
+    zh_ada = access_rules.make_learner_id("zh-ada")
+    learner_votes(open_page, code, zh_ada, "foreign")
+    go(at, "presenter-next")
+    go(at, "presenter-run")
+    assert not untranslated(at), untranslated(at)[:20]
+    go(at, "presenter-next")
+    go(at, "presenter-reveal")
+    found = untranslated(at)
+    assert not found, "\n".join(f"{w}: {t!r} -> {r}" for w, t, r in found[:30])
+    voter = open_page("demo.py", code=code, learner=zh_ada, lang="zh")
+    assert not untranslated(voter) and has_cjk(voter.title[0].value)
