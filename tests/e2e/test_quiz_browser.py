@@ -1,7 +1,8 @@
 """The quiz in a real browser: one question of each type, the predict one verified on Triton.
 
-Items are found through the page's URL: /quiz?learner=<name>&seed=<n>&item=<item id>
-opens that learner's attempt (same seed, same attempt) at that question.
+Items are found through the page's URL: /quiz?learner=<learner id>&seed=<n>&item=<item id>
+opens that learner's attempt (same seed, same attempt) at that question; the id holds the
+learner's key (tests/views/learners.py), as a learner's own link does.
 """
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.quiz.bank import load_bank
+from tests.views.learners import link_id
 from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, settle
 
 pytestmark = pytest.mark.browser
 
-LEARNER, SEED = "e2e-quiz", 9001
+LEARNER, SEED = link_id("e2e-quiz"), 9001
 BANK = load_bank()
 SINGLE = BANK["choose-ticket-language"]
 MULTIPLE = next(i for i in BANK if i.type == "multiple")

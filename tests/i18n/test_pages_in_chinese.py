@@ -7,6 +7,7 @@ import pytest
 from app.content.lessons import load_lessons
 from tests.i18n.text_checks import english_label, english_runs, has_cjk
 from tests.views.conftest import RUN_TIMEOUT_S
+from tests.views.learners import link_id
 
 PAGES = ["home.py", *[f"lesson_{n:02d}.py" for n in range(1, len(load_lessons()) + 1)],
          "lab.py", "exercises.py", "quiz.py", "instructor.py"]
@@ -70,7 +71,7 @@ def test_switching_language_keeps_the_page_and_its_query(open_page):
 
 def test_a_lab_run_reads_in_chinese(open_page):
     """Results are where the engine's codes become words: verdicts, details, figures, the log panel."""
-    at = open_page("lab.py", learner="zh-walk", lang="zh", sessions="4")
+    at = open_page("lab.py", learner=link_id("zh-walk"), lang="zh", sessions="4")
     for preset in ("the_mistake", "the_fix"):
         at.button(key=f"lab.preset.{preset}").click().run(timeout=RUN_TIMEOUT_S)
         at.radio(key="lab.prediction").set_value("intact").run(timeout=RUN_TIMEOUT_S)

@@ -10,6 +10,7 @@ from app.lab.presets import Traffic
 from app.lab.setup import LIMITS
 from app.quiz.shuffle import SEED_LIMIT
 from app.ui import lab_controls, lesson_body, quiz_controls
+from tests.views.learners import link_id
 
 en, zh = words("en"), words("zh")
 
@@ -25,7 +26,7 @@ def no_setup_error(at) -> None:
 
 
 def test_instances_99_falls_back_to_the_default_and_keeps_the_rest(open_page):
-    at = open_page("lab.py", learner="link-i", scheduler="oldest", instances="99", slots="3")
+    at = open_page("lab.py", learner=link_id("link-i"), scheduler="oldest", instances="99", slots="3")
     used = LabSettings().instances
     expected = en.render(lab_controls.FALLBACK_WORDS["range"], name="instances", asked="99", low="1", high="4",
                          used=str(used))
@@ -38,7 +39,7 @@ def test_instances_99_falls_back_to_the_default_and_keeps_the_rest(open_page):
 
 
 def test_sessions_1000_falls_back_to_the_default(open_page):
-    at = open_page("lab.py", learner="link-s", sessions="1000", seed="42")
+    at = open_page("lab.py", learner=link_id("link-s"), sessions="1000", seed="42")
     used = Traffic().sessions
     low, high = LIMITS["sessions"]
     assert warnings(at) == [en.render(lab_controls.FALLBACK_WORDS["range"], name="sessions", asked="1000",
@@ -49,7 +50,7 @@ def test_sessions_1000_falls_back_to_the_default(open_page):
 
 
 def test_scheduler_fifo_falls_back_to_the_default(open_page):
-    at = open_page("lab.py", learner="link-f", scheduler="fifo", instances="2")
+    at = open_page("lab.py", learner=link_id("link-f"), scheduler="fifo", instances="2")
     used = LabSettings().scheduler
     expected = en.render(lab_controls.FALLBACK_WORDS["unknown"], name="scheduler", asked="fifo",
                          choices=", ".join(f"`{s}`" for s in SCHEDULERS), used=used)
@@ -60,23 +61,23 @@ def test_scheduler_fifo_falls_back_to_the_default(open_page):
 
 
 def test_a_good_link_says_nothing(open_page):
-    at = open_page("lab.py", learner="link-ok", scheduler="dynamic", instances="2", sessions="5")
+    at = open_page("lab.py", learner=link_id("link-ok"), scheduler="dynamic", instances="2", sessions="5")
     assert warnings(at) == []
     assert at.number_input(key="lab.instances").value == 2 and at.slider(key="lab.sessions").value == 5
 
 
 def test_quiz_seed_abc_uses_another_seed_and_says_which(open_page):
-    at = open_page("quiz.py", learner="link-q", seed="abc")
+    at = open_page("quiz.py", learner=link_id("link-q"), seed="abc")
     used = at.query_params["seed"]
     assert 0 <= int(used) < SEED_LIMIT
     assert warnings(at) == [en.render(quiz_controls.SEED_FALLBACK, asked="abc", last=str(SEED_LIMIT - 1),
                                       used=used)]
     assert at.text_input(key=quiz_controls.SEED).value == used
-    assert at.query_params["learner"] == "link-q"
+    assert at.query_params["learner"] == link_id("link-q")
 
 
 def test_quiz_item_nope_opens_the_normal_quiz(open_page):
-    at = open_page("quiz.py", learner="link-n", seed="42", item="nope")
+    at = open_page("quiz.py", learner=link_id("link-n"), seed="42", item="nope")
     shown = at.selectbox(key=quiz_controls.ITEM).value
     assert shown != "nope" and at.query_params["item"] == shown
     assert at.query_params["seed"] == "42", "the rest of the link still applies"
@@ -95,7 +96,7 @@ def test_lesson_section_bogus_shows_the_lesson_from_the_top(open_page):
     ("unknown", {"name": "scheduler", "asked": "fifo", "choices": ", ".join(SCHEDULERS), "used": LabSettings().scheduler}),
 ])
 def test_in_chinese_the_fallback_is_worded_in_chinese(open_page, code, values):
-    at = open_page("lab.py", learner="link-zh", lang="zh", scheduler="fifo")
+    at = open_page("lab.py", learner=link_id("link-zh"), lang="zh", scheduler="fifo")
     message = lab_controls.fallback_message(code, values, zh)
     assert message != lab_controls.fallback_message(code, values, en), "the template is translated"
     assert warnings(at) == [message] and "`scheduler=fifo`" in message
@@ -103,7 +104,7 @@ def test_in_chinese_the_fallback_is_worded_in_chinese(open_page, code, values):
 
 
 def test_in_chinese_the_quiz_and_lesson_fallbacks_are_worded_in_chinese(open_page):
-    at = open_page("quiz.py", learner="link-zq", seed="abc", lang="zh")
+    at = open_page("quiz.py", learner=link_id("link-zq"), seed="abc", lang="zh")
     used = at.query_params["seed"]
     assert warnings(at) == [zh.render(quiz_controls.SEED_FALLBACK, asked="abc", last=str(SEED_LIMIT - 1), used=used)]
     at = open_page("lesson_03.py", section="bogus", lang="zh")

@@ -1,10 +1,14 @@
 """The instructor page aggregates what learners did on the quiz page."""
 from __future__ import annotations
 
+import pytest
+
+from app.quiz.access_rules import ENV_KEY
 from app.quiz.bank import load_bank
 from app.quiz.store import ProgressStore
 from app.quiz.translation import translate, translation_path
 from tests.views.conftest import RUN_TIMEOUT_S
+from tests.views.learners import link_id
 
 BANK = load_bank()
 SINGLE = next(i for i in BANK if i.type == "single" and len(i.options) >= 3)
@@ -12,8 +16,14 @@ RIGHT = next(iter(SINGLE.correct_keys))
 WRONG = [o for o in SINGLE.options if not o.correct]
 
 
+@pytest.fixture(autouse=True)
+def no_instructor_key(monkeypatch):
+    """These tests read the open page, as on a laptop; tests/views/test_access.py covers the key."""
+    monkeypatch.delenv(ENV_KEY, raising=False)
+
+
 def answer_on_the_quiz_page(open_page, learner: str, key: int) -> None:
-    at = open_page("quiz.py", learner=learner, seed="7", item=SINGLE.id)
+    at = open_page("quiz.py", learner=link_id(learner), seed="7", item=SINGLE.id)
     attempt = at.session_state["quiz-attempt"]
     at.radio(key=f"quiz-{attempt}-{SINGLE.id}").set_value(key)
     at.button(key=f"quiz-{attempt}-{SINGLE.id}-submit").click().run(timeout=RUN_TIMEOUT_S)
@@ -30,7 +40,7 @@ def test_aggregates_every_learner_per_item(open_page):
     answer_on_the_quiz_page(open_page, "ins-ada", RIGHT)
     answer_on_the_quiz_page(open_page, "ins-bob", WRONG[0].key)
     answer_on_the_quiz_page(open_page, "ins-cy", WRONG[0].key)
-    ProgressStore().record_prediction("ins-bob", "quiz:predict-the-fix", "corrupted", "intact")
+    ProgressStore().record_prediction(link_id("ins-bob"), "quiz:predict-the-fix", "corrupted", "intact")
 
     at = open_page("instructor.py")
     assert not at.exception and not at.error
@@ -58,7 +68,7 @@ def test_aggregates_every_learner_per_item(open_page):
 
 def test_answers_given_in_either_language_count_together_in_chinese(open_page):
     answer_on_the_quiz_page(open_page, "ins-en", RIGHT)
-    at = open_page("quiz.py", learner="ins-zh", seed="7", item=SINGLE.id, lang="zh")
+    at = open_page("quiz.py", learner=link_id("ins-zh"), seed="7", item=SINGLE.id, lang="zh")
     attempt = at.session_state["quiz-attempt"]
     at.radio(key=f"quiz-{attempt}-{SINGLE.id}").set_value(WRONG[0].key)
     at.button(key=f"quiz-{attempt}-{SINGLE.id}-submit").click().run(timeout=RUN_TIMEOUT_S)

@@ -3,6 +3,7 @@ metric drawn as a chart, and the server log panel filled at verbosity 1."""
 from __future__ import annotations
 
 from tests.views.conftest import RUN_TIMEOUT_S
+from tests.views.learners import link_id
 
 
 def run(node):
@@ -12,7 +13,7 @@ def run(node):
 
 
 def test_a_run_draws_the_models_state_cells_and_counts_its_log_lines(open_page):
-    at = open_page("lab.py", learner="lab-evidence", sessions="3")
+    at = open_page("lab.py", learner=link_id("lab-evidence"), sessions="3")
     run(at.button(key="lab.preset.the_fix").click())
     run(at.radio(key="lab.prediction").set_value("intact"))
     run(at.button(key="lab.run").click())

@@ -5,6 +5,7 @@ from app.lab.deployer import setup_model_name
 from app.lab.deployments import LabSettings
 from app.quiz.store import ProgressStore
 from tests.views.conftest import RUN_TIMEOUT_S
+from tests.views.learners import link_id
 
 SETUP_ERROR = "This set-up cannot be deployed or run yet"
 
@@ -29,7 +30,7 @@ def setup_model_ready(server, settings: LabSettings) -> bool:
 
 
 def test_preset_run_shows_board_timeline_measurements_and_records_the_prediction(open_page):
-    at = open_page("lab.py", learner="lab-ada")
+    at = open_page("lab.py", learner=link_id("lab-ada"))
     run(at.button(key="lab.preset.the_fix").click())
     assert at.radio(key="lab.scheduler").value == "direct"
     assert at.button(key="lab.run").disabled, "no run before a prediction"
@@ -47,7 +48,7 @@ def test_preset_run_shows_board_timeline_measurements_and_records_the_prediction
     assert "sequence_batching" in at.code[0].value and "direct" in at.code[0].value
     assert at.query_params["scheduler"] == "direct" and at.query_params["sessions"] == "8"
 
-    records = ProgressStore().predictions("lab-ada")
+    records = ProgressStore().predictions(link_id("lab-ada"))
     assert [(r.exercise, r.prediction, r.outcome, r.held) for r in records] == [("the_fix", "intact", "intact", True)]
 
 
@@ -63,7 +64,7 @@ def test_url_query_reproduces_a_set_up(open_page):
 
 
 def test_custom_deployment_is_a_model_named_for_its_settings_with_its_exact_config(open_page, lab_server):
-    at = open_page("lab.py", learner="lab-cy", scheduler="direct", instances="1", slots="2", state_key="session")
+    at = open_page("lab.py", learner=link_id("lab-cy"), scheduler="direct", instances="1", slots="2", state_key="session")
     run(at.button(key="lab.apply").click())
     model = setup_model_name(LabSettings(scheduler="direct", instances=1, slots=2, state_key="session"))
     pbtxt = at.code[0].value
@@ -73,7 +74,7 @@ def test_custom_deployment_is_a_model_named_for_its_settings_with_its_exact_conf
 
 
 def test_impossible_setting_is_explained_and_loads_nothing(open_page, lab_server):
-    at = open_page("lab.py", learner="lab-bo")
+    at = open_page("lab.py", learner=link_id("lab-bo"))
     before = loaded_models(lab_server)
     run(at.radio(key="lab.scheduler").set_value("dynamic"))
     run(at.radio(key="lab.state_key").set_value("corrid"))
@@ -86,7 +87,7 @@ def test_impossible_setting_is_explained_and_loads_nothing(open_page, lab_server
 
 
 def test_text_outside_the_alphabet_is_explained_and_nothing_runs(open_page, lab_server):
-    at = open_page("lab.py", learner="lab-di")
+    at = open_page("lab.py", learner=link_id("lab-di"))
     before = loaded_models(lab_server)
     run(at.text_area(key="lab.own_text").input("HELLO\nR2D2"))
     errors = setup_errors(at)
@@ -99,7 +100,7 @@ def test_text_outside_the_alphabet_is_explained_and_nothing_runs(open_page, lab_
 
 
 def test_64_sessions_over_a_grpc_stream_keep_the_board_and_timeline_readable(open_page):
-    at = open_page("lab.py", learner="lab-ed")
+    at = open_page("lab.py", learner=link_id("lab-ed"))
     run(at.button(key="lab.preset.the_fix").click())
     run(at.slider(key="lab.sessions").set_value(64))
     run(at.slider(key="lab.length").set_value(5))
@@ -120,7 +121,7 @@ def test_64_sessions_over_a_grpc_stream_keep_the_board_and_timeline_readable(ope
 
 def test_queue_delay_under_direct_is_honest_about_min_slot_utilization(open_page, lab_server):
     # model_config.proto StrategyDirect: the queue delay is ignored unless minimum_slot_utilization > 0.
-    at = open_page("lab.py", learner="lab-eu", scheduler="direct", instances="1", slots="2", queue_delay_us="3000")
+    at = open_page("lab.py", learner=link_id("lab-eu"), scheduler="direct", instances="1", slots="2", queue_delay_us="3000")
     assert at.number_input(key="lab.queue_delay_us").disabled
     assert any("ignored under direct" in c.value for c in at.caption)
     run(at.number_input(key="lab.min_slot_utilization").set_value(0.5))
@@ -143,7 +144,7 @@ def test_the_lab_speaks_chinese_when_the_url_asks(open_page):
     from app.text import prediction as prediction_words, problems as problem_words, verdicts as verdict_words
 
     zh = words("zh")
-    at = open_page("lab.py", learner="lab-zh", lang="zh", sessions="3")
+    at = open_page("lab.py", learner=link_id("lab-zh"), lang="zh", sessions="3")
     assert at.title[0].value == zh("Live lab")
     assert at.button(key="lab.run").label == zh("Run") and at.button(key="lab.preset.the_fix").label == zh("The fix")
     assert at.radio(key="lab.prediction").options[0] == prediction_words.choice("intact", zh)

@@ -9,6 +9,7 @@ from app.quiz.shuffle import item_order
 from app.quiz.store import ProgressStore
 from app.ui.quiz_controls import REVIEW
 from tests.views.conftest import RUN_TIMEOUT_S
+from tests.views.learners import link_id
 
 SEED = "4242"
 BANK = load_bank()
@@ -54,7 +55,7 @@ def answer_single(at, item, key):
 
 @pytest.fixture()
 def quiz(open_page):
-    at = open_page("quiz.py", learner="page-ada", seed=SEED)
+    at = open_page("quiz.py", learner=link_id("page-ada"), seed=SEED)
     assert not at.exception and not at.error
     return at
 
@@ -75,7 +76,7 @@ def test_opens_on_the_seeds_first_question(quiz):
 def test_each_type_graded_once_explained_and_reviewable(quiz, open_page):
     at = quiz
     # A second tab of the same learner, opened before the answer, still shows the form enabled.
-    stale = open_page("quiz.py", learner="page-ada", item=SINGLE.id)
+    stale = open_page("quiz.py", learner=link_id("page-ada"), item=SINGLE.id)
     assert attempt(stale) == attempt(at)
 
     # single, right: every option's explanation shows.
@@ -127,7 +128,7 @@ def test_each_type_graded_once_explained_and_reviewable(quiz, open_page):
     assert list(table.columns) == ["session", "expected_text", "received_text", "verdict", "detail"]
     assert len(table) == 8 and (table["verdict"] == "intact").all()
     assert (table["expected_text"] == table["received_text"]).all()
-    stored = ProgressStore().predictions("page-ada")
+    stored = ProgressStore().predictions(link_id("page-ada"))
     assert [(p.exercise, p.prediction, p.outcome, p.held) for p in stored] == [
         (f"quiz:{PREDICT.id}", "intact", "intact", True)]
 
@@ -143,7 +144,7 @@ def test_each_type_graded_once_explained_and_reviewable(quiz, open_page):
     assert NUMERIC.explain in texts(at)
 
     # The CSV export has one row per answer.
-    csv = ProgressStore().export_csv("page-ada")
+    csv = ProgressStore().export_csv(link_id("page-ada"))
     assert len(csv.strip().splitlines()) == 1 + 4
     assert at.download_button(key="quiz-csv") is not None
 
@@ -152,7 +153,7 @@ def test_each_type_graded_once_explained_and_reviewable(quiz, open_page):
     run(at.button(key="quiz-reset").click())
     assert attempt(at) != before and at.text_input(key="quiz-seed").value == SEED
     assert score_line(at).startswith(f"**Score 0 / {len(BANK)} · 0 of")
-    assert ProgressStore().export_csv("page-ada").strip().count("\n") == 0
+    assert ProgressStore().export_csv(link_id("page-ada")).strip().count("\n") == 0
 
 
 def test_a_submit_without_an_answer_is_refused(quiz):
@@ -163,10 +164,10 @@ def test_a_submit_without_an_answer_is_refused(quiz):
 
 
 def test_progress_survives_an_app_restart(open_page):
-    first = open_page("quiz.py", learner="page-bob", seed=SEED)
+    first = open_page("quiz.py", learner=link_id("page-bob"), seed=SEED)
     answer_single(first, SINGLE, next(iter(SINGLE.correct_keys)))
     # A new AppTest is a fresh process state: only the progress folder carries over.
-    again = open_page("quiz.py", learner="page-bob", item=SINGLE.id)
+    again = open_page("quiz.py", learner=link_id("page-bob"), item=SINGLE.id)
     assert again.session_state["quiz-attempt"] == attempt(first)
     assert score_line(again).startswith("**Score 1 / ")
     assert again.success[0].value.startswith("Correct")
@@ -216,7 +217,7 @@ def test_a_malformed_bank_names_file_item_and_field(open_page, tmp_path, monkeyp
         "      - {text: B, correct: true, explain: why}\n"
     )
     monkeypatch.setenv("TRITON_LAB_QUIZ_BANK", str(broken))
-    at = open_page("quiz.py", learner="page-broken")
+    at = open_page("quiz.py", learner=link_id("page-broken"))
     assert not at.exception
     message = at.error[0].value
     assert str(broken) in message and "item 'bad-item'" in message and "field 'options[0].correct'" in message
@@ -226,8 +227,8 @@ def test_a_malformed_bank_names_file_item_and_field(open_page, tmp_path, monkeyp
 def test_a_timed_attempt_that_ran_out_shows_its_result_and_takes_no_answers(open_page):
     # A limit far below a minute: the page's own control starts at one minute.
     store = ProgressStore()
-    store.start_attempt("page-late", int(SEED), timed=True, time_limit_s=0.001)
-    at = open_page("quiz.py", learner="page-late", item=SINGLE.id)
+    store.start_attempt(link_id("page-late"), int(SEED), timed=True, time_limit_s=0.001)
+    at = open_page("quiz.py", learner=link_id("page-late"), item=SINGLE.id)
     assert "Your result" in [h.value for h in at.subheader]
     assert any("time limit of this attempt ran out" in c.value for c in at.caption)
     assert any("0:00" in m.value for m in at.markdown)
@@ -235,14 +236,19 @@ def test_a_timed_attempt_that_ran_out_shows_its_result_and_takes_no_answers(open
     assert at.button(key=f"quiz-{attempt(at)}-{SINGLE.id}-submit").disabled
 
 
-def test_renaming_switches_to_that_learners_own_progress(quiz):
+def test_renaming_keeps_this_learners_progress_and_opens_no_one_elses(quiz, open_page):
+    zed = open_page("quiz.py", learner=link_id("page-zed"), seed=SEED)  # another learner, with a name
+    zeds = attempt(zed)
     answer_single(quiz, SINGLE, next(iter(SINGLE.correct_keys)))
-    run(quiz.text_input(key="quiz-name").set_value("page-zed"))
-    assert ProgressStore().attempt(attempt(quiz)).learner == "page-zed"
-    assert quiz.query_params["learner"] == "page-zed"
-    assert score_line(quiz).startswith("**Score 0 / ")
-    run(quiz.text_input(key="quiz-name").set_value("page-ada"))
-    assert score_line(quiz).startswith("**Score 1 / ")
+    run(quiz.text_input(key="quiz-name").set_value("page-zed"))  # zed's name, not zed's link
+    # The name changed, the key in the link did not: same learner, same attempt, same score.
+    assert quiz.query_params["learner"] == link_id("page-ada").replace("page-ada.", "page-zed.")
+    assert ProgressStore().attempt(attempt(quiz)).learner == quiz.query_params["learner"]
+    assert attempt(quiz) != zeds and score_line(quiz).startswith("**Score 1 / ")
+    assert quiz.text_input(key="quiz-name").value == "page-zed"
+    assert ProgressStore().attempt(zeds).learner == link_id("page-zed")  # zed's own is untouched
+    run(quiz.text_input(key="quiz-name").set_value("  "))  # a blank name keeps the old one
+    assert quiz.text_input(key="quiz-name").value == "page-zed" and score_line(quiz).startswith("**Score 1 / ")
 
 
 def english_prose(at) -> list[str]:
@@ -263,7 +269,7 @@ def zh_bank():
 
 
 def test_the_quiz_in_chinese_opens_with_translated_words(open_page):
-    at = open_page("quiz.py", learner="page-zh", seed=SEED, lang="zh")
+    at = open_page("quiz.py", learner=link_id("page-zh"), seed=SEED, lang="zh")
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert at.title[0].value == "测验"
     assert at.button(key="quiz-finish").label == "结束并查看得分"
@@ -280,7 +286,7 @@ def test_switching_language_keeps_the_attempt_its_answers_and_the_question(quiz)
     go_to(at, MULTIPLE)
     before = attempt(at)
     run(at.sidebar.selectbox(key="language").set_value("zh"))
-    assert at.query_params["lang"] == "zh" and at.query_params["learner"] == "page-ada"
+    assert at.query_params["lang"] == "zh" and at.query_params["learner"] == link_id("page-ada")
     assert attempt(at) == before
     assert at.selectbox(key="quiz-item").value == MULTIPLE.id  # the same question, not Q1
     assert score_line(at).startswith(f"**得分 1 / {len(BANK)} · 已作答 1 / {len(BANK)}")
@@ -301,7 +307,7 @@ def test_a_quiz_graded_in_chinese_scores_the_same_as_in_english(open_page):
     picks = sorted(MULTIPLE.correct_keys)[:1] + [wrong]
     scores = {}
     for lang, learner in (("en", "page-en-grader"), ("zh", "page-zh-grader")):
-        at = open_page("quiz.py", learner=learner, seed=SEED, lang=lang)
+        at = open_page("quiz.py", learner=link_id(learner), seed=SEED, lang=lang)
         answer_single(at, SINGLE, right)
         go_to(at, MULTIPLE)
         for key in picks:
