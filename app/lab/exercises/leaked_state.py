@@ -13,7 +13,7 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from app.lab import driver, run_log, server_log, server_stats, state_cells
+from app.lab import driver, run_log, run_queue, server_log, server_stats, state_cells
 from app.lab.deployments import LabSettings
 from app.lab.exercises import models, plots
 from app.i18n import N_
@@ -62,26 +62,29 @@ def _closing(model: str) -> Scenario:
 
 def _phase(server, label: str, model: str, steps: Steps) -> dict:
     """The waves on one deployment, with the model's gauge sampled throughout."""
-    window = server_log.LogWindow.start(server)
-    control = server.client()
-    executed_before = int(server_stats.model_stats(control, model).get("inference_count", 0))
-    runs = []
-    with state_cells.Sampler(server.metrics_url, model, every_s=0.1) as cells:
-        for wave in range(WAVES):
-            values = dict(wave=wave + 1, waves=WAVES, sessions=PER_WAVE, chunks=SENT, evict=EVICT_S)
-            if label == "keep":
-                steps("wave_keep", **values)
-            else:
-                steps("wave_evict", **values)
-            cells.mark(wave_mark(wave + 1))
-            runs.append(driver.run(server, _wave(model, wave)))
-            time.sleep(GAP_S if wave < WAVES - 1 else SETTLE_S)
-        cells.mark(HEALTHY)
-        runs.append(driver.run(server, _closing(model)))
-        time.sleep(0.3)
+    # The waves and the gauge between them are one measurement: nobody else's run in between.
+    with run_queue.hold(server, model):
+        window = server_log.LogWindow.start(server)
+        control = server.client()
+        executed_before = int(server_stats.model_stats(control, model).get("inference_count", 0))
+        runs = []
+        with state_cells.Sampler(server.metrics_url, model, every_s=0.1) as cells:
+            for wave in range(WAVES):
+                values = dict(wave=wave + 1, waves=WAVES, sessions=PER_WAVE, chunks=SENT, evict=EVICT_S)
+                if label == "keep":
+                    steps("wave_keep", **values)
+                else:
+                    steps("wave_evict", **values)
+                cells.mark(wave_mark(wave + 1))
+                runs.append(driver.run(server, _wave(model, wave)))
+                time.sleep(GAP_S if wave < WAVES - 1 else SETTLE_S)
+            cells.mark(HEALTHY)
+            runs.append(driver.run(server, _closing(model)))
+            time.sleep(0.3)
+        executed_after = int(server_stats.model_stats(control, model).get("inference_count", 0))
     log = run_log.capture(window, [model], [p.corrid for r in runs for p in r.plans])
     # Requests the model ran beyond the chunks answered: what the reaper sent it (oldest has no padding).
-    executed = int(server_stats.model_stats(control, model).get("inference_count", 0)) - executed_before
+    executed = executed_after - executed_before
     answered = int(sum((r.requests["error"] == "").sum() for r in runs))
     frame = cells.frame()
     total = state_cells.totals(frame)
