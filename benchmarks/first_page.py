@@ -1,5 +1,6 @@
 """Seconds from `streamlit run app/main.py` to Home being interactive in a headless Chromium, and
-to the embedded server being ready (Home's server panel showing it), on the embedded server.
+to the embedded server being ready (Home's server panel showing it), on the embedded server, and the
+idle memory then of the app and everything it started (RSS of its process tree).
 
 "Interactive": Home's text is visible and Streamlit's script state is idle (as the browser tests
 settle, tests/e2e/browser_helpers.py). The browser is started before the app, as a learner's is.
@@ -31,7 +32,31 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 SERVER_VARIABLES = ("TRITON_URL", "TRITON_GRPC_URL", "TRITON_TRACE_DIR", "TRITON_METRICS_URL", "TRITON_LOG_FILE")
 HOME_TEXT = "After this course you will be able to"
 SERVER_TEXT = "embedded (started by this app)"  # Home's server panel, drawn once the server is up
+SETTLE_S = 3.0  # memory is read this long after Home shows the server
 IDLE = "() => document.querySelector('[data-testid=\"stApp\"]')?.getAttribute('data-test-script-state') === 'notRunning'"
+
+
+def tree_rss_mb(root: int) -> float:
+    """Resident memory of a process and all its descendants (the app, the server's guardian,
+    tritonserver and its stubs), in MB."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = {k: v for k, _, v in (line.partition(":") for line in (entry / "status").read_text().splitlines())}
+            parents[int(entry.name)] = int(fields["PPid"])
+            rss[int(entry.name)] = int(fields.get("VmRSS", "0 kB").split()[0])
+        except (OSError, KeyError, ValueError):
+            continue
+    tree, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent and pid not in tree]
+        tree.update(children)
+        frontier.extend(children)
+    return sum(rss.get(pid, 0) for pid in tree) / 1024
 
 
 def build_of(python: str) -> str:
@@ -51,7 +76,7 @@ def stop(app: subprocess.Popen) -> None:
             app.wait(5)
 
 
-def one_run(browser, python: str, timeout_s: float) -> tuple[float, float, float]:
+def one_run(browser, python: str, timeout_s: float) -> tuple[float, float, float, float]:
     port = free_ports(1)[0]
     env = {k: v for k, v in os.environ.items() if k not in SERVER_VARIABLES}
     env["PYTHONUNBUFFERED"] = "1"
@@ -87,7 +112,8 @@ def one_run(browser, python: str, timeout_s: float) -> tuple[float, float, float
         interactive_s = time.perf_counter() - started
         page.get_by_text(SERVER_TEXT).wait_for(state="visible", timeout=left_ms())
         server_s = time.perf_counter() - started
-        return answering_s, interactive_s, server_s
+        time.sleep(SETTLE_S)
+        return answering_s, interactive_s, server_s, tree_rss_mb(app.pid)
     finally:
         context.close()
         stop(app)
@@ -112,9 +138,10 @@ def main() -> int:
             browser.close()
     print(build_of(args.python))  # after the runs, so its torch import warms no cache for them
     print(f"app interpreter {args.python}; {os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f}")
-    for number, (answering_s, interactive_s, server_s) in enumerate(results, start=1):
+    for number, (answering_s, interactive_s, server_s, idle_mb) in enumerate(results, start=1):
         print(f"run {number}: Home interactive {interactive_s:.1f} s after `streamlit run` (Streamlit answering "
-              f"after {answering_s:.1f} s); server ready (shown on Home) {server_s:.1f} s after it")
+              f"after {answering_s:.1f} s); server ready (shown on Home) {server_s:.1f} s after it; "
+              f"idle memory of the app, its server and stubs: {idle_mb:.0f} MB")
     return 0
 
 

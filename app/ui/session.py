@@ -83,7 +83,7 @@ def _lab() -> tuple[LabServer, Deployer]:
     start = _start_lab()
     if not start.done():
         # The spinner is drawn here, not by the cache, so its text is in this learner's language.
-        with st.spinner(_("Starting Triton (about 10 s on two cores)...")):
+        with st.spinner(_("Starting Triton...")):
             start.wait()
     return start.result()
 

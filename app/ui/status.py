@@ -47,8 +47,8 @@ def server_status() -> None:
 def _starting() -> None:
     """Says the server is starting, checks once a second, and redraws the page once it is up."""
     if session.starting(grace_s=0):
-        st.info(_("Triton is starting in the background (about 10 s on two cores). Lessons and the quiz "
-                  "can be read meanwhile; this panel shows the server once it is up."),
+        st.info(_("Triton is starting in the background. Lessons and the quiz can be read meanwhile; "
+                  "this panel shows the server once it is up."),
                 icon=":material/hourglass_top:")
     else:
         st.rerun()  # the whole page, so this panel is drawn without the fragment
