@@ -4,6 +4,8 @@ The key is set with the environment variable (monkeypatch), as a class server wo
 """
 from __future__ import annotations
 
+import logging
+
 import pytest
 from streamlit import config
 
@@ -159,3 +161,38 @@ def test_a_new_name_keeps_the_learners_progress_and_opens_no_one_elses(open_page
     assert at.session_state["quiz-attempt"] == attempt and score(at).startswith("**Score 1 / ")
     assert [a.id for a in ProgressStore().attempts(link)] == [attempt]
     assert len(ProgressStore().attempts(bob)) == 1  # the other bob's progress is untouched, and unseen
+
+
+def test_an_open_server_is_logged_once_per_process(open_page, address, monkeypatch, caplog):
+    from app.ui import access
+
+    monkeypatch.delenv(rules.ENV_KEY, raising=False)
+    address("0.0.0.0")
+    monkeypatch.setattr(access, "_startup_warned", False)  # as in a fresh `streamlit run`
+    with caplog.at_level(logging.WARNING, logger="app.access"):
+        open_page("quiz.py")
+        open_page("instructor.py")
+    logged = [r.getMessage() for r in caplog.records if r.name == "app.access"]
+    assert len(logged) == 1 and rules.ENV_KEY in logged[0] and "0.0.0.0" in logged[0]
+
+    caplog.clear()
+    monkeypatch.setenv(rules.ENV_KEY, KEY)
+    monkeypatch.setattr(access, "_startup_warned", False)
+    with caplog.at_level(logging.WARNING, logger="app.access"):
+        open_page("quiz.py")
+    assert not [r for r in caplog.records if r.name == "app.access"]
+
+
+def test_the_key_form_and_its_refusal_read_in_chinese(open_page, monkeypatch, address):
+    from tests.i18n.test_pages_in_chinese import untranslated
+
+    monkeypatch.setenv(rules.ENV_KEY, KEY)
+    at = open_page("instructor.py", lang="zh")
+    assert at.text_input(key="instructor-access-input").label == "讲师密钥"
+    at.text_input(key="instructor-access-input").input("nope")
+    at.button(key="instructor-access-submit").click().run(timeout=RUN_TIMEOUT_S)
+    assert at.error and not untranslated(at), untranslated(at)
+    monkeypatch.delenv(rules.ENV_KEY)
+    address("0.0.0.0")
+    at = open_page("instructor.py", lang="zh")
+    assert at.warning and not untranslated(at), untranslated(at)
