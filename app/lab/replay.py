@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -167,10 +168,12 @@ def _ink(colour: str) -> str:
     return "#111111" if 0.299 * r + 0.587 * g + 0.114 * b > 150 else "#ffffff"
 
 
+@lru_cache(maxsize=8192)
 def _who(_, chunk: Chunk) -> str:
     return render(_, N_("session {number:count}, chunk {chunk:count}"), number=chunk.session + 1, chunk=chunk.chunk + 1)
 
 
+@lru_cache(maxsize=8192)
 def _short(_, chunk: Chunk) -> str:
     return render(_, N_("{number:count}·{chunk:count}"), number=chunk.session + 1, chunk=chunk.chunk + 1)
 
@@ -219,11 +222,12 @@ def replay_figure(result, _=str, highlight: int | None = None, x_range: tuple[fl
         heading = render(_, N_("Batch {k:count} of {n:count}: instance {instance:text} at {time:ms}, batch size {size:count}"),
                           k=k + 1, n=len(steps), instance=batch.instance, time=batch.start * 1000, size=batch.size)
         tally = render(_, N_("chunks so far that read state someone else wrote: {n:count}"), n=foreign_so_far)
-        frames.append(go.Frame(name=str(k), data=data, traces=DYNAMIC,
-                               layout=dict(title_text=f"{title}<br><span style='font-size:{big}px'>{heading} · {tally}</span>")))
+        frames.append(dict(name=str(k), data=data, traces=DYNAMIC,
+                           layout=dict(title=dict(text=title, subtitle=dict(text=f"{heading} · {tally}")))))
 
-    fig = go.Figure(data=[*frames[0].data[:4], _strip_trace(_, steps), frames[0].data[4]], frames=frames)
-    fig.update_layout(title=frames[0].layout.title.text)
+    first = frames[0]["data"]
+    fig = go.Figure(data=[*first[:4], _strip_trace(_, steps), first[4]], frames=frames,
+                    layout=dict(title=frames[0]["layout"]["title"]))
     _controls(fig, _, len(steps), big)
     _grid_layout(fig, _, n_instances, n_slots, x_range, big)
     if projector:
@@ -231,33 +235,47 @@ def replay_figure(result, _=str, highlight: int | None = None, x_range: tuple[fl
     return fig
 
 
-def _cells_trace(_, cells, held, just, highlight, big) -> go.Bar:
+@lru_cache(maxsize=1024)
+def _where(_, cell: tuple[int, int]) -> str:
+    return render(_, N_("instance {instance:text} · slot {slot:text}"), instance=cell[0], slot=cell[1])
+
+
+@lru_cache(maxsize=8192)
+def _read_words(_, chunk: Chunk) -> str:
+    return render(_, N_("read state written by {owner:text}"), owner=owner_words(chunk.owner, chunk.owner_session, _))
+
+
+@lru_cache(maxsize=8192)
+def _held_words(_, cell: tuple[int, int], chunk: Chunk) -> str:
+    return (f"{_where(_, cell)}<br><b>{_who(_, chunk)}</b><br>"
+            + render(_, N_("expected {expected:text}, got {received:text}"), expected=chunk.expected, received=chunk.received)
+            + "<br>" + _read_words(_, chunk))
+
+
+def _cells_trace(_, cells, held, just, highlight, big) -> dict:
     colours, opacity, text, hover, ink = [], [], [], [], []
     for cell in cells:
         chunks = held.get(cell, [])
         now = chunks[0] if chunks else None
-        where = render(_, N_("instance {instance:text} · slot {slot:text}"), instance=cell[0], slot=cell[1])
         if now is None:
             colours.append(EMPTY_COLOUR), opacity.append(1.0), text.append(""), ink.append("#111111")
-            hover.append(f"{where}<br>" + _("no chunk of this run has run here yet"))
+            hover.append(f"{_where(_, cell)}<br>" + _("no chunk of this run has run here yet"))
             continue
         colour = session_colour(now.session)
         colours.append(colour)
-        ink.append(_ink(colour))
         mine = highlight is None or now.session == highlight
         opacity.append((1.0 if cell in just else 0.5) if mine else 0.12)
+        # Text keeps full strength over a faded fill: dark on a pale cell, grey on another's faded one.
+        ink.append(_ink(colour) if opacity[-1] == 1.0 else "#111111" if mine else "#8a8a8a")
         before = [_short(_, c) for c in chunks[1 : 1 + TRAIL]] + (["…"] if len(chunks) > 1 + TRAIL else [])
         label = f"<b>{_who(_, now)}</b>"
         if before:
             trail = render(_, N_("before: {chunks:text}"), chunks=" ← ".join(before))
             label += f"<br><span style='font-size:{round(big * 0.8)}px'>{trail}</span>"
         text.append(label)
-        hover.append(
-            f"{where}<br><b>{_who(_, now)}</b><br>"
-            + render(_, N_("expected {expected:text}, got {received:text}"), expected=now.expected, received=now.received)
-            + "<br>" + render(_, N_("read state written by {owner:text}"), owner=owner_words(now.owner, now.owner_session, _))
-        )
-    return go.Bar(
+        hover.append(_held_words(_, cell, now))
+    return dict(
+        type="bar",
         name=_("chunk a cell holds"),
         x=[s for _i, s in cells],
         y=[0.9] * len(cells),
@@ -278,9 +296,10 @@ def _cells_trace(_, cells, held, just, highlight, big) -> go.Bar:
     )
 
 
-def _just_trace(_, batch: Batch) -> go.Bar:
+def _just_trace(_, batch: Batch) -> dict:
     chunks = batch.chunks
-    return go.Bar(
+    return dict(
+        type="bar",
         name=_("chunk this batch ran"),
         x=[c.slot for c in chunks],
         y=[0.9] * len(chunks),
@@ -295,17 +314,17 @@ def _just_trace(_, batch: Batch) -> go.Bar:
     )
 
 
-def _foreign_trace(_, batch: Batch, big) -> go.Scatter:
+def _foreign_trace(_, batch: Batch, big) -> dict:
     bad = [c for c in batch.chunks if c.foreign]
-    return go.Scatter(
+    return dict(
+        type="scatter",
         name=_("read state someone else wrote"),
-        x=[c.slot + 0.36 for c in bad],
-        y=[c.instance - 0.3 for c in bad],
+        x=[c.slot + 0.38 for c in bad],
+        y=[c.instance + 0.28 for c in bad],
         mode="markers",
         marker=dict(symbol="x", size=big + 6, color=WRONG_COLOUR, line=dict(width=2, color="#ffffff")),
         customdata=[[c.session, c.chunk, c.owner, -1 if c.owner_session is None else c.owner_session] for c in bad],
-        hovertext=[f"{_who(_, c)}<br>" + render(_, N_("read state written by {owner:text}"),
-                                                 owner=owner_words(c.owner, c.owner_session, _)) for c in bad],
+        hovertext=[f"{_who(_, c)}<br>{_read_words(_, c)}" for c in bad],
         hovertemplate="%{hovertext}<extra></extra>",
         showlegend=True,
         xaxis="x",
@@ -313,14 +332,14 @@ def _foreign_trace(_, batch: Batch, big) -> go.Scatter:
     )
 
 
-def _path_trace(_, path: list[Chunk], n_slots: int, big) -> go.Scatter:
-    # Repeat visits to one cell sit a little apart, so the order stays readable.
-    dx = [((c.chunk % 5) - 2) * 0.07 for c in path]
-    dy = [(((c.chunk // 5) % 3) - 1) * 0.12 for c in path]
-    return go.Scatter(
+def _path_trace(_, path: list[Chunk], n_slots: int, big) -> dict:
+    # Along the top band of each cell, clear of its words; repeat visits to one cell sit side by side.
+    dx = [((c.chunk % 8) - 3.5) * 0.09 for c in path]
+    return dict(
+        type="scatter",
         name=_("the highlighted session's path"),
         x=[c.slot + d for c, d in zip(path, dx)],
-        y=[c.instance + d for c, d in zip(path, dy)],
+        y=[c.instance - 0.31 for c in path],
         mode="lines+markers+text",
         line=dict(color=PATH_COLOUR, width=3),
         marker=dict(size=big + 8, color="#ffffff", line=dict(width=2, color=PATH_COLOUR)),
@@ -335,9 +354,10 @@ def _path_trace(_, path: list[Chunk], n_slots: int, big) -> go.Scatter:
     )
 
 
-def _strip_trace(_, steps: list[Batch]) -> go.Bar:
+def _strip_trace(_, steps: list[Batch]) -> dict:
     min_ms = max(steps[-1].end * 1000 / 300, 0.05)
-    return go.Bar(
+    return dict(
+        type="bar",
         name=_("the run's batches"),
         orientation="h",
         y=[b.instance for b in steps],
@@ -354,9 +374,10 @@ def _strip_trace(_, steps: list[Batch]) -> go.Bar:
     )
 
 
-def _cursor_trace(batch: Batch, n_instances: int) -> go.Scatter:
+def _cursor_trace(batch: Batch, n_instances: int) -> dict:
     t = batch.start * 1000
-    return go.Scatter(
+    return dict(
+        type="scatter",
         x=[t, t], y=[-0.6, n_instances - 0.4], mode="lines", line=dict(color=CURSOR_COLOUR, width=3),
         hoverinfo="skip", showlegend=False, xaxis="x2", yaxis="y2",
     )
@@ -365,7 +386,7 @@ def _cursor_trace(batch: Batch, n_instances: int) -> go.Scatter:
 def _grid_layout(fig: go.Figure, _, n_instances: int, n_slots: int, x_range, big: int) -> None:
     """Pixel plan, top down: title, note, slot labels, grid, legend, time strip, its axis, controls."""
     projector = big > 13
-    top = 175 if projector else 125
+    top = 190 if projector else 125
     grid = n_instances * (150 if projector else 105)
     gap = 2 * big + 30  # the legend sits between the grid and the strip
     strip = 30 + (34 if projector else 24) * n_instances
@@ -376,7 +397,8 @@ def _grid_layout(fig: go.Figure, _, n_instances: int, n_slots: int, x_range, big
     fig.update_layout(
         height=top + plot + bottom,
         barmode="overlay",
-        title=dict(yref="container", y=1, yanchor="top", pad=dict(t=12), x=0.01, xanchor="left"),
+        title=dict(yref="container", y=1, yanchor="top", pad=dict(t=12), x=0.01, xanchor="left",
+                   subtitle_font_size=big + 1),
         xaxis=dict(tickvals=list(range(n_slots)),
                    ticktext=[render(_, N_("slot {slot:text}"), slot=s) for s in range(n_slots)],
                    range=[-0.5, n_slots - 0.5], autorange=False, side="top", showgrid=False, zeroline=False,

@@ -174,7 +174,12 @@ def test_side_by_side_puts_both_runs_on_one_time_axis_and_one_row_layout(runs):
     for result in (a, b):
         assert lo <= 0 and hi >= executed(result.requests)["exec_end"].max() * 1000
     assert list(fa.layout.yaxis.ticktext) == list(fb.layout.yaxis.ticktext)
-    assert len(fa.layout.yaxis.ticktext) == INSTANCES * SLOTS
+    # Without a grid given, both show every cell either run used (the fix's 6 sessions leave slot 3 empty).
+    used = {(int(i), int(s)) for r in (a, b) for i, s in zip(executed(r.requests)["instance"], executed(r.requests)["slot"])}
+    assert {f"instance {i} · slot {s}" for i, s in used} <= set(fa.layout.yaxis.ticktext)
+    ga, gb = replay.side_by_side(a, b, instances=INSTANCES, slots=SLOTS)
+    assert list(ga.layout.yaxis.ticktext) == list(gb.layout.yaxis.ticktext) == [
+        f"instance {i} · slot {s}" for i in range(INSTANCES) for s in range(SLOTS)]
     assert fa.layout.height == fb.layout.height
     assert (fa.layout.title.text, fb.layout.title.text) == ("The mistake", "The fix")
     assert tuple(replay.shared_range(a, b)) == tuple(fa.layout.xaxis.range)
@@ -219,7 +224,8 @@ def strings(fig) -> list[str]:
             value = getattr(t, field, None)
             out += [value] if isinstance(value, str) else list(value or [])
         out.append(re.sub(r"%\{[^}]*\}", " ", getattr(t, "hovertemplate", None) or ""))
-    out += [f.layout.title.text for f in fig.frames if f.layout.title.text]
+    out += [fig.layout.title.subtitle.text or ""]
+    out += [text for f in fig.frames for text in (f.layout.title.text, f.layout.title.subtitle.text) if text]
     return [re.sub(r"<[^>]+>", " ", s) for s in out if s]
 
 
@@ -242,6 +248,7 @@ def test_every_replay_label_goes_through_the_readers_words(runs):
     assert all(t.startswith("«") for t in [*fig.layout.xaxis.ticktext, *fig.layout.yaxis.ticktext])
     assert all(b.label.startswith("«") for b in fig.layout.updatemenus[0].buttons)
     assert all(t.name.startswith("«") for t in fig.data if t.name)
-    assert all(f.layout.title.text.count("«") >= 3 for f in fig.frames)  # title, batch, tally
+    assert all(f.layout.title.text.startswith("«") for f in fig.frames)
+    assert all(f.layout.title.subtitle.text.count("«") == 2 for f in fig.frames)  # the batch, the tally
     cells = fig.frames[-1].data[0]
     assert all(t.startswith("<b>«") for t in cells.text if t)
