@@ -14,7 +14,6 @@ from pathlib import Path
 
 import tritonclient.http as http
 
-from app.lab import deployments
 from app.lab.device import instance_kind
 from app.lab.loaded_models import LoadedModels
 from app.lab.paths import MODEL_REPOSITORY
