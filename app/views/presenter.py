@@ -14,13 +14,14 @@ from app.lab import demos, figures
 from app.lab.problems import LabError
 from app.quiz import votes
 from app.text import demos as demo_words, prediction as prediction_words, problems as problem_words
-from app.ui import presenter as ui, session, transcripts
+from app.ui import language, presenter as ui, session, transcripts
 from app.ui.access import require_instructor
 from app.ui.language import _, t
 
 STEPS = (1, 2, 3, 4, 5)
 RUNS = "presenter.runs"  # st.session_state: {"demo:code": {side: demos.Side}}
-REVEALED = "presenter.revealed"  # st.session_state: set of "demo:code" revealed in this session
+REVEALED = "presenter.revealed"
+FIGURES = "presenter.figures"  # st.session_state: figures built for a run, by run id and language  # st.session_state: set of "demo:code" revealed in this session
 
 st.title(_("Presenter"))
 require_instructor()
@@ -152,21 +153,30 @@ def step_run() -> None:
     show_runs(sides)
 
 
+def _figure(name: str, build):
+    """Build a figure once per run, language and choice: the replay takes about a second per 40 batches."""
+    cache = st.session_state.setdefault(FIGURES, {})
+    key = (name, language.current())
+    if key not in cache:
+        if len(cache) > 24:
+            cache.clear()
+        cache[key] = build()
+    return cache[key]
+
+
 def show_runs(sides: dict) -> None:
     from app.lab import replay  # the replay figures (their own helper's module)
 
     a, b = sides["before"].result, sides["after"].result
-    settings = sides["before"].settings
-    cols = st.columns(2)
-    timelines = replay.side_by_side(a, b, _=t(), slots=settings.slots, instances=settings.instances)
-    for col, side, fig in zip(cols, demos.SIDES, timelines):
+    sa, sb = sides["before"].settings, sides["after"].settings
+    timelines = _figure(f"timelines:{a.run_id}:{b.run_id}", lambda: replay.side_by_side(
+        a, b, _=t(), schedulers=(sa.scheduler, sb.scheduler), instances=sa.instances, slots=sa.slots, projector=True))
+    for col, side, fig in zip(st.columns(2), demos.SIDES, timelines):
         with col:
             st.markdown("### " + t().render(N_("{side:text}: {setup:text}"), side=demo_words.side(side, t()),
                                             setup=demo_words.setup_title(demo.preset(side), t())))
-            fig.update_layout(font={"size": ui.FONT - 4})
             st.plotly_chart(fig, key=f"presenter-timeline-{side}")
-    cols = st.columns(2)
-    for col, side in zip(cols, demos.SIDES):
+    for col, side in zip(st.columns(2), demos.SIDES):
         with col:
             transcripts.board(sides[side].result, key=f"presenter-board-{side}", audio=False)
 
@@ -174,12 +184,14 @@ def show_runs(sides: dict) -> None:
     pick_side, pick_session = st.columns(2)
     side = pick_side.radio(_("Set-up"), list(demos.SIDES), horizontal=True, key="presenter-replay-side",
                            format_func=lambda s, words=t(): demo_words.side(s, words))
-    sessions = list(range(len(sides[side].result.sessions)))
+    chosen = sides[side]
+    sessions = list(range(len(chosen.result.sessions)))
     highlight = pick_session.selectbox(
         _("Follow one session"), [None, *sessions], key="presenter-replay-session",
         format_func=lambda s, words=t(): words(N_("nobody")) if s is None else words.render(N_("Session {number:count}"), number=s + 1))
-    fig = replay.replay_figure(sides[side].result, _=t(), highlight=highlight, x_range=replay.shared_range(a, b))
-    fig.update_layout(font={"size": ui.FONT - 2})
+    fig = _figure(f"replay:{chosen.result.run_id}:{highlight}", lambda: replay.replay_figure(
+        chosen.result, _=t(), highlight=highlight, x_range=replay.shared_range(a, b),
+        instances=chosen.settings.instances, slots=chosen.settings.slots, projector=True))
     st.plotly_chart(fig, key="presenter-replay")
 
 
@@ -223,5 +235,5 @@ with root:
     if step > STEPS[0]:
         back.button(_("Back"), key="presenter-back", on_click=_go, args=(step - 1,))
     if step < STEPS[-1]:
-        forward.button(_("Next"), key="presenter-next", type="primary", on_click=_go, args=(step + 1,),
+        forward.button(_("Next step"), key="presenter-next", type="primary", on_click=_go, args=(step + 1,),
                        width="stretch")
