@@ -20,13 +20,12 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from app.i18n import N_
 from app.lab import analysis
-from app.lab.figures import PADDING_COLOUR, WRONG_COLOUR, owner_words, render, session_colour, slot_timeline
+from app.lab.figures import WRONG_COLOUR, owner_words, render, session_colour, slot_timeline
 
 FRAME_MS = 700  # one batch on screen at 1x
 SPEEDS = (0.5, 1.0, 2.0, 4.0)
@@ -194,6 +193,8 @@ def replay_figure(result, _=str, highlight: int | None = None, x_range: tuple[fl
         fig.update_layout(title=title, height=220, xaxis_visible=False, yaxis_visible=False)
         fig.add_annotation(text=_("No server trace for this run (external server without TRITON_TRACE_DIR)."),
                            showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+        if projector:
+            _projector(fig)
         return fig
     n_instances, n_slots = grid_shape(requests, instances, slots)
     big = 22 if projector else 13
@@ -216,7 +217,7 @@ def replay_figure(result, _=str, highlight: int | None = None, x_range: tuple[fl
             _cells_trace(_, cells, held, just, highlight, big),
             _just_trace(_, batch),
             _foreign_trace(_, batch, big),
-            _path_trace(_, path, n_slots, big),
+            _path_trace(_, path, big),
             _cursor_trace(batch, n_instances),
         ]
         heading = render(_, N_("Batch {k:count} of {n:count}: instance {instance:text} at {time:ms}, batch size {size:count}"),
@@ -332,7 +333,7 @@ def _foreign_trace(_, batch: Batch, big) -> dict:
     )
 
 
-def _path_trace(_, path: list[Chunk], n_slots: int, big) -> dict:
+def _path_trace(_, path: list[Chunk], big) -> dict:
     # Along the top band of each cell, clear of its words; repeat visits to one cell sit side by side.
     dx = [((c.chunk % 8) - 3.5) * 0.09 for c in path]
     return dict(

@@ -108,9 +108,12 @@ def test_the_highlighted_path_is_that_sessions_chunks_in_order(runs):
         lengths = [len(rows(frame_trace(fig, f, "the highlighted session's path"))) for f in fig.frames]
         assert lengths == sorted(lengths) and lengths[0] <= 1
         # The others fade: every cell another session holds is fainter than any the highlighted one holds.
-        cells = frame_trace(fig, fig.frames[-1], "chunk a cell holds")
-        ours = [o for o, t in zip(cells.marker.opacity, cells.text) if t.startswith(f"<b>session {session + 1},")]
-        theirs = [o for o, t in zip(cells.marker.opacity, cells.text) if t and not t.startswith(f"<b>session {session + 1},")]
+        ours, theirs = [], []
+        for frame in fig.frames:
+            cells = frame_trace(fig, frame, "chunk a cell holds")
+            for opacity, text in zip(cells.marker.opacity, cells.text):
+                if text:
+                    (ours if text.startswith(f"<b>session {session + 1},") else theirs).append(opacity)
         assert ours and theirs and max(theirs) < min(ours), name
     plain = replay.replay_figure(runs["the_fix"], instances=INSTANCES, slots=SLOTS)
     assert all(not rows(frame_trace(plain, f, "the highlighted session's path")) for f in plain.frames)
