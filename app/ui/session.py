@@ -22,7 +22,7 @@ from app.i18n import N_
 from app.quiz import access_rules
 from app.ui.language import _, t
 
-GRACE_S = 0.5  # a page waits this long at most before drawing "still starting" instead
+GRACE_S = 0.25  # a page waits this long at most before drawing "still starting" instead
 
 
 class Start:
