@@ -6,6 +6,7 @@ import streamlit as st
 
 from app.content.lessons import Lesson
 from app.i18n import N_, formats
+from app.quiz import access_rules
 from app.quiz.links import lesson_ref
 from app.quiz.session import QuizSession
 from app.ui import quiz_feedback
@@ -69,7 +70,8 @@ def show_review(quiz: QuizSession, lessons: list[Lesson]) -> None:
 
 
 def download_csv(quiz: QuizSession) -> None:
+    # Named after the learner's name, not their id: the id is the key to their progress.
     st.download_button(
-        _("Download my answers (CSV)"), quiz.export_csv(), file_name=f"quiz-{quiz.learner}.csv",
+        _("Download my answers (CSV)"), quiz.export_csv(), file_name=f"quiz-{access_rules.learner_name(quiz.learner)}.csv",
         mime="text/csv", key="quiz-csv", on_click="ignore", icon=":material/download:",
     )
