@@ -48,7 +48,7 @@ class Deployer:
             return Applied(name, settings, deployments.to_pbtxt(config), reused=True)
         name = setup_model_name(settings)
         config = settings.to_config(name)
-        self.models.ensure(name, config, with_code=True)
+        self.models.ensure(name, config, with_code=True, name_fixes_config=True)
         return Applied(name, settings, deployments.to_pbtxt(config), reused=False)
 
     def ensure(self, name: str) -> None:

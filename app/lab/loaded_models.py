@@ -86,18 +86,31 @@ class LoadedModels:
             self._cond.notify_all()
 
     # -- loading ---------------------------------------------------------------------------
-    def ensure(self, name: str, config: mc.ModelConfig | None = None, with_code: bool = False) -> None:
+    def ensure(self, name: str, config: mc.ModelConfig | None = None, with_code: bool = False,
+               name_fixes_config: bool = False) -> None:
         """Make `name` ready: with `config` (replacing a different one), else as loaded before,
         else the repository's own. DeploymentError when Triton refuses it, LabError
-        capacity_full when the budget stays full of running deployments."""
+        capacity_full when the budget stays full of running deployments.
+
+        A model already ready on the server that this process did not load (another app process,
+        the test suite, an external server) is taken as it is when its name settles its config:
+        a repository model (config None) or a name made from the settings (name_fixes_config).
+        Reloading it would interrupt whoever is using it."""
         known = self._remember(name, config, with_code)
         with self._name_lock(name):
             if known is None:
                 return self._ensure_unknown(name)
             with self._cond:
                 current = self._text.get(name)
-            if current == known.text and self._ready(name):
-                self._touch(name)
+            adopt = current is None and (config is None or name_fixes_config)
+            if (current == known.text or adopt) and self._ready(name):
+                with self._cond:
+                    if adopt:
+                        self._text[name] = known.text
+                        self._loaded[name] = stubs(known.config)
+                        self._shrink(exclude=name)  # its stubs already run: make room after the fact
+                    if name in self._loaded:
+                        self._loaded.move_to_end(name)
                 return
             need = stubs(known.config)
             self._reserve(name, need)
@@ -147,11 +160,6 @@ class LoadedModels:
         except Exception:
             return False
 
-    def _touch(self, name: str) -> None:
-        with self._cond:
-            if name in self._loaded:
-                self._loaded.move_to_end(name)
-
     def _name_lock(self, name: str) -> threading.Lock:
         with self._cond:
             return self._name_locks.setdefault(name, threading.Lock())
@@ -182,6 +190,20 @@ class LoadedModels:
                                    need=need, waited=round(self.capacity_wait_s))
                 self._cond.wait(min(left, run_queue.POLL_S))
             self._reserved += need
+
+    def _shrink(self, exclude: str) -> None:
+        """Unload idle deployments while over the budget (called with the lock held)."""
+        while sum(self._loaded.values()) + self._reserved > self.budget:
+            victim = self._idle_victim(exclude=exclude)
+            if victim is None:
+                return
+            del self._loaded[victim]
+            self._text.pop(victim, None)
+            self._cond.release()
+            try:
+                self._unload(victim)
+            finally:
+                self._cond.acquire()
 
     def _idle_victim(self, exclude: str) -> str | None:
         busy = run_queue.for_server(self.server.url).busy()

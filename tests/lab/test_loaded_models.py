@@ -118,3 +118,22 @@ def test_the_budget_comes_from_the_environment_or_the_machine(monkeypatch):
         default_budget()
     monkeypatch.delenv("TRITON_LAB_MAX_STUBS")
     assert default_budget() >= 4
+
+
+def test_a_model_another_process_loaded_is_used_as_it_is_not_reloaded(lab_server):
+    # A second handle on the session's server (as the app, a CLI or another app process has):
+    # the shipped model is already serving, so asking for it must not reload it under its users.
+    if lab_server.log_path is None:
+        pytest.skip("needs the server's log to count loads")
+
+    def loads() -> int:
+        return lab_server.log_path.read_text(errors="replace").count("successfully loaded 'asr_sequence_direct'")
+
+    assert lab_server.client().is_model_ready("asr_sequence_direct")
+    before = loads()
+    assert before >= 1, "the log names each load; without it this test could not see a reload"
+    other = LabServer(url=lab_server.url)
+    other.models.ensure("asr_sequence_direct")
+    assert "asr_sequence_direct" in other.models.loaded()
+    time.sleep(0.5)
+    assert loads() == before
