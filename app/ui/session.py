@@ -9,7 +9,6 @@ server calls lab(), which waits for the start there (with a spinner in the learn
 """
 from __future__ import annotations
 
-import secrets
 import threading
 
 import streamlit as st
