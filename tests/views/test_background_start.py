@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from app.lab.server.connection import LabServer
 from app.ui import session
+from tests.i18n.text_checks import english_runs, has_cjk
 from tests.views.conftest import MAIN
 
 START_TIMEOUT_S = 240  # a fresh Triton on two busy cores
@@ -57,6 +58,13 @@ def test_home_draws_while_the_server_starts_and_a_live_element_waits(held_server
     assert "Triton is starting in the background" in text
     assert "Server" not in {m.label for m in at.metric}, "no server figures before the server is up"
     assert not held_server.alive(), "Home was drawn without waiting for the server"
+
+    zh = AppTest.from_file(str(MAIN), default_timeout=60)
+    zh.query_params["lang"] = "zh"
+    zh.run()
+    assert not zh.exception and not zh.error
+    starting = [i.value for i in zh.info if "Triton" in i.value]
+    assert starting and has_cjk(starting[0]) and not english_runs(starting[0]), starting
 
     held_server.go.set()
     at.switch_page("views/lab.py").run(timeout=START_TIMEOUT_S)  # the live lab waits for the start
