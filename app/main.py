@@ -37,4 +37,5 @@ sections[_(N_("Teach"))] = [
     st.Page("views/presenter.py", title=_(N_("Presenter")), icon=":material/co_present:", url_path="presenter"),
 ]
 
-st.navigation({name: pages for name, pages in sections.items() if pages}).run()
+# Every page listed: folded after ten, the Teach and Practice sections hid behind "View more".
+st.navigation({name: pages for name, pages in sections.items() if pages}, expanded=True).run()
