@@ -2,14 +2,18 @@
 the GPU path is chosen in one place, and bad settings are explained before loading."""
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from tritonclient.grpc import model_config_pb2 as mc
 
 from app.lab import deployments, device
 from app.lab.deployments import DeploymentError, LabSettings
-from app.lab.paths import MODEL_REPOSITORY
+from app.lab.paths import MODEL_REPOSITORY, REPO_ROOT
 from app.i18n import words
 from app.text import problems as problems_text
 
@@ -141,3 +145,12 @@ def test_settings_survive_a_url_query():
     settings = LabSettings(scheduler="oldest", instances=1, slots=2, state_key="corrid", honour_ready=False)
     assert LabSettings.from_query(settings.to_query()) == settings
     assert LabSettings.from_query({"slots": "lots"}) == LabSettings()
+
+
+def test_without_an_nvidia_driver_the_kind_is_cpu_without_importing_torch():
+    if any(Path(p).exists() for p in device.NVIDIA_DRIVER):
+        pytest.skip("this machine has an NVIDIA driver")
+    code = "import sys; from app.lab.device import instance_kind; print(instance_kind(), 'torch' in sys.modules)"
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_LAB_INSTANCE_KIND"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True, cwd=REPO_ROOT)
+    assert out.stdout.split() == ["KIND_CPU", "False"]
