@@ -107,7 +107,6 @@ def render() -> None:
     st.title(_("Failure modes"))
     st.markdown(_("Each exercise puts you in a situation that goes wrong in production. Predict what Triton will do, "
                   "then run it on the real server and read the evidence."))
-    handle = lab()  # shows the reason (and a restart button) itself when the server is not there
     name = language.choice(st.selectbox, _("Exercise"), list(exercises.EXERCISES), key="exercise-name",
                            format_func=lambda n: words.title(n, _t))
     exercise = exercises.get(name)
@@ -116,6 +115,8 @@ def render() -> None:
     choice = language.choice(
         st.radio, "**" + _("Predict:") + "** " + words.question(name, _t), list(exercise.options), index=None,
         format_func=lambda k: words.option(name, k, _t), key=f"exercise-{name}-prediction")
+    # After the text and the question: they show while Triton is still starting; only Run waits.
+    handle = lab()  # shows the reason (and a restart button) itself when the server is not there
     clicked = st.button(_("Run on the server"), key=f"exercise-{name}-run", type="primary",
                         disabled=choice is None or handle is None)
     if choice is None:
