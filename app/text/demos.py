@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from app.i18n import N_, Words
-from app.text import presets as preset_words
+from app.text import prediction as prediction_words, presets as preset_words
 
 TITLES = {
     "state_key": N_("Oldest: where the model keeps its state"),
@@ -28,6 +28,11 @@ STEPS = {
     4: N_("The run"),
     5: N_("The reveal"),
 }
+# The reveal's headline: what the asked side's run did ({outcome:text} is intact or corrupted).
+OUTCOMES = {
+    "before": N_("Before the change, the run came back {outcome:text}."),
+    "after": N_("After the change, the run came back {outcome:text}."),
+}
 POLL_STATES = {"open": N_("open"), "closed": N_("closed"), "revealed": N_("revealed")}
 
 
@@ -45,6 +50,10 @@ def side(code: str, _: Words) -> str:
 
 def setup_title(preset: str, _: Words) -> str:
     return _(preset_words.TITLES[preset])
+
+
+def outcome(side: str, outcome: str, _: Words) -> str:
+    return _.render(OUTCOMES[side], outcome=_(prediction_words.OUTCOMES[outcome]))
 
 
 def step(number: int, _: Words) -> str:

@@ -22,10 +22,11 @@ CSS = f"""
 .st-key-{ROOT} h2 {{ font-size: 2.5rem; }}
 .st-key-{ROOT} h3 {{ font-size: 2.0rem; }}
 .st-key-{ROOT} [data-testid="stWidgetLabel"] p {{ font-size: 1.35rem; }}
-.st-key-{ROOT} [data-testid="stMetricValue"] {{ font-size: 3.4rem; }}
+.st-key-{ROOT} [data-testid="stMetricValue"], .st-key-{ROOT} [data-testid="stMetricValue"] * {{ font-size: 3.4rem; }}
+.st-key-{ROOT} [data-testid="stMetricLabel"] p {{ font-size: 1.5rem; }}
 .st-key-{ROOT} button p {{ font-size: 1.35rem; }}
-.st-key-{ROOT} .presenter-code {{ font-family: ui-monospace, monospace; font-size: 9rem; font-weight: 800;
-  letter-spacing: 0.25em; line-height: 1.1; }}
+.st-key-{ROOT} .presenter-code {{ font-family: ui-monospace, monospace; font-size: min(8rem, 10vw); font-weight: 800;
+  letter-spacing: 0.12em; line-height: 1.1; white-space: nowrap; }}
 .st-key-{ROOT} .presenter-diff {{ font-family: ui-monospace, monospace; font-size: 1.55rem; line-height: 1.35;
   border: 1px solid #ccc; border-radius: 6px; padding: 0.6rem 0; overflow-x: auto; }}
 .st-key-{ROOT} .presenter-diff div {{ white-space: pre; padding: 0 0.8rem; }}
@@ -63,9 +64,26 @@ def join_link(code: str) -> str:
     return f"{proto}://{host}/{path}" if host else "/" + path
 
 
+def wrap(text: str, width: int = 24) -> str:
+    """Break a long label onto lines (plotly's <br>) so it fits beside the bars in projector type.
+    Chinese (no word spaces) is cut every `width` // 2 characters, as each character is twice as wide."""
+    if any("\u4e00" <= c <= "\u9fff" for c in text):
+        step = max(1, width // 2)
+        return "<br>".join(text[i:i + step].strip() for i in range(0, len(text), step))
+    lines, line = [], ""
+    for word in text.split(" "):
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return "<br>".join(lines)
+
+
 def votes_figure(options, tally: dict[str, int], words: Words, right: tuple[str, ...] | None = None) -> go.Figure:
     """One bar per option (every option, even unchosen ones); after the reveal the right ones are green."""
-    labels = [prediction_words.choice(o, words) for o in options]
+    labels = [wrap(prediction_words.choice(o, words)) for o in options]
     counts = [int(tally.get(o, 0)) for o in options]
     colours = [VOTE_COLOUR if right is None else RIGHT_COLOUR if o in right else WRONG_COLOUR for o in options]
     fig = go.Figure(go.Bar(x=counts, y=labels, orientation="h", marker_color=colours, text=counts,

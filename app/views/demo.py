@@ -32,6 +32,8 @@ except votes.PollNotFound:
 
 demo = demos.get(poll.demo)
 voter = session.learner()
+if st.query_params.get("learner") != voter:
+    st.query_params["learner"] = voter  # a reload comes back as the same voter (as the quiz's link does)
 st.markdown("## " + demo_words.title(demo.name, t()))
 st.markdown("### " + demo_words.question(demo.name, t()))
 

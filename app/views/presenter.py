@@ -126,7 +126,7 @@ def step_votes() -> None:
 @st.fragment(run_every=2.0)
 def histogram(code: str) -> None:
     """The class's votes, re-read every two seconds while this step is on screen."""
-    st.plotly_chart(ui.votes_figure(demo.options, store.tally(code), t()), key="presenter-histogram")
+    st.plotly_chart(ui.votes_figure(demo.options, store.tally(code), t()), key="presenter-histogram", theme=None)
 
 
 def _run(lab) -> None:
@@ -171,11 +171,11 @@ def show_runs(sides: dict) -> None:
     sa, sb = sides["before"].settings, sides["after"].settings
     timelines = _figure(f"timelines:{a.run_id}:{b.run_id}", lambda: replay.side_by_side(
         a, b, _=t(), schedulers=(sa.scheduler, sb.scheduler), instances=sa.instances, slots=sa.slots, projector=True))
-    for col, side, fig in zip(st.columns(2), demos.SIDES, timelines):
-        with col:
-            st.markdown("### " + t().render(N_("{side:text}: {setup:text}"), side=demo_words.side(side, t()),
-                                            setup=demo_words.setup_title(demo.preset(side), t())))
-            st.plotly_chart(fig, key=f"presenter-timeline-{side}")
+    # One above the other at full width: the same time axis lines up, and projector type fits.
+    for side, fig in zip(demos.SIDES, timelines):
+        st.markdown("### " + t().render(N_("{side:text}: {setup:text}"), side=demo_words.side(side, t()),
+                                        setup=demo_words.setup_title(demo.preset(side), t())))
+        st.plotly_chart(fig, key=f"presenter-timeline-{side}", theme=None)
     for col, side in zip(st.columns(2), demos.SIDES):
         with col:
             transcripts.board(sides[side].result, key=f"presenter-board-{side}", audio=False)
@@ -192,7 +192,7 @@ def show_runs(sides: dict) -> None:
     fig = _figure(f"replay:{chosen.result.run_id}:{highlight}", lambda: replay.replay_figure(
         chosen.result, _=t(), highlight=highlight, x_range=replay.shared_range(a, b),
         instances=chosen.settings.instances, slots=chosen.settings.slots, projector=True))
-    st.plotly_chart(fig, key="presenter-replay")
+    st.plotly_chart(fig, key="presenter-replay", theme=None)
 
 
 def step_reveal() -> None:
@@ -213,8 +213,7 @@ def step_reveal() -> None:
     answer = demos.reveal(demo, asked.sessions, tally)
     if poll is not None and poll.state != votes.REVEALED:
         store.reveal(poll.code, answer.right)
-    st.markdown("## " + t().render(N_("{side:text} came back {outcome:text}."), side=demo_words.side(demo.asks, t()),
-                                   outcome=_(prediction_words.OUTCOMES[answer.outcome])))
+    st.markdown("## " + demo_words.outcome(demo.asks, answer.outcome, t()))
     st.markdown(transcripts.verdict_summary(asked.sessions, t()))
     if answer.right:
         st.markdown("### " + _("The right answer") + "\n" + "\n".join(f"- **{prediction_words.choice(o, t())}**" for o in answer.right))
@@ -225,7 +224,7 @@ def step_reveal() -> None:
     a_share = (lambda v: "—" if v is None else t().render(N_("{share:percent}"), share=v))
     b.metric(_("Right"), a_share(answer.share_right))
     c.metric(_("Right outcome, any cause"), a_share(answer.share_outcome_right))
-    st.plotly_chart(ui.votes_figure(demo.options, tally, t(), right=answer.right), key="presenter-result")
+    st.plotly_chart(ui.votes_figure(demo.options, tally, t(), right=answer.right), key="presenter-result", theme=None)
     st.markdown(_("Discuss: what in the change made the difference?"))
 
 
