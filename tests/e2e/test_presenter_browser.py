@@ -106,3 +106,25 @@ def test_a_class_votes_and_the_presenter_runs_replays_and_reveals(page: Page, br
         full_screenshot(voter, shots / "learner-revealed.png")
     finally:
         learner.close()
+
+
+def test_the_vote_screen_and_the_learner_page_in_chinese(browser, app_url, screenshots):
+    shots = screenshots / "presenter"
+    shots.mkdir(parents=True, exist_ok=True)
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="zh-CN")
+    try:
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        page.goto(f"{app_url}/presenter?demo=ready&step=3&lang=zh")
+        expect(page.get_by_role("heading", name="Direct：遵守 READY")).to_be_visible(timeout=60_000)
+        settle(page)
+        code = page.locator(".presenter-code").inner_text().strip()
+        expect(page.get_by_text("票数：0")).to_be_visible()
+        full_screenshot(page, shots / "3-votes-zh.png")
+        page.goto(f"{app_url}/demo?code={code}&lang=zh")
+        expect(page.get_by_role("heading", name="课堂投票")).to_be_visible(timeout=60_000)
+        settle(page)
+        expect(page.get_by_role("button", name="投票", exact=True)).to_be_visible()
+        full_screenshot(page, shots / "learner-zh.png")
+    finally:
+        context.close()
