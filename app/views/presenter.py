@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app.i18n import N_
-from app.lab import demos, figures
+from app.lab import demos
 from app.lab.problems import LabError
 from app.quiz import votes
 from app.text import demos as demo_words, prediction as prediction_words, problems as problem_words
