@@ -6,7 +6,16 @@ transport. With in_flight > 1 the session pipelines: chunk k+1 leaves before chu
 is back (HTTP async_infer over several pooled connections, gRPC async_infer on one channel, or
 the stream, which Triton answers in the order it received the requests).
 
-Nothing here retries: a chunk that may have reached the model must never be applied twice.
+A chunk that may have reached the model must never be applied twice, so nothing here resends
+a request once a byte of it may have left. The one retry: an HTTP connection the server refused
+(ECONNREFUSED, the answer to the TCP handshake itself) carried no request, so a serial HTTP
+chunk tries to connect again, CONNECT_RETRIES times, before its refusal is recorded.
+
+`HTTPConnectionClosed: connection closed.` (geventhttpclient) means the request was sent and the
+connection closed before any reply: the server went away with the chunk unanswered (it was
+killed, crashed, or is stopping). Triton keeps idle HTTP connections open (measured: none closed
+after 130 s idle) and serves many more connections than it has HTTP threads, so on a live server
+it does not happen; see benchmarks/classroom.py's docstring for the measurements.
 """
 from __future__ import annotations
 
@@ -22,6 +31,8 @@ import tritonclient.http as http
 from tritonclient.utils import InferenceServerException, np_to_triton_dtype
 
 TIMEOUT_S = 120.0  # a reply slower than this is a failure, whatever the transport
+CONNECT_RETRIES = 2  # more handshakes after a refused one (HTTP, serial): nothing was sent
+CONNECT_BACKOFF_S = (0.2, 0.5)  # the pause before each of those
 
 # (result or None, error message or "") -> None; called once per chunk, from any thread.
 Done = Callable[[object, str], None]
@@ -48,6 +59,15 @@ class Transport(str, Enum):
 
 
 NO_ANSWER = "no answer from the server"  # the request failed on the way: not a refusal
+
+
+def never_sent(err: BaseException) -> bool:
+    """Whether `err` proves the request never left: the TCP handshake itself was refused.
+
+    A refused connection (ECONNREFUSED) is the answer to a connection attempt; no request byte
+    goes out before the handshake completes. Every other failure (a reset or closed connection,
+    a timeout) may come after the request, or part of it, reached the server."""
+    return isinstance(err, ConnectionRefusedError)
 
 
 def error_text(err: BaseException) -> str:
@@ -126,6 +146,7 @@ class HttpLink(Link):
 
     def __init__(self, url: str, in_flight: int, timeout_s: float = TIMEOUT_S):
         super().__init__(url, in_flight, timeout_s)
+        self.reconnects = 0  # refused handshakes tried again (nothing had been sent)
         # The HTTP client gives up after network_timeout; Triton's HTTP endpoint is never told.
         self.client = http.InferenceServerClient(
             url, concurrency=in_flight, connection_timeout=TIMEOUT_S, network_timeout=timeout_s
@@ -148,11 +169,18 @@ class HttpLink(Link):
 
     def _send(self, model, inputs, request_id, headers, sequence, finish) -> None:
         if self.in_flight == 1:
-            try:
-                result = self.client.infer(model, inputs, request_id=request_id, headers=headers, **sequence)
-            except Exception as err:
-                return finish(None, error_text(err))
-            return finish(result, "")
+            for attempt in range(CONNECT_RETRIES + 1):
+                try:
+                    result = self.client.infer(model, inputs, request_id=request_id, headers=headers, **sequence)
+                except Exception as err:
+                    if never_sent(err) and attempt < CONNECT_RETRIES:
+                        self.reconnects += 1
+                        time.sleep(CONNECT_BACKOFF_S[attempt])
+                        continue
+                    return finish(None, error_text(err))
+                return finish(result, "")
+        # Pipelined chunks are not retried even when refused: a later chunk of the session may
+        # already be on another connection, and a resent one would arrive after it.
         import gevent
 
         pending = self.client.async_infer(model, inputs, request_id=request_id, headers=headers, **sequence)

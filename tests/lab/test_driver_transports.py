@@ -1,12 +1,19 @@
 """The driver over HTTP, gRPC calls and a gRPC stream, serial and pipelined, on the real server."""
 from __future__ import annotations
 
+import socket
+import threading
+import time
+
+import numpy as np
 import pytest
 
 from app.i18n import words
 from app.lab import driver, report
 from app.text import report as report_text
 from app.lab.scenario import Scenario, random_texts
+from app.lab import transports
+from app.lab.ids import unique_ids
 from app.lab.transports import Transport
 
 MODEL = "asr_sequence_direct"
@@ -120,3 +127,135 @@ def test_a_request_that_never_reached_the_server_is_not_called_a_refusal(lab_ser
     assert found["no_answer"] == 1 and found["no_answer_example"] == first["error"]
     assert "refused" not in found
     assert any(line.startswith("no answer: 1 session(s)") for line in report_text.waits_and_refusals(result, words("en")))
+
+
+# --- Connection failures: what is tried again, and what never is -----------------------------
+
+class Relay:
+    """A TCP relay from a local port to the real server's HTTP port, for the failures a live
+    server does not make: `listen_after_s` leaves the port closed (connections refused) for a
+    while; `drop_replies` lets each request through to Triton and closes the client's connection
+    when the reply comes, as a server that dies right after running the chunk would."""
+
+    def __init__(self, target: str, listen_after_s: float = 0.0, drop_replies: bool = False):
+        from app.lab.server.ports import free_ports
+
+        self.target_host, port = target.rsplit(":", 1)
+        self.target_port = int(port)
+        self.port = free_ports(1)[0]
+        self.drop_replies = drop_replies
+        self.connections = 0
+        self._closing = threading.Event()
+        self._listener: socket.socket | None = None
+        threading.Timer(listen_after_s, self._listen).start() if listen_after_s else self._listen()
+
+    @property
+    def url(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def _listen(self) -> None:
+        listener = socket.socket()
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", self.port))
+        listener.listen(16)
+        listener.settimeout(0.2)
+        self._listener = listener
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self._closing.is_set():
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            upstream = socket.create_connection((self.target_host, self.target_port))
+            threading.Thread(target=self._pump, args=(client, upstream, False), daemon=True).start()
+            threading.Thread(target=self._pump, args=(upstream, client, self.drop_replies), daemon=True).start()
+
+    @staticmethod
+    def _pump(source: socket.socket, sink: socket.socket, drop: bool) -> None:
+        try:
+            while data := source.recv(65536):
+                if drop:
+                    break
+                sink.sendall(data)
+        except OSError:
+            pass
+        for s in (source, sink):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+
+    def close(self) -> None:
+        self._closing.set()
+        if self._listener is not None:
+            self._listener.close()
+
+
+def _executed(server, model: str) -> int:
+    stats = server.client().get_inference_statistics(model_name=model)["model_stats"]
+    return sum(int(s.get("inference_count", 0)) for s in stats)
+
+
+def _send_one_chunk(url: str) -> tuple[list, transports.HttpLink]:
+    """One whole one-chunk sequence (START and END) over a serial HTTP link; the replies it got."""
+    link = transports.open_link(Transport.HTTP, url)
+    answers = []
+    arrays = {"AUDIO": np.zeros((1, 160), dtype=np.float32),
+              "SESSION": np.array([[unique_ids(1)[0]]], dtype=np.uint64)}
+    corrid = int(unique_ids(1)[0])
+    link.acquire()
+    link.send(MODEL, arrays, f"relay:{corrid}", {}, {"sequence_id": corrid, "sequence_start": True, "sequence_end": True},
+              lambda result, error: answers.append(error))
+    link.drain()
+    link.close()
+    return answers, link
+
+
+def test_a_refused_connection_is_tried_again_and_then_recorded_once():
+    from app.lab.server.ports import free_ports
+
+    answers, link = _send_one_chunk(f"127.0.0.1:{free_ports(1)[0]}")  # nothing listens there
+    assert len(answers) == 1 and answers[0].startswith(transports.NO_ANSWER) and "ConnectionRefusedError" in answers[0]
+    assert link.reconnects == transports.CONNECT_RETRIES
+
+
+def test_a_chunk_refused_at_the_handshake_reaches_the_model_once_when_the_server_listens_again(lab_server):
+    lab_server.models.ensure(MODEL)
+    before = _executed(lab_server, MODEL)
+    relay = Relay(lab_server.url, listen_after_s=0.1)  # the first handshake is refused, the second not
+    try:
+        answers, link = _send_one_chunk(relay.url)
+    finally:
+        relay.close()
+    assert answers == [""], answers
+    assert link.reconnects >= 1 and relay.connections == 1
+    assert _wait_executed(lab_server, before + 1) == before + 1, "the chunk ran exactly once"
+
+
+def test_a_chunk_whose_connection_closed_after_sending_is_never_sent_again(lab_server):
+    # The server ran the chunk, then the connection closed before the reply reached the client:
+    # the chunk is that session's error, and it is not sent a second time.
+    lab_server.models.ensure(MODEL)
+    before = _executed(lab_server, MODEL)
+    relay = Relay(lab_server.url, drop_replies=True)
+    try:
+        answers, link = _send_one_chunk(relay.url)
+        time.sleep(1.0)  # time for a resend to show, were there one
+    finally:
+        relay.close()
+    assert len(answers) == 1 and answers[0].startswith(transports.NO_ANSWER), answers
+    assert "HTTPConnectionClosed" in answers[0] or "Reset" in answers[0], answers
+    assert link.reconnects == 0 and relay.connections == 1
+    assert _wait_executed(lab_server, before + 1) == before + 1, "the chunk ran exactly once"
+
+
+def _wait_executed(server, at_least: int, wait_s: float = 5.0) -> int:
+    deadline = time.monotonic() + wait_s
+    while (count := _executed(server, MODEL)) < at_least and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.3)  # and nothing more arrives after it
+    return _executed(server, MODEL)
