@@ -156,6 +156,9 @@ def side_by_side(a, b, _=str, slots: int | None = None, instances: int | None = 
 def _projector(fig: go.Figure, base: int = 20) -> None:
     fig.update_layout(font=dict(size=base), title_font_size=base + 8, hoverlabel_font_size=base,
                       legend_font_size=base - 2)
+    # Row labels ("instance 0 · slot 3") in projector type are wider than the small left margin
+    # the page figures use; without automargin they were cut to their last characters.
+    fig.update_yaxes(automargin=True)
 
 
 def _ink(colour: str) -> str:
