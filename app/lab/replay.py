@@ -159,6 +159,9 @@ def _projector(fig: go.Figure, base: int = 20) -> None:
     # Row labels ("instance 0 · slot 3") in projector type are wider than the small left margin
     # the page figures use; without automargin they were cut to their last characters.
     fig.update_yaxes(automargin=True)
+    fig.update_xaxes(automargin=True)
+    # A legend under the plot, in projector type, ran into the time axis title: beside it instead.
+    fig.update_layout(legend=dict(orientation="v", x=1.01, xanchor="left", y=1.0, yanchor="top"))
 
 
 def _ink(colour: str) -> str:
