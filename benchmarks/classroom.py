@@ -7,7 +7,9 @@ Every set-up is first run alone; then, for each N, all learners start together (
 the script prints:
 
 - each learner's time to result (Run pressed -> result), and p50 / p95 over the class;
-- agreement with the solo run of the same set-up: each session's verdict, and the run's outcome;
+- agreement with the solo run of the same set-up: the run's outcome (intact or corrupted), its
+  mix of verdicts (how many sessions intact, foreign, garbage, lost, error) and each session's
+  verdict one by one (which sessions break can vary between solo runs: forgot_ready does);
 - refusals nobody asked for (errors on requests of a set-up whose solo run had none), grouped
   by message;
 - peak resident memory of the server's process group (tritonserver, its guardian and the
@@ -19,23 +21,19 @@ the script prints:
 Against TRITON_URL (an external server) memory is not sampled: its processes are not ours.
 
 On `HTTPConnectionClosed: connection closed.` (geventhttpclient), seen in a few earlier runs of
-driver_overhead.py and of a ten-learner probe: it means the request was sent and the connection
-closed before any reply, i.e. the server went away. Measured on the shared two-core machine
-(scripts under /tmp, numbers in the commit that added this file): Triton kept three idle HTTP
-connections open for 130 s and answered on them after; 300 sessions at once (one client each,
-20 serial requests) got 6000 of 6000 answers with --http-thread-count=1 and with the default 8;
-ten runs of driver_overhead.py at a load average of 12 to 18 and 2 x 40 rounds of ten learners at
-once (76,000 traced requests each, glibc malloc) had no transport failure; killing tritonserver
-(SIGKILL) during a run with no think time gave exactly that message for the chunks in flight and
-"Connection refused" for the next ones. So on a live server it does not occur: when it does, the
-server was killed, crashed or restarted. The lab never resends such a chunk (it may have run);
-only a refused handshake is tried again (app/lab/transports.py).
+driver_overhead.py and of a ten-learner probe: the request was sent and the connection closed
+before any reply, i.e. the server went away. benchmarks/connection_closed.py measures it: Triton
+keeps idle HTTP connections open, serves 300 sessions at once with one HTTP thread as with eight,
+and killing tritonserver during a run gives exactly that message for every chunk in flight. Ten
+runs of driver_overhead.py at a load average of 12 to 18, and 2 x 40 rounds of ten learners at
+once (about 76,000 traced requests each, glibc malloc, with and without the run queue), had no
+transport failure. The lab never resends such a chunk (it may have run); only a refused
+handshake is tried again (app/lab/transports.py).
 """
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
 import threading
 import time
@@ -147,13 +145,15 @@ def report(learners: int, outcomes: list[Outcome], solo: dict[str, Outcome], wal
     for o in sorted(outcomes, key=lambda o: o.learner):
         alone = solo.get(o.setup)
         same = alone is not None and not alone.failure and not o.failure and o.verdicts == alone.verdicts
-        state = o.failure or f"{o.outcome}, verdicts {'= solo' if same else f'DIFFER from solo: {dict(Counter(o.verdicts))}'}"
+        mix = alone is not None and Counter(o.verdicts) == Counter(alone.verdicts)
+        agreement = "= solo" if same else "same mix as solo" if mix else f"DIFFER from solo: {dict(Counter(o.verdicts))}"
+        state = o.failure or f"{o.outcome}, verdicts {agreement}"
         print(f"  {o.learner} {o.setup:<20} {o.seconds:6.2f} s  waited behind {o.waited:2d}  {state}")
     finished = [o for o in outcomes if not o.failure]
     times = [o.seconds for o in finished]
     p50 = percentile(times, 50) if times else float("nan")
     p95 = percentile(times, 95) if times else float("nan")
-    sessions_same = sessions_total = runs_same = 0
+    sessions_same = sessions_total = runs_same = mixes_same = 0
     for o in finished:
         alone = solo[o.setup]
         if alone.failure:
@@ -161,12 +161,13 @@ def report(learners: int, outcomes: list[Outcome], solo: dict[str, Outcome], wal
         sessions_total += len(alone.verdicts)
         sessions_same += sum(a == b for a, b in zip(o.verdicts, alone.verdicts)) if len(o.verdicts) == len(alone.verdicts) else 0
         runs_same += o.outcome == alone.outcome
+        mixes_same += Counter(o.verdicts) == Counter(alone.verdicts)
     unasked = Counter(msg for o in finished if not solo[o.setup].refusals for msg in o.refusals)
     failures = Counter(o.failure for o in outcomes if o.failure)
     print(f"  time to result: p50 {p50:.2f} s, p95 {p95:.2f} s over {len(times)} finished runs of {learners}")
     if sessions_total:
-        print(f"  agreement with solo: sessions {sessions_same}/{sessions_total} ({100 * sessions_same / sessions_total:.1f} %), "
-              f"run outcomes {runs_same}/{len(finished)}")
+        print(f"  agreement with solo: run outcomes {runs_same}/{len(finished)}, verdict mixes {mixes_same}/{len(finished)}, "
+              f"sessions one by one {sessions_same}/{sessions_total} ({100 * sessions_same / sessions_total:.1f} %)")
     print(f"  refusals not asked for: {sum(unasked.values())}")
     for msg, n in unasked.most_common():
         print(f"    {n} x {msg}")
@@ -177,6 +178,7 @@ def report(learners: int, outcomes: list[Outcome], solo: dict[str, Outcome], wal
         print(f"  peak memory of the server's process group: {peak_mb:.0f} MB")
     return {"learners": learners, "p50": p50, "p95": p95, "finished": len(times),
             "sessions": (sessions_same, sessions_total), "runs": (runs_same, len(finished)),
+            "mixes": (mixes_same, len(finished)),
             "unasked": sum(unasked.values()), "failed": sum(failures.values()), "peak_mb": peak_mb}
 
 
@@ -243,13 +245,14 @@ def main() -> None:
         server.stop()
 
     if summary:
-        print("\n| learners | p50 time to result | p95 time to result | sessions as solo | run outcomes as solo | refusals not asked for | failed runs | peak server memory |")
-        print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        print("\n| learners | p50 time to result | p95 time to result | run outcomes as solo | verdict mixes as solo "
+              "| sessions as solo | refusals not asked for | failed runs | peak server memory |")
+        print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
         for row in summary:
-            (s, st), (r, rt) = row["sessions"], row["runs"]
+            (s, st), (r, rt), (m, mt) = row["sessions"], row["runs"], row["mixes"]
             memory = f"{row['peak_mb'] / 1024:.1f} GB" if row["peak_mb"] is not None else "n/a"
             share = f"{100 * s / st:.0f} % ({s}/{st})" if st else "n/a"
-            print(f"| {row['learners']} | {row['p50']:.1f} s | {row['p95']:.1f} s | {share} | {r}/{rt} | "
+            print(f"| {row['learners']} | {row['p50']:.1f} s | {row['p95']:.1f} s | {r}/{rt} | {m}/{mt} | {share} | "
                   f"{row['unasked']} | {row['failed']} | {memory} |")
 
 

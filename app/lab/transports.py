@@ -15,7 +15,7 @@ chunk tries to connect again, CONNECT_RETRIES times, before its refusal is recor
 connection closed before any reply: the server went away with the chunk unanswered (it was
 killed, crashed, or is stopping). Triton keeps idle HTTP connections open (measured: none closed
 after 130 s idle) and serves many more connections than it has HTTP threads, so on a live server
-it does not happen; see benchmarks/classroom.py's docstring for the measurements.
+it does not happen (benchmarks/connection_closed.py measures all three).
 """
 from __future__ import annotations
 
