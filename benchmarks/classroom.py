@@ -44,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.lab import driver, prediction, server_log  # noqa: E402
+from app.lab import driver, loaded_models, prediction, run_queue, server_log  # noqa: E402
 from app.lab.deployer import Deployer  # noqa: E402
 from app.lab.deployments import LabSettings  # noqa: E402
 from app.lab.presets import PRESETS, Traffic  # noqa: E402
@@ -197,8 +197,8 @@ def main() -> None:
         parser.error(f"unknown set-ups {unknown}; choose from {', '.join(DEFAULT_MIX)}")
 
     print(torch_build())
-    print(f"{os.cpu_count()} CPU cores; TRITON_LAB_PARALLEL_RUNS={os.environ.get('TRITON_LAB_PARALLEL_RUNS', '(default)')}, "
-          f"TRITON_LAB_MAX_STUBS={os.environ.get('TRITON_LAB_MAX_STUBS', '(default)')}")
+    print(f"{os.cpu_count()} CPU cores; runs at once (TRITON_LAB_PARALLEL_RUNS) {run_queue.default_parallel()}, "
+          f"stub budget (TRITON_LAB_MAX_STUBS) {loaded_models.default_budget()}")
     server = LabServer.from_env()
     start = time.perf_counter()
     try:

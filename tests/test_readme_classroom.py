@@ -1,0 +1,66 @@
+"""README's classroom section says what the code does: the variables it names are the ones the
+app reads, the defaults it states are the code's, the command's options exist, its links resolve."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from app.lab import loaded_models, run_queue
+from app.lab.paths import REPO_ROOT
+from app.quiz import access_rules
+
+HEADING = "## Classroom: one host for a class"
+
+
+@pytest.fixture(scope="module")
+def section() -> str:
+    text = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    assert HEADING in text
+    rest = text.split(HEADING, 1)[1]
+    return rest.split("\n## ", 1)[0]
+
+
+def _app_source() -> str:
+    return "\n".join(p.read_text(encoding="utf-8") for p in (REPO_ROOT / "app").rglob("*.py"))
+
+
+def test_every_variable_it_names_is_read_by_the_app(section):
+    names = set(re.findall(r"\bTRITON_[A-Z_]+\b", section))
+    assert {"TRITON_URL", "TRITON_LAB_INSTRUCTOR_KEY", "TRITON_LAB_PARALLEL_RUNS", "TRITON_LAB_MAX_STUBS"} <= names
+    source = _app_source()
+    unread = sorted(n for n in names if f'"{n}"' not in source)
+    assert not unread, f"named in README's classroom section but read nowhere in app/: {unread}"
+    assert access_rules.ENV_KEY in section and access_rules.SECRET_NAME in section
+
+
+def test_the_defaults_it_states_are_the_codes(section, monkeypatch):
+    monkeypatch.delenv(run_queue.PARALLEL_ENV, raising=False)
+    monkeypatch.delenv(loaded_models.BUDGET_ENV, raising=False)
+    assert "one per two CPU\n  cores" in section or "one per two CPU cores" in section
+    assert run_queue.default_parallel() == max(1, (os.cpu_count() or 1) // 2)
+    assert f"(memory in GB − {loaded_models.RESERVED_GB:g}) / {loaded_models.STUB_GB:g}, at least 4" in section
+    assert loaded_models.default_budget() >= 4
+    assert f"waits up to {loaded_models.CAPACITY_WAIT_S:g} s" in section and "`capacity_full`" in section
+
+
+def test_its_command_uses_options_streamlit_has(section):
+    from streamlit import config
+
+    command = re.search(r"streamlit run (\S+) (.+)", section)
+    assert command and (REPO_ROOT / command.group(1)).is_file()
+    options = re.findall(r"--([a-zA-Z]+\.[a-zA-Z]+)", command.group(2))
+    assert options == ["server.address", "server.port"]
+    for option in options:
+        config.get_option(option)  # raises RuntimeError for an option streamlit does not have
+
+
+def test_the_capacity_table_has_the_benchmarks_rows_and_links_resolve(section):
+    rows = re.findall(r"^\| (\d+) \| ([\d.]+) s \| ([\d.]+) s \|", section, flags=re.M)
+    assert [int(r[0]) for r in rows] == [5, 10, 15, 20]
+    assert all(float(p50) <= float(p95) for _, p50, p95 in rows)
+    for target in re.findall(r"\]\(([^)#]+)\)", section):
+        assert (REPO_ROOT / target).exists(), target
+    assert Path(REPO_ROOT / "benchmarks" / "classroom.py").is_file()
