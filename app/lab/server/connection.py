@@ -147,14 +147,21 @@ class LabServer:
             raise UnreachableError(f"Triton at {self.external_url} answers but is not live yet: retry shortly.")
 
     def alive(self) -> bool:
-        if self.is_embedded and (self.embedded is None or not self.embedded.running):
-            return False
+        """The embedded server: its process runs (a class keeps it too busy to answer a health
+        check in seconds, and a slow answer is no reason to offer a restart that would end
+        everyone's runs). An external one: it answers."""
+        if self.is_embedded:
+            return self.embedded is not None and self.embedded.running
         try:
-            return bool(self.client(timeout_s=3).is_server_live())
+            return bool(self.client(timeout_s=10).is_server_live())
         except Exception:
             return False
 
     def restart(self) -> "LabServer":
+        """Start a stopped server again; one already running (another learner pressed Restart
+        first) is left alone, so two presses never restart it twice."""
+        if self.alive():
+            return self
         self.stop()
         return self.start()
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+from pathlib import Path
 
 
 def stop_group(process: subprocess.Popen, grace_s: float) -> None:
@@ -14,10 +15,15 @@ def stop_group(process: subprocess.Popen, grace_s: float) -> None:
             process.wait(grace_s)
         except (ProcessLookupError, subprocess.TimeoutExpired):
             pass
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    # The group is named by its leader's pid. While any member lives, the kernel never hands that
+    # number to a new process; once /proc shows a process under it, our group is gone and the
+    # number is someone else's, so a SIGKILL to it would hit an unrelated program.
+    leader_alive = process.poll() is None  # reaps a leader that has exited, first
+    if leader_alive or not Path(f"/proc/{process.pid}").exists():
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
     try:
         process.wait(5)
     except subprocess.TimeoutExpired:
