@@ -148,20 +148,20 @@ def side_by_side(a, b, _=str, slots: int | None = None, instances: int | None = 
         if fig.data:  # an untraced run keeps its "no trace" message
             fig.update_layout(xaxis=dict(range=list(x_range), autorange=False))
         if projector:
-            _projector(fig)
+            _projector(fig, legend_beside=True)
         figs.append(fig)
     return figs[0], figs[1]
 
 
-def _projector(fig: go.Figure, base: int = 20) -> None:
+def _projector(fig: go.Figure, base: int = 20, legend_beside: bool = False) -> None:
     fig.update_layout(font=dict(size=base), title_font_size=base + 8, hoverlabel_font_size=base,
                       legend_font_size=base - 2)
     # Row labels ("instance 0 · slot 3") in projector type are wider than the small left margin
     # the page figures use; without automargin they were cut to their last characters.
     fig.update_yaxes(automargin=True)
     fig.update_xaxes(automargin=True)
-    # A legend under the plot, in projector type, ran into the time axis title: beside it instead.
-    fig.update_layout(legend=dict(orientation="v", x=1.01, xanchor="left", y=1.0, yanchor="top"))
+    if legend_beside:  # a timeline's legend under the plot, in projector type, ran into its time axis title
+        fig.update_layout(legend=dict(orientation="v", x=1.01, xanchor="left", y=1.0, yanchor="top"))
 
 
 def _ink(colour: str) -> str:
@@ -230,7 +230,7 @@ def replay_figure(result, _=str, highlight: int | None = None, x_range: tuple[fl
                           k=k + 1, n=len(steps), instance=batch.instance, time=batch.start * 1000, size=batch.size)
         tally = render(_, N_("chunks so far that read state someone else wrote: {n:count}"), n=foreign_so_far)
         frames.append(dict(name=str(k), data=data, traces=DYNAMIC,
-                           layout=dict(title=dict(text=title, subtitle=dict(text=f"{heading} · {tally}")))))
+                           layout=dict(title=dict(text=title, subtitle=dict(text=f"{heading}<br>{tally}")))))
 
     first = frames[0]["data"]
     fig = go.Figure(data=[*first[:4], _strip_trace(_, steps), first[4]], frames=frames,
@@ -393,7 +393,7 @@ def _cursor_trace(batch: Batch, n_instances: int) -> dict:
 def _grid_layout(fig: go.Figure, _, n_instances: int, n_slots: int, x_range, big: int) -> None:
     """Pixel plan, top down: title, note, slot labels, grid, legend, time strip, its axis, controls."""
     projector = big > 13
-    top = 190 if projector else 125
+    top = 220 if projector else 145  # title, a two-line subtitle (batch; chunks so far) and the note
     grid = n_instances * (150 if projector else 105)
     gap = 2 * big + 30  # the legend sits between the grid and the strip
     strip = 30 + (34 if projector else 24) * n_instances
@@ -421,10 +421,11 @@ def _grid_layout(fig: go.Figure, _, n_instances: int, n_slots: int, x_range, big
         hoverlabel=dict(align="left"),
         uniformtext=dict(minsize=max(8, big - 6), mode="show"),
     )
-    fig.add_annotation(text=_("Each cell shows the chunk that last ran there (session, chunk) and, smaller, "
-                              "the chunks (session·chunk) it held before."),
+    # Two lines: annotations never wrap, and in projector type one line ran past the figure.
+    fig.add_annotation(text=_("Each cell shows the chunk that last ran there (session, chunk).") + "<br>"
+                       + _("Smaller: the chunks (session·chunk) it held before."),
                        xref="paper", yref="paper", x=0, y=1.0, yshift=big + 22, yanchor="bottom", showarrow=False,
-                       xanchor="left", font=dict(size=big - 1, color="#555555"))
+                       xanchor="left", align="left", font=dict(size=big - 1, color="#555555"))
 
 
 def _controls(fig: go.Figure, _, n_frames: int, big: int) -> None:
