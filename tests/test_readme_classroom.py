@@ -39,8 +39,8 @@ def test_every_variable_it_names_is_read_by_the_app(section):
 def test_the_defaults_it_states_are_the_codes(section, monkeypatch):
     monkeypatch.delenv(run_queue.PARALLEL_ENV, raising=False)
     monkeypatch.delenv(loaded_models.BUDGET_ENV, raising=False)
-    assert "one per two CPU\n  cores" in section or "one per two CPU cores" in section
-    assert run_queue.default_parallel() == max(1, (os.cpu_count() or 1) // 2)
+    assert "one per CPU\n  core" in section or "one per CPU core" in section
+    assert run_queue.default_parallel() == max(1, os.cpu_count() or 1)
     assert f"(memory in GB − {loaded_models.RESERVED_GB:g}) / {loaded_models.STUB_GB:g}, at least 4" in section
     assert loaded_models.default_budget() >= 4
     assert f"waits up to {loaded_models.CAPACITY_WAIT_S:g} s" in section and "`capacity_full`" in section
