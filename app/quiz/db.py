@@ -9,6 +9,7 @@ transaction tries to upgrade.
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -56,6 +57,22 @@ CREATE TABLE IF NOT EXISTS predictions (
     at         TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS predictions_by_learner ON predictions(learner, id);
+CREATE TABLE IF NOT EXISTS demo_polls (   -- the presenter's live class votes (votes.py)
+    code        TEXT PRIMARY KEY,
+    demo        TEXT NOT NULL,
+    state       TEXT NOT NULL,
+    opened_at   TEXT NOT NULL,
+    closed_at   TEXT,
+    revealed_at TEXT,
+    right_json  TEXT            -- options the run showed to be right, set at the reveal
+);
+CREATE TABLE IF NOT EXISTS demo_votes (
+    code   TEXT NOT NULL REFERENCES demo_polls(code) ON DELETE CASCADE,
+    voter  TEXT NOT NULL,
+    option TEXT NOT NULL,
+    at     TEXT NOT NULL,
+    PRIMARY KEY (code, voter)   -- one vote per voter per poll; the last one counts
+);
 """
 
 
@@ -93,8 +110,23 @@ def writing(path: Path) -> Iterator[sqlite3.Connection]:
         conn.close()
 
 
+_initialised: set[str] = set()  # files this process has set up: pages build stores on every rerun
+_initialised_lock = threading.Lock()
+
+
 def initialise(path: Path, attempts: int = 50) -> None:
-    """Create the file, switch it to WAL and create tables; safe to race from many processes."""
+    """Create the file, switch it to WAL and create tables; safe to race from many processes.
+    Once per file and process (again if the file was removed): each run takes the write lock."""
+    key = str(path.absolute())
+    with _initialised_lock:
+        if key in _initialised and path.exists():
+            return
+    _create(path, attempts)
+    with _initialised_lock:
+        _initialised.add(key)
+
+
+def _create(path: Path, attempts: int) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     for attempt in range(attempts):
         try:

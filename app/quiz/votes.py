@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import secrets
 import sqlite3
-import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -23,26 +22,6 @@ from app.quiz.store import FILE_NAME
 ALPHABET = "ABCDEFGHJKMNPQRTUVWXY346789"
 CODE_LENGTH = 4
 OPEN, CLOSED, REVEALED = "open", "closed", "revealed"
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS demo_polls (
-    code        TEXT PRIMARY KEY,
-    demo        TEXT NOT NULL,
-    state       TEXT NOT NULL,
-    opened_at   TEXT NOT NULL,
-    closed_at   TEXT,
-    revealed_at TEXT,
-    right_json  TEXT            -- options the run showed to be right, set at the reveal
-);
-CREATE TABLE IF NOT EXISTS demo_votes (
-    code   TEXT NOT NULL REFERENCES demo_polls(code) ON DELETE CASCADE,
-    voter  TEXT NOT NULL,
-    option TEXT NOT NULL,
-    at     TEXT NOT NULL,
-    PRIMARY KEY (code, voter)   -- one vote per voter per poll; the last one counts
-);
-"""
-
 
 class PollNotFound(LookupError):
     """No poll has that code."""
@@ -74,26 +53,10 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
-_ready: set[str] = set()
-_ready_lock = threading.Lock()
-
-
 class VoteStore:
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path is not None else data_dir() / FILE_NAME
-        self._ensure()
-
-    def _ensure(self) -> None:
-        key = str(self.path.absolute())
-        with _ready_lock:
-            if key in _ready and self.path.exists():
-                return
-        db.initialise(self.path)  # the progress tables and WAL; safe to race from many processes
-        with db.writing(self.path) as conn:
-            for statement in db._statements(SCHEMA):
-                conn.execute(statement)
-        with _ready_lock:
-            _ready.add(key)
+        db.initialise(self.path)  # the store's one schema, polls and votes included; safe to race
 
     def open_demo(self, demo: str, attempts: int = 50) -> str:
         """A new open poll for `demo`; returns its code."""
@@ -160,27 +123,6 @@ class VoteStore:
         return self.poll(code)
 
 
-# The module-level API the presenter and learner pages use (the default progress file).
-
 def store(path: Path | str | None = None) -> VoteStore:
+    """The votes in the default progress file (or `path`): what the presenter and learner pages use."""
     return VoteStore(path)
-
-
-def open_demo(demo: str, path: Path | str | None = None) -> str:
-    return VoteStore(path).open_demo(demo)
-
-
-def vote(code: str, voter: str, option: str, path: Path | str | None = None) -> None:
-    VoteStore(path).vote(code, voter, option)
-
-
-def tally(code: str, path: Path | str | None = None) -> dict[str, int]:
-    return VoteStore(path).tally(code)
-
-
-def close(code: str, path: Path | str | None = None) -> Poll:
-    return VoteStore(path).close(code)
-
-
-def reveal(code: str, right, path: Path | str | None = None) -> Poll:
-    return VoteStore(path).reveal(code, right)
