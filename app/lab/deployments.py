@@ -174,6 +174,12 @@ class LabSettings:
         return cls(**values)
 
 
+def instance_count(config: mc.ModelConfig) -> int:
+    """Model instances the config asks for (a group without a count is one); under the Python
+    backend each is a stub process of its own."""
+    return sum(group.count or 1 for group in config.instance_group) or 1
+
+
 def settings_of(config: mc.ModelConfig) -> LabSettings:
     """Read a recogniser config back into lab settings (what is deployed now)."""
     scheduler = scheduler_of(config)
@@ -186,7 +192,7 @@ def settings_of(config: mc.ModelConfig) -> LabSettings:
         delay = seq.direct.max_queue_delay_microseconds
     return LabSettings(
         scheduler=scheduler,
-        instances=sum(g.count or 1 for g in config.instance_group) or 1,
+        instances=instance_count(config),
         slots=config.max_batch_size,
         queue_delay_us=delay,
         idle_timeout_us=seq.max_sequence_idle_microseconds or 1_000_000,

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from tritonclient.grpc import model_config_pb2 as mc
 from tritonclient.utils import InferenceServerException
 
-from app.lab import deployments, run_queue
-from app.lab.deployments import DeploymentError
+from app.lab import deployments, env_settings, run_queue
+from app.lab.deployments import DeploymentError, instance_count
 from app.lab.problems import LabError
 
 BUDGET_ENV = "TRITON_LAB_MAX_STUBS"
@@ -33,12 +33,9 @@ LOAD_TIMEOUT_S = 300.0
 def default_budget() -> int:
     """TRITON_LAB_MAX_STUBS, else what this machine's memory holds after RESERVED_GB (at least
     4: the largest set-up the lab allows has 4 instances)."""
-    raw = os.environ.get(BUDGET_ENV, "").strip()
-    if raw:
-        try:
-            return max(1, int(raw))
-        except ValueError:
-            raise ValueError(f"{BUDGET_ENV}={raw!r} is not a whole number of stub processes") from None
+    given = env_settings.count(BUDGET_ENV, "stub processes")
+    if given is not None:
+        return given
     try:
         memory_gb = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**30
     except (ValueError, OSError):
@@ -46,8 +43,10 @@ def default_budget() -> int:
     return max(4, int((memory_gb - RESERVED_GB) / STUB_GB))
 
 
-def stubs(config: mc.ModelConfig) -> int:
-    return sum(group.count or 1 for group in config.instance_group) or 1
+@dataclass(frozen=True)
+class _Loaded:
+    stubs: int
+    text: str  # the config it was loaded with
 
 
 @dataclass
@@ -63,8 +62,7 @@ class LoadedModels:
         self.budget = budget or default_budget()
         self.capacity_wait_s = capacity_wait_s
         self._cond = threading.Condition()
-        self._loaded: OrderedDict[str, int] = OrderedDict()  # name -> stubs, least recently used first
-        self._text: dict[str, str] = {}  # name -> the config text it was loaded with
+        self._loaded: OrderedDict[str, _Loaded] = OrderedDict()  # least recently used first
         self._known: dict[str, _Known] = {}  # how to load a name again after it was unloaded
         self._reserved = 0  # stubs of loads under way
         self._name_locks: dict[str, threading.Lock] = {}
@@ -72,7 +70,10 @@ class LoadedModels:
     # -- what the server holds -------------------------------------------------------------
     def in_use(self) -> int:
         with self._cond:
-            return sum(self._loaded.values()) + self._reserved
+            return self._in_use()
+
+    def _in_use(self) -> int:
+        return sum(entry.stubs for entry in self._loaded.values()) + self._reserved
 
     def loaded(self) -> list[str]:
         with self._cond:
@@ -82,7 +83,6 @@ class LoadedModels:
         """After a server restart nothing is loaded any more (configs are still known)."""
         with self._cond:
             self._loaded.clear()
-            self._text.clear()
             self._cond.notify_all()
 
     # -- loading ---------------------------------------------------------------------------
@@ -101,37 +101,30 @@ class LoadedModels:
             if known is None:
                 return self._ensure_unknown(name)
             with self._cond:
-                current = self._text.get(name)
+                current = self._loaded.get(name)
             adopt = current is None and (config is None or name_fixes_config)
-            if (current == known.text or adopt) and self._ready(name):
+            if (adopt or (current is not None and current.text == known.text)) and self._ready(name):
                 with self._cond:
                     if adopt:
-                        self._text[name] = known.text
-                        self._loaded[name] = stubs(known.config)
+                        self._loaded[name] = _Loaded(instance_count(known.config), known.text)
                         self._shrink(exclude=name)  # its stubs already run: make room after the fact
                     if name in self._loaded:
                         self._loaded.move_to_end(name)
                 return
-            need = stubs(known.config)
+            need = instance_count(known.config)
             self._reserve(name, need)
+            loaded = False
             try:
                 deployments.load(self.server.client(timeout_s=LOAD_TIMEOUT_S), known.config, with_code=known.with_code)
+                loaded = True
             except InferenceServerException as err:
-                with self._cond:
-                    self._reserved -= need
-                    self._cond.notify_all()
                 raise DeploymentError("triton_refused", message=err.message()) from None
-            except BaseException:
+            finally:
                 with self._cond:
                     self._reserved -= need
+                    if loaded:
+                        self._loaded[name] = _Loaded(need, known.text)
                     self._cond.notify_all()
-                raise
-            with self._cond:
-                self._reserved -= need
-                self._loaded[name] = need
-                self._loaded.move_to_end(name)
-                self._text[name] = known.text
-                self._cond.notify_all()
 
     def _remember(self, name: str, config: mc.ModelConfig | None, with_code: bool) -> _Known | None:
         with self._cond:
@@ -169,41 +162,31 @@ class LoadedModels:
         deadline = time.monotonic() + self.capacity_wait_s
         with self._cond:
             # Replacing a model frees its old stubs as the new ones start.
-            freed = self._loaded.pop(name, 0)
-            self._text.pop(name, None)
-            while sum(self._loaded.values()) + self._reserved + need > self.budget:
-                victim = self._idle_victim(exclude=name)
-                if victim is not None:
-                    del self._loaded[victim]
-                    self._text.pop(victim, None)
-                    self._cond.release()  # unloading waits on the server: let other loads book meanwhile
-                    try:
-                        self._unload(victim)
-                    finally:
-                        self._cond.acquire()
-                    continue
+            replaced = self._loaded.pop(name, None)
+            while not self._shrink(exclude=name, need=need):
                 left = deadline - time.monotonic()
                 if left <= 0 or need > self.budget:
-                    if freed:  # still loaded on the server: keep counting it
-                        self._loaded[name] = freed
-                    raise LabError("capacity_full", budget=self.budget, in_use=sum(self._loaded.values()) + self._reserved,
-                                   need=need, waited=round(self.capacity_wait_s))
+                    if replaced is not None:  # still loaded on the server: keep counting it
+                        self._loaded[name] = replaced
+                    raise LabError("capacity_full", budget=self.budget, in_use=self._in_use(), need=need,
+                                   waited=round(self.capacity_wait_s))
                 self._cond.wait(min(left, run_queue.POLL_S))
             self._reserved += need
 
-    def _shrink(self, exclude: str) -> None:
-        """Unload idle deployments while over the budget (called with the lock held)."""
-        while sum(self._loaded.values()) + self._reserved > self.budget:
+    def _shrink(self, exclude: str, need: int = 0) -> bool:
+        """Unload idle deployments until `need` more stubs fit the budget; whether they do.
+        Called with the lock held; it is let go while the server unloads, so other loads can book."""
+        while self._in_use() + need > self.budget:
             victim = self._idle_victim(exclude=exclude)
             if victim is None:
-                return
+                return False
             del self._loaded[victim]
-            self._text.pop(victim, None)
             self._cond.release()
             try:
                 self._unload(victim)
             finally:
                 self._cond.acquire()
+        return True
 
     def _idle_victim(self, exclude: str) -> str | None:
         busy = run_queue.for_server(self.server.url).busy()

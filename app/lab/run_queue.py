@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
+from app.lab import env_settings
+
 PARALLEL_ENV = "TRITON_LAB_PARALLEL_RUNS"
 FIRST_GUESS_S = 2.0  # expected length of a run before any has finished
 POLL_S = 0.25  # how often a waiting run re-reports its place
@@ -41,13 +43,8 @@ def default_parallel() -> int:
     Measured with benchmarks/classroom.py on two cores: two runs at once on different
     deployments gave every run the outcome and verdict mix it gives alone, as one at a time did,
     with the p95 wait at 20 learners 11.5 s instead of 18.0 s."""
-    raw = os.environ.get(PARALLEL_ENV, "").strip()
-    if raw:
-        try:
-            return max(1, int(raw))
-        except ValueError:
-            raise ValueError(f"{PARALLEL_ENV}={raw!r} is not a whole number of runs") from None
-    return max(1, os.cpu_count() or 1)
+    given = env_settings.count(PARALLEL_ENV, "runs")
+    return given if given is not None else max(1, os.cpu_count() or 1)
 
 
 @dataclass
