@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from app.lab.server.health import wait_until_ok  # noqa: E402
+from app.lab.server.process_group import stop_group  # noqa: E402
 from app.lab.server.ports import free_ports  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -66,16 +66,6 @@ def build_of(python: str) -> str:
     return done.stdout.strip() or f"(could not read the torch build: {done.stderr.strip()[-300:]})"
 
 
-def stop(app: subprocess.Popen) -> None:
-    if app.poll() is None:
-        os.killpg(app.pid, signal.SIGTERM)  # as Ctrl-C; the server's guardian then ends tritonserver
-        try:
-            app.wait(30)
-        except subprocess.TimeoutExpired:
-            os.killpg(app.pid, signal.SIGKILL)
-            app.wait(5)
-
-
 def one_run(browser, python: str, timeout_s: float) -> tuple[float, float, float, float, float]:
     port = free_ports(1)[0]
     env = {k: v for k, v in os.environ.items() if k not in SERVER_VARIABLES}
@@ -91,18 +81,12 @@ def one_run(browser, python: str, timeout_s: float) -> tuple[float, float, float
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
     try:
         deadline = started + timeout_s
-        while True:  # Streamlit answers its health check once it serves pages
-            if app.poll() is not None:
-                raise SystemExit(f"streamlit exited with {app.returncode}:\n{log_path.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.perf_counter() > deadline:
-                raise SystemExit(f"streamlit did not answer in {timeout_s:.0f} s:\n{log_path.read_text()[-3000:]}")
-            time.sleep(0.05)
+        # Streamlit answers its health check once it serves pages.
+        outcome = wait_until_ok(f"{url}/_stcore/health", app, deadline - time.perf_counter(), every_s=0.05, probe_timeout_s=2)
+        if outcome == "exited":
+            raise SystemExit(f"streamlit exited with {app.returncode}:\n{log_path.read_text()[-3000:]}")
+        if outcome == "timeout":
+            raise SystemExit(f"streamlit did not answer in {timeout_s:.0f} s:\n{log_path.read_text()[-3000:]}")
         answering_s = time.perf_counter() - started
         page = context.new_page()
         page.goto(url)
@@ -117,7 +101,7 @@ def one_run(browser, python: str, timeout_s: float) -> tuple[float, float, float
         return answering_s, text_s, interactive_s, server_s, tree_rss_mb(app.pid)
     finally:
         context.close()
-        stop(app)
+        stop_group(app, grace_s=30)  # as Ctrl-C; the server's guardian then ends tritonserver
         log_path.unlink(missing_ok=True)
 
 

@@ -6,16 +6,15 @@ would set; nothing is mocked. A missing Chromium fails loudly with the install c
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from app.lab.paths import REPO_ROOT
+from app.lab.server.health import wait_until_ok
+from app.lab.server.process_group import stop_group
 from app.lab.server.ports import free_ports
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -46,33 +45,15 @@ def app_url(lab_server, tmp_path_factory):
         _wait_healthy(url, process, log_path)
         yield url
     finally:
-        _stop(process)
+        stop_group(process, grace_s=15)  # as Ctrl-C, then SIGKILL to what is left of its group
 
 
 def _wait_healthy(url: str, process: subprocess.Popen, log_path: Path) -> None:
-    deadline = time.monotonic() + STARTUP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"streamlit exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                if reply.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    pytest.fail(f"streamlit did not become healthy in {STARTUP_TIMEOUT_S} s:\n{log_path.read_text()[-3000:]}")
-
-
-def _stop(process: subprocess.Popen) -> None:
-    if process.poll() is not None:
-        return
-    os.killpg(process.pid, signal.SIGTERM)
-    try:
-        process.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=5)
+    outcome = wait_until_ok(f"{url}/_stcore/health", process, STARTUP_TIMEOUT_S, every_s=0.3, probe_timeout_s=2)
+    if outcome == "exited":
+        pytest.fail(f"streamlit exited with {process.returncode}:\n{log_path.read_text()[-3000:]}")
+    if outcome == "timeout":
+        pytest.fail(f"streamlit did not become healthy in {STARTUP_TIMEOUT_S} s:\n{log_path.read_text()[-3000:]}")
 
 
 @pytest.fixture(scope="session")

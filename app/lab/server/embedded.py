@@ -14,12 +14,11 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.lab.paths import MODEL_REPOSITORY
-from app.lab.server import installation
+from app.lab.server import health, installation
 from app.lab.server.errors import StartupError
 from app.lab.server.ports import free_ports, port_in_use
 from app.lab.server.process_group import stop_group
@@ -117,21 +116,13 @@ class EmbeddedServer:
         return self
 
     def _wait_ready(self) -> None:
-        deadline = time.monotonic() + self.ready_timeout_s
-        url = f"http://{self.url}/v2/health/ready"
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise StartupError(self._explain_exit())
-            try:
-                with urllib.request.urlopen(url, timeout=1) as reply:
-                    if reply.status == 200:
-                        return
-            except OSError:
-                pass
-            time.sleep(0.2)
-        raise StartupError(
-            f"tritonserver was not ready after {self.ready_timeout_s:.0f} s.\n{self.log_tail()}"
-        )
+        outcome = health.wait_until_ok(f"http://{self.url}/v2/health/ready", self.process, self.ready_timeout_s)
+        if outcome == "exited":
+            raise StartupError(self._explain_exit())
+        if outcome == "timeout":
+            raise StartupError(
+                f"tritonserver was not ready after {self.ready_timeout_s:.0f} s.\n{self.log_tail()}"
+            )
 
     def _explain_exit(self) -> str:
         tail = self.log_tail()
