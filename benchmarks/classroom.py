@@ -44,13 +44,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import numpy as np  # noqa: E402
+
 from app.lab import driver, loaded_models, prediction, run_queue, server_log  # noqa: E402
 from app.lab.deployer import Deployer  # noqa: E402
 from app.lab.deployments import LabSettings  # noqa: E402
 from app.lab.presets import PRESETS, Traffic  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
 from app.lab.setup import LabSetup  # noqa: E402
-from benchmarks._common import PeakMemory, torch_build  # noqa: E402
+from benchmarks._common import PeakMemory, run_workers, torch_build  # noqa: E402
 
 CUSTOM = {
     # one instance, so eight sessions share four slots in turn: intact, with a backlog
@@ -110,13 +112,6 @@ def press_run(server, deployer, learner: str, name: str) -> Outcome:
     return out
 
 
-def percentile(values: list[float], q: float) -> float:
-    """Nearest-rank percentile (q in 0..100) of a non-empty list."""
-    ordered = sorted(values)
-    rank = max(1, -(-len(ordered) * q // 100))  # ceil(n * q / 100)
-    return ordered[int(rank) - 1]
-
-
 def class_run(server, deployer, mix: list[str], learners: int) -> tuple[list[Outcome], float]:
     """All learners press Run at the same moment; their outcomes and the wall-clock seconds."""
     barrier = threading.Barrier(learners)
@@ -130,13 +125,8 @@ def class_run(server, deployer, mix: list[str], learners: int) -> tuple[list[Out
             pass  # start anyway: the figures show it
         outcomes[i] = press_run(server, deployer, name, mix[i % len(mix)])
 
-    threads = [threading.Thread(target=learner, args=(i,), name=f"learner-{i:02d}") for i in range(learners)]
-    start = time.perf_counter()
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return [o for o in outcomes if o is not None], time.perf_counter() - start
+    wall = run_workers(learner, learners)
+    return [o for o in outcomes if o is not None], wall
 
 
 def report(learners: int, outcomes: list[Outcome], solo: dict[str, Outcome], wall: float, peak_mb: float | None) -> dict:
@@ -151,8 +141,9 @@ def report(learners: int, outcomes: list[Outcome], solo: dict[str, Outcome], wal
         print(f"  {o.learner} {o.setup:<20} {o.seconds:6.2f} s  waited behind {o.waited:2d}  {state}")
     finished = [o for o in outcomes if not o.failure]
     times = [o.seconds for o in finished]
-    p50 = percentile(times, 50) if times else float("nan")
-    p95 = percentile(times, 95) if times else float("nan")
+    # Nearest rank (inverted_cdf): a time some learner really waited, not an interpolation.
+    p50 = float(np.percentile(times, 50, method="inverted_cdf")) if times else float("nan")
+    p95 = float(np.percentile(times, 95, method="inverted_cdf")) if times else float("nan")
     sessions_same = sessions_total = runs_same = mixes_same = 0
     for o in finished:
         alone = solo[o.setup]

@@ -31,7 +31,7 @@ from app.lab import driver  # noqa: E402
 from app.lab.scenario import Scenario, random_texts  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
 from app.lab.server.embedded import EmbeddedServer  # noqa: E402
-from benchmarks._common import torch_build  # noqa: E402
+from benchmarks._common import run_workers, torch_build  # noqa: E402
 
 MODEL = "asr_sequence_direct"
 LIVE = b"GET /v2/health/live HTTP/1.1\r\nHost: triton\r\n\r\n"
@@ -77,14 +77,9 @@ def many_sessions(sessions: int, requests: int, thread_count: int | None) -> Non
                 with lock:
                     failures[f"{type(err).__name__}: {err}"] += 1
 
-        threads = [threading.Thread(target=session, args=(i,)) for i in range(sessions)]
-        start = time.perf_counter()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        wall = run_workers(session, sessions)
         print(f"{sessions} sessions at once, --http-thread-count={thread_count or '8 (default)'}: "
-              f"{answered[0]} of {sessions * requests} answered in {time.perf_counter() - start:.1f} s; failures {dict(failures)}")
+              f"{answered[0]} of {sessions * requests} answered in {wall:.1f} s; failures {dict(failures)}")
 
 
 def _tritonserver_pid(guardian: int) -> int | None:
