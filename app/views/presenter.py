@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app.i18n import N_
-from app.lab import demos
+from app.lab import demos, replay
 from app.lab.problems import LabError
 from app.quiz import votes
 from app.text import demos as demo_words, prediction as prediction_words, problems as problem_words
@@ -20,8 +20,8 @@ from app.ui.language import _, t
 
 STEPS = (1, 2, 3, 4, 5)
 RUNS = "presenter.runs"  # st.session_state: {"demo:code": {side: demos.Side}}
-REVEALED = "presenter.revealed"
-FIGURES = "presenter.figures"  # st.session_state: figures built for a run, by run id and language  # st.session_state: set of "demo:code" revealed in this session
+REVEALED = "presenter.revealed"  # st.session_state: set of "demo:code" revealed in this session
+FIGURES = "presenter.figures"  # st.session_state: figures built for a run, by run id and language
 
 st.title(_("Presenter"))
 require_instructor()
@@ -165,8 +165,6 @@ def _figure(name: str, build):
 
 
 def show_runs(sides: dict) -> None:
-    from app.lab import replay  # the replay figures (their own helper's module)
-
     a, b = sides["before"].result, sides["after"].result
     sa, sb = sides["before"].settings, sides["after"].settings
     timelines = _figure(f"timelines:{a.run_id}:{b.run_id}", lambda: replay.side_by_side(
@@ -221,9 +219,9 @@ def step_reveal() -> None:
         st.markdown("### " + _("No option named everything the server did."))
     a, b, c = st.columns(3)
     a.metric(_("Votes"), answer.votes)
-    a_share = (lambda v: "—" if v is None else t().render(N_("{share:percent}"), share=v))
-    b.metric(_("Right"), a_share(answer.share_right))
-    c.metric(_("Right outcome, any cause"), a_share(answer.share_outcome_right))
+    share = (lambda v: "—" if v is None else t().render(N_("{share:percent}"), share=v))  # — : nobody voted
+    b.metric(_("Right"), share(answer.share_right))
+    c.metric(_("Right outcome, any cause"), share(answer.share_outcome_right))
     st.plotly_chart(ui.votes_figure(demo.options, tally, t(), right=answer.right), key="presenter-result", theme=None)
     st.markdown(_("Discuss: what in the change made the difference?"))
 
