@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from app.i18n import N_, Words
+from app.text.checker import PROBLEMS as CHECKER_PROBLEMS
 
 _BAD_CHARACTER = N_("character '{char:text}' at position {position:count} is not in the alphabet: use only letters A-Z and spaces")
 
@@ -11,10 +12,12 @@ PROBLEMS = {
     "instances_range": N_("instances must be {low:count} to {high:count} (each is a Python process): got {value:text}"),
     "slots_range": N_("slots (max batch size) must be {low:count} to {high:count}: got {value:text}"),
     "queue_delay_range": N_("queue delay must be {low:count} to {high:count} microseconds: got {value:text}"),
-    "min_slot_utilization_range": N_("minimum slot utilisation must be {low:count} to {high:count} (the share of slots with a ready request): got {value:text}"),
+    "min_slot_utilization_range": N_("minimum slot utilisation must be {low:count} to {high:count} (the share of slots with a ready request): "
+                                     "got {value:text}"),
     "idle_timeout_range": N_("idle timeout must be 0.1 s to 60 s ({low:count} to {high:count} µs): got {value:text}"),
     "state_key_unknown": N_("state key must be one of {choices:text}, not '{value:text}'"),
-    "corrid_needs_sequence": N_("state key 'corrid' needs the sequence batcher: the dynamic batcher gives the model no correlation ID, so choose state key 'slot' or 'session', or a sequence scheduler"),
+    "corrid_needs_sequence": N_("state key 'corrid' needs the sequence batcher: the dynamic batcher gives the model no correlation ID, "
+                                "so choose state key 'slot' or 'session', or a sequence scheduler"),
     # a learner's own recogniser config (deployments.validate_recogniser)
     "pbtxt_unreadable": N_("{source:text}: `{error:text}`"),
     "config_name": N_("name must be letters, digits, '_' or '-'"),
@@ -44,9 +47,11 @@ PROBLEMS = {
     # text (alphabet.AlphabetError, per utterance or per session)
     "bad_character": _BAD_CHARACTER,
     "empty_text": N_("the text is empty: type at least one letter"),
-    "utterance_bad_character": N_("utterance {number:count} ('{text:text}'): character '{char:text}' at position {position:count} is not in the alphabet: use only letters A-Z and spaces"),
+    "utterance_bad_character": N_("utterance {number:count} ('{text:text}'): character '{char:text}' at position {position:count} "
+                                  "is not in the alphabet: use only letters A-Z and spaces"),
     "utterance_empty_text": N_("utterance {number:count}: the text is empty: type at least one letter"),
-    "session_bad_character": N_("session {number:count}: character '{char:text}' at position {position:count} is not in the alphabet: use only letters A-Z and spaces"),
+    "session_bad_character": N_("session {number:count}: character '{char:text}' at position {position:count} is not in the alphabet: "
+                                "use only letters A-Z and spaces"),
     "session_empty_text": N_("session {number:count}: the text is empty: type at least one letter"),
     # a scenario (app/lab/scenario.Scenario.validate)
     "no_sessions": N_("a run needs at least one session"),
@@ -63,6 +68,8 @@ PROBLEMS = {
     "exercise_unknown": N_("no exercise '{value:text}': choose one of {choices:text}"),
     "verify_target_unknown": N_("choose one of {choices:text} to verify, not '{value:text}'"),
 }
+
+PROBLEMS.update(CHECKER_PROBLEMS)  # the deployment checker's (app/lab/checker), worded in app/text/checker.py
 
 
 def problem(found, _: Words) -> str:
