@@ -23,9 +23,16 @@ VARIANTS = {
     "all_instances": N_("all instances"),
     "one_instance": N_("one instance"),
 }
+ROLES = {
+    "alone": N_("alone"), "interleaved": N_("interleaved"), "first_use": N_("first use of its ID"),
+    "reuse": N_("reusing an ended sequence's ID"), "chain": N_("reusing one ID, alone"), "holder": N_("holding a slot"),
+    "victim_abandon": N_("the abandoned session"), "victim_cancel": N_("the cancelled session"),
+    "follower": N_("next on a freed slot"), "c1": N_("concurrent, first order"), "c2": N_("concurrent, second order"),
+}
 VERDICTS = {"held": N_("held"), "broken": N_("BROKEN"), "skipped": N_("skipped")}
 SKIP_REASONS = {
     "not_reproducible": N_("the reference is not reproducible, so nothing can be compared with it"),
+    "not_requested": N_("not asked for (--no-one-instance)"),
     "single_instance": N_("the model has one instance: the all-instances run is the one-instance run"),
     "external_server": N_("the server {url:text} is not the checker's own: it has no model files there to load a one-instance copy from"),
     "no_model_files": N_("the checker does not have {model:text}'s files, so it cannot load a one-instance copy"),
@@ -42,6 +49,9 @@ DIAGNOSES = {
                           "for this model. Make each row's computation independent of the others, or do not batch it."),
     "not_reproducible": N_("A session run alone, from START, twice, did not answer the same: the model is nondeterministic "
                            "beyond the tolerance, or keeps something across sequences. Nothing else could be judged."),
+    "noise_above_tolerance": N_("Run alone twice, the same inputs gave float outputs that differ by more than the tolerance you "
+                                "set, though by no more than the datatype's rounding may explain: the model's own noise. Raise "
+                                "--tolerance, or leave it out and the checker derives one from the noise it measures."),
     "sessions_mix": N_("With sessions interleaved, a session's answers changed: its state is mixed with another session's. "
                        "Under oldest, key the state by the correlation ID; under direct, by slot and honour READY."),
     "inherits_after_end": N_("A new sequence that reused an ended sequence's ID or slot answered differently: the model keeps "
@@ -137,12 +147,16 @@ def verdict_sentence(v, _: Words) -> str:
                         compared=values["compared"], sessions=values["sessions"], largest=number(values.get("largest_difference")))
     else:
         first = values["first"]
+        where = (_.render(N_("{session:session}, step {step:count} ({role:text}, ID {corrid:text})"), session=first["session"],
+                          step=first["step"] + 1, role=_(ROLES.get(first["role"], first["role"])), corrid=first["corrid"])
+                 if first["corrid"] else
+                 _.render(N_("{session:session}, request {step:count} ({role:text})"), session=first["session"], step=first["step"] + 1,
+                          role=_(ROLES.get(first["role"], first["role"]))))
         text = _.render(
-            N_("first differed at {session:session}, step {step:count} ({role:text}, ID {corrid:text}): {output:text} off by "
-               "{difference:text}, tolerance {tolerance:text}; {wrong:count} steps of {sessions:count} sessions differ"),
-            session=first["session"], step=first["step"] + 1, role=first["role"], corrid=first["corrid"] or "-", output=first["output"],
-            difference=number(first["difference"]), tolerance=number(first["tolerance"]), wrong=values["wrong_steps"],
-            sessions=values["wrong_sessions"])
+            N_("first differed at {where:text}: {output:text} off by {difference:text}, tolerance {tolerance:text}; "
+               "{wrong:count} steps of {sessions:count} sessions differ"),
+            where=where, output=first["output"], difference=number(first["difference"]), tolerance=number(first["tolerance"]),
+            wrong=values["wrong_steps"], sessions=values["wrong_sessions"])
         shown = first.get("shown")
         if shown:
             text += _.render(N_(" (expected {expected:text}, got {got:text})"), expected=str(shown["expected"]), got=str(shown["got"]))
@@ -178,7 +192,7 @@ def summary_lines(result, _: Words) -> list[str]:
     """The CLI's account of a check (app/lab/checker/engine.CheckResult)."""
     f = result.facts
     lines = [_.render(
-        N_("Checked {model:text} on {url:text} ({where:text}): {scheduler:text}, {instances:count} instances, "
+        N_("Checked {model:text} on {url:text} ({where:text}): scheduler {scheduler:text}, instances: {instances:count}; "
            "{requests:count} requests in {wall:seconds}"),
         model=f.name, url=result.url, where=_(WHERE[result.where]), scheduler=f.scheduler, instances=f.instances,
         requests=result.requests, wall=result.wall_s)]

@@ -537,6 +537,10 @@ def measure(target, facts: ModelFacts, source, lengths: list[int], options: Chec
             _sequence_phases(m, model, "all_instances", facts.capacity, facts.instances)
             if options.one_instance:
                 _one_instance(m, copy)
+            else:
+                for check in ("interleaved", "id_reuse", "abandoned", "cancelled"):
+                    if options.wants(check):
+                        m.skip(check, "one_instance", "not_requested")
     else:
         _stateless(m, model)
     return _tables(m, target, source)

@@ -5,7 +5,7 @@ through DLPack into torch (numpy 1 or 2), except BYTES, which DLPack cannot carr
 
 Config parameters (string values):
   mode            sum | echo | plus_start | accumulate | fail   what one request computes (default sum)
-  state           none | corrid | slot                 where a running state lives (default none)
+  state           none | corrid | slot | batch_stats   where a running state lives (default none)
   reset_on_start  true | false                         START begins a fresh state (default true)
   forget_on_end   true | false                         END drops the state (default true)
   honour_ready    true | false                         skip READY=0 padding rows (default true)
@@ -14,8 +14,11 @@ Config parameters (string values):
 
 mode sum: x = the sum of every element of every input. Without state the answer is x; with state
 the model counts steps, s <- s + x + 1 (a fresh state starts at 0), and answers s, so a padding
-row folded in changes the state even when its garbage input is zero. Every declared output
-gets the answer in its own datatype.
+row folded in changes the state even when its garbage input is zero. state batch_stats: the
+model answers x - m, where m is the mean x of the last batch of more than one request it ran
+(a batch of one has no spread to learn from, as batch normalisation in training mode refuses
+one), so lone requests agree with each other and disagree once batched traffic has passed.
+Every declared output gets the answer in its own datatype.
 mode echo: each output OUT_<name> returns input <name> unchanged (every datatype).
 mode plus_start: NVIDIA's simple_sequence (batching variant): READY ? INPUT + START : 0.
 mode accumulate: the non-batching variant: acc <- START ? INPUT : acc + INPUT when READY; answers acc.
@@ -91,6 +94,8 @@ class TritonPythonModel:
 
     def _answer(self, request, row: int, batch: int) -> float:
         x = self._sum(request)
+        if self.state == "batch_stats":
+            return x - self.cells.get("mean", 0.0)
         if self.state == "none":
             return x + (batch if self.batch_mix else 0)
         ready = self._flag(request, "READY", 1)
@@ -147,6 +152,8 @@ class TritonPythonModel:
             else:
                 answer = self._answer(request, row, len(requests))
             responses.append(pb_utils.InferenceResponse(output_tensors=[self._out(n, t, answer) for n, t in self.outputs]))
+        if self.state == "batch_stats" and len(requests) > 1:
+            self.cells["mean"] = float(round(sum(self._sum(r) for r in requests) / len(requests)))
         if self.decoupled:
             for request, response in zip(requests, responses, strict=True):
                 request.get_response_sender().send(response, flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
