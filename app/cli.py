@@ -263,9 +263,8 @@ def _check(args, _: Words) -> int:
                                              "models": {m: [f.to_json() for f in fs] for m, fs in findings.items()}}, indent=1))
             print(_.render(N_("wrote {path:text}"), path=args.json))
         return 1 if any(f.to_json()["severity"] == "error" for fs in findings.values() for f in fs) else 0
-    if args.url is None and not os.environ.get("TRITON_URL"):
-        print(_("Starting the embedded Triton server..."), file=sys.stderr)
-    target = targets.open_target(args.model, url=args.url, repository=args.model_repository)
+    target = targets.open_target(args.model, url=args.url, repository=args.model_repository,
+                                 on_start=lambda: print(_("Starting the embedded Triton server..."), file=sys.stderr))
     try:
         def progress(done: int, planned: int, phase: str, variant: str) -> None:
             print(f"\r{_(text.PHASES[phase])}: {done}/{planned}", end="", file=sys.stderr, flush=True)

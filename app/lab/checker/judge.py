@@ -111,10 +111,10 @@ def judge(tables) -> Judgement:
             v = "alone" if check == "after_traffic" else variant
             if (check, variant) in skipped:
                 s = skipped[(check, variant)]
-                verdicts.append(Verdict(check, variant, "skipped", s.reason, dict(s.values or {})))
+                verdicts.append(Verdict(check, v, "skipped", s.reason, dict(s.values or {})))
                 continue
             if reference.verdict == "broken":
-                verdicts.append(Verdict(check, variant, "skipped", "not_reproducible", {}))
+                verdicts.append(Verdict(check, v, "skipped", "not_reproducible", {}))
                 continue
             index = _check_rows(steps, check, v, sequence)
             if index is None:

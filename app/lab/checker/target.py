@@ -69,9 +69,10 @@ class Target:
         self.close()
 
 
-def open_target(model: str, url: str | None = None, repository: Path | None = None) -> Target:
+def open_target(model: str, url: str | None = None, repository: Path | None = None, on_start=None) -> Target:
     """The target the CLI names: an external server (url, else TRITON_URL) or the embedded one
-    serving `repository` (default the lab's). The embedded one is started and the model loaded."""
+    serving `repository` (default the lab's). The embedded one is started (on_start() is called
+    just before) and the model loaded."""
     url = url or os.environ.get("TRITON_URL") or None
     if url and repository is not None:
         raise LabError("check_url_and_repository")
@@ -86,6 +87,8 @@ def open_target(model: str, url: str | None = None, repository: Path | None = No
     if not (repository / model / "config.pbtxt").is_file():
         found = sorted(p.parent.name for p in repository.glob("*/config.pbtxt"))
         raise LabError("check_model_not_in_repository", model=model, repository=str(repository), models=", ".join(found) or "-")
+    if on_start is not None:
+        on_start()
     server = LabServer(model_repository=repository).start()
     try:
         server.models.ensure(model)
