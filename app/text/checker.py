@@ -29,7 +29,7 @@ ROLES = {
     "victim_abandon": N_("the abandoned session"), "victim_cancel": N_("the cancelled session"),
     "follower": N_("next on a freed slot"), "c1": N_("concurrent, first order"), "c2": N_("concurrent, second order"),
 }
-VERDICTS = {"held": N_("held"), "broken": N_("BROKEN"), "skipped": N_("skipped")}
+VERDICTS = {"held": N_("HELD"), "broken": N_("BROKEN"), "skipped": N_("SKIPPED")}
 SKIP_REASONS = {
     "not_reproducible": N_("the reference is not reproducible, so nothing can be compared with it"),
     "not_requested": N_("not asked for (--no-one-instance)"),
