@@ -2,6 +2,26 @@
 
 The CLI (`batching-lab check`) and the "Check a deployment" page both call `run_check`; they
 differ only in how they show the result. Everything here is codes and values.
+
+For a page:
+    from app.lab.checker import engine, report, target
+    t = target.on_server(lab_server, model)            # the app's server; the model must be loaded
+    result = engine.run_check(t, CheckOptions(...), progress=lambda done, planned, phase, variant: ...,
+                              on_wait=lambda wait: ...)  # run_queue.Wait while another run holds the model
+    result.verdicts                  # judge.Verdict per check: check, variant, verdict, reason, values
+    result.judgement.diagnoses       # [{code, checks}]: what the broken checks say about the model
+    result.judgement.refusals        # refused requests: Triton's message and its cause
+    result.judgement.tolerances      # per compared output: value, source, measured noise
+    result.review                    # the config review's findings (ReviewFinding.to_json())
+    report.to_json(result)           # the JSON the CLI writes; junit.to_xml(result, describe) the XML
+    report.timeline(result)          # executions over time: lane (instance) x exec_start..exec_end,
+                                     # session for colour, diverged marks the steps beyond tolerance
+    report.errors(result)            # each broken session's difference from its reference per step
+progress is called from the calling thread, at most five times a second, with the request
+count so far, the planned count (an estimate), and the phase and variant codes (words:
+app/text/checker.PHASES). A LabError says why a check could not run (words: app/text/problems).
+The one-instance copy is one model process outside app/lab/loaded_models.py's budget while
+the check runs, and is unloaded before run_check returns.
 """
 from __future__ import annotations
 

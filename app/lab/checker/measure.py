@@ -238,7 +238,7 @@ class Measurement:
             traced = not trace.empty
             self._stamps.append(trace)
         if window is not None and window.available and not frame.empty:
-            events = placement.sequence_events(window.lines(), model)
+            events = placement.sequence_events(placement.log_lines(window), model)
             if events:
                 self.placed = True
                 self._places.append(placement.place_sequences(frame, events)[["request_id", "instance", "slot", "ended_by"]])

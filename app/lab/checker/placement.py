@@ -15,6 +15,8 @@ overlapped, which is at most the number of instances.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 import pandas as pd
 
 from app.lab import server_log
@@ -29,7 +31,22 @@ _ENDED_BY = {LogCode.SEQUENCE_END: "end", LogCode.REAPER_FORCE_END: "reaped", Lo
 _UNCLASSIFIED = (("] end sequence CORRID ", "end"), ("force-end cancelled sequence CORRID ", "cancelled"))
 
 
-def sequence_events(lines: list[str], model: str) -> dict[str, list[tuple[str, str | None, int | None]]]:
+def log_lines(window) -> Iterator[str]:
+    """The lines a server_log.LogWindow gained, read one at a time and only those naming a
+    CORRID kept: at verbosity 1 a phase of thousands of requests writes tens of megabytes."""
+    if window.path is None:
+        return
+    try:
+        with open(window.path, "rb") as handle:
+            handle.seek(window.offset)
+            for raw in handle:
+                if b"CORRID" in raw and raw.endswith(b"\n"):
+                    yield raw.decode(errors="replace")
+    except OSError:
+        return
+
+
+def sequence_events(lines: Iterable[str], model: str) -> dict[str, list[tuple[str, str | None, int | None]]]:
     """corrid -> [(event, instance or None, slot or None)] in log order, for `model`.
     event: "slot" (a request placed), or how the sequence ended: "end", "reaped", "cancelled"."""
     out: dict[str, list] = {}
