@@ -161,11 +161,13 @@ def verdict_sentence(v, _: Words) -> str:
         if shown:
             text += _.render(N_(" (expected {expected:text}, got {got:text})"), expected=str(shown["expected"]), got=str(shown["got"]))
         execution = first.get("execution")
-        if execution:
+        if execution and execution["shared_with"]:
             others = ", ".join(_.render(N_("{session:session} step {step:count}"), session=o["session"], step=o["step"] + 1)
-                               for o in execution["shared_with"]) or _("no other request")
+                               for o in execution["shared_with"])
             text += _.render(N_("; it ran in a batch of {batch:count} on {lane:text} with {others:text}"),
                              batch=execution["batch"], lane=str(execution["lane"]), others=others)
+        elif execution:
+            text += _.render(N_("; it ran alone in its batch on {lane:text}"), lane=str(execution["lane"]))
     if values.get("refusals"):
         text += _.render(N_("; {n:count} requests refused"), n=values["refusals"])
     extra = _extra(v, _)
