@@ -6,7 +6,7 @@ from app.i18n import N_, Words
 _BAD_CHARACTER = N_("character '{char:text}' at position {position:count} is not in the alphabet: use only letters A-Z and spaces")
 
 PROBLEMS = {
-    # deployment settings (app/lab/deployments.LabSettings.problems)
+    # deployment settings (app/lab/deployment/deployments.LabSettings.problems)
     "scheduler_unknown": N_("scheduler must be one of {choices:text}, not '{value:text}'"),
     "instances_range": N_("instances must be {low:count} to {high:count} (each is a Python process): got {value:text}"),
     "slots_range": N_("slots (max batch size) must be {low:count} to {high:count}: got {value:text}"),
@@ -28,11 +28,11 @@ PROBLEMS = {
     "config_corrid_needs_sequence": N_("state_key 'corrid' needs sequence_batching: the dynamic batcher sends no correlation ID"),
     "config_honour_ready": N_("parameter honour_ready must be 'true' or 'false'"),
     "triton_refused": N_("Triton refused the deployment (`{message:text}`); the previous one keeps serving."),
-    # the class's share of the server (app/lab/loaded_models.py)
+    # the class's share of the server (app/lab/deployment/loaded_models.py)
     "capacity_full": N_("The server is full: the class's running deployments use {in_use:count} of its {budget:count} model processes "
                         "and this one needs {need:count}. Nothing was loaded; it waited {waited:count} s for a run to end. "
                         "Try again in a minute, or pick a set-up with fewer instances (or a preset, which others share)."),
-    # traffic (app/lab/setup.LabSetup.traffic_problems)
+    # traffic (app/lab/deployment/setup.LabSetup.traffic_problems)
     "sessions_range": N_("sessions must be {low:count} to {high:count}: got {value:text}"),
     "length_range": N_("utterance length must be {low:count} to {high:count} letters: got {value:text}"),
     "think_ms_range": N_("think time must be {low:count} to {high:count} ms: got {value:text}"),
@@ -48,7 +48,7 @@ PROBLEMS = {
     "utterance_empty_text": N_("utterance {number:count}: the text is empty: type at least one letter"),
     "session_bad_character": N_("session {number:count}: character '{char:text}' at position {position:count} is not in the alphabet: use only letters A-Z and spaces"),
     "session_empty_text": N_("session {number:count}: the text is empty: type at least one letter"),
-    # a scenario (app/lab/scenario.Scenario.validate)
+    # a scenario (app/lab/scenario/scenario.Scenario.validate)
     "no_sessions": N_("a run needs at least one session"),
     "too_many_sessions": N_("at most {high:count} sessions per run, got {value:count}"),
     "urls_http_only": N_("per-session URLs (a load balancer in front) are HTTP only: use the http transport"),

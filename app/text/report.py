@@ -1,10 +1,10 @@
-"""A run's plain-text summary for the CLI (app/lab/report.py numbers), in the reader's language."""
+"""A run's plain-text summary for the CLI (app/lab/traffic/report.py numbers), in the reader's language."""
 from __future__ import annotations
 
 import pandas as pd
 
 from app.i18n import N_, Words
-from app.lab import report
+from app.lab.traffic import report
 from app.text.transports import transport
 
 

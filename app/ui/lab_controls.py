@@ -11,11 +11,11 @@ from dataclasses import fields, replace
 import streamlit as st
 
 from app.i18n import N_
-from app.lab.deployments import SCHEDULERS, STATE_KEYS, LabSettings
-from app.lab.presets import Traffic
-from app.lab.query import values_from_query
-from app.lab.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
-from app.lab.transports import Transport
+from app.lab.deployment.deployments import SCHEDULERS, STATE_KEYS, LabSettings
+from app.lab.deployment.presets import Traffic
+from app.lab.deployment.query import values_from_query
+from app.lab.deployment.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
+from app.lab.scenario.transport import Transport
 from app.text import presets as preset_words
 from app.text.transports import transport as transport_words
 from app.ui.language import _, t

@@ -5,11 +5,17 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from app.charts import figures
 from app.i18n import N_
-from app.lab import driver, figures, prediction, server_log as log_reader
-from app.lab.deployer import Applied
-from app.lab.setup import LabSetup
-from app.text import prediction as prediction_words, presets as preset_words, problems as problem_words
+from app.lab.deployment.deployer import Applied
+from app.lab.deployment.setup import LabSetup
+from app.lab.judgement import prediction
+from app.lab.observation import server_log as log_reader
+from app.lab.traffic import driver
+from app.quiz.store import ProgressStore
+from app.text import prediction as prediction_words
+from app.text import presets as preset_words
+from app.text import problems as problem_words
 from app.ui import lab_controls, run_views, server_log, session, transcripts
 from app.ui.language import _, t
 from app.ui.live.common import explained_failures
@@ -107,10 +113,6 @@ def _run(setup: LabSetup, choice: str, server, deployer) -> None:
 
 
 def _record(setup: LabSetup, choice: str, verdict: prediction.Verdict) -> None:
-    try:
-        from app.quiz.store import ProgressStore
-    except ImportError:
-        return  # progress tracking not installed: the lab still works
     try:
         ProgressStore().record_prediction(session.learner(), setup.preset_name() or "custom", choice,
                                           verdict.outcome, held=verdict.held)

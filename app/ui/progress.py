@@ -13,7 +13,7 @@ from typing import Callable, TypeVar
 import streamlit as st
 
 from app.i18n import N_
-from app.lab.run_queue import Wait
+from app.lab.traffic.run_queue import Wait
 from app.ui.language import t
 
 T = TypeVar("T")

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app.charts import figures
 from app.i18n import N_
-from app.lab import analysis, figures
+from app.lab.judgement import analysis
 from app.ui.language import _, t
 
 ROWS_MEANING = {

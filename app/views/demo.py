@@ -5,9 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from app.i18n import N_
-from app.lab import demos
+from app.lab.cases import demos
 from app.quiz import votes
-from app.text import demos as demo_words, prediction as prediction_words
+from app.text import demos as demo_words
+from app.text import prediction as prediction_words
 from app.ui import session
 from app.ui.language import _, t
 

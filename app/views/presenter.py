@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app.charts import replay
 from app.i18n import N_
-from app.lab import demos, replay
+from app.lab.cases import demos
 from app.lab.problems import LabError
 from app.quiz import votes
-from app.text import demos as demo_words, prediction as prediction_words, problems as problem_words
-from app.ui import language, presenter as ui, session, transcripts
+from app.text import demos as demo_words
+from app.text import prediction as prediction_words
+from app.text import problems as problem_words
+from app.ui import language, session, transcripts
+from app.ui import presenter as ui
 from app.ui.access import require_instructor
 from app.ui.language import _, t
 

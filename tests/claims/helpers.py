@@ -18,8 +18,8 @@ from google.protobuf import text_format
 from tritonclient.grpc import model_config_pb2 as mc
 from tritonclient.utils import InferenceServerException
 
-from app.lab import deployments
-from app.lab.audio import chunk
+from app.lab.deployment import deployments
+from app.lab.scenario.audio import chunk
 
 START_FLAG_ERROR = "must specify the START flag on the first request of the sequence"
 PROBE_CODE = Path(__file__).parent / "models" / "batch_probe.py"

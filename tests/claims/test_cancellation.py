@@ -14,9 +14,8 @@ import pytest
 import tritonclient.grpc as grpc
 from tritonclient.utils import InferenceServerException
 
-from app.lab.audio import chunk
-from app.lab.ids import unique_ids
-
+from app.lab.scenario.audio import chunk
+from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import START_FLAG_ERROR, deployed, recogniser_config
 
 MODEL = "claims_cancel"

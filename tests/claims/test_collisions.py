@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from app.lab.ids import unique_ids
-from app.lab.server_log import Level, LogCode, LogWindow
+from app.lab.observation.server_log import Level, LogCode, LogWindow
+from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import START_FLAG_ERROR, send
 
 MODEL = "asr_sequence_direct"

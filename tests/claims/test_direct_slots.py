@@ -8,16 +8,15 @@ and .h; server docs/user_guide/implicit_state_management.md ("Direct").
 """
 from __future__ import annotations
 
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from app.lab import server_stats
-from app.lab.ids import unique_ids
-from app.lab.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.observation import server_stats
+from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import deployed, recogniser_config, send
 
 MODEL = "claims_direct_1x4"

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import tritonclient.http as http
 
-from app.lab import server_stats, server_trace
+from app.lab.observation import server_stats, server_trace
 from tests.claims.helpers import PROBE_CODE, deployed, probe_config
 
 MODEL = "claims_batch_probe"

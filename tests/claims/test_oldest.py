@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.lab.ids import unique_ids
+from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import deployed, recogniser_config, send
 
 MODEL = "claims_oldest_1x4"

@@ -13,7 +13,7 @@ import time
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from app.lab.ids import unique_ids
+from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import START_FLAG_ERROR, deployed, recogniser_config, send
 
 KEEPS, EVICTS = "claims_reaper_keeps", "claims_reaper_evicts"

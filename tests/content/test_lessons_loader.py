@@ -5,14 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from app.content.lessons import (
-    ContentError,
-    LessonLinkError,
-    body_anchors,
-    heading_anchor,
-    load_lessons,
-    resolve_link,
-)
+from app.content.lessons import ContentError, LessonLinkError, body_anchors, heading_anchor, load_lessons, resolve_link
 
 FIXTURE_LESSONS = Path(__file__).resolve().parents[1] / "quiz" / "fixtures" / "lessons"
 

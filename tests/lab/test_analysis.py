@@ -4,8 +4,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from app.lab import analysis
-from app.lab.verdicts import PADDING_OWNER
+from app.lab.judgement import analysis
+from app.lab.judgement.verdicts import PADDING_OWNER
 
 TAGS = {0: 101, 1: 102, 2: 103}
 

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from app.lab import evidence
-from app.lab.verdicts import PADDING_OWNER, judge
+from app.lab.judgement import evidence
+from app.lab.judgement.verdicts import PADDING_OWNER, judge
 from tests.lab.test_verdicts import plan, rows
 
 STRANGER = 777

@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app.lab import figures, presets
-from app.lab.presets import Traffic
+from app.charts import figures
+from app.lab.deployment import presets
+from app.lab.deployment.presets import Traffic
 from tests.lab.test_analysis import request
 
 ROW = {(i, s): 4 * i + s for i in range(2) for s in range(4)}  # y index of each instance x slot row

@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 import time
 
-from app.lab.run_queue import RunQueue
+from app.lab.traffic.run_queue import RunQueue
 
 
 def _run_all(queue: RunQueue, jobs: list[tuple[str, float]], stagger_s: float = 0.02):

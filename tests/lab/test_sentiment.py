@@ -1,7 +1,7 @@
 """The sentiment helpers on the real server: the model's tokenizer, batching, identical answers."""
 from __future__ import annotations
 
-from app.lab import sentiment
+from app.lab.cases import sentiment
 from app.lab.paths import MODEL_REPOSITORY
 
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.lab.deployments import LabSettings
-from app.lab.presets import PRESETS, Traffic
 from app.i18n import words
+from app.lab.deployment.deployments import LabSettings
+from app.lab.deployment.presets import PRESETS, Traffic
+from app.lab.deployment.setup import LabSetup, parse_texts
 from app.lab.problems import Problem
-from app.lab.setup import LabSetup, parse_texts
 from app.text.problems import problem
 
 

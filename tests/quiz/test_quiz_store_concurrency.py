@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import multiprocessing
 import sqlite3
-from contextlib import closing
 import threading
+from contextlib import closing
 from pathlib import Path
 
 from app.quiz.bank import Item, Option

@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from app.lab import demos
+from app.lab.cases import demos
 from app.quiz import access_rules, votes
-from tests.i18n.text_checks import has_cjk
 from tests.i18n.test_pages_in_chinese import untranslated
+from tests.i18n.text_checks import has_cjk
 from tests.views.conftest import RUN_TIMEOUT_S
 
 DEMO = "state_key"  # oldest with state per batch row: the class predicts the broken side

@@ -4,13 +4,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 
-from app.i18n import N_
-from app.lab import driver, presets
-from app.lab.exercises import measure, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
+from app.lab.deployment import presets
+from app.lab.exercises.common import readings
+from app.lab.exercises.common.base import Exercise, ExerciseResult, Finding, Steps
+from app.lab.traffic import driver
 
 PRESET = "forgot_ready"
 # Six staggered talkers, 16 chunks each: enough padding rows to hit a session on most runs.
@@ -21,7 +19,6 @@ EXERCISE = Exercise(
     options=("intact", "garbage", "refused"),
     correct="garbage",
 )
-RUN_LABELS = {"ready_ignored": N_("READY ignored"), "ready_honoured": N_("READY honoured")}
 
 
 def _outcome(run) -> str:
@@ -56,7 +53,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     sessions["read_state_of"] = sessions["read_state_of"].fillna("").astype(str).replace("nan", "")
     from_padding = broken.sessions[broken.sessions["read_state_of"].astype(str) == "padding"]
     numbers = {
-        "ignored_verdicts": measure.verdict_counts(broken),
+        "ignored_verdicts": readings.verdict_counts(broken),
         "ignored_sessions_corrupted": int((broken.sessions["verdict"] != "intact").sum()),
         "ignored_sessions_read_padding": len(from_padding),
         "ignored_wrong_symbols": int(broken.sessions["wrong_symbols"].sum()),
@@ -73,7 +70,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
                                  "batch_sizes": str(batch_sizes)}),
         *[Finding("session_padding", {"who": int(r.session), "verdict": r.verdict}) for r in from_padding.itertuples()],
         Finding("honoured_intact", {"skipped": numbers["honoured_padding_rows_run"]}) if fixed.all_intact
-        else Finding("honoured_verdicts", {"verdicts": measure.verdict_counts(fixed), "skipped": numbers["honoured_padding_rows_run"]}),
+        else Finding("honoured_verdicts", {"verdicts": readings.verdict_counts(fixed), "skipped": numbers["honoured_padding_rows_run"]}),
     ]
     explanation = [
         Finding("direct_width"),
@@ -81,7 +78,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         Finding("this_run", {"padding": numbers["padding_rows_run"]}),
         Finding("folded"),
         Finding("varies"),
-        Finding("fixed_intact") if fixed.all_intact else Finding("fixed_verdicts", {"verdicts": measure.verdict_counts(fixed)}),
+        Finding("fixed_intact") if fixed.all_intact else Finding("fixed_verdicts", {"verdicts": readings.verdict_counts(fixed)}),
         Finding("rule"),
     ]
     steps.finish()
@@ -95,14 +92,3 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         {"ready_ignored": broken, "ready_honoured": fixed},
     )
 
-
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
-    s = result.tables["sessions"].assign(who=lambda f: plots.session_names(f, _))
-    s["verdict"] = s["verdict"].map(lambda code: plots.verdict_name(code, _))
-    s["run"] = s["run"].map(lambda code: _(RUN_LABELS[code]))
-    fig = px.bar(s, x="who", y="wrong_symbols", color="verdict", facet_row="run", color_discrete_map=plots.verdict_colours(_),
-                 labels={"who": "", "wrong_symbols": _(N_("wrong symbols")), "verdict": _(N_("verdict")), "run": ""},
-                 title=_(N_("Wrong symbols per session")))
-    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
-    return [(_(N_("Sessions")), plots.layout(fig, 420))]

@@ -2,16 +2,14 @@
 from __future__ import annotations
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 
-from app.i18n import N_
-from app.lab import driver, presets
-from app.lab.exercises import measure, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
-from app.lab.ids import unique_ids
-from app.lab.scenario import Scenario
-from app.lab.server_log import LogCode
+from app.lab.deployment import presets
+from app.lab.exercises.common import readings
+from app.lab.exercises.common.base import Exercise, ExerciseResult, Finding, Steps
+from app.lab.observation.server_log import LogCode
+from app.lab.scenario.ids import unique_ids
+from app.lab.scenario.scenario import Scenario
+from app.lab.traffic import driver
 
 # Different lengths: the shorter session's END comes first, which matters once they merge.
 TEXTS = ["HELLO WORLD ONE", "GOODBYE MOON TWO"]
@@ -22,7 +20,6 @@ EXERCISE = Exercise(
     options=("refused", "apart", "merged"),
     correct="merged",
 )
-RUN_LABELS = {"same_id": N_("same ID"), "unique_ids": N_("unique IDs")}
 SESSION_COLUMNS = ["session", "corrid", "verdict", "read_state_of", "detail_code", "expected_text", "received_text"]
 
 
@@ -105,7 +102,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     conflicts = [e for e in collide.log.entries if e.code == LogCode.SEQUENCE_CONFLICT and e.corrid == str(shared)]
     numbers = {
         "shared_corrid": str(shared),
-        "collide_verdicts": measure.verdict_counts(collide),
+        "collide_verdicts": readings.verdict_counts(collide),
         "collide_foreign_sessions": int((collide.sessions["verdict"] == "foreign").sum()),
         "collide_chunks_reading_other_session": len(cross),
         "collide_chunks_right": int(mine["right"].sum()),
@@ -119,7 +116,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     findings = [
         Finding("same_id", {"verdicts": numbers["collide_verdicts"], "cross": len(cross), "chunks": len(mine)}),
         *[_session_finding(r) for r in collide.sessions.itertuples() if r.verdict != "intact"],
-        Finding("unique_intact") if fixed.all_intact else Finding("unique_verdicts", {"verdicts": measure.verdict_counts(fixed)}),
+        Finding("unique_intact") if fixed.all_intact else Finding("unique_verdicts", {"verdicts": readings.verdict_counts(fixed)}),
     ]
     if conflicts:
         findings.append(Finding("log_warning", {"level": conflicts[0].level.name, "message": conflicts[0].message}))
@@ -138,7 +135,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     if conflicts:
         explanation.append(Finding("log_only_trace"))
     explanation.append(Finding("fix"))
-    explanation.append(Finding("fixed_intact") if fixed.all_intact else Finding("fixed_verdicts", {"verdicts": measure.verdict_counts(fixed)}))
+    explanation.append(Finding("fixed_intact") if fixed.all_intact else Finding("fixed_verdicts", {"verdicts": readings.verdict_counts(fixed)}))
     steps.finish()
     return ExerciseResult(
         EXERCISE,
@@ -150,23 +147,3 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         {"same_id": collide, "unique_ids": fixed},
     )
 
-
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
-    chunks = result.tables["chunks"].assign(who=lambda f: plots.session_names(f, _))
-    chunks["letter"] = plots.letters(chunks["right"], _)
-    chunks["read"] = [
-        plots.session_name(other, _) if read == "other" else _(plots.READ_LABELS[read])
-        for read, other in zip(chunks["read_state_of"], chunks["other_session"])
-    ]
-    chunks["run"] = chunks["run"].map(lambda code: _(RUN_LABELS[code]))
-    colours = {_(plots.READ_LABELS[code]): colour for code, colour in plots.READ_COLOURS.items()}
-    colours.update({plots.session_name(0, _): "#9467bd", plots.session_name(1, _): "#e377c2"})
-    fig = px.scatter(chunks, x="t_send", y="who", color="read", symbol="letter", facet_row="run",
-                     color_discrete_map=colours,
-                     labels={"t_send": _(N_("sent at (s)")), "who": "", "read": _(N_("read state of")), "run": "",
-                             "letter": ""},
-                     title=_(N_("Whose state each chunk read")))
-    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
-    fig.update_traces(marker_size=10)
-    return [(_(N_("Chunks")), plots.layout(fig, 420))]

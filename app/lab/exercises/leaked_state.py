@@ -1,7 +1,7 @@
 """Leaked state: sessions vanish without END, the reaper frees their slots, the model never hears.
 
 Evidence from three places: the model's own gauge of the state cells it holds
-(asr_state_cells on Triton's metrics endpoint, app/lab/state_cells.py), the reaper's lines in
+(asr_state_cells on Triton's metrics endpoint, app/lab/observation/state_cells.py), the reaper's lines in
 Triton's log (verbosity 1), and the waves themselves (each wave found free slots, so the reaper
 did end the earlier sequences).
 """
@@ -10,16 +10,14 @@ from __future__ import annotations
 import time
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 
-from app.lab import driver, run_log, run_queue, server_log, server_stats, state_cells
-from app.lab.deployments import LabSettings
-from app.lab.exercises import models, plots
-from app.i18n import N_
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
-from app.lab.scenario import Scenario, random_texts
-from app.lab.server_log import LogCode
+from app.lab.deployment.deployments import LabSettings
+from app.lab.exercises.common import models
+from app.lab.exercises.common.base import Exercise, ExerciseResult, Finding, Steps
+from app.lab.observation import run_log, server_log, server_stats, state_cells
+from app.lab.observation.server_log import LogCode
+from app.lab.scenario.scenario import Scenario, random_texts
+from app.lab.traffic import driver, run_queue
 
 IDLE_TIMEOUT_US = 500_000  # Triton's reaper ends a silent sequence after 0.5 s
 SETTINGS = LabSettings(scheduler="oldest", instances=1, slots=12, idle_timeout_us=IDLE_TIMEOUT_US, state_key="corrid")
@@ -182,42 +180,4 @@ def run(server, deployer, progress=None) -> ExerciseResult:
 
 
 # Figure labels for the codes in the result's tables.
-DEPLOYMENT_LABELS = {"keep": N_("no eviction"), "evict": N_("idle_evict_s {evict} s")}
-MEASURE_LABELS = {
-    "abandoned": N_("sessions that vanished"),
-    "reaped_logged": N_("reaper force-ends in the log"),
-    "cells_added": N_("cells the model still holds for them"),
-    "evicted": N_("cells the model evicted"),
-}
 
-
-def deployment_name(code: str, _=str) -> str:
-    return _(DEPLOYMENT_LABELS[code]).format(evict=f"{EVICT_S:g}")
-
-
-def mark_name(mark: str, _=str) -> str:
-    if mark == HEALTHY:
-        return _(N_("healthy session"))
-    return _(N_("wave {n}")).format(n=mark.removeprefix("wave_"))
-
-
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables."""
-    cells = state_cells.totals(result.tables["cells"], by=("deployment",))
-    cells["deployment"] = cells["deployment"].map(lambda code: deployment_name(code, _))
-    gauge = px.line(cells, x="t", y="cells", color="deployment", line_shape="hv", markers=True,
-                    labels={"t": _(N_("seconds from the first wave")), "cells": _(N_("state cells the model holds")),
-                            "deployment": ""},
-                    title=_(N_("The model's own gauge (asr_state_cells) as sessions vanish without END")))
-    marks = result.tables["marks"]
-    for mark in marks.drop_duplicates("label").itertuples():
-        gauge.add_vline(x=mark.t, line_dash="dot", line_color="#888", annotation_text=mark_name(mark.label, _),
-                        annotation_position="top left")
-    tally = result.tables["tally"].melt(id_vars="deployment", value_vars=list(MEASURE_LABELS),
-                                        var_name="measure", value_name="count")
-    tally["measure"] = tally["measure"].map(lambda code: _(MEASURE_LABELS[code]))
-    tally["deployment"] = tally["deployment"].map(lambda code: deployment_name(code, _))
-    bars = px.bar(tally.dropna(), x="measure", y="count", color="deployment", barmode="group", text="count",
-                  labels={"measure": "", "count": "", "deployment": ""},
-                  title=_(N_("Triton freed every slot; only the model's own eviction freed its state")))
-    return [(_(N_("The model's gauge")), plots.layout(gauge, 380)), (_(N_("Tally")), plots.layout(bars))]

@@ -2,15 +2,12 @@
 from __future__ import annotations
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 
-from app.i18n import N_
-from app.lab import driver
-from app.lab.deployments import LabSettings
-from app.lab.exercises import measure, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
-from app.lab.scenario import Scenario, random_texts
+from app.lab.deployment.deployments import LabSettings
+from app.lab.exercises.common import readings
+from app.lab.exercises.common.base import Exercise, ExerciseResult, Finding, Steps
+from app.lab.scenario.scenario import Scenario, random_texts
+from app.lab.traffic import driver
 
 SESSIONS = 5
 CHUNKS = 8
@@ -41,7 +38,7 @@ def _outcome(run) -> str:
         return "refused"
     if verdicts != {"intact"}:
         return "corrupt"
-    waits = measure.backlog_waits(run)
+    waits = readings.backlog_waits(run)
     return "wait" if (waits["wait_ms"] > WAITED_MS).any() else "interleave"
 
 
@@ -57,16 +54,16 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         steps("sessions", sessions=SESSIONS, strategy=strategy)
         result = driver.run(server, _scenario(model, SESSIONS, CHUNKS, seed=3))
         runs[strategy] = result
-        waits = measure.backlog_waits(result).assign(strategy=strategy)
+        waits = readings.backlog_waits(result).assign(strategy=strategy)
         sessions.append(waits.merge(result.sessions[["session", "verdict"]], on="session"))
-        held.append(measure.holding(result).assign(strategy=strategy))
+        held.append(readings.holding(result).assign(strategy=strategy))
 
     sweep = []
     for strategy, model in models.items():
         for count in SWEEP:
             steps("sweep", sessions=count, strategy=strategy)
             result = driver.run(server, _scenario(model, count, SWEEP_CHUNKS, seed=10 + count))
-            waits = measure.backlog_waits(result)["wait_ms"]
+            waits = readings.backlog_waits(result)["wait_ms"]
             sweep.append(
                 {
                     "strategy": strategy,
@@ -82,8 +79,8 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     held = pd.concat(held, ignore_index=True)
     direct = runs["direct"]
     capacity = STRATEGIES["direct"].instances * STRATEGIES["direct"].slots
-    held_pct = 100 * measure.held_fraction(held[held["strategy"] == "direct"], capacity)
-    busy_pct = 100 * measure.busy_fraction(direct, STRATEGIES["direct"].instances)
+    held_pct = 100 * readings.held_fraction(held[held["strategy"] == "direct"], capacity)
+    busy_pct = 100 * readings.busy_fraction(direct, STRATEGIES["direct"].instances)
     d = sessions[sessions["strategy"] == "direct"]
     o = sessions[sessions["strategy"] == "oldest"]
     numbers = {
@@ -130,34 +127,3 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         runs,
     )
 
-
-WAIT_LABELS = {"waiting": N_("{strategy}: waiting"), "holding": N_("{strategy}: holding a slot")}
-
-
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
-    s = result.tables["sessions"].assign(who=lambda f: plots.session_names(f, _))
-    waits = px.bar(s, x="who", y="wait_ms", color="strategy", barmode="group",
-                   labels={"who": "", "wait_ms": _(N_("backlog wait of first chunk (ms)")), "strategy": _(N_("strategy"))},
-                   title=_(N_("How long each session waited for a slot")))
-    h = result.tables["holding"].assign(who=lambda f: plots.session_names(f, _))
-    arrived = s.set_index(["strategy", "session"])["arrived_s"]
-    timeline = go.Figure()
-    for strategy, rows in h.groupby("strategy"):
-        waiting = [arrived.get((strategy, r.session), r.held_from) for r in rows.itertuples()]
-        timeline.add_bar(y=rows["who"] + f" ({strategy})", x=rows["held_from"] - pd.Series(waiting, index=rows.index),
-                         base=waiting, orientation="h", name=_(WAIT_LABELS["waiting"]).format(strategy=strategy),
-                         marker_color="#c7c7c7")
-        timeline.add_bar(y=rows["who"] + f" ({strategy})", x=rows["held_to"] - rows["held_from"], base=rows["held_from"],
-                         orientation="h", name=_(WAIT_LABELS["holding"]).format(strategy=strategy),
-                         marker_color="#1f77b4" if strategy == "direct" else "#ff7f0e")
-    timeline.update_layout(barmode="overlay", title=_(N_("Waiting in the backlog, then holding a slot until END")),
-                           xaxis_title=_(N_("seconds from the start of the run")))
-    capacity = result.numbers.get("capacity_sequences", 2)
-    sweep = px.line(result.tables["sweep"], x="sessions", y="max_wait_ms", color="strategy", markers=True,
-                    labels={"max_wait_ms": _(N_("longest backlog wait (ms)")), "sessions": _(N_("open sessions")),
-                            "strategy": _(N_("strategy"))},
-                    title=_(N_("Backlog wait vs open sessions (capacity {capacity})")).format(capacity=capacity))
-    sweep.add_vline(x=capacity, line_dash="dot")
-    return [(_(N_("Backlog wait per session")), plots.layout(waits)), (_(N_("Slot timeline")), plots.layout(timeline, 380)),
-            (_(N_("Sweep")), plots.layout(sweep))]

@@ -9,16 +9,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 import tritonclient.http as http
 
-from app.i18n import N_
-from app.lab import driver, proxy, run_log, server_log
-from app.lab.exercises import measure, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
-from app.lab.scenario import Scenario, random_texts
+from app.lab.exercises.common import readings
+from app.lab.exercises.common.base import Exercise, ExerciseResult, Finding, Steps
+from app.lab.observation import run_log, server_log
+from app.lab.scenario.scenario import Scenario, random_texts
+from app.lab.server import proxy
 from app.lab.server.connection import LabServer
+from app.lab.traffic import driver
 
 MODEL = "asr_sequence_direct"
 SESSIONS = 3
@@ -31,9 +30,6 @@ EXERCISE = Exercise(
     options=("intact", "refused", "garbled"),
     correct="refused",
 )
-REPLICA_LABEL = N_("replica {name}")
-ANSWER_LABELS = {"right": N_("right"), "wrong": N_("wrong"), "refused": N_("refused")}
-POLICY_LABELS = {"round_robin": N_("round robin"), "sticky": N_("hash on the session")}
 
 
 @dataclass
@@ -143,10 +139,10 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     outcome = _outcome(rr)
     first = refusals.iloc[0] if not refusals.empty else None
     kept = {"one": numbers["sticky_sessions_on_one_replica"], "sessions": SESSIONS,
-            "verdicts": measure.verdict_counts(sticky), "per_replica": numbers["sticky_requests_per_replica"]}
+            "verdicts": readings.verdict_counts(sticky), "per_replica": numbers["sticky_requests_per_replica"]}
     findings = [
         Finding("rr_spread", {"both": numbers["rr_sessions_on_both_replicas"], "sessions": SESSIONS,
-                              "broken": numbers["rr_sessions_broken"], "verdicts": measure.verdict_counts(rr)}),
+                              "broken": numbers["rr_sessions_broken"], "verdicts": readings.verdict_counts(rr)}),
         Finding("rr_per_replica", {"per_replica": numbers["rr_requests_per_replica"]}),
         Finding("sticky_intact", kept) if sticky.all_intact else Finding("sticky_verdicts", kept),
     ]
@@ -160,7 +156,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         Finding("per_request"),
         Finding("refused", {"refusal": START_REFUSAL}),
         Finding("hash_intact", {"per_replica": numbers["sticky_requests_per_replica"]}) if sticky.all_intact
-        else Finding("hash_verdicts", {"verdicts": measure.verdict_counts(sticky), "per_replica": numbers["sticky_requests_per_replica"]}),
+        else Finding("hash_verdicts", {"verdicts": readings.verdict_counts(sticky), "per_replica": numbers["sticky_requests_per_replica"]}),
         Finding("consistent"),
     ]
     steps.finish()
@@ -174,20 +170,3 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         runs,
     )
 
-
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
-    routes = result.tables["routes"].assign(who=lambda f: plots.session_names(f, _), chunk_no=lambda f: f["chunk"] + 1)
-    answer = routes.apply(lambda r: "refused" if r["error"] else ("right" if r["right"] else "wrong"), axis=1)
-    routes["answer"] = answer.map(lambda code: _(ANSWER_LABELS[code]))
-    routes["replica"] = routes["replica"].map(
-        lambda name: _(N_("not logged")) if name == NOT_LOGGED else _(REPLICA_LABEL).format(name=name))
-    routes["policy"] = routes["policy"].map(lambda code: _(POLICY_LABELS[code]))
-    fig = px.scatter(routes, x="chunk_no", y="who", color="replica", symbol="answer", facet_row="policy",
-                     labels={"chunk_no": _(N_("chunk")), "who": "", "replica": "", "answer": "", "policy": ""},
-                     title=_(N_("Which replica served each chunk (from nginx's access log)")),
-                     symbol_map={_(ANSWER_LABELS["right"]): "circle", _(ANSWER_LABELS["wrong"]): "diamond",
-                                 _(ANSWER_LABELS["refused"]): "x"})
-    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
-    fig.update_traces(marker_size=12)
-    return [(_(N_("Routing")), plots.layout(fig, 420))]

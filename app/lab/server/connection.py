@@ -14,8 +14,8 @@ from pathlib import Path
 
 import tritonclient.http as http
 
-from app.lab.device import instance_kind
-from app.lab.loaded_models import LoadedModels
+from app.lab.deployment.device import instance_kind
+from app.lab.deployment.loaded_models import LoadedModels
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError
 from app.lab.server.embedded import EmbeddedServer

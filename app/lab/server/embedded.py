@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.lab.paths import MODEL_REPOSITORY
+from app.lab.paths import MODEL_REPOSITORY, REPO_ROOT
 from app.lab.server import health, installation
 from app.lab.server.errors import StartupError
 from app.lab.server.ports import free_ports, port_in_use
@@ -102,7 +102,7 @@ class EmbeddedServer:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             env=env,
-            cwd=str(Path(__file__).resolve().parents[3]),
+            cwd=str(REPO_ROOT),
             start_new_session=True,
         )
         os.close(log_fd)

@@ -21,7 +21,8 @@ import pandas as pd
 
 from app.i18n import N_, Words, formats
 from app.lab.exercises import REGISTRY
-from app.lab.exercises.base import DONE, ExerciseResult, Finding
+from app.lab.exercises.common.base import DONE, ExerciseResult, Finding
+from app.text import verdicts as verdict_words
 
 _PARTS = ("TITLE", "SCENARIO", "QUESTION", "OPTIONS", "NUMBERS", "FINDINGS", "STEPS")
 COMMON_STEPS = {DONE: N_("Done")}
@@ -83,7 +84,7 @@ def value(raw, _: Words) -> str:
     if isinstance(raw, float):
         return formats.number(raw, _)
     if isinstance(raw, dict):
-        return formats.verdicts(raw, _)
+        return verdict_words.verdicts(raw, _)
     if raw is None:
         return "–"
     return formats.text(raw, _)

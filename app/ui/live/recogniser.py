@@ -4,14 +4,17 @@ from __future__ import annotations
 import streamlit as st
 
 from app.i18n import N_
-from app.lab import analysis, driver, presets
-from app.lab import worked_example as worked_example_run
-from app.lab.worked_example import TURNS
-from app.lab.deployments import LabSettings
-from app.lab.presets import Traffic
-from app.lab.scenario import Scenario
-from app.lab.setup import parse_texts
-from app.text import presets as preset_words, sentiment as sentiment_words
+from app.lab.cases import worked_example as worked_example_run
+from app.lab.cases.worked_example import TURNS
+from app.lab.deployment import presets
+from app.lab.deployment.deployments import LabSettings
+from app.lab.deployment.presets import Traffic
+from app.lab.deployment.setup import parse_texts
+from app.lab.judgement import analysis
+from app.lab.scenario.scenario import Scenario
+from app.lab.traffic import driver
+from app.text import presets as preset_words
+from app.text import sentiment as sentiment_words
 from app.ui import run_views, session, transcripts
 from app.ui.language import _, t
 from app.ui.live.common import explained_failures, store, stored

@@ -4,8 +4,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from app.charts import figures
 from app.i18n import N_
-from app.lab import figures, sentiment
+from app.lab.cases import sentiment
 from app.text import sentiment as sentiment_words
 from app.ui.language import _, t
 from app.ui.live.common import explained_failures, store, stored

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import pytest
 
+from app.charts import exercises as charts
 from app.i18n import words
 from app.lab.exercises import cancelled_request as ex
-from app.lab.server_log import LogCode
+from app.lab.observation.server_log import LogCode
 from app.text import exercises as text
 
 
@@ -75,4 +76,4 @@ def test_every_finding_renders_in_both_languages_and_the_words_quote_the_constan
     assert f"chunk {ex.GIVE_UP_AT + 1} times out" in scenario
     assert f"chunk {ex.GIVE_UP_AT + 2}," in text.module("cancelled_request").QUESTION
     for lang in ("en", "zh"):
-        assert ex.figures(result, words(lang))
+        assert charts.figures(result, words(lang))

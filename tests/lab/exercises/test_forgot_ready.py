@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import pytest
 
+from app.charts import exercises as charts
 from app.i18n import words
-from app.lab import analysis, evidence
 from app.lab.exercises import forgot_ready
+from app.lab.judgement import analysis, evidence
 from app.text import exercises as text
 
 
@@ -61,4 +62,4 @@ def test_every_finding_renders_in_both_languages(result):
     assert set(result.numbers) == set(text.module("forgot_ready").NUMBERS)
     assert set(forgot_ready.EXERCISE.options) == set(text.module("forgot_ready").OPTIONS)
     for lang in ("en", "zh"):
-        assert all(fig.layout.title.text for _, fig in forgot_ready.figures(result, words(lang)))
+        assert all(fig.layout.title.text for _, fig in charts.figures(result, words(lang)))

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from app.charts import exercises as charts
 from app.i18n import words
-from app.lab import evidence, exercises
+from app.lab import exercises
 from app.lab.exercises import id_collision
+from app.lab.judgement import evidence
 from app.text import exercises as text
 
 
@@ -64,7 +66,7 @@ def test_every_finding_renders_in_both_languages(result):
     assert set(result.numbers) == set(text.module("id_collision").NUMBERS)
     assert set(id_collision.EXERCISE.options) == set(text.module("id_collision").OPTIONS)
     for lang in ("en", "zh"):
-        assert all(fig.layout.title.text for _, fig in id_collision.figures(result, words(lang)))
+        assert all(fig.layout.title.text for _, fig in charts.figures(result, words(lang)))
 
 
 def test_first_end_ends_the_sequence_for_both(result):

@@ -9,10 +9,11 @@ import sys
 
 import pytest
 
+from app.charts import exercises as charts
 from app.i18n import words
-from app.lab import state_cells
 from app.lab.exercises import leaked_state
-from app.lab.server_log import LogCode
+from app.lab.observation import state_cells
+from app.lab.observation.server_log import LogCode
 from app.text import exercises as text
 
 ABANDONED = leaked_state.WAVES * leaked_state.PER_WAVE
@@ -77,7 +78,7 @@ def test_every_finding_renders_in_both_languages_and_the_words_quote_the_constan
     assert f"{leaked_state.WAVES} waves of {leaked_state.PER_WAVE} sessions, {leaked_state.GAP_S:g} s apart" in scenario
     assert f"each send {leaked_state.SENT} chunks" in scenario
     for lang in ("en", "zh"):
-        assert len(leaked_state.figures(result, words(lang))) == 2
+        assert len(charts.figures(result, words(lang))) == 2
 
 
 def test_cli_writes_the_gauge_and_the_log_as_json(server_env, tmp_path):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.charts import exercises as charts
 from app.i18n import words
 from app.lab.exercises import never_ending
 from app.text import exercises as text
@@ -87,7 +88,7 @@ def test_every_finding_renders_in_both_languages(result):
     assert set(result.numbers) == set(text.module("never_ending").NUMBERS)
     assert set(never_ending.EXERCISE.options) == set(text.module("never_ending").OPTIONS)
     for lang in ("en", "zh"):
-        assert all(fig.layout.title.text for _, fig in never_ending.figures(result, words(lang)))
+        assert all(fig.layout.title.text for _, fig in charts.figures(result, words(lang)))
 
 
 def test_eviction_model_has_its_own_name_and_parameter(lab_server, result):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.charts import exercises as charts
 from app.i18n import words
 from app.lab.exercises import overload
 from app.text import exercises as text
@@ -98,4 +99,4 @@ def test_every_finding_renders_in_both_languages_and_the_words_quote_the_constan
     assert f"each sends {overload.CHUNKS} chunks, {overload.THINK_MS:.0f} ms apart" in scenario
     assert f"the {overload.OVERLOAD * c} sessions" in text.module("overload").QUESTION
     for lang in ("en", "zh"):
-        assert len(overload.figures(result, words(lang))) == 2
+        assert len(charts.figures(result, words(lang))) == 2

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.charts import exercises as charts
 from app.i18n import words
 from app.lab.exercises import pipelined_client as ex
 from app.text import exercises as text
@@ -63,7 +64,7 @@ def test_every_finding_renders_in_both_languages_and_the_words_quote_the_constan
     scenario = text.module("pipelined_client").SCENARIO
     assert scenario.startswith(f"{ex.SESSIONS} streaming sessions") and f"up to {ex.IN_FLIGHT} chunks" in scenario
     for lang in ("en", "zh"):
-        assert len(ex.figures(result, words(lang))) == 3
+        assert len(charts.figures(result, words(lang))) == 3
 
 
 def test_a_reordered_session_was_reordered_by_the_server_not_by_the_client(result):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.charts import exercises as charts
 from app.i18n import words
 from app.lab.exercises import slot_exhaustion
 from app.text import exercises as text
@@ -67,7 +68,7 @@ def test_every_finding_renders_in_both_languages(result):
     assert set(slot_exhaustion.EXERCISE.options) == set(text.module("slot_exhaustion").OPTIONS)
     assert set(result.numbers) == set(text.module("slot_exhaustion").NUMBERS)
     for lang in ("en", "zh"):
-        figures = slot_exhaustion.figures(result, words(lang))
+        figures = charts.figures(result, words(lang))
         assert [caption for caption, _ in figures] and all(fig.layout.title.text for _, fig in figures)
 
 

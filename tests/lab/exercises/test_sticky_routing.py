@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from app.charts import exercises as charts
 from app.i18n import words
-from app.lab import exercises, proxy
+from app.lab import exercises
 from app.lab.exercises import sticky_routing
+from app.lab.server import proxy
 from app.text import exercises as text
 
 needs_nginx = pytest.mark.skipif(
@@ -100,7 +102,7 @@ def test_every_finding_renders_in_both_languages(result):
     assert set(result.numbers) == set(text.module("sticky_routing").NUMBERS)
     assert set(sticky_routing.EXERCISE.options) == set(text.module("sticky_routing").OPTIONS)
     for lang in ("en", "zh"):
-        assert all(fig.layout.title.text for _, fig in sticky_routing.figures(result, words(lang)))
+        assert all(fig.layout.title.text for _, fig in charts.figures(result, words(lang)))
 
 
 @needs_nginx

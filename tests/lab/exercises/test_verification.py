@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import pytest
 
+from app.charts import exercises as charts
 from app.i18n import words
-from app.lab import evidence
 from app.lab.exercises import verification
+from app.lab.judgement import evidence
 from app.text import exercises as text
 
 # Of the twelve reviews five carry only positive lexicon words, six only negative ones, and one
@@ -93,4 +94,4 @@ def test_every_finding_and_figure_renders_in_both_languages(result):
     assert all(rendered)
     assert "STATE_OWNER 0" in text.finding("verification", result.findings[1], words("en"))
     for lang in ("en", "zh"):
-        assert len(verification.figures(result, words(lang))) == 3
+        assert len(charts.figures(result, words(lang))) == 3

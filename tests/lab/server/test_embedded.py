@@ -12,10 +12,10 @@ import time
 import pytest
 
 from app.lab.server import installation
-from app.lab.server.process_group import group_alive
 from app.lab.server.connection import LabServer
 from app.lab.server.embedded import EmbeddedServer
 from app.lab.server.errors import InstallationError, StartupError, UnreachableError
+from app.lab.server.process_group import group_alive
 
 
 def wait_gone(pgid: int, timeout_s: float = 20) -> bool:
