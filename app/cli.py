@@ -89,7 +89,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--jitter-ms", type=float, default=10.0)
     run.add_argument("--concurrency", type=int, default=0, help="sessions in flight at once (0: all)")
     run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--transport", choices=[t.value for t in Transport], default=Transport.HTTP.value, help="how chunks travel: HTTP, gRPC calls, or one gRPC stream per session")
+    run.add_argument("--transport", choices=[t.value for t in Transport], default=Transport.HTTP.value, help="how chunks travel: HTTP, gRPC calls, or one gRPC "
+                                                                                                             "stream per session")
     run.add_argument("--in-flight", type=int, default=1, help="chunks a session sends before earlier answers are back (1: wait for each)")
     run.add_argument("--url", default=None)
     run.add_argument("--json", type=Path, default=None, help="write sessions and per-request trace here")

@@ -33,6 +33,7 @@ handshake is tried again (app/lab/traffic/transports.py).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import threading
@@ -122,10 +123,8 @@ def class_run(server, deployer, mix: list[str], learners: int) -> tuple[list[Out
 
     def learner(i: int) -> None:
         name = f"learner-{i:02d}"
-        try:
+        with contextlib.suppress(threading.BrokenBarrierError):  # start anyway: the figures show it
             barrier.wait(timeout=120)
-        except threading.BrokenBarrierError:
-            pass  # start anyway: the figures show it
         outcomes[i] = press_run(server, deployer, name, mix[i % len(mix)])
 
     wall = run_workers(learner, learners)
@@ -153,7 +152,7 @@ def report(learners: int, outcomes: list[Outcome], solo: dict[str, Outcome], wal
         if alone.failure:
             continue
         sessions_total += len(alone.verdicts)
-        sessions_same += sum(a == b for a, b in zip(o.verdicts, alone.verdicts)) if len(o.verdicts) == len(alone.verdicts) else 0
+        sessions_same += sum(a == b for a, b in zip(o.verdicts, alone.verdicts, strict=True)) if len(o.verdicts) == len(alone.verdicts) else 0
         runs_same += o.outcome == alone.outcome
         mixes_same += Counter(o.verdicts) == Counter(alone.verdicts)
     unasked = Counter(msg for o in finished if not solo[o.setup].refusals for msg in o.refusals)

@@ -54,7 +54,7 @@ def plain_loop(server, plans, failures: Counter) -> float:
             with lock:
                 failures[f"plain loop: {type(err).__name__}: {err}"] += 1
 
-    threads = [threading.Thread(target=session, args=(p, c)) for p, c in zip(plans, ids)]
+    threads = [threading.Thread(target=session, args=(p, c)) for p, c in zip(plans, ids, strict=True)]
     start = time.perf_counter()
     for t in threads:
         t.start()

@@ -96,7 +96,7 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
     if many:
         title += render(_, N_(" ({n:count} sessions: hover a bar for its session)"), n=marks["session"].nunique())
     for session, mine in marks.groupby("session", sort=True):
-        y = np.array([y_of[(int(i), int(s))] for i, s in zip(mine["instance"], mine["slot"])])
+        y = np.array([y_of[(int(i), int(s))] for i, s in zip(mine["instance"], mine["slot"], strict=True)])
         start_ms = mine["exec_start"].to_numpy() * 1000
         width_ms = np.maximum((mine["exec_end"].to_numpy() - mine["exec_start"].to_numpy()) * 1000, min_ms)
         custom = np.column_stack(
@@ -105,7 +105,7 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
                 mine["expected_char"], mine["received_char"],
                 mine["queue_ms"].round(1), mine["compute_ms"].round(1),
                 mine["state_char"],
-                [owner_words(c, s, _) for c, s in zip(mine["state_from"], mine["state_from_session"])],
+                [owner_words(c, s, _) for c, s in zip(mine["state_from"], mine["state_from_session"], strict=True)],
                 mine["batch"],
             ]
         )
@@ -138,7 +138,7 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
             go.Scatter(
                 name=_("letter came back wrong"),
                 x=(wrong["exec_start"] * 1000 + min_ms / 2).to_numpy(),
-                y=np.array([y_of[(int(i), int(s))] for i, s in zip(wrong["instance"], wrong["slot"])]) - 0.42,
+                y=np.array([y_of[(int(i), int(s))] for i, s in zip(wrong["instance"], wrong["slot"], strict=True)]) - 0.42,
                 mode="markers",
                 marker=dict(symbol="triangle-down", size=6, color=WRONG_COLOUR),
                 hoverinfo="skip",
@@ -152,7 +152,7 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
             go.Bar(
                 name=label,
                 orientation="h",
-                y=[y_of[(int(i), int(s))] for i, s in zip(padding["instance"], padding["slot"])],
+                y=[y_of[(int(i), int(s))] for i, s in zip(padding["instance"], padding["slot"], strict=True)],
                 x=np.maximum((padding["exec_end"] - padding["exec_start"]).to_numpy() * 1000, min_ms),
                 base=padding["exec_start"].to_numpy() * 1000,
                 width=BAR_WIDTH,
@@ -166,7 +166,7 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
     # Queue waits: a thin line just under the row, from arrival to the start of execution.
     waits = marks[marks["exec_start"] - marks["queued_from"] > 0.0005]
     if not waits.empty:
-        y = np.array([y_of[(int(i), int(s))] for i, s in zip(waits["instance"], waits["slot"])]) + 0.42
+        y = np.array([y_of[(int(i), int(s))] for i, s in zip(waits["instance"], waits["slot"], strict=True)]) + 0.42
         xs = np.column_stack([waits["queued_from"] * 1000, waits["exec_start"] * 1000, np.full(len(waits), np.nan)]).ravel()
         ys = np.column_stack([y, y, np.full(len(waits), np.nan)]).ravel()
         fig.add_trace(
@@ -240,7 +240,7 @@ def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame, _=str) -
     title = _("Latency percentiles per session length")
     if table.empty:
         return _empty(title, _("No successful requests."))
-    lengths = [length_words(lo, hi, _) for lo, hi in zip(table["length_low"], table["length_high"])]
+    lengths = [length_words(lo, hi, _) for lo, hi in zip(table["length_low"], table["length_high"], strict=True)]
     sources = [_(SOURCE_LATENCY_WORDS[s]) for s in table["source"]]
     fig = go.Figure()
     for q in analysis.PERCENTILES:
@@ -319,8 +319,8 @@ def state_cells(frame: pd.DataFrame | None, marks: pd.DataFrame | None = None,
         return _empty(title, _("The model reported no state-cell metric (a model without it, or no metrics endpoint)."))
     fig = go.Figure()
     for instance, rows in frame.groupby("instance"):
-        fig.add_trace(go.Scatter(x=rows["t"], y=rows["cells"], mode="lines+markers", name=render(_, N_("instance {instance:text}: cells held"), instance=instance),
-                                 line_shape="hv", marker_size=4))
+        name = render(_, N_("instance {instance:text}: cells held"), instance=instance)
+        fig.add_trace(go.Scatter(x=rows["t"], y=rows["cells"], mode="lines+markers", name=name, line_shape="hv", marker_size=4))
         if rows["evicted"].max() > rows["evicted"].min():
             fig.add_trace(go.Scatter(x=rows["t"], y=rows["evicted"] - rows["evicted"].iloc[0], mode="lines",
                                      name=render(_, N_("instance {instance:text}: cells it evicted"), instance=instance),

@@ -345,7 +345,7 @@ def _path_trace(_, path: list[Chunk], big) -> dict:
     return dict(
         type="scatter",
         name=_("the highlighted session's path"),
-        x=[c.slot + d for c, d in zip(path, dx)],
+        x=[c.slot + d for c, d in zip(path, dx, strict=True)],
         y=[c.instance - 0.31 for c in path],
         mode="lines+markers+text",
         line=dict(color=PATH_COLOUR, width=3),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gettext
 import string
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +87,7 @@ class _KindFormatter(string.Formatter):
         return super().format_field(value, format_spec)
 
 
-@lru_cache(maxsize=None)
+@cache
 def words(lang: str = SOURCE_LANGUAGE) -> Words:
     """The Words of lang; a language without a catalog raises ValueError naming the ones there are."""
     if lang not in languages():

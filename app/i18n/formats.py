@@ -5,7 +5,8 @@ Templates ask for a kind in their format spec ('{wait:ms}'); numbers are localis
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from babel.numbers import format_decimal, format_percent
 

@@ -23,11 +23,8 @@ class Problem:
 class LabError(ValueError):
     """Input a learner must change; .problems (and .code/.values of the first) say what."""
 
-    def __init__(self, code_or_problems: "str | list[Problem]", **values: Any):
-        if isinstance(code_or_problems, str):
-            problems = [Problem(code_or_problems, values)]
-        else:
-            problems = list(code_or_problems)
+    def __init__(self, code_or_problems: str | list[Problem], **values: Any):
+        problems = [Problem(code_or_problems, values)] if isinstance(code_or_problems, str) else list(code_or_problems)
         self.problems = problems
         super().__init__("; ".join(str(p) for p in problems))
 

@@ -36,10 +36,13 @@ DETAILS = {
     "not_sent": N_("chunk {chunk:count}: not sent after an earlier refusal"),
     "read_padding": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read state a padding row had written"),
     "misread": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count}; its state was right but its audio was misread"),
-    "fresh_cell": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read a fresh cell ({state_in:count} instead of {should_read:count})"),
-    "own_stale": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read its own stale state ({state_in:count} instead of {should_read:count})"),
+    "fresh_cell": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read a fresh "
+                     "cell ({state_in:count} instead of {should_read:count})"),
+    "own_stale": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read its own stale "
+                    "state ({state_in:count} instead of {should_read:count})"),
     "other_session": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read the state of session {other:count}"),
-    "earlier_session": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read the state of an earlier session (tag {owner_tag:text})"),
+    "earlier_session": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read the "
+                          "state of an earlier session (tag {owner_tag:text})"),
 }
 
 

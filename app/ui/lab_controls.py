@@ -142,7 +142,7 @@ def load_preset(name: str) -> None:
 
 def preset_buttons() -> None:
     st.markdown(_("**Presets**: load a ready-made set-up, then predict and run it."))
-    for column, (name, label) in zip(st.columns(len(PRESET_LABELS)), PRESET_LABELS.items()):
+    for column, (name, label) in zip(st.columns(len(PRESET_LABELS)), PRESET_LABELS.items(), strict=True):
         column.button(_(label), key=f"{P}preset.{name}", on_click=load_preset, args=(name,),
                       help=_(preset_words.TITLES[name]), width="stretch")
 
@@ -194,7 +194,7 @@ def controls() -> LabSetup:
         with st.expander(_("Advanced: transport")):
             a, b = st.columns(2)
             a.selectbox(_("Transport"), [x.value for x in Transport], key=P + "transport",
-                        format_func=lambda v, words=t(): transport_words(v, words),
+                        format_func=lambda v: transport_words(v, t()),
                         help=_("HTTP and gRPC make one call per chunk; the gRPC stream is one stream per session"))
             b.number_input(_("Chunks in flight per session"), *LIMITS["in_flight"], step=1, key=P + "in_flight",
                            help=_("1 waits for each answer. Above 1 a session sends ahead (pipelining): "

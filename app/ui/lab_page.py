@@ -55,7 +55,7 @@ def render() -> None:
 
     choice = st.radio(
         _("**Predict before you run:** what will happen to the transcripts?"),
-        list(prediction.CHOICES), format_func=lambda c, words=t(): prediction_words.choice(c, words), index=None,
+        list(prediction.CHOICES), format_func=lambda c: prediction_words.choice(c, t()), index=None,
         key=lab_controls.PREDICTION_KEY,
     )
     apply_col, run_col, _spacer = st.columns([1, 1, 3])
@@ -92,7 +92,9 @@ def _show_applied() -> None:
     applied = st.session_state.get("lab-applied")
     if applied is None:
         return
-    origin = _("a shipped deployment with exactly these settings") if applied.reused else _("a model for exactly these settings, shared by everyone who chooses them; runs take turns on it")
+    shipped = _("a shipped deployment with exactly these settings")
+    shared = _("a model for exactly these settings, shared by everyone who chooses them; runs take turns on it")
+    origin = shipped if applied.reused else shared
     with st.expander(t().render(N_("Deployed: `{model:text}` ({origin:text}) — its exact config.pbtxt"),
                                 model=applied.model, origin=origin), expanded=False):
         st.code(applied.pbtxt, language="text")

@@ -47,7 +47,7 @@ def ballot() -> None:
     if current.is_open:
         choice = st.radio(_("Your prediction"), list(demo.options), key="demo-choice",
                           index=list(demo.options).index(mine) if mine in demo.options else None,
-                          format_func=lambda c, words=t(): prediction_words.choice(c, words))
+                          format_func=lambda c: prediction_words.choice(c, t()))
         if st.button(_("Vote"), key="demo-vote", type="primary", disabled=choice is None):
             try:
                 store.vote(code, voter, choice)

@@ -92,7 +92,7 @@ def _show(exercise, choice: str, result) -> None:
     except Exception as err:  # the measurements above and the findings below still stand
         st.error(_failure(err, DRAW))
         charts = []
-    for index, (caption, fig) in enumerate(charts):
+    for index, (_caption, fig) in enumerate(charts):
         st.plotly_chart(fig, key=f"exercise-{result.name}-fig-{index}", width="stretch")
     findings = "\n".join(f"- {words.finding(result.name, found, _t)}" for found in result.findings)
     st.markdown("**" + _("What happened") + "**\n" + findings)

@@ -7,6 +7,7 @@ because these claims are about what the server does with them.
 """
 from __future__ import annotations
 
+import contextlib
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,10 +93,8 @@ def deployed(server, *configs: mc.ModelConfig, code: Path | None = None):
         yield [c.name for c in configs]
     finally:
         for config in configs:
-            try:
+            with contextlib.suppress(InferenceServerException):
                 client.unload_model(config.name)
-            except InferenceServerException:
-                pass
 
 
 @dataclass

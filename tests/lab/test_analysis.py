@@ -110,7 +110,7 @@ def test_queue_compute_from_trace_statistics_and_metrics(run):
 def test_latency_percentiles_per_session_length(run):
     requests, sessions = run
     table = analysis.latency_percentiles(requests, sessions)
-    assert set(zip(table["length_low"], table["length_high"])) == {(1, 1), (2, 2)}
+    assert set(zip(table["length_low"], table["length_high"], strict=True)) == {(1, 1), (2, 2)}
     assert set(table["source"]) == {"client", "trace"}
     two = table[(table["length_low"] == 2) & (table["source"] == "client")].iloc[0]
     assert two["sessions"] == 2 and two["requests"] == 4

@@ -1,6 +1,7 @@
 """The driver over HTTP, gRPC calls and a gRPC stream, serial and pipelined, on the real server."""
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 import time
@@ -184,10 +185,8 @@ class Relay:
         except OSError:
             pass
         for s in (source, sink):
-            try:
+            with contextlib.suppress(OSError):
                 s.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             s.close()
 
     def close(self) -> None:
@@ -256,7 +255,7 @@ def test_a_chunk_whose_connection_closed_after_sending_is_never_sent_again(lab_s
 
 def _wait_executed(server, at_least: int, wait_s: float = 5.0) -> int:
     deadline = time.monotonic() + wait_s
-    while (count := _executed(server, MODEL)) < at_least and time.monotonic() < deadline:
+    while _executed(server, MODEL) < at_least and time.monotonic() < deadline:
         time.sleep(0.1)
     time.sleep(0.3)  # and nothing more arrives after it
     return _executed(server, MODEL)

@@ -45,7 +45,7 @@ def histogram_counts(at, key: str = "presenter-histogram") -> dict[str, int]:
     chart = next(e for e in at.get("plotly_chart") if e.proto.id.endswith(key) or key in e.proto.id)
     spec = json.loads(chart.proto.spec)
     bar = spec["data"][0]
-    return dict(zip(bar["y"], bar["x"]))
+    return dict(zip(bar["y"], bar["x"], strict=True))
 
 
 def learner_votes(open_page, code: str, learner: str, option: str):

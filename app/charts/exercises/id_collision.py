@@ -18,7 +18,7 @@ def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
     chunks["letter"] = plots.letters(chunks["right"], _)
     chunks["read"] = [
         plots.session_name(other, _) if read == "other" else _(plots.READ_LABELS[read])
-        for read, other in zip(chunks["read_state_of"], chunks["other_session"])
+        for read, other in zip(chunks["read_state_of"], chunks["other_session"], strict=True)
     ]
     chunks["run"] = chunks["run"].map(lambda code: _(RUN_LABELS[code]))
     colours = {_(plots.READ_LABELS[code]): colour for code, colour in plots.READ_COLOURS.items()}

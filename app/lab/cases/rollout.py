@@ -5,8 +5,8 @@ check code (`name`), and a detail code with its values; words in app/text/rollou
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from app.lab.cases import sentiment
 from app.lab.deployment.presets import Traffic

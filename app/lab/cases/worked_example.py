@@ -72,7 +72,7 @@ def _model_a(server) -> list[Sent]:
         labels = list(pool.map(one, REVIEWS))
     return [
         Sent(str(n), MODEL_A, "", False, False, "positive" if label else "negative", review=text)
-        for n, (text, label) in enumerate(zip(REVIEWS, labels), start=1)
+        for n, (text, label) in enumerate(zip(REVIEWS, labels, strict=True), start=1)
     ]
 
 

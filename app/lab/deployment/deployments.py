@@ -154,7 +154,7 @@ class LabSettings:
         config.parameters["honour_ready"].string_value = "true" if self.honour_ready else "false"
         return place_instances(config)
 
-    def normalised(self) -> "LabSettings":
+    def normalised(self) -> LabSettings:
         """Same deployment, with settings the scheduler ignores set to their defaults."""
         if self.scheduler == "dynamic":
             return replace(self, idle_timeout_us=LabSettings.idle_timeout_us, honour_ready=True, min_slot_utilization=0.0)
@@ -168,7 +168,7 @@ class LabSettings:
         return {f.name: str(getattr(self, f.name)).lower() if f.type in (bool, "bool") else str(getattr(self, f.name)) for f in fields(self)}
 
     @classmethod
-    def from_query(cls, query: dict) -> "LabSettings":
+    def from_query(cls, query: dict) -> LabSettings:
         """Settings from a URL query; values that do not parse keep their defaults."""
         values = values_from_query(cls, query)
         return cls(**values)

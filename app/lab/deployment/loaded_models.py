@@ -10,6 +10,7 @@ out of memory. Loads of different deployments run side by side; two loads of one
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -198,7 +199,5 @@ class LoadedModels:
         return None
 
     def _unload(self, name: str) -> None:
-        try:
+        with contextlib.suppress(Exception):  # gone already (a restarted server): nothing of ours to free
             self.server.client(timeout_s=30).unload_model(name)
-        except Exception:
-            pass  # gone already (a restarted server); nothing of ours to free

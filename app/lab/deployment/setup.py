@@ -33,7 +33,7 @@ class LabSetup:
     texts: tuple[str, ...] = ()  # own utterances, one per session; empty means random words
 
     @classmethod
-    def from_preset(cls, name: str) -> "LabSetup":
+    def from_preset(cls, name: str) -> LabSetup:
         preset = PRESETS[name]
         return cls(preset.settings, preset.traffic)
 
@@ -88,7 +88,7 @@ class LabSetup:
         return query
 
     @classmethod
-    def from_query(cls, query) -> "LabSetup":
+    def from_query(cls, query) -> LabSetup:
         """A set-up from a query string; unreadable values keep their defaults."""
         settings = LabSettings.from_query(dict(query))
         values = values_from_query(Traffic, query)

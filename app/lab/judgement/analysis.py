@@ -72,7 +72,7 @@ def slot_rows(requests: pd.DataFrame, instances: int | None = None, slots: int |
     """Every (instance, slot) the timeline shows: the deployment's, plus any the data used."""
     seen = set()
     ran = requests[requests["instance"] >= 0] if "instance" in requests else requests.iloc[0:0]
-    seen.update((int(i), int(s)) for i, s in zip(ran["instance"], ran["slot"]))
+    seen.update((int(i), int(s)) for i, s in zip(ran["instance"], ran["slot"], strict=True))
     for e in executions(requests).itertuples():
         seen.update((e.instance, s) for s in e.missing)
     if instances and slots:
@@ -117,12 +117,12 @@ def marks(requests: pd.DataFrame) -> pd.DataFrame:
     ran = _ran(requests).copy()
     if ran.empty:
         return ran
-    tags = {int(t): int(s) for t, s in zip(requests["tag"], requests["session"])}
+    tags = {int(t): int(s) for t, s in zip(requests["tag"], requests["session"], strict=True)}
     ran["wrong"] = ran["symbol"].astype(int) != ran["expected"].astype(int)
     ran["expected_char"] = [symbol_char(v) for v in ran["expected"]]
     ran["received_char"] = [symbol_char(v) for v in ran["symbol"]]
     ran["state_char"] = [symbol_char(v) for v in ran["state_in"]]
-    owners = [owner_label(o, t, tags) for o, t in zip(ran["state_owner"], ran["tag"])]
+    owners = [owner_label(o, t, tags) for o, t in zip(ran["state_owner"], ran["tag"], strict=True)]
     ran["state_from"] = [code for code, _ in owners]
     ran["state_from_session"] = pd.Series([session for _, session in owners], index=ran.index, dtype=object)
     return ran
@@ -142,7 +142,7 @@ def transcript_cells(expected_text: str, received_text: str, first_wrong) -> lis
     received = received_text.ljust(len(expected_text), "?")
     return [
         Cell(e, r, e != r, k == first)
-        for k, (e, r) in enumerate(zip(expected_text, received))
+        for k, (e, r) in enumerate(zip(expected_text, received, strict=True))
     ]
 
 
@@ -223,7 +223,7 @@ def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame) -> pd.Da
                     "source": source,
                     "sessions": sum(1 for g in groups.values() if g == length),
                     "requests": int(mine.sum()),
-                    **{f"p{q}": float(v) for q, v in zip(PERCENTILES, p)},
+                    **{f"p{q}": float(v) for q, v in zip(PERCENTILES, p, strict=True)},
                 }
             )
     return pd.DataFrame(rows, columns=["length_low", "length_high", "source", "sessions", "requests", *(f"p{q}" for q in PERCENTILES)])

@@ -52,9 +52,9 @@ def judge(requests: pd.DataFrame, plans) -> pd.DataFrame:
     for plan in plans:
         mine = requests[requests["session"] == plan.index].sort_values("chunk")
         expected = plan.symbols[: plan.send_count]
-        received = [int(s) if not e else -1 for s, e in zip(mine["symbol"], mine["error"])]
+        received = [int(s) if not e else -1 for s, e in zip(mine["symbol"], mine["error"], strict=True)]
         received += [-1] * (len(expected) - len(received))  # chunks never sent after a refusal
-        first_wrong = next((k for k, (e, r) in enumerate(zip(expected, received)) if e != r), None)
+        first_wrong = next((k for k, (e, r) in enumerate(zip(expected, received, strict=True)) if e != r), None)
         verdict, culprit, detail, values = Verdict.INTACT, None, Detail.NONE, {}
         if first_wrong is not None:
             verdict, culprit, detail, values = _cause(mine, plan, expected, first_wrong, tags)
@@ -71,9 +71,9 @@ def judge(requests: pd.DataFrame, plans) -> pd.DataFrame:
                 "read_state_of": culprit,
                 "detail_code": detail.value,
                 "detail_values": values,
-                "wrong_symbols": sum(e != r for e, r in zip(expected, received)),
+                "wrong_symbols": sum(e != r for e, r in zip(expected, received, strict=True)),
                 "instances": sorted(int(i) for i in mine["instance"].unique() if i >= 0),
-                "slots": sorted({(int(i), int(s)) for i, s in zip(mine["instance"], mine["slot"]) if i >= 0}),
+                "slots": sorted({(int(i), int(s)) for i, s in zip(mine["instance"], mine["slot"], strict=True) if i >= 0}),
             }
         )
     return pd.DataFrame(rows)

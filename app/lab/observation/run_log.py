@@ -9,8 +9,8 @@ CLI edge (app/text/log_readings.py), not here.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from app.lab.observation.server_log import Level, LogCode, LogEntry, LogWindow, Unavailable
 

@@ -19,14 +19,15 @@ changes the whole server's verbosity while it lasts.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Iterable, Iterator
 
 
 class Level(str, Enum):
@@ -214,7 +215,7 @@ class LogWindow:
         self.offset = _line_start_at_end(self.path)
 
     @classmethod
-    def start(cls, server) -> "LogWindow":
+    def start(cls, server) -> LogWindow:
         """A window on a LabServer's log, opened at its current end. An external server's log is
         read only when TRITON_LOG_FILE names it (LabServer.log_path)."""
         if server.log_path is None:
@@ -311,7 +312,5 @@ def raised_verbosity(server, level: int = 1) -> Iterator[bool]:
             holders[0] -= 1
             if holders[0] == 0:
                 del _raised[url]
-                try:
+                with contextlib.suppress(Exception):  # a server that died meanwhile has no verbosity to restore
                     server.client(timeout_s=10).update_log_settings({"log_verbose_level": holders[1]})
-                except Exception:
-                    pass  # a server that died meanwhile has no verbosity to restore

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample

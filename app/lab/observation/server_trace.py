@@ -6,6 +6,7 @@ out even when other learners' runs write traces at the same time.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -54,10 +55,8 @@ def collect(trace_dir: Path | None, run_id: str, expected: int, wait_s: float = 
             break
         time.sleep(0.1)
     for path in set(mine):
-        try:
+        with contextlib.suppress(OSError):  # an external server's files may belong to another user: leave them
             path.unlink(missing_ok=True)
-        except OSError:
-            pass  # an external server's files may belong to another user: leave them
     _drop_stale(trace_dir)
     frame = pd.DataFrame([{"request_id": k, **v} for k, v in rows.items()], columns=COLUMNS)
     return frame

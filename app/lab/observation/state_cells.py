@@ -53,13 +53,13 @@ class Sampler:
         self._thread: threading.Thread | None = None
         self.t0 = time.perf_counter()
 
-    def __enter__(self) -> "Sampler":
+    def __enter__(self) -> Sampler:
         return self.start()
 
     def __exit__(self, *exc) -> None:
         self.stop()
 
-    def start(self) -> "Sampler":
+    def start(self) -> Sampler:
         self.t0 = time.perf_counter()
         self._sample()
         self._thread = threading.Thread(target=self._loop, name="state-cells", daemon=True)

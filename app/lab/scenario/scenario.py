@@ -18,16 +18,17 @@ class ScenarioError(LabError):
     """A scenario that cannot run; code and values say why (words: app/text/problems.py)."""
 
 # Short common words, so random utterances read like speech in the transcript board.
-WORDS = (
-    "the of and to in is you that it he was for on are as with his they at be this have from "
-    "or one had by word but not what all were we when your can said there use an each which she "
-    "do how their if will up other about out many then them these so some her would make like him "
-    "into time has look two more write go see number no way could people my than first water been "
-    "call who oil its now find long down day did get come made may part over new sound take only "
-    "little work know place year live me back give most very after thing our just name good sentence "
-    "man think say great where help through much before line right too mean old any same tell boy "
-    "follow came want show also around form three small set put end does another well large must big"
-).split()
+WORDS = [
+    "the", "of", "and", "to", "in", "is", "you", "that", "it", "he", "was", "for", "on", "are", "as", "with", "his", "they", "at", "be", "this", "have",
+    "from", "or", "one", "had", "by", "word", "but", "not", "what", "all", "were", "we", "when", "your", "can", "said", "there", "use", "an", "each",
+    "which", "she", "do", "how", "their", "if", "will", "up", "other", "about", "out", "many", "then", "them", "these", "so", "some", "her", "would",
+    "make", "like", "him", "into", "time", "has", "look", "two", "more", "write", "go", "see", "number", "no", "way", "could", "people", "my", "than",
+    "first", "water", "been", "call", "who", "oil", "its", "now", "find", "long", "down", "day", "did", "get", "come", "made", "may", "part", "over",
+    "new", "sound", "take", "only", "little", "work", "know", "place", "year", "live", "me", "back", "give", "most", "very", "after", "thing", "our",
+    "just", "name", "good", "sentence", "man", "think", "say", "great", "where", "help", "through", "much", "before", "line", "right", "too", "mean",
+    "old", "any", "same", "tell", "boy", "follow", "came", "want", "show", "also", "around", "form", "three", "small", "set", "put", "end", "does",
+    "another", "well", "large", "must", "big"
+]
 
 
 def random_texts(count: int, length: int | Sequence[int], seed: int) -> list[str]:

@@ -17,7 +17,7 @@ class Transport(str, Enum):
         return self is not Transport.HTTP
 
     @classmethod
-    def parse(cls, value: "str | Transport") -> "Transport":
+    def parse(cls, value: str | Transport) -> Transport:
         try:
             return cls(value)
         except ValueError:

@@ -7,6 +7,7 @@ so stop() (or the death of this process) leaves no server or stub behind.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import signal
 import subprocess
@@ -51,7 +52,7 @@ class EmbeddedServer:
     def metrics_url(self) -> str:
         return f"http://127.0.0.1:{self.metrics_port}/metrics"
 
-    def start(self) -> "EmbeddedServer":
+    def start(self) -> EmbeddedServer:
         if self.running:
             return self
         install = installation.locate()
@@ -163,13 +164,11 @@ class EmbeddedServer:
     def kill_for_demo(self) -> None:
         """Kill the server abruptly, as a crash would (used to show dead-server handling)."""
         if self.process is not None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             self.process.wait(5)
 
-    def __enter__(self) -> "EmbeddedServer":
+    def __enter__(self) -> EmbeddedServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

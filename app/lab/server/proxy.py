@@ -102,7 +102,7 @@ class NginxProxy:
     def pid(self) -> int | None:
         return self.process.pid if self.process else None
 
-    def start(self) -> "NginxProxy":
+    def start(self) -> NginxProxy:
         if self.running:
             return self
         nginx = find_nginx()
@@ -164,7 +164,7 @@ class NginxProxy:
             shutil.rmtree(self.folder, ignore_errors=True)
             self.folder = None
 
-    def __enter__(self) -> "NginxProxy":
+    def __enter__(self) -> NginxProxy:
         return self.start()
 
     def __exit__(self, *exc) -> None:

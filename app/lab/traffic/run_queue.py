@@ -15,9 +15,9 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 from app.lab import env_settings
 

@@ -87,7 +87,7 @@ def worked_example_table(sent):
     table["outcome"] = [
         words.render(N_("{label:text} (“{review:text}”)"), label=sentiment_words.label(o == "positive", words), review=r)
         if o in ("positive", "negative") else words(N_("refused")) if o == "refused" else o
-        for o, r in zip(table["outcome"], table["review"])
+        for o, r in zip(table["outcome"], table["review"], strict=True)
     ]
     table = table.drop(columns=["review"])
     return table.rename(columns={k: words(v) for k, v in WORKED_COLUMNS.items()})
@@ -160,7 +160,7 @@ def direct_vs_oldest(server, deployer) -> None:
     runs = stored("direct_vs_oldest")
     if not runs:
         return
-    for column, (applied, result) in zip(st.columns(2), runs):
+    for column, (applied, result) in zip(st.columns(2), runs, strict=True):
         with column:
             st.markdown(t().render(N_("**{scheduler:text}** on `{model:text}`"), scheduler=applied.settings.scheduler,
                                    model=applied.model))

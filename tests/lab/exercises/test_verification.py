@@ -41,7 +41,7 @@ def test_new_sequence_after_end_starts_fresh_on_the_reused_slot(result):
     first = first_chunk(run, 1)
     assert first["state_in"] == 0 and first["state_owner"] == 0
     assert (int(first["instance"]), int(first["slot"])) == (0, 0)  # 1 instance x 1 slot: nowhere else
-    assert set(zip(run.requests["instance"], run.requests["slot"])) == {(0, 0)}
+    assert set(zip(run.requests["instance"], run.requests["slot"], strict=True)) == {(0, 0)}
     assert list(run.sessions["received_text"]) == verification.TEXTS[:2]
 
 

@@ -64,7 +64,7 @@ def busy_fraction(run, instances: int) -> float:
     busy = 0.0
     for _, mine in q.groupby("instance"):
         # Rows of one batch share an execution: merge overlapping intervals before summing.
-        intervals = sorted(zip(mine["exec_start"], mine["exec_end"]))
+        intervals = sorted(zip(mine["exec_start"], mine["exec_end"], strict=True))
         cur_start, cur_end = intervals[0]
         for s, e in intervals[1:]:
             if s > cur_end:
