@@ -165,7 +165,8 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     numbers, outcome = _measure(clients, log)
     findings, explanation = _words(numbers, raised)
     steps.finish()
-    return ExerciseResult(EXERCISE, outcome, numbers, {"chunks": chunks, "server_log": log}, explanation, findings, log=panel)
+    return ExerciseResult(exercise=EXERCISE, outcome=outcome, numbers=numbers, tables={"chunks": chunks, "server_log": log},
+                          explanation=explanation, findings=findings, log=panel)
 
 
 def _measure(clients: dict[str, _Client], log: pd.DataFrame) -> tuple[dict, str]:
@@ -259,4 +260,3 @@ def _retry(outcome: str, values: dict) -> Finding:
 
 
 # Figure labels for the codes in the chunks table.
-

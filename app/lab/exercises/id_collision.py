@@ -138,12 +138,11 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     explanation.append(Finding("fixed_intact") if fixed.all_intact else Finding("fixed_verdicts", {"verdicts": readings.verdict_counts(fixed)}))
     steps.finish()
     return ExerciseResult(
-        EXERCISE,
-        outcome,
-        numbers,
-        {"chunks": chunks, "sessions": sessions},
-        explanation,
-        findings,
-        {"same_id": collide, "unique_ids": fixed},
+        exercise=EXERCISE,
+        outcome=outcome,
+        numbers=numbers,
+        tables={"chunks": chunks, "sessions": sessions},
+        explanation=explanation,
+        findings=findings,
+        runs={"same_id": collide, "unique_ids": fixed},
     )
-

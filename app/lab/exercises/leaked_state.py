@@ -167,17 +167,13 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     runs = {f"{'keep' if i == 0 else 'evict'}_{'wave' + str(k + 1) if k < WAVES else 'closing'}": r
             for i, phase in enumerate(phases) for k, r in enumerate(phase["runs"])}
     return ExerciseResult(
-        EXERCISE,
-        outcome,
-        numbers,
-        {"cells": pd.concat([p["cells"] for p in phases], ignore_index=True),
+        exercise=EXERCISE,
+        outcome=outcome,
+        numbers=numbers,
+        tables={"cells": pd.concat([p["cells"] for p in phases], ignore_index=True),
          "marks": pd.concat([p["marks"] for p in phases], ignore_index=True),
          "tally": tally},
-        explanation,
-        findings,
-        runs,
+        explanation=explanation,
+        findings=findings,
+        runs=runs,
     )
-
-
-# Figure labels for the codes in the result's tables.
-

@@ -180,13 +180,12 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     ]
     steps.finish()
     return ExerciseResult(
-        EXERCISE,
-        outcome,
-        numbers,
-        {"grid": grid, "dead_client": dead,
+        exercise=EXERCISE,
+        outcome=outcome,
+        numbers=numbers,
+        tables={"grid": grid, "dead_client": dead,
          "evict_chunks": paused[["chunk", "t_send", "state_in", "state_owner", "symbol", "expected", "error"]].reset_index(drop=True)},
-        explanation,
-        findings,
-        runs,
+        explanation=explanation,
+        findings=findings,
+        runs=runs,
     )
-

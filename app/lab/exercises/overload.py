@@ -198,10 +198,6 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         Finding("why_remedies"),
     ]
     steps.finish()
-    return ExerciseResult(EXERCISE, outcome, numbers,
-                          {"sessions": per_session, "loads": loads, "remedies": remedies},
-                          explanation, findings, runs)
-
-
-# Figure labels for the codes in the result's tables.
-
+    return ExerciseResult(exercise=EXERCISE, outcome=outcome, numbers=numbers,
+                          tables={"sessions": per_session, "loads": loads, "remedies": remedies},
+                          explanation=explanation, findings=findings, runs=runs)

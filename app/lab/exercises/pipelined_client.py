@@ -161,15 +161,11 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     explanation = [Finding("why_no_numbers"), Finding("why_unary"), Finding("why_overtake"), Finding("why_stream")]
     steps.finish()
     return ExerciseResult(
-        EXERCISE,
-        outcome,
-        numbers,
-        {"rounds": rounds, "arrival": orders},
-        explanation,
-        findings,
-        runs,
+        exercise=EXERCISE,
+        outcome=outcome,
+        numbers=numbers,
+        tables={"rounds": rounds, "arrival": orders},
+        explanation=explanation,
+        findings=findings,
+        runs=runs,
     )
-
-
-# Figure labels for the codes in the result's tables.
-

@@ -118,12 +118,11 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     ]
     steps.finish()
     return ExerciseResult(
-        EXERCISE,
-        outcome,
-        numbers,
-        {"sessions": sessions, "holding": held, "sweep": pd.DataFrame(sweep)},
-        explanation,
-        findings,
-        runs,
+        exercise=EXERCISE,
+        outcome=outcome,
+        numbers=numbers,
+        tables={"sessions": sessions, "holding": held, "sweep": pd.DataFrame(sweep)},
+        explanation=explanation,
+        findings=findings,
+        runs=runs,
     )
-

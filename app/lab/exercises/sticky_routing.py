@@ -161,12 +161,11 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     ]
     steps.finish()
     return ExerciseResult(
-        EXERCISE,
-        outcome,
-        numbers,
-        {"routes": routes},
-        explanation,
-        findings,
-        runs,
+        exercise=EXERCISE,
+        outcome=outcome,
+        numbers=numbers,
+        tables={"routes": routes},
+        explanation=explanation,
+        findings=findings,
+        runs=runs,
     )
-

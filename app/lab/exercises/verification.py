@@ -130,15 +130,11 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     ]
     steps.finish()
     return ExerciseResult(
-        EXERCISE,
-        outcome,
-        numbers,
-        {"checks": checks, "sentiment": sentiment, "recogniser_transcripts": transcripts},
-        explanation,
-        findings,
-        runs,
+        exercise=EXERCISE,
+        outcome=outcome,
+        numbers=numbers,
+        tables={"checks": checks, "sentiment": sentiment, "recogniser_transcripts": transcripts},
+        explanation=explanation,
+        findings=findings,
+        runs=runs,
     )
-
-
-# Figure labels for the codes in the result's tables.
-

@@ -1,5 +1,12 @@
 """What an exercise is (a name, option keys, the keyed answer) and what running it returns, as codes.
 
+An exercise measures, then judges. `measure()` talks to the server and returns `Measured`: the
+tables its judge reads, plus the raw runs for the JSON report and the log. `judge(tables)` is
+pure: from those tables alone it decides the `Judgement` (the outcome, the headline numbers,
+the findings and the explanation, and the tables the figures draw), so every outcome can be
+tested on small hand-made tables. The registry (app/lab/exercises/__init__.py) joins the two
+into an `ExerciseResult`.
+
 An exercise's `outcome` is the option key that matches what the server did on this run,
 worked out from the measurements, so "did my prediction hold?" is answered by the server,
 not by the answer key. `correct` is what the lesson says usually happens.
@@ -52,16 +59,47 @@ class Exercise:
             raise ValueError(f"exercise {self.name!r}: correct option {self.correct!r} is not one of {self.options}")
 
 
-@dataclass
+Tables = dict[str, pd.DataFrame]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Measured:
+    """What measure() took from the server. judge() reads `tables` only; `runs` and `log` are
+    kept for the JSON report, the log panel and the tests that look at raw requests."""
+
+    tables: Tables
+    runs: dict = field(default_factory=dict)  # label -> driver.RunResult
+    log: RunLog | None = None  # set by an exercise that talks to Triton without the driver
+
+
+@dataclass(frozen=True, kw_only=True)
+class Judgement:
+    """What judge(tables) decided: pure, from the measured tables alone."""
+
+    outcome: str  # option key that describes what the server did this run
+    numbers: dict  # headline measurements: name -> number, bool, text, or {verdict: count}; labels in app/text
+    findings: list[Finding]  # one per measurement
+    explanation: list[Finding]  # what was seen, tied to the mechanism: sentences in order
+    tables: Tables  # data the figures draw
+
+
+@dataclass(kw_only=True)
 class ExerciseResult:
     exercise: Exercise
     outcome: str  # option key that describes what the server did this run
     numbers: dict  # headline measurements: name -> number, bool, text, or {verdict: count}; labels in app/text
-    tables: dict[str, pd.DataFrame]  # data the figures draw
+    tables: Tables  # data the figures draw
     explanation: list[Finding]  # what was seen, tied to the mechanism: sentences in order
     findings: list[Finding] = field(default_factory=list)  # one per measurement
     runs: dict = field(default_factory=dict)  # label -> driver.RunResult (raw per-request data)
     log: RunLog | None = None  # the server log lines of the whole exercise (set by exercises.run)
+
+    @classmethod
+    def of(cls, exercise: Exercise, measured: Measured, judged: Judgement) -> ExerciseResult:
+        if judged.outcome not in exercise.options:
+            raise ValueError(f"exercise {exercise.name!r}: judge returned {judged.outcome!r}, not one of {exercise.options}")
+        return cls(exercise=exercise, outcome=judged.outcome, numbers=judged.numbers, tables=judged.tables,
+                   explanation=judged.explanation, findings=judged.findings, runs=measured.runs, log=measured.log)
 
     @property
     def name(self) -> str:

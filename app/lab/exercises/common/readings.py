@@ -85,4 +85,34 @@ def held_fraction(held: pd.DataFrame, capacity: int) -> float:
 
 
 def verdict_counts(run) -> dict:
-    return {k: int(v) for k, v in run.sessions["verdict"].value_counts().items()}
+    return verdict_tally(run.sessions)
+
+
+def server_counts(runs: dict) -> pd.DataFrame:
+    """Per run label: what the server counted for the run (statistics deltas), one row each.
+
+    `batch_sizes` is {rows in the execution: executions}; `requests_sent` is what the driver sent,
+    the stand-in when the server's statistics are unavailable."""
+    return pd.DataFrame(
+        [
+            {
+                "run": label,
+                "inference_count": int(run.server.get("inference_count", len(run.requests))),
+                "execution_count": int(run.server.get("execution_count", 0)),
+                "requests_sent": len(run.requests),
+                "batch_sizes": dict(run.server.get("batch_sizes", {})),
+            }
+            for label, run in runs.items()
+        ],
+        columns=["run", "inference_count", "execution_count", "requests_sent", "batch_sizes"],
+    )
+
+
+def rows_run(counts: pd.Series) -> int:
+    """Rows the model ran in one run's executions (padding rows included): sum of size x count."""
+    return int(sum(int(size) * int(n) for size, n in dict(counts["batch_sizes"]).items()))
+
+
+def verdict_tally(sessions: pd.DataFrame) -> dict:
+    """{verdict: sessions} of a sessions table, as verdict_counts gives it for a run."""
+    return {k: int(v) for k, v in sessions["verdict"].value_counts().items()}
