@@ -7,6 +7,7 @@ this browser session used, and every rerun writes the current set-up back to the
 from __future__ import annotations
 
 from dataclasses import fields, replace
+from functools import partial
 
 import streamlit as st
 
@@ -194,7 +195,7 @@ def controls() -> LabSetup:
         with st.expander(_("Advanced: transport")):
             a, b = st.columns(2)
             a.selectbox(_("Transport"), [x.value for x in Transport], key=P + "transport",
-                        format_func=lambda v: transport_words(v, t()),
+                        format_func=partial(transport_words, _=t()),
                         help=_("HTTP and gRPC make one call per chunk; the gRPC stream is one stream per session"))
             b.number_input(_("Chunks in flight per session"), *LIMITS["in_flight"], step=1, key=P + "in_flight",
                            help=_("1 waits for each answer. Above 1 a session sends ahead (pipelining): "

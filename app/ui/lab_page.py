@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import streamlit as st
 
@@ -55,7 +56,7 @@ def render() -> None:
 
     choice = st.radio(
         _("**Predict before you run:** what will happen to the transcripts?"),
-        list(prediction.CHOICES), format_func=lambda c: prediction_words.choice(c, t()), index=None,
+        list(prediction.CHOICES), format_func=partial(prediction_words.choice, _=t()), index=None,
         key=lab_controls.PREDICTION_KEY,
     )
     apply_col, run_col, _spacer = st.columns([1, 1, 3])

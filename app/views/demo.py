@@ -2,6 +2,8 @@
 presenter's question, in their own language. Other learners' names are never shown."""
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from app.i18n import N_
@@ -47,7 +49,7 @@ def ballot() -> None:
     if current.is_open:
         choice = st.radio(_("Your prediction"), list(demo.options), key="demo-choice",
                           index=list(demo.options).index(mine) if mine in demo.options else None,
-                          format_func=lambda c: prediction_words.choice(c, t()))
+                          format_func=partial(prediction_words.choice, _=t()))
         if st.button(_("Vote"), key="demo-vote", type="primary", disabled=choice is None):
             try:
                 store.vote(code, voter, choice)

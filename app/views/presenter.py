@@ -7,6 +7,8 @@ the vote's code live in the URL (?demo=..&step=..&code=..), so a reload keeps th
 """
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from app.charts import replay
@@ -29,6 +31,11 @@ FIGURES = "presenter.figures"  # st.session_state: figures built for a run, by r
 
 st.title(_("Presenter"))
 require_instructor()
+
+
+
+def _session_label(s: int | None, words) -> str:
+    return words(N_("nobody")) if s is None else words.render(N_("Session {number:count}"), number=s + 1)
 
 
 def _int(value, default: int) -> int:
@@ -85,7 +92,7 @@ with root:
 
 def step_change() -> None:
     st.selectbox(_("Demo"), list(demos.DEMOS), index=list(demos.DEMOS).index(demo.name), key="presenter-demo",
-                 format_func=lambda code: demo_words.title(code, t()), on_change=_choose_demo)
+                 format_func=partial(demo_words.title, _=t()), on_change=_choose_demo)
     before, after = (demo_words.setup_title(demo.preset(s), t()) for s in demos.SIDES)
     st.markdown(t().render(N_("**{before_side:text}:** {before:text}  \n**{after_side:text}:** {after:text}"),
                            before_side=demo_words.side("before", t()), before=before,
@@ -184,12 +191,12 @@ def show_runs(sides: dict) -> None:
     st.markdown("## " + _("Replay"))
     pick_side, pick_session = st.columns(2)
     side = pick_side.radio(_("Set-up"), list(demos.SIDES), horizontal=True, key="presenter-replay-side",
-                           format_func=lambda s: demo_words.side(s, t()))
+                           format_func=partial(demo_words.side, _=t()))
     chosen = sides[side]
     sessions = list(range(len(chosen.result.sessions)))
     highlight = pick_session.selectbox(
         _("Follow one session"), [None, *sessions], key="presenter-replay-session",
-        format_func=lambda s: t()(N_("nobody")) if s is None else t().render(N_("Session {number:count}"), number=s + 1))
+        format_func=partial(_session_label, words=t()))
     fig = _figure(f"replay:{chosen.result.run_id}:{highlight}", lambda: replay.replay_figure(
         chosen.result, _=t(), highlight=highlight, x_range=replay.shared_range(a, b),
         instances=chosen.settings.instances, slots=chosen.settings.slots, projector=True))

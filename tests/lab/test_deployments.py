@@ -127,7 +127,7 @@ def test_impossible_settings_are_explained(settings, code, values, message):
     assert raised.value.code == code and raised.value.values == values
     english, chinese = (problems_text.error(raised.value, words(lang)) for lang in ("en", "zh"))
     assert re.search(message, english)
-    assert chinese != english and str(values["value"]) in chinese  # the learner's language, with the value given
+    assert chinese != english and all(str(v) in chinese for v in values.values())  # the learner's language, with the values given
 
 
 def test_a_pbtxt_syntax_error_names_line_and_column():

@@ -62,7 +62,8 @@ def test_problems_name_the_setting_and_the_text():
         Problem("transport_unknown", {"value": "pigeon", "choices": "http, grpc, grpc_stream"}),
         Problem("utterance_bad_character", {"number": 2, "text": "R2D2", "char": "2", "position": 2}),
     ]
-    english = [str(p) for p in problems]
+    assert str(problems[1]) == "sessions_range(low=1, high=64, value=70)"  # str() is the code and values, for logs
+    english = [problem(p, words("en")) for p in problems]
     assert "corrid" in english[0] and "sequence batcher" in english[0]
     assert english[1].startswith("sessions must be 1 to 64")
     assert english[3] == "transport must be one of http, grpc, grpc_stream: got 'pigeon'"
