@@ -11,10 +11,12 @@ PROBLEMS = {
     "instances_range": N_("instances must be {low:count} to {high:count} (each is a Python process): got {value:text}"),
     "slots_range": N_("slots (max batch size) must be {low:count} to {high:count}: got {value:text}"),
     "queue_delay_range": N_("queue delay must be {low:count} to {high:count} microseconds: got {value:text}"),
-    "min_slot_utilization_range": N_("minimum slot utilisation must be {low:count} to {high:count} (the share of slots with a ready request): got {value:text}"),
+    "min_slot_utilization_range": N_("minimum slot utilisation must be {low:count} to {high:count} (the share of slots with a ready request): "
+                                     "got {value:text}"),
     "idle_timeout_range": N_("idle timeout must be 0.1 s to 60 s ({low:count} to {high:count} µs): got {value:text}"),
     "state_key_unknown": N_("state key must be one of {choices:text}, not '{value:text}'"),
-    "corrid_needs_sequence": N_("state key 'corrid' needs the sequence batcher: the dynamic batcher gives the model no correlation ID, so choose state key 'slot' or 'session', or a sequence scheduler"),
+    "corrid_needs_sequence": N_("state key 'corrid' needs the sequence batcher: the dynamic batcher gives the model no correlation ID, "
+                                "so choose state key 'slot' or 'session', or a sequence scheduler"),
     # a learner's own recogniser config (deployments.validate_recogniser)
     "pbtxt_unreadable": N_("{source:text}: `{error:text}`"),
     "config_name": N_("name must be letters, digits, '_' or '-'"),
@@ -44,9 +46,11 @@ PROBLEMS = {
     # text (alphabet.AlphabetError, per utterance or per session)
     "bad_character": _BAD_CHARACTER,
     "empty_text": N_("the text is empty: type at least one letter"),
-    "utterance_bad_character": N_("utterance {number:count} ('{text:text}'): character '{char:text}' at position {position:count} is not in the alphabet: use only letters A-Z and spaces"),
+    "utterance_bad_character": N_("utterance {number:count} ('{text:text}'): character '{char:text}' at position {position:count} "
+                                  "is not in the alphabet: use only letters A-Z and spaces"),
     "utterance_empty_text": N_("utterance {number:count}: the text is empty: type at least one letter"),
-    "session_bad_character": N_("session {number:count}: character '{char:text}' at position {position:count} is not in the alphabet: use only letters A-Z and spaces"),
+    "session_bad_character": N_("session {number:count}: character '{char:text}' at position {position:count} is not in the alphabet: "
+                                "use only letters A-Z and spaces"),
     "session_empty_text": N_("session {number:count}: the text is empty: type at least one letter"),
     # a scenario (app/lab/scenario.Scenario.validate)
     "no_sessions": N_("a run needs at least one session"),
@@ -58,6 +62,13 @@ PROBLEMS = {
     "negative_concurrency": N_("concurrency cannot be negative"),
     "think_per_session": N_("think_ms_by_session needs one value per session"),
     "corrids_per_session": N_("corrids needs one correlation ID per session"),
+    # the deployment checker's config review (app/lab/checker/configs.py, review.Expectations)
+    "checker_config_unreadable": N_("{path:text}, line {line:count}, column {column:count}: `{message:text}`"),
+    "checker_file_unreadable": N_("{path:text} cannot be read: `{error:text}`"),
+    "checker_path_missing": N_("{path:text}: no such file or folder"),
+    "checker_server_config": N_("the server's config for model '{name:text}' cannot be read: `{message:text}`"),
+    "checker_expectation_low": N_("{name:text} must be at least {low:count}: got {value:text}"),
+    "checker_corrid_above_uint64": N_("correlation IDs are unsigned 64-bit numbers, at most {high:count}: got {value:text}"),
     # names
     "preset_unknown": N_("no preset '{value:text}': choose one of {choices:text}"),
     "exercise_unknown": N_("no exercise '{value:text}': choose one of {choices:text}"),
