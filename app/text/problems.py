@@ -62,6 +62,13 @@ PROBLEMS = {
     "negative_concurrency": N_("concurrency cannot be negative"),
     "think_per_session": N_("think_ms_by_session needs one value per session"),
     "corrids_per_session": N_("corrids needs one correlation ID per session"),
+    # the deployment checker's config review (app/lab/checker/configs.py, review.Expectations)
+    "checker_config_unreadable": N_("{path:text}, line {line:count}, column {column:count}: `{message:text}`"),
+    "checker_file_unreadable": N_("{path:text} cannot be read: `{error:text}`"),
+    "checker_path_missing": N_("{path:text}: no such file or folder"),
+    "checker_server_config": N_("the server's config for model '{name:text}' cannot be read: `{message:text}`"),
+    "checker_expectation_low": N_("{name:text} must be at least {low:count}: got {value:text}"),
+    "checker_corrid_above_uint64": N_("correlation IDs are unsigned 64-bit numbers, at most {high:count}: got {value:text}"),
     # names
     "preset_unknown": N_("no preset '{value:text}': choose one of {choices:text}"),
     "exercise_unknown": N_("no exercise '{value:text}': choose one of {choices:text}"),
