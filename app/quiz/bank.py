@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 import yaml
 

@@ -59,11 +59,11 @@ def avoided(other: str, lang: str) -> list[str]:
 
 
 def _lesson_pairs(lang: str):
-    theirs = {l.id: l for l in load_lessons(lessons_dir(lang))}
+    theirs = {lesson.id: lesson for lesson in load_lessons(lessons_dir(lang))}
     for en in load_lessons():
         other = theirs[en.id]
         yield f"{en.id}: title/summary", f"{en.title} {en.summary}", f"{other.title} {other.summary}"
-        for n, (a, b) in enumerate(zip(en.checks, other.checks)):
+        for n, (a, b) in enumerate(zip(en.checks, other.checks, strict=True)):
             yield f"{en.id}: check {n}", " ".join((a.question, *a.options, a.explain)), " ".join((b.question, *b.options, b.explain))
         sections = {heading_parts(h)[1]: f"{heading_parts(h)[0]}\n{t}" for _, h, t in split_sections(other.body)}
         for _, heading, text in split_sections(en.body):
@@ -72,7 +72,7 @@ def _lesson_pairs(lang: str):
 
 
 def _bank_pairs(lang: str):
-    for en, other in zip(load_bank(), translate(load_bank(), lang)):
+    for en, other in zip(load_bank(), translate(load_bank(), lang), strict=True):
         def words(item):
             return " ".join(t for t in (item.prompt, item.explain or "", *[x for o in item.options for x in (o.text, o.explain)]) if t)
         yield f"bank {en.id}", words(en), words(other)
@@ -106,7 +106,7 @@ def test_every_term_has_every_language():
 def test_translations_use_the_glossary(lang, where):
     pairs = {"lessons": _lesson_pairs, "bank": _bank_pairs, "catalog": _catalog_pairs}[where](lang)
     found = [(label, miss) for label, en, other in pairs if (miss := misses(en, other, lang))]
-    assert not found, f"{len(found)} places miss glossary terms:\n" + "\n".join(f"{l}: {m}" for l, m in found[:40])
+    assert not found, f"{len(found)} places miss glossary terms:\n" + "\n".join(f"{label}: {m}" for label, m in found[:40])
 
 
 @pytest.mark.parametrize("lang", TRANSLATED)
@@ -114,7 +114,7 @@ def test_translations_use_the_glossary(lang, where):
 def test_translations_avoid_ruled_out_words(lang, where):
     pairs = {"lessons": _lesson_pairs, "bank": _bank_pairs, "catalog": _catalog_pairs}[where](lang)
     found = [(label, bad) for label, _, other in pairs if (bad := avoided(other, lang))]
-    assert not found, f"{len(found)} places use words the glossary rules out:\n" + "\n".join(f"{l}: {b}" for l, b in found[:40])
+    assert not found, f"{len(found)} places use words the glossary rules out:\n" + "\n".join(f"{label}: {b}" for label, b in found[:40])
 
 
 def test_the_avoid_check_catches_a_ruled_out_word():
