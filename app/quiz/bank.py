@@ -31,7 +31,7 @@ SOURCE_REPOS: tuple[str, ...] = (
     "server", "core", "common", "python_backend", "client", "backend", "vllm_backend", "tensorrtllm_backend",
 )
 # A source is one or more '; '-separated references that a reader can look up:
-#   'server docs/user_guide/batcher.md'  a file in a Triton repository
+#   'server docs/user_guide/model_configuration.md'  a file in a Triton repository
 #   'server#3406'                        an issue or pull request there
 #   'seed: <which seed>'                 one of the course's source documents
 #   'lab: <path>'                        this project's own model or measurement
