@@ -24,7 +24,7 @@ import re
 import subprocess
 import sys
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import pytest
@@ -392,30 +392,51 @@ def test_every_behavioural_sentence_is_mapped_in_every_language():
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:80])
 
 
-def test_file_sources_lie_inside_their_file_at_that_release():
-    """Each cited line range exists in the cited file at the cited release, where a mirror is at hand."""
+@cache
+def lines_at(mirror: Path, tag: str, path: str) -> int | str:
+    """How many lines path has at tag in the mirror, or git's complaint when it is not there."""
+    shown = subprocess.run(["git", "-C", str(mirror), "show", f"{tag}:{path}"], capture_output=True, text=True)
+    return shown.stdout.count("\n") + 1 if shown.returncode == 0 else shown.stderr.strip()[:80]
+
+
+def source_range_problems(path: Path = COVERAGE) -> tuple[int, list[str]]:
+    """(sources checked, problems): each cited line range must lie inside the cited file at the cited
+    release, in the local mirror of that repository; sources without a mirror are not checked."""
     checked, problems = 0, []
-    for row in fact_rows():
+    for row in fact_rows(path):
         for source in split_cell(row.cells[4], ";"):
             match = FILE_SOURCE.match(source)
-            if not match:
+            mirror = MIRRORS / f"triton-inference-server+{match.group('repo')}" / "repo" if match else None
+            if mirror is None or not mirror.is_dir():
                 continue
-            mirror = MIRRORS / f"triton-inference-server+{match.group('repo')}" / "repo"
-            if not mirror.is_dir():
-                continue
-            shown = subprocess.run(["git", "-C", str(mirror), "show", f"{match.group('tag')}:{match.group('path')}"],
-                                   capture_output=True, text=True)
-            if shown.returncode != 0:
-                problems.append(f"COVERAGE.md:{row.line}: {source}: not in the mirror ({shown.stderr.strip()[:80]})")
-                continue
-            length = shown.stdout.count("\n") + 1
+            length = lines_at(mirror, match.group("tag"), match.group("path"))
             checked += 1
+            if isinstance(length, str):
+                problems.append(f"COVERAGE.md:{row.line}: {source}: not in the mirror ({length})")
+                continue
             for _first, last in re.findall(r"L(\d+)-L(\d+)", match.group("ranges")):
                 if int(last) > length:
                     problems.append(f"COVERAGE.md:{row.line}: {source}: the file has {length} lines")
-    if not checked and not problems:
+    return checked, problems
+
+
+def test_file_sources_lie_inside_their_file_at_that_release():
+    checked, problems = source_range_problems()
+    if not checked:
         pytest.skip("no local mirror of Triton's repositories to check line ranges against")
     assert not problems, "\n".join(problems)
+
+
+def test_a_line_range_past_the_end_of_its_file_fails(tmp_path):
+    real = "common protobuf/model_config.proto:L1557-L1567 @r24.10"
+    text = COVERAGE.read_text(encoding="utf-8")
+    assert real in text
+    broken = tmp_path / "COVERAGE.md"
+    broken.write_text(text.replace(real, "common protobuf/model_config.proto:L1557-L99999 @r24.10", 1), encoding="utf-8")
+    checked, problems = source_range_problems(broken)
+    if not checked:
+        pytest.skip("no local mirror of Triton's repositories to check line ranges against")
+    assert any("L1557-L99999" in p and "the file has" in p for p in problems)
 
 
 # -------------------------------------------------- the checks can fail
