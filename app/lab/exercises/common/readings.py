@@ -53,9 +53,10 @@ def holding(run) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["session", "instance", "slot", "held_from", "held_to"])
 
 
-def busy_fraction(run, instances: int) -> float:
-    """Share of the run's span in which the model was computing (union of executions)."""
-    q = run.requests[run.requests["error"] == ""]
+def busy_fraction(requests: pd.DataFrame, instances: int) -> float:
+    """Share of a run's span in which the model was computing (union of executions), from its
+    per-request rows (instance, exec_start, exec_end, error)."""
+    q = requests[requests["error"] == ""]
     if not _traced(q, "exec_start") or q.empty:
         return float("nan")
     span = q["exec_end"].max() - q["exec_start"].min()
@@ -116,3 +117,4 @@ def rows_run(counts: pd.Series) -> int:
 def verdict_tally(sessions: pd.DataFrame) -> dict:
     """{verdict: sessions} of a sessions table, as verdict_counts gives it for a run."""
     return {k: int(v) for k, v in sessions["verdict"].value_counts().items()}
+
