@@ -107,7 +107,10 @@ def measure(server, deployer, progress=None) -> Measured:
     try:
         texts = random_texts(SESSIONS, CHUNKS, seed=21)
         for policy in proxy.POLICIES:
-            steps("policy_sticky" if policy == "sticky" else "policy_round_robin", sessions=SESSIONS)
+            if policy == "sticky":
+                steps("policy_sticky", sessions=SESSIONS)
+            else:
+                steps("policy_round_robin", sessions=SESSIONS)
             runs[policy], route = _through_proxy(replicas, texts, policy)
             routes.append(route)
         steps("stopping")
@@ -162,7 +165,7 @@ def judge(tables: Tables) -> Judgement:
         Finding("rr_spread", {"both": n["rr_sessions_on_both_replicas"], "sessions": n["sessions"],
                               "broken": n["rr_sessions_broken"], "verdicts": readings.verdict_tally(rr)}),
         Finding("rr_per_replica", {"per_replica": n["rr_requests_per_replica"]}),
-        Finding("sticky_intact" if n["sticky_intact"] else "sticky_verdicts", kept),
+        Finding("sticky_intact", kept) if n["sticky_intact"] else Finding("sticky_verdicts", kept),
         *([_refusal(refusals.iloc[0])] if not refusals.empty else []),
     ]
     explanation = [
