@@ -53,9 +53,10 @@ def holding(run) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["session", "instance", "slot", "held_from", "held_to"])
 
 
-def busy_fraction(run, instances: int) -> float:
-    """Share of the run's span in which the model was computing (union of executions)."""
-    q = run.requests[run.requests["error"] == ""]
+def busy_fraction(requests: pd.DataFrame, instances: int) -> float:
+    """Share of a run's span in which the model was computing (union of executions), from its
+    per-request rows (instance, exec_start, exec_end, error)."""
+    q = requests[requests["error"] == ""]
     if not _traced(q, "exec_start") or q.empty:
         return float("nan")
     span = q["exec_end"].max() - q["exec_start"].min()
@@ -116,3 +117,24 @@ def rows_run(counts: pd.Series) -> int:
 def verdict_tally(sessions: pd.DataFrame) -> dict:
     """{verdict: sessions} of a sessions table, as verdict_counts gives it for a run."""
     return {k: int(v) for k, v in sessions["verdict"].value_counts().items()}
+
+
+def log_lines(logs: dict) -> pd.DataFrame:
+    """Per run label: the classified lines of its server log (a run_log.RunLog), in log order, one row each.
+
+    `code` is the LogCode's value, `level` its Level's name. A log that could not be read has no rows:
+    logs_read says which."""
+    return pd.DataFrame(
+        [
+            {"run": label, "code": e.code.value, "corrid": e.corrid or "", "level": e.level.name, "message": e.message}
+            for label, log in logs.items() if log is not None
+            for e in log.entries if e.code is not None
+        ],
+        columns=["run", "code", "corrid", "level", "message"],
+    )
+
+
+def logs_read(logs: dict) -> pd.DataFrame:
+    """Per run label: whether its server log could be read (not against a server started elsewhere)."""
+    return pd.DataFrame([{"run": label, "available": log is not None and log.available} for label, log in logs.items()],
+                        columns=["run", "available"])
