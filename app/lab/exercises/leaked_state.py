@@ -13,7 +13,7 @@ import pandas as pd
 
 from app.lab.deployment.deployments import LabSettings
 from app.lab.exercises.common import models
-from app.lab.exercises.common.base import Exercise, ExerciseResult, Finding, Steps
+from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
 from app.lab.observation import run_log, server_log, server_stats, state_cells
 from app.lab.observation.server_log import LogCode
 from app.lab.scenario.scenario import Scenario, random_texts
@@ -58,6 +58,30 @@ def _closing(model: str) -> Scenario:
     return Scenario(model=model, texts=["GOOD NIGHT"], think_ms=20.0, jitter_ms=0.0, seed=49)
 
 
+def measure(server, deployer, progress=None) -> Measured:
+    """The same waves on a model that keeps its cells and on one that evicts them: the model's
+    gauge throughout, when each wave began, and per deployment what the server counted."""
+    del deployer  # the two deployments carry a model parameter the lab's settings do not expose
+    steps = Steps(progress, len(DEPLOYMENTS) * (WAVES + 1) + 1)
+    phases = []
+    for label, (name, evict_s) in DEPLOYMENTS.items():
+        values = dict(timeout=IDLE_TIMEOUT_US / 1e6, evict=EVICT_S)
+        if label == "keep":
+            steps("deploy_keep", **values)
+        else:
+            steps("deploy_evict", **values)
+        model = models.load_with_parameters(server, name, SETTINGS, idle_evict_s=evict_s)
+        phases.append(_phase(server, label, model, steps))
+    steps("measuring")
+    runs = {f"{p['label']}_{'wave' + str(k + 1) if k < WAVES else 'closing'}": r for p in phases for k, r in enumerate(p["runs"])}
+    tables = {
+        "cells": pd.concat([p["cells"] for p in phases], ignore_index=True),
+        "marks": pd.concat([p["marks"] for p in phases], ignore_index=True),
+        "counts": pd.DataFrame([p["counts"] for p in phases]),
+    }
+    return Measured(tables=tables, runs=runs)
+
+
 def _phase(server, label: str, model: str, steps: Steps) -> dict:
     """The waves on one deployment, with the model's gauge sampled throughout."""
     # The waves and the gauge between them are one measurement: nobody else's run in between.
@@ -81,32 +105,42 @@ def _phase(server, label: str, model: str, steps: Steps) -> dict:
             time.sleep(0.3)
         executed_after = int(server_stats.model_stats(control, model).get("inference_count", 0))
     log = run_log.capture(window, [model], [p.corrid for r in runs for p in r.plans])
-    # Requests the model ran beyond the chunks answered: what the reaper sent it (oldest has no padding).
-    executed = executed_after - executed_before
-    answered = int(sum((r.requests["error"] == "").sum() for r in runs))
     frame = cells.frame()
-    total = state_cells.totals(frame)
-    if total.empty:
+    if state_cells.totals(frame).empty:
         raise RuntimeError(f"the model's {state_cells.CELLS} metric is not on Triton's metrics endpoint ({server.metrics_url})")
-    # Cells are counted from the phase's first reading: an earlier run's leftovers are not this run's.
-    start = int(total["cells"].iloc[0])
     return {
         "label": label,
         "runs": runs,
         "cells": frame.assign(deployment=label),
         "marks": cells.marks().assign(deployment=label),
-        "tally": {
+        "counts": {
             "deployment": label,
-            "abandoned": WAVES * PER_WAVE,
+            "abandoned": sum(len(r.plans) for r in runs[:WAVES]),
             "reaped_logged": log.count(LogCode.REAPER_FORCE_END) if log.available else None,
-            "cells_at_start": start,
-            "peak_cells": int(total["cells"].max()),
-            "cells_left": int(total["cells"].iloc[-1]),
-            "cells_added": int(total["cells"].iloc[-1]) - start,
-            "evicted": int(total["evicted"].iloc[-1] - total["evicted"].iloc[0]),
+            "model_requests": executed_after - executed_before,  # Triton's statistics: requests the model ran
+            "answered": int(sum((r.requests["error"] == "").sum() for r in runs)),
             "refused_chunks": int(sum((r.requests["error"] != "").sum() for r in runs)),
-            "model_requests_beyond_answered": executed - answered,
         },
+    }
+
+
+def _tally(counts, cells: pd.DataFrame) -> dict:
+    """One deployment: what its gauge and the server's counts say became of the vanished sessions' cells."""
+    total = state_cells.totals(cells[cells["deployment"] == counts.deployment])
+    # Cells are counted from the phase's first reading: an earlier run's leftovers are not this run's.
+    start, left = int(total["cells"].iloc[0]), int(total["cells"].iloc[-1])
+    return {
+        "deployment": counts.deployment,
+        "abandoned": int(counts.abandoned),
+        "reaped_logged": None if pd.isna(counts.reaped_logged) else int(counts.reaped_logged),
+        "cells_at_start": start,
+        "peak_cells": int(total["cells"].max()),
+        "cells_left": left,
+        "cells_added": left - start,
+        "evicted": int(total["evicted"].iloc[-1] - total["evicted"].iloc[0]),
+        "refused_chunks": int(counts.refused_chunks),
+        # Requests the model ran beyond the chunks answered: what the reaper sent it (oldest has no padding).
+        "model_requests_beyond_answered": int(counts.model_requests - counts.answered),
     }
 
 
@@ -117,23 +151,10 @@ def _outcome(tally: dict) -> str:
     return "capped" if added <= SETTINGS.slots else "leak"
 
 
-def run(server, deployer, progress=None) -> ExerciseResult:
-    del deployer  # the two deployments carry a model parameter the lab's settings do not expose
-    steps = Steps(progress, len(DEPLOYMENTS) * (WAVES + 1) + 1)
-    phases = []
-    for label, (name, evict_s) in DEPLOYMENTS.items():
-        values = dict(timeout=IDLE_TIMEOUT_US / 1e6, evict=EVICT_S)
-        if label == "keep":
-            steps("deploy_keep", **values)
-        else:
-            steps("deploy_evict", **values)
-        model = models.load_with_parameters(server, name, SETTINGS, idle_evict_s=evict_s)
-        phases.append(_phase(server, label, model, steps))
-    steps("measuring")
-
-    keep, evict = (p["tally"] for p in phases)
-    tally = pd.DataFrame([keep, evict])
-    outcome = _outcome(keep)
+def judge(tables: Tables) -> Judgement:
+    """From the model's gauge and the server's counts: did the cells of sessions that vanished stay?"""
+    tallies = {counts.deployment: _tally(counts, tables["cells"]) for counts in tables["counts"].itertuples()}
+    keep, evict = tallies["keep"], tallies["evict"]
     logged = keep["reaped_logged"]
     numbers = {
         "sessions_abandoned": keep["abandoned"],
@@ -163,17 +184,5 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         Finding("why_eviction", {"evict": EVICT_S, "timeout": IDLE_TIMEOUT_US / 1e6, "left": evict["cells_left"]}),
         Finding("why_timer"),
     ]
-    steps.finish()
-    runs = {f"{'keep' if i == 0 else 'evict'}_{'wave' + str(k + 1) if k < WAVES else 'closing'}": r
-            for i, phase in enumerate(phases) for k, r in enumerate(phase["runs"])}
-    return ExerciseResult(
-        exercise=EXERCISE,
-        outcome=outcome,
-        numbers=numbers,
-        tables={"cells": pd.concat([p["cells"] for p in phases], ignore_index=True),
-         "marks": pd.concat([p["marks"] for p in phases], ignore_index=True),
-         "tally": tally},
-        explanation=explanation,
-        findings=findings,
-        runs=runs,
-    )
+    tables = {"cells": tables["cells"], "marks": tables["marks"], "tally": pd.DataFrame(list(tallies.values()))}
+    return Judgement(outcome=_outcome(keep), numbers=numbers, findings=findings, explanation=explanation, tables=tables)
