@@ -45,9 +45,7 @@ REGISTRY = (
 
 def _load(name: str) -> ModuleType:
     module = importlib.import_module(f"app.lab.exercises.{name}")
-    # TRANSITION (issue 16): modules not yet split into measure/judge still define run(); removed once all ten are split.
-    needed = ("EXERCISE", "run") if hasattr(module, "run") and not hasattr(module, "measure") else ("EXERCISE", "measure", "judge")
-    missing = [attr for attr in needed if not hasattr(module, attr)]
+    missing = [attr for attr in ("EXERCISE", "measure", "judge") if not hasattr(module, attr)]
     if missing:
         raise ImportError(f"exercise module {module.__name__} lacks {', '.join(missing)}: see app/lab/exercises/__init__.py")
     if not isinstance(module.EXERCISE, Exercise) or module.EXERCISE.name != name:
@@ -78,13 +76,11 @@ def run(name: str, server, deployer, progress: Progress | None = None) -> Exerci
     verbose = server_log.raised_verbosity(server, exercise.log_verbose) if exercise.log_verbose else nullcontext()
     with _LOCKS[name], verbose:
         window = server_log.LogWindow.start(server)
-        if not hasattr(_MODULES[name], "measure"):  # TRANSITION: see _load
-            result = _MODULES[name].run(server, deployer, progress)
-        else:
-            result = judge(name, _MODULES[name].measure(server, deployer, progress))
+        measured = _MODULES[name].measure(server, deployer, progress)
+    result = judge(name, measured)
     if result.log is None:  # an exercise that talks to Triton without the driver sets its own
         result.log = _exercise_log(window, result)
-    if progress and hasattr(_MODULES[name], "measure"):  # TRANSITION: run() modules finish their own steps
+    if progress:
         progress(1.0, Finding(DONE))
     return result
 

@@ -55,3 +55,11 @@ def untranslated_figures(result, lang: str) -> list[str]:
             if not shown or shown == en or not IN_SCRIPT[lang](shown):
                 bad.append(shown)
     return bad
+
+
+def assert_translated(name: str, findings) -> None:
+    """Every finding of exercise `name` really rendered in every translated language."""
+    assert TRANSLATED, "no translated language is installed"
+    for lang in TRANSLATED:
+        bad = untranslated(name, findings, lang)
+        assert not bad, (lang, bad)

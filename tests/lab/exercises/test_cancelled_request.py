@@ -13,7 +13,7 @@ from app.lab.exercises.common.base import Finding
 from app.lab.observation.server_log import LogCode
 from app.lab.scenario.alphabet import to_symbols
 from app.text import exercises as text
-from tests.lab.exercises.translated import assert_translated
+from tests.lab.exercises.renderings import assert_translated
 
 SYMBOLS = to_symbols(ex.TEXT)
 DEADLINE = "Deadline Exceeded"

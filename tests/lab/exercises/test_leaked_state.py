@@ -19,7 +19,7 @@ from app.lab.exercises.common.base import Finding
 from app.lab.observation import state_cells
 from app.lab.observation.server_log import LogCode
 from app.text import exercises as text
-from tests.lab.exercises.translated import assert_translated
+from tests.lab.exercises.renderings import assert_translated
 
 ABANDONED = leaked_state.WAVES * leaked_state.PER_WAVE
 EVICTING = [(3, 0), (9, 0), (9, 6), (15, 6), (3, 24)]  # the evicting model's gauge: (cells, evicted so far)

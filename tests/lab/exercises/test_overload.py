@@ -13,7 +13,7 @@ from app.i18n import languages, words
 from app.lab.exercises import overload
 from app.lab.exercises.common.base import Finding
 from app.text import exercises as text
-from tests.lab.exercises.translated import assert_translated
+from tests.lab.exercises.renderings import assert_translated
 
 CHUNKS = 3
 NO_START = "inference request for sequence 9 to model 'asr_sequence_direct' must specify the START flag on the first request of the sequence"

@@ -94,8 +94,8 @@ def test_each_exercise_draws_its_figures_from_a_real_result(name, exercise_resul
 
 def test_an_incomplete_module_is_refused_by_name(monkeypatch):
     module = importlib.import_module("app.lab.exercises.forgot_ready")
-    monkeypatch.delattr(module, "run")
-    with pytest.raises(ImportError, match="forgot_ready lacks run"):
+    monkeypatch.delattr(module, "judge")
+    with pytest.raises(ImportError, match="forgot_ready lacks judge"):
         exercises._load("forgot_ready")
 
 

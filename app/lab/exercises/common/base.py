@@ -147,12 +147,8 @@ class Steps:
             self.progress(min(1.0, self.done / self.total), Finding(code, values))
         self.done += 1
 
-    def finish(self) -> None:
-        if self.progress:
-            self.progress(1.0, Finding(DONE))
 
-
-DONE = "done"  # the last step of every exercise; its words are shared (app/text/exercises)
+DONE = "done"  # the last step of every exercise, sent by the registry after judging; its words are shared (app/text/exercises)
 
 
 def _plain(value):

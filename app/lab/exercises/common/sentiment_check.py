@@ -28,7 +28,7 @@ REVIEWS = (
 )
 
 
-# Ways of sending, as codes; their words are the figure labels of app/lab/exercises/verification.py.
+# Ways of sending, as codes; their words are the figure labels of app/charts/exercises/verification.py.
 MODES = ("in_order_single", "reversed_6", "shuffled_all", "shuffled_one_request")
 
 
