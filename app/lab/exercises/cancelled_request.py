@@ -103,7 +103,7 @@ def measure(server, deployer, progress=None) -> Measured:
     with run_queue.hold(server, MODEL), server_log.raised_verbosity(server, 1) as raised:
         window = server_log.LogWindow.start(server)
         chunks = _clients(server, steps)
-        time.sleep(0.3)  # the last lines are written just after the replies
+        window.settle()  # the last lines are written just after the replies
         corrids = set(chunks["corrid"])
         panel = run_log.capture(window, [MODEL], corrids)  # the page's log panel
         entries = [e for e in window.select(codes=LOG_CODES) if (e.corrid in corrids) or (e.corrid is None and e.model == MODEL)]

@@ -102,7 +102,7 @@ def _phase(server, label: str, model: str, steps: Steps) -> dict:
                 time.sleep(GAP_S if wave < WAVES - 1 else SETTLE_S)
             cells.mark(HEALTHY)
             runs.append(driver.run(server, _closing(model)))
-            time.sleep(0.3)
+            window.settle()  # the reaper's last lines, and one more gauge sample
         executed_after = int(server_stats.model_stats(control, model).get("inference_count", 0))
     log = run_log.capture(window, [model], [p.corrid for r in runs for p in r.plans])
     frame = cells.frame()

@@ -23,6 +23,7 @@ import contextlib
 import json
 import re
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -241,6 +242,21 @@ class LogWindow:
 
     def lines(self) -> list[str]:
         return self.text().splitlines()
+
+    def settle(self, quiet_s: float = 0.2, limit_s: float = 3.0) -> None:
+        """Wait until the log has stopped growing for quiet_s (Triton writes a request's last lines
+        just after its reply), or limit_s at most: the condition, not a fixed pause, so a busy
+        machine that writes late is waited for and an idle one is not."""
+        if self.path is None:
+            return
+        deadline, size, quiet_since = time.monotonic() + limit_s, -1, time.monotonic()
+        while time.monotonic() < deadline:
+            now = self.path.stat().st_size if self.path.exists() else 0
+            if now != size:
+                size, quiet_since = now, time.monotonic()
+            elif time.monotonic() - quiet_since >= quiet_s:
+                return
+            time.sleep(0.05)
 
     def entries(self) -> list[LogEntry]:
         return parse(self.lines())
