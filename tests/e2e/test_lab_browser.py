@@ -34,7 +34,7 @@ def _run_preset(page: Page, preset: str, prediction: str, scheduler: str) -> Non
 def _readme_picture(page: Page, path) -> None:
     """README's screenshot (docs/lab-after-a-run.png is this file, committed): one screen of the
     results of a run of the mistake, from their heading down: the timeline and the board."""
-    page.get_by_role("heading", name="Results of the last run").scroll_into_view_if_needed()
+    page.get_by_role("heading", name="Results of the last run").evaluate("e => e.scrollIntoView({block: 'start'})")
     page.mouse.move(0, 0)  # no tooltip of the last clicked button over the content
     page.screenshot(path=str(path))
 
