@@ -10,7 +10,7 @@ VERDICT_WORDS = {
     "lost": N_("lost"),
     "foreign": N_("foreign"),
     "garbage": N_("garbage"),
-    "error": N_("error"),
+    "error": N_("refused"),  # the code says a chunk came back with an error: the server refused it
 }
 
 EXPLANATIONS = {
