@@ -278,7 +278,11 @@ def has_line(code: LogCode, corrid=None, model: str | None = None):
     return lambda entries: bool(select(entries, model=model, corrids=None if corrid is None else [corrid], codes=[code]))
 
 
-def log_seconds(entry: LogEntry) -> float:
-    """A log line's time of day in seconds (glog writes local wall time to the microsecond)."""
-    hours, minutes, seconds = entry.time.split(":")
-    return int(hours) * 3600 + int(minutes) * 60 + float(seconds)
+def log_gap_s(earlier: LogEntry, later: LogEntry) -> float:
+    """Seconds between two log lines by the server's own clock (glog writes local wall time to
+    the microsecond, and no date beyond MMDD: a gap across midnight wraps)."""
+    def seconds(entry: LogEntry) -> float:
+        hours, minutes, rest = entry.time.split(":")
+        return int(hours) * 3600 + int(minutes) * 60 + float(rest)
+
+    return (seconds(later) - seconds(earlier)) % 86400

@@ -149,6 +149,8 @@ def test_cancelling_a_queued_request_frees_its_slot(lab_server, load, gate, clie
             queued = _Pending(channel, model, a, a)
             wait_for_log(window, has_line(LogCode.SEQUENCE_ENQUEUED, a, model), f"CORRID {a} queued in its slot")
             queued.context.cancel()
+            # The gRPC endpoint logs this just before it calls TRITONSERVER_InferenceRequestCancel
+            # (infer_handler.h lines 799-819); the batcher looks at the queue only after the gate opens.
             wait_for_log(window, lambda es: any("Issuing cancellation for" in e.message for e in es), "the cancellation reach the core")
             gate.open(held)
             assert busy.outcome()[1] is None

@@ -26,7 +26,7 @@ from tests.claims.helpers import (
     gate_inputs,
     gate_reply,
     has_line,
-    log_seconds,
+    log_gap_s,
     recogniser_config,
     send,
     unique_name,
@@ -149,7 +149,7 @@ def test_idle_window_counts_from_the_previous_requests_arrival(lab_server, load,
     arrivals = window.select(model=model, corrids=[a], codes=[LogCode.SEQUENCE_ENQUEUED])
     (idle,) = window.select(corrids=[a], codes=[LogCode.REAPER_IDLE])
     assert len(arrivals) == 2
-    assert log_seconds(idle) - log_seconds(arrivals[-1]) >= IDLE_US / 1e6 - 0.01, "reaped before the window had run out"
+    assert log_gap_s(arrivals[-1], idle) >= IDLE_US / 1e6 - 0.01, "reaped before the window had run out"
 
 
 def test_a_backlogged_sequence_is_not_reaped_while_it_waits(lab_server, load, gate, client):
@@ -184,4 +184,4 @@ def test_a_backlogged_sequence_is_not_reaped_while_it_waits(lab_server, load, ga
             client.infer(model, gate_inputs(http, waiting), sequence_id=waiting)
     (queued,) = window.select(corrids=[waiting], codes=[LogCode.BACKLOG_ENQUEUED])
     found = next(e for e in window.entries() if e.message == f"Reaper: found idle CORRID {waiting}")
-    assert log_seconds(found) - log_seconds(queued) >= IDLE_US / 1e6 - 0.01
+    assert log_gap_s(queued, found) >= IDLE_US / 1e6 - 0.01
