@@ -26,7 +26,14 @@ from app.lab.audio import chunk
 from app.lab.server_log import LogCode, LogEntry, LogWindow, select
 
 START_FLAG_ERROR = "must specify the START flag on the first request of the sequence"
+# Core PR #425 (commit eeb283a), first released in 25.01 (server 2.54): a correlation ID whose type
+# does not suit the CORRID control is refused, and a string CORRID buffer is sized to the ID.
+STRING_ID_CHECK_SINCE = (2, 54, 0)
 PROBE_CODE = Path(__file__).parent / "models" / "batch_probe.py"
+
+
+def server_version(server) -> tuple[int, ...]:
+    return tuple(int(p) for p in server.client().get_server_metadata()["version"].split(".")[:3])
 
 
 def recogniser_config(
