@@ -15,8 +15,21 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
+from app.lab import exercises
+from app.lab.deployment.deployer import Deployer
+from app.lab.observation import server_log
 from app.lab.paths import MODEL_REPOSITORY
-from app.lab.transports import Transport
+from app.lab.problems import LabError
+from app.lab.scenario.scenario import Scenario, random_texts
+from app.lab.scenario.transport import Transport
+from app.lab.server.connection import LabServer
+from app.lab.server.embedded import EmbeddedServer
+from app.lab.server.errors import ServerError
+from app.lab.traffic import driver, report
+from app.text import exercises as text
+from app.text import log_readings
+from app.text import report as report_text
+from app.text.problems import error
 
 
 def default_language(environ=os.environ) -> str:
@@ -37,9 +50,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as err:  # one clear line for the user, not a traceback
-        from app.lab.problems import LabError
-        from app.lab.server.errors import ServerError
-        from app.text.problems import error
 
         if isinstance(err, LabError):
             print(f"batching-lab: {error(err, _)}", file=sys.stderr)
@@ -79,7 +89,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--jitter-ms", type=float, default=10.0)
     run.add_argument("--concurrency", type=int, default=0, help="sessions in flight at once (0: all)")
     run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--transport", choices=[t.value for t in Transport], default=Transport.HTTP.value, help="how chunks travel: HTTP, gRPC calls, or one gRPC stream per session")
+    run.add_argument("--transport", choices=[t.value for t in Transport], default=Transport.HTTP.value, help="how chunks travel: HTTP, gRPC calls, or one gRPC "
+                                                                                                             "stream per session")
     run.add_argument("--in-flight", type=int, default=1, help="chunks a session sends before earlier answers are back (1: wait for each)")
     run.add_argument("--url", default=None)
     run.add_argument("--json", type=Path, default=None, help="write sessions and per-request trace here")
@@ -105,7 +116,6 @@ def _lengths(text: str) -> list[int]:
 
 
 def _server(url: str | None, _: Words):
-    from app.lab.server.connection import LabServer
 
     server = LabServer(url=url) if url else LabServer.from_env()
     if server.is_embedded:
@@ -114,7 +124,6 @@ def _server(url: str | None, _: Words):
 
 
 def _serve(args, _: Words) -> int:
-    from app.lab.server.embedded import EmbeddedServer
 
     server = EmbeddedServer(model_repository=args.model_repository, http_port=args.http_port)
     # Every model in the repository, as shipped: `serve` works for any repository.
@@ -149,10 +158,6 @@ def _models(args, _: Words) -> int:
 
 
 def _run(args, _: Words) -> int:
-    from app.lab import driver, report, server_log
-    from app.lab.scenario import Scenario, random_texts
-    from app.text import report as report_text
-    from app.ui import log_readings
 
     texts = args.text or random_texts(args.sessions, args.chunks, args.seed)
     scenario = Scenario(
@@ -182,18 +187,11 @@ def _run(args, _: Words) -> int:
 
 def exercise_titles(_: Words) -> list[tuple[str, str]]:
     """(name, title in _'s language) of every exercise, in teaching order."""
-    from app.lab import exercises
-    from app.text import exercises as text
 
     return [(name, text.title(name, _)) for name in exercises.EXERCISES]
 
 
 def _exercise(args, _: Words) -> int:
-    from app.lab import exercises
-    from app.lab.deployer import Deployer
-    from app.lab.problems import LabError
-    from app.text import exercises as text
-    from app.ui import log_readings
 
     if args.name is None:
         for name, title in exercise_titles(_):

@@ -21,9 +21,9 @@ from google.protobuf import text_format
 from tritonclient.grpc import model_config_pb2 as mc
 from tritonclient.utils import InferenceServerException
 
-from app.lab import deployments
-from app.lab.audio import chunk
-from app.lab.server_log import LogCode, LogEntry, LogWindow, select
+from app.lab.deployment import deployments
+from app.lab.observation.server_log import LogCode, LogEntry, LogWindow, select
+from app.lab.scenario.audio import chunk
 
 START_FLAG_ERROR = "must specify the START flag on the first request of the sequence"
 # Core PR #425 (commit eeb283a), first released in 25.01 (server 2.54): a correlation ID whose type

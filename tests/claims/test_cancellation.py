@@ -15,9 +15,9 @@ import tritonclient.grpc as grpc
 import tritonclient.http as http
 from tritonclient.utils import InferenceServerException
 
-from app.lab.audio import chunk
-from app.lab.ids import unique_ids
-from app.lab.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.scenario.audio import chunk
+from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import (
     GATE_CODE,
     START_FLAG_ERROR,

@@ -13,9 +13,9 @@ import json
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from app.lab import deployments
-from app.lab.ids import unique_ids
-from app.lab.server_log import Level, LogCode, LogWindow
+from app.lab.deployment import deployments
+from app.lab.observation.server_log import Level, LogCode, LogWindow
+from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import recogniser_config, send, unique_name
 
 ONEOF_ERROR = "invalid value oneof field 'scheduling_choice' is already set. Cannot set 'dynamic_batching' for type oneof"

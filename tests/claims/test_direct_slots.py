@@ -14,9 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from app.lab import server_stats
-from app.lab.ids import unique_ids
-from app.lab.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.observation import server_stats
+from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import deployed, recogniser_config, send, unique_name
 
 MODEL = "claims_direct_1x4"

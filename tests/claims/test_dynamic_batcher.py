@@ -17,7 +17,7 @@ import pytest
 import tritonclient.http as http
 from tritonclient.grpc import model_config_pb2 as mc
 
-from app.lab import server_stats, server_trace
+from app.lab.observation import server_stats, server_trace
 from tests.claims.helpers import GATE_CODE, PROBE_CODE, deployed, gate_config, gate_inputs, gate_reply, probe_config, unique_name
 
 MODEL = "claims_batch_probe"

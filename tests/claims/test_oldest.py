@@ -11,8 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from app.lab.ids import unique_ids
-from app.lab.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import deployed, has_line, recogniser_config, send, unique_name, wait_for_log
 
 MODEL = "claims_oldest_1x4"

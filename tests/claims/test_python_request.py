@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import tritonclient.http as http
 
-from app.lab.ids import unique_ids
+from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import FLAG_END, FLAG_START, GATE_CODE, STRING_ID, gate_config, gate_inputs, gate_reply, unique_name
 
 PADDING = (0, 0, 0, 0)  # correlation_id(), flags(), READY, CORRID of a padding row

@@ -15,8 +15,8 @@ import pytest
 import tritonclient.http as http
 from tritonclient.utils import InferenceServerException
 
-from app.lab.ids import unique_ids
-from app.lab.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import (
     FLAG_START,
     GATE_CODE,

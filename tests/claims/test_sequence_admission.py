@@ -19,7 +19,7 @@ import tritonclient.grpc as grpc
 import tritonclient.http as http
 from tritonclient.utils import InferenceServerException
 
-from app.lab.ids import unique_ids
+from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import GATE_CODE, STRING_ID_CHECK_SINCE, Loader, gate_config, gate_inputs, gate_reply, server_version, unique_name
 
 NO_ID = "must specify a non-zero or non-empty correlation ID"

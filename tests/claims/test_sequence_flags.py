@@ -11,8 +11,8 @@ import time
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from app.lab.ids import unique_ids
-from app.lab.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import START_FLAG_ERROR, STRING_ID_CHECK_SINCE, deployed, grpc_send, recogniser_config, send, server_version
 
 SHIPPED = "asr_sequence_direct"
