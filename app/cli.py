@@ -15,8 +15,29 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
+from app.lab import exercises
+from app.lab.checker import engine as check_engine
+from app.lab.checker import junit as check_junit
+from app.lab.checker import report as check_report
+from app.lab.checker import review_link
+from app.lab.checker import target as check_targets
+from app.lab.checker.inputs import parse_shape
+from app.lab.checker.options import CheckOptions
+from app.lab.deployment.deployer import Deployer
+from app.lab.observation import server_log
 from app.lab.paths import MODEL_REPOSITORY
-from app.lab.transports import Transport
+from app.lab.problems import LabError
+from app.lab.scenario.scenario import Scenario, random_texts
+from app.lab.scenario.transport import Transport
+from app.lab.server.connection import LabServer
+from app.lab.server.embedded import EmbeddedServer
+from app.lab.server.errors import ServerError
+from app.lab.traffic import driver, report
+from app.text import checker as check_text
+from app.text import exercises as text
+from app.text import log_readings
+from app.text import report as report_text
+from app.text.problems import error
 
 
 def default_language(environ=os.environ) -> str:
@@ -37,9 +58,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception as err:  # one clear line for the user, not a traceback
-        from app.lab.problems import LabError
-        from app.lab.server.errors import ServerError
-        from app.text.problems import error
 
         if isinstance(err, LabError):
             print(f"batching-lab: {error(err, _)}", file=sys.stderr)
@@ -79,8 +97,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--jitter-ms", type=float, default=10.0)
     run.add_argument("--concurrency", type=int, default=0, help="sessions in flight at once (0: all)")
     run.add_argument("--seed", type=int, default=0)
-    run.add_argument("--transport", choices=[t.value for t in Transport], default=Transport.HTTP.value,
-                     help="how chunks travel: HTTP, gRPC calls, or one gRPC stream per session")
+    run.add_argument("--transport", choices=[t.value for t in Transport], default=Transport.HTTP.value, help="how chunks travel: HTTP, gRPC calls, or one gRPC "
+                                                                                                             "stream per session")
     run.add_argument("--in-flight", type=int, default=1, help="chunks a session sends before earlier answers are back (1: wait for each)")
     run.add_argument("--url", default=None)
     run.add_argument("--json", type=Path, default=None, help="write sessions and per-request trace here")
@@ -130,7 +148,6 @@ def _lengths(text: str) -> list[int]:
 
 
 def _server(url: str | None, _: Words):
-    from app.lab.server.connection import LabServer
 
     server = LabServer(url=url) if url else LabServer.from_env()
     if server.is_embedded:
@@ -139,7 +156,6 @@ def _server(url: str | None, _: Words):
 
 
 def _serve(args, _: Words) -> int:
-    from app.lab.server.embedded import EmbeddedServer
 
     server = EmbeddedServer(model_repository=args.model_repository, http_port=args.http_port)
     # Every model in the repository, as shipped: `serve` works for any repository.
@@ -174,10 +190,6 @@ def _models(args, _: Words) -> int:
 
 
 def _run(args, _: Words) -> int:
-    from app.lab import driver, report, server_log
-    from app.lab.scenario import Scenario, random_texts
-    from app.text import report as report_text
-    from app.ui import log_readings
 
     texts = args.text or random_texts(args.sessions, args.chunks, args.seed)
     scenario = Scenario(
@@ -207,18 +219,11 @@ def _run(args, _: Words) -> int:
 
 def exercise_titles(_: Words) -> list[tuple[str, str]]:
     """(name, title in _'s language) of every exercise, in teaching order."""
-    from app.lab import exercises
-    from app.text import exercises as text
 
     return [(name, text.title(name, _)) for name in exercises.EXERCISES]
 
 
 def _exercise(args, _: Words) -> int:
-    from app.lab import exercises
-    from app.lab.deployer import Deployer
-    from app.lab.problems import LabError
-    from app.text import exercises as text
-    from app.ui import log_readings
 
     if args.name is None:
         for name, title in exercise_titles(_):
@@ -241,12 +246,6 @@ def _exercise(args, _: Words) -> int:
 
 def _check(args, _: Words) -> int:
     """Exit 0 when every check held, 1 when one broke, 2 (main's LabError path) when it could not check."""
-    from app.lab.checker import engine, junit, report, review_link
-    from app.lab.checker import target as targets
-    from app.lab.checker.inputs import parse_shape
-    from app.lab.checker.options import CheckOptions
-    from app.text import checker as text
-
     options = CheckOptions(
         sessions=args.sessions, steps=args.steps, think_ms=args.think_ms, seed=args.seed,
         shapes=dict(parse_shape(s) for s in args.shape), input_data=args.input_data,
@@ -256,31 +255,31 @@ def _check(args, _: Words) -> int:
     options.check()
     if args.config is not None:
         findings = review_link.offline(args.config, options)
-        for line in text.review_lines(findings, _):
+        for line in check_text.review_lines(findings, _):
             print(line)
         if args.json:
             args.json.write_text(json.dumps({"kind": "check_config", "schema": 1,
                                              "models": {m: [f.to_json() for f in fs] for m, fs in findings.items()}}, indent=1))
             print(_.render(N_("wrote {path:text}"), path=args.json))
         return 1 if any(f.to_json()["severity"] == "error" for fs in findings.values() for f in fs) else 0
-    target = targets.open_target(args.model, url=args.url, repository=args.model_repository,
-                                 on_start=lambda: print(_("Starting the embedded Triton server..."), file=sys.stderr))
+    target = check_targets.open_target(args.model, url=args.url, repository=args.model_repository,
+                                       on_start=lambda: print(_("Starting the embedded Triton server..."), file=sys.stderr))
     try:
         def progress(done: int, planned: int, phase: str, variant: str) -> None:
-            print(f"\r{_(text.PHASES[phase])}: {done}/{planned}", end="", file=sys.stderr, flush=True)
+            print(f"\r{_(check_text.PHASES[phase])}: {done}/{planned}", end="", file=sys.stderr, flush=True)
 
-        result = engine.run_check(target, options, progress=progress if sys.stderr.isatty() else None)
+        result = check_engine.run_check(target, options, progress=progress if sys.stderr.isatty() else None)
     finally:
         target.close()
     if sys.stderr.isatty():
         print(file=sys.stderr)
-    print("\n".join(text.summary_lines(result, _)))
-    print(_(text.OUTCOME[result.exit_code]))
+    print("\n".join(check_text.summary_lines(result, _)))
+    print(_(check_text.OUTCOME[result.exit_code]))
     if args.json:
-        args.json.write_text(report.dumps(result))
+        args.json.write_text(check_report.dumps(result))
         print(_.render(N_("wrote {path:text}"), path=args.json))
     if args.junit_xml:
-        args.junit_xml.write_text(junit.to_xml(result, describe=lambda v: text.junit_message(v, _)))
+        args.junit_xml.write_text(check_junit.to_xml(result, describe=lambda v: check_text.junit_message(v, _)))
         print(_.render(N_("wrote {path:text}"), path=args.junit_xml))
     return result.exit_code
 

@@ -9,8 +9,8 @@ import streamlit as st
 
 from app.i18n import N_
 from app.ui import course, language, session
-from app.ui.language import _, t
 from app.ui.access import warn_at_startup
+from app.ui.language import _, t
 
 st.set_page_config(page_title=_(N_("Triton Batching Lab")), page_icon=":material/science:", layout="wide")
 session.start_in_background()  # returns at once: pages draw while Triton starts; live elements wait for it

@@ -28,11 +28,12 @@ and killing tritonserver during a run gives exactly that message for every chunk
 runs of driver_overhead.py at a load average of 12 to 18, and 2 x 40 rounds of ten learners at
 once (about 76,000 traced requests each, glibc malloc, with and without the run queue), had no
 transport failure. The lab never resends such a chunk (it may have run); only a refused
-handshake is tried again (app/lab/transports.py).
+handshake is tried again (app/lab/traffic/transports.py).
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import threading
@@ -46,12 +47,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from app.lab import driver, loaded_models, prediction, run_queue, server_log  # noqa: E402
-from app.lab.deployer import Deployer  # noqa: E402
-from app.lab.deployments import LabSettings  # noqa: E402
-from app.lab.presets import PRESETS, Traffic  # noqa: E402
+from app.lab.deployment import loaded_models
+from app.lab.deployment.deployer import Deployer  # noqa: E402
+from app.lab.deployment.deployments import LabSettings  # noqa: E402
+from app.lab.deployment.presets import PRESETS, Traffic  # noqa: E402
+from app.lab.deployment.setup import LabSetup  # noqa: E402
+from app.lab.judgement import prediction
+from app.lab.observation import server_log
 from app.lab.server.connection import LabServer  # noqa: E402
-from app.lab.setup import LabSetup  # noqa: E402
+from app.lab.traffic import driver, run_queue  # noqa: E402
 from benchmarks._common import PeakMemory, run_workers, torch_build  # noqa: E402
 
 CUSTOM = {
@@ -119,10 +123,8 @@ def class_run(server, deployer, mix: list[str], learners: int) -> tuple[list[Out
 
     def learner(i: int) -> None:
         name = f"learner-{i:02d}"
-        try:
+        with contextlib.suppress(threading.BrokenBarrierError):  # start anyway: the figures show it
             barrier.wait(timeout=120)
-        except threading.BrokenBarrierError:
-            pass  # start anyway: the figures show it
         outcomes[i] = press_run(server, deployer, name, mix[i % len(mix)])
 
     wall = run_workers(learner, learners)
@@ -150,7 +152,7 @@ def report(learners: int, outcomes: list[Outcome], solo: dict[str, Outcome], wal
         if alone.failure:
             continue
         sessions_total += len(alone.verdicts)
-        sessions_same += sum(a == b for a, b in zip(o.verdicts, alone.verdicts)) if len(o.verdicts) == len(alone.verdicts) else 0
+        sessions_same += sum(a == b for a, b in zip(o.verdicts, alone.verdicts, strict=True)) if len(o.verdicts) == len(alone.verdicts) else 0
         runs_same += o.outcome == alone.outcome
         mixes_same += Counter(o.verdicts) == Counter(alone.verdicts)
     unasked = Counter(msg for o in finished if not solo[o.setup].refusals for msg in o.refusals)

@@ -27,10 +27,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 import tritonclient.http as http  # noqa: E402
 
-from app.lab import driver  # noqa: E402
-from app.lab.scenario import Scenario, random_texts  # noqa: E402
+from app.lab.scenario.scenario import Scenario, random_texts  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
 from app.lab.server.embedded import EmbeddedServer  # noqa: E402
+from app.lab.traffic import driver  # noqa: E402
 from benchmarks._common import run_workers, torch_build  # noqa: E402
 
 MODEL = "asr_sequence_direct"

@@ -5,7 +5,7 @@ sending the same chunks with the same sequence flags at the same concurrency, in
 
 Failures are counted and printed with their messages, grouped; the figures then cover the
 rounds that finished. A failure it reports "no answer from the server (HTTPConnectionClosed: ...)"
-means the server went away with a request unanswered (see app/lab/transports.py); the script
+means the server went away with a request unanswered (see app/lab/traffic/transports.py); the script
 then says whether the server is still running and quotes its log's last lines.
 """
 from __future__ import annotations
@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 import tritonclient.http as http  # noqa: E402
 
-from app.lab import driver  # noqa: E402
-from app.lab.ids import unique_ids  # noqa: E402
-from app.lab.scenario import Scenario, random_texts  # noqa: E402
+from app.lab.scenario.ids import unique_ids  # noqa: E402
+from app.lab.scenario.scenario import Scenario, random_texts  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
+from app.lab.traffic import driver  # noqa: E402
 from benchmarks._common import torch_build  # noqa: E402
 
 MODEL = "asr_sequence_direct"
@@ -54,7 +54,7 @@ def plain_loop(server, plans, failures: Counter) -> float:
             with lock:
                 failures[f"plain loop: {type(err).__name__}: {err}"] += 1
 
-    threads = [threading.Thread(target=session, args=(p, c)) for p, c in zip(plans, ids)]
+    threads = [threading.Thread(target=session, args=(p, c)) for p, c in zip(plans, ids, strict=True)]
     start = time.perf_counter()
     for t in threads:
         t.start()

@@ -1,6 +1,6 @@
 """The outcome matrix: every preset deployment run against its traffic, several times, with
 the verdicts the server's answers earned. On a machine with CUDA the recogniser's instances
-are KIND_GPU (see app/lab/device.py), so this is also the GPU check.
+are KIND_GPU (see app/lab/deployment/device.py), so this is also the GPU check.
 
 Each run is judged as outcome_reliability.py judges it (the preset's specific evidence, read
 from the model's STATE_OWNER). The script exits 1 when any run of any preset does not show
@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.lab import presets  # noqa: E402
-from app.lab.deployer import Deployer  # noqa: E402
+from app.lab.deployment import presets  # noqa: E402
+from app.lab.deployment.deployer import Deployer  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
 from benchmarks._common import torch_build  # noqa: E402
 from benchmarks.outcome_reliability import last_words, preset_outcome, responsive, taught_outcome  # noqa: E402

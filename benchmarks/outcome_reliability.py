@@ -25,8 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.lab import evidence, exercises, presets, sentiment  # noqa: E402
-from app.lab.deployer import Deployer  # noqa: E402
+from app.lab import exercises
+from app.lab.cases import sentiment
+from app.lab.deployment import presets
+from app.lab.deployment.deployer import Deployer  # noqa: E402
+from app.lab.judgement import evidence  # noqa: E402
 from app.lab.server.connection import LabServer  # noqa: E402
 from benchmarks._common import torch_build  # noqa: E402
 

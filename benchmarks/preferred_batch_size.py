@@ -23,7 +23,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.lab import sentiment, server_stats  # noqa: E402
+from app.lab.cases import sentiment  # noqa: E402
+from app.lab.observation import server_stats
 from app.lab.server.connection import LabServer  # noqa: E402
 from benchmarks._common import print_build, run_workers  # noqa: E402
 

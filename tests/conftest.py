@@ -10,8 +10,8 @@ import os
 
 import pytest
 
-from app.lab import deployments
-from app.lab.deployer import Deployer
+from app.lab.deployment import deployments
+from app.lab.deployment.deployer import Deployer
 from app.lab.server.connection import LabServer
 
 

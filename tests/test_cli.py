@@ -102,7 +102,7 @@ def test_exercise_lists_names_and_titles_in_the_chosen_language():
         assert done.returncode == 0, done.stderr
         lines = done.stdout.splitlines()
         assert [line.split()[0] for line in lines] == list(exercises.EXERCISES)
-        for name, line in zip(exercises.EXERCISES, lines):
+        for name, line in zip(exercises.EXERCISES, lines, strict=True):
             assert line.endswith(text.title(name, words(lang)))
 
 

@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from app.lab import loaded_models, run_queue
+from app.lab.deployment import loaded_models
 from app.lab.paths import REPO_ROOT
+from app.lab.traffic import run_queue
 from app.quiz import access_rules
 
 HEADING = "## Classroom: one host for a class"

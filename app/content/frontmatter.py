@@ -23,10 +23,8 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     lines = text.split("\n")
     if not lines or lines[0].strip() != FENCE:
         raise FrontMatterError("file must start with a '---' front matter block")
-    for end, line in enumerate(lines[1:], start=1):
-        if line.strip() == FENCE:
-            break
-    else:
+    end = next((k for k, line in enumerate(lines[1:], start=1) if line.strip() == FENCE), None)
+    if end is None:
         raise FrontMatterError("front matter has no closing '---' line")
     raw = "\n".join(lines[1:end])
     try:

@@ -6,9 +6,10 @@ the person writing lessons can fix content without reading this code.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from app.content.frontmatter import FrontMatterError, split_front_matter
 from app.lab.paths import LESSONS_DIR, REPO_ROOT

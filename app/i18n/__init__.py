@@ -13,18 +13,18 @@ from __future__ import annotations
 
 import gettext
 import string
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
+
+from app.i18n import formats
+from app.i18n.marking import N_
+
+__all__ = ["DOMAIN", "LOCALE_DIR", "N_", "SOURCE_LANGUAGE", "Words", "formats", "languages", "native_name", "parse_language", "words"]
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "messages"
 SOURCE_LANGUAGE = "en"  # the language of the msgids: needs no catalog
-
-
-def N_(message: str) -> str:
-    """Marks a string for extraction where it is defined; it is translated where it is shown."""
-    return message
 
 
 @lru_cache(maxsize=1)
@@ -79,8 +79,6 @@ class _KindFormatter(string.Formatter):
         self.words = words
 
     def format_field(self, value: Any, format_spec: str) -> str:
-        from app.i18n import formats
-
         kind = formats.KINDS.get(format_spec)
         if kind is not None:
             return kind(value, self.words)
@@ -89,7 +87,7 @@ class _KindFormatter(string.Formatter):
         return super().format_field(value, format_spec)
 
 
-@lru_cache(maxsize=None)
+@cache
 def words(lang: str = SOURCE_LANGUAGE) -> Words:
     """The Words of lang; a language without a catalog raises ValueError naming the ones there are."""
     if lang not in languages():

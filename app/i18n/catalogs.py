@@ -100,7 +100,7 @@ def todo(fragment: Path, files: list[Path]) -> int:
     catalog = read(fragment) if fragment.exists() else Catalog(project="triton-batching-lab fragment", fuzzy=False)
     known = read(_po("zh"), "zh") if _po("zh").exists() else Catalog()
     for path in files:
-        for lineno, message, comments, context in extract_from_file("python", str(path), keywords=KEYWORDS):
+        for lineno, message, _comments, context in extract_from_file("python", str(path), keywords=KEYWORDS):
             if catalog.get(message, context) is None:
                 found = known.get(message, context)
                 catalog.add(message, found.string if found is not None else None, [(str(path), lineno)], context=context)

@@ -5,11 +5,13 @@ Templates ask for a kind in their format spec ('{wait:ms}'); numbers are localis
 from __future__ import annotations
 
 import math
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from babel.numbers import format_decimal, format_percent
 
-from app.i18n import N_
+from app.i18n.marking import N_
+
 
 def _locale(words) -> str:
     return words.lang  # Babel knows every language code's number conventions
@@ -64,18 +66,6 @@ def session(value, words) -> str:
     return words.render(N_("session {number}"), number=int(value) + 1)
 
 
-def verdict(value, words) -> str:
-    """A transcript verdict code (app/lab/verdicts.Verdict) as a word."""
-    from app.text.verdicts import VERDICT_WORDS
-
-    return words(VERDICT_WORDS[str(value)])
-
-
-def verdicts(value, words) -> str:
-    """Verdict counts {code: n}: 'intact 6, foreign 2'."""
-    return words(N_(", ")).join(words.render(N_("{verdict:verdict} {n:count}"), verdict=k, n=v) for k, v in dict(value).items())
-
-
 def yes_no(value, words) -> str:
     return words(N_("yes")) if value else words(N_("no"))
 
@@ -93,8 +83,14 @@ KINDS: dict[str, Callable[[Any, Any], str]] = {
     "percent": percent,
     "ratio": ratio,
     "session": session,
-    "verdict": verdict,
-    "verdicts": verdicts,
     "yes_no": yes_no,
     "text": text,
 }
+
+
+def register(kind: str, write: Callable[[Any, Any], str]) -> None:
+    """Add a kind whose words live above this package (the verdict words register theirs in
+    app/text/verdicts.py), so formats never imports the modules that use it."""
+    if KINDS.get(kind, write) is not write:
+        raise ValueError(f"value kind {kind!r} is already registered")
+    KINDS[kind] = write

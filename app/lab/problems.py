@@ -2,7 +2,7 @@
 
 The engine never words them: a `Problem(code, values)` is rendered at the page or CLI edge
 from app/text/problems.py in the learner's language. A `LabError` carries one or more
-problems; its str() is the English rendering, for logs and tracebacks.
+problems; its str() is the codes and values, for logs and tracebacks (the words live above the engine).
 """
 from __future__ import annotations
 
@@ -16,20 +16,15 @@ class Problem:
     values: dict[str, Any] = field(default_factory=dict)
 
     def __str__(self) -> str:
-        from app.i18n import words
-        from app.text.problems import problem
-
-        return problem(self, words("en"))
+        values = ", ".join(f"{key}={value!r}" for key, value in self.values.items())
+        return f"{self.code}({values})"
 
 
 class LabError(ValueError):
     """Input a learner must change; .problems (and .code/.values of the first) say what."""
 
-    def __init__(self, code_or_problems: "str | list[Problem]", **values: Any):
-        if isinstance(code_or_problems, str):
-            problems = [Problem(code_or_problems, values)]
-        else:
-            problems = list(code_or_problems)
+    def __init__(self, code_or_problems: str | list[Problem], **values: Any):
+        problems = [Problem(code_or_problems, values)] if isinstance(code_or_problems, str) else list(code_or_problems)
         self.problems = problems
         super().__init__("; ".join(str(p) for p in problems))
 

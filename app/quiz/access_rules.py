@@ -22,7 +22,8 @@ import re
 import secrets
 import unicodedata
 from collections import Counter
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 ENV_KEY = "TRITON_LAB_INSTRUCTOR_KEY"
 SECRET_NAME = "instructor_key"
@@ -150,7 +151,7 @@ def display_names(learner_ids: Iterable[str]) -> dict[str, str]:
     totals = Counter(names)
     seen: Counter[str] = Counter()
     out = {}
-    for learner_id, name in zip(ids, names):
+    for learner_id, name in zip(ids, names, strict=True):
         seen[name] += 1
         out[learner_id] = name if totals[name] == 1 or seen[name] == 1 else f"{name} ({seen[name]})"
     return out

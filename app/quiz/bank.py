@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any
 
 import yaml
 
@@ -26,9 +27,11 @@ SCENARIOS: tuple[str, ...] = ("the_mistake", "the_fix", "oldest_right", "oldest_
 OUTCOMES: tuple[str, ...] = ("intact", "corrupted")
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 # Repositories of triton-inference-server that a source may name.
-SOURCE_REPOS: tuple[str, ...] = ("server", "core", "common", "python_backend", "client", "backend")
+SOURCE_REPOS: tuple[str, ...] = (
+    "server", "core", "common", "python_backend", "client", "backend", "vllm_backend", "tensorrtllm_backend",
+)
 # A source is one or more '; '-separated references that a reader can look up:
-#   'server docs/user_guide/batcher.md'  a file in a Triton repository
+#   'server docs/user_guide/model_configuration.md'  a file in a Triton repository
 #   'server#3406'                        an issue or pull request there
 #   'seed: <which seed>'                 one of the course's source documents
 #   'lab: <path>'                        this project's own model or measurement

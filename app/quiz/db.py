@@ -11,9 +11,9 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 BUSY_TIMEOUT_S = 30.0
 SCHEMA_VERSION = 1

@@ -12,8 +12,9 @@ much as a right pick earns.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from app.quiz.bank import Item
 

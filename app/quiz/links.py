@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from app.content.lessons import Lesson, LessonLinkError, heading_anchor, heading_parts, resolve_link
 

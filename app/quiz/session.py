@@ -7,10 +7,11 @@ grade an item twice (the store keeps the first grade).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
-from typing import Any, Callable
+from typing import Any
 
 from app.quiz.bank import Bank, Item, Option
 from app.quiz.grading import Grade
@@ -60,7 +61,7 @@ class QuizSession:
 
     @classmethod
     def start(cls, store: ProgressStore, bank: Bank, learner: str, seed: int | None = None,
-              time_limit_s: float | None = None, clock: Callable[[], datetime] = utc_now) -> "QuizSession":
+              time_limit_s: float | None = None, clock: Callable[[], datetime] = utc_now) -> QuizSession:
         """A new attempt; history is kept. time_limit_s makes it a timed practice attempt."""
         seed = new_seed() if seed is None else seed
         attempt_id = store.start_attempt(learner, seed, timed=time_limit_s is not None, time_limit_s=time_limit_s)
@@ -68,7 +69,7 @@ class QuizSession:
 
     @classmethod
     def resume(cls, store: ProgressStore, bank: Bank, learner: str, seed: int | None = None,
-               time_limit_s: float | None = None, clock: Callable[[], datetime] = utc_now) -> "QuizSession":
+               time_limit_s: float | None = None, clock: Callable[[], datetime] = utc_now) -> QuizSession:
         """The learner's latest attempt if it used `seed` (any seed when None), else a new one.
 
         A finished or timed-out attempt is resumed too, so its score stays on screen
@@ -81,10 +82,10 @@ class QuizSession:
 
     @classmethod
     def load(cls, store: ProgressStore, bank: Bank, attempt_id: int,
-             clock: Callable[[], datetime] = utc_now) -> "QuizSession":
+             clock: Callable[[], datetime] = utc_now) -> QuizSession:
         return cls(store, bank, store.attempt(attempt_id), clock)
 
-    def reset(self, seed: int | None = None, time_limit_s: float | None = None) -> "QuizSession":
+    def reset(self, seed: int | None = None, time_limit_s: float | None = None) -> QuizSession:
         """Delete this learner's attempts and answers, then start again (same seed by default)."""
         self.store.reset(self.learner)
         return QuizSession.start(self.store, self.bank, self.learner,

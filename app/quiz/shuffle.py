@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import random
 import secrets
-from typing import Iterable, TypeVar
+from collections.abc import Iterable
+from typing import TypeVar
 
 from app.quiz.bank import Item, Option
 

@@ -73,7 +73,7 @@ def _item(item: Item, words: dict, problems: list[Problem]) -> Item:
         problems.append(Problem(label, "options", f"must list the {len(item.options)} options in the English order"))
         return replace(item, **changes)
     translated = []
-    for option, entry in zip(item.options, options):
+    for option, entry in zip(item.options, options, strict=True):
         where = f"options[{option.key}]"
         entry = entry if isinstance(entry, dict) else {}
         for key in sorted(set(entry) - _OPTION_KEYS):

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from app.lab import presets
+from app.lab.deployment import presets
 from app.quiz.bank import Item
 from app.quiz.store import ProgressStore
 

@@ -4,3 +4,7 @@ The engine (app/lab) returns codes and numbers; the modules here map each code t
 template that says it, and pages and the CLI render those templates in the learner's
 language (app/i18n). One module per kind of engine output; one per exercise under exercises/.
 """
+from __future__ import annotations
+
+# The {x:verdict} and {x:verdicts} kinds are verdict words: importing any words module registers them.
+from app.text import verdicts as _verdicts  # noqa: F401

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from app.i18n import N_, Words
+from app.text.checker_review import finding_words
 
 CHECKS = {
     "reference": N_("each session alone, twice: the model answers the same"),
@@ -120,7 +121,6 @@ PROBLEMS = {
     "check_nothing_to_compare": N_("every output of '{model:text}' is ignored: nothing is left to compare"),
     "check_model_fails": N_("model '{model:text}' refused every request, so there is nothing to compare: `{error:text}`"),
     "check_server_gone": N_("the server at {url:text} stopped answering during the check; nothing was judged"),
-    "check_review_not_installed": N_("the config review is not installed in this copy of the lab"),
 }
 
 
@@ -224,8 +224,9 @@ def summary_lines(result, _: Words) -> list[str]:
         for cause, group in refusals.groupby("cause"):
             lines.append(_.render(N_("{n:count} requests refused: {cause:text}; Triton said `{error:text}`"),
                                   n=len(group), cause=_(REFUSAL_CAUSES[cause]), error=group.iloc[0]["error"]))
-    if result.review_unavailable:
-        lines += ["", _(N_("The config review did not run: it is not installed in this copy of the lab."))]
+    if result.review:
+        lines += ["", _.render(N_("Config review: {n:count} findings"), n=len(result.review))]
+        lines += _finding_lines(result.review, _)
     return lines
 
 
@@ -241,20 +242,18 @@ def junit_message(v, _: Words) -> str:
 
 
 def review_lines(findings: dict[str, list], _: Words) -> list[str]:
-    """The config review's findings per model, in words from app/text/checker_review.py (the
-    review's own words module); codes only where that module is not installed."""
-    try:
-        from app.text.checker_review import finding_words
-    except ImportError:
-        finding_words = None
+    """The config review's findings per model (`batching-lab check --config`)."""
     lines = []
     for model, found in findings.items():
         lines.append(_.render(N_("{model:text}: {n:count} findings"), model=model, n=len(found)))
-        for finding in found:
-            if finding_words is None:
-                data = finding.to_json()
-                lines.append(f"  {data['severity']}: {data['code']} ({data['field']})")
-                continue
-            w = finding_words(finding, _)
-            lines += [f"  {w.severity}: {w.title} ({finding.field})", f"    {w.why}", f"    {w.fix}"]
+        lines += _finding_lines(found, _)
+    return lines
+
+
+def _finding_lines(found: list, _: Words) -> list[str]:
+    """Each finding in the review's own words (app/text/checker_review.py): title, why, fix."""
+    lines = []
+    for finding in found:
+        w = finding_words(finding, _)
+        lines += [f"  {w.severity}: {w.title} ({finding.field})", f"    {w.why}", f"    {w.fix}"]
     return lines

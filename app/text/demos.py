@@ -1,8 +1,9 @@
-"""Words for the presenter's demos (app/lab/demos.py codes) and the class vote."""
+"""Words for the presenter's demos (app/lab/cases/demos.py codes) and the class vote."""
 from __future__ import annotations
 
 from app.i18n import N_, Words
-from app.text import prediction as prediction_words, presets as preset_words
+from app.text import prediction as prediction_words
+from app.text import presets as preset_words
 
 TITLES = {
     "state_key": N_("Oldest: where the model keeps its state"),

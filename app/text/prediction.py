@@ -1,4 +1,4 @@
-"""Predict-then-verify words (app/lab/prediction.py codes)."""
+"""Predict-then-verify words (app/lab/judgement/prediction.py codes)."""
 from __future__ import annotations
 
 from app.i18n import N_, Words

@@ -7,13 +7,13 @@ from app.text.checker import PROBLEMS as CHECKER_PROBLEMS
 _BAD_CHARACTER = N_("character '{char:text}' at position {position:count} is not in the alphabet: use only letters A-Z and spaces")
 
 PROBLEMS = {
-    # deployment settings (app/lab/deployments.LabSettings.problems)
+    # deployment settings (app/lab/deployment/deployments.LabSettings.problems)
     "scheduler_unknown": N_("scheduler must be one of {choices:text}, not '{value:text}'"),
     "instances_range": N_("instances must be {low:count} to {high:count} (each is a Python process): got {value:text}"),
     "slots_range": N_("slots (max batch size) must be {low:count} to {high:count}: got {value:text}"),
     "queue_delay_range": N_("queue delay must be {low:count} to {high:count} microseconds: got {value:text}"),
-    "min_slot_utilization_range": N_("minimum slot utilisation must be {low:count} to {high:count} (the share of slots with a ready request): "
-                                     "got {value:text}"),
+    "min_slot_utilization_range": N_("minimum slot utilisation must be {low:count} to {high:count} (the share of "
+                                     "slots with a ready request): got {value:text}"),
     "idle_timeout_range": N_("idle timeout must be 0.1 s to 60 s ({low:count} to {high:count} µs): got {value:text}"),
     "state_key_unknown": N_("state key must be one of {choices:text}, not '{value:text}'"),
     "corrid_needs_sequence": N_("state key 'corrid' needs the sequence batcher: the dynamic batcher gives the model no correlation ID, "
@@ -31,11 +31,11 @@ PROBLEMS = {
     "config_corrid_needs_sequence": N_("state_key 'corrid' needs sequence_batching: the dynamic batcher sends no correlation ID"),
     "config_honour_ready": N_("parameter honour_ready must be 'true' or 'false'"),
     "triton_refused": N_("Triton refused the deployment (`{message:text}`); the previous one keeps serving."),
-    # the class's share of the server (app/lab/loaded_models.py)
+    # the class's share of the server (app/lab/deployment/loaded_models.py)
     "capacity_full": N_("The server is full: the class's running deployments use {in_use:count} of its {budget:count} model processes "
                         "and this one needs {need:count}. Nothing was loaded; it waited {waited:count} s for a run to end. "
                         "Try again in a minute, or pick a set-up with fewer instances (or a preset, which others share)."),
-    # traffic (app/lab/setup.LabSetup.traffic_problems)
+    # traffic (app/lab/deployment/setup.LabSetup.traffic_problems)
     "sessions_range": N_("sessions must be {low:count} to {high:count}: got {value:text}"),
     "length_range": N_("utterance length must be {low:count} to {high:count} letters: got {value:text}"),
     "think_ms_range": N_("think time must be {low:count} to {high:count} ms: got {value:text}"),
@@ -50,10 +50,10 @@ PROBLEMS = {
     "utterance_bad_character": N_("utterance {number:count} ('{text:text}'): character '{char:text}' at position {position:count} "
                                   "is not in the alphabet: use only letters A-Z and spaces"),
     "utterance_empty_text": N_("utterance {number:count}: the text is empty: type at least one letter"),
-    "session_bad_character": N_("session {number:count}: character '{char:text}' at position {position:count} is not in the alphabet: "
-                                "use only letters A-Z and spaces"),
+    "session_bad_character": N_("session {number:count}: character '{char:text}' at position {position:count} is not "
+                                "in the alphabet: use only letters A-Z and spaces"),
     "session_empty_text": N_("session {number:count}: the text is empty: type at least one letter"),
-    # a scenario (app/lab/scenario.Scenario.validate)
+    # a scenario (app/lab/scenario/scenario.Scenario.validate)
     "no_sessions": N_("a run needs at least one session"),
     "too_many_sessions": N_("at most {high:count} sessions per run, got {value:count}"),
     "urls_http_only": N_("per-session URLs (a load balancer in front) are HTTP only: use the http transport"),
@@ -63,11 +63,19 @@ PROBLEMS = {
     "negative_concurrency": N_("concurrency cannot be negative"),
     "think_per_session": N_("think_ms_by_session needs one value per session"),
     "corrids_per_session": N_("corrids needs one correlation ID per session"),
+    # the deployment checker's config review (app/lab/checker/configs.py, review.Expectations)
+    "checker_config_unreadable": N_("{path:text}, line {line:count}, column {column:count}: `{message:text}`"),
+    "checker_file_unreadable": N_("{path:text} cannot be read: `{error:text}`"),
+    "checker_path_missing": N_("{path:text}: no such file or folder"),
+    "checker_server_config": N_("the server's config for model '{name:text}' cannot be read: `{message:text}`"),
+    "checker_expectation_low": N_("{name:text} must be at least {low:count}: got {value:text}"),
+    "checker_corrid_above_uint64": N_("correlation IDs are unsigned 64-bit numbers, at most {high:count}: got {value:text}"),
     # names
     "preset_unknown": N_("no preset '{value:text}': choose one of {choices:text}"),
     "exercise_unknown": N_("no exercise '{value:text}': choose one of {choices:text}"),
     "verify_target_unknown": N_("choose one of {choices:text} to verify, not '{value:text}'"),
 }
+
 
 PROBLEMS.update(CHECKER_PROBLEMS)  # the deployment checker's (app/lab/checker), worded in app/text/checker.py
 

@@ -1,10 +1,10 @@
-"""A run's plain-text summary for the CLI (app/lab/report.py numbers), in the reader's language."""
+"""A run's plain-text summary for the CLI (app/lab/traffic/report.py numbers), in the reader's language."""
 from __future__ import annotations
 
 import pandas as pd
 
 from app.i18n import N_, Words
-from app.lab import report
+from app.lab.traffic import report
 from app.text.transports import transport
 
 
@@ -12,12 +12,14 @@ def waits_and_refusals(result, _: Words) -> list[str]:
     found = report.waits_and_refusals(result)
     lines = []
     if "waited" in found:
-        lines.append(_.render(N_("waited for a slot: {waited:count} of {first_chunks:count} sessions queued their first chunk over {limit:ms} (longest {longest:ms})"),
+        lines.append(_.render(N_("waited for a slot: {waited:count} of {first_chunks:count} sessions queued their "
+                                 "first chunk over {limit:ms} (longest {longest:ms})"),
                               limit=report.WAITED_MS, longest=found["longest_ms"], **found))
     if "refused" in found:
         lines.append(_.render(N_("refused: {refused:count} session(s); the server said, e.g.: `{refused_example:text}`"), **found))
     if "no_answer" in found:
-        lines.append(_.render(N_("no answer: {no_answer:count} session(s) lost a request on the way (did the server stop?), e.g.: {no_answer_example:text}"), **found))
+        lines.append(_.render(N_("no answer: {no_answer:count} session(s) lost a request on the way (did the "
+                                 "server stop?), e.g.: {no_answer_example:text}"), **found))
     return lines
 
 
@@ -43,7 +45,8 @@ def summary_table(result, _: Words) -> str:
     lines += waits_and_refusals(result, _)
     srv = result.server
     lines.append(_.render(
-        N_("server: {inferences:count} inferences in {executions:count} executions (average batch {batch:number}), mean queue {queue:ms}, mean compute {compute:ms}; batch sizes {sizes:text}"),
+        N_("server: {inferences:count} inferences in {executions:count} executions (average batch {batch:number}), mean "
+           "queue {queue:ms}, mean compute {compute:ms}; batch sizes {sizes:text}"),
         inferences=srv["inference_count"], executions=srv["execution_count"], batch=srv["average_batch_size"],
         queue=srv["mean_queue_us"] / 1000, compute=srv["mean_compute_us"] / 1000, sizes=srv["batch_sizes"]))
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""Words for lesson 7's pre-rollout checks (app/lab/rollout.py codes)."""
+"""Words for lesson 7's pre-rollout checks (app/lab/cases/rollout.py codes)."""
 from __future__ import annotations
 
 from app.i18n import N_, Words

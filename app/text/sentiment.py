@@ -1,4 +1,4 @@
-"""Words for the sentiment model's runs (app/lab/sentiment.py codes)."""
+"""Words for the sentiment model's runs (app/lab/cases/sentiment.py codes)."""
 from __future__ import annotations
 
 from app.i18n import N_, Words

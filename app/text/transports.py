@@ -1,4 +1,4 @@
-"""How chunks travel (app/lab/transports.Transport values), as people name them."""
+"""How chunks travel (app/lab/traffic/transports.Transport values), as people name them."""
 from __future__ import annotations
 
 from app.i18n import N_, Words

@@ -1,16 +1,16 @@
-"""Verdict words (app/lab/verdicts.py codes) as people read them: names, explanations, details."""
+"""Verdict words (app/lab/judgement/verdicts.py codes) as people read them: names, explanations, details."""
 from __future__ import annotations
 
 import math
 
-from app.i18n import N_, Words
+from app.i18n import N_, Words, formats
 
 VERDICT_WORDS = {
     "intact": N_("intact"),
     "lost": N_("lost"),
     "foreign": N_("foreign"),
     "garbage": N_("garbage"),
-    "error": N_("error"),
+    "error": N_("refused"),  # the code says a chunk came back with an error: the server refused it
 }
 
 EXPLANATIONS = {
@@ -30,20 +30,24 @@ BADGES = {
     "error": N_("REFUSED by the server"),
 }
 
-# app/lab/verdicts.Detail codes; {chunk} is the first wrong chunk, counted from 1.
+# app/lab/judgement/verdicts.Detail codes; {chunk} is the first wrong chunk, counted from 1.
 DETAILS = {
     "refused": N_("chunk {chunk:count}: `{error:text}`"),
     "not_sent": N_("chunk {chunk:count}: not sent after an earlier refusal"),
     "read_padding": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read state a padding row had written"),
     "misread": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count}; its state was right but its audio was misread"),
-    "fresh_cell": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read a fresh cell ({state_in:count} instead of {should_read:count})"),
-    "own_stale": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read its own stale state ({state_in:count} instead of {should_read:count})"),
+    "fresh_cell": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read a fresh "
+                     "cell ({state_in:count} instead of {should_read:count})"),
+    "own_stale": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read its own stale "
+                    "state ({state_in:count} instead of {should_read:count})"),
     "other_session": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read the state of session {other:count}"),
-    "earlier_session": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read the state of an earlier session (tag {owner_tag:text})"),
+    "earlier_session": N_("chunk {chunk:count} ran on instance {instance:count}, slot {slot:count} and read the "
+                          "state of an earlier session (tag {owner_tag:text})"),
 }
 
 
 def verdict(code: str, _: Words) -> str:
+    """A verdict code (app/lab/judgement/verdicts.Verdict) as a word; also the {x:verdict} kind."""
     return _(VERDICT_WORDS[str(code)])
 
 
@@ -68,3 +72,12 @@ def detail(row, _: Words) -> str:
     if values.get("other_session") is not None:
         values["other"] = int(values["other_session"]) + 1  # as people count sessions
     return _.render(DETAILS[code], chunk=chunk, **values)
+
+
+def verdicts(value, words: Words) -> str:
+    """Verdict counts {code: n}: 'intact 6, foreign 2', the {x:verdicts} kind."""
+    return words(N_(", ")).join(words.render(N_("{verdict:verdict} {n:count}"), verdict=k, n=v) for k, v in dict(value).items())
+
+
+formats.register("verdict", verdict)
+formats.register("verdicts", verdicts)

@@ -7,15 +7,16 @@ this browser session used, and every rerun writes the current set-up back to the
 from __future__ import annotations
 
 from dataclasses import fields, replace
+from functools import partial
 
 import streamlit as st
 
 from app.i18n import N_
-from app.lab.deployments import SCHEDULERS, STATE_KEYS, LabSettings
-from app.lab.presets import Traffic
-from app.lab.query import values_from_query
-from app.lab.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
-from app.lab.transports import Transport
+from app.lab.deployment.deployments import SCHEDULERS, STATE_KEYS, LabSettings
+from app.lab.deployment.presets import Traffic
+from app.lab.deployment.query import values_from_query
+from app.lab.deployment.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
+from app.lab.scenario.transport import Transport
 from app.text import presets as preset_words
 from app.text.transports import transport as transport_words
 from app.ui.language import _, t
@@ -142,7 +143,7 @@ def load_preset(name: str) -> None:
 
 def preset_buttons() -> None:
     st.markdown(_("**Presets**: load a ready-made set-up, then predict and run it."))
-    for column, (name, label) in zip(st.columns(len(PRESET_LABELS)), PRESET_LABELS.items()):
+    for column, (name, label) in zip(st.columns(len(PRESET_LABELS)), PRESET_LABELS.items(), strict=True):
         column.button(_(label), key=f"{P}preset.{name}", on_click=load_preset, args=(name,),
                       help=_(preset_words.TITLES[name]), width="stretch")
 
@@ -194,7 +195,7 @@ def controls() -> LabSetup:
         with st.expander(_("Advanced: transport")):
             a, b = st.columns(2)
             a.selectbox(_("Transport"), [x.value for x in Transport], key=P + "transport",
-                        format_func=lambda v, words=t(): transport_words(v, words),
+                        format_func=partial(transport_words, _=t()),
                         help=_("HTTP and gRPC make one call per chunk; the gRPC stream is one stream per session"))
             b.number_input(_("Chunks in flight per session"), *LIMITS["in_flight"], step=1, key=P + "in_flight",
                            help=_("1 waits for each answer. Above 1 a session sends ahead (pipelining): "

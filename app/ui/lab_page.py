@@ -2,14 +2,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import streamlit as st
 
+from app.charts import figures
 from app.i18n import N_
-from app.lab import driver, figures, prediction, server_log as log_reader
-from app.lab.deployer import Applied
-from app.lab.setup import LabSetup
-from app.text import prediction as prediction_words, presets as preset_words, problems as problem_words
+from app.lab.deployment.deployer import Applied
+from app.lab.deployment.setup import LabSetup
+from app.lab.judgement import prediction
+from app.lab.observation import server_log as log_reader
+from app.lab.traffic import driver
+from app.quiz.store import ProgressStore
+from app.text import prediction as prediction_words
+from app.text import presets as preset_words
+from app.text import problems as problem_words
 from app.ui import lab_controls, run_views, server_log, session, transcripts
 from app.ui.language import _, t
 from app.ui.live.common import explained_failures
@@ -49,7 +56,7 @@ def render() -> None:
 
     choice = st.radio(
         _("**Predict before you run:** what will happen to the transcripts?"),
-        list(prediction.CHOICES), format_func=lambda c, words=t(): prediction_words.choice(c, words), index=None,
+        list(prediction.CHOICES), format_func=partial(prediction_words.choice, _=t()), index=None,
         key=lab_controls.PREDICTION_KEY,
     )
     apply_col, run_col, _spacer = st.columns([1, 1, 3])
@@ -86,7 +93,9 @@ def _show_applied() -> None:
     applied = st.session_state.get("lab-applied")
     if applied is None:
         return
-    origin = _("a shipped deployment with exactly these settings") if applied.reused else _("a model for exactly these settings, shared by everyone who chooses them; runs take turns on it")
+    shipped = _("a shipped deployment with exactly these settings")
+    shared = _("a model for exactly these settings, shared by everyone who chooses them; runs take turns on it")
+    origin = shipped if applied.reused else shared
     with st.expander(t().render(N_("Deployed: `{model:text}` ({origin:text}) — its exact config.pbtxt"),
                                 model=applied.model, origin=origin), expanded=False):
         st.code(applied.pbtxt, language="text")
@@ -107,10 +116,6 @@ def _run(setup: LabSetup, choice: str, server, deployer) -> None:
 
 
 def _record(setup: LabSetup, choice: str, verdict: prediction.Verdict) -> None:
-    try:
-        from app.quiz.store import ProgressStore
-    except ImportError:
-        return  # progress tracking not installed: the lab still works
     try:
         ProgressStore().record_prediction(session.learner(), setup.preset_name() or "custom", choice,
                                           verdict.outcome, held=verdict.held)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from app.quiz.links import LessonRef
 from app.i18n import N_
+from app.quiz.links import LessonRef
 from app.ui import course
 from app.ui.language import t
 

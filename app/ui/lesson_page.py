@@ -36,7 +36,7 @@ def _onward(lesson) -> None:
     st.markdown("## " + _("Where next"))
     for target in lesson.next:
         page = course.page_of(target)
-        title = next((l.title for l in course.lessons_or_error() if l.id == target), target)
+        title = next((other.title for other in course.lessons_or_error() if other.id == target), target)
         if page:
             st.page_link(page, label=t().render(N_("Next: {title:text}"), title=title), icon=":material/arrow_forward:")
     st.page_link(course.LAB_PAGE, label=_("Try any set-up yourself in the Live lab"), icon=":material/science:")

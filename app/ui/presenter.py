@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from app.i18n import N_, Words
-from app.lab.demos import DiffLine
+from app.lab.cases.demos import DiffLine
 from app.text import prediction as prediction_words
 
 ROOT = "presenter"  # the key of the container whose type is projector-size

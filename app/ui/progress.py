@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 import streamlit as st
 
 from app.i18n import N_
-from app.lab.run_queue import Wait
+from app.lab.traffic.run_queue import Wait
 from app.ui.language import t
 
 T = TypeVar("T")

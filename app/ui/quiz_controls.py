@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app.i18n import N_
 from app.quiz import access_rules
 from app.quiz.bank import Bank
 from app.quiz.session import ANSWERING, QuizSession
 from app.quiz.shuffle import SEED_LIMIT, new_seed
 from app.quiz.store import AttemptNotFound, ProgressStore
-from app.i18n import N_
 from app.ui import language, quiz_feedback, session
 from app.ui.language import _, t
 

@@ -11,13 +11,13 @@ from typing import Any
 import streamlit as st
 
 from app.content.lessons import Lesson
+from app.i18n import N_
 from app.quiz.bank import Item, Option
 from app.quiz.links import lesson_ref
 from app.quiz.session import QuizSession, chosen_keys
 from app.ui import language, quiz_feedback, quiz_verify
-from app.ui.lesson_link import show_lesson_link
-from app.i18n import N_
 from app.ui.language import _, t
+from app.ui.lesson_link import show_lesson_link
 
 FLASH = "quiz-flash"  # (item id, message) from the last submit callback
 

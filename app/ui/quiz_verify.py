@@ -10,19 +10,20 @@ from __future__ import annotations
 import streamlit as st
 from tritonclient.utils import InferenceServerException
 
-from app.lab.deployments import DeploymentError
+from app.i18n import N_
+from app.lab.deployment.deployments import DeploymentError
 from app.lab.problems import LabError
 from app.lab.server.errors import ServerError
 from app.quiz.bank import Item
 from app.quiz.session import QuizSession
 from app.quiz.store import AnswerRecord
 from app.quiz.verify import Verification, exercise_name, verify
-from app.ui import session
-from app.ui.progress import run_with_progress
-from app.i18n import N_, formats
-from app.text import presets as preset_words, verdicts as verdict_words
+from app.text import presets as preset_words
+from app.text import verdicts as verdict_words
 from app.text.problems import error as problem_text
+from app.ui import session
 from app.ui.language import _, t
+from app.ui.progress import run_with_progress
 
 OUTCOME_WORDS = {"intact": N_("all transcripts intact"), "corrupted": N_("transcripts corrupted")}
 OUTCOME_COLOURS = {"intact": "green", "corrupted": "red"}
@@ -110,7 +111,7 @@ def show_verify(quiz: QuizSession, item: Item, record: AnswerRecord) -> None:
     words = t()
     rows = result.transcripts
     table = rows.loc[:, ["session", "expected_text", "received_text"]].copy()
-    table["verdict"] = [formats.verdict(v, words) for v in rows["verdict"]]  # codes as words
+    table["verdict"] = [verdict_words.verdict(v, words) for v in rows["verdict"]]  # codes as words
     table["detail"] = [verdict_words.detail(row, words) for row in rows.to_dict("records")]
     st.dataframe(table, hide_index=True,
                  column_config={name: st.column_config.Column(_(label)) for name, label in COLUMN_LABELS.items()})

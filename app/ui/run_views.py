@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from app.charts import figures
 from app.i18n import N_
-from app.lab import analysis, figures
+from app.lab.judgement import analysis
 from app.ui.language import _, t
 
 ROWS_MEANING = {
@@ -69,7 +70,7 @@ def latency_table(result):
     if table.empty:
         return table
     words = t()
-    table.insert(0, "length", [figures.length_words(lo, hi, words) for lo, hi in zip(table["length_low"], table["length_high"])])
+    table.insert(0, "length", [figures.length_words(lo, hi, words) for lo, hi in zip(table["length_low"], table["length_high"], strict=True)])
     table["source"] = [words(figures.SOURCE_LATENCY_WORDS[s]) for s in table["source"]]
     table = table.drop(columns=["length_low", "length_high"])
     return table.rename(columns={k: words(v) for k, v in LATENCY_COLUMNS.items()})

@@ -1,7 +1,7 @@
 """The server log panel: the lines Triton wrote about one run or exercise, quoted verbatim.
 
 Used by the lab page and the exercises page. The engine hands over a run_log.RunLog (codes
-and the raw lines); the one-line readings come from app/ui/log_readings.py.
+and the raw lines); the one-line readings come from app/text/log_readings.py.
 """
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pandas as pd
 import streamlit as st
 
 from app.i18n import N_
-from app.lab.run_log import RunLog
+from app.lab.observation.run_log import RunLog
+from app.text.log_readings import reading, routine_counts, unavailable
 from app.ui.language import _, t
-from app.ui.log_readings import reading, routine_counts, unavailable
 
 LEVELS = {"info": N_("info"), "warning": N_("warning"), "error": N_("error"), "fatal": N_("fatal")}
 

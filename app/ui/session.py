@@ -13,11 +13,11 @@ import threading
 
 import streamlit as st
 
-from app.lab.deployer import Deployer
-from app.lab.device import instance_kind
+from app.i18n import N_
+from app.lab.deployment.deployer import Deployer
+from app.lab.deployment.device import instance_kind
 from app.lab.server.connection import LabServer
 from app.lab.server.errors import ServerError
-from app.i18n import N_
 from app.quiz import access_rules
 from app.ui.language import _, t
 

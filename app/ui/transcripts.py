@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from app.i18n import N_, Words
-from app.lab import analysis
-from app.lab.audio import to_wav
+from app.lab.judgement import analysis
+from app.lab.scenario.audio import to_wav
 from app.text import verdicts as verdict_words
 from app.ui.language import _, t
 

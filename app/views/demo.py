@@ -2,12 +2,15 @@
 presenter's question, in their own language. Other learners' names are never shown."""
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from app.i18n import N_
-from app.lab import demos
+from app.lab.cases import demos
 from app.quiz import votes
-from app.text import demos as demo_words, prediction as prediction_words
+from app.text import demos as demo_words
+from app.text import prediction as prediction_words
 from app.ui import session
 from app.ui.language import _, t
 
@@ -46,7 +49,7 @@ def ballot() -> None:
     if current.is_open:
         choice = st.radio(_("Your prediction"), list(demo.options), key="demo-choice",
                           index=list(demo.options).index(mine) if mine in demo.options else None,
-                          format_func=lambda c, words=t(): prediction_words.choice(c, words))
+                          format_func=partial(prediction_words.choice, _=t()))
         if st.button(_("Vote"), key="demo-vote", type="primary", disabled=choice is None):
             try:
                 store.vote(code, voter, choice)

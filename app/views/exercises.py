@@ -11,11 +11,13 @@ import json
 import streamlit as st
 from tritonclient.utils import InferenceServerException
 
+from app.charts import exercises as exercise_charts
 from app.i18n import N_
 from app.lab import exercises
-from app.lab.deployments import DeploymentError
+from app.lab.deployment.deployments import DeploymentError
 from app.lab.problems import LabError
 from app.lab.server.errors import ServerError
+from app.quiz.store import ProgressStore
 from app.text import exercises as words
 from app.text.problems import error as problem_text
 from app.ui import language, server_log
@@ -67,8 +69,6 @@ def _run(name: str, choice: str, server, deployer) -> None:
         bar.empty()
     st.session_state[RESULT_KEY.format(name)] = (choice, result)
     try:
-        from app.quiz.store import ProgressStore
-
         ProgressStore().record_prediction(learner(), f"exercise:{name}", choice, result.outcome, result.held(choice))
     except Exception as err:  # progress is a bonus; the result is still shown
         st.warning(_t.render(N_("Your prediction could not be saved: `{error:text}`"), error=err))
@@ -88,11 +88,11 @@ def _show(exercise, choice: str, result) -> None:
     st.markdown("**" + _("Measured") + "**")
     st.dataframe(words.numbers_table(result, _t), hide_index=True, width="stretch")
     try:
-        charts = exercises.figures(result, _t)
+        charts = exercise_charts.figures(result, _t)
     except Exception as err:  # the measurements above and the findings below still stand
         st.error(_failure(err, DRAW))
         charts = []
-    for index, (caption, fig) in enumerate(charts):
+    for index, (_caption, fig) in enumerate(charts):
         st.plotly_chart(fig, key=f"exercise-{result.name}-fig-{index}", width="stretch")
     findings = "\n".join(f"- {words.finding(result.name, found, _t)}" for found in result.findings)
     st.markdown("**" + _("What happened") + "**\n" + findings)

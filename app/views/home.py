@@ -2,8 +2,8 @@
 import pandas as pd
 import streamlit as st
 
-from app.i18n import N_
 from app.content.glossary import GlossaryError, load_glossary
+from app.i18n import N_
 from app.ui import course, language
 from app.ui.language import _, t
 from app.ui.status import server_status

@@ -7,14 +7,20 @@ the vote's code live in the URL (?demo=..&step=..&code=..), so a reload keeps th
 """
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
+from app.charts import replay
 from app.i18n import N_
-from app.lab import demos, replay
+from app.lab.cases import demos
 from app.lab.problems import LabError
 from app.quiz import votes
-from app.text import demos as demo_words, prediction as prediction_words, problems as problem_words
-from app.ui import language, presenter as ui, session, transcripts
+from app.text import demos as demo_words
+from app.text import prediction as prediction_words
+from app.text import problems as problem_words
+from app.ui import language, session, transcripts
+from app.ui import presenter as ui
 from app.ui.access import require_instructor
 from app.ui.language import _, t
 
@@ -25,6 +31,11 @@ FIGURES = "presenter.figures"  # st.session_state: figures built for a run, by r
 
 st.title(_("Presenter"))
 require_instructor()
+
+
+
+def _session_label(s: int | None, words) -> str:
+    return words(N_("nobody")) if s is None else words.render(N_("Session {number:count}"), number=s + 1)
 
 
 def _int(value, default: int) -> int:
@@ -81,7 +92,7 @@ with root:
 
 def step_change() -> None:
     st.selectbox(_("Demo"), list(demos.DEMOS), index=list(demos.DEMOS).index(demo.name), key="presenter-demo",
-                 format_func=lambda code, words=t(): demo_words.title(code, words), on_change=_choose_demo)
+                 format_func=partial(demo_words.title, _=t()), on_change=_choose_demo)
     before, after = (demo_words.setup_title(demo.preset(s), t()) for s in demos.SIDES)
     st.markdown(t().render(N_("**{before_side:text}:** {before:text}  \n**{after_side:text}:** {after:text}"),
                            before_side=demo_words.side("before", t()), before=before,
@@ -114,10 +125,9 @@ def step_votes() -> None:
         st.markdown(f"`{link}`")
         st.caption(t().render(N_("The vote is {state:text}."), state=_(demo_words.POLL_STATES[current.state])))
         buttons = st.columns(2)
-        if current.is_open:
-            if buttons[0].button(_("Close the vote"), key="presenter-close"):
-                store.close(current.code)
-                st.rerun()
+        if current.is_open and buttons[0].button(_("Close the vote"), key="presenter-close"):
+            store.close(current.code)
+            st.rerun()
         buttons[1].button(_("New vote"), key="presenter-new-vote", on_click=_new_poll)
     with right:
         histogram(current.code)
@@ -170,23 +180,23 @@ def show_runs(sides: dict) -> None:
     timelines = _figure(f"timelines:{a.run_id}:{b.run_id}", lambda: replay.side_by_side(
         a, b, _=t(), schedulers=(sa.scheduler, sb.scheduler), instances=sa.instances, slots=sa.slots, projector=True))
     # One above the other at full width: the same time axis lines up, and projector type fits.
-    for side, fig in zip(demos.SIDES, timelines):
+    for side, fig in zip(demos.SIDES, timelines, strict=True):
         st.markdown("### " + t().render(N_("{side:text}: {setup:text}"), side=demo_words.side(side, t()),
                                         setup=demo_words.setup_title(demo.preset(side), t())))
         st.plotly_chart(fig, key=f"presenter-timeline-{side}", theme=None)
-    for col, side in zip(st.columns(2), demos.SIDES):
+    for col, side in zip(st.columns(2), demos.SIDES, strict=True):
         with col:
             transcripts.board(sides[side].result, key=f"presenter-board-{side}", audio=False)
 
     st.markdown("## " + _("Replay"))
     pick_side, pick_session = st.columns(2)
     side = pick_side.radio(_("Set-up"), list(demos.SIDES), horizontal=True, key="presenter-replay-side",
-                           format_func=lambda s, words=t(): demo_words.side(s, words))
+                           format_func=partial(demo_words.side, _=t()))
     chosen = sides[side]
     sessions = list(range(len(chosen.result.sessions)))
     highlight = pick_session.selectbox(
         _("Follow one session"), [None, *sessions], key="presenter-replay-session",
-        format_func=lambda s, words=t(): words(N_("nobody")) if s is None else words.render(N_("Session {number:count}"), number=s + 1))
+        format_func=partial(_session_label, words=t()))
     fig = _figure(f"replay:{chosen.result.run_id}:{highlight}", lambda: replay.replay_figure(
         chosen.result, _=t(), highlight=highlight, x_range=replay.shared_range(a, b),
         instances=chosen.settings.instances, slots=chosen.settings.slots, projector=True))
@@ -219,7 +229,9 @@ def step_reveal() -> None:
         st.markdown("### " + _("No option named everything the server did."))
     a, b, c = st.columns(3)
     a.metric(_("Votes"), answer.votes)
-    share = (lambda v: "—" if v is None else t().render(N_("{share:percent}"), share=v))  # — : nobody voted
+    def share(v) -> str:
+        return "—" if v is None else t().render(N_("{share:percent}"), share=v)  # — : nobody voted
+
     b.metric(_("Right"), share(answer.share_right))
     c.metric(_("Right outcome, any cause"), share(answer.share_outcome_right))
     st.plotly_chart(ui.votes_figure(demo.options, tally, t(), right=answer.right), key="presenter-result", theme=None)

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from app.lab import deployments
 from app.lab.checker import engine
 from app.lab.checker import target as targets
 from app.lab.checker.options import CheckOptions
+from app.lab.deployment import deployments
 
 ZOO = Path(__file__).parent / "zoo"
 UNLOAD_WAIT_S = 60.0

@@ -19,6 +19,10 @@ from tests.checker.conftest import TEST_STEPS, ZOO, check_copies_gone, ready, ve
 zoo = zoo_fixture("zoo_varlen", "zoo_fails", "zoo_decoupled", "zoo_direct_slot")
 
 
+def english(err: LabError) -> str:
+    return error(err, words("en"))
+
+
 def refused(server, model: str, files=None, **options) -> LabError:
     with pytest.raises(LabError) as err:
         engine.run_check(targets.on_server(server, model, files=files), CheckOptions(steps=TEST_STEPS, **options))
@@ -28,7 +32,7 @@ def refused(server, model: str, files=None, **options) -> LabError:
 def test_an_unknown_model_is_named_with_the_models_there_are(lab_server):
     err = refused(lab_server, "no_such_model")
     assert err.code == "check_model_unknown"
-    message = error(err, words("en"))
+    message = english(err)
     assert "no model 'no_such_model'" in message and "asr_sequence_direct" in message
     assert not ready(lab_server, "no_such_model")  # it did not try to load it
 
@@ -41,14 +45,14 @@ def test_a_model_that_fails_every_request_stops_the_check_with_tritons_words(zoo
 def test_a_decoupled_model_is_refused_before_any_request(zoo):
     before = zoo.server.client().get_inference_statistics("zoo_decoupled")["model_stats"][0]["inference_count"]
     err = refused(zoo.server, "zoo_decoupled")
-    assert err.code == "check_decoupled_unsupported" and "not supported" in str(err)
+    assert err.code == "check_decoupled_unsupported" and "not supported" in english(err)
     assert zoo.server.client().get_inference_statistics("zoo_decoupled")["model_stats"][0]["inference_count"] == before
 
 
 def test_an_input_it_cannot_generate_is_named_and_shape_or_data_asked_for(zoo):
     err = refused(zoo.server, "zoo_varlen")
     assert err.code == "check_input_shape_needed" and err.values["name"] == "TOKENS"
-    assert "--shape TOKENS:" in str(err) and "--input-data" in str(err)
+    assert "--shape TOKENS:" in english(err) and "--input-data" in english(err)
 
 
 def test_a_variable_length_integer_input_sized_by_shape_passes(zoo):
@@ -77,7 +81,7 @@ def test_a_data_file_that_does_not_match_the_model_is_refused_before_any_request
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(document))
     err = refused(zoo.server, "zoo_varlen", input_data=path)
-    assert err.code == code and words_ in str(err) and str(path) in str(err)
+    assert err.code == code and words_ in english(err) and str(path) in english(err)
 
 
 def test_without_the_models_files_the_one_instance_variant_is_skipped_and_said(zoo):
@@ -112,7 +116,7 @@ def test_a_server_that_stops_mid_check_stops_it_with_one_message():
 
         with pytest.raises(LabError) as err:
             engine.run_check(target, CheckOptions(steps=TEST_STEPS), progress=kill_after_some)
-        assert err.value.code == "check_server_gone" and server.url in str(err.value)
+        assert err.value.code == "check_server_gone" and server.url in english(err.value)
         assert not server.embedded.running
     finally:
         log = server.embedded.log_path if server.embedded else None

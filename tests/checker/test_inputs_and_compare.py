@@ -8,15 +8,22 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from app.i18n import words
 from app.lab.checker import compare, input_data, inputs
 from app.lab.checker.facts import ModelFacts, TensorSpec
 from app.lab.problems import LabError
+from app.text.problems import error
 from tests.checker.tables import facts
 
 TYPES = ["BOOL", "UINT8", "UINT16", "UINT32", "UINT64", "INT8", "INT16", "INT32", "INT64", "FP16", "BF16", "FP32", "FP64", "BYTES"]
 NUMPY = {"BOOL": np.bool_, "UINT8": np.uint8, "UINT16": np.uint16, "UINT32": np.uint32, "UINT64": np.uint64, "INT8": np.int8,
          "INT16": np.int16, "INT32": np.int32, "INT64": np.int64, "FP16": np.float16, "BF16": ml_dtypes.bfloat16,
          "FP32": np.float32, "FP64": np.float64, "BYTES": np.object_}
+
+
+def english(err: LabError) -> str:
+    """A problem as the CLI words it in English (str() of a LabError is its codes)."""
+    return error(err, words("en"))
 
 
 def model(*specs: TensorSpec, max_batch: int = 4) -> ModelFacts:
@@ -56,7 +63,7 @@ def test_shapes_fill_variable_dimensions_and_every_problem_names_the_input():
     with pytest.raises(LabError) as missing:
         inputs.concrete_shapes(f, {"TOKENS": (7,)})
     assert [(p.code, p.values["name"]) for p in missing.value.problems] == [("check_input_shape_needed", "IMAGE")]
-    assert "--shape IMAGE:d1,d2" in str(missing.value)
+    assert "--shape IMAGE:d1,d2" in english(missing.value)
     with pytest.raises(LabError) as wrong:
         inputs.concrete_shapes(f, {"TOKENS": (7,), "IMAGE": (4, 4, 5), "OTHER": (1,)})
     assert {p.code for p in wrong.value.problems} == {"check_shape_unknown_input", "check_shape_mismatch"}
@@ -127,7 +134,7 @@ def test_a_data_file_that_does_not_match_the_model_names_where(document, code):
     with pytest.raises(LabError) as err:
         input_data.streams(document, SEQ, {"INPUT": (1,)}, source="f.json")
     assert err.value.code == code
-    assert str(err.value).startswith("f.json")
+    assert english(err.value).startswith("f.json")
 
 
 def test_an_unreadable_data_file(tmp_path):
@@ -135,7 +142,7 @@ def test_an_unreadable_data_file(tmp_path):
     bad.write_text("{nope")
     with pytest.raises(LabError) as err:
         input_data.load(bad)
-    assert err.value.code == "check_data_unreadable" and str(bad) in str(err.value)
+    assert err.value.code == "check_data_unreadable" and str(bad) in english(err.value)
 
 
 # -- comparing replies --------------------------------------------------------------------------

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.lab import presets
 from app.lab.checker import engine
 from app.lab.checker import target as targets
 from app.lab.checker.options import CheckOptions
+from app.lab.deployment import presets
 from tests.checker.conftest import TEST_STEPS, check_copies_gone, unload, verdicts
 
 

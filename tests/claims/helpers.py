@@ -7,7 +7,10 @@ because these claims are about what the server does with them.
 """
 from __future__ import annotations
 
-from contextlib import contextmanager
+import json
+import secrets
+import time
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,11 +21,19 @@ from google.protobuf import text_format
 from tritonclient.grpc import model_config_pb2 as mc
 from tritonclient.utils import InferenceServerException
 
-from app.lab import deployments
-from app.lab.audio import chunk
+from app.lab.deployment import deployments
+from app.lab.observation.server_log import LogCode, LogEntry, LogWindow, select
+from app.lab.scenario.audio import chunk
 
 START_FLAG_ERROR = "must specify the START flag on the first request of the sequence"
+# Core PR #425 (commit eeb283a), first released in 25.01 (server 2.54): a correlation ID whose type
+# does not suit the CORRID control is refused, and a string CORRID buffer is sized to the ID.
+STRING_ID_CHECK_SINCE = (2, 54, 0)
 PROBE_CODE = Path(__file__).parent / "models" / "batch_probe.py"
+
+
+def server_version(server) -> tuple[int, ...]:
+    return tuple(int(p) for p in server.client().get_server_metadata()["version"].split(".")[:3])
 
 
 def recogniser_config(
@@ -92,10 +103,8 @@ def deployed(server, *configs: mc.ModelConfig, code: Path | None = None):
         yield [c.name for c in configs]
     finally:
         for config in configs:
-            try:
+            with suppress(InferenceServerException):
                 client.unload_model(config.name)
-            except InferenceServerException:
-                pass
 
 
 @dataclass
@@ -134,3 +143,153 @@ def grpc_send(server, model: str, corrid, tag: int, start: bool = False, end: bo
         return client.infer(model, [audio, session], sequence_id=corrid, sequence_start=start, sequence_end=end)
     finally:
         client.close()
+
+
+GATE_CODE = Path(__file__).parent / "models" / "gate_probe.py"
+GATE_OUTPUTS = ("TAG_OUT", "ROW", "BATCH_SIZE", "BATCH_NO", "INSTANCE", "VERSION", "CORRELATION_ID", "FLAGS", "READY_IN",
+                "CORRID_IN", "SEEN")
+# tritonserver.h (core r24.10, lines 957-960): the request flags a backend reads with TRITONBACKEND_RequestFlags.
+FLAG_START, FLAG_END = 1, 2
+STRING_ID = -2  # what the gate probe reports as CORRELATION_ID for a string ID (the text is in ID_TEXT)
+
+
+def unique_name(stem: str) -> str:
+    """A model name no other test (or test run on a shared server) uses: claims_<stem>_<hex>."""
+    return f"claims_{stem}_{secrets.token_hex(3)}"
+
+
+def gate_config(name: str, gate_dir: Path, scheduler: str = "direct", max_batch_size: int = 2, instances: int = 1,
+                idle_us: int = 60_000_000, controls: tuple[str, ...] = ("READY",)) -> mc.ModelConfig:
+    """The gate probe (tests/claims/models/gate_probe.py) under `scheduler`: none, dynamic, direct or oldest.
+    `controls` picks the sequence control inputs it declares: READY, and CORRID as UINT64
+    ("CORRID") or as STRING ("CORRID_STRING", which the probe does not read)."""
+    config = text_format.Parse(
+        f"""
+        name: "{name}" backend: "python" max_batch_size: {max_batch_size}
+        input [
+          {{ name: "TAG" data_type: TYPE_INT64 dims: [ 1 ] }},
+          {{ name: "HOLD" data_type: TYPE_INT32 dims: [ 1 ] }}
+        ]
+        output [
+          {" , ".join(f'{{ name: "{o}" data_type: TYPE_INT64 dims: [ 1 ] }}' for o in GATE_OUTPUTS)},
+          {{ name: "ROWS" data_type: TYPE_INT64 dims: [ {max(1, max_batch_size)}, 4 ] }},
+          {{ name: "ID_TEXT" data_type: TYPE_UINT8 dims: [ 128 ] }}
+        ]
+        instance_group [ {{ count: {instances} }} ]
+        parameters [ {{ key: "gate_dir" value: {{ string_value: "{gate_dir}" }} }} ]
+        """,
+        mc.ModelConfig(),
+    )
+    if scheduler == "dynamic":
+        config.dynamic_batching.SetInParent()
+    elif scheduler in ("direct", "oldest"):
+        seq = config.sequence_batching
+        seq.max_sequence_idle_microseconds = idle_us
+        kinds = {"READY": ("READY", "CONTROL_SEQUENCE_READY", None), "CORRID": ("CORRID", "CONTROL_SEQUENCE_CORRID", mc.TYPE_UINT64),
+                 "CORRID_STRING": ("CORRID", "CONTROL_SEQUENCE_CORRID", mc.TYPE_STRING)}
+        for choice in controls:
+            input_name, kind, data_type = kinds[choice]
+            control = seq.control_input.add(name=input_name).control.add(kind=mc.ModelSequenceBatching.Control.Kind.Value(kind))
+            if data_type is None:
+                control.int32_false_true.extend([0, 1])
+            else:
+                control.data_type = data_type
+        if scheduler == "direct":
+            seq.direct.SetInParent()
+        else:
+            seq.oldest.max_candidate_sequences = max_batch_size
+    return deployments.place_instances(config)
+
+
+class Loader:
+    """Loads test-only models on a server and unloads every one of them in unload_all() (call it
+    from a fixture's teardown, so a failing test leaves nothing behind)."""
+
+    def __init__(self, server):
+        self.control = server.client(timeout_s=300)
+        self.loaded: list[str] = []
+
+    def load(self, config: mc.ModelConfig, code: Path | None = None, versions=(1,)) -> str:
+        """Load `config` with `code` as model.py (the recogniser's when None) under each of
+        `versions`; return the model's name."""
+        source = (code or deployments.RECOGNISER_CODE).read_bytes()
+        self.loaded.append(config.name)
+        files = {f"file:{version}/model.py": source for version in versions}
+        self.control.load_model(config.name, config=deployments.to_json(config), files=files)
+        return config.name
+
+    def unload_all(self) -> None:
+        for name in dict.fromkeys(self.loaded):
+            with suppress(InferenceServerException):
+                self.control.unload_model(name)
+
+
+class Gate:
+    """The test's side of the gate probe's barrier: files in one folder the model also sees."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+
+    def _wait(self, name: str, timeout_s: float) -> Path:
+        path = self.folder / name
+        deadline = time.monotonic() + timeout_s
+        while not path.exists():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the gate probe never wrote {name} within {timeout_s:.0f} s")
+            time.sleep(0.01)
+        return path
+
+    def wait_started(self, tag: int, timeout_s: float = 60) -> None:
+        """Return once the request tagged `tag` is inside the model, waiting at the gate."""
+        self._wait(f"started-{tag}", timeout_s)
+
+    def open(self, tag: int) -> None:
+        (self.folder / f"open-{tag}").write_text("open")
+
+    def wait_done(self, tag: int, timeout_s: float = 60) -> dict:
+        """What the model recorded as the held request left the gate ({"cancelled": bool})."""
+        return json.loads(self._wait(f"done-{tag}", timeout_s).read_text())
+
+
+def gate_inputs(module, tag: int, hold: bool = False) -> list:
+    """TAG and HOLD for one request, as `module`'s (tritonclient.http or .grpc) InferInputs."""
+    tag_input = module.InferInput("TAG", [1, 1], "INT64")
+    tag_input.set_data_from_numpy(np.array([[tag]], dtype=np.int64))
+    hold_input = module.InferInput("HOLD", [1, 1], "INT32")
+    hold_input.set_data_from_numpy(np.array([[1 if hold else 0]], dtype=np.int32))
+    return [tag_input, hold_input]
+
+
+def gate_reply(result) -> dict:
+    """A gate probe reply as {output: int}, plus ROWS as a list of (cid, flags, ready, corrid) and ID_TEXT as str."""
+    reply = {name: int(result.as_numpy(name).reshape(-1)[0]) for name in GATE_OUTPUTS}
+    reply["ROWS"] = [tuple(int(v) for v in row) for row in result.as_numpy("ROWS").reshape(-1, 4)]
+    reply["ID_TEXT"] = bytes(result.as_numpy("ID_TEXT").reshape(-1).tolist()).rstrip(b"\0").decode()
+    return reply
+
+
+def wait_for_log(window: LogWindow, found, what: str, timeout_s: float = 60) -> list[LogEntry]:
+    """Poll a log window until `found(entries)` is true; return the entries. Fails after `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        entries = window.entries()
+        if found(entries):
+            return entries
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the server log never showed {what} within {timeout_s:.0f} s")
+        time.sleep(0.05)
+
+
+def has_line(code: LogCode, corrid=None, model: str | None = None):
+    """A `found` predicate for wait_for_log: a classified line with this code (and ID, model)."""
+    return lambda entries: bool(select(entries, model=model, corrids=None if corrid is None else [corrid], codes=[code]))
+
+
+def log_gap_s(earlier: LogEntry, later: LogEntry) -> float:
+    """Seconds between two log lines by the server's own clock (glog writes local wall time to
+    the microsecond, and no date beyond MMDD: a gap across midnight wraps)."""
+    def seconds(entry: LogEntry) -> float:
+        hours, minutes, rest = entry.time.split(":")
+        return int(hours) * 3600 + int(minutes) * 60 + float(rest)
+
+    return (seconds(later) - seconds(earlier)) % 86400

@@ -12,12 +12,24 @@ import time
 import numpy as np
 import pytest
 import tritonclient.grpc as grpc
+import tritonclient.http as http
 from tritonclient.utils import InferenceServerException
 
-from app.lab.audio import chunk
-from app.lab.ids import unique_ids
-
-from tests.claims.helpers import START_FLAG_ERROR, deployed, recogniser_config
+from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.scenario.audio import chunk
+from app.lab.scenario.ids import unique_ids
+from tests.claims.helpers import (
+    GATE_CODE,
+    START_FLAG_ERROR,
+    deployed,
+    gate_config,
+    gate_inputs,
+    gate_reply,
+    has_line,
+    recogniser_config,
+    unique_name,
+    wait_for_log,
+)
 
 MODEL = "claims_cancel"
 QUEUE_WAIT_US = 600_000
@@ -80,3 +92,115 @@ def test_cancelling_a_request_cancels_the_sequences_other_queued_requests(lab_se
     assert result is None and error is not None
     assert "CANCELLED" in str(error.status()).upper()
     client.close()
+
+
+# --- Cancellation before and after dispatch, on the gate probe (tests/claims/models/gate_probe.py) ---
+
+
+class _Pending:
+    """One async gRPC request: its call context (to cancel it) and, once it ends, its outcome."""
+
+    def __init__(self, grpc_client, model: str, corrid: int, tag: int, hold: bool = False):
+        self.done = threading.Event()
+        self.result = self.error = None
+        self.context = grpc_client.async_infer(model, gate_inputs(grpc, tag, hold=hold), self._finish, sequence_id=corrid)
+
+    def _finish(self, result, error):
+        self.result, self.error = result, error
+        self.done.set()
+
+    def outcome(self, timeout_s: float = 60):
+        assert self.done.wait(timeout_s), "the request never ended"
+        return self.result, self.error
+
+
+def _gate_model(load, gate, name: str) -> str:
+    """The gate probe under direct, 1 instance x 2 slots, idle timeout 60 s (no reaping here)."""
+    return load(gate_config(unique_name(name), gate.folder, scheduler="direct", max_batch_size=2), code=GATE_CODE)
+
+
+def _start(client, model: str, corrid: int, **flags) -> dict:
+    return gate_reply(client.infer(model, gate_inputs(http, corrid), sequence_id=corrid, sequence_start=True, **flags))
+
+
+def test_cancelling_a_queued_request_frees_its_slot(lab_server, load, gate, client):
+    """A request that is cancelled while it waits in its slot's queue (its instance busy with
+    another batch) cancels its sequence: when the batcher next looks at the slot it finds the
+    cancelled request, releases the slot and forgets the correlation ID. A new sequence then
+    gets that slot, and the cancelled sequence's next request is refused for lack of START.
+
+    Source: core r24.10 src/sequence_batch_scheduler/sequence_batch_scheduler.cc lines
+    1634-1657 (DirectSequenceBatch::BatcherThread: a cancelled request at the front of a slot
+    queue releases the slot), 882-904 (ReleaseSequenceSlot: "Releasing canceled sequence CORRID",
+    the ID's slot mapping erased), 973-979 (the slot goes back to the free slots); server r24.10
+    docs/user_guide/request_cancellation.md lines 62-72; src/grpc/infer_handler.h lines 791-820
+    (the gRPC endpoint turns a client's cancel into TRITONSERVER_InferenceRequestCancel).
+    """
+    model = _gate_model(load, gate, "cancel_queued")
+    a, b, c, held = unique_ids(4)
+    assert _start(client, model, a)["ROW"] == 0
+    assert _start(client, model, b)["ROW"] == 1
+    channel = grpc.InferenceServerClient(lab_server.grpc_url)
+    try:
+        with raised_verbosity(lab_server, 1):
+            window = LogWindow.start(lab_server)
+            busy = _Pending(channel, model, b, held, hold=True)
+            gate.wait_started(held)  # the instance is busy: what comes next waits in its slot queue
+            queued = _Pending(channel, model, a, a)
+            wait_for_log(window, has_line(LogCode.SEQUENCE_ENQUEUED, a, model), f"CORRID {a} queued in its slot")
+            queued.context.cancel()
+            # The gRPC endpoint logs this just before it calls TRITONSERVER_InferenceRequestCancel
+            # (infer_handler.h lines 799-819); the batcher looks at the queue only after the gate opens.
+            wait_for_log(window, lambda es: any("Issuing cancellation for" in e.message for e in es), "the cancellation reach the core")
+            gate.open(held)
+            assert busy.outcome()[1] is None
+            wait_for_log(window, has_line(LogCode.SLOT_FREED, model=model), "the cancelled sequence's slot freed")
+        result, error = queued.outcome()
+        assert result is None and "CANCELLED" in str(error.status()).upper()
+        assert [e.corrid for e in window.select(codes=[LogCode.CANCELLED_RELEASED])] == [str(a)]
+        assert [e.values["slot"] for e in window.select(model=model, codes=[LogCode.SLOT_FREED])] == ["0"]
+        assert _start(client, model, c)["ROW"] == 0  # the freed slot, while b still holds slot 1
+        with pytest.raises(InferenceServerException, match=START_FLAG_ERROR):
+            client.infer(model, gate_inputs(http, a), sequence_id=a)
+    finally:
+        channel.close()
+    for corrid in (b, c):
+        client.infer(model, gate_inputs(http, corrid), sequence_id=corrid, sequence_end=True)
+
+
+def test_cancelling_after_dispatch_keeps_the_sequence_and_its_slot(lab_server, load, gate, client):
+    """Once a request has been handed to the backend, cancelling it does nothing to its
+    sequence: Triton marks the request cancelled (the model can see it with
+    request.is_cancelled()), the client gets CANCELLED, but the model runs it to the end, the
+    sequence keeps its slot and its correlation ID, and its next request, without START, is
+    served in the same slot with the sequence's state intact. A new sequence gets the other slot.
+
+    Source: server r24.10 docs/user_guide/request_cancellation.md lines 74-91 (once a request
+    is with the backend it is up to the backend; the Python model must check is_cancelled()
+    itself); core r24.10 src/sequence_batch_scheduler/sequence_batch_scheduler.cc lines
+    1634-1657 (only a request still in a slot queue is checked for cancellation) and
+    1785-1800 (a request leaves the queue when its batch is formed).
+    """
+    model = _gate_model(load, gate, "cancel_running")
+    a, c, held = unique_ids(3)
+    assert (_start(client, model, a)["ROW"], _start(client, model, a)["SEEN"]) == (0, 1)
+    channel = grpc.InferenceServerClient(lab_server.grpc_url)
+    try:
+        with raised_verbosity(lab_server, 1):
+            window = LogWindow.start(lab_server)
+            running = _Pending(channel, model, a, held, hold=True)
+            gate.wait_started(held)  # the request is inside the model
+            running.context.cancel()
+            result, error = running.outcome()
+            assert result is None and "CANCELLED" in str(error.status()).upper()
+            wait_for_log(window, lambda es: any("Issuing cancellation for" in e.message for e in es), "the cancellation reach the core")
+            gate.open(held)
+            assert gate.wait_done(held) == {"cancelled": True}  # Triton did mark it cancelled
+        after = gate_reply(client.infer(model, gate_inputs(http, a), sequence_id=a))
+        assert (after["ROW"], after["SEEN"]) == (0, 3)  # same slot; the cancelled request ran too
+        assert _start(client, model, c)["ROW"] == 1
+        assert not window.select(codes=[LogCode.CANCELLED_RELEASED])
+    finally:
+        channel.close()
+    for corrid in (a, c):
+        client.infer(model, gate_inputs(http, corrid), sequence_id=corrid, sequence_end=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from app.lab.ids import unique_ids
-from app.lab.server_log import Level, LogCode, LogWindow
+from app.lab.observation.server_log import Level, LogCode, LogWindow
+from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import START_FLAG_ERROR, send
 
 MODEL = "asr_sequence_direct"
@@ -49,7 +49,7 @@ def test_other_client_refused_after_end(lab_server, ender):
     """
     clients = {"first": lab_server.client(), "second": lab_server.client()}
     (corrid,) = unique_ids(1)
-    tags = dict(zip(clients, unique_ids(2)))
+    tags = dict(zip(clients, unique_ids(2), strict=True))
     for name in ("first", "second"):
         send(clients[name], MODEL, corrid, tags[name], start=True)
     send(clients[ender], MODEL, corrid, tags[ender], end=True)

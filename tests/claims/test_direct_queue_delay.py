@@ -14,8 +14,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from app.lab import server_stats
-from app.lab.ids import unique_ids
+from app.lab.observation import server_stats
+from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import deployed, recogniser_config, send
 
 DELAY_US = 2_000_000

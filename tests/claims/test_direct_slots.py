@@ -8,17 +8,16 @@ and .h; server docs/user_guide/implicit_state_management.md ("Direct").
 """
 from __future__ import annotations
 
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from app.lab import server_stats
-from app.lab.ids import unique_ids
-from app.lab.server_log import LogCode, LogWindow, raised_verbosity
-from tests.claims.helpers import deployed, recogniser_config, send
+from app.lab.observation import server_stats
+from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.scenario.ids import unique_ids
+from tests.claims.helpers import deployed, recogniser_config, send, unique_name
 
 MODEL = "claims_direct_1x4"
 
@@ -141,3 +140,24 @@ def test_backlogged_sequence_is_dropped_when_its_request_timeout_expires(lab_ser
     assert after.get(rejected, 0) - before.get(rejected, 0) == 1
     for corrid in holders:
         send(client, direct_model, corrid, corrid, end=True)
+
+
+def test_slot_zero_of_every_instance_fills_before_slot_one(load, client):
+    """Free slots are handed out by slot number across all instances: with 2 instances x 3
+    slots, the first two new sequences take slot 0 of each instance, the next two slot 1 of
+    each, the last two slot 2 of each; no instance gets a slot 1 while another's slot 0 is free.
+    (Which instance of a pair comes first is not ordered: the free slots are a heap keyed on
+    the slot number alone.)
+
+    Source: core r24.10 src/sequence_batch_scheduler/sequence_batch_scheduler.h lines 154-160
+    (BatcherSequenceSlotCompare compares seq_slot_ only); sequence_batch_scheduler.cc lines
+    318-323 (CreateBatchers pushes every slot of every instance) and 806-813 (Enqueue takes
+    ready_batcher_seq_slots_.top() for a new sequence).
+    """
+    model = load(recogniser_config(unique_name("direct_2x3"), scheduler="direct", instances=2, slots=3))
+    ids = unique_ids(6)
+    placed = [(r.instance, r.slot) for r in (send(client, model, corrid, corrid, start=True) for corrid in ids)]
+    for corrid in ids:
+        send(client, model, corrid, corrid, end=True)
+    assert [slot for _, slot in placed] == [0, 0, 1, 1, 2, 2], placed
+    assert all({placed[i][0], placed[i + 1][0]} == {0, 1} for i in (0, 2, 4)), placed

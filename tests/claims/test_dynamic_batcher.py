@@ -15,9 +15,10 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 import tritonclient.http as http
+from tritonclient.grpc import model_config_pb2 as mc
 
-from app.lab import server_stats, server_trace
-from tests.claims.helpers import PROBE_CODE, deployed, probe_config
+from app.lab.observation import server_stats, server_trace
+from tests.claims.helpers import GATE_CODE, PROBE_CODE, deployed, gate_config, gate_inputs, gate_reply, probe_config, unique_name
 
 MODEL = "claims_batch_probe"
 REQUESTS = 14
@@ -146,3 +147,69 @@ def test_delay_holds_a_lone_request_and_a_full_batch_goes_at_once(lab_server, de
     assert [int(s) for s in unset["preferred_batch_size"]] == [4]
     _, default_queue = _burst(lab_server, NOT_WAITING, 1)
     assert default_queue < 0.5, f"with no delay set a lone request queued {default_queue:.3f} s"
+
+
+EXPIRES_US = 200_000  # the one request's own timeout; the others keep the 60 s default
+
+
+def _pending(lab_server, model: str) -> int:
+    return int(server_stats.model_metrics(lab_server.metrics_url, model).get("nv_inference_pending_request_count", 0))
+
+
+def test_delay_policy_lets_a_later_request_overtake_an_expired_one(lab_server, load, gate):
+    """With a queue policy whose timeout_action is DELAY, a request that times out in the queue
+    is not rejected but moved behind the requests that have not: X arrives before Y and Z,
+    expires while the only instance is busy, and then runs after both of them, and is served.
+
+    Setup: the gate probe, max_batch_size 1 (one request per batch, so the batch number is the
+    order of execution), default_queue_policy { timeout_action: DELAY,
+    default_timeout_microseconds: 60 s, allow_timeout_override: true }, and X sent with its
+    own 0.2 s timeout. X is known to be queued once nv_inference_pending_request_count counts
+    it; the test lets 0.2 s + 1 s pass after that before the instance is freed, and the trace
+    then confirms, by the server's own clock, that X had expired before Y started.
+
+    Source: core r24.10 src/scheduler_utils.cc lines 170-197 (PolicyQueue::Enqueue: a timeout
+    stamp per request; a smaller request timeout wins when overriding is allowed), 214-276
+    (ApplyPolicy: an expired request goes to delayed_queue_ under DELAY, is rejected otherwise)
+    and 199-212 (Dequeue takes delayed requests only when no other is left); common r24.10
+    protobuf/model_config.proto ModelQueuePolicy.
+    """
+    assert lab_server.trace_dir is not None, "the queue times come from the embedded server's trace"
+    config = gate_config(unique_name("delay_policy"), gate.folder, scheduler="dynamic", max_batch_size=1)
+    policy = config.dynamic_batching.default_queue_policy
+    policy.timeout_action = mc.ModelQueuePolicy.DELAY
+    policy.default_timeout_microseconds = 60_000_000
+    policy.allow_timeout_override = True
+    model = load(config, code=GATE_CODE)
+    control = lab_server.client()
+    assert server_trace.enable(control, model)
+    run_id = secrets.token_hex(4)
+    tags = {"G": 1, "X": 2, "Y": 3, "Z": 4}
+    replies: dict[str, dict] = {}
+
+    def one(name: str, timeout_us: int | None = None) -> None:
+        result = lab_server.client().infer(model, gate_inputs(http, tags[name], hold=name == "G"), request_id=f"{run_id}:{name}",
+                                           timeout=timeout_us)
+        replies[name] = gate_reply(result)
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        futures = [pool.submit(one, "G")]
+        gate.wait_started(tags["G"])  # the only instance is busy: what comes next queues
+        for queued, (name, timeout_us) in enumerate((("X", EXPIRES_US), ("Y", None), ("Z", None)), start=1):
+            futures.append(pool.submit(one, name, timeout_us))
+            deadline = time.monotonic() + 60
+            while _pending(lab_server, model) < queued:
+                assert time.monotonic() < deadline, f"{name} never showed as pending"
+                time.sleep(0.02)
+            if name == "X":
+                x_queued_by = time.monotonic()
+        time.sleep(max(0.0, x_queued_by + EXPIRES_US / 1e6 + 1.0 - time.monotonic()))  # X's timeout has run out
+        gate.open(tags["G"])
+        for future in futures:
+            future.result(timeout=60)
+    order = sorted(replies, key=lambda name: replies[name]["BATCH_NO"])
+    assert order == ["G", "Y", "Z", "X"], order
+    trace = server_trace.collect(lab_server.trace_dir, run_id, expected=4).set_index("request_id")
+    queue_start = {name: trace.loc[f"{run_id}:{name}", "queue_start_ns"] for name in tags}
+    assert queue_start["X"] < queue_start["Y"] < queue_start["Z"], "X arrived first"
+    assert trace.loc[f"{run_id}:Y", "compute_start_ns"] > queue_start["X"] + EXPIRES_US * 1000, "X had expired when Y overtook it"

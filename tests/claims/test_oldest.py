@@ -7,10 +7,13 @@ docs/user_guide/implicit_state_management.md ("Oldest").
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
-from app.lab.ids import unique_ids
-from tests.claims.helpers import deployed, recogniser_config, send
+from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.scenario.ids import unique_ids
+from tests.claims.helpers import deployed, has_line, recogniser_config, send, unique_name, wait_for_log
 
 MODEL = "claims_oldest_1x4"
 TWO_INSTANCES = "claims_oldest_2x2"
@@ -65,3 +68,38 @@ def test_oldest_binds_each_sequence_to_one_instance(two_instance_model, client):
         instances[corrid].append(send(client, two_instance_model, corrid, corrid, end=True).instance)
     assert all(len(set(seen)) == 1 for seen in instances.values()), instances
     assert sorted(seen[0] for seen in instances.values()) == [0, 0, 1, 1]
+
+
+def test_oldest_with_max_batch_size_1_holds_several_sequences(lab_server, load, client):
+    """Under `oldest` an instance's capacity is max_candidate_sequences, not max_batch_size:
+    with max_batch_size 1 and 3 candidate sequences, one instance holds three open sequences
+    at once (each runs alone, in batches of 1, and each keeps its own state, keyed by CORRID),
+    and only a fourth has to wait in the backlog until one of them ends.
+
+    Source: core r24.10 src/sequence_batch_scheduler/sequence_batch_scheduler.cc lines 160-171
+    (seq_slot_cnt_ = max_batch_size, replaced by oldest.max_candidate_sequences when that is
+    set) and 318-323 (that many slots per instance); common r24.10 protobuf/model_config.proto
+    ModelSequenceBatching.StrategyOldest.max_candidate_sequences.
+    """
+    config = recogniser_config(unique_name("oldest_mbs1"), scheduler="oldest", instances=1, slots=3, state_key="corrid")
+    config.max_batch_size = 1
+    model = load(config)
+    a, b, c, d = unique_ids(4)
+    with raised_verbosity(lab_server, 1):
+        window = LogWindow.start(lab_server)
+        started = {x: send(client, model, x, x, delta=3, start=True) for x in (a, b, c)}
+        steps = {x: send(client, model, x, x, delta=5) for x in (c, a, b)}
+        fourth = ThreadPoolExecutor(max_workers=1)
+        waiting = fourth.submit(send, lab_server.client(), model, d, d, start=True)
+        wait_for_log(window, has_line(LogCode.BACKLOG_ENQUEUED, d, model), f"CORRID {d} in the backlog")
+        assert not waiting.done()
+        send(client, model, a, a, end=True)
+        assert waiting.result(timeout=60).instance == 0
+        fourth.shutdown()
+    for corrid in (b, c, d):
+        send(client, model, corrid, corrid, end=True)
+    assert {(r.instance, r.batch) for r in (*started.values(), *steps.values())} == {(0, 1)}
+    assert all(steps[x].state_owner == x and steps[x].state_in == started[x].symbol for x in (a, b, c))
+    slots = {e.corrid: e.values["slot"] for e in window.select(model=model, corrids=[a, b, c], codes=[LogCode.SEQUENCE_ENQUEUED])}
+    assert sorted(slots.values()) == ["0", "1", "2"]  # three candidate slots of the one instance
+    assert [e.corrid for e in window.select(model=model, codes=[LogCode.BACKLOG_ENQUEUED])] == [str(d)]

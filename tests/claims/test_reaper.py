@@ -9,12 +9,29 @@ idle `idle_evict_s` seconds (its own eviction).
 from __future__ import annotations
 
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
+import tritonclient.http as http
 from tritonclient.utils import InferenceServerException
 
-from app.lab.ids import unique_ids
-from tests.claims.helpers import START_FLAG_ERROR, deployed, recogniser_config, send
+from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.scenario.ids import unique_ids
+from tests.claims.helpers import (
+    FLAG_START,
+    GATE_CODE,
+    START_FLAG_ERROR,
+    deployed,
+    gate_config,
+    gate_inputs,
+    gate_reply,
+    has_line,
+    log_gap_s,
+    recogniser_config,
+    send,
+    unique_name,
+    wait_for_log,
+)
 
 KEEPS, EVICTS = "claims_reaper_keeps", "claims_reaper_evicts"
 REAPED_AFTER_S = 2.5  # the 1 s idle timeout, with room for a loaded machine
@@ -81,3 +98,90 @@ def test_model_must_evict_reaped_state_itself(reaper_models, client):
     reaped_tag, _ = _abandon(client, EVICTS)
     cell = _read_cell(client, EVICTS, reaped_tag)
     assert (cell.state_in, cell.state_owner) == (0, 0)
+
+
+# --- When the idle window runs, on the gate probe (tests/claims/models/gate_probe.py) ---
+
+IDLE_US = 1_000_000
+
+
+def _window_model(load, gate, stem: str) -> str:
+    """The gate probe under direct, 1 instance x 1 slot, max_sequence_idle_microseconds 1 s."""
+    return load(gate_config(unique_name(stem), gate.folder, scheduler="direct", max_batch_size=1, idle_us=IDLE_US), code=GATE_CODE)
+
+
+def _in_thread(lab_server, model: str, corrid: int, tag: int, **kwargs) -> Future:
+    """One request on its own client in a thread of its own; the future holds its gate reply."""
+    inputs = gate_inputs(http, tag, hold=kwargs.pop("hold", False))
+    pool = ThreadPoolExecutor(max_workers=1)
+    future = pool.submit(lambda: gate_reply(lab_server.client().infer(model, inputs, sequence_id=corrid, **kwargs)))
+    pool.shutdown(wait=False)
+    return future
+
+
+def test_idle_window_counts_from_the_previous_requests_arrival(lab_server, load, gate, client):
+    """The idle window of a sequence runs from the arrival of its latest request, whatever
+    happens to that request after: a client that waits for its reply and sends the next
+    request at once is still reaped if that reply takes longer than the window. Here a request
+    is held in the model; the reaper force-ends its sequence while it runs (at least 1 s after
+    its arrival, by the server's own log), its reply still comes back, and the very next request
+    is refused for lack of START.
+
+    Source: core r24.10 src/sequence_batch_scheduler/sequence_batch_scheduler.cc lines 745-751
+    (Enqueue records the request's arrival time for its correlation ID, the only time the
+    reaper reads) and 1059-1136 (ReaperThread: a sequence is idle when now minus that time
+    exceeds max_sequence_idle_microseconds; queued or running requests are not consulted;
+    force-ending enqueues a null request that frees the slot after the running batch).
+    """
+    model = _window_model(load, gate, "window_running")
+    a, held = unique_ids(2)
+    with raised_verbosity(lab_server, 1):
+        window = LogWindow.start(lab_server)
+        assert gate_reply(client.infer(model, gate_inputs(http, a), sequence_id=a, sequence_start=True))["SEEN"] == 1
+        running = _in_thread(lab_server, model, a, held, hold=True)
+        gate.wait_started(held)  # the client is waiting for this reply: it is not idle
+        wait_for_log(window, has_line(LogCode.REAPER_FORCE_END, a, model), f"the reaper force-end CORRID {a}")
+        assert not running.done()
+        gate.open(held)
+        assert running.result(timeout=60)["SEEN"] == 2  # the running request itself was served
+        with pytest.raises(InferenceServerException, match=START_FLAG_ERROR):
+            client.infer(model, gate_inputs(http, a), sequence_id=a)  # sent the moment the reply came
+    arrivals = window.select(model=model, corrids=[a], codes=[LogCode.SEQUENCE_ENQUEUED])
+    (idle,) = window.select(corrids=[a], codes=[LogCode.REAPER_IDLE])
+    assert len(arrivals) == 2
+    assert log_gap_s(arrivals[-1], idle) >= IDLE_US / 1e6 - 0.01, "reaped before the window had run out"
+
+
+def test_a_backlogged_sequence_is_not_reaped_while_it_waits(lab_server, load, gate, client):
+    """A sequence waiting in the backlog for a slot is never reaped there, however long it
+    waits: the reaper sees it is idle ("found idle CORRID") and leaves it. When a slot frees it
+    gets the slot and its request is served. But its window still counts from that request's
+    arrival, so the reaper force-ends it right after, and its next request is refused: the
+    idle window must also cover the time a sequence can spend in the backlog.
+
+    Source: core r24.10 src/sequence_batch_scheduler/sequence_batch_scheduler.cc lines
+    1094-1111 (ReaperThread: an idle ID found in sequence_to_backlog_map_ is only looked at
+    again 50 ms later) and 937-970 (ReleaseSequenceSlot moves the oldest backlog into the
+    freed slot; its arrival time is not renewed).
+    """
+    model = _window_model(load, gate, "window_backlog")
+    holder, waiting, held = unique_ids(3)
+    with raised_verbosity(lab_server, 1):
+        window = LogWindow.start(lab_server)
+        busy = _in_thread(lab_server, model, holder, held, hold=True, sequence_start=True)
+        gate.wait_started(held)  # the only slot is taken and its instance busy
+        backlogged = _in_thread(lab_server, model, waiting, waiting, sequence_start=True)
+        wait_for_log(window, has_line(LogCode.BACKLOG_ENQUEUED, waiting, model), f"CORRID {waiting} in the backlog")
+        wait_for_log(window, lambda es: any(e.message == f"Reaper: found idle CORRID {waiting}" for e in es),
+                     f"the reaper find CORRID {waiting} idle in the backlog")
+        assert not backlogged.done()
+        gate.open(held)
+        busy.result(timeout=60)
+        served = backlogged.result(timeout=60)
+        assert (served["ROW"], served["SEEN"], served["FLAGS"]) == (0, 1, FLAG_START)  # served, not dropped
+        wait_for_log(window, has_line(LogCode.REAPER_FORCE_END, waiting, model), f"the reaper force-end CORRID {waiting}")
+        with pytest.raises(InferenceServerException, match=START_FLAG_ERROR):
+            client.infer(model, gate_inputs(http, waiting), sequence_id=waiting)
+    (queued,) = window.select(corrids=[waiting], codes=[LogCode.BACKLOG_ENQUEUED])
+    found = next(e for e in window.entries() if e.message == f"Reaper: found idle CORRID {waiting}")
+    assert log_gap_s(queued, found) >= IDLE_US / 1e6 - 0.01

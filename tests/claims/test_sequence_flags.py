@@ -11,9 +11,9 @@ import time
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from app.lab.ids import unique_ids
-from app.lab.server_log import LogCode, LogWindow, raised_verbosity
-from tests.claims.helpers import START_FLAG_ERROR, deployed, grpc_send, recogniser_config, send
+from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
+from app.lab.scenario.ids import unique_ids
+from tests.claims.helpers import START_FLAG_ERROR, STRING_ID_CHECK_SINCE, deployed, grpc_send, recogniser_config, send, server_version
 
 SHIPPED = "asr_sequence_direct"
 IDLE_UNSET, IDLE_ZERO = "claims_idle_unset", "claims_idle_zero"
@@ -24,10 +24,6 @@ def idle_models(lab_server):
     configs = (recogniser_config(IDLE_UNSET, idle_us=None), recogniser_config(IDLE_ZERO, idle_us=0))
     with deployed(lab_server, *configs):
         yield
-
-
-def _version(server) -> tuple[int, ...]:
-    return tuple(int(p) for p in server.client().get_server_metadata()["version"].split(".")[:3])
 
 
 def test_request_without_start_is_refused(lab_server):
@@ -85,9 +81,6 @@ def test_start_flag_error_after_reaping(lab_server, idle_models, client):
     assert codes == [LogCode.REAPER_IDLE, LogCode.REAPER_FORCE_END, LogCode.START_FLAG_MISSING]
 
 
-STRING_ID_CHECK_SINCE = (2, 54, 0)  # core PR #425 (commit eeb283a), first released in 25.01
-
-
 def test_string_id_refused_by_uint64_corrid(lab_server, client, request):
     """The correlation ID's type must match the CORRID control's data_type: a string ID sent
     to a model whose CORRID is TYPE_UINT64 is refused with INVALID_ARG ("sequence batching
@@ -98,7 +91,7 @@ def test_string_id_refused_by_uint64_corrid(lab_server, client, request):
     it fails as long as the server accepts the ID and turns red the day it refuses it (see
     test_string_id_accepted_by_uint64_corrid_on_2_51 for what 2.51 does).
     """
-    if _version(lab_server) < STRING_ID_CHECK_SINCE:
+    if server_version(lab_server) < STRING_ID_CHECK_SINCE:
         request.applymarker(pytest.mark.xfail(
             reason="Triton before 2.54 accepts a string ID for a TYPE_UINT64 CORRID (no type check "
             "until core PR #425, release 25.01)",
@@ -124,7 +117,7 @@ def test_string_id_accepted_by_uint64_corrid_on_2_51(lab_server, client):
     SequenceBatch::SetControlTensors (copies length + string into the CORRID buffer sized
     for the declared type); src/infer_request.cc has no type check before 25.01.
     """
-    if _version(lab_server) >= STRING_ID_CHECK_SINCE:
+    if server_version(lab_server) >= STRING_ID_CHECK_SINCE:
         pytest.skip("servers from 2.54 refuse the string ID: test_string_id_refused_by_uint64_corrid")
     corrid = f"s{unique_ids(1)[0] % 1000:03d}"  # 4 characters: 4 + 4 bytes fill the slot exactly
     first = send(client, SHIPPED, corrid, tag=7, start=True)

@@ -5,14 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from app.content.lessons import (
-    ContentError,
-    LessonLinkError,
-    body_anchors,
-    heading_anchor,
-    load_lessons,
-    resolve_link,
-)
+from app.content.lessons import ContentError, LessonLinkError, body_anchors, heading_anchor, load_lessons, resolve_link
 
 FIXTURE_LESSONS = Path(__file__).resolve().parents[1] / "quiz" / "fixtures" / "lessons"
 
@@ -174,7 +167,7 @@ def test_a_translation_keeps_the_english_order_and_falls_back_lesson_by_lesson(t
     assert content.load_translated("en", english).lessons == english
     # No folder for the language: every lesson in English, and said so.
     missing = content.load_translated("xx", english)
-    assert missing.lessons == english and missing.fallback == tuple(l.id for l in english)
+    assert missing.lessons == english and missing.fallback == tuple(lesson.id for lesson in english)
     # One lesson translated, one broken: the good one is used, the broken one is named and shown in English.
     folder = tmp_path / "xx"
     folder.mkdir()
@@ -182,7 +175,7 @@ def test_a_translation_keeps_the_english_order_and_falls_back_lesson_by_lesson(t
         GOOD.format(id="sequence-batching").replace("title: A lesson", "title: 序列批处理"), encoding="utf-8")
     (folder / "01-dynamic-batching.md").write_text("---\nid: dynamic-batching\n---\n", encoding="utf-8")
     partial = content.load_translated("xx", english)
-    assert [l.id for l in partial.lessons] == [l.id for l in english]
+    assert [lesson.id for lesson in partial.lessons] == [lesson.id for lesson in english]
     assert partial.lessons[0] is english[0] and partial.lessons[1].title == "序列批处理"
     assert partial.fallback == ("dynamic-batching",)
     assert len(partial.problems) == 1 and "01-dynamic-batching.md" in partial.problems[0]

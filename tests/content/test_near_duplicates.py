@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 import yaml
 
@@ -27,9 +28,11 @@ REPO = Path(__file__).resolve().parents[2]
 THRESHOLD = 0.4
 # Function words carry no fact; dropping them keeps short questions from matching on grammar.
 STOPWORDS = frozenset(
-    "a an the of to in on for and or is are be by with it its this that what which how does do at as "
-    "from when each one will can may if not no so than then there these those into their they them "
-    "was were has have had but all any".split()
+    [
+        "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "is", "are", "be", "by", "with", "it", "its", "this", "that", "what", "which", "how",
+        "does", "do", "at", "as", "from", "when", "each", "one", "will", "can", "may", "if", "not", "no", "so", "than", "then", "there", "these", "those",
+        "into", "their", "they", "them", "was", "were", "has", "have", "had", "but", "all", "any"
+    ]
 )
 
 

@@ -14,8 +14,8 @@ import pytest
 
 from app.lab.paths import REPO_ROOT
 from app.lab.server.health import wait_until_ok
-from app.lab.server.process_group import stop_group
 from app.lab.server.ports import free_ports
+from app.lab.server.process_group import stop_group
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -11,8 +11,8 @@ import time
 import pytest
 
 from app.lab.paths import REPO_ROOT
-from app.lab.server.process_group import group_alive
 from app.lab.server.ports import free_ports
+from app.lab.server.process_group import group_alive
 from tests.e2e.conftest import _wait_healthy
 
 SERVER_VARIABLES = ("TRITON_URL", "TRITON_TRACE_DIR", "TRITON_METRICS_URL")

@@ -13,8 +13,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.lab.presets import PRESETS
-from app.lab.scenario import random_texts
+from app.lab.deployment.presets import PRESETS
+from app.lab.scenario.scenario import random_texts
 from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, settle
 
 pytestmark = pytest.mark.browser

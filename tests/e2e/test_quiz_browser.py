@@ -12,8 +12,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.quiz.bank import load_bank
-from tests.views.learners import link_id
 from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, settle
+from tests.views.learners import link_id
 
 pytestmark = pytest.mark.browser
 

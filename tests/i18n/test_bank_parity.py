@@ -25,7 +25,7 @@ def bank(request):
 
 def test_same_items_options_and_keys(bank):
     assert [i.id for i in bank] == [i.id for i in ENGLISH]
-    for en, other in zip(ENGLISH, bank):
+    for en, other in zip(ENGLISH, bank, strict=True):
         assert (other.type, other.answer, other.tolerance, other.lesson, other.source, other.scenario) == (
             en.type, en.answer, en.tolerance, en.lesson, en.source, en.scenario)
         assert [(o.key, o.correct, o.outcome) for o in other.options] == [(o.key, o.correct, o.outcome) for o in en.options]
@@ -41,7 +41,7 @@ def test_every_word_is_translated(bank):
 
 def test_the_same_answers_score_the_same_in_every_language(bank):
     """Grading reads option keys only: each item's every answer scores alike in both languages."""
-    for en, other in zip(ENGLISH, bank):
+    for en, other in zip(ENGLISH, bank, strict=True):
         if en.type == "numeric":
             answers = [en.answer, en.answer + 2 * (en.tolerance or 1) + 1]
         else:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+import app.text  # noqa: F401  (the verdict words register the verdict kinds)
 from app.i18n import catalogs, formats, languages, parse_language, words
 
 

@@ -48,12 +48,22 @@ def misses(english: str, other: str, lang: str) -> list[str]:
     return missing
 
 
+@lru_cache(maxsize=1)
+def ruled_out() -> dict[str, list[dict]]:
+    return yaml.safe_load(GLOSSARY.read_text(encoding="utf-8")).get("avoid", {})
+
+
+def avoided(other: str, lang: str) -> list[str]:
+    """Words the glossary's `avoid` list rules out for lang that other still uses, each with the term to use."""
+    return [f"{entry['word']} (use {entry['use']})" for entry in ruled_out().get(lang, []) if entry["word"] in other]
+
+
 def _lesson_pairs(lang: str):
-    theirs = {l.id: l for l in load_lessons(lessons_dir(lang))}
+    theirs = {lesson.id: lesson for lesson in load_lessons(lessons_dir(lang))}
     for en in load_lessons():
         other = theirs[en.id]
         yield f"{en.id}: title/summary", f"{en.title} {en.summary}", f"{other.title} {other.summary}"
-        for n, (a, b) in enumerate(zip(en.checks, other.checks)):
+        for n, (a, b) in enumerate(zip(en.checks, other.checks, strict=True)):
             yield f"{en.id}: check {n}", " ".join((a.question, *a.options, a.explain)), " ".join((b.question, *b.options, b.explain))
         sections = {heading_parts(h)[1]: f"{heading_parts(h)[0]}\n{t}" for _, h, t in split_sections(other.body)}
         for _, heading, text in split_sections(en.body):
@@ -62,7 +72,7 @@ def _lesson_pairs(lang: str):
 
 
 def _bank_pairs(lang: str):
-    for en, other in zip(load_bank(), translate(load_bank(), lang)):
+    for en, other in zip(load_bank(), translate(load_bank(), lang), strict=True):
         def words(item):
             return " ".join(t for t in (item.prompt, item.explain or "", *[x for o in item.options for x in (o.text, o.explain)]) if t)
         yield f"bank {en.id}", words(en), words(other)
@@ -74,6 +84,14 @@ def _catalog_pairs(lang: str):
             ids = message.id if isinstance(message.id, tuple) else (message.id,)
             strings = message.string if isinstance(message.string, tuple) else (message.string,)
             yield f"catalog {ids[0][:50]!r}", " ".join(ids), " ".join(strings)
+
+
+def test_every_ruled_out_word_names_a_term_to_use():
+    ids = {term["id"] for term in terms()}
+    for lang, entries in ruled_out().items():
+        assert lang in TRANSLATED, f"avoid: unknown language {lang!r}"
+        for entry in entries:
+            assert entry.get("word") and entry.get("use") in ids, f"avoid.{lang}: {entry}"
 
 
 def test_every_term_has_every_language():
@@ -88,7 +106,20 @@ def test_every_term_has_every_language():
 def test_translations_use_the_glossary(lang, where):
     pairs = {"lessons": _lesson_pairs, "bank": _bank_pairs, "catalog": _catalog_pairs}[where](lang)
     found = [(label, miss) for label, en, other in pairs if (miss := misses(en, other, lang))]
-    assert not found, f"{len(found)} places miss glossary terms:\n" + "\n".join(f"{l}: {m}" for l, m in found[:40])
+    assert not found, f"{len(found)} places miss glossary terms:\n" + "\n".join(f"{label}: {m}" for label, m in found[:40])
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+@pytest.mark.parametrize("where", ["lessons", "bank", "catalog"])
+def test_translations_avoid_ruled_out_words(lang, where):
+    pairs = {"lessons": _lesson_pairs, "bank": _bank_pairs, "catalog": _catalog_pairs}[where](lang)
+    found = [(label, bad) for label, _, other in pairs if (bad := avoided(other, lang))]
+    assert not found, f"{len(found)} places use words the glossary rules out:\n" + "\n".join(f"{label}: {b}" for label, b in found[:40])
+
+
+def test_the_avoid_check_catches_a_ruled_out_word():
+    assert avoided("在 `direct`（直接映射）策略下", "zh") == ["直接映射 (use direct-strategy)"]
+    assert avoided("在 `direct`（固定槽位）策略下", "zh") == []
 
 
 def test_the_check_catches_a_wrong_word():

@@ -27,13 +27,13 @@ def translated(request):
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_the_same_lessons_in_the_same_files(lang):
     theirs = load_lessons(lessons_dir(lang))
-    assert [(l.id, l.path.name) for l in theirs] == [(l.id, l.path.name) for l in ENGLISH]
+    assert [(lesson.id, lesson.path.name) for lesson in theirs] == [(lesson.id, lesson.path.name) for lesson in ENGLISH]
 
 
 @pytest.mark.parametrize("lang, index", _pairs())
 def test_same_structure(lang, index):
     en = ENGLISH[index]
-    other = {l.id: l for l in load_lessons(lessons_dir(lang))}[en.id]
+    other = {lesson.id: lesson for lesson in load_lessons(lessons_dir(lang))}[en.id]
     assert (other.live, other.next) == (en.live, en.next)
     assert other.anchors == en.anchors, "headings in the same order, each ending in the English anchor {#...}"
     assert [(len(c.options), c.answer, c.source) for c in other.checks] == [(len(c.options), c.answer, c.source) for c in en.checks]
@@ -44,7 +44,7 @@ def test_same_structure(lang, index):
 
 @pytest.mark.parametrize("lang, index", _pairs())
 def test_prose_is_translated(lang, index):
-    other = {l.id: l for l in load_lessons(lessons_dir(lang))}[ENGLISH[index].id]
+    other = {lesson.id: lesson for lesson in load_lessons(lessons_dir(lang))}[ENGLISH[index].id]
     texts = [other.title, other.summary] + [t for c in other.checks for t in (c.question, *c.options, c.explain)]
     texts += [p for p in _FENCED.sub("", other.body).split("\n\n") if p.strip()]
     english = [(t[:80], english_runs(t)) for t in texts if english_runs(t)]

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from app.lab import analysis
-from app.lab.verdicts import PADDING_OWNER
+from app.lab.judgement import analysis
+from app.lab.judgement.verdicts import PADDING_OWNER
 
 TAGS = {0: 101, 1: 102, 2: 103}
 
@@ -110,7 +110,7 @@ def test_queue_compute_from_trace_statistics_and_metrics(run):
 def test_latency_percentiles_per_session_length(run):
     requests, sessions = run
     table = analysis.latency_percentiles(requests, sessions)
-    assert set(zip(table["length_low"], table["length_high"])) == {(1, 1), (2, 2)}
+    assert set(zip(table["length_low"], table["length_high"], strict=True)) == {(1, 1), (2, 2)}
     assert set(table["source"]) == {"client", "trace"}
     two = table[(table["length_low"] == 2) & (table["source"] == "client")].iloc[0]
     assert two["sessions"] == 2 and two["requests"] == 4

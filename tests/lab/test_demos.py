@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from app.lab import demos
-from app.lab.presets import PRESETS
+from app.lab.cases import demos
+from app.lab.deployment.presets import PRESETS
 
 
 @pytest.mark.parametrize("name, removed, added", [

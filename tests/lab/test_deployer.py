@@ -5,10 +5,10 @@ import re
 
 import pytest
 
-from app.lab import driver
-from app.lab.deployer import setup_model_name
-from app.lab.deployments import DeploymentError, LabSettings
-from app.lab.scenario import Scenario
+from app.lab.deployment.deployer import setup_model_name
+from app.lab.deployment.deployments import DeploymentError, LabSettings
+from app.lab.scenario.scenario import Scenario
+from app.lab.traffic import driver
 
 
 def test_matching_settings_reuse_the_shipped_deployment(deployer):

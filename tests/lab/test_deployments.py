@@ -3,6 +3,7 @@ the GPU path is chosen in one place, and bad settings are explained before loadi
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -11,10 +12,10 @@ from pathlib import Path
 import pytest
 from tritonclient.grpc import model_config_pb2 as mc
 
-from app.lab import deployments, device
-from app.lab.deployments import DeploymentError, LabSettings
-from app.lab.paths import MODEL_REPOSITORY, REPO_ROOT
 from app.i18n import words
+from app.lab.deployment import deployments, device
+from app.lab.deployment.deployments import DeploymentError, LabSettings
+from app.lab.paths import MODEL_REPOSITORY, REPO_ROOT
 from app.text import problems as problems_text
 
 
@@ -121,24 +122,28 @@ def test_oldest_capacity_is_candidates_per_instance():
     ],
 )
 def test_impossible_settings_are_explained(settings, code, values, message):
-    with pytest.raises(DeploymentError, match=message) as raised:  # str() is English, for logs
+    with pytest.raises(DeploymentError) as raised:
         settings.to_config("asr_lab_bad")
     assert raised.value.code == code and raised.value.values == values
-    assert problems_text.error(raised.value, words("zh"))  # and the learner's language renders it
+    english, chinese = (problems_text.error(raised.value, words(lang)) for lang in ("en", "zh"))
+    assert re.search(message, english)
+    assert chinese != english and all(str(v) in chinese for v in values.values())  # the learner's language, with the values given
 
 
 def test_a_pbtxt_syntax_error_names_line_and_column():
-    with pytest.raises(DeploymentError, match=r"mine.pbtxt: `2:") as raised:
+    with pytest.raises(DeploymentError) as raised:
         deployments.parse_pbtxt('name: "x"\nmax_batch_size: "four"\n', source="mine.pbtxt")
     assert raised.value.code == "pbtxt_unreadable" and raised.value.values["error"].startswith("2:")
+    assert problems_text.error(raised.value, words("en")).startswith("mine.pbtxt: `2:")
 
 
 def test_a_learner_config_with_the_wrong_inputs_is_refused():
     config = LabSettings().to_config("asr_lab_inputs")
     config.input[0].name = "WAVE"
-    with pytest.raises(DeploymentError, match="inputs must be exactly AUDIO and SESSION") as raised:
+    with pytest.raises(DeploymentError) as raised:
         deployments.validate_recogniser(config)
     assert raised.value.code == "config_inputs" and raised.value.values == {"found": "SESSION, WAVE"}
+    assert problems_text.error(raised.value, words("en")) == "inputs must be exactly AUDIO and SESSION, found SESSION, WAVE"
 
 
 def test_settings_survive_a_url_query():
@@ -150,7 +155,7 @@ def test_settings_survive_a_url_query():
 def test_without_an_nvidia_driver_the_kind_is_cpu_without_importing_torch():
     if any(Path(p).exists() for p in device.NVIDIA_DRIVER):
         pytest.skip("this machine has an NVIDIA driver")
-    code = "import sys; from app.lab.device import instance_kind; print(instance_kind(), 'torch' in sys.modules)"
+    code = "import sys; from app.lab.deployment.device import instance_kind; print(instance_kind(), 'torch' in sys.modules)"
     env = {k: v for k, v in os.environ.items() if k != "TRITON_LAB_INSTANCE_KIND"}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True, cwd=REPO_ROOT)
     assert out.stdout.split() == ["KIND_CPU", "False"]

@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from app.lab import evidence
-from app.lab.verdicts import PADDING_OWNER, judge
+from app.lab.judgement import evidence
+from app.lab.judgement.verdicts import PADDING_OWNER, judge
 from tests.lab.test_verdicts import plan, rows
 
 STRANGER = 777
@@ -37,7 +37,7 @@ def mixed_run():
 def test_chunks_reading_another_session_of_the_run_are_found_with_that_session():
     result = mixed_run()
     mixed = evidence.read_other_sessions(result)
-    assert list(zip(mixed["session"], mixed["chunk"], mixed["owner_session"])) == [(0, 2, 1)]
+    assert list(zip(mixed["session"], mixed["chunk"], mixed["owner_session"], strict=True)) == [(0, 2, 1)]
     assert len(evidence.mixing_broke_letters(result)) == 1
     assert evidence.broke_on_another_session(result) == {0: 1}
 

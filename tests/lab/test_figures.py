@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app.lab import figures, presets
-from app.lab.presets import Traffic
+from app.charts import figures
+from app.lab.deployment import presets
+from app.lab.deployment.presets import Traffic
 from tests.lab.test_analysis import request
 
 ROW = {(i, s): 4 * i + s for i in range(2) for s in range(4)}  # y index of each instance x slot row
@@ -53,7 +54,7 @@ def test_timeline_puts_each_chunk_in_its_instance_and_slot_row_at_its_time(reque
 def test_timeline_draws_exactly_the_known_padding_rows(requests):
     fig = figures.slot_timeline(requests, "direct", instances=2, slots=4)
     padding = trace(fig, "padding row (READY=0)")
-    assert sorted(zip(padding.y, padding.base)) == [(ROW[0, 1], pytest.approx(10.0)), (ROW[1, 1], pytest.approx(40.0))]
+    assert sorted(zip(padding.y, padding.base, strict=True)) == [(ROW[0, 1], pytest.approx(10.0)), (ROW[1, 1], pytest.approx(40.0))]
     assert list(padding.customdata) == [3, 2]  # the batch each padding row belonged to
     # Under the dynamic batcher the same gaps are rows of someone else's requests, not padding.
     dynamic = figures.slot_timeline(requests, "dynamic", instances=2, slots=4)

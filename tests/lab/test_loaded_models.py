@@ -10,13 +10,13 @@ import time
 
 import pytest
 
-from app.lab import driver, run_queue
-from app.lab.deployer import Deployer
-from app.lab.deployments import LabSettings
-from app.lab.loaded_models import LoadedModels, default_budget
+from app.lab.deployment.deployer import Deployer
+from app.lab.deployment.deployments import LabSettings
+from app.lab.deployment.loaded_models import LoadedModels, default_budget
 from app.lab.problems import LabError
-from app.lab.scenario import Scenario
+from app.lab.scenario.scenario import Scenario
 from app.lab.server.connection import LabServer
+from app.lab.traffic import driver, run_queue
 
 ONE = dict(instances=1, slots=2)
 

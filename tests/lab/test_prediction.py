@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 
 from app.i18n import words
-from app.lab import prediction
+from app.lab.judgement import prediction
 from app.text import prediction as text
 
 

@@ -9,10 +9,11 @@ import re
 import pandas as pd
 import pytest
 
+from app.charts import replay
 from app.i18n import words
-from app.lab import presets, replay
-from app.lab.presets import Traffic
-from app.lab.verdicts import PADDING_OWNER
+from app.lab.deployment import presets
+from app.lab.deployment.presets import Traffic
+from app.lab.judgement.verdicts import PADDING_OWNER
 from tests.i18n.text_checks import english_runs, has_cjk
 from tests.lab.test_figures import Marked
 
@@ -70,7 +71,7 @@ def test_one_frame_per_execution_showing_exactly_the_chunks_it_ran(runs):
         # Each frame's running chunks are drawn in their own instance x slot cell.
         for frame in fig.frames:
             just = frame_trace(fig, frame, "chunk this batch ran")
-            cells = {(round(b + 0.45), int(x)) for b, x in zip(just.base, just.x)}
+            cells = {(round(b + 0.45), int(x)) for b, x in zip(just.base, just.x, strict=True)}
             assert cells == {(int(r[2]), int(r[3])) for r in rows(just)}
 
 
@@ -84,7 +85,7 @@ def test_every_cell_holds_the_last_chunk_that_ran_there(runs):
             held[instance, slot] = (session, chunk)
         cells = frame_trace(fig, fig.frames[k], "chunk a cell holds")
         assert len(cells.x) == INSTANCES * SLOTS
-        for x, base, text in zip(cells.x, cells.base, cells.text):
+        for x, base, text in zip(cells.x, cells.base, cells.text, strict=True):
             cell = (round(base + 0.45), int(x))
             if cell in held:
                 session, chunk = held[cell]
@@ -111,7 +112,7 @@ def test_the_highlighted_path_is_that_sessions_chunks_in_order(runs):
         ours, theirs = [], []
         for frame in fig.frames:
             cells = frame_trace(fig, frame, "chunk a cell holds")
-            for opacity, text in zip(cells.marker.opacity, cells.text):
+            for opacity, text in zip(cells.marker.opacity, cells.text, strict=True):
                 if text:
                     (ours if text.startswith(f"<b>session {session + 1},") else theirs).append(opacity)
         assert ours and theirs and max(theirs) < min(ours), name
@@ -124,7 +125,7 @@ def foreign_reads(result) -> set[tuple[int, int]]:
     ran = executed(result.requests)
     owner = ran["state_owner"].astype("uint64")
     bad = ran[(owner != 0) & (owner != ran["tag"].astype("uint64"))]
-    return {(int(s), int(c)) for s, c in zip(bad["session"], bad["chunk"])}
+    return {(int(s), int(c)) for s, c in zip(bad["session"], bad["chunk"], strict=True)}
 
 
 def test_reads_of_someone_elses_state_are_marked_in_the_mistake_and_not_in_the_fix(runs):
@@ -139,7 +140,7 @@ def test_reads_of_someone_elses_state_are_marked_in_the_mistake_and_not_in_the_f
     assert not marked["the_fix"]
     assert runs["the_fix"].all_intact and not runs["the_mistake"].all_intact
     # Whose state: another session of this run, named by its index.
-    tags = {int(t): int(s) for t, s in zip(runs["the_mistake"].requests["tag"], runs["the_mistake"].requests["session"])}
+    tags = {int(t): int(s) for t, s in zip(runs["the_mistake"].requests["tag"], runs["the_mistake"].requests["session"], strict=True)}
     ran = executed(runs["the_mistake"].requests).set_index(["session", "chunk"])
     fig = replay.replay_figure(runs["the_mistake"], instances=INSTANCES, slots=SLOTS)
     for f in fig.frames:
@@ -178,7 +179,7 @@ def test_side_by_side_puts_both_runs_on_one_time_axis_and_one_row_layout(runs):
         assert lo <= 0 and hi >= executed(result.requests)["exec_end"].max() * 1000
     assert list(fa.layout.yaxis.ticktext) == list(fb.layout.yaxis.ticktext)
     # Without a grid given, both show every cell either run used (the fix's 6 sessions leave slot 3 empty).
-    used = {(int(i), int(s)) for r in (a, b) for i, s in zip(executed(r.requests)["instance"], executed(r.requests)["slot"])}
+    used = {(int(i), int(s)) for r in (a, b) for i, s in zip(executed(r.requests)["instance"], executed(r.requests)["slot"], strict=True)}
     assert {f"instance {i} · slot {s}" for i, s in used} <= set(fa.layout.yaxis.ticktext)
     ga, gb = replay.side_by_side(a, b, instances=INSTANCES, slots=SLOTS)
     assert list(ga.layout.yaxis.ticktext) == list(gb.layout.yaxis.ticktext) == [

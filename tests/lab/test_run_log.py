@@ -5,14 +5,15 @@ from __future__ import annotations
 import pytest
 import tritonclient.http as http
 
-from app.lab import driver, run_log, server_log, state_cells
-from app.lab.deployments import LabSettings
-from app.lab.ids import unique_ids
-from app.lab.scenario import Scenario, random_texts
-from app.lab.server.connection import LabServer
-from app.lab.server_log import LogCode, Unavailable
 from app.i18n import words
-from app.ui import log_readings
+from app.lab.deployment.deployments import LabSettings
+from app.lab.observation import run_log, server_log, state_cells
+from app.lab.observation.server_log import LogCode, Unavailable
+from app.lab.scenario.ids import unique_ids
+from app.lab.scenario.scenario import Scenario, random_texts
+from app.lab.server.connection import LabServer
+from app.lab.traffic import driver
+from app.text import log_readings
 
 CONFLICT = ('W1130 18:14:54.703582 5187 sequence_batch_scheduler.cc:763] "sequence {id} for model \'{model}\' '
             'has a conflict. The previous sequence did not end before this sequence start. Previous sequence will '

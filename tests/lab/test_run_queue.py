@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 import time
 
-from app.lab.run_queue import RunQueue
+from app.lab.traffic.run_queue import RunQueue
 
 
 def _run_all(queue: RunQueue, jobs: list[tuple[str, float]], stagger_s: float = 0.02):
@@ -83,10 +83,9 @@ def test_one_thread_may_hold_a_second_deployment_and_re_enter_its_own():
     finished = threading.Event()
 
     def exercise() -> None:
-        with queue.lease("a"):
-            with queue.lease("a"):  # re-entered: must not wait for itself
-                with queue.lease("b"):  # the cap must not make it wait for its own lease either
-                    finished.set()
+        # re-entered: must not wait for itself; the cap must not make it wait for its own lease either
+        with queue.lease("a"), queue.lease("a"), queue.lease("b"):
+            finished.set()
 
     thread = threading.Thread(target=exercise)
     thread.start()

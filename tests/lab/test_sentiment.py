@@ -1,7 +1,7 @@
 """The sentiment helpers on the real server: the model's tokenizer, batching, identical answers."""
 from __future__ import annotations
 
-from app.lab import sentiment
+from app.lab.cases import sentiment
 from app.lab.paths import MODEL_REPOSITORY
 
 
@@ -20,7 +20,7 @@ def test_concurrency_forms_batches_and_answers_do_not_change(lab_server):
     assert whole.server["batch_sizes"] == {32: 1}
     assert crowd.server["inference_count"] == 32
     assert sentiment.agreement([singles, crowd, whole]).identical
-    positive = [t for t, label in zip(texts, singles.labels) if label == 1]
+    positive = [t for t, label in zip(texts, singles.labels, strict=True) if label == 1]
     assert positive and all(any(w in t for w in ("good", "great", "excellent", "lovely", "fast", "friendly",
                                                    "perfect", "superb", "delightful")) for t in positive)
 

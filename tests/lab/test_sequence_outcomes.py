@@ -12,10 +12,12 @@ import pytest
 import tritonclient.http as http
 from tritonclient.utils import InferenceServerException
 
-from app.lab import driver, evidence, presets
-from app.lab.deployments import LabSettings
-from app.lab.scenario import Scenario, random_texts
-from app.lab.verdicts import PADDING_OWNER
+from app.lab.deployment import presets
+from app.lab.deployment.deployments import LabSettings
+from app.lab.judgement import evidence
+from app.lab.judgement.verdicts import PADDING_OWNER
+from app.lab.scenario.scenario import Scenario, random_texts
+from app.lab.traffic import driver
 
 
 def verdicts(result) -> dict:

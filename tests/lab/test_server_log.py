@@ -9,20 +9,10 @@ import pytest
 import tritonclient.http as http
 from tritonclient.utils import InferenceServerException
 
-from app.lab.audio import chunk
-from app.lab.ids import unique_ids
+from app.lab.observation.server_log import MIN_VERBOSITY, Level, LogCode, LogWindow, Unavailable, parse, parse_line, raised_verbosity, select
+from app.lab.scenario.audio import chunk
+from app.lab.scenario.ids import unique_ids
 from app.lab.server.connection import LabServer
-from app.lab.server_log import (
-    MIN_VERBOSITY,
-    Level,
-    LogCode,
-    LogWindow,
-    Unavailable,
-    parse,
-    parse_line,
-    raised_verbosity,
-    select,
-)
 
 CAPTURED = Path(__file__).parent / "fixtures" / "triton_2_51.log"
 MODEL = "asr_sequence_direct"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.lab.server_stats import Snapshot, delta, model_metrics
+from app.lab.observation.server_stats import Snapshot, delta, model_metrics
 
 MS = 1_000_000  # ns
 

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.lab.deployments import LabSettings
-from app.lab.presets import PRESETS, Traffic
 from app.i18n import words
+from app.lab.deployment.deployments import LabSettings
+from app.lab.deployment.presets import PRESETS, Traffic
+from app.lab.deployment.setup import LabSetup, parse_texts
 from app.lab.problems import Problem
-from app.lab.setup import LabSetup, parse_texts
 from app.text.problems import problem
 
 
@@ -62,7 +62,8 @@ def test_problems_name_the_setting_and_the_text():
         Problem("transport_unknown", {"value": "pigeon", "choices": "http, grpc, grpc_stream"}),
         Problem("utterance_bad_character", {"number": 2, "text": "R2D2", "char": "2", "position": 2}),
     ]
-    english = [str(p) for p in problems]
+    assert str(problems[1]) == "sessions_range(low=1, high=64, value=70)"  # str() is the code and values, for logs
+    english = [problem(p, words("en")) for p in problems]
     assert "corrid" in english[0] and "sequence batcher" in english[0]
     assert english[1].startswith("sessions must be 1 to 64")
     assert english[3] == "transport must be one of http, grpc, grpc_stream: got 'pigeon'"

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import threading
 
-from app.lab import driver, presets
-from app.lab.presets import Traffic
+from app.lab.deployment import presets
+from app.lab.deployment.presets import Traffic
+from app.lab.traffic import driver
 
 TRAFFIC = Traffic(sessions=8, length=10, seed=5)
 

@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app.lab.alphabet import to_symbols
-from app.lab.driver import SessionPlan
 from app.i18n import words
-from app.lab.verdicts import PADDING_OWNER, Detail, Verdict, judge
+from app.lab.judgement.verdicts import PADDING_OWNER, Detail, Verdict, judge
+from app.lab.scenario.alphabet import to_symbols
+from app.lab.traffic.driver import SessionPlan
 from app.text import verdicts as text
 
 TAGS = (1001, 1002, 1003)

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import yaml
@@ -136,7 +137,7 @@ def test_malformed_bank_names_file_item_and_field(tmp_path, fixture_lessons, mut
 def test_multiple_may_have_one_or_every_option_correct(tmp_path, correct):
     # Any count from one to all, so the number of right boxes tells the learner nothing.
     def mutate(d: dict[str, Any]) -> None:
-        for opt, flag in zip(item(d, "control-tensors-all")["options"], correct):
+        for opt, flag in zip(item(d, "control-tensors-all")["options"], correct, strict=True):
             opt["correct"] = flag
     bank = load_bank(write(tmp_path, mutate))
     assert len(bank["control-tensors-all"].correct_keys) == sum(correct)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import multiprocessing
 import sqlite3
-from contextlib import closing
 import threading
+from contextlib import closing
 from pathlib import Path
 
 from app.quiz.bank import Item, Option
@@ -74,7 +74,7 @@ def test_racing_double_submit_grades_once(tmp_path):
     assert len(store.answers(attempt)) == 1
 
 
-def _process_writer(path: str, name: str, start: "multiprocessing.synchronize.Event") -> None:
+def _process_writer(path: str, name: str, start: multiprocessing.synchronize.Event) -> None:
     start.wait()
     store = ProgressStore(Path(path))  # each process creates/opens the file itself
     for round_ in range(2):

@@ -25,7 +25,7 @@ class HeldServer(LabServer):
         super().__init__(**kwargs)
         self.go = go
 
-    def start(self) -> "LabServer":
+    def start(self) -> LabServer:
         self.go.wait(START_TIMEOUT_S)
         return super().start()
 

@@ -1,8 +1,8 @@
 """The live lab in AppTest against the session's real server: runs, URL set-ups, refusals."""
 from __future__ import annotations
 
-from app.lab.deployer import setup_model_name
-from app.lab.deployments import LabSettings
+from app.lab.deployment.deployer import setup_model_name
+from app.lab.deployment.deployments import LabSettings
 from app.quiz.store import ProgressStore
 from tests.views.conftest import RUN_TIMEOUT_S
 from tests.views.learners import link_id
@@ -141,7 +141,9 @@ def test_queue_delay_under_direct_is_honest_about_min_slot_utilization(open_page
 def test_the_lab_speaks_chinese_when_the_url_asks(open_page):
     from app.i18n import N_, words
     from app.lab.problems import Problem
-    from app.text import prediction as prediction_words, problems as problem_words, verdicts as verdict_words
+    from app.text import prediction as prediction_words
+    from app.text import problems as problem_words
+    from app.text import verdicts as verdict_words
 
     zh = words("zh")
     at = open_page("lab.py", learner=link_id("lab-zh"), lang="zh", sessions="3")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 import re
 
-from app.lab import evidence
+from app.lab.judgement import evidence
 from tests.views.conftest import RUN_TIMEOUT_S
 
 

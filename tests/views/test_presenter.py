@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from app.lab import demos
+from app.lab.cases import demos
 from app.quiz import access_rules, votes
-from tests.i18n.text_checks import has_cjk
 from tests.i18n.test_pages_in_chinese import untranslated
+from tests.i18n.text_checks import has_cjk
 from tests.views.conftest import RUN_TIMEOUT_S
 
 DEMO = "state_key"  # oldest with state per batch row: the class predicts the broken side
@@ -45,7 +45,7 @@ def histogram_counts(at, key: str = "presenter-histogram") -> dict[str, int]:
     chart = next(e for e in at.get("plotly_chart") if e.proto.id.endswith(key) or key in e.proto.id)
     spec = json.loads(chart.proto.spec)
     bar = spec["data"][0]
-    return dict(zip(bar["y"], bar["x"]))
+    return dict(zip(bar["y"], bar["x"], strict=True))
 
 
 def learner_votes(open_page, code: str, learner: str, option: str):

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pytest
 
 from app.quiz.bank import load_bank
-from app.quiz.translation import translate
 from app.quiz.shuffle import item_order
 from app.quiz.store import ProgressStore
+from app.quiz.translation import translate
 from app.ui.quiz_controls import REVIEW
 from tests.views.conftest import RUN_TIMEOUT_S
 from tests.views.learners import link_id

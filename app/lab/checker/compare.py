@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.lab import deployments
 from app.lab.checker.facts import ModelFacts
+from app.lab.deployment import deployments
 
 FLOAT_TYPES = ("FP16", "BF16", "FP32", "FP64")
 FLOOR = {"FP16": 1e-3, "BF16": 1e-2, "FP32": 1e-6, "FP64": 1e-12}

@@ -20,7 +20,7 @@ For a page:
 progress is called from the calling thread, at most five times a second, with the request
 count so far, the planned count (an estimate), and the phase and variant codes (words:
 app/text/checker.PHASES). A LabError says why a check could not run (words: app/text/problems).
-The one-instance copy is one model process outside app/lab/loaded_models.py's budget while
+The one-instance copy is one model process outside app/lab/deployment/loaded_models.py's budget while
 the check runs, and is unloaded before run_check returns.
 """
 from __future__ import annotations
@@ -30,13 +30,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.lab import run_queue
 from app.lab.checker import input_data, inputs, measure, review_link
 from app.lab.checker import target as targets
 from app.lab.checker.facts import ModelFacts
 from app.lab.checker.judge import Judgement, judge
 from app.lab.checker.options import DEFAULT_STEPS, MAX_SESSIONS, MIN_SESSIONS, CheckOptions
 from app.lab.problems import LabError, Problem
+from app.lab.traffic import run_queue
 
 SCHEMA = 1
 
@@ -50,8 +50,7 @@ class CheckResult:
     where: str  # "embedded" or "external"
     url: str
     wall_s: float
-    review: list = field(default_factory=list)  # check-review's findings (objects with to_json())
-    review_unavailable: str | None = None  # why there is no review (a code), None when it ran
+    review: list = field(default_factory=list)  # the config review's findings (review.ReviewFinding)
 
     @property
     def exit_code(self) -> int:
@@ -115,9 +114,9 @@ def run_check(target, options: CheckOptions | None = None, progress: measure.Pro
     options = options or CheckOptions()
     started = time.perf_counter()
     facts, source = preflight(target, options)
-    findings, unavailable = review_link.findings(facts, options)
+    findings = review_link.findings(facts, options)
     with run_queue.for_server(target.server.url).lease(target.model, on_wait):
         tables = measure.measure(target, facts, source, source.lengths, options, progress,
                                  copy=lambda: targets.one_instance_copy(target, facts))
     return CheckResult(facts, options, tables, judge(tables), target.where, target.server.url,
-                       time.perf_counter() - started, findings, unavailable)
+                       time.perf_counter() - started, findings)

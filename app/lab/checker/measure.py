@@ -40,12 +40,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from app.lab import server_log, server_trace, transports
 from app.lab.checker import compare, placement
 from app.lab.checker.facts import ModelFacts
 from app.lab.checker.options import CheckOptions
-from app.lab.ids import unique_ids
+from app.lab.observation import server_log, server_trace
 from app.lab.problems import LabError
+from app.lab.scenario.ids import unique_ids
+from app.lab.scenario.transport import Transport
+from app.lab.traffic import transports
 
 CANCEL_DEADLINE_S = 0.001  # the cancelled request's gRPC deadline: shorter than any reply takes
 PROGRESS_EVERY_S = 0.2
@@ -149,7 +151,7 @@ class Measurement:
     def _link(self):
         link = getattr(self._local, "link", None)
         if link is None:
-            link = self._local.link = transports.open_link(transports.Transport.HTTP, self.server.url)
+            link = self._local.link = transports.open_link(Transport.HTTP, self.server.url)
             self._links.append(link)
         return link
 
@@ -451,7 +453,7 @@ def _victim(m: Measurement, model: str, variant: str, c: _Conversation, kind: st
 
 def _cancelled_request(m: Measurement, model: str, variant: str, c: _Conversation, k: int) -> None:
     # One request alone (two in flight on gRPC may arrive out of order: the second then lacks START).
-    link = transports.open_link(transports.Transport.GRPC, m.server.grpc_url, in_flight=1)
+    link = transports.open_link(Transport.GRPC, m.server.grpc_url, in_flight=1)
     try:
         row = {"phase": "abandon_round", "pass": "", "variant": variant, "role": c.role, "conversation": c.conversation,
                "session": c.session, "step": k, "corrid": str(c.corrid), "start": k == 0, "end": k == c.length - 1,

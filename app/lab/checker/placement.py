@@ -1,7 +1,7 @@
 """Where each request ran, from what the server wrote: its log (which instance and slot held each
 sequence) and its trace (which requests ran in one execution). Pure: lines and frames in, frames out.
 
-Sequence batcher, log at verbosity 1 (app/lab/server_log.py): "Enqueuing CORRID c into batcher
+Sequence batcher, log at verbosity 1 (app/lab/observation/server_log.py): "Enqueuing CORRID c into batcher
 <instance>, sequence slot s" for a request that has a slot, and the sequence's end ("End
 sequence", the reaper's "force-ending", or "Releasing canceled sequence"). A correlation ID is
 reused only after its previous sequence ended, so the k-th run of lines for an ID between two
@@ -19,8 +19,8 @@ from collections.abc import Iterable, Iterator
 
 import pandas as pd
 
-from app.lab import server_log
-from app.lab.server_log import LogCode
+from app.lab.observation import server_log
+from app.lab.observation.server_log import LogCode
 
 # Only these lines matter; the rest of a verbosity-1 log (about twenty lines a request) is skipped unparsed.
 _WANTED = ("Enqueuing CORRID", "End sequence CORRID", "end sequence CORRID", "Reaper: force-ending CORRID",

@@ -22,7 +22,7 @@ JSON schema (kind "check", schema 1):
    "outputs": [{name, datatype, compared, ignored_by: "" | user | lab}],
    "diagnoses": [{code, checks}], "refusals": [{phase, variant, role, session, step, corrid, error, cause, waited_s}],
    "phases": [{phase, variant, model, started_s, wall_s, requests, workers, capacity, overflow, traced, placed}],
-   "review": [{code, severity, field, values}] (app/lab/checker/review.py), "review_unavailable": null | code}
+   "review": [{code, severity, field, values}] (the config review, app/lab/checker/review.py)}
 Sessions and steps count from 0; times are seconds from the check's start.
 """
 from __future__ import annotations
@@ -61,7 +61,6 @@ def to_json(result) -> dict:
         "refusals": _records(j.refusals.drop(columns=["row"], errors="ignore")),
         "phases": _records(t.phases),
         "review": [f.to_json() for f in result.review],
-        "review_unavailable": result.review_unavailable,
     }
 
 

@@ -26,10 +26,10 @@ from pathlib import Path
 
 from tritonclient.utils import InferenceServerException
 
-from app.lab import deployments
 from app.lab.checker import compare
 from app.lab.checker.facts import ModelFacts
-from app.lab.deployments import DeploymentError
+from app.lab.deployment import deployments
+from app.lab.deployment.deployments import DeploymentError
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError
 from app.lab.server.connection import LabServer

@@ -2,12 +2,13 @@
 
 One home per exercise. An exercise is ONE module in this package that defines:
   EXERCISE = Exercise(name="<the module's name>", options=(keys...), correct=key)
-  run(server, deployer, progress=None) -> ExerciseResult   # codes and numbers, worked out from measurements
-  figures(result, _=str) -> list[(caption, plotly Figure)]  # drawn only from result.tables / numbers;
-                                                            # _ translates captions, axis and legend labels
-plus its words, app/text/exercises/<name>.py (title, scenario, question, options, findings,
+  measure(server, deployer, progress=None) -> Measured   # talks to the server, returns its tables
+  judge(tables) -> Judgement                             # pure: outcome, numbers, findings, explanation
+plus its figures, app/charts/exercises/<name>.py (figures(result, _) -> list[(caption, plotly Figure)],
+drawn only from result.tables and numbers), its words, app/text/exercises/<name>.py (title, scenario, question, options, findings,
 steps: English templates marked for translation), ONE line in REGISTRY below and its test,
-tests/lab/exercises/test_<name>.py. Nothing else lists exercises: the CLI, the page and
+tests/lab/exercises/test_<name>.py (every outcome judged on hand-made tables, and one real
+run per test session). Nothing else lists exercises: the CLI, the page and
 tests/lab/exercises/test_registry.py read the registry, and importing this package fails,
 naming the module and what it lacks, if a module is incomplete.
 
@@ -15,7 +16,6 @@ API used by the CLI and the exercises page:
   EXERCISES            name -> Exercise, in teaching order
   get(name)            the Exercise, or ValueError listing the names
   run(name, server, deployer, progress=None) -> ExerciseResult
-  figures(result, _)   that exercise's charts for a result, labels translated by _
 progress, if given, is called as progress(fraction 0..1, Finding) from the calling thread.
 """
 from __future__ import annotations
@@ -25,8 +25,8 @@ import threading
 from contextlib import nullcontext
 from types import ModuleType
 
-from app.lab import run_log, server_log
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Progress
+from app.lab.exercises.common.base import DONE, Exercise, ExerciseResult, Finding, Judgement, Measured, Progress, Tables
+from app.lab.observation import run_log, server_log
 
 # The only list of exercises, in teaching order: one module name per line.
 REGISTRY = (
@@ -45,7 +45,7 @@ REGISTRY = (
 
 def _load(name: str) -> ModuleType:
     module = importlib.import_module(f"app.lab.exercises.{name}")
-    missing = [attr for attr in ("EXERCISE", "run", "figures") if not hasattr(module, attr)]
+    missing = [attr for attr in ("EXERCISE", "measure", "judge") if not hasattr(module, attr)]
     if missing:
         raise ImportError(f"exercise module {module.__name__} lacks {', '.join(missing)}: see app/lab/exercises/__init__.py")
     if not isinstance(module.EXERCISE, Exercise) or module.EXERCISE.name != name:
@@ -59,7 +59,8 @@ EXERCISES: dict[str, Exercise] = {name: m.EXERCISE for name, m in _MODULES.items
 # other's timings: one run per exercise at a time.
 _LOCKS = {name: threading.Lock() for name in _MODULES}
 
-__all__ = ["EXERCISES", "REGISTRY", "Exercise", "ExerciseResult", "Finding", "Progress", "figures", "get", "run"]
+__all__ = ["EXERCISES", "REGISTRY", "Exercise", "ExerciseResult", "Finding", "Judgement", "Measured", "Progress", "Tables", "get",
+           "judge", "run"]
 
 
 def get(name: str) -> Exercise:
@@ -75,10 +76,18 @@ def run(name: str, server, deployer, progress: Progress | None = None) -> Exerci
     verbose = server_log.raised_verbosity(server, exercise.log_verbose) if exercise.log_verbose else nullcontext()
     with _LOCKS[name], verbose:
         window = server_log.LogWindow.start(server)
-        result = _MODULES[name].run(server, deployer, progress)
+        measured = _MODULES[name].measure(server, deployer, progress)
+    result = judge(name, measured)
     if result.log is None:  # an exercise that talks to Triton without the driver sets its own
         result.log = _exercise_log(window, result)
+    if progress:
+        progress(1.0, Finding(DONE))
     return result
+
+
+def judge(name: str, measured: Measured) -> ExerciseResult:
+    """The result of an exercise from what it measured: its pure judge, no server."""
+    return ExerciseResult.of(get(name), measured, _MODULES[name].judge(measured.tables))
 
 
 def _exercise_log(window, result: ExerciseResult) -> run_log.RunLog:
@@ -88,10 +97,3 @@ def _exercise_log(window, result: ExerciseResult) -> run_log.RunLog:
     here = run_log.capture(window, {r.scenario.model for r in runs}, [p.corrid for r in runs for p in r.plans])
     elsewhere = [r.log for r in runs if r.scenario.urls and r.log is not None]
     return run_log.merge([here, *elsewhere]) if elsewhere else here
-
-
-def figures(result: ExerciseResult, _=str) -> list:
-    """The charts of the exercise that produced `result`: list of (caption, plotly Figure),
-    their labels passed through _ (a Words, for the learner's language)."""
-    get(result.name)
-    return _MODULES[result.name].figures(result, _)

@@ -10,19 +10,17 @@ import time
 
 import numpy as np
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 
-from app.lab import driver, run_log, run_queue, server_log
-from app.lab.alphabet import to_symbols
-from app.lab.audio import utterance
-from app.lab.deployments import LabSettings
-from app.lab.exercises import plots
-from app.i18n import N_
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
-from app.lab.ids import unique_ids
-from app.lab.server_log import LogCode
-from app.lab.transports import Transport, open_link
+from app.lab.deployment.deployments import LabSettings
+from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
+from app.lab.observation import run_log, server_log
+from app.lab.observation.server_log import LogCode
+from app.lab.scenario.alphabet import to_symbols
+from app.lab.scenario.audio import utterance
+from app.lab.scenario.ids import unique_ids
+from app.lab.scenario.transport import Transport
+from app.lab.traffic import driver, run_queue
+from app.lab.traffic.transports import open_link
 
 MODEL = "asr_ex_cancel"
 QUEUE_WAIT_S = 0.6  # every chunk of a lone session waits this long in its slot's queue
@@ -41,7 +39,7 @@ EXERCISE = Exercise(
     options=("served", "refused", "skipped", "waits"),
     correct="refused",
 )
-# What came back for one request, as a code (the chunks table's `outcome`).
+# What came back for one request, as a code (the `outcome` judge adds to the chunks table).
 OUTCOMES = ("right", "wrong", "gave_up", "refused_no_start", "cancelled", "error")
 
 
@@ -81,26 +79,11 @@ class _Client:
             link.send(MODEL, arrays, f"{self.label}:{len(self.rows)}", {}, flags, lambda result, error: driver.record(row, result, error, self.t0))
         finally:
             link.close()
-        row["outcome"] = _outcome(row)
         self.rows.append(row)
         return row
 
     def talk(self, ks, corrid: int, first_starts: bool = False) -> list[dict]:
         return [self.send(k, corrid, start=first_starts and i == 0) for i, k in enumerate(ks)]
-
-
-def _outcome(row: dict) -> str:
-    """One of OUTCOMES, read from the reply or Triton's (or the client library's) error text."""
-    error = row["error"]
-    if not error:
-        return "right" if row["symbol"] == row["expected"] else "wrong"
-    if START_REFUSAL in error:
-        return "refused_no_start"
-    if "deadline" in error.lower() or "timed out" in error.lower():
-        return "gave_up"
-    if "cancel" in error.lower():
-        return "cancelled"
-    return "error"
 
 
 def _give_up(client: _Client, corrid: int) -> None:
@@ -110,112 +93,127 @@ def _give_up(client: _Client, corrid: int) -> None:
     time.sleep(AFTER_GIVING_UP_S)
 
 
-def run(server, deployer, progress=None) -> ExerciseResult:
+def measure(server, deployer, progress=None) -> Measured:
+    """Five clients, one after another, on a model whose chunks always queue: every request they
+    sent and the server's log lines about their sequences."""
     steps = Steps(progress, 7)
     steps("deploy", model=MODEL, wait=QUEUE_WAIT_S)
     load_model(server)
-    ids = iter(int(i) for i in unique_ids(8))
-    t0 = time.perf_counter()
-    clients: dict[str, _Client] = {}
     # Its fixed-name model is shared by everyone who runs this exercise: one at a time.
     with run_queue.hold(server, MODEL), server_log.raised_verbosity(server, 1) as raised:
         window = server_log.LogWindow.start(server)
-
-        steps("grpc_carry_on")
-        carry = clients["grpc_carry_on"] = _Client(server, Transport.GRPC, "grpc_carry_on", t0)
-        carry_id = next(ids)
-        _give_up(carry, carry_id)
-        carry.send(GIVE_UP_AT + 1, carry_id, note="carries_on")
-
-        steps("grpc_retry")
-        retry = clients["grpc_retry"] = _Client(server, Transport.GRPC, "grpc_retry", t0)
-        retry_id = next(ids)
-        _give_up(retry, retry_id)
-        retry.send(GIVE_UP_AT, retry_id, note="retries")
-
-        steps("http_retry")
-        http_retry = clients["http_retry"] = _Client(server, Transport.HTTP, "http_retry", t0)
-        http_id = next(ids)
-        _give_up(http_retry, http_id)
-        for k in range(GIVE_UP_AT, len(http_retry.symbols)):
-            http_retry.send(k, http_id, note="retries" if k == GIVE_UP_AT else "")
-
-        steps("grpc_restart")
-        restart = clients["grpc_restart"] = _Client(server, Transport.GRPC, "grpc_restart", t0)
-        old_id, new_id = next(ids), next(ids)
-        _give_up(restart, old_id)
-        restart.send(0, new_id, start=True, note="restart")
-        restart.talk(range(1, len(restart.symbols)), new_id)
-
-        steps("grpc_long_timeout", timeout=LONG_TIMEOUT_S)
-        patient = clients["grpc_long_timeout"] = _Client(server, Transport.GRPC, "grpc_long_timeout", t0)
-        patient.talk(range(len(patient.symbols)), next(ids), first_starts=True)
-        time.sleep(0.3)  # the last lines are written just after the replies
-        corrids = {r["corrid"] for c in clients.values() for r in c.rows}
+        chunks = _clients(server, steps)
+        window.settle()  # the last lines are written just after the replies
+        corrids = set(chunks["corrid"])
         panel = run_log.capture(window, [MODEL], corrids)  # the page's log panel
-        entries = [
-            e for e in window.select(codes=LOG_CODES)
-            if (e.corrid in corrids) or (e.corrid is None and e.model == MODEL)
-        ]
-
+        entries = [e for e in window.select(codes=LOG_CODES) if (e.corrid in corrids) or (e.corrid is None and e.model == MODEL)]
     steps("measuring")
-    chunks = pd.DataFrame([r for c in clients.values() for r in c.rows])
-    log = pd.DataFrame(
-        [{"code": e.code.value, "corrid": e.corrid or "", "line": e.raw} for e in entries],
-        columns=["code", "corrid", "line"],
-    )
-    numbers, outcome = _measure(clients, log)
-    findings, explanation = _words(numbers, raised)
-    steps.finish()
-    return ExerciseResult(EXERCISE, outcome, numbers, {"chunks": chunks, "server_log": log}, explanation, findings, log=panel)
+    log = pd.DataFrame([{"code": e.code.value, "corrid": e.corrid or "", "line": e.raw} for e in entries], columns=["code", "corrid", "line"])
+    return Measured(tables={"chunks": chunks, "server_log": log, "log_verbose": pd.DataFrame({"raised": [raised]})}, log=panel)
 
 
-def _measure(clients: dict[str, _Client], log: pd.DataFrame) -> tuple[dict, str]:
-    carry, retry, http_retry = clients["grpc_carry_on"].rows, clients["grpc_retry"].rows, clients["http_retry"].rows
-    restart, patient = clients["grpc_restart"].rows, clients["grpc_long_timeout"].rows
-    given_up = carry[GIVE_UP_AT]
-    after = carry[GIVE_UP_AT + 1]
-    http_again = http_retry[GIVE_UP_AT + 1]
-    old_slot = restart[GIVE_UP_AT - 1]["slot"]
-    new_first = restart[GIVE_UP_AT + 1]
+def _clients(server, steps: Steps) -> pd.DataFrame:
+    """Each client's requests, in the order sent: one row per request (the chunks table, without `outcome`)."""
+    ids = iter(int(i) for i in unique_ids(8))
+    t0 = time.perf_counter()
+
+    steps("grpc_carry_on")
+    carry, carry_id = _Client(server, Transport.GRPC, "grpc_carry_on", t0), next(ids)
+    _give_up(carry, carry_id)
+    carry.send(GIVE_UP_AT + 1, carry_id, note="carries_on")
+
+    steps("grpc_retry")
+    retry, retry_id = _Client(server, Transport.GRPC, "grpc_retry", t0), next(ids)
+    _give_up(retry, retry_id)
+    retry.send(GIVE_UP_AT, retry_id, note="retries")
+
+    steps("http_retry")
+    http_retry, http_id = _Client(server, Transport.HTTP, "http_retry", t0), next(ids)
+    _give_up(http_retry, http_id)
+    for k in range(GIVE_UP_AT, len(http_retry.symbols)):
+        http_retry.send(k, http_id, note="retries" if k == GIVE_UP_AT else "")
+
+    steps("grpc_restart")
+    restart, old_id, new_id = _Client(server, Transport.GRPC, "grpc_restart", t0), next(ids), next(ids)
+    _give_up(restart, old_id)
+    restart.send(0, new_id, start=True, note="restart")
+    restart.talk(range(1, len(restart.symbols)), new_id)
+
+    steps("grpc_long_timeout", timeout=LONG_TIMEOUT_S)
+    patient = _Client(server, Transport.GRPC, "grpc_long_timeout", t0)
+    patient.talk(range(len(patient.symbols)), next(ids), first_starts=True)
+    return pd.DataFrame([r for c in (carry, retry, http_retry, restart, patient) for r in c.rows])
+
+
+def _came_back(error: str, symbol, expected) -> str:
+    """What came back for one request, one of OUTCOMES, read from the reply or Triton's (or the
+    client library's) error text."""
+    if not error:
+        return "right" if symbol == expected else "wrong"
+    if START_REFUSAL in error:
+        return "refused_no_start"
+    if "deadline" in error.lower() or "timed out" in error.lower():
+        return "gave_up"
+    if "cancel" in error.lower():
+        return "cancelled"
+    return "error"
+
+
+def judge(tables: Tables) -> Judgement:
+    """From every client's requests and the server's log lines: what became of the chunk after the timeout?"""
+    chunks = tables["chunks"].copy()
+    chunks["outcome"] = [_came_back(*r) for r in zip(chunks["error"], chunks["symbol"], chunks["expected"], strict=True)]
+    clients = {label: rows.reset_index(drop=True) for label, rows in chunks.groupby("run", sort=False)}
+    n = _numbers(clients, tables["server_log"])
+    outcome = {"refused_no_start": "refused", "right": "served", "wrong": "skipped"}.get(n["next_chunk_outcome"], "waits")
+    log_read = bool(tables["log_verbose"]["raised"].iloc[0])
+    return Judgement(outcome=outcome, numbers=n, findings=_findings(n, log_read), explanation=_explanation(),
+                     tables={"chunks": chunks, "server_log": tables["server_log"]})
+
+
+def _numbers(clients: dict[str, pd.DataFrame], log: pd.DataFrame) -> dict:
+    """The headline numbers, from each client's requests (by position: GIVE_UP_AT is the one given up on)."""
+    carry, retry, http_retry = clients["grpc_carry_on"], clients["grpc_retry"], clients["http_retry"]
+    restart, patient = clients["grpc_restart"], clients["grpc_long_timeout"]
+    given_up, after = carry.iloc[GIVE_UP_AT], carry.iloc[GIVE_UP_AT + 1]
+    http_again = http_retry.iloc[GIVE_UP_AT + 1]
+    old_slot, new_first = int(restart.iloc[GIVE_UP_AT - 1]["slot"]), restart.iloc[GIVE_UP_AT + 1]
     released = set(log.loc[log["code"] == LogCode.CANCELLED_RELEASED.value, "corrid"])
-    numbers = {
+
+    def count(rows: pd.DataFrame, outcome: str) -> int:
+        return int((rows["outcome"] == outcome).sum())
+
+    return {
         "grpc_timeout_error": given_up["error"] or None,  # verbatim: gRPC's / Triton's text
-        "grpc_timeout_after_s": round(given_up["latency_ms"] / 1000, 2),
+        "grpc_timeout_after_s": round(float(given_up["latency_ms"]) / 1000, 2),
         "next_chunk_outcome": after["outcome"],
         "next_chunk_error": after["error"] or None,
-        "retry_outcome": retry[-1]["outcome"],
-        "http_timeout_error": http_retry[GIVE_UP_AT]["error"] or None,
+        "retry_outcome": retry.iloc[-1]["outcome"],
+        "http_timeout_error": http_retry.iloc[GIVE_UP_AT]["error"] or None,
         "http_retry_state_in": int(http_again["state_in"]),
-        "http_retry_should_read": int(http_retry[GIVE_UP_AT - 1]["expected"]),
+        "http_retry_should_read": int(http_retry.iloc[GIVE_UP_AT - 1]["expected"]),
         "http_timed_out_chunk_was_applied": int(http_again["state_in"]) == int(http_again["expected"]),
-        "http_wrong_symbols_after_retry": sum(r["outcome"] == "wrong" for r in http_retry[GIVE_UP_AT + 1 :]),
+        "http_wrong_symbols_after_retry": count(http_retry.iloc[GIVE_UP_AT + 1 :], "wrong"),
         "restart_slot": int(new_first["slot"]),
-        "cancelled_sequence_slot": int(old_slot),
-        "restart_took_the_freed_slot": int(new_first["slot"]) == int(old_slot),
-        "restart_symbols_right": sum(r["outcome"] == "right" for r in restart[GIVE_UP_AT + 1 :]),
+        "cancelled_sequence_slot": old_slot,
+        "restart_took_the_freed_slot": int(new_first["slot"]) == old_slot,
+        "restart_symbols_right": count(restart.iloc[GIVE_UP_AT + 1 :], "right"),
         "restart_chunks": len(restart) - GIVE_UP_AT - 1,
-        "long_timeout_symbols_right": sum(r["outcome"] == "right" for r in patient),
+        "long_timeout_symbols_right": count(patient, "right"),
         "long_timeout_chunks": len(patient),
         "log_cancelled_sequences_released": len(released),
-        "log_release_for_grpc_give_ups": all(clients[k].rows[0]["corrid"] in released for k in ("grpc_carry_on", "grpc_retry", "grpc_restart")),
-        "log_release_for_http_give_up": http_retry[0]["corrid"] in released,
+        "log_release_for_grpc_give_ups": all(clients[k]["corrid"].iloc[0] in released for k in ("grpc_carry_on", "grpc_retry", "grpc_restart")),
+        "log_release_for_http_give_up": http_retry["corrid"].iloc[0] in released,
     }
-    outcome = {
-        "refused_no_start": "refused",
-        "right": "served",
-        "wrong": "skipped",
-    }.get(after["outcome"], "waits")
-    return numbers, outcome
 
 
-def _words(n: dict, raised: bool) -> tuple[list[Finding], list[Finding]]:
+def _findings(n: dict, log_read: bool) -> list[Finding]:
     k = GIVE_UP_AT + 1  # the chunk given up on, counted from 1
     http = {
         "timeout": SHORT_TIMEOUT_S, "error": n["http_timeout_error"], "chunk": k, "state_in": n["http_retry_state_in"],
         "should_read": n["http_retry_should_read"], "wrong": n["http_wrong_symbols_after_retry"],
     }
-    findings = [
+    return [
         Finding("grpc_timeout", {"timeout": SHORT_TIMEOUT_S, "chunk": k, "after": n["grpc_timeout_after_s"],
                                  "error": n["grpc_timeout_error"]}),
         _next_chunk(n["next_chunk_outcome"], {"chunk": k + 1, "later": AFTER_GIVING_UP_S, "error": n["next_chunk_error"]}),
@@ -225,21 +223,19 @@ def _words(n: dict, raised: bool) -> tuple[list[Finding], list[Finding]]:
                             "right": n["restart_symbols_right"], "chunks": n["restart_chunks"]}),
         Finding("long_timeout", {"timeout": LONG_TIMEOUT_S, "wait": QUEUE_WAIT_S,
                                  "right": n["long_timeout_symbols_right"], "chunks": n["long_timeout_chunks"]}),
+        Finding("log_releases", {"released": n["log_cancelled_sequences_released"], "grpc": n["log_release_for_grpc_give_ups"],
+                                 "http": n["log_release_for_http_give_up"]}) if log_read else Finding("log_unavailable"),
     ]
-    if raised:
-        findings.append(Finding("log_releases", {"released": n["log_cancelled_sequences_released"],
-                                                 "grpc": n["log_release_for_grpc_give_ups"],
-                                                 "http": n["log_release_for_http_give_up"]}))
-    else:
-        findings.append(Finding("log_unavailable"))
-    explanation = [
+
+
+def _explanation() -> list[Finding]:
+    return [
         Finding("why_deadline"),
         Finding("why_release", {"refusal": START_REFUSAL}),
         Finding("why_http"),
         Finding("why_running"),
         Finding("why_correct_client"),
     ]
-    return findings, explanation
 
 
 def _next_chunk(outcome: str, values: dict) -> Finding:
@@ -258,51 +254,3 @@ def _retry(outcome: str, values: dict) -> Finding:
         "gave_up": Finding("retry_gave_up", values), "refused_no_start": Finding("retry_refused_no_start", values),
         "cancelled": Finding("retry_cancelled", values), "error": Finding("retry_error", values),
     }[outcome]
-
-
-# Figure labels for the codes in the chunks table.
-OUTCOME_LABELS = {
-    "right": N_("right symbol"), "wrong": N_("wrong symbol"), "gave_up": N_("client gave up"),
-    "refused_no_start": N_("refused: no START"), "cancelled": N_("cancelled"), "error": N_("other error"),
-}
-OUTCOME_COLOURS = {
-    "right": "#2ca02c", "wrong": "#ff7f0e", "gave_up": "#7f7f7f", "refused_no_start": "#d62728", "cancelled": "#9467bd",
-    "error": "#8c564b",
-}
-CLIENT_LABELS = {
-    "grpc_carry_on": N_("gRPC: gives up, carries on"),
-    "grpc_retry": N_("gRPC: gives up, retries"),
-    "http_retry": N_("HTTP: gives up, retries"),
-    "grpc_restart": N_("gRPC: new ID with START"),
-    "grpc_long_timeout": N_("gRPC: timeout above the queue wait"),
-}
-NOTES = {
-    "": "", "gives_up": N_("client gives up"), "carries_on": N_("carries on"), "retries": N_("retries the same chunk"),
-    "restart": N_("new ID, START, context resent"),
-}
-
-
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
-    chunks = result.tables["chunks"].copy()
-    chunks["chunk no."] = chunks["chunk"] + 1
-    chunks["client"] = [_(CLIENT_LABELS[r]) for r in chunks["run"]]
-    chunks["what came back"] = [_(OUTCOME_LABELS[o]) for o in chunks["outcome"]]
-    chunks["note"] = [_(NOTES[n]) if n else "" for n in chunks["note"]]
-    steps = px.scatter(
-        chunks, x="step", y="client", color="what came back", text="chunk no.",
-        color_discrete_map={_(OUTCOME_LABELS[k]): c for k, c in OUTCOME_COLOURS.items()},
-        hover_data=["corrid", "start", "timeout_s", "error", "state_in", "expected", "symbol", "note"],
-        labels={"step": _(N_("request, in the order the client sent them")), "client": "", "what came back": "",
-                "chunk no.": _(N_("chunk")), "start": "START", "timeout_s": _(N_("timeout (s)")),
-                "error": _(N_("error text")), "expected": _(N_("expected")), "symbol": _(N_("symbol")), "note": _(N_("note"))},
-        title=_(N_("Each client's requests: which chunk, and what came back")),
-    )
-    steps.update_traces(marker_size=20, textfont_color="white")
-    figs = [(_(N_("What each client got back")), plots.layout(steps, height=300))]
-    log = result.tables["server_log"]
-    if not log.empty:
-        counts = log.groupby("code").size().reset_index(name="lines")
-        bars = px.bar(counts, x="code", y="lines", labels={"code": _(N_("log line")), "lines": _(N_("lines"))},
-                      title=_(N_("What the server logged (verbosity 1)")))
-        figs.append((_(N_("Server log")), plots.layout(bars)))
-    return figs

@@ -4,13 +4,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 
-from app.i18n import N_
-from app.lab import driver, presets
-from app.lab.exercises import measure, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
+from app.lab.deployment import presets
+from app.lab.exercises.common import readings
+from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
+from app.lab.traffic import driver
 
 PRESET = "forgot_ready"
 # Six staggered talkers, 16 chunks each: enough padding rows to hit a session on most runs.
@@ -21,23 +19,14 @@ EXERCISE = Exercise(
     options=("intact", "garbage", "refused"),
     correct="garbage",
 )
-RUN_LABELS = {"ready_ignored": N_("READY ignored"), "ready_honoured": N_("READY honoured")}
 
 
-def _outcome(run) -> str:
-    verdicts = set(run.sessions["verdict"])
-    if "error" in verdicts:
-        return "refused"
-    return "intact" if verdicts == {"intact"} else "garbage"
+SESSION_COLUMNS = ["session", "verdict", "read_state_of", "first_wrong", "wrong_symbols", "detail_code", "expected_text", "received_text"]
+RUNS = ("ready_ignored", "ready_honoured")
 
 
-def _padding_rows(run) -> int:
-    """Rows the model ran beyond the requests sent: direct's padding for idle or empty slots."""
-    rows = sum(size * count for size, count in run.server.get("batch_sizes", {}).items())
-    return max(0, rows - int(run.server.get("inference_count", 0)))
-
-
-def run(server, deployer, progress=None) -> ExerciseResult:
+def measure(server, deployer, progress=None) -> Measured:
+    """The preset as shipped (READY ignored), then the same traffic with READY honoured."""
     steps = Steps(progress, 4)
     preset = presets.get(PRESET)
     steps("ignored", sessions=TRAFFIC.sessions)
@@ -47,33 +36,48 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     steps("honoured")
     fixed = driver.run(server, TRAFFIC.scenario(fixed_model))
     steps("measuring")
-
-    columns = ["session", "verdict", "read_state_of", "first_wrong", "wrong_symbols", "detail_code", "expected_text", "received_text"]
-    sessions = pd.concat(
-        [broken.sessions[columns].assign(run="ready_ignored"), fixed.sessions[columns].assign(run="ready_honoured")],
-        ignore_index=True,
-    )
+    runs = {"ready_ignored": broken, "ready_honoured": fixed}
+    sessions = pd.concat([run.sessions[SESSION_COLUMNS].assign(run=label) for label, run in runs.items()], ignore_index=True)
     sessions["read_state_of"] = sessions["read_state_of"].fillna("").astype(str).replace("nan", "")
-    from_padding = broken.sessions[broken.sessions["read_state_of"].astype(str) == "padding"]
+    return Measured(tables={"sessions": sessions, "server": readings.server_counts(runs)}, runs=runs)
+
+
+def _outcome(sessions: pd.DataFrame) -> str:
+    verdicts = set(sessions["verdict"])
+    if "error" in verdicts:
+        return "refused"
+    return "intact" if verdicts == {"intact"} else "garbage"
+
+
+def _padding_rows(counts: pd.Series) -> int:
+    """Rows the model ran beyond the requests sent: direct's padding for idle or empty slots."""
+    return max(0, readings.rows_run(counts) - int(counts["inference_count"]))
+
+
+def judge(tables: Tables) -> Judgement:
+    """From each run's sessions and the server's batch counts: did ignoring READY corrupt anyone?"""
+    sessions = tables["sessions"]
+    server = tables["server"].set_index("run")
+    broken, fixed = (sessions[sessions["run"] == label] for label in RUNS)
+    from_padding = broken[broken["read_state_of"] == "padding"]
+    fixed_intact = bool((fixed["verdict"] == "intact").all())
     numbers = {
-        "ignored_verdicts": measure.verdict_counts(broken),
-        "ignored_sessions_corrupted": int((broken.sessions["verdict"] != "intact").sum()),
+        "ignored_verdicts": readings.verdict_tally(broken),
+        "ignored_sessions_corrupted": int((broken["verdict"] != "intact").sum()),
         "ignored_sessions_read_padding": len(from_padding),
-        "ignored_wrong_symbols": int(broken.sessions["wrong_symbols"].sum()),
-        "padding_rows_run": _padding_rows(broken),
-        "requests": int(broken.server.get("inference_count", len(broken.requests))),
-        "honoured_intact": bool(fixed.all_intact),
-        "honoured_padding_rows_run": _padding_rows(fixed),
+        "ignored_wrong_symbols": int(broken["wrong_symbols"].sum()),
+        "padding_rows_run": _padding_rows(server.loc["ready_ignored"]),
+        "requests": int(server.loc["ready_ignored", "inference_count"]),
+        "honoured_intact": fixed_intact,
+        "honoured_padding_rows_run": _padding_rows(server.loc["ready_honoured"]),
     }
-    outcome = _outcome(broken)
-    batch_sizes = broken.server.get("batch_sizes")
     findings = [
         Finding("ignored", {"verdicts": numbers["ignored_verdicts"], "padding": len(from_padding)}),
         Finding("padding_rows", {"padding": numbers["padding_rows_run"], "requests": numbers["requests"],
-                                 "batch_sizes": str(batch_sizes)}),
+                                 "batch_sizes": str(server.loc["ready_ignored", "batch_sizes"])}),
         *[Finding("session_padding", {"who": int(r.session), "verdict": r.verdict}) for r in from_padding.itertuples()],
-        Finding("honoured_intact", {"skipped": numbers["honoured_padding_rows_run"]}) if fixed.all_intact
-        else Finding("honoured_verdicts", {"verdicts": measure.verdict_counts(fixed), "skipped": numbers["honoured_padding_rows_run"]}),
+        Finding("honoured_intact", {"skipped": numbers["honoured_padding_rows_run"]}) if fixed_intact
+        else Finding("honoured_verdicts", {"verdicts": readings.verdict_tally(fixed), "skipped": numbers["honoured_padding_rows_run"]}),
     ]
     explanation = [
         Finding("direct_width"),
@@ -81,28 +85,8 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         Finding("this_run", {"padding": numbers["padding_rows_run"]}),
         Finding("folded"),
         Finding("varies"),
-        Finding("fixed_intact") if fixed.all_intact else Finding("fixed_verdicts", {"verdicts": measure.verdict_counts(fixed)}),
+        Finding("fixed_intact") if fixed_intact else Finding("fixed_verdicts", {"verdicts": readings.verdict_tally(fixed)}),
         Finding("rule"),
     ]
-    steps.finish()
-    return ExerciseResult(
-        EXERCISE,
-        outcome,
-        numbers,
-        {"sessions": sessions},
-        explanation,
-        findings,
-        {"ready_ignored": broken, "ready_honoured": fixed},
-    )
-
-
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
-    s = result.tables["sessions"].assign(who=lambda f: plots.session_names(f, _))
-    s["verdict"] = s["verdict"].map(lambda code: plots.verdict_name(code, _))
-    s["run"] = s["run"].map(lambda code: _(RUN_LABELS[code]))
-    fig = px.bar(s, x="who", y="wrong_symbols", color="verdict", facet_row="run", color_discrete_map=plots.verdict_colours(_),
-                 labels={"who": "", "wrong_symbols": _(N_("wrong symbols")), "verdict": _(N_("verdict")), "run": ""},
-                 title=_(N_("Wrong symbols per session")))
-    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
-    return [(_(N_("Sessions")), plots.layout(fig, 420))]
+    return Judgement(outcome=_outcome(broken), numbers=numbers, findings=findings, explanation=explanation,
+                     tables={"sessions": sessions})

@@ -2,16 +2,14 @@
 from __future__ import annotations
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 
-from app.i18n import N_
-from app.lab import driver, presets
-from app.lab.exercises import measure, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
-from app.lab.ids import unique_ids
-from app.lab.scenario import Scenario
-from app.lab.server_log import LogCode
+from app.lab.deployment import presets
+from app.lab.exercises.common import readings
+from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
+from app.lab.observation.server_log import LogCode
+from app.lab.scenario.ids import unique_ids
+from app.lab.scenario.scenario import Scenario
+from app.lab.traffic import driver
 
 # Different lengths: the shorter session's END comes first, which matters once they merge.
 TEXTS = ["HELLO WORLD ONE", "GOODBYE MOON TWO"]
@@ -22,60 +20,15 @@ EXERCISE = Exercise(
     options=("refused", "apart", "merged"),
     correct="merged",
 )
-RUN_LABELS = {"same_id": N_("same ID"), "unique_ids": N_("unique IDs")}
 SESSION_COLUMNS = ["session", "corrid", "verdict", "read_state_of", "detail_code", "expected_text", "received_text"]
+REQUEST_COLUMNS = ["session", "chunk", "t_send", "instance", "state_owner", "symbol", "expected", "error"]
+CHUNK_COLUMNS = ["session", "chunk", "t_send", "instance", "read_state_of", "other_session", "right", "error"]
+RUNS = ("same_id", "unique_ids")
+ENDED_FIRST = int(min(range(len(TEXTS)), key=lambda i: len(TEXTS[i])))  # the shorter session sends its END first
 
 
-def _outcome(collide) -> str:
-    q = collide.requests
-    if ((q["chunk"] == 0) & (q["error"] != "")).any():
-        return "refused"
-    if collide.all_intact:
-        return "apart"
-    return "merged"
-
-
-def _chunks(run) -> pd.DataFrame:
-    """Per chunk: whose state it read, as a code (own, other, fresh, refused, unknown; `other_session`
-    the 0-based index of the session whose state it was), and whether it was right."""
-    owners = {p.tag: p.index for p in run.plans}
-    rows = []
-    for r in run.requests.sort_values(["t_send"]).itertuples():
-        other = None
-        if r.error:
-            read = "refused"
-        elif r.state_owner == 0:
-            read = "fresh"
-        elif owners.get(r.state_owner) == r.session:
-            read = "own"
-        elif r.state_owner in owners:
-            read, other = "other", int(owners[r.state_owner])
-        else:
-            read = "unknown"
-        rows.append(
-            {
-                "session": int(r.session),
-                "chunk": int(r.chunk),
-                "t_send": float(r.t_send),
-                "instance": int(r.instance),
-                "read_state_of": read,
-                "other_session": other,
-                "right": (not r.error) and int(r.symbol) == int(r.expected),
-                "error": r.error,
-            }
-        )
-    return pd.DataFrame(rows, columns=["session", "chunk", "t_send", "instance", "read_state_of", "other_session", "right", "error"])
-
-
-def _session_finding(r) -> Finding:
-    """A broken session of the same-ID run: its verdict, and whose state it read when that was the other's."""
-    other = r.read_state_of
-    if r.verdict == "foreign" and isinstance(other, (int, float)) and other == other:
-        return Finding("session_foreign", {"who": int(r.session), "other": int(other)})
-    return Finding("session_verdict", {"who": int(r.session), "verdict": r.verdict})
-
-
-def run(server, deployer, progress=None) -> ExerciseResult:
+def measure(server, deployer, progress=None) -> Measured:
+    """Two sessions on oldest under one shared correlation ID, then the same two under IDs of their own."""
     steps = Steps(progress, 4)
     steps("deploying")
     model = deployer.apply(presets.get("oldest_right").settings, owner="ex-id-collision").model
@@ -87,86 +40,122 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     steps("unique_ids")
     fixed = driver.run(server, Scenario(model=model, texts=TEXTS, think_ms=30.0, jitter_ms=5.0, stagger_ms=15.0, seed=2))
     steps("measuring")
+    runs = dict(zip(RUNS, (collide, fixed), strict=True))
+    logs = {label: run.log for label, run in runs.items()}
+    tables = {
+        "requests": pd.concat([run.requests[REQUEST_COLUMNS].assign(run=label) for label, run in runs.items()], ignore_index=True),
+        "sessions": pd.concat([run.sessions[[*SESSION_COLUMNS, "tag"]].assign(run=label) for label, run in runs.items()],
+                              ignore_index=True),
+        "server_log": readings.log_lines(logs),
+        "logs": readings.logs_read(logs),
+    }
+    return Measured(tables=tables, runs=runs)
 
-    chunks = pd.concat([_chunks(collide).assign(run="same_id"), _chunks(fixed).assign(run="unique_ids")], ignore_index=True)
-    mine = chunks[chunks["run"] == "same_id"]
-    cross = mine[mine["read_state_of"] == "other"]
+
+def _chunks(requests: pd.DataFrame, sessions: pd.DataFrame) -> pd.DataFrame:
+    """Per chunk of one run: whose state it read, as a code (own, other, fresh, refused, unknown; `other_session`
+    the 0-based index of the session whose state it was), and whether it was right."""
+    owners = dict(zip(sessions["tag"], sessions["session"], strict=True))
+    rows = []
+    for r in requests.sort_values(["t_send"]).itertuples():
+        other = None
+        if r.error:
+            read = "refused"
+        elif r.state_owner == 0:
+            read = "fresh"
+        elif owners.get(r.state_owner) == r.session:
+            read = "own"
+        elif r.state_owner in owners:
+            read, other = "other", int(owners[r.state_owner])
+        else:
+            read = "unknown"
+        rows.append({"session": int(r.session), "chunk": int(r.chunk), "t_send": float(r.t_send), "instance": int(r.instance),
+                     "read_state_of": read, "other_session": other, "right": (not r.error) and int(r.symbol) == int(r.expected),
+                     "error": r.error})
+    return pd.DataFrame(rows, columns=CHUNK_COLUMNS)
+
+
+def _outcome(chunks: pd.DataFrame, sessions: pd.DataFrame) -> str:
+    """Of the same-ID run: refused when a session's first chunk was, apart when both stayed intact."""
+    if ((chunks["chunk"] == 0) & (chunks["error"] != "")).any():
+        return "refused"
+    if (sessions["verdict"] == "intact").all():
+        return "apart"
+    return "merged"
+
+
+def _session_finding(r) -> Finding:
+    """A broken session of the same-ID run: its verdict, and whose state it read when that was the other's."""
+    other = r.read_state_of
+    if r.verdict == "foreign" and isinstance(other, (int, float)) and other == other:
+        return Finding("session_foreign", {"who": int(r.session), "other": int(other)})
+    return Finding("session_verdict", {"who": int(r.session), "verdict": r.verdict})
+
+
+def _conflicts(tables: Tables, corrid: str) -> tuple[pd.DataFrame, bool]:
+    """Triton's own evidence: the WARNING it logs (at any verbosity) when a START meets an ID in flight."""
+    log = tables["server_log"]
+    read = bool(tables["logs"].set_index("run").loc["same_id", "available"])
+    mine = log[(log["run"] == "same_id") & (log["code"] == LogCode.SEQUENCE_CONFLICT.value) & (log["corrid"] == corrid)]
+    return mine, read
+
+
+def _fixed_findings(fixed: pd.DataFrame) -> tuple[Finding, Finding]:
+    """How the unique-ID run came out: as a finding and as the explanation's last sentence."""
+    if (fixed["verdict"] == "intact").all():
+        return Finding("unique_intact"), Finding("fixed_intact")
+    verdicts = readings.verdict_tally(fixed)
+    return Finding("unique_verdicts", {"verdicts": verdicts}), Finding("fixed_verdicts", {"verdicts": verdicts})
+
+
+def _numbers(mine: pd.DataFrame, collide: pd.DataFrame, fixed: pd.DataFrame, conflicts: pd.DataFrame, log_read: bool) -> dict:
     refused = mine[mine["error"] != ""]
-    refusal = refused.iloc[0] if not refused.empty else None
-    sessions = pd.concat(
-        [
-            collide.sessions[SESSION_COLUMNS].assign(run="same_id"),
-            fixed.sessions[SESSION_COLUMNS].assign(run="unique_ids"),
-        ],
-        ignore_index=True,
-    )
-    ended_first = int(min(range(len(TEXTS)), key=lambda i: len(TEXTS[i])))
-    # Triton's own evidence: it logs a WARNING (at any verbosity) when a START meets an ID in flight.
-    conflicts = [e for e in collide.log.entries if e.code == LogCode.SEQUENCE_CONFLICT and e.corrid == str(shared)]
-    numbers = {
-        "shared_corrid": str(shared),
-        "collide_verdicts": measure.verdict_counts(collide),
-        "collide_foreign_sessions": int((collide.sessions["verdict"] == "foreign").sum()),
-        "collide_chunks_reading_other_session": len(cross),
+    return {
+        "shared_corrid": str(collide["corrid"].iloc[0]),
+        "collide_verdicts": readings.verdict_tally(collide),
+        "collide_foreign_sessions": int((collide["verdict"] == "foreign").sum()),
+        "collide_chunks_reading_other_session": int((mine["read_state_of"] == "other").sum()),
         "collide_chunks_right": int(mine["right"].sum()),
         "collide_chunks": len(mine),
         "collide_refused_chunks": len(refused),
-        "refused_after_other_end": bool(refusal is not None and refusal["session"] != ended_first),
-        "fixed_intact": bool(fixed.all_intact),
-        "conflict_warnings_logged": len(conflicts) if collide.log.available else None,
+        "refused_after_other_end": bool(not refused.empty and refused.iloc[0]["session"] != ENDED_FIRST),
+        "fixed_intact": bool((fixed["verdict"] == "intact").all()),
+        "conflict_warnings_logged": len(conflicts) if log_read else None,
     }
-    outcome = _outcome(collide)
+
+
+def _findings(n: dict, mine: pd.DataFrame, collide: pd.DataFrame, conflicts: pd.DataFrame, log_read: bool, unique: Finding) -> list:
     findings = [
-        Finding("same_id", {"verdicts": numbers["collide_verdicts"], "cross": len(cross), "chunks": len(mine)}),
-        *[_session_finding(r) for r in collide.sessions.itertuples() if r.verdict != "intact"],
-        Finding("unique_intact") if fixed.all_intact else Finding("unique_verdicts", {"verdicts": measure.verdict_counts(fixed)}),
+        Finding("same_id", {"verdicts": n["collide_verdicts"], "cross": n["collide_chunks_reading_other_session"], "chunks": len(mine)}),
+        *[_session_finding(r) for r in collide.itertuples() if r.verdict != "intact"],
+        unique,
     ]
-    if conflicts:
-        findings.append(Finding("log_warning", {"level": conflicts[0].level.name, "message": conflicts[0].message}))
-    elif not collide.log.available:
+    if not conflicts.empty:
+        findings.append(Finding("log_warning", {"level": conflicts.iloc[0]["level"], "message": conflicts.iloc[0]["message"]}))
+    elif not log_read:
         findings.append(Finding("log_unavailable"))
-    if refusal is not None:
-        findings.append(Finding("refused_after_end", {"who": int(refusal["session"]), "chunk": int(refusal["chunk"]) + 1,
-                                                      "ended": ended_first, "message": refusal["error"]}))
-    explanation = [Finding("mechanism")]
-    if outcome == "merged":
-        explanation.append(Finding("seen_merged", {"cross": len(cross), "chunks": len(mine)}))
-    elif outcome == "refused":
-        explanation.append(Finding("seen_refused"))
-    else:
-        explanation.append(Finding("seen_apart"))
-    if conflicts:
-        explanation.append(Finding("log_only_trace"))
-    explanation.append(Finding("fix"))
-    explanation.append(Finding("fixed_intact") if fixed.all_intact else Finding("fixed_verdicts", {"verdicts": measure.verdict_counts(fixed)}))
-    steps.finish()
-    return ExerciseResult(
-        EXERCISE,
-        outcome,
-        numbers,
-        {"chunks": chunks, "sessions": sessions},
-        explanation,
-        findings,
-        {"same_id": collide, "unique_ids": fixed},
-    )
+    refused = mine[mine["error"] != ""]
+    if not refused.empty:
+        first = refused.iloc[0]
+        findings.append(Finding("refused_after_end", {"who": int(first["session"]), "chunk": int(first["chunk"]) + 1,
+                                                      "ended": ENDED_FIRST, "message": first["error"]}))
+    return findings
 
 
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
-    chunks = result.tables["chunks"].assign(who=lambda f: plots.session_names(f, _))
-    chunks["letter"] = plots.letters(chunks["right"], _)
-    chunks["read"] = [
-        plots.session_name(other, _) if read == "other" else _(plots.READ_LABELS[read])
-        for read, other in zip(chunks["read_state_of"], chunks["other_session"])
-    ]
-    chunks["run"] = chunks["run"].map(lambda code: _(RUN_LABELS[code]))
-    colours = {_(plots.READ_LABELS[code]): colour for code, colour in plots.READ_COLOURS.items()}
-    colours.update({plots.session_name(0, _): "#9467bd", plots.session_name(1, _): "#e377c2"})
-    fig = px.scatter(chunks, x="t_send", y="who", color="read", symbol="letter", facet_row="run",
-                     color_discrete_map=colours,
-                     labels={"t_send": _(N_("sent at (s)")), "who": "", "read": _(N_("read state of")), "run": "",
-                             "letter": ""},
-                     title=_(N_("Whose state each chunk read")))
-    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
-    fig.update_traces(marker_size=10)
-    return [(_(N_("Chunks")), plots.layout(fig, 420))]
+def judge(tables: Tables) -> Judgement:
+    """From each chunk's STATE_OWNER, the sessions' verdicts and the server log: did the shared ID merge the sessions?"""
+    requests, sessions = tables["requests"], tables["sessions"]
+    by_run = {label: (requests[requests["run"] == label], sessions[sessions["run"] == label]) for label in RUNS}
+    chunks = pd.concat([_chunks(*by_run[label]).assign(run=label) for label in RUNS], ignore_index=True)
+    collide, fixed = by_run["same_id"][1], by_run["unique_ids"][1]
+    mine = chunks[chunks["run"] == "same_id"]
+    conflicts, log_read = _conflicts(tables, str(collide["corrid"].iloc[0]))
+    n = _numbers(mine, collide, fixed, conflicts, log_read)
+    outcome = _outcome(mine, collide)
+    unique, fixed_sentence = _fixed_findings(fixed)
+    seen = {"merged": Finding("seen_merged", {"cross": n["collide_chunks_reading_other_session"], "chunks": len(mine)}),
+            "refused": Finding("seen_refused"), "apart": Finding("seen_apart")}[outcome]
+    explanation = [Finding("mechanism"), seen, *([Finding("log_only_trace")] if not conflicts.empty else []), Finding("fix"),
+                   fixed_sentence]
+    return Judgement(outcome=outcome, numbers=n, findings=_findings(n, mine, collide, conflicts, log_read, unique),
+                     explanation=explanation, tables={"chunks": chunks, "sessions": sessions[[*SESSION_COLUMNS, "run"]]})

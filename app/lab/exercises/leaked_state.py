@@ -1,7 +1,7 @@
 """Leaked state: sessions vanish without END, the reaper frees their slots, the model never hears.
 
 Evidence from three places: the model's own gauge of the state cells it holds
-(asr_state_cells on Triton's metrics endpoint, app/lab/state_cells.py), the reaper's lines in
+(asr_state_cells on Triton's metrics endpoint, app/lab/observation/state_cells.py), the reaper's lines in
 Triton's log (verbosity 1), and the waves themselves (each wave found free slots, so the reaper
 did end the earlier sequences).
 """
@@ -10,16 +10,14 @@ from __future__ import annotations
 import time
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 
-from app.lab import driver, run_log, run_queue, server_log, server_stats, state_cells
-from app.lab.deployments import LabSettings
-from app.lab.exercises import models, plots
-from app.i18n import N_
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
-from app.lab.scenario import Scenario, random_texts
-from app.lab.server_log import LogCode
+from app.lab.deployment.deployments import LabSettings
+from app.lab.exercises.common import models
+from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
+from app.lab.observation import run_log, server_log, server_stats, state_cells
+from app.lab.observation.server_log import LogCode
+from app.lab.scenario.scenario import Scenario, random_texts
+from app.lab.traffic import driver, run_queue
 
 IDLE_TIMEOUT_US = 500_000  # Triton's reaper ends a silent sequence after 0.5 s
 SETTINGS = LabSettings(scheduler="oldest", instances=1, slots=12, idle_timeout_us=IDLE_TIMEOUT_US, state_key="corrid")
@@ -60,6 +58,30 @@ def _closing(model: str) -> Scenario:
     return Scenario(model=model, texts=["GOOD NIGHT"], think_ms=20.0, jitter_ms=0.0, seed=49)
 
 
+def measure(server, deployer, progress=None) -> Measured:
+    """The same waves on a model that keeps its cells and on one that evicts them: the model's
+    gauge throughout, when each wave began, and per deployment what the server counted."""
+    del deployer  # the two deployments carry a model parameter the lab's settings do not expose
+    steps = Steps(progress, len(DEPLOYMENTS) * (WAVES + 1) + 1)
+    phases = []
+    for label, (name, evict_s) in DEPLOYMENTS.items():
+        values = dict(timeout=IDLE_TIMEOUT_US / 1e6, evict=EVICT_S)
+        if label == "keep":
+            steps("deploy_keep", **values)
+        else:
+            steps("deploy_evict", **values)
+        model = models.load_with_parameters(server, name, SETTINGS, idle_evict_s=evict_s)
+        phases.append(_phase(server, label, model, steps))
+    steps("measuring")
+    runs = {f"{p['label']}_{'wave' + str(k + 1) if k < WAVES else 'closing'}": r for p in phases for k, r in enumerate(p["runs"])}
+    tables = {
+        "cells": pd.concat([p["cells"] for p in phases], ignore_index=True),
+        "marks": pd.concat([p["marks"] for p in phases], ignore_index=True),
+        "counts": pd.DataFrame([p["counts"] for p in phases]),
+    }
+    return Measured(tables=tables, runs=runs)
+
+
 def _phase(server, label: str, model: str, steps: Steps) -> dict:
     """The waves on one deployment, with the model's gauge sampled throughout."""
     # The waves and the gauge between them are one measurement: nobody else's run in between.
@@ -80,35 +102,45 @@ def _phase(server, label: str, model: str, steps: Steps) -> dict:
                 time.sleep(GAP_S if wave < WAVES - 1 else SETTLE_S)
             cells.mark(HEALTHY)
             runs.append(driver.run(server, _closing(model)))
-            time.sleep(0.3)
+            window.settle()  # the reaper's last lines, and one more gauge sample
         executed_after = int(server_stats.model_stats(control, model).get("inference_count", 0))
     log = run_log.capture(window, [model], [p.corrid for r in runs for p in r.plans])
-    # Requests the model ran beyond the chunks answered: what the reaper sent it (oldest has no padding).
-    executed = executed_after - executed_before
-    answered = int(sum((r.requests["error"] == "").sum() for r in runs))
     frame = cells.frame()
-    total = state_cells.totals(frame)
-    if total.empty:
+    if state_cells.totals(frame).empty:
         raise RuntimeError(f"the model's {state_cells.CELLS} metric is not on Triton's metrics endpoint ({server.metrics_url})")
-    # Cells are counted from the phase's first reading: an earlier run's leftovers are not this run's.
-    start = int(total["cells"].iloc[0])
     return {
         "label": label,
         "runs": runs,
         "cells": frame.assign(deployment=label),
         "marks": cells.marks().assign(deployment=label),
-        "tally": {
+        "counts": {
             "deployment": label,
-            "abandoned": WAVES * PER_WAVE,
+            "abandoned": sum(len(r.plans) for r in runs[:WAVES]),
             "reaped_logged": log.count(LogCode.REAPER_FORCE_END) if log.available else None,
-            "cells_at_start": start,
-            "peak_cells": int(total["cells"].max()),
-            "cells_left": int(total["cells"].iloc[-1]),
-            "cells_added": int(total["cells"].iloc[-1]) - start,
-            "evicted": int(total["evicted"].iloc[-1] - total["evicted"].iloc[0]),
+            "model_requests": executed_after - executed_before,  # Triton's statistics: requests the model ran
+            "answered": int(sum((r.requests["error"] == "").sum() for r in runs)),
             "refused_chunks": int(sum((r.requests["error"] != "").sum() for r in runs)),
-            "model_requests_beyond_answered": executed - answered,
         },
+    }
+
+
+def _tally(counts, cells: pd.DataFrame) -> dict:
+    """One deployment: what its gauge and the server's counts say became of the vanished sessions' cells."""
+    total = state_cells.totals(cells[cells["deployment"] == counts.deployment])
+    # Cells are counted from the phase's first reading: an earlier run's leftovers are not this run's.
+    start, left = int(total["cells"].iloc[0]), int(total["cells"].iloc[-1])
+    return {
+        "deployment": counts.deployment,
+        "abandoned": int(counts.abandoned),
+        "reaped_logged": None if pd.isna(counts.reaped_logged) else int(counts.reaped_logged),
+        "cells_at_start": start,
+        "peak_cells": int(total["cells"].max()),
+        "cells_left": left,
+        "cells_added": left - start,
+        "evicted": int(total["evicted"].iloc[-1] - total["evicted"].iloc[0]),
+        "refused_chunks": int(counts.refused_chunks),
+        # Requests the model ran beyond the chunks answered: what the reaper sent it (oldest has no padding).
+        "model_requests_beyond_answered": int(counts.model_requests - counts.answered),
     }
 
 
@@ -119,23 +151,10 @@ def _outcome(tally: dict) -> str:
     return "capped" if added <= SETTINGS.slots else "leak"
 
 
-def run(server, deployer, progress=None) -> ExerciseResult:
-    del deployer  # the two deployments carry a model parameter the lab's settings do not expose
-    steps = Steps(progress, len(DEPLOYMENTS) * (WAVES + 1) + 1)
-    phases = []
-    for label, (name, evict_s) in DEPLOYMENTS.items():
-        values = dict(timeout=IDLE_TIMEOUT_US / 1e6, evict=EVICT_S)
-        if label == "keep":
-            steps("deploy_keep", **values)
-        else:
-            steps("deploy_evict", **values)
-        model = models.load_with_parameters(server, name, SETTINGS, idle_evict_s=evict_s)
-        phases.append(_phase(server, label, model, steps))
-    steps("measuring")
-
-    keep, evict = (p["tally"] for p in phases)
-    tally = pd.DataFrame([keep, evict])
-    outcome = _outcome(keep)
+def judge(tables: Tables) -> Judgement:
+    """From the model's gauge and the server's counts: did the cells of sessions that vanished stay?"""
+    tallies = {counts.deployment: _tally(counts, tables["cells"]) for counts in tables["counts"].itertuples()}
+    keep, evict = tallies["keep"], tallies["evict"]
     logged = keep["reaped_logged"]
     numbers = {
         "sessions_abandoned": keep["abandoned"],
@@ -165,59 +184,5 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         Finding("why_eviction", {"evict": EVICT_S, "timeout": IDLE_TIMEOUT_US / 1e6, "left": evict["cells_left"]}),
         Finding("why_timer"),
     ]
-    steps.finish()
-    runs = {f"{'keep' if i == 0 else 'evict'}_{'wave' + str(k + 1) if k < WAVES else 'closing'}": r
-            for i, phase in enumerate(phases) for k, r in enumerate(phase["runs"])}
-    return ExerciseResult(
-        EXERCISE,
-        outcome,
-        numbers,
-        {"cells": pd.concat([p["cells"] for p in phases], ignore_index=True),
-         "marks": pd.concat([p["marks"] for p in phases], ignore_index=True),
-         "tally": tally},
-        explanation,
-        findings,
-        runs,
-    )
-
-
-# Figure labels for the codes in the result's tables.
-DEPLOYMENT_LABELS = {"keep": N_("no eviction"), "evict": N_("idle_evict_s {evict} s")}
-MEASURE_LABELS = {
-    "abandoned": N_("sessions that vanished"),
-    "reaped_logged": N_("reaper force-ends in the log"),
-    "cells_added": N_("cells the model still holds for them"),
-    "evicted": N_("cells the model evicted"),
-}
-
-
-def deployment_name(code: str, _=str) -> str:
-    return _(DEPLOYMENT_LABELS[code]).format(evict=f"{EVICT_S:g}")
-
-
-def mark_name(mark: str, _=str) -> str:
-    if mark == HEALTHY:
-        return _(N_("healthy session"))
-    return _(N_("wave {n}")).format(n=mark.removeprefix("wave_"))
-
-
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables."""
-    cells = state_cells.totals(result.tables["cells"], by=("deployment",))
-    cells["deployment"] = cells["deployment"].map(lambda code: deployment_name(code, _))
-    gauge = px.line(cells, x="t", y="cells", color="deployment", line_shape="hv", markers=True,
-                    labels={"t": _(N_("seconds from the first wave")), "cells": _(N_("state cells the model holds")),
-                            "deployment": ""},
-                    title=_(N_("The model's own gauge (asr_state_cells) as sessions vanish without END")))
-    marks = result.tables["marks"]
-    for mark in marks.drop_duplicates("label").itertuples():
-        gauge.add_vline(x=mark.t, line_dash="dot", line_color="#888", annotation_text=mark_name(mark.label, _),
-                        annotation_position="top left")
-    tally = result.tables["tally"].melt(id_vars="deployment", value_vars=list(MEASURE_LABELS),
-                                        var_name="measure", value_name="count")
-    tally["measure"] = tally["measure"].map(lambda code: _(MEASURE_LABELS[code]))
-    tally["deployment"] = tally["deployment"].map(lambda code: deployment_name(code, _))
-    bars = px.bar(tally.dropna(), x="measure", y="count", color="deployment", barmode="group", text="count",
-                  labels={"measure": "", "count": "", "deployment": ""},
-                  title=_(N_("Triton freed every slot; only the model's own eviction freed its state")))
-    return [(_(N_("The model's gauge")), plots.layout(gauge, 380)), (_(N_("Tally")), plots.layout(bars))]
+    tables = {"cells": tables["cells"], "marks": tables["marks"], "tally": pd.DataFrame(list(tallies.values()))}
+    return Judgement(outcome=_outcome(keep), numbers=numbers, findings=findings, explanation=explanation, tables=tables)

@@ -2,15 +2,12 @@
 from __future__ import annotations
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 
-from app.i18n import N_
-from app.lab import driver
-from app.lab.deployments import LabSettings
-from app.lab.exercises import measure, models, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
-from app.lab.scenario import Scenario, random_texts
+from app.lab.deployment.deployments import LabSettings
+from app.lab.exercises.common import models, readings
+from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
+from app.lab.scenario.scenario import Scenario, random_texts
+from app.lab.traffic import driver
 
 TIMEOUTS_MS = (200, 600)
 THINKS_MS = (100, 400)
@@ -65,13 +62,40 @@ def load_evicting_model(server) -> str:
     return models.load_with_parameters(server, EVICT_MODEL, EVICT_SETTINGS, idle_evict_s=EVICT_S)
 
 
-def _reaped(result) -> bool:
-    """The slow session was refused for lacking START: Triton had ended it between chunks."""
-    refused = any(START_REFUSAL in e for e in result.requests["error"])
-    return bool(refused and (result.sessions["verdict"] == "error").all())
+GRID_COLUMNS = ["timeout_ms", "think_ms", "verdict", "reaped", "chunks_answered", "chunks", "model_requests", "message"]
+CHUNK_COLUMNS = ["chunk", "t_send", "state_in", "state_owner", "symbol", "expected", "error"]
 
 
-def run(server, deployer, progress=None) -> ExerciseResult:
+def _slow_cell(result, timeout: int, think: float) -> dict:
+    """One grid cell: what the slow client's one session got, and whether Triton refused a chunk for lacking START."""
+    answered = int((result.requests["error"] == "").sum())
+    return {
+        "timeout_ms": timeout,
+        "think_ms": think,
+        "verdict": result.sessions.iloc[0]["verdict"],
+        "start_refused": any(START_REFUSAL in e for e in result.requests["error"]),
+        "chunks_answered": answered,
+        "chunks": len(SLOW_TEXT),
+        "model_requests": int(result.server.get("inference_count", answered)),
+        "message": next((e for e in result.requests["error"] if e), ""),
+    }
+
+
+def _dead_row(result, timeout: int) -> dict:
+    """How long the session behind the dead one waited for its slot, from when the dead one fell silent."""
+    waits = readings.backlog_waits(result).set_index("session")
+    q = result.requests
+    silent_at = q[(q["session"] == 0) & (q["error"] == "")]["t_recv"].max()
+    return {
+        "timeout_ms": timeout,
+        "waiter_arrived_after_silence_ms": (waits.loc[1, "arrived_s"] - silent_at) * 1000,
+        "waiter_blocked_ms": float(waits.loc[1, "wait_ms"]),
+        "waiter_verdict": result.sessions.set_index("session").loc[1, "verdict"],
+    }
+
+
+def measure(server, deployer, progress=None) -> Measured:
+    """Per idle timeout: a slow client at each think time and a dead one; then the model's own clean-up."""
     steps = Steps(progress, len(TIMEOUTS_MS) * (2 + len(THINKS_MS)) + 3)
     runs, grid, dead = {}, [], []
     for timeout in TIMEOUTS_MS:
@@ -80,81 +104,75 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         model = deployer.apply(settings, owner=f"ex-idle-{timeout}ms").model
         for think in THINKS_MS:
             steps("slow", think=think, timeout=timeout)
-            result = driver.run(server, _slow(model, think))
-            runs[f"slow_t{timeout}_think{think}"] = result
-            row = result.sessions.iloc[0]
-            answered = int((result.requests["error"] == "").sum())
-            grid.append(
-                {
-                    "timeout_ms": timeout,
-                    "think_ms": think,
-                    "verdict": row["verdict"],
-                    "reaped": _reaped(result),
-                    "chunks_answered": answered,
-                    "chunks": len(SLOW_TEXT),
-                    "model_requests": int(result.server.get("inference_count", answered)),
-                    "message": next((e for e in result.requests["error"] if e), ""),
-                }
-            )
+            runs[f"slow_t{timeout}_think{think}"] = result = driver.run(server, _slow(model, think))
+            grid.append(_slow_cell(result, timeout, think))
         steps("dead", timeout=timeout)
-        result = driver.run(server, _dead(model))
-        runs[f"dead_t{timeout}"] = result
-        waits = measure.backlog_waits(result).set_index("session")
-        q = result.requests
-        silent_at = q[(q["session"] == 0) & (q["error"] == "")]["t_recv"].max()
-        waiter = result.sessions.set_index("session").loc[1]
-        dead.append(
-            {
-                "timeout_ms": timeout,
-                "waiter_arrived_after_silence_ms": (waits.loc[1, "arrived_s"] - silent_at) * 1000,
-                "waiter_blocked_ms": float(waits.loc[1, "wait_ms"]),
-                "waiter_verdict": waiter["verdict"],
-            }
-        )
+        runs[f"dead_t{timeout}"] = result = driver.run(server, _dead(model))
+        dead.append(_dead_row(result, timeout))
 
     steps("deploying_evict", evict=EVICT_S)
     evict_model = load_evicting_model(server)
     steps("pause", pause=PAUSE_MS)
-    evict = driver.run(server, _evict(evict_model))
-    runs["evict"] = evict
+    runs["evict"] = evict = driver.run(server, _evict(evict_model))
     steps("measuring")
-
-    grid = pd.DataFrame(grid)
-    dead = pd.DataFrame(dead)
     q = evict.requests
-    paused = q[q["session"] == 0].sort_values("chunk")
-    resumed = paused[paused["chunk"] == 3].iloc[0]
-    before = paused[paused["chunk"] == 2].iloc[0]
-    key_cell = grid[(grid["timeout_ms"] == TIMEOUTS_MS[0]) & (grid["think_ms"] == THINKS_MS[-1])].iloc[0]
-    safe_cell = grid[(grid["timeout_ms"] == TIMEOUTS_MS[-1]) & (grid["think_ms"] == THINKS_MS[-1])].iloc[0]
-    long_dead = dead[dead["timeout_ms"] == TIMEOUTS_MS[-1]].iloc[0]
-    short_dead = dead[dead["timeout_ms"] == TIMEOUTS_MS[0]].iloc[0]
-    evicted_session = evict.sessions.set_index("session").loc[0]
-    numbers = {
+    paused = q[q["session"] == 0].sort_values("chunk")[CHUNK_COLUMNS].reset_index(drop=True)
+    tables = {"grid": pd.DataFrame(grid), "dead_client": pd.DataFrame(dead), "evict_chunks": paused,
+              "evict_sessions": evict.sessions[["session", "tag", "verdict"]]}
+    return Measured(tables=tables, runs=runs)
+
+
+def _outcome(key_cell: pd.Series) -> str:
+    """What the question's cell (short timeout, long think time) got."""
+    if key_cell["reaped"]:
+        return "reaped"
+    return {"lost": "fresh", "intact": "served"}.get(key_cell["verdict"], "waits")
+
+
+def _grid(measured: pd.DataFrame) -> pd.DataFrame:
+    """Reaped: Triton refused a chunk for lacking START (it had ended the idle sequence) and the session failed."""
+    grid = measured.assign(reaped=measured["start_refused"] & (measured["verdict"] == "error"))
+    return grid[GRID_COLUMNS]
+
+
+def _cell(grid: pd.DataFrame, timeout: int, think: float) -> pd.Series:
+    return grid[(grid["timeout_ms"] == timeout) & (grid["think_ms"] == think)].iloc[0]
+
+
+def _dead_at(dead: pd.DataFrame, timeout: int) -> pd.Series:
+    return dead[dead["timeout_ms"] == timeout].iloc[0]
+
+
+def _numbers(grid, key_cell, long_dead, short_dead, before, resumed, paused_session) -> dict:
+    return {
         "slow_reaped_at_short_timeout": bool(key_cell["reaped"]),
         "slow_chunks_answered_before_reap": int(key_cell["chunks_answered"]),
         "model_requests_for_reaped_session": int(key_cell["model_requests"]),
-        "slow_intact_at_long_timeout": bool(safe_cell["verdict"] == "intact"),
+        "slow_intact_at_long_timeout": bool(_cell(grid, TIMEOUTS_MS[-1], THINKS_MS[-1])["verdict"] == "intact"),
         "cells_reaped": int(grid["reaped"].sum()),
         "dead_blocked_ms_long_timeout": float(long_dead["waiter_blocked_ms"]),
         "dead_blocked_ms_short_timeout": float(short_dead["waiter_blocked_ms"]),
         "evict_after_pause_state_owner": int(resumed["state_owner"]),
         "evict_after_pause_state_in": int(resumed["state_in"]),
-        "evict_before_pause_state_owner_is_own": int(before["state_owner"]) == int(evicted_session["tag"]),
+        "evict_before_pause_state_owner_is_own": int(before["state_owner"]) == int(paused_session["tag"]),
         "evict_after_pause_error": resumed["error"] or None,  # Triton's own text, None when accepted
-        "evict_verdict": {str(evicted_session["verdict"]): 1},  # the paused session's verdict, as verdict counts
+        "evict_verdict": {str(paused_session["verdict"]): 1},  # the paused session's verdict, as verdict counts
     }
-    if key_cell["reaped"]:
-        outcome = "reaped"
-    elif key_cell["verdict"] == "lost":
-        outcome = "fresh"
-    elif key_cell["verdict"] == "intact":
-        outcome = "served"
-    else:
-        outcome = "waits"
+
+
+def judge(tables: Tables) -> Judgement:
+    """From the grid of slow-client cells, the dead-client waits and the paused session's chunks."""
+    grid, dead, chunks = _grid(tables["grid"]), tables["dead_client"], tables["evict_chunks"]
+    key_cell = _cell(grid, TIMEOUTS_MS[0], THINKS_MS[-1])
+    long_dead, short_dead = _dead_at(dead, TIMEOUTS_MS[-1]), _dead_at(dead, TIMEOUTS_MS[0])
+    before, resumed = (chunks[chunks["chunk"] == k].iloc[0] for k in (2, 3))
+    paused_session = tables["evict_sessions"].set_index("session").loc[0]
+    numbers = _numbers(grid, key_cell, long_dead, short_dead, before, resumed, paused_session)
     after_pause = {"pause": PAUSE_MS, "evict": EVICT_S, "timeout": EVICT_SETTINGS.idle_timeout_us / 1e6,
                    "message": resumed["error"], "state_in": int(resumed["state_in"]), "owner": int(resumed["state_owner"]),
-                   "verdict": evicted_session["verdict"]}
+                   "verdict": paused_session["verdict"]}
+    blocked = {"long": TIMEOUTS_MS[-1], "long_wait": float(long_dead["waiter_blocked_ms"]),
+               "short": TIMEOUTS_MS[0], "short_wait": float(short_dead["waiter_blocked_ms"])}
     findings = [
         *[
             Finding("grid_reaped", {"timeout": r.timeout_ms, "think": r.think_ms, "answered": r.chunks_answered})
@@ -164,8 +182,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         ],
         Finding("refusal", {"message": key_cell["message"]}) if key_cell["message"] else Finding("no_refusal"),
         Finding("model_requests", {"requests": int(key_cell["model_requests"])}),
-        Finding("dead_blocked", {"long": TIMEOUTS_MS[-1], "long_wait": float(long_dead["waiter_blocked_ms"]),
-                                 "short": TIMEOUTS_MS[0], "short_wait": float(short_dead["waiter_blocked_ms"])}),
+        Finding("dead_blocked", blocked),
         Finding("evict_refused", after_pause) if resumed["error"] else Finding("evict_accepted", after_pause),
     ]
     if long_dead["waiter_verdict"] == "error":
@@ -174,58 +191,11 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         Finding("reaper"),
         Finding("cannot_tell"),
         Finding("slow_reaped", {"refusal": START_REFUSAL}),
-        Finding("dead_holds", {"long": TIMEOUTS_MS[-1], "long_wait": float(long_dead["waiter_blocked_ms"]),
-                               "short": TIMEOUTS_MS[0], "short_wait": float(short_dead["waiter_blocked_ms"])}),
+        Finding("dead_holds", dict(blocked)),
         Finding("choose"),
         Finding("never_tells"),
         Finding("model_cleans", {"evict": EVICT_S, "owner": int(resumed["state_owner"])}),
         Finding("keep_longer"),
     ]
-    steps.finish()
-    return ExerciseResult(
-        EXERCISE,
-        outcome,
-        numbers,
-        {"grid": grid, "dead_client": dead, "evict_chunks": paused[["chunk", "t_send", "state_in", "state_owner", "symbol", "expected", "error"]].reset_index(drop=True)},
-        explanation,
-        findings,
-        runs,
-    )
-
-
-READ_LABELS = {True: N_("fresh cell (owner 0)"), False: N_("its own state")}
-
-
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
-    grid = result.tables["grid"].copy()
-    reaped_after = _(N_("reaped after {chunks} chunk(s)"))
-    grid["label"] = grid.apply(
-        lambda r: reaped_after.format(chunks=r.chunks_answered) if r.reaped else plots.verdict_name(r.verdict, _), axis=1
-    )
-    grid["reaped_num"] = grid["reaped"].astype(int)
-    pivot = grid.pivot(index="timeout_ms", columns="think_ms", values="reaped_num")
-    labels = grid.pivot(index="timeout_ms", columns="think_ms", values="label")
-    heat = go.Figure(go.Heatmap(
-        z=pivot.values, x=[_(N_("think {ms} ms")).format(ms=c) for c in pivot.columns],
-        y=[_(N_("timeout {ms} ms")).format(ms=i) for i in pivot.index],
-        text=labels.values, texttemplate="%{text}", colorscale=[[0, "#c7e9c0"], [1, "#fcbba1"]], showscale=False,
-        zmin=0, zmax=1,
-    ))
-    heat.update_layout(title=_(N_("Slow but healthy client: reaped when it thinks longer than the timeout")))
-    dead = result.tables["dead_client"]
-    blocked = px.bar(dead, x=dead["timeout_ms"].astype(str) + " ms", y="waiter_blocked_ms",
-                     labels={"x": _(N_("idle timeout")), "waiter_blocked_ms": _(N_("next session blocked (ms)"))},
-                     title=_(N_("Dead client (no END): how long the next session waited for its slot")))
-    chunks = result.tables["evict_chunks"].copy()
-    chunks["read"] = chunks["state_owner"].map(lambda o: _(READ_LABELS[int(o) == 0]))
-    chunks["letter"] = plots.letters(chunks["symbol"] == chunks["expected"], _)
-    evict = px.scatter(chunks, x="t_send", y="state_in", color="read", symbol="letter",
-                       labels={"t_send": _(N_("sent at (s)")), "state_in": "STATE_IN"},
-                       title=_(N_("After the pause the model had evicted the session's cell; Triton kept the sequence")))
-    evict.update_traces(marker_size=11)
-    if len(chunks) > 3:
-        evict.add_vrect(x0=chunks["t_send"].iloc[2], x1=chunks["t_send"].iloc[3], fillcolor="#dddddd", opacity=0.4,
-                        line_width=0, annotation_text=_(N_("pause")), annotation_position="top left")
-    return [(_(N_("Timeout x think time")), plots.layout(heat)), (_(N_("Dead client")), plots.layout(blocked)),
-            (_(N_("Model's own clean-up")), plots.layout(evict))]
+    return Judgement(outcome=_outcome(key_cell), numbers=numbers, findings=findings, explanation=explanation,
+                     tables={"grid": grid, "dead_client": dead, "evict_chunks": chunks})

@@ -12,16 +12,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 
-from app.lab import driver
-from app.lab.deployments import LabSettings
-from app.lab.exercises import measure, plots
-from app.i18n import N_
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
-from app.lab.scenario import Scenario, random_texts
-from app.lab.server_log import LogCode
+from app.lab.deployment.deployments import LabSettings
+from app.lab.exercises.common import readings
+from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
+from app.lab.observation.server_log import LogCode
+from app.lab.scenario.scenario import Scenario, random_texts
+from app.lab.traffic import driver
 
 IDLE_TIMEOUT_US = 2_000_000  # 2 s: a realistic timeout for a client that thinks 40 ms between chunks
 BASE = LabSettings(scheduler="direct", instances=1, slots=4, idle_timeout_us=IDLE_TIMEOUT_US, state_key="slot")
@@ -52,25 +49,48 @@ def _scenario(model: str, sessions: int, concurrency: int = 0) -> Scenario:
                     jitter_ms=5.0, concurrency=concurrency, seed=60 + sessions)
 
 
-def _sessions(run, label: str) -> pd.DataFrame:
-    """Per session: how long it waited to start (in the client, then in the backlog) and how it ended."""
-    waits = measure.backlog_waits(run).set_index("session")
-    q = run.requests
-    answered = q[q["error"] == ""].groupby("session").size()
-    rows = []
-    for s in run.sessions.itertuples():
-        refused_at, message = _first_refusal(q[q["session"] == s.session]) if s.verdict == "error" else (None, "")
-        rows.append({
-            "run": label,
-            "session": int(s.session),
-            # All sessions want to start at 0: a client-side limit delays the send, the backlog the run.
-            "wait_s": float(waits.loc[s.session, "arrived_s"] + waits.loc[s.session, "wait_ms"] / 1000),
-            "verdict": s.verdict,
-            "reaped": refused_at is not None and refused_at > 0 and START_REFUSAL in message,
-            "refused_at_start": refused_at == 0,
-            "chunks_answered": int(answered.get(s.session, 0)),
-        })
-    return pd.DataFrame(rows)
+def measure(server, deployer, progress=None) -> Measured:
+    """Each load on the base deployment, then each remedy at the heaviest load: every request's
+    error, each session's wait to start and verdict, and what the server logged per run."""
+    steps = Steps(progress, 2 + len(LOADS) + 2 * len(REMEDIES))
+    steps("deploy", instances=BASE.instances, slots=BASE.slots, timeout=IDLE_TIMEOUT_US / 1e6)
+    base = deployer.apply(BASE, owner="ex-overload").model
+    runs, what_ran = {}, []
+    for load in LOADS:
+        steps("load", sessions=load * CAPACITY, load=load)
+        runs[f"{load}x"] = driver.run(server, _scenario(base, load * CAPACITY))
+        what_ran.append({"run": f"{load}x", "load": load, "remedy": ""})
+    for label, settings, limit in REMEDIES:
+        values = dict(sessions=OVERLOAD * CAPACITY, slots=settings.slots, timeout=settings.idle_timeout_us / 1e6, limit=limit)
+        _announce(steps, label, "deploy", values)
+        model = base if settings == BASE else deployer.apply(settings, owner=f"ex-overload-{label.split('_')[-1]}").model
+        _announce(steps, label, "run", values)
+        runs[label] = driver.run(server, _scenario(model, OVERLOAD * CAPACITY, concurrency=limit))
+        what_ran.append({"run": label, "load": OVERLOAD, "remedy": label})
+    steps("measuring")
+    return Measured(tables=_tabulate(runs, what_ran), runs=runs)
+
+
+def _tabulate(runs: dict, what_ran: list[dict]) -> Tables:
+    """requests: run, session, chunk, error. sessions: run, session, wait_s, verdict.
+    runs: run, load, remedy ("" for a load on the base deployment), wall_s, and the server's log
+    counts (None without a log) of backlogged sequences and reaper force-ends."""
+    requests, sessions, logged = [], [], []
+    for row in what_ran:
+        run = runs[row["run"]]
+        requests.append(run.requests[["session", "chunk", "error"]].assign(run=row["run"]))
+        waits = readings.backlog_waits(run).set_index("session")
+        # All sessions want to start at 0: a client-side limit delays the send, the backlog the run.
+        wait_s = waits["arrived_s"] + waits["wait_ms"] / 1000
+        sessions.append(pd.DataFrame({"run": row["run"], "session": run.sessions["session"].astype(int).to_numpy(),
+                                      "wait_s": wait_s.loc[run.sessions["session"]].astype(float).to_numpy(),
+                                      "verdict": run.sessions["verdict"].to_numpy()}))
+        log = run.log if run.log is not None and run.log.available else None
+        logged.append({**row, "wall_s": float(run.wall_s),
+                       "backlog_logged": log.count(LogCode.BACKLOG_ENQUEUED) if log else None,
+                       "reaper_force_ends_logged": log.count(LogCode.REAPER_FORCE_END) if log else None})
+    return {"requests": pd.concat(requests, ignore_index=True), "sessions": pd.concat(sessions, ignore_index=True),
+            "runs": pd.DataFrame(logged)}
 
 
 def _first_refusal(mine: pd.DataFrame) -> tuple[int | None, str]:
@@ -81,10 +101,30 @@ def _first_refusal(mine: pd.DataFrame) -> tuple[int | None, str]:
     return int(refused["chunk"].iloc[0]), str(refused["error"].iloc[0])
 
 
-def _summary(run, sessions: pd.DataFrame, label: str, **extra) -> dict:
-    log = run.log
-    return {
-        "run": label,
+def _ended(sessions: pd.DataFrame, requests: pd.DataFrame) -> pd.DataFrame:
+    """Each session's end: reaped (a later chunk refused for lacking START), refused at its first
+    chunk, and how many chunks were answered (the sessions figure's table)."""
+    by_session = dict(list(requests.groupby(["run", "session"])))
+    rows = []
+    for s in sessions.itertuples():
+        mine = by_session.get((s.run, s.session), requests.iloc[:0])
+        refused_at, message = _first_refusal(mine) if s.verdict == "error" else (None, "")
+        rows.append({
+            "reaped": refused_at is not None and refused_at > 0 and START_REFUSAL in message,
+            "refused_at_start": refused_at == 0,
+            "chunks_answered": int((mine["error"] == "").sum()),
+        })
+    return pd.concat([sessions.reset_index(drop=True), pd.DataFrame(rows, columns=["reaped", "refused_at_start", "chunks_answered"])], axis=1)
+
+
+def _logged(value) -> int | None:
+    return None if value is None or pd.isna(value) else int(value)
+
+
+def _summary(sessions: pd.DataFrame, run) -> dict:
+    """One run (a load or a remedy): its sessions' waits and ends, and what the server logged."""
+    row = {
+        "run": run.run,
         "sessions": len(sessions),
         "mean_wait_s": float(sessions["wait_s"].mean()),
         "max_wait_s": float(sessions["wait_s"].max()),
@@ -92,10 +132,10 @@ def _summary(run, sessions: pd.DataFrame, label: str, **extra) -> dict:
         "reaped": int(sessions["reaped"].sum()),
         "refused_at_start": int(sessions["refused_at_start"].sum()),
         "wall_s": float(run.wall_s),
-        "backlog_logged": log.count(LogCode.BACKLOG_ENQUEUED) if log is not None and log.available else None,
-        "reaper_force_ends_logged": log.count(LogCode.REAPER_FORCE_END) if log is not None and log.available else None,
-        **extra,
+        "backlog_logged": _logged(run.backlog_logged),
+        "reaper_force_ends_logged": _logged(run.reaper_force_ends_logged),
     }
+    return row if run.remedy else {**row, "load": int(run.load)}
 
 
 def _outcome(sessions: pd.DataFrame) -> str:
@@ -106,6 +146,65 @@ def _outcome(sessions: pd.DataFrame) -> str:
     if sessions["reaped"].any():
         return "reaped"
     return "wait"
+
+
+def judge(tables: Tables) -> Judgement:
+    """From every session's requests and wait, per run: at the heaviest load, was anyone refused,
+    corrupted or reaped, or did they all just wait?"""
+    per_session = _ended(tables["sessions"], tables["requests"])
+    summaries = [(run.remedy, _summary(per_session[per_session["run"] == run.run], run)) for run in tables["runs"].itertuples()]
+    loads = pd.DataFrame([summary for remedy, summary in summaries if not remedy])
+    remedies = pd.DataFrame([summary for remedy, summary in summaries if remedy])
+    first_reaped = next((r for r in loads.itertuples() if r.reaped), None)  # the lightest load at which someone was reaped
+    numbers = _numbers(per_session, loads, remedies, first_reaped)
+    explanation = [
+        Finding("why_no_queue_policy", {"refused": numbers["refused_at_start"]}),
+        Finding("why_idle_clock"),
+        Finding("why_reaped", {"load": int(first_reaped.load)}) if first_reaped else Finding("why_none_reaped"),
+        Finding("why_remedies"),
+    ]
+    return Judgement(outcome=_outcome(per_session[per_session["run"] == f"{OVERLOAD}x"]), numbers=numbers,
+                     findings=_findings(numbers, loads, remedies), explanation=explanation,
+                     tables={"sessions": per_session, "loads": loads, "remedies": remedies})
+
+
+def _numbers(per_session: pd.DataFrame, loads: pd.DataFrame, remedies: pd.DataFrame, first_reaped) -> dict:
+    reaped = per_session[per_session["reaped"] & per_session["run"].isin(loads["run"])]
+    got = sorted(int(n) for n in set(reaped["chunks_answered"]))
+    return {
+        "capacity_sequences": CAPACITY,
+        "idle_timeout_s": IDLE_TIMEOUT_US / 1e6,
+        **{f"max_wait_s_{r.run}": r.max_wait_s for r in loads.itertuples()},
+        **{f"reaped_{r.run}": r.reaped for r in loads.itertuples()},
+        "refused_at_start": int(loads["refused_at_start"].sum()),
+        "first_load_with_reaping": first_reaped.run if first_reaped else None,  # a load code, "8x"
+        "shortest_wait_s_of_a_reaped_session": float(reaped["wait_s"].min()) if not reaped.empty else None,
+        "chunks_a_reaped_session_got": ", ".join(str(n) for n in got) or None,
+        **{f"reaped_with_{r.run}": r.reaped for r in remedies.itertuples()},
+        **{f"max_wait_s_with_{r.run}": r.max_wait_s for r in remedies.itertuples()},
+    }
+
+
+def _findings(numbers: dict, loads: pd.DataFrame, remedies: pd.DataFrame) -> list[Finding]:
+    findings = [
+        Finding("load", {"load": int(r.load), "sessions": int(r.sessions), "max_wait": r.max_wait_s, "mean_wait": r.mean_wait_s,
+                         "reaped": int(r.reaped), "refused": int(r.refused_at_start)})
+        for r in loads.itertuples()
+    ]
+    timeout_s = IDLE_TIMEOUT_US / 1e6
+    if numbers["shortest_wait_s_of_a_reaped_session"] is not None:
+        # Every reaped session got the same number of chunks answered (one, in the slot it finally got).
+        findings.append(Finding("reaped_sessions", {"wait": numbers["shortest_wait_s_of_a_reaped_session"], "timeout": timeout_s,
+                                                    "chunks": numbers["chunks_a_reaped_session_got"]}))
+    else:
+        findings.append(Finding("none_reaped", {"timeout": timeout_s}))
+    heavy = loads.set_index("run").loc[f"{OVERLOAD}x"]
+    if heavy["backlog_logged"] is not None and not pd.isna(heavy["backlog_logged"]):
+        findings.append(Finding("log_heavy", {"load": OVERLOAD, "backlog": int(heavy["backlog_logged"]),
+                                              "reaped": int(heavy["reaper_force_ends_logged"])}))
+    findings += [_remedy(r.run, {"max_wait": r.max_wait_s, "reaped": int(r.reaped), "wall": r.wall_s, "limit": CAPACITY})
+                 for r in remedies.itertuples()]
+    return findings
 
 
 def _announce(steps: Steps, remedy: str, phase: str, values: dict) -> None:
@@ -127,119 +226,3 @@ def _remedy(remedy: str, values: dict) -> Finding:
         "more_slots": Finding("remedy_more_slots", values),
         "longer_idle_timeout": Finding("remedy_longer_idle_timeout", values),
     }[remedy]
-
-
-def run(server, deployer, progress=None) -> ExerciseResult:
-    steps = Steps(progress, 2 + len(LOADS) + 2 * len(REMEDIES))
-    steps("deploy", instances=BASE.instances, slots=BASE.slots, timeout=IDLE_TIMEOUT_US / 1e6)
-    base = deployer.apply(BASE, owner="ex-overload").model
-    runs, per_session, loads = {}, [], []
-    for load in LOADS:
-        label = f"{load}x"
-        steps("load", sessions=load * CAPACITY, load=load)
-        result = driver.run(server, _scenario(base, load * CAPACITY))
-        runs[label] = result
-        s = _sessions(result, label)
-        per_session.append(s)
-        loads.append(_summary(result, s, label, load=load))
-
-    remedies = []
-    for label, settings, limit in REMEDIES:
-        values = dict(sessions=OVERLOAD * CAPACITY, slots=settings.slots, timeout=settings.idle_timeout_us / 1e6, limit=limit)
-        _announce(steps, label, "deploy", values)
-        model = base if settings == BASE else deployer.apply(settings, owner=f"ex-overload-{label.split('_')[-1]}").model
-        _announce(steps, label, "run", values)
-        result = driver.run(server, _scenario(model, OVERLOAD * CAPACITY, concurrency=limit))
-        runs[label] = result
-        s = _sessions(result, label)
-        per_session.append(s)
-        remedies.append(_summary(result, s, label))
-    steps("measuring")
-
-    per_session = pd.concat(per_session, ignore_index=True)
-    loads, remedies = pd.DataFrame(loads), pd.DataFrame(remedies)
-    heavy = per_session[per_session["run"] == f"{OVERLOAD}x"]
-    outcome = _outcome(heavy)
-    by_load = loads.set_index("run")
-    first_reaped = next((r for r in loads.itertuples() if r.reaped), None)
-    reaped = per_session[per_session["reaped"] & per_session["run"].isin(by_load.index)]
-    got = sorted(int(n) for n in set(reaped["chunks_answered"]))
-    numbers = {
-        "capacity_sequences": CAPACITY,
-        "idle_timeout_s": IDLE_TIMEOUT_US / 1e6,
-        **{f"max_wait_s_{r.run}": r.max_wait_s for r in loads.itertuples()},
-        **{f"reaped_{r.run}": r.reaped for r in loads.itertuples()},
-        "refused_at_start": int(loads["refused_at_start"].sum()),
-        "first_load_with_reaping": first_reaped.run if first_reaped else None,  # a load code, "8x"
-        "shortest_wait_s_of_a_reaped_session": float(reaped["wait_s"].min()) if not reaped.empty else None,
-        "chunks_a_reaped_session_got": ", ".join(str(n) for n in got) or None,
-        **{f"reaped_with_{r.run}": r.reaped for r in remedies.itertuples()},
-        **{f"max_wait_s_with_{r.run}": r.max_wait_s for r in remedies.itertuples()},
-    }
-    findings = [
-        Finding("load", {"load": int(r.load), "sessions": int(r.sessions), "max_wait": r.max_wait_s, "mean_wait": r.mean_wait_s,
-                         "reaped": int(r.reaped), "refused": int(r.refused_at_start)})
-        for r in loads.itertuples()
-    ]
-    timeout_s = IDLE_TIMEOUT_US / 1e6
-    if not reaped.empty:
-        # Every reaped session got the same number of chunks answered (one, in the slot it finally got).
-        findings.append(Finding("reaped_sessions", {"wait": float(reaped["wait_s"].min()), "timeout": timeout_s,
-                                                    "chunks": numbers["chunks_a_reaped_session_got"]}))
-    else:
-        findings.append(Finding("none_reaped", {"timeout": timeout_s}))
-    heavy_log = by_load.loc[f"{OVERLOAD}x"]
-    if heavy_log["backlog_logged"] is not None and not pd.isna(heavy_log["backlog_logged"]):
-        findings.append(Finding("log_heavy", {"load": OVERLOAD, "backlog": int(heavy_log["backlog_logged"]),
-                                              "reaped": int(heavy_log["reaper_force_ends_logged"])}))
-    findings += [_remedy(r.run, {"max_wait": r.max_wait_s, "reaped": int(r.reaped), "wall": r.wall_s, "limit": CAPACITY})
-                 for r in remedies.itertuples()]
-    explanation = [
-        Finding("why_no_queue_policy", {"refused": numbers["refused_at_start"]}),
-        Finding("why_idle_clock"),
-        Finding("why_reaped", {"load": int(first_reaped.load)}) if first_reaped else Finding("why_none_reaped"),
-        Finding("why_remedies"),
-    ]
-    steps.finish()
-    return ExerciseResult(EXERCISE, outcome, numbers,
-                          {"sessions": per_session, "loads": loads, "remedies": remedies},
-                          explanation, findings, runs)
-
-
-# Figure labels for the codes in the result's tables.
-REMEDY_LABELS = {
-    "admission_limit": N_("admission limit"),
-    "more_slots": N_("more slots"),
-    "longer_idle_timeout": N_("longer idle timeout"),
-}
-ENDED_LABELS = {
-    "intact": N_("intact"), "reaped": N_("reaped after getting a slot"), "refused_at_start": N_("refused at the start"),
-    "lost": N_("lost"), "foreign": N_("foreign"), "garbage": N_("garbage"), "error": N_("error"),
-}
-ENDED_COLOURS = {"intact": "#2ca02c", "reaped": "#d62728", "refused_at_start": "#7f7f7f"}
-
-
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables."""
-    s = result.tables["sessions"].copy()
-    loads = result.tables["loads"]
-    ended = s.apply(lambda r: "reaped" if r.reaped else ("refused_at_start" if r.refused_at_start else r.verdict), axis=1)
-    s["ended"] = [_(ENDED_LABELS.get(code, code)) for code in ended]
-    by_load = s[s["run"].isin(loads["run"])].merge(loads[["run", "sessions"]], on="run")
-    timeout_s = result.numbers["idle_timeout_s"]
-    wait = px.strip(by_load, x="sessions", y="wait_s", color="ended",
-                    color_discrete_map={_(ENDED_LABELS[k]): c for k, c in ENDED_COLOURS.items()},
-                    labels={"sessions": _(N_("sessions opened at once")),
-                            "wait_s": _(N_("wait before the first chunk ran (s)")), "ended": ""},
-                    title=_(N_("Wait against load (capacity {capacity})")).format(capacity=result.numbers["capacity_sequences"]))
-    wait.add_hline(y=timeout_s, line_dash="dot", annotation_text=_(N_("idle timeout {timeout} s")).format(timeout=f"{timeout_s:g}"))
-    heaviest = loads["run"].iloc[-1]
-    remedies = pd.concat([loads[loads["run"] == heaviest], result.tables["remedies"]], ignore_index=True)
-    remedies["run"] = [_(N_("no remedy ({load})")).format(load=code) if code == heaviest else _(REMEDY_LABELS[code])
-                       for code in remedies["run"]]
-    bars = go.Figure([
-        go.Bar(name=_(N_("longest wait (s)")), x=remedies["run"], y=remedies["max_wait_s"], text=remedies["max_wait_s"].round(2)),
-        go.Bar(name=_(N_("sessions reaped")), x=remedies["run"], y=remedies["reaped"], text=remedies["reaped"]),
-    ])
-    bars.update_layout(barmode="group", title=_(N_("Remedies at the heaviest load: the wait, and who was reaped")))
-    return [(_(N_("Wait against load")), plots.layout(wait, 380)), (_(N_("Remedies")), plots.layout(bars))]

@@ -7,15 +7,12 @@ from the client's side.
 from __future__ import annotations
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 
-from app.lab import driver
-from app.lab.exercises import measure, plots
-from app.i18n import N_
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
-from app.lab.scenario import Scenario, random_texts
-from app.lab.transports import Transport
+from app.lab.exercises.common import readings
+from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
+from app.lab.scenario.scenario import Scenario, random_texts
+from app.lab.scenario.transport import Transport
+from app.lab.traffic import driver
 
 MODEL = "asr_sequence_direct"
 SESSIONS = 8  # as many as the deployment's slots: no session waits in the backlog
@@ -69,24 +66,6 @@ def arrival_order(run) -> pd.DataFrame:
     return q[["session", "chunk", "arrival_rank", "out_of_place", "verdict", "error", "traced"]]
 
 
-def _round_row(label: str, index: int, run, order: pd.DataFrame) -> dict:
-    swapped = order.groupby("session")["out_of_place"].any()
-    verdicts = measure.verdict_counts(run)
-    broken = set(run.sessions.loc[run.sessions["verdict"] != "intact", "session"])
-    return {
-        "run": label,
-        "round": index + 1,
-        "sessions_reordered": int(swapped.sum()),
-        "chunks_out_of_place": int(order["out_of_place"].sum()),
-        "sessions_broken": len(broken),
-        "reordered_and_broken": len(broken & set(swapped[swapped].index)),
-        "intact": verdicts.get("intact", 0),
-        "refused": verdicts.get("error", 0),
-        "wrong": sum(v for k, v in verdicts.items() if k not in ("intact", "error")),
-        "wall_s": round(run.wall_s, 2),
-    }
-
-
 def _announce(steps: Steps, label: str, **values) -> None:
     """The step of one round of one way of sending (a RUNS label)."""
     {
@@ -107,20 +86,65 @@ def _per_run(label: str, values: dict) -> Finding:
     }[label]
 
 
-def run(server, deployer, progress=None) -> ExerciseResult:
+def measure(server, deployer, progress=None) -> Measured:
+    """Every way of sending, round after round: where each chunk fell in the server's arrival
+    order, each session's verdict, and how long each round took."""
     steps = Steps(progress, sum(r[3] for r in RUNS) + 1)
-    rounds, orders, runs = [], [], {}
+    arrival, sessions, timing, runs = [], [], [], {}
     for label, transport, in_flight, count in RUNS:
         for i in range(count):
             _announce(steps, label, in_flight=in_flight, round=i + 1, rounds=count)
             result = driver.run(server, _scenario(transport, in_flight, seed=i))
-            order = arrival_order(result)
-            rounds.append(_round_row(label, i, result, order))
-            orders.append(order.assign(run=label, round=i + 1))
+            where = {"run": label, "round": i + 1}
+            arrival.append(arrival_order(result).assign(**where))
+            sessions.append(result.sessions[["session", "verdict"]].assign(**where))
+            timing.append({**where, "wall_s": float(result.wall_s)})
             runs[f"{label}_{i + 1}"] = result
     steps("measuring")
-    rounds = pd.DataFrame(rounds)
-    orders = pd.concat(orders, ignore_index=True)
+    tables = {"arrival": pd.concat(arrival, ignore_index=True), "sessions": pd.concat(sessions, ignore_index=True),
+              "timing": pd.DataFrame(timing, columns=["run", "round", "wall_s"])}
+    return Measured(tables=tables, runs=runs)
+
+
+def _round_row(order: pd.DataFrame, sessions: pd.DataFrame, timing) -> dict:
+    """One round of one way of sending: who was overtaken, who broke, and both."""
+    swapped = order.groupby("session")["out_of_place"].any()
+    verdicts = readings.verdict_tally(sessions)
+    broken = set(sessions.loc[sessions["verdict"] != "intact", "session"])
+    return {
+        "run": timing.run,
+        "round": int(timing.round),
+        "sessions_reordered": int(swapped.sum()),
+        "chunks_out_of_place": int(order["out_of_place"].sum()),
+        "sessions_broken": len(broken),
+        "reordered_and_broken": len(broken & set(swapped[swapped].index)),
+        "intact": verdicts.get("intact", 0),
+        "refused": verdicts.get("error", 0),
+        "wrong": sum(v for k, v in verdicts.items() if k not in ("intact", "error")),
+        "wall_s": round(timing.wall_s, 2),
+    }
+
+
+def _rounds(tables: Tables) -> pd.DataFrame:
+    """One row per round, in the order they ran (the rounds figure's table)."""
+    arrival, sessions = tables["arrival"], tables["sessions"]
+
+    def of(frame: pd.DataFrame, timing) -> pd.DataFrame:
+        return frame[(frame["run"] == timing.run) & (frame["round"] == timing.round)]
+
+    return pd.DataFrame([_round_row(of(arrival, t), of(sessions, t), t) for t in tables["timing"].itertuples()])
+
+
+def _outcome(http: pd.Series) -> str:
+    """From pipelined HTTP's rounds: were chunks overtaken, and did that break the sessions?"""
+    if http["sessions_reordered"] == 0:
+        return "in_order" if http["sessions_broken"] == 0 else "all_refused"
+    return "reordered" if http["reordered_and_broken"] > 0 else "fixed_by_batcher"
+
+
+def judge(tables: Tables) -> Judgement:
+    """From the arrival order and the verdicts of every round: does pipelining reorder a session's chunks?"""
+    rounds, arrival = _rounds(tables), tables["arrival"]
     by_run = rounds.groupby("run").agg(
         rounds=("round", "count"),
         rounds_reordered=("sessions_reordered", lambda s: int((s > 0).sum())),
@@ -130,7 +154,7 @@ def run(server, deployer, progress=None) -> ExerciseResult:
     )
     http = by_run.loc["http_async"]
     numbers = {
-        "traced": bool(orders["traced"].all()),
+        "traced": bool(arrival["traced"].all()),
         "http_async_rounds_reordered": int(http["rounds_reordered"]),
         "http_async_rounds": int(http["rounds"]),
         "http_async_sessions_reordered": int(http["sessions_reordered"]),
@@ -142,11 +166,12 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         "serial_sessions_reordered": int(by_run.loc["serial", "sessions_reordered"]),
         "serial_sessions_broken": int(by_run.loc["serial", "sessions_broken"]),
     }
-    reordered = http["sessions_reordered"] > 0
-    if not reordered:
-        outcome = "in_order" if http["sessions_broken"] == 0 else "all_refused"
-    else:
-        outcome = "reordered" if http["reordered_and_broken"] > 0 else "fixed_by_batcher"
+    explanation = [Finding("why_no_numbers"), Finding("why_unary"), Finding("why_overtake"), Finding("why_stream")]
+    return Judgement(outcome=_outcome(http), numbers=numbers, findings=_findings(by_run, arrival, numbers["traced"]),
+                     explanation=explanation, tables={"rounds": rounds, "arrival": arrival})
+
+
+def _findings(by_run: pd.DataFrame, arrival: pd.DataFrame, traced: bool) -> list[Finding]:
     in_flight = {label: n for label, _, n, _ in RUNS}
     findings = [
         _per_run(label, {
@@ -156,79 +181,9 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         })
         for label, row in by_run.reindex([r[0] for r in RUNS]).iterrows()
     ]
-    refusals = orders[(orders["run"] == "http_async") & (orders["error"] != "")]["error"]
+    refusals = arrival[(arrival["run"] == "http_async") & (arrival["error"] != "")]["error"]
     if not refusals.empty:
         findings.append(Finding("refusal", {"message": str(refusals.iloc[0])}))  # Triton's own text
-    if not numbers["traced"]:
+    if not traced:
         findings.append(Finding("untraced"))
-    explanation = [Finding("why_no_numbers"), Finding("why_unary"), Finding("why_overtake"), Finding("why_stream")]
-    steps.finish()
-    return ExerciseResult(
-        EXERCISE,
-        outcome,
-        numbers,
-        {"rounds": rounds, "arrival": orders},
-        explanation,
-        findings,
-        runs,
-    )
-
-
-# Figure labels for the codes in the result's tables.
-RUN_LABELS = {
-    "http_async": N_("HTTP async_infer, {in_flight} in flight"),
-    "grpc_async": N_("gRPC async_infer, {in_flight} in flight"),
-    "grpc_stream": N_("gRPC stream, {in_flight} in flight"),
-    "serial": N_("HTTP, one at a time"),
-}
-PLACED_LABELS = {True: N_("overtaken / overtaking"), False: N_("in order")}
-ENDED_LABELS = {"intact": N_("intact"), "wrong": N_("wrong"), "refused": N_("refused")}
-
-
-def run_label(code: str, _=str) -> str:
-    return _(RUN_LABELS[code]).format(in_flight=IN_FLIGHT)
-
-
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
-    rounds = result.tables["rounds"].copy()
-    rounds["transport"] = rounds["run"].map(lambda code: run_label(code, _))
-    bars = px.bar(
-        rounds, x="round", y="sessions_reordered", color="transport", barmode="group",
-        labels={"sessions_reordered": _(N_("sessions with a chunk overtaken")), "round": _(N_("round")), "transport": ""},
-        title=_(N_("How often chunks overtook each other, per round (from the server's trace)")),
-    )
-    arrival = result.tables["arrival"]
-    shown = []
-    for label in [r[0] for r in RUNS]:
-        mine = arrival[arrival["run"] == label]
-        worst = mine.groupby("round")["out_of_place"].sum()
-        pick = int(worst.idxmax()) if not worst.empty else 1  # the round with most to see
-        shown.append(mine[mine["round"] == pick].assign(transport=run_label(label, _)))
-    shown = pd.concat(shown, ignore_index=True)
-    shown["placed"] = shown["out_of_place"].map(lambda placed: _(PLACED_LABELS[bool(placed)]))
-    shown["session no."] = shown["session"] + 1
-    shown["verdict"] = shown["verdict"].map(lambda v: plots.verdict_name(v, _))
-    order = px.scatter(
-        shown, x="chunk", y="arrival_rank", color="placed", facet_col="transport", facet_col_wrap=2,
-        hover_data=["session no.", "verdict", "error"],
-        color_discrete_map={_(PLACED_LABELS[True]): "#d62728", _(PLACED_LABELS[False]): "#2ca02c"},
-        labels={"chunk": _(N_("sent as chunk")), "arrival_rank": _(N_("reached the scheduler as")), "placed": "",
-                "session no.": _(N_("session")), "verdict": _(N_("verdict")), "error": _(N_("error text"))},
-        title=_(N_("Sent order vs the order chunks reached the scheduler (all sessions, one round each)")),
-    )
-    order.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))  # facet titles: the transport only
-    verdicts = rounds.groupby("transport")[["intact", "wrong", "refused"]].sum().reset_index()
-    verdicts = verdicts.melt(id_vars="transport", var_name="ended", value_name="sessions")
-    verdicts["ended"] = verdicts["ended"].map(lambda code: _(ENDED_LABELS[code]))
-    colours = {"intact": plots.VERDICT_COLOURS["intact"], "wrong": plots.VERDICT_COLOURS["lost"], "refused": plots.VERDICT_COLOURS["error"]}
-    outcome = px.bar(
-        verdicts, x="transport", y="sessions", color="ended",
-        color_discrete_map={_(ENDED_LABELS[k]): c for k, c in colours.items()},
-        labels={"transport": "", "sessions": _(N_("sessions")), "ended": ""},
-        title=_(N_("Transcripts over all rounds")),
-    )
-    return [
-        (_(N_("Reordering per round")), plots.layout(bars)),
-        (_(N_("Sent vs arrival order")), plots.layout(order, height=520)),
-        (_(N_("Verdicts")), plots.layout(outcome)),
-    ]
+    return findings

@@ -2,15 +2,12 @@
 from __future__ import annotations
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 
-from app.i18n import N_
-from app.lab import driver
-from app.lab.deployments import LabSettings
-from app.lab.exercises import measure, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
-from app.lab.scenario import Scenario, random_texts
+from app.lab.deployment.deployments import LabSettings
+from app.lab.exercises.common import readings
+from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
+from app.lab.scenario.scenario import Scenario, random_texts
+from app.lab.traffic import driver
 
 SESSIONS = 5
 CHUNKS = 8
@@ -35,129 +32,106 @@ def _scenario(model: str, sessions: int, chunks: int, seed: int) -> Scenario:
     return Scenario(model=model, texts=random_texts(sessions, chunks, seed), think_ms=THINK_MS, jitter_ms=5.0, seed=seed)
 
 
-def _outcome(run) -> str:
-    verdicts = set(run.sessions["verdict"])
-    if "error" in verdicts:
-        return "refused"
-    if verdicts != {"intact"}:
-        return "corrupt"
-    waits = measure.backlog_waits(run)
-    return "wait" if (waits["wait_ms"] > WAITED_MS).any() else "interleave"
+EXECUTIONS = ["instance", "exec_start", "exec_end", "error"]  # what busy_fraction reads; exec_* NaN when untraced
 
 
-def run(server, deployer, progress=None) -> ExerciseResult:
+def _sessions(run, **labels) -> pd.DataFrame:
+    """Per session of one run: its first chunk's backlog wait and its verdict, labelled."""
+    return readings.backlog_waits(run).assign(**labels).merge(run.sessions[["session", "verdict"]], on="session")
+
+
+def measure(server, deployer, progress=None) -> Measured:
+    """Five sessions on each strategy's two slots, then a sweep of 2, 4 and 6 sessions."""
     steps = Steps(progress, 1 + len(STRATEGIES) * (2 + len(SWEEP)))
     models = {}
     for strategy, settings in STRATEGIES.items():
         steps("deploying", strategy=strategy, instances=settings.instances, slots=settings.slots)
         models[strategy] = deployer.apply(settings, owner=f"ex-slots-{strategy}").model
 
-    runs, sessions, held = {}, [], []
+    runs, sessions, held, executions = {}, [], [], []
     for strategy, model in models.items():
         steps("sessions", sessions=SESSIONS, strategy=strategy)
-        result = driver.run(server, _scenario(model, SESSIONS, CHUNKS, seed=3))
-        runs[strategy] = result
-        waits = measure.backlog_waits(result).assign(strategy=strategy)
-        sessions.append(waits.merge(result.sessions[["session", "verdict"]], on="session"))
-        held.append(measure.holding(result).assign(strategy=strategy))
+        runs[strategy] = result = driver.run(server, _scenario(model, SESSIONS, CHUNKS, seed=3))
+        sessions.append(_sessions(result, strategy=strategy))
+        held.append(readings.holding(result).assign(strategy=strategy))
+        executions.append(result.requests.reindex(columns=EXECUTIONS).assign(strategy=strategy))
 
     sweep = []
     for strategy, model in models.items():
         for count in SWEEP:
             steps("sweep", sessions=count, strategy=strategy)
             result = driver.run(server, _scenario(model, count, SWEEP_CHUNKS, seed=10 + count))
-            waits = measure.backlog_waits(result)["wait_ms"]
-            sweep.append(
-                {
-                    "strategy": strategy,
-                    "sessions": count,
-                    "mean_wait_ms": float(waits.mean()),
-                    "max_wait_ms": float(waits.max()),
-                    "intact": bool(result.all_intact),
-                }
-            )
+            sweep.append(_sessions(result, strategy=strategy, sessions=count))
     steps("measuring")
+    tables = {"sessions": sessions, "holding": held, "executions": executions, "sweep_sessions": sweep}
+    return Measured(tables={name: pd.concat(parts, ignore_index=True) for name, parts in tables.items()}, runs=runs)
 
-    sessions = pd.concat(sessions, ignore_index=True)
-    held = pd.concat(held, ignore_index=True)
-    direct = runs["direct"]
-    capacity = STRATEGIES["direct"].instances * STRATEGIES["direct"].slots
-    held_pct = 100 * measure.held_fraction(held[held["strategy"] == "direct"], capacity)
-    busy_pct = 100 * measure.busy_fraction(direct, STRATEGIES["direct"].instances)
-    d = sessions[sessions["strategy"] == "direct"]
-    o = sessions[sessions["strategy"] == "oldest"]
-    numbers = {
+
+def _outcome(direct: pd.DataFrame) -> str:
+    verdicts = set(direct["verdict"])
+    if "error" in verdicts:
+        return "refused"
+    if verdicts != {"intact"}:
+        return "corrupt"
+    return "wait" if (direct["wait_ms"] > WAITED_MS).any() else "interleave"
+
+
+def _sweep(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per strategy and number of open sessions: the mean and longest backlog wait, and whether all stayed intact."""
+    return pd.DataFrame(
+        [
+            {"strategy": strategy, "sessions": int(count), "mean_wait_ms": float(mine["wait_ms"].mean()),
+             "max_wait_ms": float(mine["wait_ms"].max()), "intact": bool((mine["verdict"] == "intact").all())}
+            for (strategy, count), mine in rows.groupby(["strategy", "sessions"], sort=False)
+        ],
+        columns=["strategy", "sessions", "mean_wait_ms", "max_wait_ms", "intact"],
+    )
+
+
+def _numbers(sessions: pd.DataFrame, held: pd.DataFrame, executions: pd.DataFrame) -> dict:
+    direct, oldest = (sessions[sessions["strategy"] == s] for s in STRATEGIES)
+    settings = STRATEGIES["direct"]
+    capacity = settings.instances * settings.slots
+    return {
         "capacity_sequences": capacity,
-        "sessions": SESSIONS,
-        "direct_sessions_waited": int((d["wait_ms"] > WAITED_MS).sum()),
-        "direct_max_wait_ms": float(d["wait_ms"].max()),
-        "direct_mean_wait_ms": float(d["wait_ms"].mean()),
-        "oldest_sessions_waited": int((o["wait_ms"] > WAITED_MS).sum()),
-        "oldest_max_wait_ms": float(o["wait_ms"].max()),
-        "oldest_mean_wait_ms": float(o["wait_ms"].mean()),
-        "direct_slots_held_pct": held_pct,
-        "direct_instance_busy_pct": busy_pct,
+        "sessions": len(direct),
+        "direct_sessions_waited": int((direct["wait_ms"] > WAITED_MS).sum()),
+        "direct_max_wait_ms": float(direct["wait_ms"].max()),
+        "direct_mean_wait_ms": float(direct["wait_ms"].mean()),
+        "oldest_sessions_waited": int((oldest["wait_ms"] > WAITED_MS).sum()),
+        "oldest_max_wait_ms": float(oldest["wait_ms"].max()),
+        "oldest_mean_wait_ms": float(oldest["wait_ms"].mean()),
+        "direct_slots_held_pct": 100 * readings.held_fraction(held[held["strategy"] == "direct"], capacity),
+        "direct_instance_busy_pct": 100 * readings.busy_fraction(executions[executions["strategy"] == "direct"], settings.instances),
         "errors": int((sessions["verdict"] == "error").sum()),
     }
-    outcome = _outcome(direct)
-    if numbers["errors"] == 0:
-        first = Finding("direct_waited", {"waited": numbers["direct_sessions_waited"], "sessions": SESSIONS,
-                                          "threshold": WAITED_MS, "longest": numbers["direct_max_wait_ms"]})
+
+
+def judge(tables: Tables) -> Judgement:
+    """From each session's backlog wait and verdict: did the sessions beyond capacity wait, fail or mix?"""
+    sessions, held = tables["sessions"], tables["holding"]
+    n = _numbers(sessions, held, tables["executions"])
+    sweep = _sweep(tables["sweep_sessions"])
+    held_share, busy_share = n["direct_slots_held_pct"] / 100, n["direct_instance_busy_pct"] / 100
+    if n["errors"] == 0:
+        first = Finding("direct_waited", {"waited": n["direct_sessions_waited"], "sessions": n["sessions"],
+                                          "threshold": WAITED_MS, "longest": n["direct_max_wait_ms"]})
     else:
-        first = Finding("errors", {"errors": numbers["errors"]})
+        first = Finding("errors", {"errors": n["errors"]})
     findings = [
         first,
-        Finding("direct_held", {"held": held_pct / 100, "busy": busy_pct / 100}),
-        Finding("oldest_waited", {"waited": numbers["oldest_sessions_waited"], "longest": numbers["oldest_max_wait_ms"]}),
-        *[Finding("sweep", {"strategy": r["strategy"], "sessions": r["sessions"], "longest": r["max_wait_ms"]}) for r in sweep],
+        Finding("direct_held", {"held": held_share, "busy": busy_share}),
+        Finding("oldest_waited", {"waited": n["oldest_sessions_waited"], "longest": n["oldest_max_wait_ms"]}),
+        *[Finding("sweep", {"strategy": r["strategy"], "sessions": r["sessions"], "longest": r["max_wait_ms"]})
+          for r in sweep.to_dict("records")],
     ]
     explanation = [
         Finding("slot_until_end"),
-        Finding("capacity", {"capacity": capacity}),
-        Finding("backlog", {"longest": numbers["direct_max_wait_ms"], "busy": busy_pct / 100}),
+        Finding("capacity", {"capacity": n["capacity_sequences"]}),
+        Finding("backlog", {"longest": n["direct_max_wait_ms"], "busy": busy_share}),
         Finding("slots_not_server"),
         Finding("oldest_same"),
         Finding("cure"),
     ]
-    steps.finish()
-    return ExerciseResult(
-        EXERCISE,
-        outcome,
-        numbers,
-        {"sessions": sessions, "holding": held, "sweep": pd.DataFrame(sweep)},
-        explanation,
-        findings,
-        runs,
-    )
-
-
-WAIT_LABELS = {"waiting": N_("{strategy}: waiting"), "holding": N_("{strategy}: holding a slot")}
-
-
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
-    s = result.tables["sessions"].assign(who=lambda f: plots.session_names(f, _))
-    waits = px.bar(s, x="who", y="wait_ms", color="strategy", barmode="group",
-                   labels={"who": "", "wait_ms": _(N_("backlog wait of first chunk (ms)")), "strategy": _(N_("strategy"))},
-                   title=_(N_("How long each session waited for a slot")))
-    h = result.tables["holding"].assign(who=lambda f: plots.session_names(f, _))
-    arrived = s.set_index(["strategy", "session"])["arrived_s"]
-    timeline = go.Figure()
-    for strategy, rows in h.groupby("strategy"):
-        waiting = [arrived.get((strategy, r.session), r.held_from) for r in rows.itertuples()]
-        timeline.add_bar(y=rows["who"] + f" ({strategy})", x=rows["held_from"] - pd.Series(waiting, index=rows.index),
-                         base=waiting, orientation="h", name=_(WAIT_LABELS["waiting"]).format(strategy=strategy),
-                         marker_color="#c7c7c7")
-        timeline.add_bar(y=rows["who"] + f" ({strategy})", x=rows["held_to"] - rows["held_from"], base=rows["held_from"],
-                         orientation="h", name=_(WAIT_LABELS["holding"]).format(strategy=strategy),
-                         marker_color="#1f77b4" if strategy == "direct" else "#ff7f0e")
-    timeline.update_layout(barmode="overlay", title=_(N_("Waiting in the backlog, then holding a slot until END")),
-                           xaxis_title=_(N_("seconds from the start of the run")))
-    capacity = result.numbers.get("capacity_sequences", 2)
-    sweep = px.line(result.tables["sweep"], x="sessions", y="max_wait_ms", color="strategy", markers=True,
-                    labels={"max_wait_ms": _(N_("longest backlog wait (ms)")), "sessions": _(N_("open sessions")),
-                            "strategy": _(N_("strategy"))},
-                    title=_(N_("Backlog wait vs open sessions (capacity {capacity})")).format(capacity=capacity))
-    sweep.add_vline(x=capacity, line_dash="dot")
-    return [(_(N_("Backlog wait per session")), plots.layout(waits)), (_(N_("Slot timeline")), plots.layout(timeline, 380)),
-            (_(N_("Sweep")), plots.layout(sweep))]
+    return Judgement(outcome=_outcome(sessions[sessions["strategy"] == "direct"]), numbers=n, findings=findings,
+                     explanation=explanation, tables={"sessions": sessions, "holding": held, "sweep": sweep})

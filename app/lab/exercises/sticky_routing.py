@@ -9,16 +9,15 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 import tritonclient.http as http
 
-from app.i18n import N_
-from app.lab import driver, proxy, run_log, server_log
-from app.lab.exercises import measure, plots
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
-from app.lab.scenario import Scenario, random_texts
+from app.lab.exercises.common import readings
+from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
+from app.lab.observation import run_log, server_log
+from app.lab.scenario.scenario import Scenario, random_texts
+from app.lab.server import proxy
 from app.lab.server.connection import LabServer
+from app.lab.traffic import driver
 
 MODEL = "asr_sequence_direct"
 SESSIONS = 3
@@ -31,9 +30,6 @@ EXERCISE = Exercise(
     options=("intact", "refused", "garbled"),
     correct="refused",
 )
-REPLICA_LABEL = N_("replica {name}")
-ANSWER_LABELS = {"right": N_("right"), "wrong": N_("wrong"), "refused": N_("refused")}
-POLICY_LABELS = {"round_robin": N_("round robin"), "sticky": N_("hash on the session")}
 
 
 @dataclass
@@ -44,7 +40,7 @@ class _Untraced:
     url: str
     metrics_url: str
     trace_dir: None = None
-    is_embedded: bool = False  # its log is read per replica by run() below, not through this view
+    is_embedded: bool = False  # its log is read per replica by measure() below, not through this view
     log_path: None = None
 
     def client(self, timeout_s: float = 60.0):
@@ -67,12 +63,6 @@ def _stop_all(replicas) -> None:
         list(pool.map(lambda r: r.stop(), replicas))
 
 
-def _outcome(run) -> str:
-    if any(START_REFUSAL in e for e in run.requests["error"]):
-        return "refused"
-    return "intact" if run.all_intact else "garbled"
-
-
 def _routes(run, nginx: proxy.NginxProxy, names: dict[str, str], policy: str) -> pd.DataFrame:
     log = nginx.routes()[["request_id", "upstream", "status"]]
     merged = run.requests[["request_id", "session", "chunk", "error", "symbol", "expected"]].merge(log, on="request_id", how="left")
@@ -87,107 +77,104 @@ def _per_replica(counts: pd.Series) -> str:
     return " / ".join(f"{name} {int(n)}" for name, n in counts.items())
 
 
-def run(server, deployer, progress=None) -> ExerciseResult:
+def _through_proxy(replicas: list[LabServer], texts: list[str], policy: str):
+    """The sessions through a fresh nginx with this policy: the run (its log read on both replicas) and its routes."""
+    nginx = proxy.NginxProxy([r.url for r in replicas], policy).start()
+    try:
+        scenario = Scenario(
+            model=MODEL, texts=texts, think_ms=20.0, jitter_ms=5.0, seed=4,
+            urls=[nginx.url], headers_by_session=True, sequence=True,
+        )
+        # The refusals are logged by the replica that never saw the START, at verbosity 1.
+        with server_log.raised_verbosity(replicas[0], 1), server_log.raised_verbosity(replicas[1], 1):
+            windows = [server_log.LogWindow.start(r) for r in replicas]
+            result = driver.run(_Untraced(replicas[0].url, replicas[0].metrics_url), scenario)
+        result.log = run_log.merge(run_log.capture(w, [MODEL], [p.corrid for p in result.plans]) for w in windows)
+        return result, _routes(result, nginx, {r.url: "AB"[i] for i, r in enumerate(replicas)}, policy)
+    finally:
+        nginx.stop()
+
+
+def measure(server, deployer, progress=None) -> Measured:
+    """The same sessions through nginx to two replicas, round robin and then hashed on the session."""
     del server, deployer  # this exercise brings its own servers: two replicas and a proxy
     steps = Steps(progress, 6)
     steps("nginx")
     proxy.find_nginx()  # fail with the install hint before spending time on replicas
     steps("replicas")
     replicas = _start_replicas()
-    nginx = None
     runs, routes = {}, []
     try:
-        names = {r.url: "AB"[i] for i, r in enumerate(replicas)}
         texts = random_texts(SESSIONS, CHUNKS, seed=21)
         for policy in proxy.POLICIES:
             if policy == "sticky":
                 steps("policy_sticky", sessions=SESSIONS)
             else:
                 steps("policy_round_robin", sessions=SESSIONS)
-            nginx = proxy.NginxProxy([r.url for r in replicas], policy).start()
-            scenario = Scenario(
-                model=MODEL, texts=texts, think_ms=20.0, jitter_ms=5.0, seed=4,
-                urls=[nginx.url], headers_by_session=True, sequence=True,
-            )
-            # The refusals are logged by the replica that never saw the START, at verbosity 1.
-            with server_log.raised_verbosity(replicas[0], 1), server_log.raised_verbosity(replicas[1], 1):
-                windows = [server_log.LogWindow.start(r) for r in replicas]
-                result = driver.run(_Untraced(replicas[0].url, replicas[0].metrics_url), scenario)
-            result.log = run_log.merge(run_log.capture(w, [MODEL], [p.corrid for p in result.plans]) for w in windows)
-            runs[policy] = result
-            routes.append(_routes(result, nginx, names, policy))
-            nginx.stop()
-            nginx = None
+            runs[policy], route = _through_proxy(replicas, texts, policy)
+            routes.append(route)
         steps("stopping")
     finally:
-        if nginx is not None:
-            nginx.stop()
         _stop_all(replicas)
     steps("measuring")
+    sessions = pd.concat([run.sessions[["session", "verdict"]].assign(policy=policy) for policy, run in runs.items()],
+                         ignore_index=True)
+    return Measured(tables={"routes": pd.concat(routes, ignore_index=True), "sessions": sessions}, runs=runs)
 
-    routes = pd.concat(routes, ignore_index=True)
+
+def _outcome(routes: pd.DataFrame, sessions: pd.DataFrame) -> str:
+    """Of the round-robin run: refused when a replica refused a chunk for lacking START."""
+    if any(START_REFUSAL in e for e in routes["error"]):
+        return "refused"
+    return "intact" if (sessions["verdict"] == "intact").all() else "garbled"
+
+
+def _numbers(routes: pd.DataFrame, sessions: pd.DataFrame) -> dict:
     spread = routes.groupby(["policy", "session"])["replica"].nunique()
-    rr, sticky = runs["round_robin"], runs["sticky"]
-    refusals = routes[(routes["policy"] == "round_robin") & (routes["error"] != "")]
     per_replica = routes.groupby(["policy", "replica"]).size()
-    numbers = {
-        "rr_sessions_broken": int((rr.sessions["verdict"] != "intact").sum()),
+    rr, sticky = (sessions[sessions["policy"] == policy] for policy in ("round_robin", "sticky"))
+    return {
+        "rr_sessions_broken": int((rr["verdict"] != "intact").sum()),
         "rr_sessions_on_both_replicas": int((spread.loc["round_robin"] > 1).sum()),
-        "rr_refused_chunks": len(refusals),
+        "rr_refused_chunks": int(((routes["policy"] == "round_robin") & (routes["error"] != "")).sum()),
         "rr_requests_per_replica": _per_replica(per_replica.loc["round_robin"]),
-        "sticky_intact": bool(sticky.all_intact),
+        "sticky_intact": bool((sticky["verdict"] == "intact").all()),
         "sticky_sessions_on_one_replica": int((spread.loc["sticky"] == 1).sum()),
         "sticky_requests_per_replica": _per_replica(per_replica.loc["sticky"]),
-        "sessions": SESSIONS,
+        "sessions": int(sessions["session"].nunique()),
     }
-    outcome = _outcome(rr)
-    first = refusals.iloc[0] if not refusals.empty else None
-    kept = {"one": numbers["sticky_sessions_on_one_replica"], "sessions": SESSIONS,
-            "verdicts": measure.verdict_counts(sticky), "per_replica": numbers["sticky_requests_per_replica"]}
+
+
+def _refusal(first: pd.Series) -> Finding:
+    """The first refused chunk: who, which chunk (1-based), which replica, nginx's status and Triton's words."""
+    status = first["status"]
+    return Finding("refusal", {"who": int(first["session"]), "chunk": int(first["chunk"]) + 1, "replica": first["replica"],
+                               "status": None if pd.isna(status) else int(status), "message": first["error"]})
+
+
+def judge(tables: Tables) -> Judgement:
+    """From which replica served each chunk and how each session came out, per policy."""
+    routes, sessions = tables["routes"], tables["sessions"]
+    n = _numbers(routes, sessions)
+    rr_routes = routes[routes["policy"] == "round_robin"]
+    rr, sticky = (sessions[sessions["policy"] == policy] for policy in ("round_robin", "sticky"))
+    refusals = rr_routes[rr_routes["error"] != ""]
+    kept = {"one": n["sticky_sessions_on_one_replica"], "sessions": n["sessions"],
+            "verdicts": readings.verdict_tally(sticky), "per_replica": n["sticky_requests_per_replica"]}
     findings = [
-        Finding("rr_spread", {"both": numbers["rr_sessions_on_both_replicas"], "sessions": SESSIONS,
-                              "broken": numbers["rr_sessions_broken"], "verdicts": measure.verdict_counts(rr)}),
-        Finding("rr_per_replica", {"per_replica": numbers["rr_requests_per_replica"]}),
-        Finding("sticky_intact", kept) if sticky.all_intact else Finding("sticky_verdicts", kept),
+        Finding("rr_spread", {"both": n["rr_sessions_on_both_replicas"], "sessions": n["sessions"],
+                              "broken": n["rr_sessions_broken"], "verdicts": readings.verdict_tally(rr)}),
+        Finding("rr_per_replica", {"per_replica": n["rr_requests_per_replica"]}),
+        Finding("sticky_intact", kept) if n["sticky_intact"] else Finding("sticky_verdicts", kept),
+        *([_refusal(refusals.iloc[0])] if not refusals.empty else []),
     ]
-    if first is not None:
-        status = first["status"]
-        findings.append(Finding("refusal", {"who": int(first["session"]), "chunk": int(first["chunk"]) + 1,
-                                            "replica": first["replica"], "status": None if pd.isna(status) else int(status),
-                                            "message": first["error"]}))
     explanation = [
         Finding("one_process"),
         Finding("per_request"),
         Finding("refused", {"refusal": START_REFUSAL}),
-        Finding("hash_intact", {"per_replica": numbers["sticky_requests_per_replica"]}) if sticky.all_intact
-        else Finding("hash_verdicts", {"verdicts": measure.verdict_counts(sticky), "per_replica": numbers["sticky_requests_per_replica"]}),
+        Finding("hash_intact", {"per_replica": n["sticky_requests_per_replica"]}) if n["sticky_intact"]
+        else Finding("hash_verdicts", {"verdicts": readings.verdict_tally(sticky), "per_replica": n["sticky_requests_per_replica"]}),
         Finding("consistent"),
     ]
-    steps.finish()
-    return ExerciseResult(
-        EXERCISE,
-        outcome,
-        numbers,
-        {"routes": routes},
-        explanation,
-        findings,
-        runs,
-    )
-
-
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
-    routes = result.tables["routes"].assign(who=lambda f: plots.session_names(f, _), chunk_no=lambda f: f["chunk"] + 1)
-    answer = routes.apply(lambda r: "refused" if r["error"] else ("right" if r["right"] else "wrong"), axis=1)
-    routes["answer"] = answer.map(lambda code: _(ANSWER_LABELS[code]))
-    routes["replica"] = routes["replica"].map(
-        lambda name: _(N_("not logged")) if name == NOT_LOGGED else _(REPLICA_LABEL).format(name=name))
-    routes["policy"] = routes["policy"].map(lambda code: _(POLICY_LABELS[code]))
-    fig = px.scatter(routes, x="chunk_no", y="who", color="replica", symbol="answer", facet_row="policy",
-                     labels={"chunk_no": _(N_("chunk")), "who": "", "replica": "", "answer": "", "policy": ""},
-                     title=_(N_("Which replica served each chunk (from nginx's access log)")),
-                     symbol_map={_(ANSWER_LABELS["right"]): "circle", _(ANSWER_LABELS["wrong"]): "diamond",
-                                 _(ANSWER_LABELS["refused"]): "x"})
-    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
-    fig.update_traces(marker_size=12)
-    return [(_(N_("Routing")), plots.layout(fig, 420))]
+    return Judgement(outcome=_outcome(rr_routes, rr), numbers=n, findings=findings, explanation=explanation,
+                     tables={"routes": routes})

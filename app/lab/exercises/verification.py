@@ -2,15 +2,13 @@
 from __future__ import annotations
 
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 
-from app.lab import driver, presets
-from app.lab.deployments import LabSettings
-from app.lab.exercises import measure, plots, sentiment_check
-from app.i18n import N_
-from app.lab.exercises.base import Exercise, ExerciseResult, Finding, Steps
-from app.lab.scenario import Scenario
+from app.lab.deployment import presets
+from app.lab.deployment.deployments import LabSettings
+from app.lab.exercises.common import readings, sentiment_check
+from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
+from app.lab.scenario.scenario import Scenario
+from app.lab.traffic import driver
 
 TEXTS = ["HELLO WORLD", "TRITON SERVER", "BATCHING LAB"]
 # One slot, so every later session necessarily reuses the slot of the one before it; a short
@@ -29,99 +27,143 @@ SEQUENCE_CHECKS = CHECKS[:3]  # the ones run under the sequence batcher
 CANCEL_AFTER = 3  # chunks the cancelled session sends before it vanishes
 
 
-def _owners_ok(run) -> bool:
-    """Every chunk read either a fresh cell (first chunk) or state its own session wrote."""
-    tags = {p.index: p.tag for p in run.plans}
-    q = run.requests
-    own = q.apply(lambda r: int(r["state_owner"]) in (0, tags[int(r["session"])]), axis=1)
-    return bool(own.all())
+SESSION_COLUMNS = ["session", "tag", "verdict", "slots", "expected_text", "received_text", "wrong_symbols"]
+REQUEST_COLUMNS = ["session", "chunk", "state_in", "state_owner"]
+SEQUENCE_RUNS = SEQUENCE_CHECKS  # each sequence check has a run of its own, named as the check
 
 
-def _first_chunk(run, session: int):
-    q = run.requests
-    return q[(q["session"] == session) & (q["chunk"] == 0)].iloc[0]
-
-
-def _same_slot(run, a: int, b: int) -> bool:
-    s = run.sessions.set_index("session")
-    return bool(s.loc[a, "slots"] and s.loc[a, "slots"][:1] == s.loc[b, "slots"][:1])
-
-
-def run(server, deployer, progress=None) -> ExerciseResult:
+def measure(server, deployer, progress=None) -> Measured:
+    """The guide's experiments in order: three on the sequence batcher, then sentiment and recogniser under the dynamic one."""
     steps = Steps(progress, 7)
-    findings, runs = [], {}
-
-    def check(found: Finding, as_expected: bool) -> None:
-        """One of the guide's checks (its code is a CHECKS code), with whether it held."""
-        findings.append(Finding(found.code, {"as_expected": bool(as_expected), **found.values}))
-
+    runs = {}
     steps("interleaved", sessions=len(TEXTS))
     direct = deployer.apply(presets.get("the_fix").settings, owner="ex-verify").model
-    inter = driver.run(server, Scenario(model=direct, texts=TEXTS, think_ms=15.0, jitter_ms=10.0, seed=8))
-    runs["interleaved"] = inter
-    own = _owners_ok(inter)
-    check(Finding("interleaved", {"sessions": len(TEXTS), "verdicts": measure.verdict_counts(inter), "own": own}),
-          inter.all_intact and own)
+    runs["interleaved"] = driver.run(server, Scenario(model=direct, texts=TEXTS, think_ms=15.0, jitter_ms=10.0, seed=8))
 
     steps("deploy_one_slot", timeout=ONE_SLOT.idle_timeout_us / 1e6)
     single = deployer.apply(ONE_SLOT, owner="ex-verify-slot").model
     steps("after_end")
-    after_end = driver.run(server, Scenario(model=single, texts=TEXTS[:2], think_ms=10.0, jitter_ms=0.0, concurrency=1))
-    runs["after_end"] = after_end
-    first = _first_chunk(after_end, 1)
-    reused = _same_slot(after_end, 0, 1)
-    check(Finding("after_end", {"state_in": int(first["state_in"]), "state_owner": int(first["state_owner"]), "reused": reused}),
-          int(first["state_in"]) == 0 and int(first["state_owner"]) == 0 and reused and after_end.all_intact)
-
+    runs["after_end"] = driver.run(server, Scenario(model=single, texts=TEXTS[:2], think_ms=10.0, jitter_ms=0.0, concurrency=1))
     steps("cancelled", chunks=CANCEL_AFTER)
-    cancelled = driver.run(
+    runs["cancelled"] = driver.run(
         server,
         Scenario(model=single, texts=TEXTS[:2], think_ms=20.0, jitter_ms=0.0, stagger_ms=WAITER_LAG_MS,
                  abandon={0: CANCEL_AFTER}),
     )
-    runs["cancelled"] = cancelled
-    first = _first_chunk(cancelled, 1)
-    later = cancelled.sessions.set_index("session").loc[1]
-    wait = float(measure.backlog_waits(cancelled).set_index("session").loc[1, "wait_ms"])
-    check(Finding("cancelled", {"verdict": str(later["verdict"]), "state_owner": int(first["state_owner"]), "wait": wait}),
-          later["verdict"] == "intact" and int(first["state_owner"]) == 0 and _same_slot(cancelled, 0, 1))
 
     steps("sentiment", modes=len(sentiment_check.MODES))
     sentiment = sentiment_check.compare(server)
-    sentiment_same = bool(sentiment["identical"].all())
-    check(Finding("sentiment", {"diff": float(sentiment["max_score_diff"].max()),
-                                "labels_identical": bool(sentiment["labels_identical"].all()),
-                                "tolerance": sentiment_check.SCORE_TOLERANCE}), sentiment_same)
 
     steps("recogniser")
     dynamic = deployer.apply(presets.get("the_mistake").settings, owner="ex-verify-dyn").model
-    alone = driver.run(server, Scenario(model=dynamic, texts=TEXTS, think_ms=10.0, jitter_ms=5.0, concurrency=1, seed=8))
-    together = driver.run(server, Scenario(model=dynamic, texts=TEXTS, think_ms=10.0, jitter_ms=5.0, seed=8))
-    runs["dynamic_alone"], runs["dynamic_together"] = alone, together
-    same_text = list(alone.sessions["received_text"]) == list(together.sessions["received_text"])
-    recogniser_same = bool(alone.all_intact and together.all_intact and same_text)
-    check(Finding("recogniser", {"alone": measure.verdict_counts(alone), "together": measure.verdict_counts(together)}),
-          not recogniser_same)
+    runs["dynamic_alone"] = driver.run(server, Scenario(model=dynamic, texts=TEXTS, think_ms=10.0, jitter_ms=5.0, concurrency=1, seed=8))
+    runs["dynamic_together"] = driver.run(server, Scenario(model=dynamic, texts=TEXTS, think_ms=10.0, jitter_ms=5.0, seed=8))
     steps("measuring")
+    tables = {
+        "sessions": pd.concat([run.sessions[SESSION_COLUMNS].assign(run=label) for label, run in runs.items()], ignore_index=True),
+        "requests": pd.concat([runs[label].requests[REQUEST_COLUMNS].assign(run=label) for label in SEQUENCE_RUNS], ignore_index=True),
+        "waits": pd.concat([readings.backlog_waits(runs[label]).assign(run=label) for label in SEQUENCE_RUNS], ignore_index=True),
+        "sentiment": sentiment,
+    }
+    return Measured(tables=tables, runs=runs)
 
+
+def _of(table: pd.DataFrame, label: str) -> pd.DataFrame:
+    return table[table["run"] == label]
+
+
+def _intact(sessions: pd.DataFrame) -> bool:
+    return bool((sessions["verdict"] == "intact").all())
+
+
+def _owners_ok(requests: pd.DataFrame, sessions: pd.DataFrame) -> bool:
+    """Every chunk read either a fresh cell (first chunk) or state its own session wrote."""
+    tags = dict(zip(sessions["session"], sessions["tag"], strict=True))
+    return bool(all(int(owner) in (0, tags[int(who)]) for who, owner in zip(requests["session"], requests["state_owner"], strict=True)))
+
+
+def _first_chunk(requests: pd.DataFrame, session: int) -> pd.Series:
+    return requests[(requests["session"] == session) & (requests["chunk"] == 0)].iloc[0]
+
+
+def _same_slot(sessions: pd.DataFrame, a: int, b: int) -> bool:
+    """Both sessions' first (lowest) slot is the same one."""
+    s = sessions.set_index("session")
+    return bool(s.loc[a, "slots"] and s.loc[a, "slots"][:1] == s.loc[b, "slots"][:1])
+
+
+def _interleaved(t: Tables) -> tuple[Finding, bool]:
+    sessions = _of(t["sessions"], "interleaved")
+    own = _owners_ok(_of(t["requests"], "interleaved"), sessions)
+    return Finding("interleaved", {"sessions": len(sessions), "verdicts": readings.verdict_tally(sessions), "own": own}), _intact(sessions) and own
+
+
+def _after_end(t: Tables) -> tuple[Finding, bool]:
+    sessions = _of(t["sessions"], "after_end")
+    first = _first_chunk(_of(t["requests"], "after_end"), 1)
+    reused = _same_slot(sessions, 0, 1)
+    fresh = int(first["state_in"]) == 0 and int(first["state_owner"]) == 0
+    return (Finding("after_end", {"state_in": int(first["state_in"]), "state_owner": int(first["state_owner"]), "reused": reused}),
+            fresh and reused and _intact(sessions))
+
+
+def _cancelled(t: Tables) -> tuple[Finding, bool]:
+    sessions = _of(t["sessions"], "cancelled")
+    first = _first_chunk(_of(t["requests"], "cancelled"), 1)
+    later = sessions.set_index("session").loc[1, "verdict"]
+    wait = float(_of(t["waits"], "cancelled").set_index("session").loc[1, "wait_ms"])
+    return (Finding("cancelled", {"verdict": str(later), "state_owner": int(first["state_owner"]), "wait": wait}),
+            later == "intact" and int(first["state_owner"]) == 0 and _same_slot(sessions, 0, 1))
+
+
+def _sentiment(t: Tables) -> tuple[Finding, bool]:
+    s = t["sentiment"]
+    return (Finding("sentiment", {"diff": float(s["max_score_diff"].max()), "labels_identical": bool(s["labels_identical"].all()),
+                                  "tolerance": sentiment_check.SCORE_TOLERANCE}), bool(s["identical"].all()))
+
+
+def _recogniser_consistent(t: Tables) -> bool:
+    """Both arrivals intact with the same transcripts."""
+    alone, together = (_of(t["sessions"], label) for label in ("dynamic_alone", "dynamic_together"))
+    return bool(_intact(alone) and _intact(together) and list(alone["received_text"]) == list(together["received_text"]))
+
+
+def _recogniser(t: Tables) -> tuple[Finding, bool]:
+    alone, together = (_of(t["sessions"], label) for label in ("dynamic_alone", "dynamic_together"))
+    return (Finding("recogniser", {"alone": readings.verdict_tally(alone), "together": readings.verdict_tally(together)}),
+            not _recogniser_consistent(t))
+
+
+CHECKED_BY = {"interleaved": _interleaved, "after_end": _after_end, "cancelled": _cancelled, "sentiment": _sentiment,
+              "recogniser": _recogniser}
+
+
+def _transcripts(sessions: pd.DataFrame) -> pd.DataFrame:
+    """The recogniser's transcripts per arrival, as the figure shows them."""
+    columns = ["session", "expected_text", "received_text", "verdict"]
+    return pd.concat([_of(sessions, label)[columns].assign(arrival=arrival)
+                      for label, arrival in (("dynamic_alone", "one_at_a_time"), ("dynamic_together", "all_at_once"))],
+                     ignore_index=True)
+
+
+def judge(tables: Tables) -> Judgement:
+    """Each of the guide's checks from its run's tables; the outcome is which model gave the same answers."""
+    findings = []
+    for code in CHECKS:
+        found, as_expected = CHECKED_BY[code](tables)
+        findings.append(Finding(found.code, {"as_expected": bool(as_expected), **found.values}))
     checks = pd.DataFrame([{"check": f.code, "as_expected": f.values["as_expected"]} for f in findings])
-    transcripts = pd.concat(
-        [
-            alone.sessions[["session", "expected_text", "received_text", "verdict"]].assign(arrival="one_at_a_time"),
-            together.sessions[["session", "expected_text", "received_text", "verdict"]].assign(arrival="all_at_once"),
-        ],
-        ignore_index=True,
-    )
-    outcome = {(True, False): "sentiment", (True, True): "both", (False, True): "recogniser"}.get(
-        (sentiment_same, recogniser_same), "neither"
-    )
+    sentiment, sessions = tables["sentiment"], tables["sessions"]
+    sentiment_same, recogniser_same = bool(sentiment["identical"].all()), _recogniser_consistent(tables)
+    outcome = {(True, False): "sentiment", (True, True): "both", (False, True): "recogniser"}.get((sentiment_same, recogniser_same), "neither")
+    dynamic = sessions[sessions["run"].isin(["dynamic_alone", "dynamic_together"])]
     numbers = {
         "checks_as_expected": int(checks["as_expected"].sum()),
         "checks": len(checks),
         "sentiment_identical": sentiment_same,
         "sentiment_max_score_diff": float(sentiment["max_score_diff"].max()),
         "recogniser_dynamic_consistent": recogniser_same,
-        "recogniser_dynamic_wrong_symbols": int(alone.sessions["wrong_symbols"].sum() + together.sessions["wrong_symbols"].sum()),
+        "recogniser_dynamic_wrong_symbols": int(dynamic["wrong_symbols"].sum()),
     }
     sequence_ok = bool(checks.set_index("check").loc[list(SEQUENCE_CHECKS), "as_expected"].all())
     explanation = [
@@ -130,71 +172,5 @@ def run(server, deployer, progress=None) -> ExerciseResult:
         Finding("why_sequence_passed") if sequence_ok else Finding("why_sequence_failed"),
         Finding("why_every_deployment"),
     ]
-    steps.finish()
-    return ExerciseResult(
-        EXERCISE,
-        outcome,
-        numbers,
-        {"checks": checks, "sentiment": sentiment, "recogniser_transcripts": transcripts},
-        explanation,
-        findings,
-        runs,
-    )
-
-
-# Figure labels for the codes in the result's tables.
-CHECK_LABELS = {
-    "interleaved": N_("interleaved sessions stay intact, each reading only its own state"),
-    "after_end": N_("a new sequence after END inherits nothing"),
-    "cancelled": N_("a session cancelled mid-way does not pollute the next one on its slot"),
-    "sentiment": N_("the stateless sentiment model gives identical results in any order and batch split"),
-    "recogniser": N_("the recogniser behind the dynamic batcher is NOT order-invariant (must not be assumed)"),
-}
-MODE_LABELS = {
-    "in_order_single": N_("in order, one at a time"),
-    "reversed_6": N_("reversed, 6 at once"),
-    "shuffled_all": N_("shuffled, all at once"),
-    "shuffled_one_request": N_("shuffled, one request of 12"),
-}
-ARRIVAL_LABELS = {"one_at_a_time": N_("one at a time"), "all_at_once": N_("all at once")}
-
-
-def _yes_no(value: bool, _) -> str:
-    return _(N_("yes")) if value else _(N_("NO"))
-
-
-def _batches(sizes, _) -> str:
-    """{size: executions} as the bar's text: '12 of 1, 0 of 12'."""
-    if not sizes:
-        return _(N_("(not reported)"))
-    return ", ".join(_(N_("{n} of {size}")).format(n=n, size=size) for size, n in dict(sizes).items())
-
-
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
-    """The exercise's charts, each drawn from one of the result's tables; what each check
-    observed is in result.findings (one per check, in the same order)."""
-    checks = result.tables["checks"]
-    table = go.Figure(go.Table(
-        header=dict(values=[_(N_("check")), _(N_("as expected"))], align="left"),
-        cells=dict(values=[[_(CHECK_LABELS[c]) for c in checks["check"]], [_yes_no(v, _) for v in checks["as_expected"]]],
-                   align="left"),
-    ))
-    table.update_layout(title=_(N_("The rollout guide's experiments")))
-    sentiment = result.tables["sentiment"].copy()
-    sentiment["mode"] = [_(MODE_LABELS[m]) for m in sentiment["mode"]]
-    sentiment["batches"] = [_batches(b, _) for b in sentiment["batch_sizes"]]
-    diff = px.bar(sentiment, x="mode", y="max_score_diff", text="batches",
-                  labels={"mode": "", "max_score_diff": _(N_("largest score difference vs in-order singles"))},
-                  title=_(N_("Sentiment: same reviews, other orders and batches (bar text: batches run, 'N of size')"))
-                  + "<br>" + _(N_("labels identical: {answer}; scores must agree within {tolerance}")).format(
-                      answer=_yes_no(sentiment["labels_identical"].all(), _), tolerance=f"{sentiment_check.SCORE_TOLERANCE:g}"))
-    transcripts = result.tables["recogniser_transcripts"]
-    rec = go.Figure(go.Table(
-        header=dict(values=[_(N_("arrival")), _(N_("expected")), _(N_("received")), _(N_("verdict"))], align="left"),
-        cells=dict(values=[[_(ARRIVAL_LABELS[a]) for a in transcripts["arrival"]], transcripts["expected_text"],
-                           transcripts["received_text"], [plots.verdict_name(v, _) for v in transcripts["verdict"]]],
-                   align="left"),
-    ))
-    rec.update_layout(title=_(N_("Recogniser behind the dynamic batcher")))
-    return [(_(N_("Checks")), plots.layout(table, 330)), (_(N_("Sentiment")), plots.layout(diff)),
-            (_(N_("Recogniser")), plots.layout(rec, 330))]
+    return Judgement(outcome=outcome, numbers=numbers, findings=findings, explanation=explanation,
+                     tables={"checks": checks, "sentiment": sentiment, "recogniser_transcripts": _transcripts(sessions)})

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import tritonclient.http as http
 
-from app.lab.device import instance_kind
-from app.lab.loaded_models import LoadedModels
+from app.lab.deployment.device import instance_kind
+from app.lab.deployment.loaded_models import LoadedModels
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError
 from app.lab.server.embedded import EmbeddedServer
@@ -46,7 +46,7 @@ class LabServer:
         self._lock = threading.Lock()
 
     @classmethod
-    def from_env(cls, **kwargs) -> "LabServer":
+    def from_env(cls, **kwargs) -> LabServer:
         """TRITON_URL picks an external server; TRITON_TRACE_DIR names the folder where that
         server writes its trace file (started with --trace-config triton,file=DIR/trace.json);
         TRITON_LOG_FILE names its log file (started with --log-file FILE), for the log panel."""
@@ -104,7 +104,7 @@ class LabServer:
     def client(self, timeout_s: float = 60.0) -> http.InferenceServerClient:
         return http.InferenceServerClient(self.url, connection_timeout=timeout_s, network_timeout=timeout_s)
 
-    def start(self) -> "LabServer":
+    def start(self) -> LabServer:
         with self._lock:
             if self.external_url:
                 self._check_reachable()
@@ -157,7 +157,7 @@ class LabServer:
         except Exception:
             return False
 
-    def restart(self) -> "LabServer":
+    def restart(self) -> LabServer:
         """Start a stopped server again; one already running (another learner pressed Restart
         first) is left alone, so two presses never restart it twice."""
         if self.alive():

@@ -7,6 +7,7 @@ so stop() (or the death of this process) leaves no server or stub behind.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import signal
 import subprocess
@@ -17,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.lab.paths import MODEL_REPOSITORY
+from app.lab.paths import MODEL_REPOSITORY, REPO_ROOT
 from app.lab.server import health, installation
 from app.lab.server.errors import StartupError
 from app.lab.server.ports import free_ports, port_in_use
@@ -51,7 +52,7 @@ class EmbeddedServer:
     def metrics_url(self) -> str:
         return f"http://127.0.0.1:{self.metrics_port}/metrics"
 
-    def start(self) -> "EmbeddedServer":
+    def start(self) -> EmbeddedServer:
         if self.running:
             return self
         install = installation.locate()
@@ -102,7 +103,7 @@ class EmbeddedServer:
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
             env=env,
-            cwd=str(Path(__file__).resolve().parents[3]),
+            cwd=str(REPO_ROOT),
             start_new_session=True,
         )
         os.close(log_fd)
@@ -163,13 +164,11 @@ class EmbeddedServer:
     def kill_for_demo(self) -> None:
         """Kill the server abruptly, as a crash would (used to show dead-server handling)."""
         if self.process is not None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             self.process.wait(5)
 
-    def __enter__(self) -> "EmbeddedServer":
+    def __enter__(self) -> EmbeddedServer:
         return self.start()
 
     def __exit__(self, *exc) -> None:

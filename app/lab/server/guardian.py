@@ -8,6 +8,7 @@ Usage: python -m app.lab.server.guardian PARENT_PID -- COMMAND ...
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -37,10 +38,8 @@ def main(argv: list[str]) -> int:
 def _terminate_group(child: subprocess.Popen, grace_s: float = 8.0) -> None:
     if child.poll() is None:
         child.terminate()
-        try:
+        with contextlib.suppress(subprocess.TimeoutExpired):
             child.wait(grace_s)
-        except subprocess.TimeoutExpired:
-            pass
     # Python backend stubs are the server's children in our group: take them too.
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     os.killpg(os.getpgid(0), signal.SIGKILL)

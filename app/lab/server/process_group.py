@@ -1,6 +1,7 @@
 """Ending a guarded process group (guardian, server or proxy, and their children) for good."""
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -20,14 +21,10 @@ def stop_group(process: subprocess.Popen, grace_s: float) -> None:
     # number is someone else's, so a SIGKILL to it would hit an unrelated program.
     leader_alive = process.poll() is None  # reaps a leader that has exited, first
     if leader_alive or not Path(f"/proc/{process.pid}").exists():
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(5)
-    except subprocess.TimeoutExpired:
-        pass
 
 
 def group_alive(pgid: int) -> bool:

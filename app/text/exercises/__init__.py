@@ -14,20 +14,21 @@ Templates fill {name:kind} fields from the Finding's values (kinds: app/i18n/for
 from __future__ import annotations
 
 import importlib
-from functools import lru_cache
+from functools import cache
 from types import ModuleType
 
 import pandas as pd
 
 from app.i18n import N_, Words, formats
 from app.lab.exercises import REGISTRY
-from app.lab.exercises.base import DONE, ExerciseResult, Finding
+from app.lab.exercises.common.base import DONE, ExerciseResult, Finding
+from app.text import verdicts as verdict_words
 
 _PARTS = ("TITLE", "SCENARIO", "QUESTION", "OPTIONS", "NUMBERS", "FINDINGS", "STEPS")
 COMMON_STEPS = {DONE: N_("Done")}
 
 
-@lru_cache(maxsize=None)
+@cache
 def module(name: str) -> ModuleType:
     if name not in REGISTRY:
         raise ValueError(f"no exercise {name!r}")
@@ -83,7 +84,7 @@ def value(raw, _: Words) -> str:
     if isinstance(raw, float):
         return formats.number(raw, _)
     if isinstance(raw, dict):
-        return formats.verdicts(raw, _)
+        return verdict_words.verdicts(raw, _)
     if raw is None:
         return "–"
     return formats.text(raw, _)
@@ -113,7 +114,7 @@ def summary(result: ExerciseResult, _: Words) -> str:
     lines.append(_(N_("measured:")))
     table = numbers_table(result, _)
     width = max((len(k) for k in table.iloc[:, 0]), default=0)
-    lines += [f"  {k:{width}}  {v}" for k, v in zip(table.iloc[:, 0], table.iloc[:, 1])]
+    lines += [f"  {k:{width}}  {v}" for k, v in zip(table.iloc[:, 0], table.iloc[:, 1], strict=True)]
     if result.findings:
         lines.append(_(N_("findings:")))
         lines += [f"  - {finding(ex.name, f, _)}" for f in result.findings]

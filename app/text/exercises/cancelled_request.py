@@ -6,8 +6,6 @@ GIVE_UP_AT chunk 3); its test checks they still match.
 from __future__ import annotations
 
 from app.i18n import N_
-# What came back for a request: the numbers table words the next chunk's and the retry's outcome.
-from app.lab.exercises.cancelled_request import OUTCOME_LABELS as VALUES
 
 TITLE = N_("Cancelled and timed-out requests: a client that gives up on one chunk")
 SCENARIO = N_(

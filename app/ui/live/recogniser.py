@@ -4,14 +4,17 @@ from __future__ import annotations
 import streamlit as st
 
 from app.i18n import N_
-from app.lab import analysis, driver, presets
-from app.lab import worked_example as worked_example_run
-from app.lab.worked_example import TURNS
-from app.lab.deployments import LabSettings
-from app.lab.presets import Traffic
-from app.lab.scenario import Scenario
-from app.lab.setup import parse_texts
-from app.text import presets as preset_words, sentiment as sentiment_words
+from app.lab.cases import worked_example as worked_example_run
+from app.lab.cases.worked_example import TURNS
+from app.lab.deployment import presets
+from app.lab.deployment.deployments import LabSettings
+from app.lab.deployment.presets import Traffic
+from app.lab.deployment.setup import parse_texts
+from app.lab.judgement import analysis
+from app.lab.scenario.scenario import Scenario
+from app.lab.traffic import driver
+from app.text import presets as preset_words
+from app.text import sentiment as sentiment_words
 from app.ui import run_views, session, transcripts
 from app.ui.language import _, t
 from app.ui.live.common import explained_failures, store, stored
@@ -84,7 +87,7 @@ def worked_example_table(sent):
     table["outcome"] = [
         words.render(N_("{label:text} (“{review:text}”)"), label=sentiment_words.label(o == "positive", words), review=r)
         if o in ("positive", "negative") else words(N_("refused")) if o == "refused" else o
-        for o, r in zip(table["outcome"], table["review"])
+        for o, r in zip(table["outcome"], table["review"], strict=True)
     ]
     table = table.drop(columns=["review"])
     return table.rename(columns={k: words(v) for k, v in WORKED_COLUMNS.items()})
@@ -157,7 +160,7 @@ def direct_vs_oldest(server, deployer) -> None:
     runs = stored("direct_vs_oldest")
     if not runs:
         return
-    for column, (applied, result) in zip(st.columns(2), runs):
+    for column, (applied, result) in zip(st.columns(2), runs, strict=True):
         with column:
             st.markdown(t().render(N_("**{scheduler:text}** on `{model:text}`"), scheduler=applied.settings.scheduler,
                                    model=applied.model))

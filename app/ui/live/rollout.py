@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app.i18n import N_
-from app.lab import rollout as checks
+from app.lab.cases import rollout as checks
 from app.text import rollout as words_of
 from app.ui.language import _, t
 from app.ui.live.common import explained_failures, store, stored

@@ -4,8 +4,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from app.charts import figures
 from app.i18n import N_
-from app.lab import figures, sentiment
+from app.lab.cases import sentiment
 from app.text import sentiment as sentiment_words
 from app.ui.language import _, t
 from app.ui.live.common import explained_failures, store, stored
@@ -29,7 +30,7 @@ def batch_vs_single(server, deployer) -> None:
         return
     words = t()
     cols = st.columns(len(runs))
-    for col, run in zip(cols, runs):
+    for col, run in zip(cols, runs, strict=True):
         srv = run.server
         col.metric(sentiment_words.mode(run, words), words.render(N_("{rate:count} reviews/s"), rate=round(run.throughput)),
                    help=words.render(N_("{n:count} reviews in {wall:ms}"), n=len(run.scores), wall=run.wall_s * 1000))
@@ -73,7 +74,7 @@ def dynamic_batching_demo(server, deployer) -> None:
     words = t()
     st.plotly_chart(figures.server_batches(runs, _=words), key="dbd-batches", width="stretch")
     cols = st.columns(len(runs))
-    for col, run in zip(cols, runs):
+    for col, run in zip(cols, runs, strict=True):
         col.metric(words.render(N_("{mode:text}: mean queue wait"), mode=sentiment_words.mode(run, words)),
                    words.render("{wait:ms}", wait=run.server.get("mean_queue_us", 0) / 1000),
                    help=_("Server statistics: time each request waited for its batch to form"))

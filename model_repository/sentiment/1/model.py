@@ -20,8 +20,8 @@ WIDTH = 2048
 LAYERS = 6
 
 
-POSITIVE = "good great excellent love lovely happy fast friendly perfect recommend delightful superb".split()
-NEGATIVE = "bad terrible awful hate slow rude broken poor refund disappointing worst noisy".split()
+POSITIVE = ["good", "great", "excellent", "love", "lovely", "happy", "fast", "friendly", "perfect", "recommend", "delightful", "superb"]
+NEGATIVE = ["bad", "terrible", "awful", "hate", "slow", "rude", "broken", "poor", "refund", "disappointing", "worst", "noisy"]
 
 
 def instance_device(args: dict) -> torch.device:

@@ -1,20 +1,14 @@
 """The exercises page in AppTest, against the session's real Triton server."""
 from __future__ import annotations
 
-
 from streamlit.testing.v1 import AppTest
 
-from tests.lab.exercises.conftest import PAGE, TIMEOUT_S, predict_and_run
-
 from app.i18n import words
-from app.lab import exercises, proxy
+from app.lab import exercises
+from app.lab.server import proxy
 from app.quiz.store import ProgressStore
 from app.text import exercises as text
-
-
-
-
-
+from tests.lab.exercises.conftest import PAGE, TIMEOUT_S, predict_and_run
 
 
 def test_page_lists_every_exercise_and_asks_for_a_prediction_first(page):

@@ -2,15 +2,8 @@
 without taking the rest of the result with them (AppTest, the session's real Triton)."""
 from __future__ import annotations
 
-
-from streamlit.testing.v1 import AppTest
-
+from app.charts import exercises as exercise_charts
 from tests.lab.exercises.conftest import predict_and_run
-
-from app.lab import exercises
-
-
-
 
 
 def test_id_collision_quotes_the_servers_conflict_warning_in_the_log_panel(page):
@@ -27,7 +20,7 @@ def test_a_chart_that_fails_is_reported_and_the_rest_of_the_result_stays(page, m
     def broken(result, _=None):
         raise KeyError("sessions")
 
-    monkeypatch.setattr(exercises, "figures", broken)
+    monkeypatch.setattr(exercise_charts, "figures", broken)
     at = predict_and_run(page, "id_collision", "merged")
     assert any(e.value.startswith("The exercise stopped unexpectedly (KeyError)") for e in at.error)
     assert not at.get("plotly_chart")

@@ -1,12 +1,51 @@
 """Forgot READY on the real server, run once: padding rows corrupt live sessions; honouring READY fixes it."""
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
-from app.i18n import words
-from app.lab import analysis, evidence
 from app.lab.exercises import forgot_ready
+from app.lab.judgement import analysis, evidence
 from app.text import exercises as text
+from tests.lab.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
+
+
+def _tables(ignored: list[tuple[str, str]], honoured: list[str], batch_sizes=None, inferences: int = 12) -> dict:
+    """Hand-made measurements: per session (verdict, whose state it read) for READY ignored, verdicts
+    for READY honoured, and the server's batch counts for each run."""
+    def rows(run, sessions):
+        return [{"session": i, "verdict": v, "read_state_of": who, "first_wrong": None if v == "intact" else 3,
+                 "wrong_symbols": 0 if v == "intact" else 5, "detail_code": "read_padding" if who == "padding" else "",
+                 "expected_text": "HI", "received_text": "HI", "run": run} for i, (v, who) in enumerate(sessions)]
+    sessions = pd.DataFrame(rows("ready_ignored", ignored) + rows("ready_honoured", [(v, "") for v in honoured]))
+    server = pd.DataFrame([
+        {"run": "ready_ignored", "inference_count": inferences, "execution_count": 4, "requests_sent": inferences,
+         "batch_sizes": batch_sizes or {4: 4}},
+        {"run": "ready_honoured", "inference_count": inferences, "execution_count": 4, "requests_sent": inferences,
+         "batch_sizes": batch_sizes or {4: 4}},
+    ])
+    return {"sessions": sessions, "server": server}
+
+
+def test_judge_garbage_when_a_session_read_a_padding_rows_state():
+    judged = forgot_ready.judge(_tables([("garbage", "padding"), ("intact", "")], ["intact", "intact"], {4: 4}, inferences=12))
+    assert judged.outcome == "garbage"
+    assert judged.numbers["padding_rows_run"] == 4 and judged.numbers["ignored_sessions_read_padding"] == 1
+    assert [f.values["who"] for f in judged.findings if f.code == "session_padding"] == [0]
+    assert judged.findings[-1].code == "honoured_intact" and judged.explanation[-2].code == "fixed_intact"
+
+
+def test_judge_intact_when_no_session_was_hit():
+    judged = forgot_ready.judge(_tables([("intact", ""), ("intact", "")], ["intact", "intact"], {2: 6}, inferences=12))
+    assert judged.outcome == "intact"
+    assert judged.numbers["padding_rows_run"] == 0 and judged.numbers["ignored_sessions_corrupted"] == 0
+
+
+def test_judge_refused_when_the_server_refused_a_chunk():
+    judged = forgot_ready.judge(_tables([("error", ""), ("garbage", "padding")], ["intact", "error"]))
+    assert judged.outcome == "refused"
+    assert judged.findings[-1] == forgot_ready.Finding("honoured_verdicts", {"verdicts": {"intact": 1, "error": 1}, "skipped": 4})
+    assert judged.explanation[-2] == forgot_ready.Finding("fixed_verdicts", {"verdicts": {"intact": 1, "error": 1}})
 
 
 @pytest.fixture(scope="module")
@@ -55,10 +94,9 @@ def test_honouring_ready_keeps_every_session_intact(result):
         "direct_width", "padding_request", "this_run", "folded", "varies", "fixed_intact", "rule"]
 
 
-def test_every_finding_renders_in_both_languages(result):
-    rendered = [text.finding("forgot_ready", f, words(lang)) for f in result.findings + result.explanation for lang in ("en", "zh")]
-    assert all(rendered)
+def test_every_finding_renders_in_every_language(result):
+    for lang in TRANSLATED:
+        assert not untranslated("forgot_ready", result.findings + result.explanation, lang)
+        assert not untranslated_figures(result, lang)
     assert set(result.numbers) == set(text.module("forgot_ready").NUMBERS)
     assert set(forgot_ready.EXERCISE.options) == set(text.module("forgot_ready").OPTIONS)
-    for lang in ("en", "zh"):
-        assert all(fig.layout.title.text for _, fig in forgot_ready.figures(result, words(lang)))

@@ -1,4 +1,5 @@
-"""Correlation ID collision on the real server, run once, and the CLI that runs an exercise headless."""
+"""Correlation ID collision: the judge on hand-made tables, one test per outcome; then the real server,
+run once, and the CLI that runs an exercise headless."""
 from __future__ import annotations
 
 import json
@@ -7,12 +8,107 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from app.i18n import words
-from app.lab import evidence, exercises
+from app.lab import exercises
 from app.lab.exercises import id_collision
+from app.lab.exercises.common.base import ExerciseResult, Finding, Measured
+from app.lab.judgement import evidence
 from app.text import exercises as text
+from tests.lab.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
+
+SHARED = "42"
+CONFLICT = "sequence 42 for model 'asr_ex' has a conflict. The previous sequence did not end before this sequence start."
+REFUSAL = "inference request for sequence 42 to model 'asr_ex' must specify the START flag on the first request of the sequence"
+# Same ID, in send order: (session, chunk, STATE_OWNER read, right, error). Session 0 (tag 11, the shorter
+# text, so its END comes first) and session 1 (tag 12) read each other's state, then session 1 is refused.
+MERGED = [(0, 0, 0, True, ""), (1, 0, 11, False, ""), (0, 1, 12, False, ""), (1, 1, 11, False, ""), (0, 2, 12, False, ""),
+          (1, 2, -1, False, REFUSAL)]
+APART = [(0, 0, 0, True, ""), (1, 0, 0, True, ""), (0, 1, 11, True, ""), (1, 1, 12, True, "")]
+
+
+def _tables(same_id, verdicts=("foreign", "foreign"), read=(1, 0), unique=("intact", "intact"), log=True, conflicts=1) -> dict:
+    """Hand-made measurements: each run's requests and sessions, and the same-ID run's server log
+    (`conflicts` conflict warnings for the shared ID, one for another ID that must not count)."""
+    def requests(run, rows):
+        return [{"run": run, "session": s, "chunk": c, "t_send": 0.01 * i, "instance": 0, "state_owner": owner,
+                 "symbol": 5 if right else 9, "expected": 5, "error": error}
+                for i, (s, c, owner, right, error) in enumerate(rows)]
+    unique_rows = [(0, 0, 0, True, ""), (1, 0, 0, True, ""), (0, 1, 21, True, ""), (1, 1, 22, True, "")]
+    sessions = [{"session": i, "corrid": SHARED, "verdict": v, "read_state_of": r, "detail_code": "", "expected_text": t,
+                 "received_text": t, "tag": 11 + i, "run": "same_id"} for i, (v, r, t) in enumerate(zip(verdicts, read, id_collision.TEXTS, strict=True))]
+    sessions += [{"session": i, "corrid": str(43 + i), "verdict": v, "read_state_of": None, "detail_code": "", "expected_text": t,
+                  "received_text": t, "tag": 21 + i, "run": "unique_ids"} for i, (v, t) in enumerate(zip(unique, id_collision.TEXTS, strict=True))]
+    lines = [{"run": "same_id", "code": "sequence_conflict", "corrid": SHARED, "level": "WARNING", "message": CONFLICT}] * conflicts
+    lines += [{"run": "same_id", "code": "sequence_conflict", "corrid": "99", "level": "WARNING", "message": "sequence 99 ..."},
+              {"run": "same_id", "code": "sequence_end", "corrid": SHARED, "level": "INFO", "message": "End sequence CORRID 42"}]
+    return {
+        "requests": pd.DataFrame(requests("same_id", same_id) + requests("unique_ids", unique_rows)),
+        "sessions": pd.DataFrame(sessions),
+        "server_log": pd.DataFrame(lines if log else [], columns=["run", "code", "corrid", "level", "message"]),
+        "logs": pd.DataFrame([{"run": "same_id", "available": log}, {"run": "unique_ids", "available": log}]),
+    }
+
+
+def test_judge_merged_when_the_sessions_read_each_others_state():
+    judged = id_collision.judge(_tables(MERGED))
+    n = judged.numbers
+    assert judged.outcome == "merged"
+    assert n["shared_corrid"] == SHARED and n["collide_verdicts"] == {"foreign": 2} and n["collide_foreign_sessions"] == 2
+    assert (n["collide_chunks_reading_other_session"], n["collide_chunks_right"], n["collide_chunks"], n["collide_refused_chunks"]) == (4, 1, 6, 1)
+    assert n["refused_after_other_end"] and n["fixed_intact"] and n["conflict_warnings_logged"] == 1
+    assert judged.findings == [
+        Finding("same_id", {"verdicts": {"foreign": 2}, "cross": 4, "chunks": 6}),
+        Finding("session_foreign", {"who": 0, "other": 1}),
+        Finding("session_foreign", {"who": 1, "other": 0}),
+        Finding("unique_intact"),
+        Finding("log_warning", {"level": "WARNING", "message": CONFLICT}),
+        Finding("refused_after_end", {"who": 1, "chunk": 3, "ended": 0, "message": REFUSAL}),
+    ]
+    assert [f.code for f in judged.explanation] == ["mechanism", "seen_merged", "log_only_trace", "fix", "fixed_intact"]
+    assert judged.explanation[1].values == {"cross": 4, "chunks": 6}
+    chunks = judged.tables["chunks"]
+    mine = chunks[chunks["run"] == "same_id"]
+    assert list(mine["read_state_of"]) == ["fresh", "other", "other", "other", "other", "refused"]
+    assert list(mine["other_session"].dropna().astype(int)) == [0, 1, 0, 1]
+    assert set(chunks[chunks["run"] == "unique_ids"]["read_state_of"]) == {"fresh", "own"}
+
+
+def test_judge_apart_when_both_sessions_stayed_intact():
+    judged = id_collision.judge(_tables(APART, verdicts=("intact", "intact"), read=(None, None), conflicts=0))
+    assert judged.outcome == "apart"
+    assert judged.numbers["collide_chunks_reading_other_session"] == 0 and judged.numbers["conflict_warnings_logged"] == 0
+    assert not judged.numbers["refused_after_other_end"]
+    assert [f.code for f in judged.findings] == ["same_id", "unique_intact"]
+    assert [f.code for f in judged.explanation] == ["mechanism", "seen_apart", "fix", "fixed_intact"]
+
+
+def test_judge_refused_when_the_second_start_was_turned_away():
+    refused = [(0, 0, 0, True, ""), (1, 0, -1, False, "sequence 42 conflict"), (0, 1, 11, True, "")]
+    judged = id_collision.judge(_tables(refused, verdicts=("intact", "error"), read=(None, None), unique=("intact", "garbage"), log=False))
+    assert judged.outcome == "refused"
+    assert judged.numbers["conflict_warnings_logged"] is None and not judged.numbers["fixed_intact"]
+    assert judged.findings[1] == Finding("session_verdict", {"who": 1, "verdict": "error"})
+    assert judged.findings[2] == Finding("unique_verdicts", {"verdicts": {"intact": 1, "garbage": 1}})
+    assert judged.findings[3] == Finding("log_unavailable")
+    assert judged.findings[4] == Finding("refused_after_end", {"who": 1, "chunk": 1, "ended": 0, "message": "sequence 42 conflict"})
+    assert [f.code for f in judged.explanation] == ["mechanism", "seen_refused", "fix", "fixed_verdicts"]
+    assert judged.explanation[-1].values == {"verdicts": {"intact": 1, "garbage": 1}}
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_judged_findings_and_figures_render_translated(lang):
+    """Every template the judge can pick, on the hand-made tables, in every translated language."""
+    merged = id_collision.judge(_tables(MERGED))
+    refused = id_collision.judge(_tables([(0, 0, 0, True, ""), (1, 0, -1, False, "conflict")], verdicts=("intact", "error"),
+                                         read=(None, None), unique=("intact", "garbage"), log=False))
+    apart = id_collision.judge(_tables(APART, verdicts=("intact", "intact"), read=(None, None), conflicts=0))
+    found = [f for j in (merged, refused, apart) for f in j.findings + j.explanation]
+    assert {f.code for f in found} == set(text.module("id_collision").FINDINGS)  # every template the module has
+    assert not untranslated("id_collision", found, lang)
+    assert not untranslated_figures(ExerciseResult.of(id_collision.EXERCISE, Measured(tables=_tables(MERGED)), merged), lang)
 
 
 @pytest.fixture(scope="module")
@@ -57,14 +153,14 @@ def test_findings_name_the_sessions_and_the_values(result):
     assert result.explanation[1].values == {"cross": n["collide_chunks_reading_other_session"], "chunks": n["collide_chunks"]}
 
 
-def test_every_finding_renders_in_both_languages(result):
-    rendered = [text.finding("id_collision", f, words(lang)) for f in result.findings + result.explanation for lang in ("en", "zh")]
-    assert all(rendered)
-    assert "session 1: foreign, it read the state of session 2." in rendered
+def test_every_finding_renders_in_every_language(result):
+    english = [text.finding("id_collision", f, words("en")) for f in result.findings + result.explanation]
+    assert "session 1: foreign, it read the state of session 2." in english
+    for lang in TRANSLATED:
+        assert not untranslated("id_collision", result.findings + result.explanation, lang)
+        assert not untranslated_figures(result, lang)
     assert set(result.numbers) == set(text.module("id_collision").NUMBERS)
     assert set(id_collision.EXERCISE.options) == set(text.module("id_collision").OPTIONS)
-    for lang in ("en", "zh"):
-        assert all(fig.layout.title.text for _, fig in id_collision.figures(result, words(lang)))
 
 
 def test_first_end_ends_the_sequence_for_both(result):

@@ -1,5 +1,7 @@
-"""Leaked state on the real server, run once: the reaper frees every slot, the model's own gauge
-shows it was never told, and the model's eviction is what frees its state."""
+"""Leaked state: the reaper frees every slot, the model's own gauge shows it was never told, and
+the model's eviction is what frees its state.
+
+The judge's outcomes on hand-made gauges first, then one real run on the server."""
 from __future__ import annotations
 
 import json
@@ -7,15 +9,77 @@ import os
 import subprocess
 import sys
 
+import pandas as pd
 import pytest
 
-from app.i18n import words
-from app.lab import state_cells
+from app.charts import exercises as charts
+from app.i18n import languages, words
 from app.lab.exercises import leaked_state
-from app.lab.server_log import LogCode
+from app.lab.exercises.common.base import Finding
+from app.lab.observation import state_cells
+from app.lab.observation.server_log import LogCode
 from app.text import exercises as text
+from tests.lab.exercises.renderings import assert_translated
 
 ABANDONED = leaked_state.WAVES * leaked_state.PER_WAVE
+EVICTING = [(3, 0), (9, 0), (9, 6), (15, 6), (3, 24)]  # the evicting model's gauge: (cells, evicted so far)
+
+
+def _tables(keep: list[int], evict=EVICTING, reaped: int | None = ABANDONED, refused=(0, 0), beyond=(0, 0)) -> dict:
+    """Hand-made gauges, one sample a second: `keep` is the cells the non-evicting model held at each,
+    `evict` the evicting model's (cells, evicted); half of each sample's cells on each of two instances.
+    `reaped` is the reaper's force-ends in the log (None: no log), `refused` and `beyond` per deployment
+    the chunks refused and the requests the model ran beyond the chunks answered."""
+    samples = {"keep": [(cells, 0) for cells in keep], "evict": list(evict)}
+
+    def share(n: int, instance: int) -> int:
+        return n // 2 + (n % 2 if instance == 0 else 0)
+
+    cells = pd.DataFrame([{"t": float(t), "instance": i, "cells": share(n, i), "evicted": share(e, i), "deployment": label}
+                          for label, rows in samples.items() for t, (n, e) in enumerate(rows) for i in (0, 1)])
+    marks = pd.DataFrame([{"t": 0.5, "label": leaked_state.wave_mark(1), "deployment": label} for label in samples])
+    counts = pd.DataFrame([{"deployment": label, "abandoned": ABANDONED, "reaped_logged": reaped, "model_requests": 100 + beyond[i],
+                            "answered": 100, "refused_chunks": refused[i]} for i, label in enumerate(samples)])
+    return {"cells": cells, "marks": marks, "counts": counts}
+
+
+def test_judge_leak_when_every_vanished_session_left_its_cell():
+    judged = leaked_state.judge(_tables([3, 9, 15, 21, 27]))  # 3 cells left over from an earlier run, then one per session
+    assert judged.outcome == "leak"
+    n = judged.numbers
+    assert (n["sessions_abandoned"], n["reaper_force_ends_logged"], n["cells_added_no_eviction"]) == (ABANDONED, ABANDONED, 24)
+    assert (n["cells_left_no_eviction"], n["peak_cells_no_eviction"]) == (27, 27)
+    assert (n["cells_left_with_eviction"], n["peak_cells_with_eviction"], n["cells_evicted_by_the_model"]) == (3, 15, 24)
+    assert (n["refused_chunks"], n["model_requests_for_the_reaps"]) == (0, 0)
+    assert judged.findings == [
+        Finding("keep_cells", {"abandoned": ABANDONED, "added": 24, "start": 3, "left": 27, "slots": leaked_state.SETTINGS.slots}),
+        Finding("reaped", {"reaped": ABANDONED}),
+        Finding("evict_cells", {"evict": leaked_state.EVICT_S, "peak": 15, "evicted": 24, "left": 3}),
+        Finding("refused", {"refused": 0}),
+        Finding("model_requests", {"requests": 0}),
+    ]
+    assert judged.explanation[2] == Finding("why_cells", {"added": 24, "abandoned": ABANDONED, "slots": leaked_state.SETTINGS.slots})
+    assert judged.explanation[3].values == {"evict": leaked_state.EVICT_S, "timeout": 0.5, "left": 3}
+    tally = judged.tables["tally"].set_index("deployment")
+    assert tally.loc["keep", ["cells_at_start", "peak_cells", "cells_left", "cells_added", "evicted"]].tolist() == [3, 27, 27, 24, 0]
+    assert tally.loc["evict", ["cells_at_start", "cells_added", "evicted"]].tolist() == [3, 0, 24]
+
+
+def test_judge_capped_when_no_more_cells_stayed_than_the_slots():
+    judged = leaked_state.judge(_tables([0, 6, 12, 12, 12]))
+    assert judged.outcome == "capped"
+    assert judged.numbers["cells_added_no_eviction"] == leaked_state.SETTINGS.slots == 12
+
+
+def test_judge_freed_when_the_cells_went_back_to_where_they_started():
+    judged = leaked_state.judge(_tables([2, 8, 14, 2], reaped=None, refused=(3, 1), beyond=(6, 0)))
+    assert judged.outcome == "freed"
+    n = judged.numbers
+    assert (n["cells_added_no_eviction"], n["peak_cells_no_eviction"], n["reaper_force_ends_logged"]) == (0, 14, None)
+    assert (n["refused_chunks"], n["model_requests_for_the_reaps"]) == (4, 6)
+    assert judged.findings[1] == Finding("log_unavailable")
+    assert judged.findings[3:] == [Finding("refused", {"refused": 4}), Finding("model_requests", {"requests": 6})]
+    assert judged.tables["tally"]["reaped_logged"].isna().all()
 
 
 @pytest.fixture(scope="module")
@@ -67,17 +131,16 @@ def test_the_gauge_climbs_wave_by_wave_without_eviction(result):
         assert before - start == (wave - 1) * leaked_state.PER_WAVE
 
 
-def test_every_finding_renders_in_both_languages_and_the_words_quote_the_constants(result):
-    rendered = [text.finding("leaked_state", f, words(lang)) for f in result.findings + result.explanation
-                for lang in ("en", "zh")]
-    assert all(rendered)
+def test_every_finding_is_translated_and_the_words_quote_the_constants(result):
+    assert_translated("leaked_state", result.findings + result.explanation)
     scenario = text.module("leaked_state").SCENARIO
     assert f"max_sequence_idle_microseconds is {leaked_state.IDLE_TIMEOUT_US}" in scenario
     assert f"with {leaked_state.SETTINGS.slots} candidate slots" in scenario
     assert f"{leaked_state.WAVES} waves of {leaked_state.PER_WAVE} sessions, {leaked_state.GAP_S:g} s apart" in scenario
     assert f"each send {leaked_state.SENT} chunks" in scenario
-    for lang in ("en", "zh"):
-        assert len(leaked_state.figures(result, words(lang))) == 2
+    for lang in languages():
+        _ = words(lang)
+        assert [caption for caption, _fig in charts.figures(result, _)] == [_("The model's gauge"), _("Tally")]
 
 
 def test_cli_writes_the_gauge_and_the_log_as_json(server_env, tmp_path):

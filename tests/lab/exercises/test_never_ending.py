@@ -1,11 +1,101 @@
-"""Idle timeout on the real server, run once: slow clients reaped, dead clients hold slots, the model cleans up."""
+"""Idle timeout: the judge on hand-made tables, one test per outcome; then the real server, run once:
+slow clients reaped, dead clients hold slots, the model cleans up."""
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
-from app.i18n import words
+from app.i18n import languages, words
 from app.lab.exercises import never_ending
+from app.lab.exercises.common.base import ExerciseResult, Finding, Measured
 from app.text import exercises as text
+from tests.lab.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
+
+REFUSAL = "inference request for sequence 7 to model 'm' must specify the START flag on the first request of the sequence"
+KEY = (200, 400)  # the question's cell: short timeout, think time above it
+
+
+def _cell(timeout, think, verdict="intact", refused=False, answered=5, message=""):
+    return {"timeout_ms": timeout, "think_ms": think, "verdict": verdict, "start_refused": refused, "chunks_answered": answered,
+            "chunks": 5, "model_requests": answered, "message": message}
+
+
+def _tables(key: dict | None = None, waiter_verdict: str = "intact", after_pause_error: str = "") -> dict:
+    """Hand-made measurements: the 2 x 2 grid of slow-client cells (all intact unless `key` replaces the
+    question's cell), the dead client's waiter blocked 550 ms at 600 ms and 150 ms at 200 ms, and the
+    paused session (tag 11) reading its own state before the pause and a fresh cell after it."""
+    grid = [key if key and (t, th) == KEY else _cell(t, th) for t in never_ending.TIMEOUTS_MS for th in never_ending.THINKS_MS]
+    dead = [{"timeout_ms": 200, "waiter_arrived_after_silence_ms": 20.0, "waiter_blocked_ms": 150.0, "waiter_verdict": "intact"},
+            {"timeout_ms": 600, "waiter_arrived_after_silence_ms": 20.0, "waiter_blocked_ms": 550.0, "waiter_verdict": waiter_verdict}]
+    owners, states = [0, 11, 11, 0, 11], [0, 3, 4, 0, 2]
+    chunks = [{"chunk": k, "t_send": 0.04 * k + (1.0 if k >= 3 else 0.0), "state_in": s, "state_owner": o, "symbol": 5,
+               "expected": 5 if k != 3 else 6, "error": after_pause_error if k == 3 else ""}
+              for k, (o, s) in enumerate(zip(owners, states, strict=True))]
+    sessions = [{"session": 0, "tag": 11, "verdict": "lost"}, {"session": 1, "tag": 12, "verdict": "intact"}]
+    return {"grid": pd.DataFrame(grid), "dead_client": pd.DataFrame(dead), "evict_chunks": pd.DataFrame(chunks),
+            "evict_sessions": pd.DataFrame(sessions)}
+
+
+REAPED = _cell(*KEY, verdict="error", refused=True, answered=1, message=REFUSAL)
+
+
+def test_judge_reaped_when_the_next_chunk_is_refused_for_lacking_start():
+    judged = never_ending.judge(_tables(REAPED, waiter_verdict="error"))
+    n = judged.numbers
+    assert judged.outcome == "reaped"
+    assert (n["slow_reaped_at_short_timeout"], n["slow_chunks_answered_before_reap"], n["model_requests_for_reaped_session"]) == (True, 1, 1)
+    assert (n["cells_reaped"], n["slow_intact_at_long_timeout"]) == (1, True)
+    assert (n["dead_blocked_ms_long_timeout"], n["dead_blocked_ms_short_timeout"]) == (550.0, 150.0)
+    assert (n["evict_after_pause_state_owner"], n["evict_after_pause_state_in"], n["evict_after_pause_error"]) == (0, 0, None)
+    assert n["evict_before_pause_state_owner_is_own"] and n["evict_verdict"] == {"lost": 1}
+    grid = [(f.code, f.values["timeout"], f.values["think"]) for f in judged.findings[:4]]
+    assert grid == [("grid_verdict", 200, 100), ("grid_reaped", 200, 400), ("grid_verdict", 600, 100), ("grid_verdict", 600, 400)]
+    assert judged.findings[1].values["answered"] == 1
+    assert judged.findings[4] == Finding("refusal", {"message": REFUSAL})
+    assert judged.findings[6] == Finding("dead_blocked", {"long": 600, "long_wait": 550.0, "short": 200, "short_wait": 150.0})
+    assert judged.findings[7].code == "evict_accepted" and judged.findings[7].values["owner"] == 0
+    assert judged.findings[-1] == Finding("waiter_reaped", {"who": 1})
+    assert list(judged.tables["grid"]["reaped"]) == [False, True, False, False]
+    assert judged.explanation[6] == Finding("model_cleans", {"evict": never_ending.EVICT_S, "owner": 0})
+
+
+def test_judge_fresh_when_the_chunk_is_answered_from_a_reset_state():
+    judged = never_ending.judge(_tables(_cell(*KEY, verdict="lost")))
+    assert judged.outcome == "fresh"
+    assert judged.numbers["cells_reaped"] == 0 and not judged.numbers["slow_reaped_at_short_timeout"]
+    assert judged.findings[1] == Finding("grid_verdict", {"timeout": 200, "think": 400, "verdict": "lost"})
+    assert judged.findings[4] == Finding("no_refusal")
+    assert "waiter_reaped" not in [f.code for f in judged.findings]
+
+
+def test_judge_served_when_the_slow_client_is_intact():
+    judged = never_ending.judge(_tables(_cell(*KEY)))
+    assert judged.outcome == "served"
+    assert judged.numbers["slow_chunks_answered_before_reap"] == 5
+
+
+def test_judge_waits_for_anything_else_even_an_error_that_is_not_a_reap():
+    # Refused, but not for a missing START: not the reaper's doing, so not "reaped".
+    judged = never_ending.judge(_tables(_cell(*KEY, verdict="error", answered=2, message="model busy")))
+    assert judged.outcome == "waits"
+    assert judged.numbers["cells_reaped"] == 0
+    assert judged.findings[4] == Finding("refusal", {"message": "model busy"})
+
+
+def test_judge_reports_a_refused_chunk_after_the_pause():
+    judged = never_ending.judge(_tables(REAPED, after_pause_error="sequence evicted"))
+    assert judged.numbers["evict_after_pause_error"] == "sequence evicted"
+    assert judged.findings[7].code == "evict_refused" and judged.findings[7].values["message"] == "sequence evicted"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_judged_findings_and_figures_render_translated(lang):
+    """Every template the judge can pick, on the hand-made tables, in every translated language."""
+    reaped = never_ending.judge(_tables(REAPED, waiter_verdict="error", after_pause_error="sequence evicted"))
+    fresh = never_ending.judge(_tables(_cell(*KEY, verdict="lost")))
+    assert not untranslated("never_ending", reaped.findings + reaped.explanation + fresh.findings, lang)
+    result = ExerciseResult.of(never_ending.EXERCISE, Measured(tables=_tables(REAPED)), reaped)
+    assert not untranslated_figures(result, lang)
 
 
 @pytest.fixture(scope="module")
@@ -30,10 +120,10 @@ def test_reaped_session_is_reported_as_error_with_the_servers_message(result):
     full = "must specify the START flag on the first request of the sequence"
     assert session["detail_code"] == "refused" and full in session["detail_values"]["error"]
     assert any(full in e for e in run.requests["error"])
-    # The finding quotes Triton's own refusal, verbatim, in both languages.
+    # The finding quotes Triton's own refusal, verbatim, in every language.
     refusal = next(f for f in result.findings if f.code == "refusal")
     assert full in refusal.values["message"]
-    for lang in ("en", "zh"):
+    for lang in languages():
         assert full in text.finding("never_ending", refusal, words(lang))
 
 
@@ -81,13 +171,12 @@ def test_findings_carry_the_grid_and_the_blocking_times(result):
         "reaper", "cannot_tell", "slow_reaped", "dead_holds", "choose", "never_tells", "model_cleans", "keep_longer"]
 
 
-def test_every_finding_renders_in_both_languages(result):
-    rendered = [text.finding("never_ending", f, words(lang)) for f in result.findings + result.explanation for lang in ("en", "zh")]
-    assert all(rendered)
+def test_every_finding_renders_in_every_language(result):
+    for lang in TRANSLATED:
+        assert not untranslated("never_ending", result.findings + result.explanation, lang)
+        assert not untranslated_figures(result, lang)
     assert set(result.numbers) == set(text.module("never_ending").NUMBERS)
     assert set(never_ending.EXERCISE.options) == set(text.module("never_ending").OPTIONS)
-    for lang in ("en", "zh"):
-        assert all(fig.layout.title.text for _, fig in never_ending.figures(result, words(lang)))
 
 
 def test_eviction_model_has_its_own_name_and_parameter(lab_server, result):

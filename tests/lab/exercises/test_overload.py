@@ -1,13 +1,104 @@
-"""Overload on the real server, run once: no session is refused at the door, the wait grows with
-the load, and at 8x the sessions that waited past the idle timeout are reaped right after they
-get a slot; each remedy stops the reaping."""
+"""Overload: no session is refused at the door, the wait grows with the load, and at 8x the
+sessions that waited past the idle timeout are reaped right after they get a slot; each remedy
+stops the reaping.
+
+The judge's outcomes on hand-made sessions first, then one real run on the server."""
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
-from app.i18n import words
+from app.charts import exercises as charts
+from app.i18n import languages, words
 from app.lab.exercises import overload
+from app.lab.exercises.common.base import Finding
 from app.text import exercises as text
+from tests.lab.exercises.renderings import assert_translated
+
+CHUNKS = 3
+NO_START = "inference request for sequence 9 to model 'asr_sequence_direct' must specify the START flag on the first request of the sequence"
+# How a hand-made session ends: its verdict and, per chunk, the error ("" when answered).
+ENDINGS = {
+    "intact": ("intact", ["", "", ""]),
+    "reaped": ("error", ["", NO_START]),  # answered once in its slot, then refused for lacking START
+    "refused_at_start": ("error", ["in the backlog too long"]),
+    "refused_later": ("error", ["", "", "the server is shutting down"]),  # refused, but not for lacking START
+    "garbage": ("garbage", ["", "", ""]),
+}
+CALM = [(0.2, "intact"), (0.3, "intact")]
+
+
+def _tables(loads: dict[str, list[tuple[float, str]]], remedies=None, logged=(20, 2)) -> dict:
+    """Hand-made runs: per load code ("2x"...) and per remedy, its sessions as (wait_s, ENDINGS key);
+    `logged` is what the heaviest load's log counted (backlogged, force-ended), None without a log."""
+    remedies = remedies if remedies is not None else {code: CALM for code, *_ in overload.REMEDIES}
+    requests, sessions, runs = [], [], []
+    for label, mine in {**loads, **remedies}.items():
+        remedy = label if label in remedies else ""
+        heaviest = label == f"{overload.OVERLOAD}x"
+        backlog, reaped = (None, None) if logged is None else logged if heaviest else (0, 0)
+        runs.append({"run": label, "load": overload.OVERLOAD if remedy else int(label.removesuffix("x")), "remedy": remedy,
+                     "wall_s": 4.5, "backlog_logged": backlog, "reaper_force_ends_logged": reaped})
+        for session, (wait_s, ending) in enumerate(mine):
+            verdict, errors = ENDINGS[ending]
+            sessions.append({"run": label, "session": session, "wait_s": wait_s, "verdict": verdict})
+            requests += [{"session": session, "chunk": chunk, "error": error, "run": label} for chunk, error in enumerate(errors)]
+    return {"requests": pd.DataFrame(requests), "sessions": pd.DataFrame(sessions), "runs": pd.DataFrame(runs)}
+
+
+def test_judge_reaped_when_sessions_that_waited_past_the_timeout_were_refused_after_their_first_chunk():
+    judged = overload.judge(_tables({"2x": CALM, "4x": [(0.5, "intact"), (2.1, "reaped")],
+                                     "8x": [(0.2, "intact"), (2.5, "reaped"), (3.0, "reaped")]}))
+    assert judged.outcome == "reaped"
+    n = judged.numbers
+    assert (n["reaped_2x"], n["reaped_4x"], n["reaped_8x"], n["refused_at_start"]) == (0, 1, 2, 0)
+    assert (n["max_wait_s_2x"], n["max_wait_s_8x"], n["first_load_with_reaping"]) == (0.3, 3.0, "4x")
+    assert (n["shortest_wait_s_of_a_reaped_session"], n["chunks_a_reaped_session_got"]) == (2.1, "1")
+    assert n["reaped_with_more_slots"] == 0 and n["max_wait_s_with_admission_limit"] == 0.3
+    found = {f.code: f.values for f in judged.findings}
+    assert [f.code for f in judged.findings] == ["load", "load", "load", "reaped_sessions", "log_heavy",
+                                                 *[f"remedy_{code}" for code, *_ in overload.REMEDIES]]
+    assert found["reaped_sessions"] == {"wait": 2.1, "timeout": 2.0, "chunks": "1"}
+    assert found["log_heavy"] == {"load": overload.OVERLOAD, "backlog": 20, "reaped": 2}
+    assert judged.findings[2].values == {"load": 8, "sessions": 3, "max_wait": 3.0, "mean_wait": pytest.approx(5.7 / 3),
+                                         "reaped": 2, "refused": 0}
+    assert found["remedy_more_slots"] == {"max_wait": 0.3, "reaped": 0, "wall": 4.5, "limit": overload.CAPACITY}
+    assert judged.explanation[2] == Finding("why_reaped", {"load": 4})
+    heavy = judged.tables["sessions"].query("run == '8x'")
+    assert heavy[["reaped", "refused_at_start", "chunks_answered"]].values.tolist() == [[False, False, 3], [True, False, 1], [True, False, 1]]
+    assert list(judged.tables["loads"]["run"]) == ["2x", "4x", "8x"] and list(judged.tables["loads"]["load"]) == [2, 4, 8]
+    assert list(judged.tables["remedies"]["run"]) == [code for code, *_ in overload.REMEDIES]
+
+
+def test_judge_wait_when_every_session_only_waited():
+    judged = overload.judge(_tables({"2x": CALM, "8x": [(0.2, "intact"), (1.9, "intact")]}, logged=None))
+    assert judged.outcome == "wait"
+    n = judged.numbers
+    assert (n["first_load_with_reaping"], n["shortest_wait_s_of_a_reaped_session"], n["chunks_a_reaped_session_got"]) == (None, None, None)
+    assert Finding("none_reaped", {"timeout": 2.0}) in judged.findings
+    assert "log_heavy" not in {f.code for f in judged.findings}  # no log: nothing to quote from it
+    assert judged.explanation[2] == Finding("why_none_reaped")
+    assert judged.tables["loads"]["backlog_logged"].isna().all()
+
+
+def test_judge_wait_when_a_later_chunk_is_refused_for_another_reason():
+    judged = overload.judge(_tables({"8x": [(2.5, "refused_later")]}, logged=None))
+    assert judged.outcome == "wait"
+    assert judged.numbers["reaped_8x"] == 0 and judged.tables["sessions"]["chunks_answered"].iloc[0] == 2
+
+
+def test_judge_refused_when_a_session_was_refused_at_its_first_chunk():
+    judged = overload.judge(_tables({"2x": CALM, "8x": [(0.1, "refused_at_start"), (2.5, "reaped"), (0.4, "garbage")]}))
+    assert judged.outcome == "refused"  # refused before corrupt before reaped
+    assert judged.numbers["refused_at_start"] == 1
+    assert judged.explanation[0] == Finding("why_no_queue_policy", {"refused": 1})
+    assert judged.tables["loads"].set_index("run").loc["8x", ["refused_at_start", "reaped", "intact"]].tolist() == [1, 1, 0]
+
+
+def test_judge_corrupt_when_a_session_came_out_wrong():
+    judged = overload.judge(_tables({"8x": [(2.5, "reaped"), (0.4, "garbage")]}))
+    assert judged.outcome == "corrupt"
+    assert judged.numbers["reaped_8x"] == 1
 
 
 @pytest.fixture(scope="module")
@@ -85,10 +176,8 @@ def test_each_remedy_stops_the_reaping_and_says_what_it_costs(result):
         assert "; cost: " in text.finding("overload", f, words("en"))  # each remedy says what it costs
 
 
-def test_every_finding_renders_in_both_languages_and_the_words_quote_the_constants(result):
-    rendered = [text.finding("overload", f, words(lang)) for f in result.findings + result.explanation
-                for lang in ("en", "zh")]
-    assert all(rendered)
+def test_every_finding_is_translated_and_the_words_quote_the_constants(result):
+    assert_translated("overload", result.findings + result.explanation)
     assert set(result.numbers) == set(text.module("overload").NUMBERS)
     scenario = text.module("overload").SCENARIO
     c = overload.CAPACITY
@@ -97,5 +186,6 @@ def test_every_finding_renders_in_both_languages_and_the_words_quote_the_constan
     assert f"A burst of {overload.OVERLOAD * c} clients ({overload.OVERLOAD}× capacity)" in scenario
     assert f"each sends {overload.CHUNKS} chunks, {overload.THINK_MS:.0f} ms apart" in scenario
     assert f"the {overload.OVERLOAD * c} sessions" in text.module("overload").QUESTION
-    for lang in ("en", "zh"):
-        assert len(overload.figures(result, words(lang))) == 2
+    for lang in languages():
+        _ = words(lang)
+        assert [caption for caption, _fig in charts.figures(result, _)] == [_("Wait against load"), _("Remedies")]

@@ -1,11 +1,84 @@
-"""Pipelined clients on the real server: arrival order from Triton's trace, per transport."""
+"""Pipelined clients: arrival order from Triton's trace, per transport.
+
+The judge's outcomes on hand-made arrival orders first, then one real run on the server."""
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
-from app.i18n import words
+from app.charts import exercises as charts
+from app.i18n import languages, words
 from app.lab.exercises import pipelined_client as ex
+from app.lab.exercises.common.base import Finding
 from app.text import exercises as text
+from tests.lab.exercises.renderings import assert_translated
+
+CHUNKS = 3
+REFUSAL = "inference request for sequence 7 to model 'asr_sequence_direct' must specify the START flag on the first request of the sequence"
+
+
+def _tables(http: list[list[tuple[bool, str]]], traced: bool = True) -> dict:
+    """Hand-made rounds: for pipelined HTTP, per round and session (overtaken?, verdict); the other ways of
+    sending keep order and every session intact (one round of two sessions each). An overtaken session's
+    chunk 1 reached the scheduler first; a refused one's chunk 1 carries Triton's refusal."""
+    arrival, sessions, timing = [], [], []
+    plan = [("http_async", http), *[(label, [[(False, "intact")] * 2]) for label, *_ in ex.RUNS[1:]]]
+    for label, rounds in plan:
+        for r, round_sessions in enumerate(rounds, start=1):
+            timing.append({"run": label, "round": r, "wall_s": 1.234})
+            for session, (overtaken, verdict) in enumerate(round_sessions):
+                sessions.append({"session": session, "verdict": verdict, "run": label, "round": r})
+                ranks = [1, 0, 2] if overtaken else [0, 1, 2]
+                for chunk in range(CHUNKS):
+                    arrival.append({"session": session, "chunk": chunk, "arrival_rank": ranks[chunk], "out_of_place": ranks[chunk] != chunk,
+                                    "verdict": verdict, "error": REFUSAL if verdict == "error" and chunk == 1 else "",
+                                    "traced": traced, "run": label, "round": r})
+    return {"arrival": pd.DataFrame(arrival), "sessions": pd.DataFrame(sessions), "timing": pd.DataFrame(timing)}
+
+
+def _http_finding(judged):
+    return next(f for f in judged.findings if f.code == "run_http_async")
+
+
+def test_judge_reordered_when_an_overtaken_session_broke():
+    judged = ex.judge(_tables([[(True, "garbage"), (True, "intact"), (False, "intact")], [(False, "intact")] * 3]))
+    assert judged.outcome == "reordered"
+    n = judged.numbers
+    assert (n["http_async_rounds_reordered"], n["http_async_rounds"], n["http_async_sessions_reordered"]) == (1, 2, 2)
+    assert (n["http_async_sessions_broken"], n["http_async_reordered_sessions_broken"]) == (1, 1)
+    assert n["traced"] and n["grpc_stream_sessions_reordered"] == n["serial_sessions_broken"] == 0
+    assert _http_finding(judged) == Finding("run_http_async", {"in_flight": ex.IN_FLIGHT, "rounds_reordered": 1, "rounds": 2,
+                                                               "sessions_reordered": 2, "broken": 1, "reordered_broken": 1})
+    assert [f.code for f in judged.findings] == [f"run_{label}" for label, *_ in ex.RUNS]
+    rounds = judged.tables["rounds"]
+    assert rounds[["run", "round", "sessions_reordered", "chunks_out_of_place", "intact", "wrong", "refused", "wall_s"]].iloc[0].tolist() == [
+        "http_async", 1, 2, 4, 2, 1, 0, 1.23]
+    assert list(rounds["run"]) == ["http_async", "http_async", "grpc_async", "grpc_stream", "serial"]
+
+
+def test_judge_fixed_by_batcher_when_overtaken_sessions_stayed_intact():
+    judged = ex.judge(_tables([[(True, "intact"), (False, "intact")]]))
+    assert judged.outcome == "fixed_by_batcher"
+    assert (judged.numbers["http_async_sessions_reordered"], judged.numbers["http_async_reordered_sessions_broken"]) == (1, 0)
+
+
+def test_judge_in_order_when_no_chunk_was_overtaken_and_all_are_intact():
+    judged = ex.judge(_tables([[(False, "intact")] * 2] * 3))
+    assert judged.outcome == "in_order"
+    assert (judged.numbers["http_async_rounds"], judged.numbers["http_async_rounds_reordered"], judged.numbers["http_async_sessions_broken"]) == (3, 0, 0)
+
+
+def test_judge_all_refused_when_sessions_broke_without_being_overtaken():
+    judged = ex.judge(_tables([[(False, "error"), (False, "error")]]))
+    assert judged.outcome == "all_refused"
+    assert (judged.numbers["http_async_sessions_reordered"], judged.numbers["http_async_sessions_broken"]) == (0, 2)
+    assert judged.findings[-1] == Finding("refusal", {"message": REFUSAL})  # Triton's words, the first refusal
+    assert judged.tables["rounds"].iloc[0]["refused"] == 2
+
+
+def test_judge_says_when_the_order_is_the_clients_not_the_servers():
+    judged = ex.judge(_tables([[(False, "intact")]], traced=False))
+    assert not judged.numbers["traced"] and judged.findings[-1] == Finding("untraced")
 
 
 @pytest.fixture(scope="module")
@@ -56,14 +129,13 @@ def test_findings_are_one_per_transport_then_the_refusal_as_triton_wrote_it(resu
     assert [f.code for f in result.explanation] == ["why_no_numbers", "why_unary", "why_overtake", "why_stream"]
 
 
-def test_every_finding_renders_in_both_languages_and_the_words_quote_the_constants(result):
-    rendered = [text.finding("pipelined_client", f, words(lang)) for f in result.findings + result.explanation
-                for lang in ("en", "zh")]
-    assert all(rendered)
+def test_every_finding_is_translated_and_the_words_quote_the_constants(result):
+    assert_translated("pipelined_client", result.findings + result.explanation)
     scenario = text.module("pipelined_client").SCENARIO
     assert scenario.startswith(f"{ex.SESSIONS} streaming sessions") and f"up to {ex.IN_FLIGHT} chunks" in scenario
-    for lang in ("en", "zh"):
-        assert len(ex.figures(result, words(lang))) == 3
+    for lang in languages():
+        _ = words(lang)
+        assert [caption for caption, _fig in charts.figures(result, _)] == [_("Reordering per round"), _("Sent vs arrival order"), _("Verdicts")]
 
 
 def test_a_reordered_session_was_reordered_by_the_server_not_by_the_client(result):

@@ -8,9 +8,10 @@ import inspect
 import plotly.graph_objects as go
 import pytest
 
+from app.charts import exercises as exercise_charts
 from app.i18n import words
 from app.lab import exercises
-from app.lab.exercises.base import DONE, ExerciseResult
+from app.lab.exercises.common.base import DONE, ExerciseResult
 from app.text import exercises as text
 
 NAMES = list(exercises.REGISTRY)
@@ -84,7 +85,7 @@ def test_each_exercise_draws_its_figures_from_a_real_result(name, exercise_resul
     result = exercise_result(name)
     assert isinstance(result, ExerciseResult) and result.name == name
     assert result.outcome in result.exercise.options
-    charts = exercises.figures(result, words("zh"))
+    charts = exercise_charts.figures(result, words("zh"))
     assert charts, f"{name} draws no figure"
     for caption, fig in charts:
         assert caption and isinstance(fig, go.Figure)
@@ -93,9 +94,16 @@ def test_each_exercise_draws_its_figures_from_a_real_result(name, exercise_resul
 
 def test_an_incomplete_module_is_refused_by_name(monkeypatch):
     module = importlib.import_module("app.lab.exercises.forgot_ready")
+    monkeypatch.delattr(module, "judge")
+    with pytest.raises(ImportError, match="forgot_ready lacks judge"):
+        exercises._load("forgot_ready")
+
+
+def test_an_exercise_without_figures_is_refused_by_name(monkeypatch):
+    module = importlib.import_module("app.charts.exercises.forgot_ready")
     monkeypatch.delattr(module, "figures")
     with pytest.raises(ImportError, match="forgot_ready lacks figures"):
-        exercises._load("forgot_ready")
+        exercise_charts._load("forgot_ready")
 
 
 def test_unknown_name_lists_the_names():

@@ -1,11 +1,88 @@
-"""Slot exhaustion on the real server, run once: sessions beyond capacity wait in the backlog, no errors."""
+"""Slot exhaustion: the judge on hand-made tables, one test per outcome; then the real server, run once:
+sessions beyond capacity wait in the backlog, no errors."""
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from app.i18n import words
 from app.lab.exercises import slot_exhaustion
+from app.lab.exercises.common.base import ExerciseResult, Finding, Measured
 from app.text import exercises as text
+from tests.lab.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
+
+WAIT_MS = [5.0, 10.0, 150.0, 300.0, 450.0]  # two got a slot at once, three waited over WAITED_MS
+
+
+def _tables(direct_waits=WAIT_MS, direct_verdicts=None, oldest_waits=(1.0, 2.0, 120.0, 240.0, 360.0)) -> dict:
+    """Hand-made measurements: per session of each strategy its backlog wait and verdict, who held which
+    slot when (direct: 5 s of holding over a 3 s span on 2 slots), the executions (0.4 s of computing in
+    those 3 s), and a sweep of 2 and 4 sessions on each strategy."""
+    def sessions(strategy, waits, verdicts):
+        return [{"session": i, "arrived_s": 0.0, "wait_ms": w, "source": "queue_time", "strategy": strategy,
+                 "verdict": v} for i, (w, v) in enumerate(zip(waits, verdicts, strict=True))]
+    direct_verdicts = direct_verdicts or ["intact"] * len(direct_waits)
+    held = [(0.0, 1.0), (0.0, 1.0), (1.0, 2.0), (1.0, 2.0), (2.0, 3.0)]
+    holding = pd.DataFrame([{"session": i, "instance": 0, "slot": i % 2, "held_from": a, "held_to": b, "strategy": s}
+                            for s in ("direct", "oldest") for i, (a, b) in enumerate(held)])
+    runs = [(0.0, 0.1), (0.05, 0.2), (1.0, 1.1), (2.9, 3.0)]  # the first two overlap: one batch
+    executions = pd.DataFrame([{"instance": 0, "exec_start": a, "exec_end": b, "error": "", "strategy": s}
+                               for s in ("direct", "oldest") for a, b in runs])
+    sweep = pd.DataFrame([{**row, "sessions": len(waits)} for s in ("direct", "oldest")
+                          for waits in ([1.0, 3.0], [1.0, 3.0, 120.0, 200.0])
+                          for row in sessions(s, waits, ["intact"] * len(waits))])
+    return {
+        "sessions": pd.DataFrame(sessions("direct", direct_waits, direct_verdicts)
+                                 + sessions("oldest", oldest_waits, ["intact"] * len(oldest_waits))),
+        "holding": holding, "executions": executions, "sweep_sessions": sweep,
+    }
+
+
+def test_judge_wait_when_sessions_beyond_capacity_queued_without_errors():
+    judged = slot_exhaustion.judge(_tables())
+    n = judged.numbers
+    assert judged.outcome == "wait"
+    assert (n["capacity_sequences"], n["sessions"], n["errors"]) == (2, 5, 0)
+    assert (n["direct_sessions_waited"], n["direct_max_wait_ms"], n["direct_mean_wait_ms"]) == (3, 450.0, 183.0)
+    assert (n["oldest_sessions_waited"], n["oldest_max_wait_ms"]) == (3, 360.0)
+    assert n["direct_slots_held_pct"] == pytest.approx(100 * 5 / 6)  # 5 s held of 2 slots x 3 s
+    assert n["direct_instance_busy_pct"] == pytest.approx(100 * 0.4 / 3)  # [0, 0.2] + [1, 1.1] + [2.9, 3]
+    assert judged.findings[0] == Finding("direct_waited", {"waited": 3, "sessions": 5, "threshold": 100.0, "longest": 450.0})
+    assert judged.findings[1].values == {"held": pytest.approx(5 / 6), "busy": pytest.approx(0.4 / 3)}
+    assert [(f.values["strategy"], f.values["sessions"], f.values["longest"]) for f in judged.findings if f.code == "sweep"] == [
+        ("direct", 2, 3.0), ("direct", 4, 200.0), ("oldest", 2, 3.0), ("oldest", 4, 200.0)]
+    sweep = judged.tables["sweep"]
+    assert list(sweep["mean_wait_ms"]) == [2.0, 81.0, 2.0, 81.0] and sweep["intact"].all()
+    assert judged.explanation[1] == Finding("capacity", {"capacity": 2})
+    assert judged.explanation[2].values == {"longest": 450.0, "busy": pytest.approx(0.4 / 3)}
+
+
+def test_judge_interleave_when_no_first_chunk_waited_for_a_slot():
+    judged = slot_exhaustion.judge(_tables(direct_waits=[5.0, 10.0, 20.0, 40.0, 99.0]))
+    assert judged.outcome == "interleave"
+    assert judged.numbers["direct_sessions_waited"] == 0 and judged.numbers["direct_max_wait_ms"] == 99.0
+
+
+def test_judge_refused_when_a_direct_session_got_an_error():
+    judged = slot_exhaustion.judge(_tables(direct_verdicts=["intact", "intact", "error", "error", "foreign"]))
+    assert judged.outcome == "refused"
+    assert judged.numbers["errors"] == 2
+    assert judged.findings[0] == Finding("errors", {"errors": 2})
+
+
+def test_judge_corrupt_when_a_session_read_another_state():
+    judged = slot_exhaustion.judge(_tables(direct_verdicts=["intact", "foreign", "foreign", "intact", "intact"]))
+    assert judged.outcome == "corrupt"
+    assert judged.numbers["errors"] == 0 and judged.findings[0].code == "direct_waited"
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_judged_findings_and_figures_render_translated(lang):
+    """Every template the judge can pick, on the hand-made tables, in every translated language."""
+    wait, refused = (slot_exhaustion.judge(t) for t in (_tables(), _tables(direct_verdicts=["error"] * 5)))
+    assert not untranslated("slot_exhaustion", wait.findings + wait.explanation + refused.findings[:1], lang)
+    result = ExerciseResult.of(slot_exhaustion.EXERCISE, Measured(tables=_tables()), wait)
+    assert not untranslated_figures(result, lang)
 
 
 @pytest.fixture(scope="module")
@@ -60,15 +137,14 @@ def test_findings_carry_the_measured_values(result):
     assert result.explanation[1].values == {"capacity": n["capacity_sequences"]}
 
 
-def test_every_finding_renders_in_both_languages(result):
-    rendered = [text.finding("slot_exhaustion", f, words(lang)) for f in result.findings + result.explanation for lang in ("en", "zh")]
-    assert all(rendered)
-    assert f"{result.numbers['direct_sessions_waited']} of {slot_exhaustion.SESSIONS} sessions waited" in rendered[0]
+def test_every_finding_renders_in_every_language(result):
+    english = [text.finding("slot_exhaustion", f, words("en")) for f in result.findings + result.explanation]
+    assert f"{result.numbers['direct_sessions_waited']} of {slot_exhaustion.SESSIONS} sessions waited" in english[0]
+    for lang in TRANSLATED:
+        assert not untranslated("slot_exhaustion", result.findings + result.explanation, lang)
+        assert not untranslated_figures(result, lang)
     assert set(slot_exhaustion.EXERCISE.options) == set(text.module("slot_exhaustion").OPTIONS)
     assert set(result.numbers) == set(text.module("slot_exhaustion").NUMBERS)
-    for lang in ("en", "zh"):
-        figures = slot_exhaustion.figures(result, words(lang))
-        assert [caption for caption, _ in figures] and all(fig.layout.title.text for _, fig in figures)
 
 
 def test_result_is_reported_as_text_and_json(result):

@@ -1,16 +1,96 @@
-"""Two real Triton replicas behind a real nginx: round robin breaks sessions, hashing keeps them."""
+"""Sticky routing: the judge on hand-made tables, one test per outcome; then two real Triton replicas
+behind a real nginx: round robin breaks sessions, hashing keeps them."""
 from __future__ import annotations
 
 import os
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
-from app.i18n import words
-from app.lab import exercises, proxy
+from app.lab import exercises
 from app.lab.exercises import sticky_routing
+from app.lab.exercises.common.base import ExerciseResult, Finding, Measured
+from app.lab.server import proxy
 from app.text import exercises as text
+from tests.lab.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
+
+REFUSAL = "inference request for sequence 9 to model 'asr_sequence_direct' must specify the START flag on the first request of the sequence"
+# Per policy, per session: the replica of each chunk and what it got ("ok", "wrong", "refused"); None: not in nginx's log.
+SCATTERED = {0: [("A", "ok"), ("B", "refused")], 1: [("B", "ok"), ("A", "refused")], 2: [("A", "ok"), ("A", "ok")]}
+HASHED = {0: [("A", "ok"), ("A", "ok")], 1: [("B", "ok"), ("B", "ok")], 2: [("A", "ok"), ("A", "ok")]}
+UPSTREAMS = {"A": "127.0.0.1:8001", "B": "127.0.0.1:8002"}
+
+
+def _routes(policy: str, chunks: dict) -> list[dict]:
+    rows = []
+    for session, got in chunks.items():
+        for k, (replica, answer) in enumerate(got):
+            refused = answer == "refused"
+            rows.append({"request_id": f"r:{session}:{k}", "session": session, "chunk": k, "error": REFUSAL if refused else "",
+                         "upstream": UPSTREAMS.get(replica), "status": (400 if refused else 200) if replica else float("nan"),
+                         "replica": replica or sticky_routing.NOT_LOGGED, "right": answer == "ok", "policy": policy})
+    return rows
+
+
+def _tables(rr=SCATTERED, rr_verdicts=("error", "error", "intact"), sticky=HASHED, sticky_verdicts=("intact",) * 3) -> dict:
+    """Hand-made measurements: which replica served each chunk under each policy, and each session's verdict."""
+    sessions = [{"session": i, "verdict": v, "policy": policy}
+                for policy, verdicts in (("round_robin", rr_verdicts), ("sticky", sticky_verdicts)) for i, v in enumerate(verdicts)]
+    return {"routes": pd.DataFrame(_routes("round_robin", rr) + _routes("sticky", sticky)), "sessions": pd.DataFrame(sessions)}
+
+
+def test_judge_refused_when_the_other_replica_never_saw_the_start():
+    judged = sticky_routing.judge(_tables())
+    n = judged.numbers
+    assert judged.outcome == "refused"
+    assert (n["rr_sessions_broken"], n["rr_sessions_on_both_replicas"], n["rr_refused_chunks"]) == (2, 2, 2)
+    assert n["rr_requests_per_replica"] == "A 4 / B 2" and n["sticky_requests_per_replica"] == "A 4 / B 2"
+    assert (n["sticky_intact"], n["sticky_sessions_on_one_replica"], n["sessions"]) == (True, 3, 3)
+    assert judged.findings == [
+        Finding("rr_spread", {"both": 2, "sessions": 3, "broken": 2, "verdicts": {"error": 2, "intact": 1}}),
+        Finding("rr_per_replica", {"per_replica": "A 4 / B 2"}),
+        Finding("sticky_intact", {"one": 3, "sessions": 3, "verdicts": {"intact": 3}, "per_replica": "A 4 / B 2"}),
+        Finding("refusal", {"who": 0, "chunk": 2, "replica": "B", "status": 400, "message": REFUSAL}),
+    ]
+    assert [f.code for f in judged.explanation] == ["one_process", "per_request", "refused", "hash_intact", "consistent"]
+    assert judged.explanation[3].values == {"per_replica": "A 4 / B 2"}
+
+
+def test_judge_intact_when_round_robin_happened_to_keep_every_session_whole():
+    judged = sticky_routing.judge(_tables(rr=HASHED, rr_verdicts=("intact",) * 3))
+    assert judged.outcome == "intact"
+    assert judged.numbers["rr_sessions_on_both_replicas"] == 0 and judged.numbers["rr_refused_chunks"] == 0
+    assert "refusal" not in [f.code for f in judged.findings]
+
+
+def test_judge_garbled_when_sessions_broke_without_a_refusal():
+    # A chunk nginx did not log, another answered wrong: broken, but no replica refused anything.
+    rr = {0: [("A", "ok"), ("B", "wrong")], 1: [("B", "ok"), (None, "ok")], 2: [("A", "ok"), ("A", "ok")]}
+    hashed_wrong = {0: [("A", "ok"), ("A", "wrong")], 1: [("B", "ok"), ("B", "ok")], 2: [("A", "ok"), ("A", "ok")]}
+    judged = sticky_routing.judge(_tables(rr=rr, rr_verdicts=("lost", "intact", "intact"), sticky=hashed_wrong,
+                                          sticky_verdicts=("lost", "intact", "intact")))
+    n = judged.numbers
+    assert judged.outcome == "garbled"
+    assert (n["rr_sessions_broken"], n["rr_sessions_on_both_replicas"], n["rr_refused_chunks"]) == (1, 2, 0)
+    assert n["rr_requests_per_replica"] == f"A 3 / B 2 / {sticky_routing.NOT_LOGGED} 1"
+    assert not n["sticky_intact"]
+    assert judged.findings[2] == Finding("sticky_verdicts", {"one": 3, "sessions": 3, "verdicts": {"lost": 1, "intact": 2},
+                                                             "per_replica": "A 4 / B 2"})
+    assert judged.explanation[3] == Finding("hash_verdicts", {"verdicts": {"lost": 1, "intact": 2}, "per_replica": "A 4 / B 2"})
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_judged_findings_and_figures_render_translated(lang):
+    """Every template the judge can pick, on the hand-made tables, in every translated language."""
+    refused = sticky_routing.judge(_tables())
+    garbled = sticky_routing.judge(_tables(rr_verdicts=("lost",) * 3, sticky_verdicts=("lost",) * 3))
+    found = [f for j in (refused, garbled) for f in j.findings + j.explanation]
+    assert {f.code for f in found} == set(text.module("sticky_routing").FINDINGS)
+    assert not untranslated("sticky_routing", found, lang)
+    assert not untranslated_figures(ExerciseResult.of(sticky_routing.EXERCISE, Measured(tables=_tables()), refused), lang)
+
 
 needs_nginx = pytest.mark.skipif(
     not (shutil.which("nginx") or any(os.access(p, os.X_OK) for p in proxy.SEARCH)),
@@ -94,13 +174,12 @@ def test_hash_on_session_keeps_each_session_on_one_replica_and_intact(result):
 
 
 @needs_nginx
-def test_every_finding_renders_in_both_languages(result):
-    rendered = [text.finding("sticky_routing", f, words(lang)) for f in result.findings + result.explanation for lang in ("en", "zh")]
-    assert all(rendered)
+def test_every_finding_renders_in_every_language(result):
+    for lang in TRANSLATED:
+        assert not untranslated("sticky_routing", result.findings + result.explanation, lang)
+        assert not untranslated_figures(result, lang)
     assert set(result.numbers) == set(text.module("sticky_routing").NUMBERS)
     assert set(sticky_routing.EXERCISE.options) == set(text.module("sticky_routing").OPTIONS)
-    for lang in ("en", "zh"):
-        assert all(fig.layout.title.text for _, fig in sticky_routing.figures(result, words(lang)))
 
 
 @needs_nginx

@@ -8,14 +8,15 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
 from app.lab.server import installation
-from app.lab.server.process_group import group_alive
 from app.lab.server.connection import LabServer
 from app.lab.server.embedded import EmbeddedServer
 from app.lab.server.errors import InstallationError, StartupError, UnreachableError
+from app.lab.server.process_group import group_alive
 
 
 def wait_gone(pgid: int, timeout_s: float = 20) -> bool:
@@ -107,7 +108,7 @@ def test_the_server_preloads_jemalloc_where_the_system_has_it(lab_server, monkey
     on_disk = next((path for path in installation.JEMALLOC if os.path.exists(path)), None)
     assert str(installation.locate().allocator or "") == (on_disk or "")
     if on_disk is not None and lab_server.is_embedded:
-        maps = open(f"/proc/{_server_pid(lab_server.embedded.pid)}/maps").read()
+        maps = Path(f"/proc/{_server_pid(lab_server.embedded.pid)}/maps").read_text()
         assert "libjemalloc" in maps
         assert lab_server.status()["allocator"] == "libjemalloc.so.2"
     monkeypatch.setenv("TRITON_LAB_MALLOC", "glibc")

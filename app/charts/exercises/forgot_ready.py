@@ -1,0 +1,24 @@
+"""Figures of the forgot_ready exercise (app/lab/exercises/forgot_ready.py), drawn only from its result's
+tables and numbers; captions, axes and legends pass through _ (a Words, for the learner's language)."""
+from __future__ import annotations
+
+import plotly.express as px
+import plotly.graph_objects as go
+
+from app.charts import plots
+from app.i18n import N_
+from app.lab.exercises.common.base import ExerciseResult
+
+RUN_LABELS = {"ready_ignored": N_("READY ignored"), "ready_honoured": N_("READY honoured")}
+
+
+def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
+    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
+    s = result.tables["sessions"].assign(who=lambda f: plots.session_names(f, _))
+    s["verdict"] = s["verdict"].map(lambda code: plots.verdict_name(code, _))
+    s["run"] = s["run"].map(lambda code: _(RUN_LABELS[code]))
+    fig = px.bar(s, x="who", y="wrong_symbols", color="verdict", facet_row="run", color_discrete_map=plots.verdict_colours(_),
+                 labels={"who": "", "wrong_symbols": _(N_("wrong symbols")), "verdict": _(N_("verdict")), "run": ""},
+                 title=_(N_("Wrong symbols per session")))
+    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
+    return [(_(N_("Sessions")), plots.layout(fig, 420))]

@@ -1,0 +1,42 @@
+"""Figures of the slot_exhaustion exercise (app/lab/exercises/slot_exhaustion.py), drawn only from its result's
+tables and numbers; captions, axes and legends pass through _ (a Words, for the learner's language)."""
+from __future__ import annotations
+
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+
+from app.charts import plots
+from app.i18n import N_
+from app.lab.exercises.common.base import ExerciseResult
+
+WAIT_LABELS = {"waiting": N_("{strategy}: waiting"), "holding": N_("{strategy}: holding a slot")}
+
+
+def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
+    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
+    s = result.tables["sessions"].assign(who=lambda f: plots.session_names(f, _))
+    waits = px.bar(s, x="who", y="wait_ms", color="strategy", barmode="group",
+                   labels={"who": "", "wait_ms": _(N_("backlog wait of first chunk (ms)")), "strategy": _(N_("strategy"))},
+                   title=_(N_("How long each session waited for a slot")))
+    h = result.tables["holding"].assign(who=lambda f: plots.session_names(f, _))
+    arrived = s.set_index(["strategy", "session"])["arrived_s"]
+    timeline = go.Figure()
+    for strategy, rows in h.groupby("strategy"):
+        waiting = [arrived.get((strategy, r.session), r.held_from) for r in rows.itertuples()]
+        timeline.add_bar(y=rows["who"] + f" ({strategy})", x=rows["held_from"] - pd.Series(waiting, index=rows.index),
+                         base=waiting, orientation="h", name=_(WAIT_LABELS["waiting"]).format(strategy=strategy),
+                         marker_color="#c7c7c7")
+        timeline.add_bar(y=rows["who"] + f" ({strategy})", x=rows["held_to"] - rows["held_from"], base=rows["held_from"],
+                         orientation="h", name=_(WAIT_LABELS["holding"]).format(strategy=strategy),
+                         marker_color="#1f77b4" if strategy == "direct" else "#ff7f0e")
+    timeline.update_layout(barmode="overlay", title=_(N_("Waiting in the backlog, then holding a slot until END")),
+                           xaxis_title=_(N_("seconds from the start of the run")))
+    capacity = result.numbers.get("capacity_sequences", 2)
+    sweep = px.line(result.tables["sweep"], x="sessions", y="max_wait_ms", color="strategy", markers=True,
+                    labels={"max_wait_ms": _(N_("longest backlog wait (ms)")), "sessions": _(N_("open sessions")),
+                            "strategy": _(N_("strategy"))},
+                    title=_(N_("Backlog wait vs open sessions (capacity {capacity})")).format(capacity=capacity))
+    sweep.add_vline(x=capacity, line_dash="dot")
+    return [(_(N_("Backlog wait per session")), plots.layout(waits)), (_(N_("Slot timeline")), plots.layout(timeline, 380)),
+            (_(N_("Sweep")), plots.layout(sweep))]

@@ -1,0 +1,33 @@
+"""Figures of the sticky_routing exercise (app/lab/exercises/sticky_routing.py), drawn only from its result's
+tables and numbers; captions, axes and legends pass through _ (a Words, for the learner's language)."""
+from __future__ import annotations
+
+import plotly.express as px
+import plotly.graph_objects as go
+
+from app.charts import plots
+from app.i18n import N_
+from app.lab.exercises.common.base import ExerciseResult
+from app.lab.exercises.sticky_routing import NOT_LOGGED
+
+REPLICA_LABEL = N_("replica {name}")
+ANSWER_LABELS = {"right": N_("right"), "wrong": N_("wrong"), "refused": N_("refused")}
+POLICY_LABELS = {"round_robin": N_("round robin"), "sticky": N_("hash on the session")}
+
+
+def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
+    """The exercise's charts, each drawn from one of the result's tables, labels through _."""
+    routes = result.tables["routes"].assign(who=lambda f: plots.session_names(f, _), chunk_no=lambda f: f["chunk"] + 1)
+    answer = routes.apply(lambda r: "refused" if r["error"] else ("right" if r["right"] else "wrong"), axis=1)
+    routes["answer"] = answer.map(lambda code: _(ANSWER_LABELS[code]))
+    routes["replica"] = routes["replica"].map(
+        lambda name: _(N_("not logged")) if name == NOT_LOGGED else _(REPLICA_LABEL).format(name=name))
+    routes["policy"] = routes["policy"].map(lambda code: _(POLICY_LABELS[code]))
+    fig = px.scatter(routes, x="chunk_no", y="who", color="replica", symbol="answer", facet_row="policy",
+                     labels={"chunk_no": _(N_("chunk")), "who": "", "replica": "", "answer": "", "policy": ""},
+                     title=_(N_("Which replica served each chunk (from nginx's access log)")),
+                     symbol_map={_(ANSWER_LABELS["right"]): "circle", _(ANSWER_LABELS["wrong"]): "diamond",
+                                 _(ANSWER_LABELS["refused"]): "x"})
+    fig.for_each_annotation(lambda a: a.update(text=a.text.split("=", 1)[-1]))
+    fig.update_traces(marker_size=12)
+    return [(_(N_("Routing")), plots.layout(fig, 420))]

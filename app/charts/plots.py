@@ -1,0 +1,50 @@
+"""What the exercises' figures share (no Streamlit): colours, session labels, layout.
+
+Each exercise draws its own figures in its module (`figures(result, _)`), from the result's
+tables, so what a learner sees is exactly what the CLI's JSON holds. Tables hold codes
+(session indexes, "own", "fresh", verdict codes); the figures show them through `_`, a
+Words or plain `str`, with the labels below.
+"""
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from app.i18n import N_
+from app.text.verdicts import VERDICT_WORDS
+
+READ_COLOURS = {"own": "#2ca02c", "fresh": "#9edae5", "refused": "#d62728", "unknown": "#7f7f7f"}
+READ_LABELS = {"own": N_("own state"), "fresh": N_("fresh state"), "refused": N_("refused"), "unknown": N_("unknown")}
+LETTER_LABELS = {True: N_("right letter"), False: N_("wrong letter")}
+VERDICT_COLOURS = {"intact": "#2ca02c", "lost": "#ff7f0e", "foreign": "#9467bd", "garbage": "#8c564b", "error": "#d62728"}
+SESSION = N_("session {number}")  # the same words as app/i18n/formats.session
+
+
+def session_name(index, _=str) -> str:
+    """A 0-based session index as people count it, in _'s language: 'session 3'."""
+    return _(SESSION).format(number=int(index) + 1)
+
+
+def session_names(frame: pd.DataFrame, _=str) -> pd.Series:
+    """session_name of every row's "session", for a figure's axis or legend."""
+    return frame["session"].map(lambda i: session_name(i, _))
+
+
+def letters(right: pd.Series, _=str) -> pd.Series:
+    """True/False (the chunk's letter was right) as words for a figure's symbol legend."""
+    return right.map(lambda r: _(LETTER_LABELS[bool(r)]))
+
+
+def verdict_name(code: str, _=str) -> str:
+    """A verdict code (app/lab/judgement/verdicts.py) as a word, for figures."""
+    return _(VERDICT_WORDS.get(str(code), str(code)))
+
+
+def verdict_colours(_=str) -> dict:
+    """VERDICT_COLOURS keyed by the verdicts' words in _'s language."""
+    return {verdict_name(code, _): colour for code, colour in VERDICT_COLOURS.items()}
+
+
+def layout(fig: go.Figure, height: int = 320) -> go.Figure:
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), legend_title_text="")
+    return fig

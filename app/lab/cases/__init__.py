@@ -1,0 +1,1 @@
+"""Lesson cases: the runs the lessons' live elements and demos make."""

@@ -1,0 +1,140 @@
+"""The presenter's core demos (no Streamlit): two set-ups that differ in one setting, a question
+about one of them, and the answer a real run gives.
+
+Peer instruction runs ask, vote, reveal, discuss: the question and its options are codes from
+app/lab/judgement/prediction.py (words: app/text/prediction.py and app/text/demos.py); the right answer is
+never stored here, it is what the server did when both set-ups ran the same traffic.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, replace
+
+from app.lab.deployment import deployments
+from app.lab.deployment.deployments import LabSettings
+from app.lab.deployment.presets import PRESETS, Traffic
+from app.lab.judgement import prediction
+from app.lab.traffic import driver
+
+DIFF_MODEL = "asr_demo"  # the name both configs carry in the diff, so only settings differ
+SIDES = ("before", "after")
+
+
+@dataclass(frozen=True)
+class Demo:
+    """before -> after are preset names; `asks` is the side the class predicts."""
+
+    name: str
+    before: str
+    after: str
+    traffic: Traffic
+    asks: str = "before"
+    options: tuple[str, ...] = prediction.CHOICES
+
+    def preset(self, side: str) -> str:
+        return self.before if side == "before" else self.after
+
+    def settings(self, side: str) -> LabSettings:
+        return PRESETS[self.preset(side)].settings
+
+    def scenario_traffic(self, sessions: int | None = None) -> Traffic:
+        """The one traffic both sides get: same seed, same texts, same timing."""
+        return self.traffic if sessions is None else replace(self.traffic, sessions=sessions)
+
+
+DEMOS = {
+    d.name: d
+    for d in (
+        # One parameter line: where the model keys its state under `oldest`.
+        Demo("state_key", before="oldest_wrong", after="oldest_right", traffic=PRESETS["oldest_wrong"].traffic),
+        # One parameter line: whether the model honours READY=0 padding rows.
+        Demo("ready", before="forgot_ready", after="the_fix", traffic=PRESETS["forgot_ready"].traffic),
+        # One block: the dynamic batcher swapped for the sequence batcher.
+        Demo("scheduler", before="the_mistake", after="the_fix", traffic=PRESETS["the_mistake"].traffic),
+    )
+}
+DEFAULT = "state_key"
+
+
+def get(name: str | None) -> Demo:
+    return DEMOS.get(name or DEFAULT, DEMOS[DEFAULT])
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    kind: str  # "context", "removed", "added" or "gap" (lines left out between hunks)
+    text: str
+
+
+def config_text(settings: LabSettings) -> list[str]:
+    return deployments.to_pbtxt(settings.to_config(DIFF_MODEL)).splitlines()
+
+
+def config_diff(demo: Demo, context: int = 2) -> list[DiffLine]:
+    """The lines that change from before to after, with `context` lines around each change."""
+    a, b = config_text(demo.settings("before")), config_text(demo.settings("after"))
+    out: list[DiffLine] = []
+    for line in difflib.unified_diff(a, b, lineterm="", n=context):
+        if line.startswith(("---", "+++")):
+            continue
+        if line.startswith("@@"):
+            if out:
+                out.append(DiffLine("gap", "..."))
+            continue
+        kind = {"-": "removed", "+": "added"}.get(line[:1], "context")
+        out.append(DiffLine(kind, line[1:]))
+    return out
+
+
+def changed(demo: Demo) -> tuple[list[str], list[str]]:
+    """(removed, added) config lines, without context."""
+    lines = config_diff(demo, context=0)
+    return [d.text for d in lines if d.kind == "removed"], [d.text for d in lines if d.kind == "added"]
+
+
+@dataclass
+class Side:
+    side: str
+    model: str
+    settings: LabSettings
+    result: object  # driver.RunResult
+
+
+def run_side_by_side(server, deployer, demo: Demo, owner: str = "presenter", sessions: int | None = None,
+                     progress=None) -> dict[str, Side]:
+    """Both set-ups, one after the other, on identical traffic (same seed and texts)."""
+    traffic = demo.scenario_traffic(sessions)
+    out = {}
+    for side in SIDES:
+        applied = deployer.apply(demo.settings(side), owner=owner)
+        out[side] = Side(side, applied.model, demo.settings(side), driver.run(server, traffic.scenario(applied.model), progress=progress))
+    return out
+
+
+@dataclass(frozen=True)
+class Reveal:
+    outcome: str  # "intact" or "corrupted": what the asked side's run did
+    seen: tuple[str, ...]  # verdict codes observed in that run (intact included when any was)
+    right: tuple[str, ...]  # options that would have held (outcome and cause), from the run
+    outcome_right: tuple[str, ...]  # options with the right outcome, cause aside
+    votes: int
+    share_right: float | None  # None with no votes
+    share_outcome_right: float | None
+
+
+def reveal(demo: Demo, sessions, tally: dict[str, int]) -> Reveal:
+    """Judge every option against the asked side's observed sessions (a RunResult.sessions)."""
+    verdicts = {option: prediction.judge(option, sessions) for option in demo.options}
+    right = tuple(o for o, v in verdicts.items() if v.code == prediction.HELD)
+    outcome_right = tuple(o for o, v in verdicts.items() if v.held)
+    total = sum(int(tally.get(o, 0)) for o in demo.options)
+    share = (lambda options: sum(int(tally.get(o, 0)) for o in options) / total) if total else (lambda options: None)
+    return Reveal(
+        outcome=prediction.outcome_of(sessions),
+        seen=tuple(sorted(set(sessions["verdict"]))),
+        right=right,
+        outcome_right=outcome_right,
+        votes=total,
+        share_right=share(right),
+        share_outcome_right=share(outcome_right),
+    )

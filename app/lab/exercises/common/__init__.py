@@ -1,0 +1,1 @@
+"""What several exercises share: the result types, readings over run tables, fixed-name models."""

@@ -1,0 +1,1 @@
+"""Judgement: pure verdicts and analysis over a run's tables."""

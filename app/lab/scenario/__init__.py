@@ -1,0 +1,1 @@
+"""The scenario: what a run sends (utterances as symbols and audio, sessions, correlation IDs)."""

@@ -1,0 +1,1 @@
+"""Traffic: sending a scenario's sessions to Triton and collecting one row per request."""

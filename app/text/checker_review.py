@@ -1,0 +1,192 @@
+"""The config review's findings (app/lab/checker/review.py codes) in words: a title, why it
+matters and the fix, per code; the lesson link comes from review.LESSONS."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.i18n import N_, Words
+from app.lab.checker.review import LESSONS, ReviewCode, ReviewFinding
+
+C = ReviewCode
+_TO_UINT64 = N_("Declare the CORRID control as TYPE_UINT64, or keep every client's IDs at or below {largest:count}.")
+
+# code: (title, why it matters, the fix); each template uses only the finding's values.
+REVIEW_WORDS: dict[ReviewCode, tuple[str, str, str]] = {
+    C.IDLE_TIMEOUT_DEFAULT: (
+        N_("Idle timeout at Triton's 1 s default"),
+        N_("Triton ends a sequence that gets no request for {idle_ms:ms} and frees its slot without telling the model, "
+           "so a client that pauses longer loses its session and its next request is refused for lacking the START flag."),
+        N_("Set max_sequence_idle_microseconds above the longest pause your clients make within a session, with a margin, "
+           "but not so high that slots stay with clients that have gone."),
+    ),
+    C.IDLE_TIMEOUT_BELOW_THINK: (
+        N_("Idle timeout shorter than your clients' think time"),
+        N_("Your sessions pause up to {think_ms:ms} between requests, but Triton ends a sequence after {idle_ms:ms} without one: "
+           "paused sessions are ended mid-stream, the model is not told, and their next request is refused for lacking the START flag."),
+        N_("Raise max_sequence_idle_microseconds above {think_ms:ms}, with a margin for network and queue time."),
+    ),
+    C.DIRECT_WITHOUT_READY: (
+        N_("direct without a READY control input"),
+        N_("Under direct a batch has a row for every slot up to the highest one with a request ready, and a slot without a "
+           "request gets a padding row whose inputs mean nothing; without READY the model cannot tell those rows from real "
+           "requests and folds them into the state of the sequence that holds the slot ({slots:count} slots per instance here)."),
+        N_("Add a CONTROL_SEQUENCE_READY control input and have the model leave every state untouched on rows where it is false."),
+    ),
+    C.CORRID_TRUNCATED: (
+        N_("CORRID type too narrow for your IDs"),
+        N_("Triton copies only the low bytes of each ID into a {data_type:text} CORRID, which holds at most {largest:count}; "
+           "your clients send IDs up to {max_corrid:count}, so two sessions can reach the model with the same CORRID and share a state."),
+        _TO_UINT64,
+    ),
+    C.CORRID_SIGN_WRAPS: (
+        N_("CORRID type turns large IDs negative"),
+        N_("A {data_type:text} CORRID is signed: IDs above {largest:count} (yours reach {max_corrid:count}) reach the model as negative "
+           "numbers. Each stays distinct, but a model that logs, compares or looks up the client's number sees another one."),
+        _TO_UINT64,
+    ),
+    C.CORRID_STRING_IDS_INTEGER_TYPE: (
+        N_("String IDs sent to an integer CORRID"),
+        N_("Triton 2.51 does not refuse a string ID here: it writes the string's 4-byte length and then its characters into the "
+           "{bytes:count}-byte {data_type:text} CORRID, so the model gets no usable number, and an ID longer than {fits:count} "
+           "bytes writes past that buffer."),
+        N_("Declare the CORRID control as TYPE_STRING before any client sends string IDs (from release 25.01 Triton refuses "
+           "a string ID for an integer CORRID with INVALID_ARG)."),
+    ),
+    C.CORRID_INTEGER_IDS_STRING_TYPE: (
+        N_("Integer IDs sent to a string CORRID"),
+        N_("For a TYPE_STRING CORRID Triton 2.51 fills a {buffer:count}-byte buffer by copying that many bytes from the 8-byte "
+           "integer ID: the model reads the ID's low half as the string's length and whatever memory follows the ID as its text."),
+        N_("Send string IDs to this model, or declare the CORRID control with an integer type such as TYPE_UINT64 (from "
+           "release 25.01 Triton refuses an integer ID for a string CORRID with INVALID_ARG)."),
+    ),
+    C.STRING_ID_TOO_LONG: (
+        N_("String IDs longer than Triton 2.51's buffer"),
+        N_("Triton 2.51 holds a string CORRID in 4 bytes of length plus {max_bytes:count} bytes of text and copies the whole ID "
+           "without checking: IDs of {length:count} bytes write past it into memory the server did not set aside."),
+        N_("Keep string correlation IDs to {max_bytes:count} bytes or fewer (a UUID in text is 36), or move to release 25.01 "
+           "or later, which sizes the buffer to each ID."),
+    ),
+    C.IMPLICIT_STATE_UNSUPPORTED: (
+        N_("Implicit state on a backend without it"),
+        N_("Implicit state management needs the backend's support, and only {supported:text} have it: on the {backend:text} "
+           "backend the model cannot count on Triton to carry the state tensors from one request of a sequence to the next."),
+        N_("Keep the state in the model (keyed by correlation ID, or by slot under direct) and remove the state section, "
+           "or serve the model from a backend that supports implicit state."),
+    ),
+    C.DIRECT_QUEUE_DELAY_IGNORED: (
+        N_("Queue delay that direct ignores"),
+        N_("Under direct, max_queue_delay_microseconds ({delay_us:count} µs here) has no effect unless minimum_slot_utilization "
+           "is above 0: a batch runs as soon as any slot is ready."),
+        N_("Remove the delay, or set minimum_slot_utilization to the share of slots a batch should wait for, knowing that each "
+           "request may then wait up to the delay."),
+    ),
+    C.PREFERRED_ABOVE_MAX: (
+        N_("Preferred batch size above max_batch_size"),
+        N_("Triton refuses to load a config whose preferred batch size ({preferred:count}) is larger than max_batch_size "
+           "({max_batch_size:count})."),
+        N_("Lower the preferred sizes to max_batch_size or less, or leave preferred_batch_size out unless one size is measured "
+           "to run markedly faster."),
+    ),
+    C.CAPACITY_BELOW_SESSIONS: (
+        N_("Fewer sequence slots than sessions"),
+        N_("{instances:count} instances × {slots:count} slots hold {capacity:count} sequences at once; with {sessions:count} "
+           "sessions open the rest wait in a backlog with no limit until a sequence ends or is ended for idling, and a client "
+           "that waits for each reply stalls there."),
+        N_("Raise the slots (max_batch_size under direct, max_candidate_sequences under oldest) or the instance count until "
+           "instances × slots covers your peak sessions."),
+    ),
+    C.DIRECT_ONE_SLOT: (
+        N_("One sequence per instance"),
+        N_("With max_batch_size {max_batch_size:count}, direct gives each instance a single slot: the deployment holds only as "
+           "many sequences at once as it has instances."),
+        N_("If the model can batch along a first dimension, set max_batch_size to the sequences each instance should hold; "
+           "otherwise add instances for the sessions you expect."),
+    ),
+    C.DYNAMIC_NO_BATCHING: (
+        N_("Dynamic batcher that cannot batch"),
+        N_("With max_batch_size {max_batch_size:count} the dynamic batcher never puts two requests into one execution: it "
+           "only queues them for the instances."),
+        N_("If the model can batch along a first dimension, set max_batch_size to the largest batch it accepts; otherwise "
+           "drop dynamic_batching, which cannot group anything for it."),
+    ),
+    C.OLDEST_WITHOUT_CORRID: (
+        N_("oldest without a CORRID control input"),
+        N_("Under oldest a row of a batch (up to {max_batch_size:count} rows) says nothing about which sequence it holds, and "
+           "Triton's docs say such a model typically needs the CORRID control to know; a model that keeps its own state per row "
+           "mixes sessions."),
+        N_("Add a CONTROL_SEQUENCE_CORRID control input and key the model's state by it (a Python model can also read "
+           "request.correlation_id()), or use direct if the model keeps state per slot."),
+    ),
+    C.DECOUPLED_PRESERVE_ORDERING: (
+        N_("preserve_ordering on a decoupled model"),
+        N_("For a decoupled model under oldest, preserve_ordering can hold back the responses of independent sequences until "
+           "earlier requests complete, which costs throughput."),
+        N_("Turn preserve_ordering off and keep each sequence's responses in order another way, for example with one gRPC "
+           "stream per sequence."),
+    ),
+    C.NO_ROLLBACK_VERSION: (
+        N_("No older version stays loaded for a rollback"),
+        N_("Under its version policy ({policy:text}, versions served: {served:count}) Triton keeps no second version loaded: "
+           "once a new version is served the old one is unloaded, and going back means loading it again."),
+        N_("Set version_policy to latest with num_versions 2, or list the old and new versions under specific, so the old "
+           "version keeps serving beside the new one until the rollout is done."),
+    ),
+    C.NO_CONFIG_FILE: (
+        N_("No config.pbtxt to review"),
+        N_("Triton may generate this model's config when it loads it, so the offline review cannot see the settings it will use."),
+        N_("Review the config the server reports for the model (GET /v2/models/<name>/config), or write a config.pbtxt."),
+    ),
+    C.NOT_CHECKED: (
+        N_("Not checked: {check:text}"),
+        N_("This check needs {needs:text}, which was not given."),
+        N_("Give that figure and review again."),
+    ),
+}
+
+# What a NOT_CHECKED finding's `check` (a code) did not compare.
+NOT_CHECKED_SUBJECTS: dict[ReviewCode, str] = {
+    C.IDLE_TIMEOUT_BELOW_THINK: N_("the idle timeout against your clients' think time"),
+    C.CORRID_TRUNCATED: N_("the CORRID type against your correlation IDs"),
+    C.CAPACITY_BELOW_SESSIONS: N_("the sequence capacity against your sessions"),
+    C.IMPLICIT_STATE_UNSUPPORTED: N_("whether the backend supports implicit state"),
+}
+
+# A NOT_CHECKED finding's `needs` (figure names, app/lab/checker/review.Expectations).
+NEEDS: dict[str, str] = {
+    "think_ms": N_("the longest pause between two requests of a session"),
+    "sessions": N_("how many sessions are open at once at peak"),
+    "client_ids": N_("the largest integer correlation ID or the longest string ID your clients send"),
+    "backend": N_("the backend that serves the model"),
+    "gpus": N_("how many GPUs the server's instances can use"),
+}
+
+# Capitalised: the verdict word "error" and the log level "error" are other msgids with other meanings.
+SEVERITY_WORDS = {"error": N_("Error"), "warning": N_("Warning"), "info": N_("Note")}
+
+
+@dataclass(frozen=True)
+class FindingWords:
+    severity: str
+    title: str
+    why: str
+    fix: str
+    lesson: str  # 'lesson-id#anchor' (app/content/lessons.resolve_link)
+
+
+def finding_words(finding: ReviewFinding, _: Words) -> FindingWords:
+    """One finding in _'s language."""
+    title, why, fix = REVIEW_WORDS[ReviewCode(finding.code)]
+    values = dict(finding.values)
+    if "supported" in values:
+        values["supported"] = _(", ").join(values["supported"])
+    if finding.code == C.NOT_CHECKED:
+        values["check"] = _(NOT_CHECKED_SUBJECTS[ReviewCode(values["check"])])
+        values["needs"] = _("; ").join(_(NEEDS[need]) for need in values["needs"])
+    return FindingWords(
+        severity=_(SEVERITY_WORDS[str(finding.severity)]),
+        title=_.render(title, **values),
+        why=_.render(why, **values),
+        fix=_.render(fix, **values),
+        # A check left undone points at the lesson of the pitfall it would have looked for.
+        lesson=LESSONS[ReviewCode(finding.values["check"] if finding.code == C.NOT_CHECKED else finding.code)],
+    )

@@ -1,0 +1,522 @@
+"""lessons/COVERAGE.md: every fact the course teaches, where it comes from, how it is proven, and
+which lesson sentences say it.
+
+Two kinds of table, told apart by their header:
+
+- fact rows (`Id | Fact | Lesson section | Quiz items | Source | Proof`): each names the lesson
+  sections and quiz items that teach the fact, its sources (a Triton file with a line range at a
+  release, an issue, NVIDIA's documentation, a seed or the lab) and its proof (a test, a live
+  element, or why it is not shown);
+- sentence rows (`Section | English | Chinese | Fact`): each maps one lesson sentence, in each
+  language, to fact rows by a short fragment quoted from that sentence.
+
+The rule for which sentences must be mapped ("behavioural" sentences) is written once, in the
+"Which sentences need a row" block of COVERAGE.md, and read from there: this module implements
+it (units(), behavioural()) and fails for every behavioural sentence that no row maps.
+
+`.venv/bin/python -m tests.content.test_coverage` prints the unmapped sentences with a suggested
+fragment for each, ready to be given a fact.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from functools import cache, lru_cache
+from pathlib import Path
+
+import pytest
+import yaml
+from tritonclient.grpc import model_config_pb2
+
+from app.content.lessons import heading_parts, lessons_dir, load_lessons
+from app.ui.lesson_body import split_sections
+
+REPO = Path(__file__).resolve().parents[2]
+COVERAGE = REPO / "lessons" / "COVERAGE.md"
+BANK = REPO / "quiz" / "bank.yaml"
+LIVE_FILE = REPO / "app" / "ui" / "live" / "__init__.py"
+MIRRORS = Path("/work/.mirror")  # local git mirrors of Triton's repositories, where a machine has them
+LANGS = ("en", "zh")
+FACT_COLUMNS = ["Id", "Fact", "Lesson section", "Quiz items", "Source", "Proof"]
+MAP_COLUMNS = ["Section", "English", "Chinese", "Fact"]
+SKIPPED_SECTIONS = {"try-it"}  # says what the live element below shows, not what Triton does
+
+REPOS = r"server|core|common|client|python_backend|backend|vllm_backend|tensorrtllm_backend"
+FILE_SOURCE = re.compile(
+    rf"^(?P<repo>{REPOS}) (?P<path>[\w./-]+\.(?:md|proto|cc|h|py|rst|txt|pbtxt))"
+    r":(?P<ranges>L\d+-L\d+(?:,L\d+-L\d+)*) @(?P<tag>r\d\d\.\d\d)$"
+)
+OTHER_SOURCE = re.compile(
+    rf"^(?:(?:{REPOS})#\d+"
+    r"|docs\.nvidia\.com/\S+"
+    r"|lab: .+"
+    r"|seed: (?:sequence batcher explainer \(000\)|NCP-GENL guide \(001\)|Chinese deployment guide \(002\)))$"
+)
+SECTION_LINK = re.compile(r"^`([a-z0-9-]+)#([a-z0-9-]+)`$")
+ITEM_CELL = re.compile(r"^`([a-z0-9]+(?:-[a-z0-9]+)*)`$")
+FACT_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+TEST_PROOF = re.compile(r"^`(tests/[\w/]+\.py)::(test_\w+)`$")
+FRAGMENT = re.compile(r'^"(.+)"$')
+NONE = "—"
+
+
+# ------------------------------------------------------------------ the rule
+
+
+@dataclass(frozen=True)
+class Rule:
+    prefixes: dict[str, tuple[str, ...]]  # language -> words or stems matched at a word start
+    exact: tuple[str, ...]  # Triton's own flag and tensor names, matched case-sensitively as words
+
+
+@lru_cache(maxsize=4)
+def rule(path: Path = COVERAGE) -> Rule:
+    """The word lists of COVERAGE.md's fenced `rule` block: `en:`, `zh:` and `exact:` lines."""
+    text = path.read_text(encoding="utf-8")
+    block = re.search(r"^```rule\n(.*?)^```", text, re.S | re.M)
+    assert block, "COVERAGE.md has no ```rule block saying which sentences need a row"
+    lists: dict[str, tuple[str, ...]] = {}
+    for line in block.group(1).strip().split("\n"):
+        key, _, words = line.partition(":")
+        lists[key.strip()] = tuple(w.strip() for w in words.split(",") if w.strip())
+    assert set(lists) == {*LANGS, "exact"}, f"rule block keys {sorted(lists)}"
+    return Rule({lang: lists[lang] for lang in LANGS}, lists["exact"])
+
+
+@lru_cache(maxsize=1)
+def config_names() -> frozenset[str]:
+    """Every field and enum value name of ModelConfig in model_config.proto, nested ones included."""
+    names: set[str] = set()
+    seen: set[str] = set()
+
+    def walk(message) -> None:
+        if message.full_name in seen:
+            return
+        seen.add(message.full_name)
+        for field in message.fields:
+            names.add(field.name)
+            if field.message_type is not None:
+                walk(field.message_type)
+            if field.enum_type is not None:
+                names.update(value.name for value in field.enum_type.values)
+        for nested in message.nested_types:
+            walk(nested)
+        for enum in message.enum_types:
+            names.update(value.name for value in enum.values)
+
+    walk(model_config_pb2.ModelConfig.DESCRIPTOR)
+    return frozenset(names)
+
+
+_CODE = re.compile(r"`([^`]*)`")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def behavioural(sentence: str, lang: str, the_rule: Rule | None = None) -> bool:
+    """Does the sentence name a config field (in backticks) or one of the rule's behaviour words?"""
+    the_rule = the_rule or rule()
+    if any(set(_IDENT.findall(code)) & config_names() for code in _CODE.findall(sentence)):
+        return True
+    prose = _CODE.sub(" ", sentence)
+    if any(re.search(rf"\b{re.escape(word)}\b", prose) for word in the_rule.exact):
+        return True
+    if lang == "en":
+        return any(re.search(r"\b" + r"\s+".join(map(re.escape, w.split())), prose, re.I) for w in the_rule.prefixes["en"])
+    return any(word in prose for word in the_rule.prefixes[lang])
+
+
+# ------------------------------------------------------------- lesson units
+
+
+_FENCED = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
+_ITEM = re.compile(r"^\s*(?:[-*]|\d+\.)\s+")
+_EN_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"”)]))\s+(?=[A-Z0-9`\"“(*\[])")
+_ZH_END = re.compile(r"(?<=[。！？])(?![”」）])|(?<=[。！？][”」）])")
+
+
+def split_sentences(text: str, lang: str) -> list[str]:
+    parts = _EN_END.split(text) if lang == "en" else _ZH_END.split(text)
+    return [p.strip() for p in parts if p.strip()]
+
+
+def units(body: str, lang: str) -> list[str]:
+    """The sentences of a section body: code blocks dropped, each list item and table row on its own."""
+    found: list[str] = []
+    for block in re.split(r"\n\s*\n", _FENCED.sub("\n\n", body)):
+        lines = [line.rstrip() for line in block.split("\n") if line.strip()]
+        if not lines:
+            continue
+        if lines[0].lstrip().startswith("|"):
+            rows = [line for line in lines if not set(line) <= set("|-: ")]
+            found += [" ".join(cell.strip() for cell in row.strip().strip("|").split("|")) for row in rows[1:]]
+            continue
+        items: list[str] = []
+        for line in lines:
+            if _ITEM.match(line) or not items:
+                items.append(_ITEM.sub("", line).strip())
+            else:
+                items[-1] += " " + line.strip()
+        for item in items:
+            found += split_sentences(item, lang)
+    return found
+
+
+@lru_cache(maxsize=2)
+def lesson_units(lang: str) -> dict[str, list[str]]:
+    """'lesson-id#anchor' -> the sentences of that section, in lang, for every mapped section."""
+    sections: dict[str, list[str]] = {}
+    for lesson in load_lessons(lessons_dir(lang)):
+        for level, heading, text in split_sections(lesson.body):
+            if level != 2:
+                continue
+            anchor = heading_parts(heading)[1]
+            if anchor not in SKIPPED_SECTIONS:
+                sections[f"{lesson.id}#{anchor}"] = units(text, lang)
+    return sections
+
+
+def normal(text: str, lang: str) -> str:
+    """What a fragment is compared on: no backticks or emphasis, single spaces, English in lower case."""
+    text = " ".join(text.replace("`", "").replace("**", "").split())
+    return text.lower() if lang == "en" else text
+
+
+# ------------------------------------------------------------ the document
+
+
+@dataclass(frozen=True)
+class Row:
+    line: int
+    cells: tuple[str, ...]
+
+
+def tables(path: Path = COVERAGE) -> dict[tuple[str, ...], list[Row]]:
+    """Rows of every markdown table in the file, grouped by the table's header."""
+    grouped: dict[tuple[str, ...], list[Row]] = {}
+    header: tuple[str, ...] | None = None
+    for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), start=1):
+        if not line.startswith("|"):
+            header = None
+            continue
+        if set(line) <= set("|-: "):
+            continue
+        cells = tuple(cell.strip() for cell in line.strip().strip("|").split("|"))
+        if header is None:
+            header = cells
+            grouped.setdefault(header, [])
+            continue
+        grouped[header].append(Row(number, cells))
+    return grouped
+
+
+def fact_rows(path: Path = COVERAGE) -> list[Row]:
+    found = tables(path)
+    unknown = [h for h in found if list(h) not in (FACT_COLUMNS, MAP_COLUMNS)]
+    assert not unknown, f"COVERAGE.md tables must have the columns {FACT_COLUMNS} or {MAP_COLUMNS}: {unknown}"
+    return found.get(tuple(FACT_COLUMNS), [])
+
+
+def map_rows(path: Path = COVERAGE) -> list[Row]:
+    return tables(path).get(tuple(MAP_COLUMNS), [])
+
+
+def split_cell(cell: str, separator: str) -> list[str]:
+    return [part.strip() for part in cell.split(separator) if part.strip()]
+
+
+def live_elements() -> set[str]:
+    """Keys of app/ui/live's LIVE mapping, read from the source so this test imports no Streamlit."""
+    for node in ast.walk(ast.parse(LIVE_FILE.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "LIVE" for t in node.targets):
+            return {key.value for key in node.value.keys}
+    raise AssertionError("app/ui/live/__init__.py defines no LIVE mapping")
+
+
+def functions_in(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+@lru_cache(maxsize=1)
+def anchors() -> dict[str, set[str]]:
+    return {lesson.id: set(lesson.anchors) for lesson in load_lessons()}
+
+
+@lru_cache(maxsize=1)
+def bank_ids() -> set[str]:
+    return {item["id"] for item in yaml.safe_load(BANK.read_text(encoding="utf-8"))["items"]}
+
+
+# ------------------------------------------------------------------ checks
+
+
+def fact_problems(path: Path = COVERAGE) -> tuple[list[str], list[str]]:
+    """(problems with the fact rows, proofs naming a test that does not exist)."""
+    problems: list[str] = []
+    missing_tests: list[str] = []
+    cited: set[str] = set()
+    ids: set[str] = set()
+    for row in fact_rows(path):
+        where = f"COVERAGE.md:{row.line}"
+        if len(row.cells) != len(FACT_COLUMNS):
+            problems.append(f"{where}: {len(row.cells)} cells, want {len(FACT_COLUMNS)}")
+            continue
+        fact_id, fact, sections, quiz, sources, proofs = row.cells
+        if not FACT_ID.match(fact_id) or fact_id in ids:
+            problems.append(f"{where}: id {fact_id!r} must be a new [a-z0-9-] id")
+        ids.add(fact_id)
+        if not fact:
+            problems.append(f"{where}: empty fact")
+        links = split_cell(sections, ",")
+        if not links:
+            problems.append(f"{where}: no lesson section")
+        for link in links:
+            match = SECTION_LINK.match(link)
+            if not match or match.group(2) not in anchors().get(match.group(1), set()):
+                problems.append(f"{where}: section {link!r} is not an existing `lesson-id#anchor`")
+        if quiz != "none":
+            for cell in split_cell(quiz, ","):
+                match = ITEM_CELL.match(cell)
+                if not match or match.group(1) not in bank_ids():
+                    problems.append(f"{where}: quiz item {cell!r} is not a backticked id of quiz/bank.yaml")
+                else:
+                    cited.add(match.group(1))
+        named = split_cell(sources, ";")
+        if not named:
+            problems.append(f"{where}: no source")
+        for source in named:
+            file_source = FILE_SOURCE.match(source)
+            if file_source:
+                for lo, hi in re.findall(r"L(\d+)-L(\d+)", file_source.group("ranges")):
+                    if not 0 < int(lo) <= int(hi):
+                        problems.append(f"{where}: line range L{lo}-L{hi} is empty")
+            elif not OTHER_SOURCE.match(source):
+                problems.append(f"{where}: source {source!r} is not '<repo> <path>:L<a>-L<b> @r<NN.NN>', an issue, a seed or lab")
+        listed = split_cell(proofs, ";")
+        if not listed:
+            problems.append(f"{where}: no proof")
+        for proof in listed:
+            if proof == "not behavioural" or (proof.startswith("not shown on this server: ") and len(proof) > 30):
+                continue
+            if proof.startswith("live: "):
+                if proof[6:] not in live_elements():
+                    problems.append(f"{where}: no live element {proof[6:]!r}")
+                continue
+            match = TEST_PROOF.match(proof)
+            if not match:
+                problems.append(f"{where}: proof {proof!r} must be a test, a live element or say why it is not shown")
+                continue
+            test_file, name = REPO / match.group(1), match.group(2)
+            if not test_file.is_file() or name not in functions_in(test_file):
+                missing_tests.append(f"{where}: {match.group(1)}::{name}")
+    missing = bank_ids() - cited
+    if missing:
+        problems.append(f"quiz items missing from COVERAGE.md: {sorted(missing)}")
+    return problems, missing_tests
+
+
+def map_problems(path: Path = COVERAGE, units_by_lang: dict[str, dict[str, list[str]]] | None = None) -> list[str]:
+    """Rows that do not resolve, and behavioural sentences that no row maps, in every language."""
+    units_by_lang = units_by_lang or {lang: lesson_units(lang) for lang in LANGS}
+    facts = {row.cells[0]: row for row in fact_rows(path) if len(row.cells) == len(FACT_COLUMNS)}
+    problems: list[str] = []
+    mapped: dict[str, set[tuple[str, int]]] = {lang: set() for lang in LANGS}
+    used_facts: set[str] = set()
+    for row in map_rows(path):
+        where = f"COVERAGE.md:{row.line}"
+        if len(row.cells) != len(MAP_COLUMNS):
+            problems.append(f"{where}: {len(row.cells)} cells, want {len(MAP_COLUMNS)}")
+            continue
+        section_cell, *fragments, fact_cell = row.cells
+        match = SECTION_LINK.match(section_cell)
+        if not match:
+            problems.append(f"{where}: section {section_cell!r} is not `lesson-id#anchor`")
+            continue
+        section = f"{match.group(1)}#{match.group(2)}"
+        for fact_id in split_cell(fact_cell, ","):
+            fact = facts.get(fact_id)
+            if fact is None:
+                problems.append(f"{where}: no fact row {fact_id!r}")
+            elif f"`{section}`" not in split_cell(fact.cells[2], ","):
+                problems.append(f"{where}: fact {fact_id} does not list section {section}")
+            used_facts.add(fact_id)
+        if all(cell == NONE for cell in fragments):
+            problems.append(f"{where}: quote a fragment in at least one language")
+        for lang, cell in zip(LANGS, fragments, strict=True):
+            if cell == NONE:
+                continue
+            quoted = FRAGMENT.match(cell)
+            if not quoted:
+                problems.append(f"{where}: {lang} fragment must be quoted with \"...\" or be {NONE}")
+                continue
+            sentences = units_by_lang[lang].get(section)
+            if sentences is None:
+                problems.append(f"{where}: {lang} has no mapped section {section}")
+                continue
+            fragment = normal(quoted.group(1), lang)
+            hits = [i for i, sentence in enumerate(sentences) if fragment in normal(sentence, lang)]
+            if len(hits) != 1:
+                problems.append(f"{where}: {lang} fragment {quoted.group(1)!r} matches {len(hits)} sentences of {section}, want 1")
+            mapped[lang].update((section, i) for i in hits)
+    for fact_id in sorted(set(facts) - used_facts):
+        problems.append(f"COVERAGE.md:{facts[fact_id].line}: fact {fact_id} maps no lesson sentence")
+    for lang in LANGS:
+        for section, sentences in units_by_lang[lang].items():
+            for i, sentence in enumerate(sentences):
+                if (section, i) not in mapped[lang] and behavioural(sentence, lang):
+                    problems.append(f"{lang} {section}: no row maps {sentence[:90]!r}")
+    return problems
+
+
+def test_the_rule_block_lists_words_for_every_language():
+    the_rule = rule()
+    assert all(the_rule.prefixes[lang] for lang in LANGS) and the_rule.exact
+
+
+def test_fact_rows_name_sections_items_sources_and_proofs():
+    problems, _ = fact_problems()
+    assert len(fact_rows()) >= 60, f"COVERAGE.md maps only {len(fact_rows())} facts"
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:60])
+
+
+def test_every_proof_names_a_test_that_exists():
+    _, missing = fact_problems()
+    assert not missing, f"{len(missing)} proofs name tests that do not exist:\n" + "\n".join(missing)
+
+
+def test_every_behavioural_sentence_is_mapped_in_every_language():
+    problems = map_problems()
+    assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:80])
+
+
+@cache
+def lines_at(mirror: Path, tag: str, path: str) -> int | str:
+    """How many lines path has at tag in the mirror, or git's complaint when it is not there."""
+    shown = subprocess.run(["git", "-C", str(mirror), "show", f"{tag}:{path}"], capture_output=True, text=True)
+    return shown.stdout.count("\n") + 1 if shown.returncode == 0 else shown.stderr.strip()[:80]
+
+
+def source_range_problems(path: Path = COVERAGE) -> tuple[int, list[str]]:
+    """(sources checked, problems): each cited line range must lie inside the cited file at the cited
+    release, in the local mirror of that repository; sources without a mirror are not checked."""
+    checked, problems = 0, []
+    for row in fact_rows(path):
+        for source in split_cell(row.cells[4], ";"):
+            match = FILE_SOURCE.match(source)
+            mirror = MIRRORS / f"triton-inference-server+{match.group('repo')}" / "repo" if match else None
+            if mirror is None or not mirror.is_dir():
+                continue
+            length = lines_at(mirror, match.group("tag"), match.group("path"))
+            checked += 1
+            if isinstance(length, str):
+                problems.append(f"COVERAGE.md:{row.line}: {source}: not in the mirror ({length})")
+                continue
+            for _first, last in re.findall(r"L(\d+)-L(\d+)", match.group("ranges")):
+                if int(last) > length:
+                    problems.append(f"COVERAGE.md:{row.line}: {source}: the file has {length} lines")
+    return checked, problems
+
+
+def test_file_sources_lie_inside_their_file_at_that_release():
+    checked, problems = source_range_problems()
+    if not checked:
+        pytest.skip("no local mirror of Triton's repositories to check line ranges against")
+    assert not problems, "\n".join(problems)
+
+
+def test_a_line_range_past_the_end_of_its_file_fails(tmp_path):
+    real = "common protobuf/model_config.proto:L1557-L1567 @r24.10"
+    text = COVERAGE.read_text(encoding="utf-8")
+    assert real in text
+    broken = tmp_path / "COVERAGE.md"
+    broken.write_text(text.replace(real, "common protobuf/model_config.proto:L1557-L99999 @r24.10", 1), encoding="utf-8")
+    checked, problems = source_range_problems(broken)
+    if not checked:
+        pytest.skip("no local mirror of Triton's repositories to check line ranges against")
+    assert any("L1557-L99999" in p and "the file has" in p for p in problems)
+
+
+# -------------------------------------------------- the checks can fail
+
+
+def test_an_unmapped_behavioural_sentence_fails(tmp_path):
+    # A sentence that names a Triton behaviour and has no row must be reported, in either language.
+    units_by_lang = {lang: {k: list(v) for k, v in lesson_units(lang).items()} for lang in LANGS}
+    added = {
+        "en": "The sequence batcher also reorders requests by size.",
+        "zh": "序列批处理器还会按大小给请求重新排序。",
+    }
+    for lang, sentence in added.items():
+        units_by_lang[lang]["sequence-batcher#correctness-first"].append(sentence)
+    problems = map_problems(COVERAGE, units_by_lang)
+    for lang, sentence in added.items():
+        assert f"{lang} sequence-batcher#correctness-first: no row maps {sentence!r}" in problems
+
+
+def test_a_row_whose_fragment_no_longer_matches_fails(tmp_path):
+    text = COVERAGE.read_text(encoding="utf-8")
+    row = map_rows()[0]
+    line = text.split("\n")[row.line - 1]
+    fragment = FRAGMENT.match(row.cells[1]).group(1)
+    broken = tmp_path / "COVERAGE.md"
+    broken.write_text(text.replace(line, line.replace(fragment, "words no lesson says"), 1), encoding="utf-8")
+    assert any("'words no lesson says' matches 0 sentences" in p for p in map_problems(broken))
+
+
+def test_a_proof_naming_a_missing_test_fails(tmp_path):
+    text = COVERAGE.read_text(encoding="utf-8")
+    real = "`tests/claims/test_dynamic_batcher.py::test_batches_keep_arrival_order`"
+    assert real in text
+    broken = tmp_path / "COVERAGE.md"
+    broken.write_text(text.replace(real, real.replace("arrival_order", "no_such_claim"), 1), encoding="utf-8")
+    _, missing = fact_problems(broken)
+    assert any(m.endswith("tests/claims/test_dynamic_batcher.py::test_batches_keep_no_such_claim") for m in missing)
+
+
+def test_the_rule_recognises_fields_and_behaviour_words():
+    assert behavioural("Set `max_sequence_idle_microseconds` with care.", "en")
+    assert behavioural("A backlogged sequence waits.", "en")
+    assert behavioural("READY is 0 on padding.", "en")
+    assert not behavioural("Accelerators are built for wide arithmetic.", "en")
+    assert behavioural("积压队列里的序列会等待。", "zh")
+    assert not behavioural("加速器是为宽运算而造的。", "zh")
+
+
+def test_units_split_sentences_items_and_rows():
+    body = "First one. Second `x` one.\n\n- Item **one.** Still one.\n- Item two\n\n| a | b |\n|---|---|\n| c | d |"
+    assert units(body, "en") == ["First one.", "Second `x` one.", "Item **one.** Still one.", "Item two", "c d"]
+    assert units("第一句。第二句“引号。”结束。", "zh") == ["第一句。", "第二句“引号。”", "结束。"]
+
+
+# -------------------------------------------------------------- for authors
+
+
+def suggest(sentence: str, lang: str, others: list[str]) -> str:
+    """The shortest opening of sentence (4+ words, or 8+ characters in Chinese) found in no other sentence."""
+    words = normal(sentence, lang).split() if lang == "en" else list(normal(sentence, lang))
+    size = 4 if lang == "en" else 8
+    while size <= len(words):
+        fragment = (" " if lang == "en" else "").join(words[:size])
+        if sum(fragment in normal(other, lang) for other in others) == 1:
+            return fragment
+        size += 1
+    return normal(sentence, lang)
+
+
+def main() -> None:
+    problems = map_problems()
+    for problem in problems:
+        print(problem)
+    for lang in LANGS:
+        for section, sentences in lesson_units(lang).items():
+            for sentence in sentences:
+                if any(p == f"{lang} {section}: no row maps {sentence[:90]!r}" for p in problems):
+                    print(f"| `{section}` | " + (f'"{suggest(sentence, lang, sentences)}" | {NONE}' if lang == "en"
+                          else f'{NONE} | "{suggest(sentence, lang, sentences)}"') + " | ? |")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,453 @@
+"""The config review: each code fires on one config and stays quiet on a near-identical one;
+the shipped repository gives the findings the lab expects; the offline loader reads files,
+repositories and broken files; a config read from the real Triton reviews like its file."""
+from __future__ import annotations
+
+import dataclasses
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+from google.protobuf import text_format
+from tritonclient.grpc import model_config_pb2 as mc
+
+from app.content.lessons import lessons_dir, load_lessons, resolve_link
+from app.i18n import words
+from app.lab.checker import configs
+from app.lab.checker.review import LESSONS, SEVERITY, SOURCES, Expectations, ReviewCode, ReviewFinding, Severity, review, review_target
+from app.lab.deployment import deployments
+from app.lab.deployment.device import instance_kind
+from app.lab.deployment.presets import Traffic
+from app.lab.deployment.setup import LIMITS
+from app.lab.paths import MODEL_REPOSITORY
+from app.lab.problems import LabError
+from app.lab.scenario.ids import unique_ids
+from app.text import problems as problems_text
+
+ENGLISH = words("en")  # problems are worded at the edge; str() of a LabError is its codes
+
+C = ReviewCode
+
+# A sound sequence model: 2 CPU instances x 4 direct slots, READY and a uint64 CORRID, 5 s idle
+# window, two versions served. Every case below changes one thing in it.
+DIRECT = """
+name: "m"
+backend: "onnxruntime"
+max_batch_size: 4
+input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]
+output [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]
+sequence_batching {
+  max_sequence_idle_microseconds: 5000000
+  control_input [
+    { name: "START" control [ { kind: CONTROL_SEQUENCE_START int32_false_true: [ 0, 1 ] } ] },
+    { name: "READY" control [ { kind: CONTROL_SEQUENCE_READY int32_false_true: [ 0, 1 ] } ] },
+    { name: "CORRID" control [ { kind: CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64 } ] }
+  ]
+  direct { }
+}
+instance_group [ { count: 2 kind: KIND_CPU } ]
+version_policy { latest { num_versions: 2 } }
+"""
+OLDEST = None  # built from DIRECT below
+DYNAMIC = """
+name: "d"
+backend: "onnxruntime"
+max_batch_size: 4
+input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ]
+output [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ]
+dynamic_batching { preferred_batch_size: [ 4 ] }
+instance_group [ { count: 1 kind: KIND_CPU } ]
+version_policy { all { } }
+"""
+STATE = """
+  state [ { input_name: "S_IN" output_name: "S_OUT" data_type: TYPE_FP32 dims: [ 1 ] } ]
+  direct { }"""
+# Every figure stated: the sound configs give no finding at all under it.
+FULL = Expectations(think_ms=500, sessions=8, max_corrid=2**40, gpus=0)
+
+
+def variant(base: str, old: str, new: str) -> str:
+    assert old in base, f"{old!r} not in the base config"
+    return base.replace(old, new, 1)
+
+
+OLDEST = variant(DIRECT, "direct { }", "oldest { max_candidate_sequences: 4 preferred_batch_size: [ 4 ] }")
+
+
+def parse(text: str) -> mc.ModelConfig:
+    return text_format.Parse(text, mc.ModelConfig())
+
+
+def codes(text: str, expect: Expectations = FULL) -> list[ReviewCode]:
+    return [f.code for f in review(parse(text), expect)]
+
+
+def test_the_sound_configs_give_no_finding_when_every_figure_is_stated():
+    assert codes(DIRECT) == [] and codes(OLDEST) == [] and codes(DYNAMIC) == []
+
+
+# (code, config that fires, near-identical config that does not, expectations for each)
+CASES = [
+    # unset, 0 and the server's normalised 1000000 are the same 1 s default
+    (C.IDLE_TIMEOUT_DEFAULT, variant(DIRECT, "max_sequence_idle_microseconds: 5000000", ""), DIRECT, FULL, FULL),
+    (C.IDLE_TIMEOUT_DEFAULT, variant(DIRECT, "5000000", "0"), DIRECT, FULL, FULL),
+    (C.IDLE_TIMEOUT_DEFAULT, variant(DIRECT, "5000000", "1000000"), variant(DIRECT, "5000000", "1000001"), FULL, FULL),
+    (C.IDLE_TIMEOUT_BELOW_THINK, DIRECT, DIRECT, dataclasses.replace(FULL, think_ms=5000), dataclasses.replace(FULL, think_ms=4999)),
+    (C.DIRECT_WITHOUT_READY, variant(DIRECT, '{ name: "READY"', '{ name: "LIVE"').replace("CONTROL_SEQUENCE_READY", "CONTROL_SEQUENCE_END"),
+     DIRECT, FULL, FULL),
+    # one slot never gets a padding row: no READY needed
+    (C.DIRECT_WITHOUT_READY, variant(DIRECT, "CONTROL_SEQUENCE_READY", "CONTROL_SEQUENCE_END"),
+     variant(variant(DIRECT, "CONTROL_SEQUENCE_READY", "CONTROL_SEQUENCE_END"), "max_batch_size: 4", "max_batch_size: 1"), FULL, FULL),
+    (C.CORRID_TRUNCATED, variant(DIRECT, "TYPE_UINT64", "TYPE_UINT32"), variant(DIRECT, "TYPE_UINT64", "TYPE_UINT32"),
+     dataclasses.replace(FULL, max_corrid=2**32), dataclasses.replace(FULL, max_corrid=2**32 - 1)),
+    (C.CORRID_TRUNCATED, variant(DIRECT, "TYPE_UINT64", "TYPE_INT32"), variant(DIRECT, "TYPE_UINT64", "TYPE_INT64"), FULL, FULL),
+    (C.CORRID_SIGN_WRAPS, variant(DIRECT, "TYPE_UINT64", "TYPE_INT64"), variant(DIRECT, "TYPE_UINT64", "TYPE_INT64"),
+     dataclasses.replace(FULL, max_corrid=2**63), dataclasses.replace(FULL, max_corrid=2**63 - 1)),
+    (C.CORRID_SIGN_WRAPS, variant(DIRECT, "TYPE_UINT64", "TYPE_INT32"), variant(DIRECT, "TYPE_UINT64", "TYPE_UINT32"),
+     dataclasses.replace(FULL, max_corrid=2**31), dataclasses.replace(FULL, max_corrid=2**31)),
+    (C.CORRID_STRING_IDS_INTEGER_TYPE, DIRECT, variant(DIRECT, "TYPE_UINT64", "TYPE_STRING"),
+     dataclasses.replace(FULL, max_corrid=None, string_corrid_length=36), dataclasses.replace(FULL, max_corrid=None, string_corrid_length=36)),
+    (C.CORRID_INTEGER_IDS_STRING_TYPE, variant(DIRECT, "TYPE_UINT64", "TYPE_STRING"), variant(DIRECT, "TYPE_UINT64", "TYPE_STRING"),
+     FULL, dataclasses.replace(FULL, max_corrid=None, string_corrid_length=36)),
+    (C.STRING_ID_TOO_LONG, variant(DIRECT, "TYPE_UINT64", "TYPE_STRING"), variant(DIRECT, "TYPE_UINT64", "TYPE_STRING"),
+     dataclasses.replace(FULL, max_corrid=None, string_corrid_length=129), dataclasses.replace(FULL, max_corrid=None, string_corrid_length=128)),
+    (C.IMPLICIT_STATE_UNSUPPORTED, variant(variant(DIRECT, "  direct { }", STATE), '"onnxruntime"', '"python"'),
+     variant(DIRECT, "  direct { }", STATE), FULL, FULL),
+    # a platform names its backend; an override names one the config does not
+    (C.IMPLICIT_STATE_UNSUPPORTED, variant(variant(DIRECT, "  direct { }", STATE), 'backend: "onnxruntime"', 'platform: "tensorflow_savedmodel"'),
+     variant(variant(DIRECT, "  direct { }", STATE), 'backend: "onnxruntime"', 'platform: "pytorch_libtorch"'), FULL, FULL),
+    (C.IMPLICIT_STATE_UNSUPPORTED, variant(variant(DIRECT, "  direct { }", STATE), 'backend: "onnxruntime"', ""),
+     variant(variant(DIRECT, "  direct { }", STATE), 'backend: "onnxruntime"', ""),
+     dataclasses.replace(FULL, backend="python"), dataclasses.replace(FULL, backend="tensorrt")),
+    (C.DIRECT_QUEUE_DELAY_IGNORED, variant(DIRECT, "direct { }", "direct { max_queue_delay_microseconds: 2000 }"),
+     variant(DIRECT, "direct { }", "direct { max_queue_delay_microseconds: 2000 minimum_slot_utilization: 0.5 }"), FULL, FULL),
+    (C.PREFERRED_ABOVE_MAX, variant(DYNAMIC, "[ 4 ]", "[ 2, 8 ]"), variant(DYNAMIC, "[ 4 ]", "[ 2, 4 ]"), FULL, FULL),
+    (C.PREFERRED_ABOVE_MAX, variant(OLDEST, "preferred_batch_size: [ 4 ]", "preferred_batch_size: [ 5 ]"), OLDEST, FULL, FULL),
+    (C.CAPACITY_BELOW_SESSIONS, DIRECT, DIRECT, dataclasses.replace(FULL, sessions=9), dataclasses.replace(FULL, sessions=8)),
+    # oldest without max_candidate_sequences holds max_batch_size sequences per instance
+    (C.CAPACITY_BELOW_SESSIONS, variant(OLDEST, "max_candidate_sequences: 4", ""), variant(OLDEST, "max_candidate_sequences: 4", "max_candidate_sequences: 5"),
+     dataclasses.replace(FULL, sessions=9), dataclasses.replace(FULL, sessions=9)),
+    # KIND_GPU without gpus: one group per GPU the server has
+    (C.CAPACITY_BELOW_SESSIONS, variant(DIRECT, "kind: KIND_CPU", "kind: KIND_GPU"), variant(DIRECT, "kind: KIND_CPU", "kind: KIND_GPU"),
+     dataclasses.replace(FULL, sessions=9, gpus=1), dataclasses.replace(FULL, sessions=9, gpus=2)),
+    (C.DIRECT_ONE_SLOT, variant(DIRECT, "max_batch_size: 4", "max_batch_size: 0"), variant(DIRECT, "max_batch_size: 4", "max_batch_size: 2"),
+     dataclasses.replace(FULL, sessions=2), dataclasses.replace(FULL, sessions=2)),
+    (C.DYNAMIC_NO_BATCHING, variant(variant(DYNAMIC, "max_batch_size: 4", "max_batch_size: 0"), "preferred_batch_size: [ 4 ]", ""),
+     variant(variant(DYNAMIC, "max_batch_size: 4", "max_batch_size: 2"), "preferred_batch_size: [ 4 ]", ""), FULL, FULL),
+    (C.OLDEST_WITHOUT_CORRID, variant(OLDEST, "CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64", "CONTROL_SEQUENCE_END int32_false_true: [ 0, 1 ]"),
+     OLDEST, FULL, FULL),
+    # implicit state carries each sequence's state: no CORRID needed
+    (C.OLDEST_WITHOUT_CORRID, variant(OLDEST, "CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64", "CONTROL_SEQUENCE_END int32_false_true: [ 0, 1 ]"),
+     variant(variant(OLDEST, "CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64", "CONTROL_SEQUENCE_END int32_false_true: [ 0, 1 ]"),
+             "  oldest {", STATE.replace("  direct { }", "  oldest {")), FULL, FULL),
+    (C.DECOUPLED_PRESERVE_ORDERING,
+     variant(variant(OLDEST, "max_candidate_sequences: 4", "max_candidate_sequences: 4 preserve_ordering: true"), 'name: "m"',
+             'name: "m" model_transaction_policy { decoupled: true }'),
+     variant(OLDEST, "max_candidate_sequences: 4", "max_candidate_sequences: 4 preserve_ordering: true"), FULL, FULL),
+    (C.NO_ROLLBACK_VERSION, variant(DIRECT, "version_policy { latest { num_versions: 2 } }", ""), DIRECT, FULL, FULL),
+    (C.NO_ROLLBACK_VERSION, variant(DIRECT, "num_versions: 2", "num_versions: 1"), variant(DIRECT, "latest { num_versions: 2 }", "all { }"), FULL, FULL),
+    (C.NO_ROLLBACK_VERSION, variant(DIRECT, "latest { num_versions: 2 }", "specific { versions: [ 3 ] }"),
+     variant(DIRECT, "latest { num_versions: 2 }", "specific { versions: [ 2, 3 ] }"), FULL, FULL),
+    (C.NOT_CHECKED, DIRECT, DIRECT, Expectations(), FULL),
+]
+
+
+@pytest.mark.parametrize("code, fires, quiet, fires_expect, quiet_expect", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_each_code_fires_on_one_config_and_not_on_its_neighbour(code, fires, quiet, fires_expect, quiet_expect):
+    assert code in codes(fires, fires_expect)
+    assert code not in codes(quiet, quiet_expect)
+
+
+def test_every_code_has_a_firing_case():
+    assert {case[0] for case in CASES} | {C.NO_CONFIG_FILE} == set(ReviewCode)
+
+
+def test_findings_carry_the_numbers_their_sentences_need():
+    [capacity] = review(parse(DIRECT), dataclasses.replace(FULL, sessions=11))
+    assert capacity.to_json() == {
+        "code": "capacity_below_sessions", "severity": "warning", "field": "max_batch_size",
+        "values": {"instances": 2, "slots": 4, "capacity": 8, "sessions": 11},
+    }
+    assert ReviewFinding.from_json(capacity.to_json()) == capacity
+    [idle] = review(parse(variant(DIRECT, "5000000", "0")), dataclasses.replace(FULL, think_ms=1500))
+    assert (idle.code, idle.field, idle.values) == (C.IDLE_TIMEOUT_BELOW_THINK, "sequence_batching.max_sequence_idle_microseconds",
+                                                   {"idle_ms": 1000.0, "think_ms": 1500})
+    [narrow] = review(parse(variant(DIRECT, "TYPE_UINT64", "TYPE_UINT32")), FULL)
+    assert narrow.field == "sequence_batching.control_input[CORRID].data_type"
+    assert narrow.values == {"data_type": "TYPE_UINT32", "max_corrid": 2**40, "largest": 2**32 - 1}
+
+
+def test_a_check_without_the_users_figure_says_what_it_needs_instead_of_guessing():
+    found = review(parse(DIRECT), Expectations())
+    assert {(f.values["check"], tuple(f.values["needs"])) for f in found} == {
+        ("idle_timeout_below_think", ("think_ms",)),
+        ("corrid_truncated", ("client_ids",)),
+        ("capacity_below_sessions", ("sessions",)),  # the groups are KIND_CPU: no GPU count needed
+    }
+    assert all(f.code == C.NOT_CHECKED and f.severity == Severity.INFO for f in found)
+    # KIND_AUTO (no kind) depends on the server's GPUs: the capacity check asks for that too.
+    auto = variant(DIRECT, " kind: KIND_CPU", "")
+    [capacity] = [f for f in review(parse(auto), dataclasses.replace(FULL, gpus=None)) if f.code == C.NOT_CHECKED]
+    assert capacity.values == {"check": "capacity_below_sessions", "needs": ["gpus"]}
+    # A state section on a config that names no backend: the backend is asked for.
+    nameless = variant(variant(DIRECT, "  direct { }", STATE), 'backend: "onnxruntime"', "")
+    assert [f.values for f in review(parse(nameless), FULL)] == [{"check": "implicit_state_unsupported", "needs": ["backend"]}]
+    # The 1 s default needs no figure: it is reported as Triton documents it.
+    assert codes(variant(DIRECT, "5000000", "0"), Expectations())[0] == C.IDLE_TIMEOUT_DEFAULT
+
+
+def test_errors_come_first():
+    broken = variant(variant(DIRECT, "CONTROL_SEQUENCE_READY", "CONTROL_SEQUENCE_END"), "version_policy { latest { num_versions: 2 } }", "")
+    severities = [f.severity for f in review(parse(broken), Expectations())]
+    assert severities == sorted(severities, key=list(Severity).index) and severities[0] == Severity.ERROR
+
+
+def test_impossible_figures_are_refused_with_codes():
+    with pytest.raises(LabError) as err:
+        review(parse(DIRECT), Expectations(sessions=0, max_corrid=2**64))
+    assert [p.code for p in err.value.problems] == ["checker_expectation_low", "checker_corrid_above_uint64"]
+
+
+# ---- the shipped repository, reviewed with the lab's own figures ------------------------------
+
+def lab_expectations() -> Expectations:
+    """What the lab's own clients do: pauses up to the think time plus jitter its controls allow,
+    the default 8 sessions, IDs from app/lab/scenario/ids.py (a 31-bit prefix + 1 above a 32-bit counter)."""
+    gpus = 0
+    if instance_kind() == "KIND_GPU":
+        import torch
+
+        gpus = torch.cuda.device_count()
+    return Expectations(
+        think_ms=LIMITS["think_ms"][1] + LIMITS["jitter_ms"][1],
+        sessions=Traffic().sessions,
+        max_corrid=((2**31) << 32) | (2**32 - 1),
+        gpus=gpus,
+    )
+
+
+def test_the_lab_ids_stay_below_the_largest_id_it_states():
+    assert max(unique_ids(3)) <= lab_expectations().max_corrid
+
+
+def test_the_shipped_repository_reviews_as_the_lab_expects():
+    """Every shipped model is found to serve a single version (no version_policy), so the lab's
+    rollout advice cannot be taken with these configs as they are: nothing else is flagged.
+
+    asr_dynamic is the course's mistake, a stateful recogniser under the dynamic batcher, and the
+    offline review cannot see it: a config does not say that the model keeps state (the
+    `state_key` parameter is the lab's own, not Triton's), and the config is a valid dynamic one.
+    Finding it takes traffic: the checker's differential tests. The sequence models pass: 5 s idle
+    window against 700 ms pauses, READY under direct, a uint64 CORRID for 64-bit IDs, 2 x 4 (direct)
+    and 2 x 8 (oldest) slots for 8 sessions, oldest keyed by CORRID.
+    """
+    found = review_target(MODEL_REPOSITORY, lab_expectations())
+    assert {name: [f.code for f in findings] for name, findings in found.items()} == {
+        name: [C.NO_ROLLBACK_VERSION] for name in deployments.SHIPPED
+    }
+    assert {str(f.values) for findings in found.values() for f in findings} == {str({"policy": "latest", "served": 1})}
+
+
+def test_more_sessions_than_the_lab_allows_overflow_the_direct_deployment():
+    many = dataclasses.replace(lab_expectations(), sessions=LIMITS["sessions"][1])
+    found = review_target(MODEL_REPOSITORY / "asr_sequence_direct", many)
+    [capacity] = [f for f in found["asr_sequence_direct"] if f.code == C.CAPACITY_BELOW_SESSIONS]
+    assert capacity.values == {"instances": 2, "slots": 4, "capacity": 8, "sessions": 64}
+
+
+# ---- the offline loader -----------------------------------------------------------------------
+
+def test_load_config_reads_a_file(tmp_path):
+    path = tmp_path / "config.pbtxt"
+    path.write_text(DIRECT)
+    assert configs.load_config(path) == parse(DIRECT)
+    assert review_target(path, FULL) == {"m": []}
+
+
+def test_load_repository_reads_every_model_folder_and_marks_one_without_config(tmp_path):
+    for name, text in (("b_dyn", DYNAMIC), ("a_seq", DIRECT)):
+        (tmp_path / name / "1").mkdir(parents=True)
+        (tmp_path / name / "config.pbtxt").write_text(text)
+    (tmp_path / "c_auto" / "1").mkdir(parents=True)  # Triton would auto-complete its config
+    (tmp_path / ".git").mkdir()
+    loaded = configs.load_repository(tmp_path)
+    assert [(name, config is None) for name, config in loaded] == [("a_seq", False), ("b_dyn", False), ("c_auto", True)]
+    found = review_target(tmp_path, FULL)
+    assert {name: [f.code for f in fs] for name, fs in found.items()} == {"a_seq": [], "b_dyn": [], "c_auto": [C.NO_CONFIG_FILE]}
+    # A model folder on its own, with or without its config.
+    assert review_target(tmp_path / "c_auto", FULL) == {"c_auto": [ReviewFinding(C.NO_CONFIG_FILE, Severity.WARNING, "config.pbtxt", {})]}
+    assert review_target(tmp_path / "a_seq", FULL) == {"a_seq": []}
+
+
+@pytest.mark.parametrize(
+    "text, line, column, words",
+    [
+        (variant(DIRECT, "max_batch_size: 4", "max_batch_sise: 4"), 4, 1, 'no field named "max_batch_sise"'),
+        (variant(DIRECT, "data_type: TYPE_UINT64", "data_type: TYPE_UINT46"), 12, 75, "TYPE_UINT46"),
+        # one scheduler per model: protobuf itself refuses the second (a oneof), so no ModelConfig
+        # can hold both for the review to flag
+        (DIRECT + "dynamic_batching { }\n", 18, 1, 'another member of oneof "scheduling_choice"'),
+    ],
+)
+def test_a_broken_file_is_refused_with_its_line(tmp_path, text, line, column, words):
+    path = tmp_path / "config.pbtxt"
+    path.write_text(text)
+    with pytest.raises(LabError) as err:
+        review_target(tmp_path, FULL)
+    assert err.value.code == "checker_config_unreadable"
+    assert (err.value.values["path"], err.value.values["line"], err.value.values["column"]) == (str(path), line, column)
+    assert words in err.value.values["message"]
+    assert problems_text.error(err.value, ENGLISH).startswith(f"{path}, line {line}, column {column}: ")
+
+
+def test_a_missing_path_is_refused(tmp_path):
+    with pytest.raises(LabError) as missing:
+        configs.load_config(tmp_path / "nope.pbtxt")
+    assert "no such file or folder" in problems_text.error(missing.value, ENGLISH)
+    with pytest.raises(LabError) as err:
+        review_target(tmp_path / "nope", FULL)
+    assert err.value.code == "checker_path_missing"
+
+
+def test_server_json_with_fields_this_client_does_not_know_is_read():
+    config = configs.from_server_json({"name": "m", "max_batch_size": 4, "a_field_from_2030": {"x": 1},
+                                       "sequence_batching": {"max_sequence_idle_microseconds": "5000000", "direct": {}}})
+    assert config.sequence_batching.max_sequence_idle_microseconds == 5_000_000
+    assert configs.from_server_json({"config": {"name": "m"}}).name == "m"  # the gRPC client's as_json form
+
+
+# ---- the real server --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", deployments.SHIPPED)
+def test_a_config_read_from_the_server_reviews_like_its_file(lab_server, name):
+    """Triton normalises what it reports (the 1 s idle default, latest-1 version policy, preferred
+    sizes and instance kinds written out): the review reads both forms to the same findings."""
+    served = lab_server.client().get_model_config(name)
+    assert served["name"] == name
+    assert review_target(served, lab_expectations()) == review_target(MODEL_REPOSITORY / name, lab_expectations())
+
+
+# ---- the registry: every code has a source at r24.10, a lesson section, and words -------------
+
+MIRRORS = {"core": "triton-inference-server+core", "server": "triton-inference-server+server", "common": "triton-inference-server+common"}
+MIRROR_ROOT = Path("/work/.mirror")
+_CITATION = re.compile(r"^(core|server|common) (\S+):(L\d+(?:-L\d+)?(?:, L\d+(?:-L\d+)?)*)$")
+# A phrase each code's cited lines must contain, so a citation that drifts off its lines fails.
+EVIDENCE = {
+    C.IDLE_TIMEOUT_DEFAULT: ["1000000 (1 second)", "SEQUENCE_IDLE_DEFAULT_MICROSECONDS", "1000 * 1000"],
+    C.IDLE_TIMEOUT_BELOW_THINK: ["free the sequence slot", "max sequence idle exceeded"],
+    C.DIRECT_WITHOUT_READY: ["true /* not_ready */", "has an inference request ready"],
+    C.CORRID_TRUNCATED: ["memcpy(corrid_p_ptr, corrid_ptr, size_p)", "TYPE_INT32 and TYPE_STRING"],
+    C.CORRID_SIGN_WRAPS: ["memcpy(corrid_p_ptr, corrid_ptr, size_p)", "TYPE_INT32 and TYPE_STRING"],
+    C.CORRID_STRING_IDS_INTEGER_TYPE: ["GetDataTypeByteSize", "correlation_id_length);"],
+    C.CORRID_INTEGER_IDS_STRING_TYPE: ["4 + triton::core::STRING_CORRELATION_ID_MAX_LENGTH_BYTES", "memcpy(corrid_p_ptr, corrid_ptr, size_p)"],
+    C.STRING_ID_TOO_LONG: ["STRING_CORRELATION_ID_MAX_LENGTH_BYTES = 128", "correlation_id_length);"],
+    C.IMPLICIT_STATE_UNSUPPORTED: ["onnxruntime_backend", "tensorrt_backend", "pytorch_backend", "support implicit state"],
+    C.DIRECT_QUEUE_DELAY_IGNORED: ["will be\n    //@@       ignored unless minimum_slot_utilization", "minimum_slot_utilization_ == 0.0"],
+    C.PREFERRED_ABOVE_MAX: ["dynamic batching preferred size must be <= max batch size", "sequence batching preferred batch size must be <= max batch"],
+    C.CAPACITY_BELOW_SESSIONS: ["std::max(1, config.max_batch_size())", "max_candidate_seqs > 0", "up to\nfour sequences"],
+    C.DIRECT_ONE_SLOT: ["This is at least 1 even if the model doesn't support", "max_batch_size_ = ((size_t)std::max(1, config.max_batch_size()))"],
+    C.DYNAMIC_NO_BATCHING: ["max_batch_size_((size_t)std::max(1, max_batch_size))", "*max_batch_size* must be set to\nzero"],
+    C.OLDEST_WITHOUT_CORRID: ["must typically use\nthe CONTROL_SEQUENCE_CORRID control"],
+    C.DECOUPLED_PRESERVE_ORDERING: ["When using decoupled models, setting this to true may block"],
+    C.NO_ROLLBACK_VERSION: ["*Latest* (with n=1) is used as\nthe default", "latest.set_num_versions(1)", "num_versions()"],
+    C.NO_CONFIG_FILE: ["Auto-Generated Model Configuration", "curl localhost:8000/v2/models/<model name>/config"],
+}
+META = {C.NOT_CHECKED}  # the lab's own bookkeeping, not a Triton behaviour
+
+
+def cited_text(citation: str) -> str:
+    match = _CITATION.match(citation)
+    assert match, f"{citation!r} is not '<core|server|common> <path>:L<a>-L<b>[, L<c>-L<d>]'"
+    repo, path, ranges = match.groups()
+    mirror = MIRROR_ROOT / MIRRORS[repo] / "repo"
+    if not mirror.is_dir():
+        pytest.skip(f"no Triton mirror at {mirror}: citations are checked where HOUSE.md's mirrors are")
+    lines = subprocess.run(["git", "-C", str(mirror), "show", f"r24.10:{path}"], capture_output=True, text=True, check=True).stdout.split("\n")
+    parts = []
+    for span in ranges.split(", "):
+        first, _, last = span.partition("-")
+        a, b = int(first[1:]), int((last or first)[1:])
+        assert 1 <= a <= b <= len(lines), f"{repo} {path} has {len(lines)} lines, not {span}"
+        parts.append("\n".join(lines[a - 1:b]))
+    return "\n".join(parts)
+
+
+def test_every_code_has_a_severity_a_source_a_lesson_and_words():
+    from app.text.checker_review import REVIEW_WORDS
+
+    for registry in (SEVERITY, SOURCES, LESSONS, REVIEW_WORDS):
+        assert set(registry) == set(ReviewCode)
+    assert set(EVIDENCE) | META == set(ReviewCode)
+
+
+@pytest.mark.parametrize("code", sorted(set(ReviewCode) - META))
+def test_each_source_is_read_at_r24_10_and_says_what_the_code_claims(code):
+    text = "\n".join(cited_text(part) for part in SOURCES[code].split("; "))
+    for phrase in EVIDENCE[code]:
+        assert phrase in text, f"{code}: {phrase!r} is not in {SOURCES[code]}"
+
+
+def test_the_meta_code_says_it_is_the_labs_own():
+    assert SOURCES[C.NOT_CHECKED].startswith("the lab: ")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_lesson_section_exists_in_both_languages(lang):
+    lessons = load_lessons(lessons_dir(lang))
+    for code, link in LESSONS.items():
+        lesson, anchor = resolve_link(link, lessons)
+        assert anchor, f"{code}: {link!r} names no section"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_firing_finding_renders_in_both_languages(lang):
+    from app.text.checker_review import finding_words
+
+    findings = [f for code, fires, _, expect, _ in CASES for f in review(parse(fires), expect) if f.code == code]
+    findings.append(ReviewFinding(C.NO_CONFIG_FILE, SEVERITY[C.NO_CONFIG_FILE], "config.pbtxt", {}))
+    assert {f.code for f in findings} == set(ReviewCode)
+    for finding in findings:
+        shown = finding_words(finding, words(lang))
+        assert shown.title and shown.why and shown.fix, finding
+        assert "{" not in shown.title + shown.why + shown.fix, (finding, shown)
+        assert shown.lesson in LESSONS.values()
+
+
+def test_a_check_left_undone_links_to_the_lesson_of_its_pitfall():
+    from app.text.checker_review import finding_words
+
+    [capacity] = [f for f in review(parse(DIRECT), Expectations()) if f.values["check"] == "capacity_below_sessions"]
+    shown = finding_words(capacity, words("en"))
+    assert shown.lesson == LESSONS[C.CAPACITY_BELOW_SESSIONS]
+    assert shown.title == "Not checked: the sequence capacity against your sessions"
+    assert "how many sessions are open at once at peak" in shown.why
+
+
+IDLE_MODEL = b'''
+import triton_python_backend_utils as pb_utils
+
+
+
+class TritonPythonModel:
+    def execute(self, requests):
+        return [pb_utils.InferenceResponse(output_tensors=[]) for _ in requests]
+'''
+
+
+@pytest.mark.parametrize("policy, ready", [("", {"1": False, "2": True}), ("version_policy { latest { num_versions: 2 } }", {"1": True, "2": True})])
+def test_the_default_version_policy_unloads_the_older_version(lab_server, policy, ready):
+    """NO_ROLLBACK_VERSION on the real server: a model with versions 1 and 2 and no policy serves
+    only 2; with latest { num_versions: 2 } both stay ready, so clients can be pointed back at 1."""
+    name = f"review_versions_{unique_ids(1)[0]}"
+    config = parse(f'name: "{name}" backend: "python" max_batch_size: 0 '
+                   'input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ] output [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ] '
+                   f'instance_group [ {{ count: 1 kind: KIND_CPU }} ] {policy}')
+    assert (C.NO_ROLLBACK_VERSION in codes(text_format.MessageToString(config))) == (not ready["1"])
+    client = lab_server.client(timeout_s=120)
+    try:
+        client.load_model(name, config=deployments.to_json(config), files={"file:1/model.py": IDLE_MODEL, "file:2/model.py": IDLE_MODEL})
+        assert {version: client.is_model_ready(name, version) for version in ready} == ready
+    finally:
+        client.unload_model(name)

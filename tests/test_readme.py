@@ -1,0 +1,86 @@
+"""README.md starts with the product and stays true: the name, two sentences, the screenshot and the
+two set-up commands on its first screen; the commands are the ones .ci/run runs; the layout table
+is the tree."""
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+
+from app.lab.paths import REPO_ROOT
+
+README = REPO_ROOT / "README.md"
+CI_RUN = REPO_ROOT / ".ci" / "run"
+READ_COMMAND = REPO_ROOT / ".ci" / "readme-command"
+FIRST_SCREEN = 30  # lines a newcomer sees before scrolling, on a laptop
+
+
+@pytest.fixture(scope="module")
+def lines() -> list[str]:
+    return README.read_text(encoding="utf-8").splitlines()
+
+
+def _command(which: str) -> str:
+    done = subprocess.run([str(READ_COMMAND), which], capture_output=True, text=True, check=True)
+    return done.stdout.rstrip("\n")
+
+
+def test_the_first_screen_is_the_name_what_it_teaches_the_screenshot_and_the_two_commands(lines):
+    assert lines[0] == "# Triton Batching Lab"
+    first = "\n".join(lines[:FIRST_SCREEN])
+    paragraph = first.split("\n\n")[1].replace("\n", " ")
+    assert len(re.findall(r"[.!?](?=\s|$)", paragraph)) == 2, f"two sentences on what it teaches, found: {paragraph}"
+    image = re.search(r'<img src="([^"]+\.png)"', first)
+    assert image, "the screenshot is on the first screen"
+    png = REPO_ROOT / image.group(1)
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 20_000
+    assert first.index("<img") < first.index("```bash"), "the screenshot comes before the commands"
+    app, tests = _command("app"), _command("tests")
+    assert app in first and tests in first
+    assert app.endswith(".venv/bin/streamlit run app/main.py") and "pip install -e ." in app
+    assert tests.endswith(".venv/bin/python -m pytest") and "pip install -e '.[test]'" in tests
+
+
+def test_ci_runs_the_readme_commands_it_finds_by_their_marker_not_by_line_number(lines):
+    marker = next(line for line in lines if line.startswith("<!-- set-up commands"))
+    assert marker in READ_COMMAND.read_text(encoding="utf-8")
+    block = lines[lines.index(marker) + 1: lines.index(marker) + 4]
+    assert block[0] == "```bash" and [_command("app"), _command("tests")] == block[1:3]
+    ci = CI_RUN.read_text(encoding="utf-8")
+    assert "test_command=$(.ci/readme-command tests)" in ci and 'eval "$test_command"' in ci
+    assert "first_command=$(.ci/readme-command app)" in ci
+    assert "README.md" not in re.sub(r"#.*", "", ci.replace("README.md's", "")), ".ci/run reads README only through .ci/readme-command"
+    # the linters run before the tests
+    assert ci.index("ruff check") < ci.index('eval "$test_command"') and ci.index("lint-imports") < ci.index('eval "$test_command"')
+
+
+def test_a_moved_block_is_still_found_and_a_missing_marker_is_an_error(tmp_path):
+    (tmp_path / ".ci").mkdir()
+    script = tmp_path / ".ci" / "readme-command"
+    script.write_text(READ_COMMAND.read_text(encoding="utf-8"))
+    script.chmod(0o755)
+    marker = next(line for line in README.read_text(encoding="utf-8").splitlines() if line.startswith("<!-- set-up commands"))
+    (tmp_path / "README.md").write_text(f"# X\n\nsome text\n\nmore\n\n{marker}\n```bash\napp here\ntests here\n```\n")
+    assert subprocess.run([str(script), "tests"], capture_output=True, text=True, check=True).stdout == "tests here\n"
+    (tmp_path / "README.md").write_text("# X\n```bash\napp here\ntests here\n```\n")
+    missing = subprocess.run([str(script), "tests"], capture_output=True, text=True)
+    assert missing.returncode == 1 and "has no line" in missing.stderr
+
+
+def _layout_rows(text: str) -> list[str]:
+    table = text.split("<!-- layout:", 1)[1].split("\n\n", 1)[0]
+    return re.findall(r"^\| `([^`]+)` \|", table, flags=re.M)
+
+
+def test_the_layout_table_lists_every_folder_of_the_app_once_and_only_folders_that_exist():
+    rows = _layout_rows(README.read_text(encoding="utf-8"))
+    assert len(rows) == len(set(rows))
+    missing = [row for row in rows if not (REPO_ROOT / row).is_dir()]
+    assert not missing, f"README's layout names folders that do not exist: {missing}"
+    packages = sorted(
+        f"{path.parent.relative_to(REPO_ROOT)}/" for path in (REPO_ROOT / "app").rglob("*.py")
+        if "__pycache__" not in path.parts and "locale" not in path.parts
+    )
+    unlisted = sorted(set(packages) - set(rows))
+    assert not unlisted, f"folders of the app missing from README's layout table: {unlisted}"
