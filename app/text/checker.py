@@ -14,7 +14,7 @@ CHECKS = {
     "interleaved": N_("interleaved sessions, slots full and a backlog: each session hears only its own history"),
     "id_reuse": N_("IDs reused after END, on freed slots: a new sequence inherits nothing"),
     "abandoned": N_("a session abandoned without END: nobody else changes, nor the next session on its slot"),
-    "cancelled": N_("a request cancelled by its client's deadline: nobody else changes, nor the next session on its slot"),
+    "cancelled": N_("a session whose client gave up on a request (timed out): nobody else changes, nor the next session on its slot"),
     "repeat_alone": N_("each request alone, twice: the same answer"),
     "batch_composition": N_("the same requests concurrently, in batches of other compositions: the same answers"),
     "after_traffic": N_("each request alone again, after other traffic, in another order: the same answers"),
@@ -27,7 +27,7 @@ VARIANTS = {
 ROLES = {
     "alone": N_("alone"), "interleaved": N_("interleaved"), "first_use": N_("first use of its ID"),
     "reuse": N_("reusing an ended sequence's ID"), "chain": N_("reusing one ID, alone"), "holder": N_("holding a slot"),
-    "victim_abandon": N_("the abandoned session"), "victim_cancel": N_("the cancelled session"),
+    "victim_abandon": N_("the abandoned session"), "victim_cancel": N_("the session that timed out"),
     "follower": N_("next on a freed slot"), "c1": N_("concurrent, first order"), "c2": N_("concurrent, second order"),
 }
 VERDICTS = {"held": N_("HELD"), "broken": N_("BROKEN"), "skipped": N_("SKIPPED")}
@@ -57,7 +57,7 @@ DIAGNOSES = {
                        "Under oldest, key the state by the correlation ID; under direct, by slot and honour READY."),
     "inherits_after_end": N_("A new sequence that reused an ended sequence's ID or slot answered differently: the model keeps "
                              "state past END, or does not start fresh on START."),
-    "aborted_pollutes": N_("A session that stopped without END, or had a request cancelled, changed what another session got: "
+    "aborted_pollutes": N_("A session that stopped without END, or gave up on a request, changed what another session got: "
                            "the model must drop or reset state the server never ended for it (START resets; the idle "
                            "reaper does not tell the model)."),
 }
@@ -73,7 +73,7 @@ PHASES = {
     "reference": N_("references: every session alone"),
     "interleaved": N_("interleaved sessions"),
     "id_reuse": N_("IDs reused after END"),
-    "abandon_round": N_("abandoned and cancelled sessions (waits for the idle timeout)"),
+    "abandon_round": N_("abandoned and timed-out sessions (waits for the idle timeout)"),
     "concurrent": N_("concurrent requests, shuffled"),
     "after_traffic": N_("alone again, after the traffic"),
 }

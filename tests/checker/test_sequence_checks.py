@@ -66,7 +66,7 @@ def test_state_left_by_an_abandoned_or_cancelled_session_reaches_the_next_on_its
         broken = result.judgement.verdict(check, "all_instances")
         assert (broken.verdict, broken.reason) == ("broken", "aborted_pollutes")
         assert broken.values["first"]["role"] == "follower" and broken.values["next_on_slot"] is True
-    assert result.judgement.verdict("cancelled", "all_instances").values["cancel_outcome"] in ("cancelled", "served")
+    assert result.judgement.verdict("cancelled", "all_instances").values["cancel_outcome"] in ("gave_up", "served")
     skipped = result.judgement.verdict("interleaved", "one_instance")
     assert (skipped.verdict, skipped.reason) == ("skipped", "single_instance")  # it has one instance already
 
@@ -91,6 +91,15 @@ def test_nvidias_simple_sequence_behaviour_passes(zoo):
         assert result.facts.idle_timeout_us == 1_000_000  # unset in NVIDIA's config: Triton's 1 s default
     simple = zoo.check("simple_sequence")
     assert simple.facts.capacity == 8 and simple.judgement.verdict("interleaved", "one_instance").reason == "single_instance"
+
+
+def test_the_report_carries_the_config_review_of_the_config_the_server_runs(zoo):
+    from tests.checker.conftest import as_json
+
+    simple = {f["code"]: f for f in as_json(zoo.check("simple_sequence"))["review"]}
+    assert simple["idle_timeout_default"]["field"] == "sequence_batching.max_sequence_idle_microseconds"  # NVIDIA's leaves it at 1 s
+    oldest = {f["code"] for f in as_json(zoo.check("zoo_corrid_oldest"))["review"]}
+    assert "oldest_without_corrid" in oldest and "oldest_without_corrid" not in simple  # it reads request.correlation_id()
 
 
 def test_the_client_examples_values_come_back_from_simple_sequence(zoo):

@@ -255,7 +255,7 @@ def _with_extras(verdict: Verdict, steps: pd.DataFrame, tables) -> Verdict:
             if len(target):
                 error = str(target.iloc[0]["error"])
                 extra["cancel_outcome"] = ("served" if not error else "refused" if START_REFUSAL in error
-                                           else "cancelled" if refusal_cause(error, 0, 0, 0) == "timed_out" else "failed")
+                                           else "gave_up" if refusal_cause(error, 0, 0, 0) == "timed_out" else "failed")
                 extra["cancel_error"] = error
         extra["idle_timeout_s"] = tables.facts.idle_timeout_us / 1e6
     if not extra:

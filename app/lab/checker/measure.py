@@ -10,8 +10,8 @@ Sequence batcher, on all instances and then on a temporary one-instance copy:
                  (so freed slots, on every instance, get reused IDs), then a chain of lone
                  sessions on one reused ID, one more than there are instances;
   abandon_round  the slots filled by holders and two victims: one stops without END (left to the
-                 idle timeout read from the config), one gives up on a request (a gRPC deadline
-                 shorter than any reply, which cancels it on the server) and stops; a follower per victim waits in the backlog and takes the
+                 idle timeout read from the config), one gives up on a request (a client timeout
+                 shorter than any reply) and stops; a follower per victim waits in the backlog and takes the
                  freed slot. Holders pace their requests at a quarter of the idle timeout until the
                  followers are served, so the freed slots are the victims'.
 Dynamic or no batcher: every request alone twice (reference), then all of them concurrently in
@@ -49,7 +49,7 @@ from app.lab.scenario.ids import unique_ids
 from app.lab.scenario.transport import Transport
 from app.lab.traffic import transports
 
-CANCEL_DEADLINE_S = 0.001  # the cancelled request's gRPC deadline: shorter than any reply takes
+GIVE_UP_AFTER_S = 0.0002  # the cancelled request's client timeout: shorter than any reply takes (a reply in 1 ms was seen)
 PROGRESS_EVERY_S = 0.2
 RELEASE_AFTER_IDLE = 2.0  # holders give up holding this many idle timeouts (plus a second) after the victims stopped
 
@@ -162,11 +162,11 @@ class Measurement:
         self._local = threading.local()
 
     def send(self, model: str, phase: str, variant: str, role: str, conversation: int, session: int, step: int,
-             corrid=None, start=False, end=False, pass_="", judged=True, link=None) -> dict:
+             corrid=None, start=False, end=False, pass_="", judged=True, link=None, outcome="") -> dict:
         """One request, alone on `link` (default: this thread's HTTP link); its row is recorded."""
         row = {"phase": phase, "pass": pass_, "variant": variant, "role": role, "conversation": conversation,
                "session": session, "step": step, "corrid": "" if corrid is None else str(corrid), "start": start, "end": end,
-               "request_id": f"{self.run_id}:{next(self.counter)}", "judged": judged, "outcome": ""}
+               "request_id": f"{self.run_id}:{next(self.counter)}", "judged": judged, "outcome": outcome}
         if self.abort.is_set():
             row.update(error="not sent: the check stopped", t_send=time.perf_counter() - self.t0, judged=False, outcome="not_sent")
             row["t_recv"] = row["t_send"]
@@ -438,36 +438,27 @@ def _abandon_round(m: Measurement, model: str, variant: str, capacity: int) -> N
 
 def _victim(m: Measurement, model: str, variant: str, c: _Conversation, kind: str, done: Callable[[], None]) -> None:
     """The abandoned victim sends its first steps and goes. The cancelled one sends all but the
-    last of them, then the last over gRPC with a deadline too short to be met (gRPC tells Triton
-    when it passes), and goes. Whether the server still ran that request, the client cannot
-    know; the log says whether the server released the sequence for it."""
+    last of them, then gives up on the last (a client timeout shorter than any reply) and goes.
+    Whether the server still ran that request, the client cannot know."""
     try:
         plain = c.sends if kind == "abandon" else c.sends - 1
         rows = m.converse(model, "abandon_round", variant, _Conversation(c.role, c.session, c.corrid, c.length, plain, c.conversation),
                           m.gaps("abandon_round", c.session, c.conversation)) if plain else []
         if kind == "cancel" and not (rows and rows[-1]["error"]):
-            _cancelled_request(m, model, variant, c, plain)
+            _given_up_request(m, model, variant, c, plain)
     finally:
         done()
 
 
-def _cancelled_request(m: Measurement, model: str, variant: str, c: _Conversation, k: int) -> None:
-    # One request alone (two in flight on gRPC may arrive out of order: the second then lacks START).
-    link = transports.open_link(Transport.GRPC, m.server.grpc_url, in_flight=1)
+def _given_up_request(m: Measurement, model: str, variant: str, c: _Conversation, k: int) -> None:
+    """One request whose HTTP client stops waiting after GIVE_UP_AFTER_S. Not a gRPC deadline:
+    on Triton 2.51 a gRPC request cancelled while it executes can crash the server (SIGSEGV in
+    the gRPC handler, server issue 7368, fixed after 24.10 by server PRs 7840 and 8078); seen
+    here too, right after "skipping response generation as grpc transaction was cancelled"."""
+    link = transports.open_link(Transport.HTTP, m.server.url, in_flight=1, timeout_s=GIVE_UP_AFTER_S)
     try:
-        row = {"phase": "abandon_round", "pass": "", "variant": variant, "role": c.role, "conversation": c.conversation,
-               "session": c.session, "step": k, "corrid": str(c.corrid), "start": k == 0, "end": k == c.length - 1,
-               "request_id": f"{m.run_id}:{next(m.counter)}", "judged": False, "outcome": "cancel_target"}
-        box: dict = {}
-        row["t_send"] = time.perf_counter() - m.t0
-        try:
-            result = link.client.infer(model, link.inputs(m.source.arrays(c.session, k)), request_id=row["request_id"],
-                                       client_timeout=CANCEL_DEADLINE_S, sequence_id=c.corrid, sequence_start=k == 0,
-                                       sequence_end=k == c.length - 1)
-            box.update(result=result, error="")
-        except Exception as err:
-            box.update(result=None, error=transports.error_text(err))
-        m._finish(row, box["result"], box["error"])
+        m.send(model, "abandon_round", variant, c.role, c.conversation, c.session, k, c.corrid, k == 0, k == c.length - 1,
+               judged=False, link=link, outcome="cancel_target")
     finally:
         link.close()
 
