@@ -15,9 +15,9 @@ Config parameters (string values):
 mode sum: x = the sum of every element of every input. Without state the answer is x; with state
 the model counts steps, s <- s + x + 1 (a fresh state starts at 0), and answers s, so a padding
 row folded in changes the state even when its garbage input is zero. state batch_stats: the
-model answers x - m, where m is the mean x of the last batch of more than one request it ran
-(a batch of one has no spread to learn from, as batch normalisation in training mode refuses
-one), so lone requests agree with each other and disagree once batched traffic has passed.
+model answers x - m, where m is 1000 plus the mean x of the last batch of more than one request
+it ran (a batch of one has no spread to learn from, as batch normalisation in training mode
+refuses one; the offset keeps what it learnt from ever being 0), so lone requests agree with each other and disagree once batched traffic has passed.
 Every declared output gets the answer in its own datatype.
 mode echo: each output OUT_<name> returns input <name> unchanged (every datatype).
 mode plus_start: NVIDIA's simple_sequence (batching variant): READY ? INPUT + START : 0.
@@ -153,7 +153,8 @@ class TritonPythonModel:
                 answer = self._answer(request, row, len(requests))
             responses.append(pb_utils.InferenceResponse(output_tensors=[self._out(n, t, answer) for n, t in self.outputs]))
         if self.state == "batch_stats" and len(requests) > 1:
-            self.cells["mean"] = float(round(sum(self._sum(r) for r in requests) / len(requests)))
+            # offset by 1000 so that what it learnt is never 0 (inputs sum to less than 100 in size)
+            self.cells["mean"] = 1000.0 + round(sum(self._sum(r) for r in requests) / len(requests))
         if self.decoupled:
             for request, response in zip(requests, responses, strict=True):
                 request.get_response_sender().send(response, flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
