@@ -10,7 +10,7 @@ from tests.views.conftest import RUN_TIMEOUT_S
 from tests.views.learners import link_id
 
 PAGES = ["home.py", *[f"lesson_{n:02d}.py" for n in range(1, len(load_lessons()) + 1)],
-         "lab.py", "exercises.py", "quiz.py", "instructor.py", "presenter.py", "demo.py"]
+         "lab.py", "exercises.py", "check.py", "quiz.py", "instructor.py", "presenter.py", "demo.py"]
 TEXT_KINDS = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success", "toast")
 LABELLED = ("button", "radio", "selectbox", "multiselect", "text_input", "number_input", "slider", "select_slider",
             "checkbox", "toggle", "expander", "tabs", "metric", "text_area", "date_input", "color_picker")
