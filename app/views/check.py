@@ -24,6 +24,7 @@ from app.text.problems import error as problem_text
 from app.ui import check_controls, check_report, check_servers, session
 from app.ui.language import _, t
 
+
 def failure(err: BaseException, data_name: str | None = None, url: str = "") -> str:
     """One message for whatever stopped a check: the engine's problem in words (with what to do on
     this page where it names a command-line option), an unreachable server, or Triton's own refusal."""
