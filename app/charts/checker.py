@@ -49,6 +49,9 @@ def timeline(result, _: Words) -> go.Figure:
         return _empty(title, _(N_("No server trace for this check: the trace is read from the embedded server, or from "
                                   "TRITON_TRACE_DIR for the app's external one.")))
     rows = rows.assign(lane=rows["lane"].astype(str))
+    if not result.facts.sequence:
+        # The stateless phases all run on the model's own instances ("alone" names how, not where): one set of rows.
+        rows = rows.assign(variant="all_instances")
     variants = list(dict.fromkeys(rows["variant"]))
     lanes = list(dict.fromkeys(zip(rows["variant"], rows["lane"], strict=True)))
     lanes.sort(key=lambda vl: (variants.index(vl[0]), vl[1]))

@@ -125,7 +125,7 @@ def choose_options(facts: ModelFacts | None, key: str = "check") -> Chosen:
     outputs = [o.name for o in facts.outputs] if facts is not None else []
     by_lab = set(compare.default_ignored(facts)) if facts is not None else set()
     ignore = st.multiselect(_("Outputs to leave out (they report placement, not an answer)"), [o for o in outputs if o not in by_lab],
-                            key=f"{key}.ignore", disabled=facts is None)
+                            key=f"{key}.ignore", disabled=facts is None, placeholder=_("none: compare every output"))
     if by_lab:
         st.caption(t().render(words.LEFT_OUT, names=", ".join(sorted(by_lab)), why=_(words.LEFT_OUT_BY["lab"])))
     upload = st.file_uploader(_("Data file (perf_analyzer's --input-data JSON; one stream per session)"), type=["json"],
