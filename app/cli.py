@@ -1,4 +1,4 @@
-"""batching-lab: the lab engine from the command line (serve, models, run, exercise).
+"""batching-lab: the lab engine from the command line (serve, models, run, exercise, check).
 
 Words are printed in the language of --lang (default: LC_ALL, LC_MESSAGES or LANG when it names
 a language the lab has, else English); --json files hold English keys, codes and values only.
@@ -16,6 +16,13 @@ from pathlib import Path
 
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
 from app.lab import exercises
+from app.lab.checker import engine as check_engine
+from app.lab.checker import junit as check_junit
+from app.lab.checker import report as check_report
+from app.lab.checker import review_link
+from app.lab.checker import target as check_targets
+from app.lab.checker.inputs import parse_shape
+from app.lab.checker.options import CheckOptions
 from app.lab.deployment.deployer import Deployer
 from app.lab.observation import server_log
 from app.lab.paths import MODEL_REPOSITORY
@@ -26,6 +33,7 @@ from app.lab.server.connection import LabServer
 from app.lab.server.embedded import EmbeddedServer
 from app.lab.server.errors import ServerError
 from app.lab.traffic import driver, report
+from app.text import checker as check_text
 from app.text import exercises as text
 from app.text import log_readings
 from app.text import report as report_text
@@ -105,6 +113,30 @@ def _parser() -> argparse.ArgumentParser:
     exercise.add_argument("--json", type=Path, default=None, help="write the result (codes and values) here")
     _lang_option(exercise)
     exercise.set_defaults(handler=_exercise)
+
+    check = sub.add_parser("check", help="check a deployment: the rollout guide's experiments on any model and server",
+                           description="Exit status: 0 every check held, 1 a check broke, 2 it could not check.")
+    target = check.add_mutually_exclusive_group(required=True)
+    target.add_argument("--model", help="the model to check (on the server of --url, else on the embedded server)")
+    target.add_argument("--config", type=Path, help="review a config.pbtxt, a model folder or a repository offline (no server)")
+    where = check.add_mutually_exclusive_group()
+    where.add_argument("--url", default=None, help="an external Triton (host:port; default TRITON_URL): nothing is loaded there")
+    where.add_argument("--model-repository", type=Path, default=None,
+                       help="serve this repository on the embedded server (default: the lab's own)")
+    check.add_argument("--sessions", type=int, default=None, help="sessions (default: enough to fill every slot and overflow)")
+    check.add_argument("--steps", type=int, default=None, help="steps of the longest session (default 24; a data file: its streams)")
+    check.add_argument("--think-ms", type=float, default=5.0, help="your clients' think time between requests, in ms")
+    check.add_argument("--input-data", type=Path, default=None, help="perf_analyzer --input-data JSON (one stream per session)")
+    check.add_argument("--shape", action="append", default=[], metavar="NAME:D1,D2", help="sizes of an input's variable dimensions")
+    check.add_argument("--seed", type=int, default=0)
+    check.add_argument("--ignore-output", action="append", default=[], metavar="NAME", help="an output that reports placement, not an answer")
+    check.add_argument("--tolerance", type=float, default=None, help="float outputs: |got - ref| <= X * max(1, |ref|) (default: from the measured noise)")
+    check.add_argument("--only", action="append", default=[], metavar="CHECK", help="run only this check (repeat for more)")
+    check.add_argument("--no-one-instance", action="store_true", help="skip the run on a temporary one-instance copy")
+    check.add_argument("--json", type=Path, default=None, help="write the report (codes and values) here")
+    check.add_argument("--junit-xml", type=Path, default=None, help="write one JUnit test case per check here")
+    _lang_option(check)
+    check.set_defaults(handler=_check)
     return parser
 
 
@@ -210,6 +242,46 @@ def _exercise(args, _: Words) -> int:
         args.json.write_text(json.dumps(result.to_json(), indent=1, default=str))
         print(_.render(N_("wrote {path:text}"), path=args.json))
     return 0
+
+
+def _check(args, _: Words) -> int:
+    """Exit 0 when every check held, 1 when one broke, 2 (main's LabError path) when it could not check."""
+    options = CheckOptions(
+        sessions=args.sessions, steps=args.steps, think_ms=args.think_ms, seed=args.seed,
+        shapes=dict(parse_shape(s) for s in args.shape), input_data=args.input_data,
+        ignore_outputs=tuple(args.ignore_output), tolerance=args.tolerance, one_instance=not args.no_one_instance,
+        only=tuple(args.only),
+    )
+    options.check()
+    if args.config is not None:
+        findings = review_link.offline(args.config, options)
+        for line in check_text.review_lines(findings, _):
+            print(line)
+        if args.json:
+            args.json.write_text(json.dumps({"kind": "check_config", "schema": 1,
+                                             "models": {m: [f.to_json() for f in fs] for m, fs in findings.items()}}, indent=1))
+            print(_.render(N_("wrote {path:text}"), path=args.json))
+        return 1 if any(f.to_json()["severity"] == "error" for fs in findings.values() for f in fs) else 0
+    target = check_targets.open_target(args.model, url=args.url, repository=args.model_repository,
+                                       on_start=lambda: print(_("Starting the embedded Triton server..."), file=sys.stderr))
+    try:
+        def progress(done: int, planned: int, phase: str, variant: str) -> None:
+            print(f"\r{_(check_text.PHASES[phase])}: {done}/{planned}", end="", file=sys.stderr, flush=True)
+
+        result = check_engine.run_check(target, options, progress=progress if sys.stderr.isatty() else None)
+    finally:
+        target.close()
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    print("\n".join(check_text.summary_lines(result, _)))
+    print(_(check_text.OUTCOME[result.exit_code]))
+    if args.json:
+        args.json.write_text(check_report.dumps(result))
+        print(_.render(N_("wrote {path:text}"), path=args.json))
+    if args.junit_xml:
+        args.junit_xml.write_text(check_junit.to_xml(result, describe=lambda v: check_text.junit_message(v, _)))
+        print(_.render(N_("wrote {path:text}"), path=args.junit_xml))
+    return result.exit_code
 
 
 if __name__ == "__main__":

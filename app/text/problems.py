@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from app.i18n import N_, Words
+from app.text.checker import PROBLEMS as CHECKER_PROBLEMS
 
 _BAD_CHARACTER = N_("character '{char:text}' at position {position:count} is not in the alphabet: use only letters A-Z and spaces")
 
@@ -74,6 +75,9 @@ PROBLEMS = {
     "exercise_unknown": N_("no exercise '{value:text}': choose one of {choices:text}"),
     "verify_target_unknown": N_("choose one of {choices:text} to verify, not '{value:text}'"),
 }
+
+
+PROBLEMS.update(CHECKER_PROBLEMS)  # the deployment checker's (app/lab/checker), worded in app/text/checker.py
 
 
 def problem(found, _: Words) -> str:

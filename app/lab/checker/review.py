@@ -133,7 +133,7 @@ LESSONS: dict[ReviewCode, str] = {
     ReviewCode.DYNAMIC_NO_BATCHING: "dynamic-batching#sizing-the-batch",
     ReviewCode.OLDEST_WITHOUT_CORRID: "direct-vs-oldest#oldest-an-instance-but-no-fixed-slot",
     ReviewCode.DECOUPLED_PRESERVE_ORDERING: "dynamic-batching#arrival-order-and-what-is-free",
-    ReviewCode.NO_ROLLBACK_VERSION: "choosing-and-rolling-out#roll-out-on-a-new-version",
+    ReviewCode.NO_ROLLBACK_VERSION: "choosing-and-rolling-out#versions-and-models-of-their-own",
     ReviewCode.NO_CONFIG_FILE: "choosing-and-rolling-out#check-the-configuration-on-the-target",
     ReviewCode.NOT_CHECKED: "choosing-and-rolling-out#check-the-configuration-on-the-target",
 }

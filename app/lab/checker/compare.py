@@ -1,0 +1,100 @@
+"""How far one reply is from its reference, and how far is too far. Pure: arrays in, numbers out.
+
+Integer, boolean and string (BYTES) outputs compare exactly. A float output (FP16, BF16, FP32,
+FP64) compares within a tolerance: |got - ref| <= tolerance x max(1, |ref|), absolute for small
+values and relative for large ones, so one number serves any scale. The user may set it;
+otherwise it is derived from the model's own nondeterminism, measured by running every session
+(or request) alone twice: NOISE_FACTOR times the largest difference between the two runs, but
+never below the datatype's FLOOR (a few units in the last place). A model whose two lone runs
+differ by more than the datatype's CEILING (or the user's tolerance) is not reproducible, and
+nothing can be checked against its references.
+
+The lab's own recogniser reports where it ran (INSTANCE, SLOT, BATCH): those outputs change
+with the batch by design and are left out without asking. STATE_IN and STATE_OWNER stay in:
+under a sound deployment they follow from the session's own history (the state it read, and
+which session wrote it), so a session that reads another's state shows there too.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.lab.checker.facts import ModelFacts
+from app.lab.deployment import deployments
+
+FLOAT_TYPES = ("FP16", "BF16", "FP32", "FP64")
+FLOOR = {"FP16": 1e-3, "BF16": 1e-2, "FP32": 1e-6, "FP64": 1e-12}
+CEILING = {"FP16": 1e-2, "BF16": 5e-2, "FP32": 1e-3, "FP64": 1e-9}
+NOISE_FACTOR = 4.0
+RECOGNISER_PLACEMENT = ("INSTANCE", "SLOT", "BATCH")
+MISSING = float("inf")  # no reply, or a reply of another shape: as far from the reference as it gets
+
+
+def is_float(datatype: str) -> bool:
+    return datatype in FLOAT_TYPES
+
+
+def default_ignored(facts: ModelFacts) -> tuple[str, ...]:
+    """Outputs the lab knows report placement rather than an answer: the recogniser's."""
+    inputs = {t.name for t in facts.inputs}
+    outputs = {t.name for t in facts.outputs}
+    if inputs == deployments.RECOGNISER_INPUTS and outputs <= deployments.RECOGNISER_OUTPUTS and "SYMBOL" in outputs:
+        return tuple(name for name in RECOGNISER_PLACEMENT if name in outputs)
+    return ()
+
+
+def difference(ref: np.ndarray | None, got: np.ndarray | None, datatype: str) -> float:
+    """0 when equal. Integers: the largest absolute difference; BOOL and BYTES: how many elements
+    differ; floats: the largest |got - ref| / max(1, |ref|) (NaN equals NaN only). inf when either
+    is missing or the shapes differ."""
+    if ref is None or got is None or np.shape(ref) != np.shape(got):
+        return MISSING
+    if np.array_equal(ref, got):  # the common case, and the cheapest test there is
+        return 0.0
+    if datatype in ("BOOL", "BYTES"):
+        return float(np.count_nonzero(np.asarray(ref).reshape(-1) != np.asarray(got).reshape(-1)))
+    if is_float(datatype):
+        a = np.asarray(ref, dtype=np.float64)
+        b = np.asarray(got, dtype=np.float64)
+        both_nan = np.isnan(a) & np.isnan(b)
+        if np.any(np.isnan(a) != np.isnan(b)):
+            return MISSING
+        with np.errstate(invalid="ignore"):
+            scaled = np.where(both_nan | (a == b), 0.0, np.abs(b - a) / np.maximum(1.0, np.abs(a)))
+        return float(scaled.max()) if scaled.size else 0.0
+    if ref.size == 0:
+        return 0.0
+    # Python ints: UINT64 and INT64 differences do not overflow.
+    return float(max(abs(int(x) - int(y)) for x, y in zip(ref.reshape(-1).tolist(), got.reshape(-1).tolist(), strict=True)))
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    output: str
+    datatype: str
+    value: float  # 0 for exact outputs
+    source: str  # "exact", "user" or "derived"
+    noise: float  # the largest difference between the two lone runs
+    reproducible: bool
+
+    def holds(self, diff: float) -> bool:
+        return diff <= self.value
+
+    def to_json(self) -> dict:
+        return {"output": self.output, "datatype": self.datatype, "value": self.value, "source": self.source,
+                "noise": _finite(self.noise), "reproducible": self.reproducible}
+
+
+def tolerance(output: str, datatype: str, noise: float, user: float | None = None) -> Tolerance:
+    """The tolerance for one output, given the measured noise between two lone runs."""
+    if not is_float(datatype):
+        return Tolerance(output, datatype, 0.0, "exact", noise, noise == 0.0)
+    if user is not None:
+        return Tolerance(output, datatype, float(user), "user", noise, noise <= user)
+    derived = max(FLOOR[datatype], NOISE_FACTOR * noise) if np.isfinite(noise) else FLOOR[datatype]
+    return Tolerance(output, datatype, min(derived, CEILING[datatype]), "derived", noise, noise <= CEILING[datatype])
+
+
+def _finite(value: float):
+    return value if np.isfinite(value) else None

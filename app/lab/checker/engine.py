@@ -1,0 +1,122 @@
+"""One check, start to finish: read the model from the server, plan its inputs, measure, judge.
+
+The CLI (`batching-lab check`) and the "Check a deployment" page both call `run_check`; they
+differ only in how they show the result. Everything here is codes and values.
+
+For a page:
+    from app.lab.checker import engine, report, target
+    t = target.on_server(lab_server, model)            # the app's server; the model must be loaded
+    result = engine.run_check(t, CheckOptions(...), progress=lambda done, planned, phase, variant: ...,
+                              on_wait=lambda wait: ...)  # run_queue.Wait while another run holds the model
+    result.verdicts                  # judge.Verdict per check: check, variant, verdict, reason, values
+    result.judgement.diagnoses       # [{code, checks}]: what the broken checks say about the model
+    result.judgement.refusals        # refused requests: Triton's message and its cause
+    result.judgement.tolerances      # per compared output: value, source, measured noise
+    result.review                    # the config review's findings (ReviewFinding.to_json())
+    report.to_json(result)           # the JSON the CLI writes; junit.to_xml(result, describe) the XML
+    report.timeline(result)          # executions over time: lane (instance) x exec_start..exec_end,
+                                     # session for colour, diverged marks the steps beyond tolerance
+    report.errors(result)            # each broken session's difference from its reference per step
+progress is called from the calling thread, at most five times a second, with the request
+count so far, the planned count (an estimate), and the phase and variant codes (words:
+app/text/checker.PHASES). A LabError says why a check could not run (words: app/text/problems).
+The one-instance copy is one model process outside app/lab/deployment/loaded_models.py's budget while
+the check runs, and is unloaded before run_check returns.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.lab.checker import input_data, inputs, measure, review_link
+from app.lab.checker import target as targets
+from app.lab.checker.facts import ModelFacts
+from app.lab.checker.judge import Judgement, judge
+from app.lab.checker.options import DEFAULT_STEPS, MAX_SESSIONS, MIN_SESSIONS, CheckOptions
+from app.lab.problems import LabError, Problem
+from app.lab.traffic import run_queue
+
+SCHEMA = 1
+
+
+@dataclass
+class CheckResult:
+    facts: ModelFacts
+    options: CheckOptions
+    tables: measure.Tables
+    judgement: Judgement
+    where: str  # "embedded" or "external"
+    url: str
+    wall_s: float
+    review: list = field(default_factory=list)  # the config review's findings (review.ReviewFinding)
+
+    @property
+    def exit_code(self) -> int:
+        return self.judgement.exit_code
+
+    @property
+    def verdicts(self):
+        return self.judgement.verdicts
+
+    @property
+    def requests(self) -> int:
+        return len(self.tables.steps)
+
+
+def default_sessions(facts: ModelFacts) -> int:
+    """Enough sessions to fill every slot of every instance and overflow into the backlog."""
+    if not facts.sequence:
+        return MIN_SESSIONS
+    return min(MAX_SESSIONS, max(MIN_SESSIONS, facts.capacity + max(2, math.ceil(facts.capacity / 2))))
+
+
+def input_source(facts: ModelFacts, options: CheckOptions):
+    """The sessions' inputs and lengths: from the data file, else generated from the metadata."""
+    if options.input_data is not None:
+        document = options.input_data if isinstance(options.input_data, dict) else input_data.load(Path(options.input_data))
+        label = "input data" if isinstance(options.input_data, dict) else str(options.input_data)
+        dims = inputs.concrete_shapes(facts, options.shapes, data_supplied=True)
+        streams = input_data.streams(document, facts, dims, source=label)
+        count = options.sessions or len(streams)
+        lengths = [options.steps or len(streams[i % len(streams)]) for i in range(count)]
+        return inputs.FromData(facts, streams, lengths)
+    dims = inputs.concrete_shapes(facts, options.shapes)
+    count = options.sessions or default_sessions(facts)
+    lengths = inputs.session_lengths(count, options.steps or DEFAULT_STEPS, options.seed, mixed=facts.sequence)
+    return inputs.Generated(facts, dims, lengths, options.seed)
+
+
+def preflight(target, options: CheckOptions) -> tuple[ModelFacts, object]:
+    """Everything that can be refused before a request is sent: the options, the model (known,
+    ready, not decoupled), the outputs to ignore, the inputs. LabError otherwise."""
+    options.check()
+    facts = targets.facts(target)
+    if facts.decoupled:
+        raise LabError("check_decoupled_unsupported", model=facts.name)
+    names = {o.name for o in facts.outputs}
+    unknown = [n for n in options.ignore_outputs if n not in names]
+    if unknown:
+        raise LabError([Problem("check_ignore_unknown_output", {"name": n, "outputs": ", ".join(sorted(names))}) for n in unknown])
+    if names and not (names - set(options.ignore_outputs)):
+        raise LabError("check_nothing_to_compare", model=facts.name)
+    return facts, input_source(facts, options)
+
+
+def run_check(target, options: CheckOptions | None = None, progress: measure.Progress | None = None,
+              on_wait: run_queue.OnWait | None = None) -> CheckResult:
+    """Check target.model on target.server. progress(done, planned, phase, variant) is called
+    from this thread while requests go out; on_wait hears this check's place while another run
+    holds the model (the run queue's lease, held for the whole check so a class is not disturbed).
+    LabError for anything that stops the check (exit code 2): an unknown or failing model, bad
+    inputs, a server that went away. Nothing the checker loaded stays loaded."""
+    options = options or CheckOptions()
+    started = time.perf_counter()
+    facts, source = preflight(target, options)
+    findings = review_link.findings(facts, options)
+    with run_queue.for_server(target.server.url).lease(target.model, on_wait):
+        tables = measure.measure(target, facts, source, source.lengths, options, progress,
+                                 copy=lambda: targets.one_instance_copy(target, facts))
+    return CheckResult(facts, options, tables, judge(tables), target.where, target.server.url,
+                       time.perf_counter() - started, findings)

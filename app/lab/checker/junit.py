@@ -1,0 +1,41 @@
+"""The check as JUnit XML, so a team's CI shows each check as a test case.
+
+One <testcase> per verdict (name "<check>[<variant>]"), a <failure> for a broken one and a
+<skipped> for a skipped one, inside one <testsuite> named after the model. The engine has no
+words: `describe(verdict) -> str` comes from the edge (the CLI passes app/text/checker.py's
+sentence in the user's language); without it the message is the verdict's codes and values.
+Written with the standard library's ElementTree.
+"""
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+
+
+def to_xml(result, describe: Callable[[object], str] | None = None) -> str:
+    describe = describe or (lambda v: json.dumps(v.to_json(), default=str))
+    verdicts = result.verdicts
+    suites = ET.Element("testsuites")
+    suite = ET.SubElement(
+        suites, "testsuite",
+        name=f"batching-lab check {result.facts.name}",
+        tests=str(len(verdicts)),
+        failures=str(sum(v.verdict == "broken" for v in verdicts)),
+        errors="0",
+        skipped=str(sum(v.verdict == "skipped" for v in verdicts)),
+        time=f"{result.wall_s:.3f}",
+    )
+    properties = ET.SubElement(suite, "properties")
+    for name, value in (("server", result.url), ("where", result.where), ("scheduler", result.facts.scheduler),
+                        ("instances", str(result.facts.instances)), ("requests", str(result.requests))):
+        ET.SubElement(properties, "property", name=name, value=value)
+    for v in verdicts:
+        case = ET.SubElement(suite, "testcase", classname=f"check.{result.facts.name}", name=f"{v.check}[{v.variant}]")
+        if v.verdict == "broken":
+            failure = ET.SubElement(case, "failure", message=describe(v), type=v.reason or "broken")
+            failure.text = json.dumps(v.to_json(), indent=1, default=str)
+        elif v.verdict == "skipped":
+            ET.SubElement(case, "skipped", message=describe(v))
+    ET.indent(suites)
+    return ET.tostring(suites, encoding="unicode", xml_declaration=True)

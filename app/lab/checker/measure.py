@@ -1,0 +1,599 @@
+"""Run the guide's experiments on a live server and record every request: tables, no verdicts.
+
+Sequence batcher, on all instances and then on a temporary one-instance copy:
+  reference      every session alone (one request in flight), twice, with fresh IDs; the first
+                 run is the reference every later reply is compared with, the second measures
+                 the model's own nondeterminism;
+  interleaved    every session again, with more sessions in flight than the model has slots
+                 (instances x slots), so some wait in the backlog; short and long sessions, random gaps;
+  id_reuse       a wave that fills every slot and ends, then a wave that reuses each of its IDs
+                 (so freed slots, on every instance, get reused IDs), then a chain of lone
+                 sessions on one reused ID, one more than there are instances;
+  abandon_round  the slots filled by holders and two victims: one stops without END (left to the
+                 idle timeout read from the config), one gives up on a request (a client timeout
+                 shorter than any reply) and stops; a follower per victim waits in the backlog and takes the
+                 freed slot. Holders pace their requests at a quarter of the idle timeout until the
+                 followers are served, so the freed slots are the victims'.
+Dynamic or no batcher: every request alone twice (reference), then all of them concurrently in
+two shuffled orders (batches of other compositions), then alone again in another order after
+that traffic (after_traffic).
+
+Each reply is compared with the reference as it arrives (app/lab/checker/compare.py) and only
+the differences are kept, so memory grows with the sessions' steps, not with their outputs.
+Where the server can tell (app/lab/checker/placement.py), rows get the slot their sequence held
+(the log at verbosity 1) and the execution they ran in (the trace).
+"""
+from __future__ import annotations
+
+import contextlib
+import itertools
+import math
+import secrets
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from app.lab.checker import compare, placement
+from app.lab.checker.facts import ModelFacts
+from app.lab.checker.options import CheckOptions
+from app.lab.observation import server_log, server_trace
+from app.lab.problems import LabError
+from app.lab.scenario.ids import unique_ids
+from app.lab.scenario.transport import Transport
+from app.lab.traffic import transports
+
+GIVE_UP_AFTER_S = 0.0002  # the cancelled request's client timeout: shorter than any reply takes (a reply in 1 ms was seen)
+PROGRESS_EVERY_S = 0.2
+RELEASE_AFTER_IDLE = 2.0  # holders give up holding this many idle timeouts (plus a second) after the victims stopped
+
+# (requests done, requests planned, phase code, variant code); called from the measuring thread only.
+Progress = Callable[[int, int, str, str], None]
+
+COLUMNS = ("phase", "pass", "variant", "role", "conversation", "session", "step", "corrid", "start", "end",
+           "request_id", "t_send", "t_recv", "error", "judged", "outcome", "values")
+SHOWN_ELEMENTS = 4  # of a reply that differs, the first few elements are kept for the report
+
+
+@dataclass
+class Tables:
+    """What measure() saw. `steps` has one row per request sent; `diff.<OUTPUT>` columns hold
+    its difference from the reference (NaN for the reference run itself and where it has no
+    reference step); `outputs` says which outputs were compared; `phases` one row per phase run;
+    `skipped` what was not run and why (codes and values)."""
+
+    facts: ModelFacts
+    options: CheckOptions
+    steps: pd.DataFrame
+    outputs: pd.DataFrame
+    phases: pd.DataFrame
+    skipped: pd.DataFrame
+    lengths: list[int] = field(default_factory=list)
+    input_source: str = "generated"
+    where: str = "embedded"
+    traced: bool = False
+    placed: bool = False
+
+
+class _Recorder:
+    """Rows kept column by column (far less memory per row than a dict each)."""
+
+    def __init__(self, diff_columns: list[str]):
+        self.names = list(COLUMNS) + diff_columns
+        self.columns: dict[str, list] = {name: [] for name in self.names}
+        self.lock = threading.Lock()
+        self.count = 0
+
+    def add(self, row: dict) -> None:
+        with self.lock:
+            for name in self.names:
+                self.columns[name].append(row.get(name))
+            self.count += 1
+
+    def frame(self, start: int = 0) -> pd.DataFrame:
+        with self.lock:
+            return pd.DataFrame({name: values[start:] for name, values in self.columns.items()})
+
+
+@dataclass
+class _Conversation:
+    role: str
+    session: int
+    corrid: int | str
+    length: int  # the session's full length: END goes with step length - 1
+    sends: int  # steps it sends (fewer than length for a victim)
+    conversation: int = 0
+
+
+class Measurement:
+    """One check's traffic. Use measure() below; this holds the state its phases share."""
+
+    def __init__(self, target, facts: ModelFacts, source, options: CheckOptions, progress: Progress | None, planned: int):
+        self.server = target.server
+        self.facts = facts
+        self.source = source
+        self.options = options
+        self.progress = progress
+        self.planned = planned
+        self.compared = [o for o in facts.outputs if o.name not in set(options.ignore_outputs) | set(compare.default_ignored(facts))]
+        self.recorder = _Recorder([f"diff.{o.name}" for o in self.compared])
+        self.references: dict[tuple[int, int], dict[str, np.ndarray]] = {}
+        self.t0 = time.perf_counter()
+        self.counter = itertools.count()
+        self.conversations = itertools.count()
+        self.abort = threading.Event()
+        self.abort_code: str | None = None
+        self.phases: list[dict] = []
+        self.skipped: list[dict] = []
+        self.trace_on = self.server.trace_dir is not None
+        self.run_id = secrets.token_hex(4)
+        self._links: list = []
+        self._local = threading.local()
+        self.placed = False
+
+    # -- sending ----------------------------------------------------------------------------
+    def ids(self, count: int) -> list[int | str]:
+        """Correlation IDs the model's CORRID type can hold, never used before by this process."""
+        raw = unique_ids(count)
+        kind = self.facts.corrid_type
+        if kind == "STRING":
+            return [str(i) for i in raw]
+        if kind in ("INT32", "UINT32"):
+            return [(i & 0x7FFFFFFF) or 1 for i in raw]  # the counter part: unique within this process
+        return raw
+
+    def _link(self):
+        link = getattr(self._local, "link", None)
+        if link is None:
+            link = self._local.link = transports.open_link(Transport.HTTP, self.server.url)
+            self._links.append(link)
+        return link
+
+    def close_links(self) -> None:
+        for link in self._links:
+            link.close()
+        self._links.clear()
+        self._local = threading.local()
+
+    def send(self, model: str, phase: str, variant: str, role: str, conversation: int, session: int, step: int,
+             corrid=None, start=False, end=False, pass_="", judged=True, link=None, outcome="") -> dict:
+        """One request, alone on `link` (default: this thread's HTTP link); its row is recorded."""
+        row = {"phase": phase, "pass": pass_, "variant": variant, "role": role, "conversation": conversation,
+               "session": session, "step": step, "corrid": "" if corrid is None else str(corrid), "start": start, "end": end,
+               "request_id": f"{self.run_id}:{next(self.counter)}", "judged": judged, "outcome": outcome}
+        if self.abort.is_set():
+            row.update(error="not sent: the check stopped", t_send=time.perf_counter() - self.t0, judged=False, outcome="not_sent")
+            row["t_recv"] = row["t_send"]
+            self.recorder.add(row)
+            return row
+        arrays = self.source.arrays(session, step)
+        flags = {"sequence_id": corrid, "sequence_start": start, "sequence_end": end} if corrid is not None else {}
+        box: dict = {}
+        link = link or self._link()
+        link.acquire()
+        row["t_send"] = time.perf_counter() - self.t0
+        link.send(model, arrays, row["request_id"], {}, flags, lambda result, error: box.update(result=result, error=error))
+        self._finish(row, box.get("result"), box.get("error", "no reply recorded"))
+        return row
+
+    def _finish(self, row: dict, result, error: str) -> None:
+        row["t_recv"] = time.perf_counter() - self.t0
+        row["error"] = error or ""
+        got: dict[str, np.ndarray] = {}
+        if not error:
+            for spec in self.facts.outputs:
+                value = result.as_numpy(spec.name)
+                if value is not None:
+                    got[spec.name] = value
+        key = (row["session"], row["step"])
+        if row["pass"] == "a":
+            if not error:
+                self.references[key] = got
+        else:
+            ref = self.references.get(key)
+            if ref is not None and not error:
+                shown = {}
+                for spec in self.compared:
+                    diff = compare.difference(ref.get(spec.name), got.get(spec.name), spec.datatype)
+                    row[f"diff.{spec.name}"] = diff
+                    if diff:
+                        shown[spec.name] = {"expected": _first(ref.get(spec.name)), "got": _first(got.get(spec.name))}
+                row["values"] = shown or None
+        if error and error.startswith(transports.NO_ANSWER) and not self.abort.is_set() and not self.server.alive():
+            self.abort_code = "check_server_gone"
+            self.abort.set()
+        self.recorder.add(row)
+
+    # -- running a phase --------------------------------------------------------------------
+    def run_phase(self, phase: str, variant: str, model: str, body: Callable[[], None], capacity: int = 0, workers: int = 1,
+                  log: bool = False) -> pd.DataFrame:
+        """Run body() (which sends the phase's requests from worker threads) while reporting
+        progress from this thread; then attach trace and log placement to the phase's rows."""
+        start_row = self.recorder.count
+        self.run_id = secrets.token_hex(4)
+        started = time.perf_counter() - self.t0
+        window = server_log.LogWindow.start(self.server) if log else None
+        traced = self.trace_on and phase != "reference" and server_trace.enable(self.server.client(timeout_s=10), model)
+        try:
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"check-{phase}") as runner:
+                future = runner.submit(body)
+                while not future.done():
+                    wait([future], timeout=PROGRESS_EVERY_S, return_when=FIRST_EXCEPTION)
+                    if self.progress:
+                        self.progress(min(self.recorder.count, self.planned), self.planned, phase, variant)
+                future.result()
+        finally:
+            self.close_links()
+            if traced:
+                _trace_off(self.server, model)
+        if self.abort.is_set():
+            raise LabError(self.abort_code or "check_server_gone", url=self.server.url)
+        frame = self.recorder.frame(start_row)
+        if traced and not frame.empty:
+            trace = server_trace.collect(self.server.trace_dir, self.run_id, expected=int((frame["error"] == "").sum()))
+            traced = not trace.empty
+            self._stamps.append(trace)
+        if window is not None and window.available and not frame.empty:
+            events = placement.sequence_events(placement.log_lines(window), model)
+            if events:
+                self.placed = True
+                self._places.append(placement.place_sequences(frame, events)[["request_id", "instance", "slot", "ended_by"]])
+        self.phases.append({"phase": phase, "variant": variant, "model": model, "started_s": started,
+                            "wall_s": time.perf_counter() - self.t0 - started, "requests": len(frame), "workers": workers,
+                            "capacity": capacity, "overflow": bool(capacity and workers > capacity), "traced": bool(traced),
+                            "placed": bool(window is not None and window.available)})
+        return frame
+
+    _stamps: list
+    _places: list
+
+    def skip(self, check: str, variant: str, reason: str, **values) -> None:
+        self.skipped.append({"check": check, "variant": variant, "reason": reason, "values": values})
+
+    def pool(self, tasks: list[Callable[[], None]], workers: int) -> None:
+        """Run tasks on `workers` threads, in order (the first `workers` start together)."""
+        with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="check-session") as threads:
+            futures = [threads.submit(task) for task in tasks]
+            for future in futures:
+                future.result()
+
+    # -- a sequence ---------------------------------------------------------------------------
+    def converse(self, model: str, phase: str, variant: str, c: _Conversation, pause: Callable[[int], float],
+                 on_reply: Callable[[int, dict], None] | None = None) -> list[dict]:
+        """Send c's steps in order, pausing pause(k) before step k > 0; a refused request ends it."""
+        rows = []
+        for k in range(c.sends):
+            if k:
+                gap = pause(k)
+                if gap > 0:
+                    time.sleep(gap)
+            row = self.send(model, phase, variant, c.role, c.conversation, c.session, k, c.corrid, k == 0, k == c.length - 1)
+            rows.append(row)
+            if on_reply:
+                on_reply(k, row)
+            if row["error"]:
+                break
+        return rows
+
+    def conversation(self, role: str, session: int, corrid, length: int | None = None, sends: int | None = None) -> _Conversation:
+        length = self.source_length(session) if length is None else length
+        return _Conversation(role, session, corrid, length, length if sends is None else sends, next(self.conversations))
+
+    def source_length(self, session: int) -> int:
+        return self.lengths[session]
+
+    lengths: list[int]
+
+    def gaps(self, phase: str, session: int, conversation: int) -> Callable[[int], float]:
+        """Random think times, uniform on 0..2 x think_ms, seeded per phase and conversation."""
+        rng = np.random.default_rng([self.options.seed, sum(map(ord, phase)), session, conversation])
+        mean = self.options.think_ms / 1000.0
+        return lambda k: float(rng.uniform(0.0, 2.0 * mean)) if mean else 0.0
+
+
+def _first(array) -> list | None:
+    """A reply's first elements as plain values (bytes as text) for the report."""
+    if array is None:
+        return None
+    values = np.asarray(array).reshape(-1)[:SHOWN_ELEMENTS]
+    if values.dtype.kind not in "biufOS":  # BF16 (ml_dtypes) has no plain Python value of its own
+        values = values.astype(np.float64)
+    out = []
+    for value in values.tolist():
+        out.append(value.decode(errors="replace") if isinstance(value, bytes) else value)
+    return out
+
+
+def _trace_off(server, model: str) -> None:
+    with contextlib.suppress(Exception):  # the server went away: nothing left to switch off
+        server.client(timeout_s=10).update_trace_settings(model_name=model, settings={"trace_level": ["OFF"]})
+
+
+# -- the sequence batcher ---------------------------------------------------------------------
+def _reference_sequences(m: Measurement, model: str) -> None:
+    for pass_ in ("a", "b"):
+        def body(pass_=pass_):
+            for session, corrid in zip(range(len(m.lengths)), m.ids(len(m.lengths)), strict=True):
+                c = m.conversation("alone", session, corrid)
+                for k in range(c.sends):
+                    row = m.send(model, "reference", "alone", "alone", c.conversation, session, k, corrid, k == 0, k == c.length - 1, pass_=pass_)
+                    if row["error"]:
+                        break
+        m.run_phase("reference", "alone", model, body)
+        if pass_ == "a" and not m.references:
+            frame = m.recorder.frame()
+            raise LabError("check_model_fails", model=m.facts.name, error=str(frame["error"].iloc[0]) if len(frame) else "-")
+
+
+def _interleaved(m: Measurement, model: str, variant: str, capacity: int) -> None:
+    n = len(m.lengths)
+    workers = min(n, capacity + max(1, math.ceil(capacity / 2)))
+    ids = m.ids(n)
+
+    def task(session: int, corrid):
+        c = m.conversation("interleaved", session, corrid)
+        return lambda: m.converse(model, "interleaved", variant, c, m.gaps("interleaved", session, c.conversation))
+
+    tasks = [task(s, i) for s, i in zip(range(n), ids, strict=True)]
+    m.run_phase("interleaved", variant, model, lambda: m.pool(tasks, workers), capacity, workers, log=True)
+
+
+def _id_reuse(m: Measurement, model: str, variant: str, capacity: int, instances: int) -> None:
+    n = len(m.lengths)
+    wave = min(capacity, max(1, n))
+    ids = m.ids(wave)
+
+    def wave_tasks(role: str, offset: int):
+        tasks = []
+        for j, corrid in enumerate(ids):
+            c = m.conversation(role, (j + offset) % n, corrid)
+            tasks.append(lambda c=c: m.converse(model, "id_reuse", variant, c, m.gaps("id_reuse", c.session, c.conversation)))
+        return tasks
+
+    def body():
+        m.pool(wave_tasks("first_use", 0), wave)  # every slot taken, then every sequence ends
+        m.pool(wave_tasks("reuse", wave), wave)  # each ID again, on whichever freed slot it gets
+        for j in range(instances + 1):  # one ID alone, again and again: lone sequences take the lowest free slot
+            c = m.conversation("chain", (j + 2 * wave) % n, ids[0])
+            m.converse(model, "id_reuse", variant, c, lambda k: 0.0)
+
+    m.run_phase("id_reuse", variant, model, body, capacity, wave, log=True)
+
+
+def _abandon_round(m: Measurement, model: str, variant: str, capacity: int) -> None:
+    idle_s = m.facts.idle_timeout_us / 1e6
+    order = sorted(range(len(m.lengths)), key=lambda s: (-m.lengths[s], s))
+    victims_pool = [s for s in order if m.lengths[s] >= 3]
+    if not victims_pool:
+        for check in ("abandoned", "cancelled"):
+            m.skip(check, variant, "sessions_too_short", steps=max(m.lengths))
+        return
+    rounds = [("abandon", "cancel")] if capacity >= 2 else [("abandon",), ("cancel",)]
+
+    def one_round(kinds: tuple[str, ...]) -> None:
+        holders = capacity - len(kinds)
+        ids = iter(m.ids(holders + 2 * len(kinds)))
+        released, stopped = threading.Event(), threading.Event()
+        victims_left = [len(kinds)]
+        followers_left = [len(kinds)]
+        lock = threading.Lock()
+        stopped_at: list[float] = []
+
+        def holder_pause(normal):
+            def pause(k: int) -> float:
+                if not released.is_set() and stopped_at and time.monotonic() > stopped_at[0] + RELEASE_AFTER_IDLE * idle_s + 1.0:
+                    released.set()  # the followers never got in: stop holding
+                return normal(k) if released.is_set() else idle_s / 4
+            return pause
+
+        def victim_done():
+            with lock:
+                victims_left[0] -= 1
+                if victims_left[0] == 0:
+                    stopped_at.append(time.monotonic())
+                    stopped.set()
+
+        def follower_reply(k: int, row: dict):
+            if k == 0:
+                with lock:
+                    followers_left[0] -= 1
+                    if followers_left[0] == 0:
+                        released.set()
+
+        tasks = []
+        for h in range(holders):
+            c = m.conversation("holder", order[h % len(order)], next(ids))
+            tasks.append(lambda c=c: m.converse(model, "abandon_round", variant, c, holder_pause(m.gaps("abandon_round", c.session, c.conversation))))
+        for v, kind in enumerate(kinds):
+            session = victims_pool[(holders + v) % len(victims_pool)]
+            length = m.lengths[session]
+            keep = max(1, min(length - 1, length // 2))
+            c = m.conversation(f"victim_{kind}", session, next(ids), length, keep)
+            tasks.append(lambda c=c, kind=kind: _victim(m, model, variant, c, kind, victim_done))
+        for f in range(len(kinds)):
+            c = m.conversation("follower", order[(holders + len(kinds) + f) % len(order)], next(ids))
+
+            def follower(c=c):
+                # Half an idle timeout after the victims' last requests: the follower then waits
+                # about that long in the backlog, well inside its own idle timeout, when a slot frees.
+                stopped.wait(timeout=transports.TIMEOUT_S)
+                time.sleep(idle_s / 2)
+                m.converse(model, "abandon_round", variant, c, m.gaps("abandon_round", c.session, c.conversation), follower_reply)
+            tasks.append(follower)
+        m.pool(tasks, len(tasks))
+        released.set()
+
+    def body():
+        for kinds in rounds:
+            one_round(kinds)
+
+    m.run_phase("abandon_round", variant, model, body, capacity, capacity + 2, log=True)
+
+
+def _victim(m: Measurement, model: str, variant: str, c: _Conversation, kind: str, done: Callable[[], None]) -> None:
+    """The abandoned victim sends its first steps and goes. The cancelled one sends all but the
+    last of them, then gives up on the last (a client timeout shorter than any reply) and goes.
+    Whether the server still ran that request, the client cannot know."""
+    try:
+        plain = c.sends if kind == "abandon" else c.sends - 1
+        rows = m.converse(model, "abandon_round", variant, _Conversation(c.role, c.session, c.corrid, c.length, plain, c.conversation),
+                          m.gaps("abandon_round", c.session, c.conversation)) if plain else []
+        if kind == "cancel" and not (rows and rows[-1]["error"]):
+            _given_up_request(m, model, variant, c, plain)
+    finally:
+        done()
+
+
+def _given_up_request(m: Measurement, model: str, variant: str, c: _Conversation, k: int) -> None:
+    """One request whose HTTP client stops waiting after GIVE_UP_AFTER_S. Not a gRPC deadline:
+    on Triton 2.51 a gRPC request cancelled while it executes can crash the server (SIGSEGV in
+    the gRPC handler, server issue 7368, fixed after 24.10 by server PRs 7840 and 8078); seen
+    here too, right after "skipping response generation as grpc transaction was cancelled"."""
+    link = transports.open_link(Transport.HTTP, m.server.url, in_flight=1, timeout_s=GIVE_UP_AFTER_S)
+    try:
+        m.send(model, "abandon_round", variant, c.role, c.conversation, c.session, k, c.corrid, k == 0, k == c.length - 1,
+               judged=False, link=link, outcome="cancel_target")
+    finally:
+        link.close()
+
+
+# -- dynamic batcher or none -------------------------------------------------------------------
+def _stateless(m: Measurement, model: str) -> None:
+    requests = [(s, k) for s in range(len(m.lengths)) for k in range(m.lengths[s])]
+
+    def alone(order: list[tuple[int, int]], phase: str, pass_: str):
+        def body():
+            for s, k in order:
+                m.send(model, phase, "alone", "alone", next(m.conversations), s, k, pass_=pass_)
+        return body
+
+    m.run_phase("reference", "alone", model, alone(requests, "reference", "a"))
+    if not m.references:
+        frame = m.recorder.frame()
+        raise LabError("check_model_fails", model=m.facts.name, error=str(frame["error"].iloc[0]) if len(frame) else "-")
+    m.run_phase("reference", "alone", model, alone(requests, "reference", "b"))
+    batch = max(1, m.facts.max_batch_size)
+    workers = min(len(m.lengths), max(4, min(32, 2 * batch * m.facts.instances)))
+    rng = np.random.default_rng([m.options.seed, 3])
+    if m.options.wants("batch_composition"):
+        for round_ in ("c1", "c2"):
+            queue = deque(requests[i] for i in rng.permutation(len(requests)))
+            lock = threading.Lock()
+
+            def client(queue=queue, lock=lock, round_=round_, w=0):
+                pause = m.gaps("concurrent", w, 0)
+                while True:
+                    with lock:
+                        if not queue:
+                            return
+                        s, k = queue.popleft()
+                    m.send(model, "concurrent", "all_instances", round_, next(m.conversations), s, k)
+                    gap = pause(0)
+                    if gap:
+                        time.sleep(gap)
+            m.run_phase("concurrent", "all_instances", model,
+                        lambda client=client: m.pool([lambda w=w: client(w=w) for w in range(workers)], workers), 0, workers)
+    if m.options.wants("after_traffic"):
+        shuffled = [requests[i] for i in rng.permutation(len(requests))]
+        m.run_phase("after_traffic", "alone", model, alone(shuffled, "after_traffic", ""))
+
+
+# -- the whole measurement -------------------------------------------------------------------------
+def planned_requests(facts: ModelFacts, lengths: list[int], options: CheckOptions) -> int:
+    """About how many requests measure() sends (for a progress bar)."""
+    total = sum(lengths)
+    if not facts.sequence:
+        return total * (2 + 2 * options.wants("batch_composition") + options.wants("after_traffic"))
+    variants = 2 if options.one_instance and facts.instances > 1 else 1
+    mean = total / max(1, len(lengths))
+    per_variant = total + (2 * min(facts.capacity, len(lengths)) + facts.instances + 1) * mean + (facts.capacity + 2) * mean
+    return int(2 * total + variants * per_variant)
+
+
+def measure(target, facts: ModelFacts, source, lengths: list[int], options: CheckOptions, progress: Progress | None = None,
+            copy: Callable[[], object] | None = None) -> Tables:
+    """Run every phase the model's scheduler calls for. `copy()` returns a context manager that
+    yields the one-instance copy's name (target.one_instance_copy), or raises CopySkipped."""
+    m = Measurement(target, facts, source, options, progress, planned_requests(facts, lengths, options))
+    m.lengths = lengths
+    m._stamps, m._places = [], []
+    model = target.model
+    if facts.sequence:
+        _reference_sequences(m, model)
+        with server_log.raised_verbosity(m.server, 1):
+            _sequence_phases(m, model, "all_instances", facts.capacity, facts.instances)
+            if options.one_instance:
+                _one_instance(m, copy)
+            else:
+                for check in ("interleaved", "id_reuse", "abandoned", "cancelled"):
+                    if options.wants(check):
+                        m.skip(check, "one_instance", "not_requested")
+    else:
+        _stateless(m, model)
+    return _tables(m, target, source)
+
+
+def _sequence_phases(m: Measurement, model: str, variant: str, capacity: int, instances: int) -> None:
+    if m.options.wants("interleaved"):
+        _interleaved(m, model, variant, capacity)
+    if m.options.wants("id_reuse"):
+        _id_reuse(m, model, variant, capacity, instances)
+    if m.options.wants("abandoned") or m.options.wants("cancelled"):
+        _abandon_round(m, model, variant, capacity)
+
+
+def _one_instance(m: Measurement, copy) -> None:
+    from app.lab.checker.target import CopySkipped
+
+    checks = [c for c in ("interleaved", "id_reuse", "abandoned", "cancelled") if m.options.wants(c)]
+    if copy is None:
+        for check in checks:
+            m.skip(check, "one_instance", "no_model_files", model=m.facts.name)
+        return
+    with ExitStack() as stack:
+        try:
+            name = stack.enter_context(copy())
+        except CopySkipped as skipped:
+            for check in checks:
+                m.skip(check, "one_instance", skipped.reason, **skipped.values)
+            return
+        _sequence_phases(m, name, "one_instance", m.facts.slots_per_instance, 1)
+
+
+def _tables(m: Measurement, target, source) -> Tables:
+    steps = m.recorder.frame()
+    if m._stamps:
+        stamps = pd.concat(m._stamps, ignore_index=True).drop_duplicates("request_id")
+        steps = steps.merge(stamps, on="request_id", how="left")
+    else:
+        for column in server_trace.COLUMNS[1:]:
+            steps[column] = pd.NA
+    if m._places:
+        places = pd.concat(m._places, ignore_index=True)
+        steps = steps.merge(places, on="request_id", how="left")
+    else:
+        steps["instance"] = None
+        steps["slot"] = pd.NA
+        steps["ended_by"] = None
+    steps["follows"] = placement.followers(steps)
+    steps = placement.executions(steps)
+    outputs = pd.DataFrame(
+        [{"name": o.name, "datatype": o.datatype, "compared": o in m.compared,
+          "ignored_by": "user" if o.name in m.options.ignore_outputs else ("lab" if o.name in compare.default_ignored(m.facts) else "")}
+         for o in m.facts.outputs],
+        columns=["name", "datatype", "compared", "ignored_by"],
+    )
+    return Tables(
+        facts=m.facts, options=m.options, steps=steps, outputs=outputs,
+        phases=pd.DataFrame(m.phases, columns=["phase", "variant", "model", "started_s", "wall_s", "requests", "workers", "capacity",
+                                               "overflow", "traced", "placed"]),
+        skipped=pd.DataFrame(m.skipped, columns=["check", "variant", "reason", "values"]),
+        lengths=list(m.lengths), input_source=source.source, where=target.where,
+        traced=bool(m._stamps) and any(not s.empty for s in m._stamps), placed=m.placed,
+    )

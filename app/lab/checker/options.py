@@ -1,0 +1,67 @@
+"""What the user may set for a check (the CLI's options and the page's controls), validated as codes."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.lab.problems import LabError, Problem
+
+MAX_SESSIONS = 256
+MAX_STEPS = 200
+MAX_THINK_MS = 5000.0
+DEFAULT_STEPS = 24
+DEFAULT_THINK_MS = 5.0
+MIN_SESSIONS = 16  # the default count when the model's capacity does not ask for more
+
+# Check codes (words: app/text/checker.py). Sequence batcher: each runs on all instances and on
+# one; the reference runs once. Dynamic or no batcher: the stateless checks.
+SEQUENCE_CHECKS = ("reference", "interleaved", "id_reuse", "abandoned", "cancelled")
+STATELESS_CHECKS = ("repeat_alone", "batch_composition", "after_traffic")
+VARIANTS = ("all_instances", "one_instance")
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    sessions: int | None = None  # None: enough to fill every slot and overflow into the backlog
+    steps: int | None = None  # None: DEFAULT_STEPS (a data file: its streams' lengths)
+    think_ms: float = DEFAULT_THINK_MS  # mean gap between a reply and a session's next request
+    seed: int = 0
+    shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # --shape NAME:d1,d2
+    input_data: Path | dict | None = None  # perf_analyzer --input-data JSON: a path or the parsed document
+    ignore_outputs: tuple[str, ...] = ()
+    tolerance: float | None = None  # float outputs: |got - ref| <= tolerance x max(1, |ref|)
+    one_instance: bool = True  # also run on a temporary one-instance copy where the checker can load one
+    only: tuple[str, ...] = ()  # run only these checks (empty: all); the reference always runs
+
+    def problems(self) -> list[Problem]:
+        out = []
+        if self.sessions is not None and not 1 <= self.sessions <= MAX_SESSIONS:
+            out.append(Problem("check_sessions_range", {"low": 1, "high": MAX_SESSIONS, "value": self.sessions}))
+        if self.steps is not None and not 1 <= self.steps <= MAX_STEPS:
+            out.append(Problem("check_steps_range", {"low": 1, "high": MAX_STEPS, "value": self.steps}))
+        if not 0 <= self.think_ms <= MAX_THINK_MS:
+            out.append(Problem("think_ms_range", {"low": 0, "high": int(MAX_THINK_MS), "value": self.think_ms}))
+        if self.tolerance is not None and not self.tolerance >= 0:
+            out.append(Problem("check_tolerance_range", {"value": self.tolerance}))
+        unknown = [c for c in self.only if c not in SEQUENCE_CHECKS + STATELESS_CHECKS]
+        if unknown:
+            out.append(Problem("check_unknown", {"value": ", ".join(unknown), "choices": ", ".join(SEQUENCE_CHECKS + STATELESS_CHECKS)}))
+        return out
+
+    def check(self) -> None:
+        problems = self.problems()
+        if problems:
+            raise LabError(problems)
+
+    def wants(self, check: str) -> bool:
+        return not self.only or check in self.only or check in ("reference", "repeat_alone")
+
+    def to_json(self) -> dict:
+        data = self.input_data
+        return {
+            "sessions": self.sessions, "steps": self.steps, "think_ms": self.think_ms, "seed": self.seed,
+            "shapes": {k: list(v) for k, v in self.shapes.items()},
+            "input_data": str(data) if isinstance(data, Path) else ("inline" if data is not None else None),
+            "ignore_outputs": list(self.ignore_outputs), "tolerance": self.tolerance, "one_instance": self.one_instance,
+            "only": list(self.only),
+        }

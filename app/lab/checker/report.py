@@ -1,0 +1,103 @@
+"""A check's report as JSON (codes and values, versioned like the run report) and the tables the
+page's figures draw. Words for every code are in app/text/checker.py.
+
+JSON schema (kind "check", schema 1):
+  {"kind": "check", "schema": 1, "outcome": "held" | "broken", "exit_code": 0 | 1,
+   "server": {where: embedded | external, url}, "model": ModelFacts.to_json(), "options": CheckOptions.to_json(),
+   "inputs": {source: generated | data_file, sessions, lengths: [steps per session]},
+   "wall_s", "requests", "traced" (the trace was read), "placed" (the log placed sequences in slots),
+   "checks": [{check, variant, verdict: held | broken | skipped, reason, values}],
+     values: compared, sessions, refusals, refusal_causes {cause: n}; held: largest_difference, largest_output;
+     broken: wrong_steps, wrong_sessions, first {session, step, corrid, role, phase, output, difference,
+       tolerance, t_send, shown {expected, got: first elements}, instance, slot,
+       execution {id, lane, start_s, end_s, batch, shared_with [{session, step, role, corrid}]}};
+     per check: interleaved {capacity, in_flight, overflow}; id_reuse {reused, same_instance, same_slot};
+     abandoned/cancelled {next_on_slot, victim_instance, victim_slot, victim_ended_by: end | reaped | cancelled,
+       idle_timeout_s}, cancelled {cancel_outcome: gave_up | served | refused | failed, cancel_error};
+     broken: reason is a diagnosis code (not_reproducible, noise_above_tolerance, keeps_state, batch_dependent,
+       sessions_mix, inherits_after_end, aborted_pollutes);
+     skipped: reason is a code (not_reproducible, not_requested, single_instance, external_server, no_model_files,
+       copy_refused, sessions_too_short, all_refused, nothing_compared) with its values
+   "tolerances": [{output, datatype, value, source: exact | user | derived, noise, reproducible}],
+   "outputs": [{name, datatype, compared, ignored_by: "" | user | lab}],
+   "diagnoses": [{code, checks}], "refusals": [{phase, variant, role, session, step, corrid, error, cause, waited_s}],
+   "phases": [{phase, variant, model, started_s, wall_s, requests, workers, capacity, overflow, traced, placed}],
+   "review": [{code, severity, field, values}] (the config review, app/lab/checker/review.py)}
+Sessions and steps count from 0; times are seconds from the check's start.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+
+from app.lab.checker.judge import _plain
+
+KIND = "check"
+SCHEMA = 1
+
+
+def to_json(result) -> dict:
+    t = result.tables
+    j = result.judgement
+    return {
+        "kind": KIND,
+        "schema": SCHEMA,
+        "outcome": "broken" if result.exit_code else "held",
+        "exit_code": result.exit_code,
+        "server": {"where": result.where, "url": result.url},
+        "model": result.facts.to_json(),
+        "options": result.options.to_json(),
+        "inputs": {"source": t.input_source, "sessions": len(t.lengths), "lengths": list(t.lengths)},
+        "wall_s": round(result.wall_s, 3),
+        "requests": result.requests,
+        "traced": t.traced,
+        "placed": t.placed,
+        "checks": [v.to_json() for v in j.verdicts],
+        "tolerances": [tol.to_json() for tol in j.tolerances],
+        "outputs": _records(t.outputs),
+        "diagnoses": _plain(j.diagnoses),
+        "refusals": _records(j.refusals.drop(columns=["row"], errors="ignore")),
+        "phases": _records(t.phases),
+        "review": [f.to_json() for f in result.review],
+    }
+
+
+def dumps(result) -> str:
+    return json.dumps(to_json(result), indent=1, default=str)
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    return [_plain({k: (None if _missing(v) else v) for k, v in row.items()}) for row in frame.to_dict(orient="records")]
+
+
+def _missing(value) -> bool:
+    return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
+
+
+# -- tables for the page's figures -----------------------------------------------------------
+TIMELINE_COLUMNS = ["phase", "variant", "lane", "instance", "slot", "execution", "exec_start", "exec_end", "session", "step",
+                    "conversation", "role", "corrid", "diverged"]
+
+
+def timeline(result, variant: str | None = None) -> pd.DataFrame:
+    """Executions over time from the trace: one row per traced request, `lane` (the instance where
+    the log said, else a packed lane) for the figure's rows, `session` for its colour, and
+    `diverged` marking the steps beyond tolerance in a broken check. Empty without a trace."""
+    steps = result.tables.steps
+    traced = steps[steps["exec_start"].notna()] if "exec_start" in steps else steps.iloc[0:0]
+    if variant is not None:
+        traced = traced[traced["variant"] == variant]
+    wrong = result.judgement.broken_steps
+    beyond = wrong[wrong["difference"] > wrong["tolerance"]] if len(wrong) else wrong
+    marks = set(zip(beyond["conversation"], beyond["step"], strict=True)) if len(beyond) else set()
+    out = traced.assign(diverged=[(c, s) in marks for c, s in zip(traced["conversation"], traced["step"], strict=True)])
+    return out.reindex(columns=TIMELINE_COLUMNS).sort_values(["exec_start", "lane"]).reset_index(drop=True)
+
+
+def errors(result) -> pd.DataFrame:
+    """Each broken session's difference from its reference over its steps, per output (the
+    judgement's broken_steps): check, variant, conversation, session, step, role, output,
+    difference, tolerance, t_send. A step is beyond tolerance where difference > tolerance."""
+    return result.judgement.broken_steps.copy()

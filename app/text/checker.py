@@ -1,0 +1,259 @@
+"""Words of the deployment checker (app/lab/checker): checks, verdicts, reasons, problems, summary.
+
+English templates marked with N_(); the engine's codes pick them, its values fill them.
+"""
+from __future__ import annotations
+
+import math
+
+from app.i18n import N_, Words
+from app.text.checker_review import finding_words
+
+CHECKS = {
+    "reference": N_("each session alone, twice: the model answers the same"),
+    "interleaved": N_("interleaved sessions, slots full and a backlog: each session hears only its own history"),
+    "id_reuse": N_("IDs reused after END, on freed slots: a new sequence inherits nothing"),
+    "abandoned": N_("a session abandoned without END: nobody else changes, nor the next session on its slot"),
+    "cancelled": N_("a session whose client gave up on a request (timed out): nobody else changes, nor the next session on its slot"),
+    "repeat_alone": N_("each request alone, twice: the same answer"),
+    "batch_composition": N_("the same requests concurrently, in batches of other compositions: the same answers"),
+    "after_traffic": N_("each request alone again, after other traffic, in another order: the same answers"),
+}
+VARIANTS = {
+    "alone": N_("alone"),
+    "all_instances": N_("all instances"),
+    "one_instance": N_("one instance"),
+}
+ROLES = {
+    "alone": N_("alone"), "interleaved": N_("interleaved"), "first_use": N_("first use of its ID"),
+    "reuse": N_("reusing an ended sequence's ID"), "chain": N_("reusing one ID, alone"), "holder": N_("holding a slot"),
+    "victim_abandon": N_("the abandoned session"), "victim_cancel": N_("the session that timed out"),
+    "follower": N_("next on a freed slot"), "c1": N_("concurrent, first order"), "c2": N_("concurrent, second order"),
+}
+VERDICTS = {"held": N_("HELD"), "broken": N_("BROKEN"), "skipped": N_("SKIPPED")}
+SKIP_REASONS = {
+    "not_reproducible": N_("the reference is not reproducible, so nothing can be compared with it"),
+    "not_requested": N_("not asked for (--no-one-instance)"),
+    "single_instance": N_("the model has one instance: the all-instances run is the one-instance run"),
+    "external_server": N_("the server {url:text} is not the checker's own: it has no model files there to load a one-instance copy from"),
+    "no_model_files": N_("the checker does not have {model:text}'s files, so it cannot load a one-instance copy"),
+    "copy_refused": N_("the server refused to load the one-instance copy (`{message:text}`); explicit model control is needed"),
+    "sessions_too_short": N_("every session is shorter than 3 steps ({steps:count}): none can stop half-way"),
+    "all_refused": N_("the server refused every request of this check"),
+    "nothing_compared": N_("no step had a reference to compare with"),
+}
+DIAGNOSES = {
+    "keeps_state": N_("The answer to a request depends on the requests before it: the model keeps state between requests. "
+                      "Under the dynamic batcher any request may land in any batch row of any instance, so this model belongs "
+                      "under the sequence batcher, with its state keyed by slot (direct) or by correlation ID."),
+    "batch_dependent": N_("The answer to a request changes with the other requests in its batch: batching is not transparent "
+                          "for this model. Make each row's computation independent of the others, or do not batch it."),
+    "not_reproducible": N_("A session run alone, from START, twice, did not answer the same: the model is nondeterministic "
+                           "beyond the tolerance, or keeps something across sequences. Nothing else could be judged."),
+    "noise_above_tolerance": N_("Run alone twice, the same inputs gave float outputs that differ by more than the tolerance you "
+                                "set, though by no more than the datatype's rounding may explain: the model's own noise. Raise "
+                                "--tolerance, or leave it out and the checker derives one from the noise it measures."),
+    "sessions_mix": N_("With sessions interleaved, a session's answers changed: its state is mixed with another session's. "
+                       "Under oldest, key the state by the correlation ID; under direct, by slot and honour READY."),
+    "inherits_after_end": N_("A new sequence that reused an ended sequence's ID or slot answered differently: the model keeps "
+                             "state past END, or does not start fresh on START."),
+    "aborted_pollutes": N_("A session that stopped without END, or gave up on a request, changed what another session got: "
+                           "the model must drop or reset state the server never ended for it (START resets; the idle "
+                           "reaper does not tell the model)."),
+}
+REFUSAL_CAUSES = {
+    "reaped_after_backlog": N_("waited in the backlog longer than the idle timeout, and was ended by the reaper as it got a slot"),
+    "idle_gap": N_("the client paused longer than the idle timeout, and the reaper ended the sequence"),
+    "sequence_ended": N_("the server had ended the sequence"),
+    "timed_out": N_("a deadline passed"),
+    "no_answer": N_("the server did not answer"),
+    "server_error": N_("the server refused it"),
+}
+PHASES = {
+    "reference": N_("references: every session alone"),
+    "interleaved": N_("interleaved sessions"),
+    "id_reuse": N_("IDs reused after END"),
+    "abandon_round": N_("abandoned and timed-out sessions (waits for the idle timeout)"),
+    "concurrent": N_("concurrent requests, shuffled"),
+    "after_traffic": N_("alone again, after the traffic"),
+}
+PROBLEMS = {
+    "check_shape_syntax": N_("--shape takes NAME:d1,d2 with whole dimensions of at least 1 (as perf_analyzer's): got '{value:text}'"),
+    "check_shape_unknown_input": N_("--shape names '{name:text}', which is not an input of the model: its inputs are {inputs:text}"),
+    "check_input_shape_needed": N_("input {name:text} has variable dimensions {dims:text}: give its size with --shape {name:text}:d1,d2 "
+                                   "(one number per dimension), or give a data file with --input-data"),
+    "check_shape_mismatch": N_("--shape for {name:text} gives {given:text}, which does not fit its dimensions {dims:text}"),
+    "check_shape_too_large": N_("--shape for {name:text} gives {given:text}: more than {high:count} elements per request"),
+    "check_datatype_unsupported": N_("input {name:text} has datatype {datatype:text}, which the checker cannot generate: give a data file"),
+    "check_data_unreadable": N_("the data file {source:text} cannot be read: `{error:text}`"),
+    "check_data_no_data": N_("{source:text} has no \"data\" list (perf_analyzer's --input-data format)"),
+    "check_data_mixed_streams": N_("{source:text}: \"data\" must hold either entries or lists of entries (streams), not both"),
+    "check_data_empty_stream": N_("{source:text}: stream {stream:count} is empty"),
+    "check_data_not_an_entry": N_("{source:text}: stream {stream:count}, step {step:count} is not an object of input tensors"),
+    "check_data_unknown_input": N_("{source:text}: stream {stream:count}, step {step:count} names {name:text}, which the model does not "
+                                   "have: its inputs are {inputs:text}"),
+    "check_data_missing_input": N_("{source:text}: stream {stream:count}, step {step:count} lacks input {name:text}"),
+    "check_data_bad_shape": N_("{source:text}: stream {stream:count}, step {step:count}, input {name:text}: \"shape\" must be a list "
+                               "of whole numbers, got {given:text}"),
+    "check_data_shape_mismatch": N_("{source:text}: stream {stream:count}, step {step:count}, input {name:text}: shape {given:text} does "
+                                    "not fit the model's dimensions {dims:text}"),
+    "check_data_size_mismatch": N_("{source:text}: stream {stream:count}, step {step:count}, input {name:text}: shape {given:text} holds "
+                                   "{expected:count} elements, the data has {got:count}"),
+    "check_data_shape_needed": N_("{source:text}: stream {stream:count}, step {step:count}, input {name:text} has variable dimensions "
+                                  "{dims:text}: give \"shape\" with its \"content\", or --shape"),
+    "check_data_bad_value": N_("{source:text}: stream {stream:count}, step {step:count}, input {name:text}: the values are not "
+                               "{kind:text} data"),
+    "check_data_bad_base64": N_("{source:text}: stream {stream:count}, step {step:count}, input {name:text}: \"b64\" is not valid base64 "
+                                "of whole elements"),
+    "check_sessions_range": N_("sessions must be {low:count} to {high:count}: got {value:text}"),
+    "check_steps_range": N_("steps must be {low:count} to {high:count}: got {value:text}"),
+    "check_tolerance_range": N_("the tolerance must be 0 or more: got {value:text}"),
+    "check_unknown": N_("no check '{value:text}': choose from {choices:text}"),
+    "check_url_and_repository": N_("give either --url (a server of yours) or --model-repository (a repository the checker serves), not both"),
+    "check_model_not_in_repository": N_("there is no model '{model:text}' in {repository:text}: it holds {models:text}"),
+    "check_model_load_failed": N_("model '{model:text}' did not load: `{message:text}`"),
+    "check_model_unknown": N_("the server at {url:text} has no model '{model:text}'; ready there: {models:text}"),
+    "check_model_not_ready": N_("model '{model:text}' is not ready on the server (state {state:text}: `{reason:text}`); the checker "
+                                "never loads a model it did not create: load it first"),
+    "check_decoupled_unsupported": N_("'{model:text}' is decoupled: it may send any number of responses per request, and the checker "
+                                      "compares one reply per request, so decoupled models are not supported"),
+    "check_ignore_unknown_output": N_("--ignore-output names '{name:text}', which is not an output of the model: its outputs are {outputs:text}"),
+    "check_nothing_to_compare": N_("every output of '{model:text}' is ignored: nothing is left to compare"),
+    "check_model_fails": N_("model '{model:text}' refused every request, so there is nothing to compare: `{error:text}`"),
+    "check_server_gone": N_("the server at {url:text} stopped answering during the check; nothing was judged"),
+}
+
+
+def number(value) -> str:
+    """A difference or tolerance as people read it: 3 significant digits, 'inf' for none at all."""
+    if value is None:
+        return "–"
+    if isinstance(value, str) or not math.isfinite(value):
+        return "∞"
+    return f"{value:.3g}"
+
+
+def check_name(check: str, variant: str, _: Words) -> str:
+    return _.render(N_("{check:text} ({variant:text})"), check=_(CHECKS[check]), variant=_(VARIANTS[variant]))
+
+
+def verdict_sentence(v, _: Words) -> str:
+    """One verdict (app/lab/checker/judge.Verdict) as a sentence."""
+    values = v.values
+    if v.verdict == "skipped":
+        return _.render(SKIP_REASONS[v.reason], **values)
+    if v.verdict == "held":
+        text = _.render(N_("{compared:count} steps of {sessions:count} sessions matched their references; largest difference {largest:text}"),
+                        compared=values["compared"], sessions=values["sessions"], largest=number(values.get("largest_difference")))
+    else:
+        first = values["first"]
+        where = (_.render(N_("{session:session}, step {step:count} ({role:text}, ID {corrid:text})"), session=first["session"],
+                          step=first["step"] + 1, role=_(ROLES.get(first["role"], first["role"])), corrid=first["corrid"])
+                 if first["corrid"] else
+                 _.render(N_("{session:session}, request {step:count} ({role:text})"), session=first["session"], step=first["step"] + 1,
+                          role=_(ROLES.get(first["role"], first["role"]))))
+        text = _.render(
+            N_("first differed at {where:text}: {output:text} off by {difference:text}, tolerance {tolerance:text}; "
+               "{wrong:count} steps of {sessions:count} sessions differ"),
+            where=where, output=first["output"], difference=number(first["difference"]), tolerance=number(first["tolerance"]),
+            wrong=values["wrong_steps"], sessions=values["wrong_sessions"])
+        shown = first.get("shown")
+        if shown:
+            text += _.render(N_(" (expected {expected:text}, got {got:text})"), expected=str(shown["expected"]), got=str(shown["got"]))
+        execution = first.get("execution")
+        if execution and execution["shared_with"]:
+            others = ", ".join(_.render(N_("{session:session} step {step:count}"), session=o["session"], step=o["step"] + 1)
+                               for o in execution["shared_with"])
+            text += _.render(N_("; it ran in a batch of {batch:count} on {lane:text} with {others:text}"),
+                             batch=execution["batch"], lane=str(execution["lane"]), others=others)
+        elif execution:
+            text += _.render(N_("; it ran alone in its batch on {lane:text}"), lane=str(execution["lane"]))
+    if values.get("refusals"):
+        text += _.render(N_("; {n:count} requests refused"), n=values["refusals"])
+    extra = _extra(v, _)
+    return text + (f"; {extra}" if extra else "")
+
+
+def _extra(v, _: Words) -> str:
+    values = v.values
+    if v.check == "interleaved" and "overflow" in values:
+        if values["overflow"]:
+            return _.render(N_("{n:count} sessions in flight on {capacity:count} slots, so the backlog was used"),
+                            n=values["in_flight"], capacity=values["capacity"])
+        return _.render(N_("only {n:count} sessions in flight on {capacity:count} slots: the backlog was not reached (more --sessions reach it)"),
+                        n=values["in_flight"], capacity=values["capacity"])
+    if v.check == "id_reuse" and values.get("same_instance") is not None:
+        return _.render(N_("{same:count} of {reused:count} reused IDs landed on their old instance, {slot:count} on their old slot"),
+                        same=values["same_instance"], reused=values["reused"], slot=values["same_slot"])
+    if v.check in ("abandoned", "cancelled") and values.get("next_on_slot") is not None:
+        return _.render(N_("the next session on its slot ran there: {yes:yes_no}"), yes=values["next_on_slot"])
+    return ""
+
+
+def summary_lines(result, _: Words) -> list[str]:
+    """The CLI's account of a check (app/lab/checker/engine.CheckResult)."""
+    f = result.facts
+    lines = [_.render(
+        N_("Checked {model:text} on {url:text} ({where:text}): scheduler {scheduler:text}, instances: {instances:count}; "
+           "{requests:count} requests in {wall:seconds}"),
+        model=f.name, url=result.url, where=_(WHERE[result.where]), scheduler=f.scheduler, instances=f.instances,
+        requests=result.requests, wall=result.wall_s)]
+    if f.sequence:
+        lines.append(_.render(N_("capacity {capacity:count} sequences ({instances:count} × {slots:count} slots), idle timeout {idle:seconds}"),
+                              capacity=f.capacity, instances=f.instances, slots=f.slots_per_instance, idle=f.idle_timeout_us / 1e6))
+    lines.append(_.render(N_("{sessions:count} sessions of {low:count} to {high:count} steps, inputs {source:text}"),
+                          sessions=len(result.tables.lengths), low=min(result.tables.lengths), high=max(result.tables.lengths),
+                          source=_(SOURCES[result.tables.input_source])))
+    ignored = result.tables.outputs[~result.tables.outputs["compared"]]
+    if len(ignored):
+        lines.append(_.render(N_("left out: {names:text}"), names=", ".join(ignored["name"])))
+    for tol in result.judgement.tolerances:
+        if tol.source != "exact":
+            lines.append(_.render(N_("{output:text} ({datatype:text}): tolerance {value:text} ({source:text}; noise between the lone runs {noise:text})"),
+                                  output=tol.output, datatype=tol.datatype, value=number(tol.value), source=_(TOLERANCE_SOURCES[tol.source]),
+                                  noise=number(tol.noise)))
+    lines.append("")
+    for v in result.verdicts:
+        lines.append(f"{_(VERDICTS[v.verdict]):8} {check_name(v.check, v.variant, _)}")
+        lines.append(f"         {verdict_sentence(v, _)}")
+    for d in result.judgement.diagnoses:
+        lines += ["", _(DIAGNOSES[d["code"]])]
+    refusals = result.judgement.refusals
+    if len(refusals):
+        lines.append("")
+        for cause, group in refusals.groupby("cause"):
+            lines.append(_.render(N_("{n:count} requests refused: {cause:text}; Triton said `{error:text}`"),
+                                  n=len(group), cause=_(REFUSAL_CAUSES[cause]), error=group.iloc[0]["error"]))
+    if result.review:
+        lines += ["", _.render(N_("Config review: {n:count} findings"), n=len(result.review))]
+        lines += _finding_lines(result.review, _)
+    return lines
+
+
+WHERE = {"embedded": N_("the checker's own server"), "external": N_("an external server")}
+SOURCES = {"generated": N_("generated from the model's metadata"), "data_file": N_("from the data file")}
+TOLERANCE_SOURCES = {"user": N_("yours"), "derived": N_("from the measured noise and the datatype")}
+OUTCOME = {0: N_("Every check held."), 1: N_("A check broke.")}
+
+
+def junit_message(v, _: Words) -> str:
+    """A JUnit test case's message: the check, its variant, and what the verdict says."""
+    return f"{check_name(v.check, v.variant, _)}: {_(VERDICTS[v.verdict])}: {verdict_sentence(v, _)}"
+
+
+def review_lines(findings: dict[str, list], _: Words) -> list[str]:
+    """The config review's findings per model (`batching-lab check --config`)."""
+    lines = []
+    for model, found in findings.items():
+        lines.append(_.render(N_("{model:text}: {n:count} findings"), model=model, n=len(found)))
+        lines += _finding_lines(found, _)
+    return lines
+
+
+def _finding_lines(found: list, _: Words) -> list[str]:
+    """Each finding in the review's own words (app/text/checker_review.py): title, why, fix."""
+    lines = []
+    for finding in found:
+        w = finding_words(finding, _)
+        lines += [f"  {w.severity}: {w.title} ({finding.field})", f"    {w.why}", f"    {w.fix}"]
+    return lines

@@ -1,0 +1,125 @@
+"""What the checker refuses, and what it skips, each with one clear message and nothing left behind:
+unknown, failing and decoupled models, inputs it cannot generate, data files that do not match,
+servers where it may not load a copy, and a server that goes away mid-check."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from app.i18n import words
+from app.lab.checker import engine
+from app.lab.checker import target as targets
+from app.lab.checker.options import CheckOptions
+from app.lab.problems import LabError
+from app.lab.server.connection import LabServer
+from app.text.problems import error
+from tests.lab.checker.conftest import TEST_STEPS, ZOO, check_copies_gone, ready, verdicts, zoo_files, zoo_fixture
+
+zoo = zoo_fixture("zoo_varlen", "zoo_fails", "zoo_decoupled", "zoo_direct_slot")
+
+
+def english(err: LabError) -> str:
+    return error(err, words("en"))
+
+
+def refused(server, model: str, files=None, **options) -> LabError:
+    with pytest.raises(LabError) as err:
+        engine.run_check(targets.on_server(server, model, files=files), CheckOptions(steps=TEST_STEPS, **options))
+    return err.value
+
+
+def test_an_unknown_model_is_named_with_the_models_there_are(lab_server):
+    err = refused(lab_server, "no_such_model")
+    assert err.code == "check_model_unknown"
+    message = english(err)
+    assert "no model 'no_such_model'" in message and "asr_sequence_direct" in message
+    assert not ready(lab_server, "no_such_model")  # it did not try to load it
+
+
+def test_a_model_that_fails_every_request_stops_the_check_with_tritons_words(zoo):
+    err = refused(zoo.server, "zoo_fails")
+    assert err.code == "check_model_fails" and err.values["error"] == "the zoo's failing model refuses every request"
+
+
+def test_a_decoupled_model_is_refused_before_any_request(zoo):
+    before = zoo.server.client().get_inference_statistics("zoo_decoupled")["model_stats"][0]["inference_count"]
+    err = refused(zoo.server, "zoo_decoupled")
+    assert err.code == "check_decoupled_unsupported" and "not supported" in english(err)
+    assert zoo.server.client().get_inference_statistics("zoo_decoupled")["model_stats"][0]["inference_count"] == before
+
+
+def test_an_input_it_cannot_generate_is_named_and_shape_or_data_asked_for(zoo):
+    err = refused(zoo.server, "zoo_varlen")
+    assert err.code == "check_input_shape_needed" and err.values["name"] == "TOKENS"
+    assert "--shape TOKENS:" in english(err) and "--input-data" in english(err)
+
+
+def test_a_variable_length_integer_input_sized_by_shape_passes(zoo):
+    result = zoo.check("zoo_varlen", shapes={"TOKENS": (5,)})
+    assert result.exit_code == 0
+    assert {k: v for k, v in verdicts(result).items() if "one_instance" not in k} == {
+        "reference/alone": "held", "interleaved/all_instances": "held", "id_reuse/all_instances": "held",
+        "abandoned/all_instances": "held", "cancelled/all_instances": "held"}
+
+
+def test_one_stream_per_session_from_a_perf_analyzer_data_file_with_shapes_of_its_own(zoo, tmp_path):
+    streams = [[{"TOKENS": {"content": list(range(s + k + 1)), "shape": [s + k + 1]}} for k in range(4 + s % 3)] for s in range(7)]
+    path = tmp_path / "data.json"
+    path.write_text(json.dumps({"data": streams}))
+    result = zoo.check("zoo_varlen", key="data", input_data=path, one_instance=False, steps=None)  # the streams set the lengths
+    assert result.tables.input_source == "data_file" and result.tables.lengths == [4, 5, 6, 4, 5, 6, 4]
+    assert verdicts(result)["interleaved/all_instances"] == "held" and result.exit_code == 0
+
+
+@pytest.mark.parametrize(("document", "code", "words_"), [
+    ({"data": [{"IDS": [1, 2]}]}, "check_data_unknown_input", "names IDS, which the model does not have"),
+    ({"data": [[{"TOKENS": ["a", "b"]}]]}, "check_data_bad_value", "are not INT64 data"),
+    ({"data": [[{"TOKENS": {"content": [1, 2, 3], "shape": [2]}}]]}, "check_data_size_mismatch", "holds 2 elements, the data has 3"),
+])
+def test_a_data_file_that_does_not_match_the_model_is_refused_before_any_request(zoo, tmp_path, document, code, words_):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(document))
+    err = refused(zoo.server, "zoo_varlen", input_data=path)
+    assert err.code == code and words_ in english(err) and str(path) in english(err)
+
+
+def test_without_the_models_files_the_one_instance_variant_is_skipped_and_said(zoo):
+    result = engine.run_check(targets.on_server(zoo.server, "zoo_direct_slot", files=None),
+                              CheckOptions(steps=TEST_STEPS, only=("interleaved",)))
+    skipped = result.judgement.verdict("interleaved", "one_instance")
+    assert (skipped.verdict, skipped.reason, skipped.values) == ("skipped", "no_model_files", {"model": "zoo_direct_slot"})
+    assert result.judgement.verdict("interleaved", "all_instances").verdict == "held"
+    assert check_copies_gone(zoo.server) == []
+
+
+def test_on_an_external_server_it_loads_nothing_and_says_which_variant_it_skipped(zoo):
+    external = LabServer(url=zoo.server.url).start()  # the same server, seen from outside: no files, no loading
+    before = {e["name"] for e in zoo.server.client().get_model_repository_index() if e.get("state") == "READY"}
+    result = engine.run_check(targets.on_server(external, "zoo_direct_slot", files=zoo_files("zoo_direct_slot")),
+                              CheckOptions(steps=TEST_STEPS, only=("interleaved",)))
+    skipped = result.judgement.verdict("interleaved", "one_instance")
+    assert (skipped.verdict, skipped.reason) == ("skipped", "external_server") and result.where == "external"
+    after = {e["name"] for e in zoo.server.client().get_model_repository_index() if e.get("state") == "READY"}
+    assert after == before
+
+
+def test_a_server_that_stops_mid_check_stops_it_with_one_message():
+    server = LabServer(model_repository=ZOO).start()
+    try:
+        server.models.ensure("zoo_batch_dependent")
+        target = targets.on_server(server, "zoo_batch_dependent")
+
+        def kill_after_some(done: int, planned: int, phase: str, variant: str) -> None:
+            if done > 20 and server.embedded.running:
+                server.embedded.kill_for_demo()
+
+        with pytest.raises(LabError) as err:
+            engine.run_check(target, CheckOptions(steps=TEST_STEPS), progress=kill_after_some)
+        assert err.value.code == "check_server_gone" and server.url in english(err.value)
+        assert not server.embedded.running
+    finally:
+        log = server.embedded.log_path if server.embedded else None
+        server.stop()
+        if log is not None:
+            log.unlink(missing_ok=True)  # a killed server keeps its log for a post-mortem; this death was ours

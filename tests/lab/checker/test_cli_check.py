@@ -1,0 +1,93 @@
+"""`batching-lab check`, run as a user would (a subprocess): exit codes, the JSON report, the JUnit XML."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from tests.lab.checker.conftest import ZOO
+
+CLI = [sys.executable, "-m", "app.cli", "check"]
+
+
+def run_check(args, env, timeout=600):
+    return subprocess.run(CLI + args, capture_output=True, text=True, env={**os.environ, **env}, timeout=timeout)
+
+
+def own_env() -> dict:
+    """No external server: the check starts the embedded one."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRITON_")}
+    return {**env, "TRITON_LAB_DATA": os.environ.get("TRITON_LAB_DATA", "")}
+
+
+def test_exit_2_and_one_message_for_an_unknown_model(server_env):
+    done = run_check(["--model", "no_such_model"], server_env)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1].startswith("batching-lab: the server at ")
+    assert "has no model 'no_such_model'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_exit_2_for_options_that_cannot_be_right_before_any_server_is_asked(server_env):
+    done = run_check(["--model", "asr_sequence_direct", "--shape", "AUDIO", "--sessions", "0"], server_env)
+    assert done.returncode == 2 and "--shape takes NAME:d1,d2" in done.stderr
+
+
+def test_exit_1_with_a_failure_per_broken_check_in_the_junit_xml(server_env, tmp_path):
+    xml, report = tmp_path / "check.xml", tmp_path / "check.json"
+    done = run_check(["--model", "asr_dynamic", "--sessions", "4", "--steps", "4", "--junit-xml", str(xml), "--json", str(report)], server_env)
+    assert done.returncode == 1, done.stderr
+    assert "BROKEN" in done.stdout and "belongs under the sequence batcher" in done.stdout
+    suite = ET.parse(xml).getroot().find("testsuite")
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    assert set(cases) == {"repeat_alone[alone]", "batch_composition[all_instances]", "after_traffic[alone]"}
+    assert cases["repeat_alone[alone]"].find("failure").get("type") == "keeps_state"
+    assert cases["batch_composition[all_instances]"].find("skipped") is not None
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "1", "2")
+    data = json.loads(report.read_text())
+    assert (data["kind"], data["schema"], data["exit_code"], data["outcome"]) == ("check", 1, 1, "broken")
+    assert data["server"]["where"] == "external" and data["inputs"]["lengths"] == [4, 4, 4, 4]
+
+
+def test_exit_0_when_every_check_held_and_the_one_instance_variant_skipped_on_an_external_server(server_env, tmp_path):
+    report = tmp_path / "check.json"
+    done = run_check(["--model", "asr_sequence_direct", "--steps", "4", "--only", "interleaved", "--json", str(report)], server_env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Every check held." in done.stdout
+    checks = {(c["check"], c["variant"]): c for c in json.loads(report.read_text())["checks"]}
+    assert checks[("interleaved", "all_instances")]["verdict"] == "held"
+    assert (checks[("interleaved", "one_instance")]["verdict"], checks[("interleaved", "one_instance")]["reason"]) == ("skipped", "external_server")
+
+
+def test_a_repository_of_ones_own_served_embedded_with_a_one_instance_copy_and_nothing_left_running(tmp_path):
+    report, xml = tmp_path / "check.json", tmp_path / "check.xml"
+    done = run_check(["--model", "zoo_corrid_oldest", "--model-repository", str(ZOO), "--steps", "4", "--only", "interleaved",
+                      "--json", str(report), "--junit-xml", str(xml)], own_env())
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = json.loads(report.read_text())
+    assert data["server"]["where"] == "embedded"
+    assert {(c["check"], c["variant"]): c["verdict"] for c in data["checks"]} == {
+        ("reference", "alone"): "held", ("interleaved", "all_instances"): "held", ("interleaved", "one_instance"): "held"}
+    assert len(ET.parse(xml).getroot().find("testsuite").findall("testcase")) == 3
+    with pytest.raises(OSError):  # the server it started is gone
+        urllib.request.urlopen(f"http://{data['server']['url']}/v2/health/live", timeout=5)
+
+
+def test_a_model_missing_from_the_repository_is_named_before_a_server_starts():
+    done = run_check(["--model", "nope", "--model-repository", str(ZOO)], own_env(), timeout=60)
+    assert done.returncode == 2 and "there is no model 'nope'" in done.stderr and "zoo_stateless" in done.stderr
+    assert "Starting" not in done.stderr  # no server was started
+
+
+def test_the_config_review_runs_offline_on_a_repository(tmp_path):
+    pytest.importorskip("app.lab.checker.review", reason="the config review (check-review) is not merged yet")
+    report = tmp_path / "review.json"
+    done = run_check(["--config", str(ZOO), "--json", str(report)], own_env(), timeout=120)
+    assert done.returncode in (0, 1), done.stderr
+    data = json.loads(report.read_text())
+    assert data["kind"] == "check_config" and "zoo_stateless" in data["models"]
+    assert "simple_sequence:" in done.stdout

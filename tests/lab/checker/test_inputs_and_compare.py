@@ -1,0 +1,177 @@
+"""Inputs from metadata and from perf_analyzer's data files, and how replies compare (pure)."""
+from __future__ import annotations
+
+import base64
+import struct
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from app.i18n import words
+from app.lab.checker import compare, input_data, inputs
+from app.lab.checker.facts import ModelFacts, TensorSpec
+from app.lab.problems import LabError
+from app.text.problems import error
+from tests.lab.checker.tables import facts
+
+TYPES = ["BOOL", "UINT8", "UINT16", "UINT32", "UINT64", "INT8", "INT16", "INT32", "INT64", "FP16", "BF16", "FP32", "FP64", "BYTES"]
+NUMPY = {"BOOL": np.bool_, "UINT8": np.uint8, "UINT16": np.uint16, "UINT32": np.uint32, "UINT64": np.uint64, "INT8": np.int8,
+         "INT16": np.int16, "INT32": np.int32, "INT64": np.int64, "FP16": np.float16, "BF16": ml_dtypes.bfloat16,
+         "FP32": np.float32, "FP64": np.float64, "BYTES": np.object_}
+
+
+def english(err: LabError) -> str:
+    """A problem as the CLI words it in English (str() of a LabError is its codes)."""
+    return error(err, words("en"))
+
+
+def model(*specs: TensorSpec, max_batch: int = 4) -> ModelFacts:
+    base = facts()
+    return ModelFacts(**{**base.__dict__, "inputs": specs, "max_batch_size": max_batch})
+
+
+@pytest.mark.parametrize("datatype", TYPES)
+def test_every_datatype_is_generated_with_its_dtype_and_shape(datatype):
+    spec = TensorSpec("X", datatype, (2, 3))
+    array = inputs.generate(spec, (2, 3), np.random.default_rng(1))
+    assert array.shape == (2, 3) and array.dtype == np.dtype(NUMPY[datatype])
+    if datatype == "BYTES":
+        assert all(isinstance(v, bytes) and 1 <= len(v) <= 8 for v in array.reshape(-1))
+
+
+def test_each_session_and_step_has_its_own_inputs_the_same_in_every_run():
+    f = model(TensorSpec("A", "INT32", (4,)), TensorSpec("B", "FP32", (2,)))
+    source = inputs.Generated(f, {"A": (4,), "B": (2,)}, lengths=[3, 3], seed=5)
+    again = inputs.Generated(f, {"A": (4,), "B": (2,)}, lengths=[3, 3], seed=5)
+    first = source.arrays(0, 0)
+    assert first["A"].shape == (1, 4)  # the batch dimension of a batch-1 request
+    assert np.array_equal(first["A"], again.arrays(0, 0)["A"])
+    histories = {tuple(np.concatenate([source.arrays(s, k)["A"].reshape(-1) for k in range(3)])) for s in range(2)}
+    assert len(histories) == 2
+    assert not np.array_equal(first["A"], inputs.Generated(f, {"A": (4,), "B": (2,)}, [3, 3], seed=6).arrays(0, 0)["A"])
+
+
+def test_a_model_without_batching_gets_no_batch_dimension():
+    f = model(TensorSpec("A", "INT32", (1,)), max_batch=0)
+    assert inputs.Generated(f, {"A": (1,)}, [1]).arrays(0, 0)["A"].shape == (1,)
+
+
+def test_shapes_fill_variable_dimensions_and_every_problem_names_the_input():
+    f = model(TensorSpec("TOKENS", "INT64", (-1,)), TensorSpec("IMAGE", "FP32", (3, -1, -1)))
+    assert inputs.concrete_shapes(f, {"TOKENS": (7,), "IMAGE": (3, 4, 5)}) == {"TOKENS": (7,), "IMAGE": (3, 4, 5)}
+    with pytest.raises(LabError) as missing:
+        inputs.concrete_shapes(f, {"TOKENS": (7,)})
+    assert [(p.code, p.values["name"]) for p in missing.value.problems] == [("check_input_shape_needed", "IMAGE")]
+    assert "--shape IMAGE:d1,d2" in english(missing.value)
+    with pytest.raises(LabError) as wrong:
+        inputs.concrete_shapes(f, {"TOKENS": (7,), "IMAGE": (4, 4, 5), "OTHER": (1,)})
+    assert {p.code for p in wrong.value.problems} == {"check_shape_unknown_input", "check_shape_mismatch"}
+    assert inputs.concrete_shapes(f, {}, data_supplied=True) == {"TOKENS": None, "IMAGE": None}
+
+
+@pytest.mark.parametrize(("text", "parsed"), [("IMAGE:3,224,224", ("IMAGE", (3, 224, 224))), ("a:b:5", ("a:b", (5,)))])
+def test_shape_option_as_perf_analyzer_writes_it(text, parsed):
+    assert inputs.parse_shape(text) == parsed
+
+
+@pytest.mark.parametrize("text", ["IMAGE", "IMAGE:", "IMAGE:3,x", ":3", "IMAGE:0"])
+def test_shape_option_that_does_not_parse(text):
+    with pytest.raises(LabError) as err:
+        inputs.parse_shape(text)
+    assert err.value.code == "check_shape_syntax"
+
+
+def test_sequence_sessions_mix_short_and_long():
+    lengths = inputs.session_lengths(10, 24, seed=0, mixed=True)
+    assert lengths[0] == 24 and lengths[1] == 8 and all(8 <= n <= 24 for n in lengths)
+    assert inputs.session_lengths(3, 24, seed=0, mixed=False) == [24, 24, 24]
+
+
+# -- perf_analyzer --input-data -----------------------------------------------------------------
+SEQ = model(TensorSpec("INPUT", "INT32", (1,)))
+
+
+def test_one_stream_per_sequence_with_its_own_length():
+    document = {"data": [[{"INPUT": [1]}, {"INPUT": [2]}, {"INPUT": [3]}], [{"INPUT": [7]}]]}
+    streams = input_data.streams(document, SEQ, {"INPUT": (1,)})
+    assert [len(s) for s in streams] == [3, 1]
+    assert streams[0][2]["INPUT"].tolist() == [3] and streams[0][2]["INPUT"].dtype == np.int32
+    source = inputs.FromData(SEQ, streams, lengths=[3, 1, 3])
+    assert source.arrays(2, 1)["INPUT"].tolist() == [[2]]  # session 2 plays stream 0 again, with the batch dimension
+
+
+def test_a_flat_data_list_is_one_stream():
+    assert len(input_data.streams({"data": [{"INPUT": [1]}, {"INPUT": [2]}]}, SEQ, {"INPUT": (1,)})) == 1
+
+
+def test_content_and_shape_for_variable_dimensions_and_b64_for_every_kind():
+    f = model(TensorSpec("T", "INT64", (-1,)), TensorSpec("H", "FP16", (2,)), TensorSpec("S", "BYTES", (2,)),
+              TensorSpec("B", "BF16", (1,)))
+    h = base64.b64encode(np.array([1.5, -2], dtype="<f2").tobytes()).decode()
+    s = base64.b64encode(struct.pack("<I", 2) + b"hi" + struct.pack("<I", 0)).decode()
+    b = base64.b64encode(np.array([0.5], dtype=ml_dtypes.bfloat16).tobytes()).decode()
+    entry = {"T": {"content": [4, 5, 6], "shape": [3]}, "H": {"b64": h}, "S": {"content": {"b64": s}, "shape": [2]}, "B": {"b64": b}}
+    (stream,) = input_data.streams({"data": [entry, {**entry, "T": [1, 2]}]}, f, {"T": None, "H": (2,), "S": (2,), "B": (1,)})
+    assert stream[0]["T"].tolist() == [4, 5, 6] and stream[1]["T"].tolist() == [1, 2]  # one variable dim: the count says
+    assert stream[0]["H"].tolist() == [1.5, -2.0]
+    assert stream[0]["S"].tolist() == [b"hi", b""]
+    assert float(stream[0]["B"][0]) == 0.5
+
+
+@pytest.mark.parametrize(("document", "code"), [
+    ({"nodata": []}, "check_data_no_data"),
+    ({"data": [[{"INPUT": [1]}], {"INPUT": [1]}]}, "check_data_mixed_streams"),
+    ({"data": [{"INPUT": [1], "EXTRA": [2]}]}, "check_data_unknown_input"),
+    ({"data": [{}]}, "check_data_missing_input"),
+    ({"data": [{"INPUT": [1, 2]}]}, "check_data_size_mismatch"),
+    ({"data": [{"INPUT": {"content": [1, 2], "shape": [2]}}]}, "check_data_shape_mismatch"),
+    ({"data": [{"INPUT": ["one"]}]}, "check_data_bad_value"),
+    ({"data": [{"INPUT": {"b64": "!!"}}]}, "check_data_bad_base64"),
+    ({"data": [[]]}, "check_data_empty_stream"),
+])
+def test_a_data_file_that_does_not_match_the_model_names_where(document, code):
+    with pytest.raises(LabError) as err:
+        input_data.streams(document, SEQ, {"INPUT": (1,)}, source="f.json")
+    assert err.value.code == code
+    assert english(err.value).startswith("f.json")
+
+
+def test_an_unreadable_data_file(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope")
+    with pytest.raises(LabError) as err:
+        input_data.load(bad)
+    assert err.value.code == "check_data_unreadable" and str(bad) in english(err.value)
+
+
+# -- comparing replies --------------------------------------------------------------------------
+def test_differences_by_kind():
+    assert compare.difference(np.array([3, 4], np.int32), np.array([3, 9], np.int32), "INT32") == 5.0
+    assert compare.difference(np.array([2**64 - 1], np.uint64), np.array([0], np.uint64), "UINT64") == float(2**64 - 1)
+    assert compare.difference(np.array([True, False]), np.array([False, True]), "BOOL") == 2.0
+    assert compare.difference(np.array([b"a", b"b"], object), np.array([b"a", b"c"], object), "BYTES") == 1.0
+    assert compare.difference(np.array([1000.0], np.float32), np.array([1001.0], np.float32), "FP32") == pytest.approx(1e-3)
+    assert compare.difference(np.array([0.5]), np.array([0.75]), "FP64") == 0.25  # absolute below 1
+    assert compare.difference(np.array([np.nan]), np.array([np.nan]), "FP32") == 0.0
+    assert compare.difference(np.array([np.nan]), np.array([1.0]), "FP32") == compare.MISSING
+    assert compare.difference(np.array([1, 2]), np.array([1, 2, 3]), "INT64") == compare.MISSING
+    assert compare.difference(np.array([1]), None, "INT64") == compare.MISSING
+
+
+def test_tolerances():
+    assert compare.tolerance("N", "INT32", 0.0).value == 0.0
+    assert compare.tolerance("N", "INT32", 1.0).reproducible is False
+    assert compare.tolerance("F", "FP32", 0.0).value == compare.FLOOR["FP32"]
+    assert compare.tolerance("F", "FP32", 1e-5).value == pytest.approx(4e-5)
+    assert compare.tolerance("F", "FP16", 1.0).value == compare.CEILING["FP16"]
+    user = compare.tolerance("F", "FP32", 1e-5, user=1e-6)
+    assert (user.value, user.source, user.reproducible) == (1e-6, "user", False)
+
+
+def test_the_recognisers_placement_outputs_are_left_out_by_the_lab():
+    recogniser = model(TensorSpec("AUDIO", "FP32", (160,)), TensorSpec("SESSION", "UINT64", (1,)))
+    recogniser = ModelFacts(**{**recogniser.__dict__, "outputs": tuple(TensorSpec(n, "INT32", (1,)) for n in
+                                                                       ("SYMBOL", "INSTANCE", "SLOT", "BATCH", "STATE_IN", "STATE_OWNER"))})
+    assert compare.default_ignored(recogniser) == ("INSTANCE", "SLOT", "BATCH")
+    assert compare.default_ignored(SEQ) == ()

@@ -1,0 +1,235 @@
+"""The pure judge on small hand-made tables: every verdict, reason and value it can give."""
+from __future__ import annotations
+
+import pytest
+
+from app.lab.checker.judge import judge, refusal_cause
+from app.lab.checker.options import CheckOptions
+from tests.lab.checker.tables import Rows, facts, tables
+
+START_REFUSAL = "inference request for sequence 7 to model 'm' must specify the START flag on the first request of the sequence"
+
+
+def sequence_rows(diff=0.0, phase="interleaved", variant="all_instances", **kw) -> Rows:
+    rows = Rows().reference()
+    for c in range(2):
+        for k in range(2):
+            rows.add(phase, "interleaved", 10 + c, c, k, diff if (c, k) == (1, 1) else 0.0, variant=variant, **kw)
+    return rows
+
+
+def test_every_sequence_check_held_when_every_reply_matches_its_reference():
+    rows = Rows().reference()
+    for phase, role in (("interleaved", "interleaved"), ("id_reuse", "reuse"), ("abandon_round", "holder")):
+        for variant in ("all_instances", "one_instance"):
+            rows.add(phase, role, 20, 0, 0, variant=variant).add(phase, role, 20, 0, 1, variant=variant)
+    result = judge(tables(rows))
+    assert [(v.check, v.variant, v.verdict) for v in result.verdicts] == [
+        ("reference", "alone", "held"),
+        ("interleaved", "all_instances", "held"), ("interleaved", "one_instance", "held"),
+        ("id_reuse", "all_instances", "held"), ("id_reuse", "one_instance", "held"),
+        ("abandoned", "all_instances", "held"), ("abandoned", "one_instance", "held"),
+        ("cancelled", "all_instances", "held"), ("cancelled", "one_instance", "held"),
+    ]
+    assert result.exit_code == 0 and result.diagnoses == []
+    reference = result.verdict("reference")
+    assert reference.values == {"compared": 4, "sessions": 2, "refusals": 0, "largest_difference": 0.0, "largest_output": "OUTPUT"}
+
+
+def test_a_reference_that_does_not_repeat_breaks_and_nothing_else_is_judged():
+    rows = Rows().reference(diff=3.0)
+    rows.add("interleaved", "interleaved", 20, 0, 0, 0.0, variant="all_instances")
+    result = judge(tables(rows))
+    reference = result.verdict("reference")
+    assert (reference.verdict, reference.reason) == ("broken", "not_reproducible")
+    assert reference.values["first"]["difference"] == 3.0 and reference.values["first"]["step"] == 0
+    assert result.verdict("interleaved", "all_instances").verdict == "skipped"
+    assert result.verdict("interleaved", "all_instances").reason == "not_reproducible"
+    assert result.exit_code == 1
+    assert result.diagnoses == [{"code": "not_reproducible", "checks": ["reference/alone"]}]
+
+
+def test_the_first_divergence_is_the_earliest_wrong_step_with_its_size_and_execution():
+    rows = Rows().reference()
+    rows.add("interleaved", "interleaved", 10, 0, 0, 0.0, variant="all_instances", execution=5, lane="m_0_1", exec_start=1.0, exec_end=1.1)
+    rows.add("interleaved", "interleaved", 11, 1, 0, 0.0, variant="all_instances", execution=5, lane="m_0_1", exec_start=1.0, exec_end=1.1)
+    rows.add("interleaved", "interleaved", 11, 1, 1, 4.0, variant="all_instances", t=30.0)
+    rows.add("interleaved", "interleaved", 10, 0, 1, 2.0, variant="all_instances", t=20.0, execution=6, lane="m_0_0",
+             exec_start=2.0, exec_end=2.1, instance="m_0_0", slot=1)
+    rows.add("interleaved", "interleaved", 12, 2, 1, 0.0, variant="all_instances", execution=6, lane="m_0_0", exec_start=2.0, exec_end=2.1)
+    verdict = judge(tables(rows)).verdict("interleaved", "all_instances")
+    assert (verdict.verdict, verdict.reason) == ("broken", "sessions_mix")
+    first = verdict.values["first"]
+    assert (first["session"], first["step"], first["difference"], first["output"]) == (0, 1, 2.0, "OUTPUT")
+    assert (first["instance"], first["slot"]) == ("m_0_0", 1)
+    assert first["execution"]["batch"] == 2 and first["execution"]["lane"] == "m_0_0"
+    assert first["execution"]["shared_with"] == [{"session": 2, "step": 1, "role": "interleaved", "corrid": "7"}]
+    assert verdict.values["wrong_steps"] == 2 and verdict.values["wrong_sessions"] == 2 and verdict.values["compared"] == 5
+
+
+def test_float_tolerance_is_derived_from_the_noise_of_the_lone_runs():
+    rows = Rows(outputs=("SCORE",)).reference(diff=2e-6)
+    rows.add("interleaved", "interleaved", 10, 0, 0, 7e-6, variant="all_instances")
+    rows.add("interleaved", "interleaved", 10, 0, 1, 3e-5, variant="one_instance")
+    result = judge(tables(rows, facts(outputs=(("SCORE", "FP32"),))))
+    tolerance = result.tolerances[0]
+    assert (tolerance.source, tolerance.noise, tolerance.value) == ("derived", 2e-6, pytest.approx(8e-6))
+    held = result.verdict("interleaved", "all_instances")
+    assert held.verdict == "held" and held.values["largest_difference"] == 7e-6
+    assert result.verdict("interleaved", "one_instance").verdict == "broken"
+
+
+def test_a_tolerance_below_the_models_float_noise_is_said_to_be_noise_not_state():
+    rows = Rows(outputs=("SCORE",)).reference(diff=2e-6)
+    result = judge(tables(rows, facts(outputs=(("SCORE", "FP32"),)), CheckOptions(tolerance=0.0)))
+    assert (result.tolerances[0].source, result.tolerances[0].reproducible) == ("user", False)
+    assert result.verdict("reference").reason == "noise_above_tolerance"
+
+
+def test_noise_beyond_the_datatypes_ceiling_is_not_reproducible():
+    rows = Rows(outputs=("SCORE",)).reference(diff=0.5)
+    result = judge(tables(rows, facts(outputs=(("SCORE", "FP32"),))))
+    assert result.tolerances[0].reproducible is False
+    assert (result.verdict("reference").verdict, result.verdict("reference").reason) == ("broken", "not_reproducible")
+
+
+def test_integer_bool_and_string_outputs_compare_exactly():
+    rows = Rows(outputs=("N", "B", "S")).reference()
+    rows.add("interleaved", "interleaved", 10, 0, 0, {"N": 0.0, "B": 1.0, "S": 0.0}, variant="all_instances")
+    result = judge(tables(rows, facts(outputs=(("N", "INT64"), ("B", "BOOL"), ("S", "BYTES")))))
+    assert [t.value for t in result.tolerances] == [0.0, 0.0, 0.0]
+    assert result.verdict("interleaved", "all_instances").values["first"]["output"] == "B"
+
+
+def test_refused_requests_are_refusals_with_a_cause_not_wrong_outputs():
+    rows = Rows().reference()
+    rows.add("interleaved", "interleaved", 10, 0, 0, 0.0, variant="all_instances", t=1.0, recv=3.5)  # waited 2.5 s in the backlog
+    rows.add("interleaved", "interleaved", 10, 0, 1, error=START_REFUSAL, variant="all_instances", t=3.6)
+    rows.add("interleaved", "interleaved", 11, 1, 0, 0.0, variant="all_instances", t=5.0)
+    result = judge(tables(rows))
+    verdict = result.verdict("interleaved", "all_instances")
+    assert verdict.verdict == "held"
+    assert verdict.values["refusals"] == 1 and verdict.values["refusal_causes"] == {"reaped_after_backlog": 1}
+    refusal = result.refusals.iloc[0]
+    assert (refusal["session"], refusal["step"], refusal["error"]) == (0, 1, START_REFUSAL)
+
+
+def test_a_check_whose_every_request_was_refused_is_skipped_not_held():
+    rows = Rows().reference()
+    rows.add("interleaved", "interleaved", 10, 0, 0, error="server is busy", variant="all_instances")
+    verdict = judge(tables(rows)).verdict("interleaved", "all_instances")
+    assert (verdict.verdict, verdict.reason) == ("skipped", "all_refused")
+
+
+@pytest.mark.parametrize(("error", "first_wait", "gap", "cause"), [
+    (START_REFUSAL, 2.0, 0.1, "reaped_after_backlog"),
+    (START_REFUSAL, 0.01, 1.5, "idle_gap"),
+    (START_REFUSAL, 0.01, 0.1, "sequence_ended"),
+    ("Deadline Exceeded", 0.0, 0.0, "timed_out"),
+    ("no answer from the server (ConnectionResetError: reset)", 0.0, 0.0, "no_answer"),
+    ("unexpected shape for input 'X'", 0.0, 0.0, "server_error"),
+])
+def test_refusal_causes(error, first_wait, gap, cause):
+    assert refusal_cause(error, first_wait, gap, idle_s=1.0) == cause
+
+
+def test_variants_the_measurement_skipped_are_skipped_with_its_reason():
+    rows = sequence_rows()
+    skipped = [{"check": c, "variant": "one_instance", "reason": "external_server", "values": {"url": "h:8000"}}
+               for c in ("interleaved", "id_reuse", "abandoned", "cancelled")]
+    result = judge(tables(rows, skipped=skipped))
+    verdict = result.verdict("interleaved", "one_instance")
+    assert (verdict.verdict, verdict.reason, verdict.values) == ("skipped", "external_server", {"url": "h:8000"})
+    assert result.exit_code == 0
+
+
+def test_id_reuse_judges_the_reused_sequences_and_counts_where_they_landed():
+    rows = Rows().reference()
+    # the first wave breaks (padding garbage, say): that is not inheritance
+    rows.add("id_reuse", "first_use", 10, 0, 0, 5.0, variant="all_instances", corrid="41", instance="m_0_0", slot=0)
+    rows.add("id_reuse", "first_use", 11, 1, 0, 0.0, variant="all_instances", corrid="42", instance="m_0_1", slot=0)
+    rows.add("id_reuse", "reuse", 12, 1, 0, 0.0, variant="all_instances", corrid="41", instance="m_0_0", slot=0)
+    rows.add("id_reuse", "reuse", 13, 0, 0, 0.0, variant="all_instances", corrid="42", instance="m_0_0", slot=1)
+    held = judge(tables(rows)).verdict("id_reuse", "all_instances")
+    assert held.verdict == "held" and held.values["compared"] == 2
+    assert (held.values["reused"], held.values["same_instance"], held.values["same_slot"]) == (2, 1, 1)
+    rows.add("id_reuse", "chain", 14, 0, 1, 9.0, variant="all_instances", corrid="41", instance="m_0_0", slot=0)
+    broken = judge(tables(rows)).verdict("id_reuse", "all_instances")
+    assert (broken.verdict, broken.reason, broken.values["first"]["role"]) == ("broken", "inherits_after_end", "chain")
+
+
+def test_a_follower_breaks_the_check_of_the_victim_whose_slot_it_took():
+    rows = Rows().reference()
+    rows.add("abandon_round", "holder", 10, 0, 0, variant="all_instances", instance="m_0_0", slot=0)
+    rows.add("abandon_round", "victim_abandon", 11, 1, 0, variant="all_instances", instance="m_0_0", slot=1, ended_by="reaped")
+    rows.add("abandon_round", "victim_cancel", 12, 0, 0, variant="all_instances", instance="m_0_1", slot=0)
+    rows.add("abandon_round", "victim_cancel", 12, 0, 1, variant="all_instances", judged=False, outcome="cancel_target",
+             error="no answer from the server (timeout: timed out)", instance="m_0_1", slot=0)
+    rows.add("abandon_round", "follower", 13, 1, 0, 6.0, variant="all_instances", instance="m_0_1", slot=0, follows="victim_cancel")
+    rows.add("abandon_round", "follower", 14, 0, 0, 0.0, variant="all_instances", instance="m_0_0", slot=1, follows="victim_abandon")
+    result = judge(tables(rows))
+    abandoned, cancelled = result.verdict("abandoned", "all_instances"), result.verdict("cancelled", "all_instances")
+    assert abandoned.verdict == "held" and abandoned.values["next_on_slot"] is True
+    assert abandoned.values["victim_ended_by"] == "reaped"
+    assert (cancelled.verdict, cancelled.reason) == ("broken", "aborted_pollutes")
+    assert cancelled.values["first"]["role"] == "follower"
+    assert cancelled.values["cancel_outcome"] == "gave_up"
+    assert cancelled.values["refusals"] == 0  # the checker's own cancellation is not a refusal
+
+
+def test_checks_broken_only_because_sessions_already_mix_add_no_diagnosis_of_their_own():
+    rows = sequence_rows(diff=1.0)
+    rows.add("id_reuse", "reuse", 30, 0, 0, 1.0, variant="all_instances")
+    result = judge(tables(rows))
+    assert result.verdict("id_reuse", "all_instances").verdict == "broken"
+    assert result.diagnoses == [{"code": "sessions_mix", "checks": ["interleaved/all_instances"]}]
+
+
+def test_only_the_checks_asked_for_and_measured_are_judged():
+    result = judge(tables(sequence_rows(), options=CheckOptions(only=("interleaved",))))
+    assert [v.id for v in result.verdicts] == ["reference/alone", "interleaved/all_instances"]  # no one-instance rows, no skip either
+
+
+def stateless_rows(repeat=0.0, concurrent=0.0, after=0.0) -> Rows:
+    rows = Rows()
+    for pass_, diff in (("a", None), ("b", repeat)):
+        for s in range(2):
+            rows.add("reference", "alone", len(rows.rows), s, 0, diff, pass_=pass_, corrid="")
+    for s in range(2):
+        rows.add("concurrent", "c1", len(rows.rows), s, 0, concurrent if s else 0.0, variant="all_instances", corrid="")
+        rows.add("after_traffic", "alone", len(rows.rows), s, 0, after if s else 0.0, corrid="")
+    return rows
+
+
+def test_stateless_checks_held():
+    result = judge(tables(stateless_rows(), facts(sequence=False)))
+    assert [(v.check, v.variant, v.verdict) for v in result.verdicts] == [
+        ("repeat_alone", "alone", "held"), ("batch_composition", "all_instances", "held"), ("after_traffic", "alone", "held")]
+    assert result.verdict("batch_composition").values["sessions"] == 2
+
+
+def test_a_lone_request_answered_differently_the_second_time_means_the_model_keeps_state():
+    result = judge(tables(stateless_rows(repeat=9.0), facts(sequence=False)))
+    assert (result.verdict("repeat_alone").verdict, result.verdict("repeat_alone").reason) == ("broken", "keeps_state")
+    assert [(v.id, v.verdict) for v in result.verdicts[1:]] == [("batch_composition/all_instances", "skipped"),
+                                                                 ("after_traffic/alone", "skipped")]
+    assert result.diagnoses == [{"code": "keeps_state", "checks": ["repeat_alone/alone"]}]
+
+
+def test_batch_composition_and_history_break_apart():
+    batch = judge(tables(stateless_rows(concurrent=1.0), facts(sequence=False)))
+    assert batch.diagnoses == [{"code": "batch_dependent", "checks": ["batch_composition/all_instances"]}]
+    assert batch.verdict("after_traffic").verdict == "held"
+    history = judge(tables(stateless_rows(after=1.0), facts(sequence=False)))
+    assert history.diagnoses == [{"code": "keeps_state", "checks": ["after_traffic/alone"]}]
+    assert history.verdict("batch_composition").verdict == "held"
+
+
+def test_broken_steps_give_each_broken_sessions_error_over_its_steps():
+    rows = Rows().reference()
+    for k, diff in enumerate((0.0, 2.0, 5.0)):
+        rows.add("interleaved", "interleaved", 10, 0, k, diff, variant="all_instances")
+    rows.add("interleaved", "interleaved", 11, 1, 0, 0.0, variant="all_instances")  # intact: not in the table
+    steps = judge(tables(rows)).broken_steps
+    assert list(steps["step"]) == [0, 1, 2] and list(steps["difference"]) == [0.0, 2.0, 5.0]
+    assert set(steps["conversation"]) == {10} and set(steps["check"]) == {"interleaved"}

@@ -1,0 +1,130 @@
+"""Placement from log lines and trace stamps, the JSON report and the JUnit XML (pure)."""
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import pandas as pd
+import pytest
+
+from app.i18n import words
+from app.lab.checker import junit, placement, report
+from app.lab.checker.engine import CheckResult
+from app.lab.checker.judge import judge
+from app.text import checker as text
+from tests.lab.checker.tables import Rows, tables
+
+
+def line(message: str, source: str = "sequence_batch_scheduler.cc:857") -> str:
+    """A verbosity-1 line as Triton 2.51 writes it (its message JSON-escaped)."""
+    return f'I1201 09:27:43.577231 22215 {source}] {json.dumps(message)}'
+
+
+LINES = [
+    line("Enqueuing CORRID 41 into batcher m_0_1, sequence slot 0: m"),
+    line("Enqueuing CORRID 99 into batcher other_0_0, sequence slot 0: other"),  # another model
+    line("Enqueuing CORRID 41 into batcher m_0_1, sequence slot 0: m"),
+    line("End sequence CORRID 41 in batcher m_0_1, slot 0", "sequence_batch_scheduler.cc:1812"),
+    line("Enqueuing CORRID 41 into new backlog: m", "sequence_batch_scheduler.cc:816"),
+    line("Enqueuing CORRID 41 into batcher m_0_0, sequence slot 1: m"),
+    line("[request id: ab:3] end sequence CORRID 41 in batcher m_0_0, slot 1", "sequence_batch_scheduler.cc:2011"),
+    line("Enqueuing CORRID 42 into batcher m_0_0, sequence slot 0: m"),
+    line("Reaper: force-ending CORRID 42 in batcher m_0_0, slot 0", "sequence_batch_scheduler.cc:1121"),
+    line("Releasing canceled sequence CORRID 42", "sequence_batch_scheduler.cc:894"),  # a second notice of the same end
+]
+
+
+def test_the_log_places_each_sequence_of_a_reused_id_and_says_how_it_ended():
+    events = placement.sequence_events(LINES, "m")
+    assert set(events) == {"41", "42"}
+    steps = pd.DataFrame([
+        {"corrid": "41", "conversation": 1, "t_send": 0.0, "request_id": "a"},
+        {"corrid": "41", "conversation": 1, "t_send": 0.1, "request_id": "b"},
+        {"corrid": "41", "conversation": 2, "t_send": 1.0, "request_id": "c"},
+        {"corrid": "42", "conversation": 3, "t_send": 2.0, "request_id": "d"},
+    ])
+    placed = placement.place_sequences(steps, events)
+    assert list(placed["instance"]) == ["m_0_1", "m_0_1", "m_0_0", "m_0_0"]
+    assert list(placed["slot"]) == [0, 0, 1, 0]
+    assert list(placed["ended_by"]) == ["end", "end", "end", "reaped"]
+
+
+def test_requests_with_the_same_compute_stamps_ran_in_one_execution_and_lanes_pack_the_rest():
+    steps = pd.DataFrame({
+        "variant": ["v"] * 4, "t_send": [0.0, 0.0, 0.5, 0.6], "instance": [None, None, None, "m_0_1"],
+        "request_start_ns": [10**9, 10**9, 15 * 10**8, 16 * 10**8],
+        "compute_start_ns": [11 * 10**8, 11 * 10**8, 12 * 10**8, 30 * 10**8],
+        "compute_end_ns": [13 * 10**8, 13 * 10**8, 14 * 10**8, 31 * 10**8],
+    })
+    out = placement.executions(steps)
+    assert out["execution"].tolist() == [0, 0, 1, 2]
+    assert out["exec_start"].tolist()[0] == pytest.approx(0.1)  # the earliest request start pinned to the earliest send
+    assert out["lane"].tolist() == ["lane 0", "lane 0", "lane 1", "m_0_1"]  # executions 0 and 1 overlap
+
+
+def test_a_follower_follows_the_victim_that_last_held_its_slot():
+    steps = pd.DataFrame([
+        {"phase": "abandon_round", "variant": "v", "conversation": 1, "role": "victim_abandon", "t_send": 0.0, "instance": "m_0_0", "slot": 0},
+        {"phase": "abandon_round", "variant": "v", "conversation": 2, "role": "follower", "t_send": 1.0, "instance": "m_0_0", "slot": 0},
+        {"phase": "abandon_round", "variant": "v", "conversation": 3, "role": "victim_cancel", "t_send": 2.0, "instance": "m_0_0", "slot": 0},
+        {"phase": "abandon_round", "variant": "v", "conversation": 4, "role": "follower", "t_send": 3.0, "instance": "m_0_0", "slot": 0},
+        {"phase": "abandon_round", "variant": "v", "conversation": 5, "role": "follower", "t_send": 3.0, "instance": "m_0_1", "slot": 0},
+    ])
+    assert placement.followers(steps).tolist() == ["", "victim_abandon", "", "victim_cancel", ""]
+
+
+def result_of(rows: Rows, **kw) -> CheckResult:
+    t = tables(rows, **kw)
+    return CheckResult(t.facts, t.options, t, judge(t), "external", "h:8000", 1.5)
+
+
+def broken_result() -> CheckResult:
+    rows = Rows().reference()
+    rows.add("interleaved", "interleaved", 10, 0, 0, 0.0, variant="all_instances", execution=0, exec_start=0.1, exec_end=0.2, lane="lane 0")
+    rows.add("interleaved", "interleaved", 10, 0, 1, 3.0, variant="all_instances", execution=1, exec_start=0.3, exec_end=0.4, lane="lane 0")
+    skipped = [{"check": c, "variant": "one_instance", "reason": "external_server", "values": {"url": "h:8000"}}
+               for c in ("interleaved",)]
+    return result_of(rows, skipped=skipped)
+
+
+def test_the_json_report_is_versioned_codes_and_values():
+    data = json.loads(report.dumps(broken_result()))
+    assert (data["kind"], data["schema"], data["outcome"], data["exit_code"]) == ("check", 1, "broken", 1)
+    checks = {(c["check"], c["variant"]): c for c in data["checks"]}
+    assert checks[("reference", "alone")]["verdict"] == "held"
+    broken = checks[("interleaved", "all_instances")]
+    assert broken["verdict"] == "broken" and broken["reason"] == "sessions_mix"
+    assert broken["values"]["first"]["step"] == 1 and broken["values"]["first"]["difference"] == 3.0
+    assert checks[("interleaved", "one_instance")] == {"check": "interleaved", "variant": "one_instance", "verdict": "skipped",
+                                                       "reason": "external_server", "values": {"url": "h:8000"}}
+    assert data["tolerances"] == [{"output": "OUTPUT", "datatype": "INT64", "value": 0.0, "source": "exact", "noise": 0.0, "reproducible": True}]
+    assert data["diagnoses"] == [{"code": "sessions_mix", "checks": ["interleaved/all_instances"]}]
+
+
+def test_the_junit_xml_has_one_test_case_per_check():
+    result = broken_result()
+    root = ET.fromstring(junit.to_xml(result, describe=lambda v: text.junit_message(v, words("en"))))
+    suite = root.find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "1", "1")
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    assert set(cases) == {"reference[alone]", "interleaved[all_instances]", "interleaved[one_instance]"}
+    assert list(cases["reference[alone]"]) == []
+    failure = cases["interleaved[all_instances]"].find("failure")
+    assert failure.get("type") == "sessions_mix" and "session 1, step 2" in failure.get("message")
+    assert json.loads(failure.text)["values"]["first"]["difference"] == 3.0
+    assert "is not the checker's own" in cases["interleaved[one_instance]"].find("skipped").get("message")
+
+
+def test_the_figure_tables_mark_the_diverging_steps():
+    result = broken_result()
+    line_ = report.timeline(result)
+    assert list(line_["diverged"]) == [False, True] and list(line_["lane"]) == ["lane 0", "lane 0"]
+    errors = report.errors(result)
+    assert list(errors["difference"]) == [0.0, 3.0] and set(errors["session"]) == {0}
+
+
+def test_every_verdict_sentence_renders_in_both_languages():
+    result = broken_result()
+    for lang in ("en", "zh"):
+        lines = text.summary_lines(result, words(lang))
+        assert len(lines) > 5 and all(isinstance(x, str) for x in lines)

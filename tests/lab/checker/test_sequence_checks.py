@@ -1,0 +1,119 @@
+"""Every sequence-batcher check, holding on a sound zoo model and breaking on one built to break it,
+on the real server. Each model is checked once; the tests read the cached result."""
+from __future__ import annotations
+
+from tests.lab.checker.conftest import check_copies_gone, verdicts, zoo_fixture
+
+zoo = zoo_fixture("zoo_corrid_oldest", "zoo_no_reset", "zoo_slot_no_reset", "zoo_slot_oldest", "simple_sequence",
+                  "simple_sequence_accumulate")
+SEQUENCE_IDS = [f"{c}/{v}" for c in ("interleaved", "id_reuse", "abandoned", "cancelled") for v in ("all_instances", "one_instance")]
+
+
+def test_a_sound_model_holds_every_check_on_all_instances_and_on_a_one_instance_copy(zoo):
+    result = zoo.check("zoo_corrid_oldest")
+    assert verdicts(result) == {"reference/alone": "held", **{i: "held" for i in SEQUENCE_IDS}}
+    assert result.exit_code == 0
+    phases = result.tables.phases
+    copy = phases[phases["variant"] == "one_instance"]["model"].unique()
+    assert len(copy) == 1 and copy[0].startswith("zoo_corrid_oldest__check1_")
+    assert check_copies_gone(zoo.server) == []  # unloaded afterwards
+
+
+def test_interleaving_fills_every_slot_and_reaches_the_backlog(zoo):
+    result = zoo.check("zoo_corrid_oldest")
+    for variant, capacity in (("all_instances", 8), ("one_instance", 4)):
+        v = result.judgement.verdict("interleaved", variant)
+        assert v.values["capacity"] == capacity and v.values["in_flight"] > capacity and v.values["overflow"] is True
+    # the log placed sequences on both instances of the model, and only one on the copy
+    steps = result.tables.steps
+    interleaved = steps[steps["phase"] == "interleaved"]
+    assert interleaved.groupby("variant")["instance"].nunique().to_dict() == {"all_instances": 2, "one_instance": 1}
+
+
+def test_the_float_output_is_judged_within_a_tolerance_derived_from_its_noise(zoo):
+    result = zoo.check("zoo_corrid_oldest")
+    tolerances = {t.output: t for t in result.judgement.tolerances}
+    assert tolerances["OUTPUT"].source == "exact" and tolerances["OUTPUT"].noise == 0.0
+    score = tolerances["SCORE"]
+    assert score.source == "derived" and 0 < score.noise < score.value  # the model adds noise of 1e-6
+    held = result.judgement.verdict("interleaved", "all_instances")
+    assert held.values["largest_output"] == "SCORE" and 0 < held.values["largest_difference"] <= score.value
+
+
+def test_a_tolerance_below_the_noise_breaks_the_reference(zoo):
+    result = zoo.check("zoo_corrid_oldest", key="tight", tolerance=0.0, only=("reference",), one_instance=False)
+    reference = result.judgement.verdict("reference")
+    assert (reference.verdict, reference.reason) == ("broken", "noise_above_tolerance")
+    assert reference.values["first"]["output"] == "SCORE" and result.exit_code == 1
+
+
+def test_a_model_that_never_resets_on_start_is_caught_by_id_reuse_on_several_instances(zoo):
+    result = zoo.check("zoo_no_reset", one_instance=False)
+    v = verdicts(result)
+    assert v["reference/alone"] == "held" and v["interleaved/all_instances"] == "held"
+    broken = result.judgement.verdict("id_reuse", "all_instances")
+    assert (broken.verdict, broken.reason) == ("broken", "inherits_after_end")
+    assert broken.values["first"]["role"] in ("reuse", "chain")
+    assert broken.values["same_instance"] >= 1  # some reused IDs landed on the instance that held the old state
+    assert result.judgement.diagnoses == [{"code": "inherits_after_end", "checks": ["id_reuse/all_instances"]}]
+
+
+def test_state_left_by_an_abandoned_or_cancelled_session_reaches_the_next_on_its_slot(zoo):
+    result = zoo.check("zoo_slot_no_reset")
+    v = verdicts(result)
+    assert v["interleaved/all_instances"] == "held" and v["id_reuse/all_instances"] == "held"
+    for check in ("abandoned", "cancelled"):
+        broken = result.judgement.verdict(check, "all_instances")
+        assert (broken.verdict, broken.reason) == ("broken", "aborted_pollutes")
+        assert broken.values["first"]["role"] == "follower" and broken.values["next_on_slot"] is True
+    assert result.judgement.verdict("cancelled", "all_instances").values["cancel_outcome"] in ("gave_up", "served")
+    skipped = result.judgement.verdict("interleaved", "one_instance")
+    assert (skipped.verdict, skipped.reason) == ("skipped", "single_instance")  # it has one instance already
+
+
+def test_state_keyed_by_batch_row_under_oldest_breaks_interleaving(zoo):
+    result = zoo.check("zoo_slot_oldest", one_instance=False)
+    assert result.judgement.verdict("reference").verdict == "held"  # alone, every request is row 0 of its own batch
+    broken = result.judgement.verdict("interleaved", "all_instances")
+    assert (broken.verdict, broken.reason) == ("broken", "sessions_mix")
+    first = broken.values["first"]
+    assert first["step"] >= 1 and first["difference"] > 0 and first["instance"].startswith("zoo_slot_oldest_0_")
+    assert first["execution"]["batch"] >= 1  # the trace was read
+    assert result.judgement.diagnoses[0]["code"] == "sessions_mix"
+
+
+def test_nvidias_simple_sequence_behaviour_passes(zoo):
+    for name in ("simple_sequence", "simple_sequence_accumulate"):
+        result = zoo.check(name)
+        assert {k: x for k, x in verdicts(result).items() if not k.endswith("one_instance")} == {
+            "reference/alone": "held", "interleaved/all_instances": "held", "id_reuse/all_instances": "held",
+            "abandoned/all_instances": "held", "cancelled/all_instances": "held"}, name
+        assert result.facts.idle_timeout_us == 1_000_000  # unset in NVIDIA's config: Triton's 1 s default
+    simple = zoo.check("simple_sequence")
+    assert simple.facts.capacity == 8 and simple.judgement.verdict("interleaved", "one_instance").reason == "single_instance"
+
+
+def test_the_report_carries_the_config_review_of_the_config_the_server_runs(zoo):
+    from tests.lab.checker.conftest import as_json
+
+    simple = {f["code"]: f for f in as_json(zoo.check("simple_sequence"))["review"]}
+    assert simple["idle_timeout_default"]["field"] == "sequence_batching.max_sequence_idle_microseconds"  # NVIDIA's leaves it at 1 s
+    oldest = {f["code"] for f in as_json(zoo.check("zoo_corrid_oldest"))["review"]}
+    assert "oldest_without_corrid" in oldest and "oldest_without_corrid" not in simple  # it reads request.correlation_id()
+
+
+def test_the_client_examples_values_come_back_from_simple_sequence(zoo):
+    """The values of Triton's simple_http_sequence_sync_infer_client example: [0, 11, 7, 5, 3, 2, 0, 1] gives
+    [1, 11, 7, 5, 3, 2, 0, 1] (the first has START added)."""
+    import numpy as np
+    import tritonclient.http as http
+
+    client = zoo.server.client()
+    values = [0, 11, 7, 5, 3, 2, 0, 1]
+    got = []
+    for k, value in enumerate(values):
+        tensor = http.InferInput("INPUT", [1, 1], "INT32")
+        tensor.set_data_from_numpy(np.array([[value]], dtype=np.int32))
+        reply = client.infer("simple_sequence", [tensor], sequence_id=1000, sequence_start=k == 0, sequence_end=k == len(values) - 1)
+        got.append(int(reply.as_numpy("OUTPUT")[0][0]))
+    assert got == [1, 11, 7, 5, 3, 2, 0, 1]

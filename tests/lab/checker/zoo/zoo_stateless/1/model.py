@@ -1,0 +1,162 @@
+"""The checker's zoo: one test-only Python-backend model, sound or broken by its config parameters.
+
+Every zoo deployment links to this file; its config.pbtxt decides what it does. Tensors go
+through DLPack into torch (numpy 1 or 2), except BYTES, which DLPack cannot carry (numpy path).
+
+Config parameters (string values):
+  mode            sum | echo | plus_start | accumulate | fail   what one request computes (default sum)
+  state           none | corrid | slot | batch_stats   where a running state lives (default none)
+  reset_on_start  true | false                         START begins a fresh state (default true)
+  forget_on_end   true | false                         END drops the state (default true)
+  honour_ready    true | false                         skip READY=0 padding rows (default true)
+  batch_mix       true | false                         add the batch size to the answer (default false)
+  noise           float                                relative noise on float outputs (default 0)
+
+mode sum: x = the sum of every element of every input. Without state the answer is x; with state
+the model counts steps, s <- s + x + 1 (a fresh state starts at 0), and answers s, so a padding
+row folded in changes the state even when its garbage input is zero. state batch_stats: the
+model answers x - m, where m is 1000 plus the mean x of the last batch of more than one request
+it ran (a batch of one has no spread to learn from, as batch normalisation in training mode
+refuses one; the offset keeps what it learnt from ever being 0), so lone requests agree with each other and disagree once batched traffic has passed.
+Every declared output gets the answer in its own datatype.
+mode echo: each output OUT_<name> returns input <name> unchanged (every datatype).
+mode plus_start: NVIDIA's simple_sequence (batching variant): READY ? INPUT + START : 0.
+mode accumulate: the non-batching variant: acc <- START ? INPUT : acc + INPUT when READY; answers acc.
+mode fail: every request gets an error response.
+A decoupled config (model_transaction_policy.decoupled) answers through each request's sender.
+"""
+from __future__ import annotations
+
+import json
+
+import torch
+import torch.utils.dlpack as dlpack
+import triton_python_backend_utils as pb_utils
+
+TORCH_TYPES = {
+    "TYPE_BOOL": torch.bool, "TYPE_UINT8": torch.uint8, "TYPE_UINT16": torch.uint16, "TYPE_UINT32": torch.uint32,
+    "TYPE_UINT64": torch.uint64, "TYPE_INT8": torch.int8, "TYPE_INT16": torch.int16, "TYPE_INT32": torch.int32,
+    "TYPE_INT64": torch.int64, "TYPE_FP16": torch.float16, "TYPE_BF16": torch.bfloat16, "TYPE_FP32": torch.float32,
+    "TYPE_FP64": torch.float64,
+}
+CONTROLS = ("START", "END", "READY")
+
+
+def _param(config: dict, name: str, default: str) -> str:
+    value = config.get("parameters", {}).get(name, {}).get("string_value")
+    return default if value in (None, "") else value
+
+
+class TritonPythonModel:
+    def initialize(self, args):
+        config = json.loads(args["model_config"])
+        self.mode = _param(config, "mode", "sum")
+        self.state = _param(config, "state", "none")
+        self.reset_on_start = _param(config, "reset_on_start", "true") == "true"
+        self.forget_on_end = _param(config, "forget_on_end", "true") == "true"
+        self.honour_ready = _param(config, "honour_ready", "true") == "true"
+        self.batch_mix = _param(config, "batch_mix", "false") == "true"
+        self.noise = float(_param(config, "noise", "0"))
+        self.batched = int(config.get("max_batch_size", 0)) > 0
+        self.inputs = [i["name"] for i in config["input"]]
+        self.outputs = [(o["name"], o["data_type"]) for o in config["output"]]
+        self.decoupled = bool(config.get("model_transaction_policy", {}).get("decoupled", False))
+        self.cells: dict = {}
+        self.generator = torch.Generator().manual_seed(int(args.get("model_instance_device_id", 0) or 0) + 1)
+
+    def _tensor(self, request, name):
+        tensor = pb_utils.get_input_tensor_by_name(request, name)
+        if tensor is None:
+            return None
+        try:
+            return dlpack.from_dlpack(tensor.to_dlpack())
+        except Exception:  # BYTES: DLPack has no string type
+            return tensor.as_numpy()
+
+    def _flag(self, request, name: str, default: int) -> int:
+        tensor = self._tensor(request, name)
+        return default if tensor is None else int(tensor.reshape(-1)[0].item())
+
+    def _sum(self, request) -> float:
+        total = 0.0
+        for name in self.inputs:
+            value = self._tensor(request, name)
+            if isinstance(value, torch.Tensor):
+                total += float(value.to(torch.float64).sum().item())
+            elif value is not None:  # BYTES: the length of every element
+                total += float(sum(len(v) for v in value.reshape(-1)))
+        return total
+
+    def _key(self, request, row: int):
+        if self.state == "corrid":
+            return ("corrid", request.correlation_id())
+        return ("slot", row)
+
+    def _answer(self, request, row: int, batch: int) -> float:
+        x = self._sum(request)
+        if self.state == "batch_stats":
+            return x - self.cells.get("mean", 0.0)
+        if self.state == "none":
+            return x + (batch if self.batch_mix else 0)
+        ready = self._flag(request, "READY", 1)
+        if not ready and self.honour_ready:
+            return 0.0
+        start, end = self._flag(request, "START", 0), self._flag(request, "END", 0)
+        key = self._key(request, row)
+        s = 0.0 if (start and self.reset_on_start) or key not in self.cells else self.cells[key]
+        s = s + x + 1
+        if end and ready and self.forget_on_end:
+            self.cells.pop(key, None)
+        else:
+            self.cells[key] = s
+        return s
+
+    def _out(self, name: str, data_type: str, value) -> pb_utils.Tensor:
+        shape = (1, 1) if self.batched else (1,)
+        if data_type == "TYPE_STRING":
+            import numpy as np
+
+            return pb_utils.Tensor(name, np.array([str(value).encode()], dtype=object).reshape(shape))
+        dtype = TORCH_TYPES[data_type]
+        tensor = torch.tensor(value, dtype=torch.float64).reshape(shape)
+        if dtype.is_floating_point and self.noise:
+            tensor = tensor * (1 + self.noise * torch.randn(shape, generator=self.generator, dtype=torch.float64))
+        return pb_utils.Tensor.from_dlpack(name, dlpack.to_dlpack(tensor.to(dtype).contiguous()))
+
+    def execute(self, requests):
+        responses = []
+        for row, request in enumerate(requests):
+            if self.mode == "fail":
+                responses.append(pb_utils.InferenceResponse(error=pb_utils.TritonError("the zoo's failing model refuses every request")))
+                continue
+            if self.mode == "echo":
+                tensors = []
+                for name in self.inputs:
+                    value = self._tensor(request, name)
+                    if isinstance(value, torch.Tensor):
+                        tensors.append(pb_utils.Tensor.from_dlpack(f"OUT_{name}", dlpack.to_dlpack(value.contiguous())))
+                    else:
+                        tensors.append(pb_utils.Tensor(f"OUT_{name}", value))
+                responses.append(pb_utils.InferenceResponse(output_tensors=tensors))
+                continue
+            if self.mode == "plus_start":
+                ready, start = self._flag(request, "READY", 1), self._flag(request, "START", 0)
+                answer = self._sum(request) + start if ready else 0
+            elif self.mode == "accumulate":
+                ready, start = self._flag(request, "READY", 1), self._flag(request, "START", 0)
+                acc = self.cells.get(row, 0.0)
+                if ready:
+                    acc = self._sum(request) + (0.0 if start else acc)
+                    self.cells[row] = acc
+                answer = acc
+            else:
+                answer = self._answer(request, row, len(requests))
+            responses.append(pb_utils.InferenceResponse(output_tensors=[self._out(n, t, answer) for n, t in self.outputs]))
+        if self.state == "batch_stats" and len(requests) > 1:
+            # offset by 1000 so that what it learnt is never 0 (inputs sum to less than 100 in size)
+            self.cells["mean"] = 1000.0 + round(sum(self._sum(r) for r in requests) / len(requests))
+        if self.decoupled:
+            for request, response in zip(requests, responses, strict=True):
+                request.get_response_sender().send(response, flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+            return None
+        return responses
