@@ -54,7 +54,8 @@ def test_a_model_that_never_resets_on_start_is_caught_by_id_reuse_on_several_ins
     broken = result.judgement.verdict("id_reuse", "all_instances")
     assert (broken.verdict, broken.reason) == ("broken", "inherits_after_end")
     assert broken.values["first"]["role"] in ("reuse", "chain")
-    assert broken.values["same_instance"] >= 1  # some reused IDs landed on the instance that held the old state
+    # The chain (one more lone session than instances) puts some sequence of an ID where an earlier one ran.
+    assert broken.values["same_instance"] >= 1
     assert result.judgement.diagnoses == [{"code": "inherits_after_end", "checks": ["id_reuse/all_instances"]}]
 
 
