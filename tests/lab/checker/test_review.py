@@ -112,6 +112,9 @@ CASES = [
      FULL, dataclasses.replace(FULL, max_corrid=None, string_corrid_length=36)),
     (C.STRING_ID_TOO_LONG, variant(DIRECT, "TYPE_UINT64", "TYPE_STRING"), variant(DIRECT, "TYPE_UINT64", "TYPE_STRING"),
      dataclasses.replace(FULL, max_corrid=None, string_corrid_length=129), dataclasses.replace(FULL, max_corrid=None, string_corrid_length=128)),
+    # the Python backend cannot take a TYPE_STRING CORRID on 2.51; another backend can
+    (C.STRING_CORRID_PYTHON, variant(variant(DIRECT, "TYPE_UINT64", "TYPE_STRING"), '"onnxruntime"', '"python"'),
+     variant(DIRECT, "TYPE_UINT64", "TYPE_STRING"), FULL, FULL),
     (C.IMPLICIT_STATE_UNSUPPORTED, variant(variant(DIRECT, "  direct { }", STATE), '"onnxruntime"', '"python"'),
      variant(DIRECT, "  direct { }", STATE), FULL, FULL),
     # a platform names its backend; an override names one the config does not
@@ -330,9 +333,10 @@ def test_a_config_read_from_the_server_reviews_like_its_file(lab_server, name):
 
 # ---- the registry: every code has a source at r24.10, a lesson section, and words -------------
 
-MIRRORS = {"core": "triton-inference-server+core", "server": "triton-inference-server+server", "common": "triton-inference-server+common"}
+MIRRORS = {"core": "triton-inference-server+core", "server": "triton-inference-server+server", "common": "triton-inference-server+common",
+           "python_backend": "triton-inference-server+python_backend"}
 MIRROR_ROOT = Path("/work/.mirror")
-_CITATION = re.compile(r"^(core|server|common) (\S+):(L\d+(?:-L\d+)?(?:, L\d+(?:-L\d+)?)*)$")
+_CITATION = re.compile(r"^(core|server|common|python_backend) (\S+):(L\d+(?:-L\d+)?(?:, L\d+(?:-L\d+)?)*)$")
 # A phrase each code's cited lines must contain, so a citation that drifts off its lines fails.
 EVIDENCE = {
     C.IDLE_TIMEOUT_DEFAULT: ["1000000 (1 second)", "SEQUENCE_IDLE_DEFAULT_MICROSECONDS", "1000 * 1000"],
@@ -343,6 +347,7 @@ EVIDENCE = {
     C.CORRID_STRING_IDS_INTEGER_TYPE: ["GetDataTypeByteSize", "correlation_id_length);"],
     C.CORRID_INTEGER_IDS_STRING_TYPE: ["4 + triton::core::STRING_CORRELATION_ID_MAX_LENGTH_BYTES", "memcpy(corrid_p_ptr, corrid_ptr, size_p)"],
     C.STRING_ID_TOO_LONG: ["STRING_CORRELATION_ID_MAX_LENGTH_BYTES = 128", "correlation_id_length);"],
+    C.STRING_CORRID_PYTHON: ["4 + triton::core::STRING_CORRELATION_ID_MAX_LENGTH_BYTES", "ValidateStringBuffer("],
     C.IMPLICIT_STATE_UNSUPPORTED: ["onnxruntime_backend", "tensorrt_backend", "pytorch_backend", "support implicit state"],
     C.DIRECT_QUEUE_DELAY_IGNORED: ["will be\n    //@@       ignored unless minimum_slot_utilization", "minimum_slot_utilization_ == 0.0"],
     C.PREFERRED_ABOVE_MAX: ["dynamic batching preferred size must be <= max batch size", "sequence batching preferred batch size must be <= max batch"],
