@@ -8,10 +8,10 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 
 from app.lab.paths import MODEL_REPOSITORY
+from tests.waiting import wait_for
 
 CLI = [sys.executable, "-m", "app.cli"]
 
@@ -79,8 +79,9 @@ def test_serve_serves_any_repository_given_to_it(tmp_path):
         proc.send_signal(signal.SIGINT)
         proc.wait(60)
     assert proc.returncode == 0
-    time.sleep(0.5)
-    assert subprocess.run(["pgrep", "-f", str(repo)], capture_output=True).returncode == 1, "serve left a server behind"
+    # serve waited for its server; the SIGKILL to what was left of its group lands a moment later.
+    wait_for(lambda: subprocess.run(["pgrep", "-f", str(repo)], capture_output=True).returncode == 1,
+             "serve's server and its stubs to be gone", timeout_s=10)
 
 
 def test_default_language_follows_the_environment():

@@ -7,7 +7,6 @@ import socket
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -17,15 +16,11 @@ from app.lab.server.connection import LabServer
 from app.lab.server.embedded import EmbeddedServer
 from app.lab.server.errors import InstallationError, StartupError, UnreachableError
 from app.lab.server.process_group import group_alive
+from tests.waiting import wait_for
 
 
-def wait_gone(pgid: int, timeout_s: float = 20) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not group_alive(pgid):
-            return True
-        time.sleep(0.2)
-    return False
+def wait_gone(pgid: int, what: str, timeout_s: float = 20) -> None:
+    wait_for(lambda: not group_alive(pgid), what, timeout_s)
 
 
 def test_start_and_stop_leave_no_process_behind():
@@ -33,7 +28,7 @@ def test_start_and_stop_leave_no_process_behind():
     pgid = server.pid
     assert server.running and server.ready_after_s > 0
     server.stop()
-    assert wait_gone(pgid), "tritonserver or a stub outlived stop()"
+    wait_gone(pgid, "tritonserver and its stubs to end after stop()")
 
 
 def test_a_busy_port_is_reported_with_what_to_do():
@@ -93,7 +88,7 @@ def test_the_server_dies_with_the_process_that_started_it(tmp_path):
     finally:
         parent.send_signal(signal.SIGKILL)
         parent.wait()
-    assert wait_gone(pgid), "the server outlived its killed parent"
+    wait_gone(pgid, "the server to end after its parent was killed")
 
 
 def _server_pid(guardian_pid: int) -> int:
