@@ -8,13 +8,14 @@ import threading
 import numpy as np
 import pytest
 
-from app.i18n import words
+from app.i18n import languages, words
 from app.lab.scenario.ids import unique_ids
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.scenario.transport import Transport
 from app.lab.traffic import driver, report, transports
 from app.text import problems as problems_text
 from app.text import report as report_text
+from tests.i18n.text_checks import reads_in
 from tests.waiting import wait_for
 
 MODEL = "asr_sequence_direct"
@@ -53,8 +54,10 @@ def test_records_have_the_same_fields_whatever_the_transport(serial_runs):
 def test_report_names_the_transport(serial_runs):
     data = report.to_json(serial_runs[Transport.GRPC_STREAM])
     assert data["transport"] == "grpc_stream" and data["in_flight"] == 1
-    assert "gRPC bidirectional stream" in report_text.summary_table(serial_runs[Transport.GRPC_STREAM], words("en"))
-    assert report_text.summary_table(serial_runs[Transport.GRPC_STREAM], words("zh"))
+    english = report_text.summary_table(serial_runs[Transport.GRPC_STREAM], words("en"))
+    assert "gRPC bidirectional stream" in english
+    for lang in languages():
+        assert reads_in(lang, report_text.summary_table(serial_runs[Transport.GRPC_STREAM], words(lang)), english), lang
 
 
 def test_pipelined_stream_delivers_each_sequence_in_order(lab_server):
@@ -112,7 +115,9 @@ def test_128_sessions_end_intact_or_refused_in_the_servers_words(lab_server):
     waited = found["waited"]
     lines = report_text.waits_and_refusals(result, words("en"))
     assert lines[0].startswith(f"waited for a slot: {waited} of 128 sessions")
-    assert report_text.waits_and_refusals(result, words("zh"))
+    for lang in languages():
+        shown = report_text.waits_and_refusals(result, words(lang))
+        assert len(shown) == len(lines) and all(reads_in(lang, a, b) for a, b in zip(shown, lines, strict=True)), shown
     # 16 waves of 8; a wave holds its slots for 6 chunks of at least 3 ms think each, so from the
     # sixth wave on every first chunk waited well over 100 ms.
     assert 64 <= waited <= 128 - 8
