@@ -13,7 +13,7 @@ from google.protobuf import text_format
 from tritonclient.grpc import model_config_pb2 as mc
 
 from app.content.lessons import lessons_dir, load_lessons, resolve_link
-from app.i18n import words
+from app.i18n import languages, words
 from app.lab.checker import configs
 from app.lab.checker.review import LESSONS, SEVERITY, SOURCES, Expectations, ReviewCode, ReviewFinding, Severity, review, review_target
 from app.lab.deployment import deployments
@@ -24,6 +24,7 @@ from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError
 from app.lab.scenario.ids import unique_ids
 from app.text import problems as problems_text
+from tests.i18n.text_checks import reads_in
 
 ENGLISH = words("en")  # problems are worded at the edge; str() of a LabError is its codes
 
@@ -398,24 +399,25 @@ def test_the_meta_code_says_it_is_the_labs_own():
     assert SOURCES[C.NOT_CHECKED].startswith("the lab: ")
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_each_lesson_section_exists_in_both_languages(lang):
+@pytest.mark.parametrize("lang", languages())
+def test_each_lesson_section_exists_in_every_language(lang):
     lessons = load_lessons(lessons_dir(lang))
     for code, link in LESSONS.items():
         lesson, anchor = resolve_link(link, lessons)
         assert anchor, f"{code}: {link!r} names no section"
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_firing_finding_renders_in_both_languages(lang):
+@pytest.mark.parametrize("lang", languages())
+def test_every_firing_finding_renders_in_every_language(lang):
     from app.text.checker_review import finding_words
 
     findings = [f for code, fires, _, expect, _ in CASES for f in review(parse(fires), expect) if f.code == code]
     findings.append(ReviewFinding(C.NO_CONFIG_FILE, SEVERITY[C.NO_CONFIG_FILE], "config.pbtxt", {}))
     assert {f.code for f in findings} == set(ReviewCode)
     for finding in findings:
-        shown = finding_words(finding, words(lang))
-        assert shown.title and shown.why and shown.fix, finding
+        shown, english = finding_words(finding, words(lang)), finding_words(finding, words("en"))
+        for part in ("title", "why", "fix"):
+            assert reads_in(lang, getattr(shown, part), getattr(english, part)), (finding, part, shown)
         assert "{" not in shown.title + shown.why + shown.fix, (finding, shown)
         assert shown.lesson in LESSONS.values()
 
