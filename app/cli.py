@@ -236,12 +236,18 @@ def _exercise(args, _: Words) -> int:
         result = exercises.run(args.name, server, Deployer(server))
     finally:
         server.stop()
+    print_exercise(result, _, args.json)
+    return 0
+
+
+def print_exercise(result, _: Words, json_path: Path | None = None) -> None:
+    """What `exercise NAME` prints for one result, in _'s language; with json_path, the result's
+    codes and values are written there too."""
     print(text.summary(result, _))
     print(_("server log:"), *log_readings.summary_lines(result.log, _), sep="\n")
-    if args.json:
-        args.json.write_text(json.dumps(result.to_json(), indent=1, default=str))
-        print(_.render(N_("wrote {path:text}"), path=args.json))
-    return 0
+    if json_path:
+        json_path.write_text(json.dumps(result.to_json(), indent=1, default=str))
+        print(_.render(N_("wrote {path:text}"), path=json_path))
 
 
 def _check(args, _: Words) -> int:

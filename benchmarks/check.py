@@ -3,7 +3,7 @@ send rate against a plain tritonclient loop, side by side in one run; memory at 
 
     python benchmarks/check.py [--steps 24] [--sessions 16] [--rounds 3] [--large 256] [--only NAME ...]
 
-The zoo (tests/checker/zoo) is served by an embedded Triton of its own; each model is loaded,
+The zoo (tests/lab/checker/zoo) is served by an embedded Triton of its own; each model is loaded,
 checked with the checker's defaults (one-instance copy included where it has several instances)
 and unloaded. Memory: the checker process's peak resident set during the check (Linux VmHWM,
 reset before each check through /proc/self/clear_refs) and the server's process group peak
@@ -34,7 +34,7 @@ from app.lab.server.connection import LabServer  # noqa: E402
 from app.text.problems import error  # noqa: E402
 from benchmarks._common import PeakMemory, print_build  # noqa: E402
 
-ZOO = Path(__file__).resolve().parents[1] / "tests" / "checker" / "zoo"
+ZOO = Path(__file__).resolve().parents[1] / "tests" / "lab" / "checker" / "zoo"
 OPTIONS = {"zoo_varlen": {"shapes": {"TOKENS": (5,)}}}
 RATE_MODEL = "zoo_stateless"
 

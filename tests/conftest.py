@@ -10,6 +10,7 @@ import os
 
 import pytest
 
+from app.lab import exercises
 from app.lab.deployment import deployments
 from app.lab.deployment.deployer import Deployer
 from app.lab.server.connection import LabServer
@@ -39,3 +40,29 @@ def server_env(lab_server, monkeypatch):
     for key, value in lab_server.environment().items():
         monkeypatch.setenv(key, value)
     return lab_server.environment()
+
+
+class ExerciseResults:
+    """exercise_result(name): one real run of the exercise per test session, for every test that
+    reads a result (the exercise's own tests, the page, the CLI's printing, the language tests).
+
+    No retries: a learner runs an exercise once, so the tests pin the outcome of one run, and
+    benchmarks/outcome_reliability.py measures how often one run shows it."""
+
+    def __init__(self, server, deployer):
+        self.server, self.deployer = server, deployer
+        self._cache: dict = {}
+
+    def __call__(self, name: str):
+        if name not in self._cache:
+            self._cache[name] = exercises.run(name, self.server, self.deployer)
+        return self._cache[name]
+
+    def keep(self, name: str, result) -> None:
+        """A real run a test made anyway (the page test that presses Run): later readers reuse it."""
+        self._cache.setdefault(name, result)
+
+
+@pytest.fixture(scope="session")
+def exercise_result(lab_server, deployer) -> ExerciseResults:
+    return ExerciseResults(lab_server, deployer)

@@ -8,12 +8,21 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 
+import pytest
+
+from app.cli import print_exercise
+from app.i18n import N_, languages, words
+from app.lab import exercises
+from app.lab.observation.server_log import LogCode
 from app.lab.paths import MODEL_REPOSITORY
+from app.text import exercises as text
+from tests.i18n.text_checks import reads_in
+from tests.waiting import wait_for
 
 CLI = [sys.executable, "-m", "app.cli"]
+HEADLESS = "id_collision"  # the exercise the subprocess test runs: the quickest (about 2 s)
 
 
 def run_cli(args, env_extra, timeout=300):
@@ -42,12 +51,6 @@ def test_run_over_a_grpc_stream_pipelined(server_env, tmp_path):
     assert "gRPC bidirectional stream, 3 chunks in flight" in done.stdout and "verdicts: intact 2" in done.stdout
     data = json.loads(out.read_text())
     assert data["transport"] == "grpc_stream" and data["in_flight"] == 3 and len(data["requests"]) == 10
-
-
-def test_run_refuses_a_bad_in_flight_count_in_words(server_env):
-    done = run_cli(["run", "--model", "asr_sequence_direct", "--in-flight", "0"], server_env)
-    assert done.returncode == 2 and "chunks in flight per session must be 1 to 16" in done.stderr
-    assert "Traceback" not in done.stderr
 
 
 def test_run_with_own_text_and_a_bad_character_says_which(server_env):
@@ -79,8 +82,9 @@ def test_serve_serves_any_repository_given_to_it(tmp_path):
         proc.send_signal(signal.SIGINT)
         proc.wait(60)
     assert proc.returncode == 0
-    time.sleep(0.5)
-    assert subprocess.run(["pgrep", "-f", str(repo)], capture_output=True).returncode == 1, "serve left a server behind"
+    # serve waited for its server; the SIGKILL to what was left of its group lands a moment later.
+    wait_for(lambda: subprocess.run(["pgrep", "-f", str(repo)], capture_output=True).returncode == 1,
+             "serve's server and its stubs to be gone", timeout_s=10)
 
 
 def test_default_language_follows_the_environment():
@@ -93,11 +97,7 @@ def test_default_language_follows_the_environment():
 
 
 def test_exercise_lists_names_and_titles_in_the_chosen_language():
-    from app.i18n import words
-    from app.lab import exercises
-    from app.text import exercises as text
-
-    for lang in ("en", "zh"):
+    for lang in languages():
         done = run_cli(["exercise", "--lang", lang], {}, timeout=120)
         assert done.returncode == 0, done.stderr
         lines = done.stdout.splitlines()
@@ -107,13 +107,54 @@ def test_exercise_lists_names_and_titles_in_the_chosen_language():
 
 
 def test_bad_input_is_refused_in_the_chosen_language_before_a_server_starts():
-    from app.i18n import words
     from app.lab.problems import Problem
     from app.text.problems import problem
 
-    done = run_cli(["run", "--model", "asr_sequence_direct", "--in-flight", "0", "--lang", "zh"], {}, timeout=120)
-    assert done.returncode == 2 and "Traceback" not in done.stderr
-    expected = problem(Problem("in_flight_range", {"low": 1, "high": 16, "value": 0}), words("zh"))
-    assert done.stderr.strip() == f"batching-lab: {expected}"
+    refused = Problem("in_flight_range", {"low": 1, "high": 16, "value": 0})
+    assert problem(refused, words("en")) == "chunks in flight per session must be 1 to 16: got 0"
+    for lang in languages():
+        done = run_cli(["run", "--model", "asr_sequence_direct", "--in-flight", "0", "--lang", lang], {}, timeout=120)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert done.stderr.strip() == f"batching-lab: {problem(refused, words(lang))}"
     unknown = run_cli(["exercise", "no_such_exercise", "--lang", "en"], {}, timeout=120)
     assert unknown.returncode == 2 and "no exercise 'no_such_exercise'" in unknown.stderr
+
+
+@pytest.mark.parametrize("name", ["id_collision", "leaked_state"])
+def test_an_exercise_result_is_printed_in_every_language_and_written_as_json(name, exercise_result, capsys, tmp_path):
+    """What `batching-lab exercise NAME` prints, through the function it prints with, on the
+    session's one real run of the exercise (the subprocess test below checks the command itself)."""
+    result = exercise_result(name)
+    english_title = f"{text.title(name, words('en'))} ({name})"
+    for lang in languages():
+        _ = words(lang)
+        out = tmp_path / f"{name}-{lang}.json"
+        print_exercise(result, _, out)
+        printed = capsys.readouterr().out.splitlines()
+        assert printed[0] == f"{text.title(name, _)} ({name})" and reads_in(lang, printed[0], english_title)
+        observed = [line for line in printed if line.startswith(f"  [{result.outcome}] ")]
+        assert len(observed) == 1 and _("observed") in observed[0].split("<- ")[-1]
+        log_at = printed.index(_("server log:"))
+        assert printed[log_at + 1].startswith(_.render(N_("{n:count} line(s) of evidence"), n=len(result.log.evidence())))
+        for code in {e.code for e in result.log.evidence()}:  # each kind of evidence, its first line verbatim
+            first = next(e for e in result.log.evidence() if e.code is code)
+            assert f"  {first.raw.splitlines()[0]}" in printed[log_at:], code
+        assert printed[-1] == _.render(N_("wrote {path:text}"), path=out)
+        data = json.loads(out.read_text())
+        assert data == json.loads(json.dumps(result.to_json(), default=str))
+        assert data["exercise"] == name and data["outcome"] == result.outcome
+    if name == "leaked_state":
+        assert any(e.code is LogCode.REAPER_FORCE_END for e in result.log.evidence()), "the reaper's lines are the evidence"
+
+
+def test_an_exercise_runs_headless_and_exits_0(server_env, tmp_path):
+    """The command itself, once: it starts, runs the exercise on the server, prints and writes the
+    JSON, and exits 0 (unknown names exit 2: test_bad_input_is_refused...)."""
+    out = tmp_path / "result.json"
+    done = run_cli(["exercise", HEADLESS, "--json", str(out), "--lang", "en"], server_env, timeout=600)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == f"{text.title(HEADLESS, words('en'))} ({HEADLESS})" and "server log:" in lines
+    data = json.loads(out.read_text())
+    assert data["exercise"] == HEADLESS and data["outcome"] in exercises.get(HEADLESS).options
+    assert lines[-1] == f"wrote {out}"

@@ -84,3 +84,16 @@ def test_the_layout_table_lists_every_folder_of_the_app_once_and_only_folders_th
     )
     unlisted = sorted(set(packages) - set(rows))
     assert not unlisted, f"folders of the app missing from README's layout table: {unlisted}"
+
+
+def test_each_way_of_extending_names_the_test_that_enforces_it():
+    text = README.read_text(encoding="utf-8")
+    extending = text.split("## Extending it", 1)[1].split("\n## ", 1)[0]
+    items = [item for item in extending.split("\n- ")[1:]]
+    assert [re.match(r"\*\*(.+?)\*\*", item).group(1) for item in items] == ["An exercise", "A preset", "A language", "A page"]
+    for item in items:
+        tests = re.findall(r"`(tests/[^`]+)`", item)
+        assert tests, f"no test named for: {item[:40]}"
+        for path in tests:
+            found = list(REPO_ROOT.glob(path.replace("<name>", "*").replace("<lang>", "*")))
+            assert found, path

@@ -66,6 +66,14 @@ REVIEW_WORDS: dict[ReviewCode, tuple[str, str, str]] = {
         N_("Keep string correlation IDs to {max_bytes:count} bytes or fewer (a UUID in text is 36), or move to release 25.01 "
            "or later, which sizes the buffer to each ID."),
     ),
+    C.STRING_CORRID_PYTHON: (
+        N_("A string CORRID on the Python backend"),
+        N_("Before release 25.01 Triton hands a TYPE_STRING CORRID to the model in a {buffer:count}-byte buffer whatever the ID's "
+           "length, and the Python backend reads the bytes after the ID as more strings: every request whose string ID is shorter "
+           "than {fails_below:count} bytes fails with 'unexpected number of string elements'."),
+        N_("Leave the CORRID control out and read the ID in model.py with request.correlation_id(), which returns a string ID as "
+           "a str, or move to release 25.01 or later, which sizes the buffer to each ID."),
+    ),
     C.IMPLICIT_STATE_UNSUPPORTED: (
         N_("Implicit state on a backend without it"),
         N_("Implicit state management needs the backend's support, and only {supported:text} have it: on the {backend:text} "

@@ -22,7 +22,6 @@ from tritonclient.grpc import model_config_pb2 as mc
 from tritonclient.utils import InferenceServerException
 
 from app.lab.deployment import deployments
-from app.lab.observation.server_log import LogCode, LogEntry, LogWindow, select
 from app.lab.scenario.audio import chunk
 
 START_FLAG_ERROR = "must specify the START flag on the first request of the sequence"
@@ -266,30 +265,3 @@ def gate_reply(result) -> dict:
     reply["ROWS"] = [tuple(int(v) for v in row) for row in result.as_numpy("ROWS").reshape(-1, 4)]
     reply["ID_TEXT"] = bytes(result.as_numpy("ID_TEXT").reshape(-1).tolist()).rstrip(b"\0").decode()
     return reply
-
-
-def wait_for_log(window: LogWindow, found, what: str, timeout_s: float = 60) -> list[LogEntry]:
-    """Poll a log window until `found(entries)` is true; return the entries. Fails after `timeout_s`."""
-    deadline = time.monotonic() + timeout_s
-    while True:
-        entries = window.entries()
-        if found(entries):
-            return entries
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the server log never showed {what} within {timeout_s:.0f} s")
-        time.sleep(0.05)
-
-
-def has_line(code: LogCode, corrid=None, model: str | None = None):
-    """A `found` predicate for wait_for_log: a classified line with this code (and ID, model)."""
-    return lambda entries: bool(select(entries, model=model, corrids=None if corrid is None else [corrid], codes=[code]))
-
-
-def log_gap_s(earlier: LogEntry, later: LogEntry) -> float:
-    """Seconds between two log lines by the server's own clock (glog writes local wall time to
-    the microsecond, and no date beyond MMDD: a gap across midnight wraps)."""
-    def seconds(entry: LogEntry) -> float:
-        hours, minutes, rest = entry.time.split(":")
-        return int(hours) * 3600 + int(minutes) * 60 + float(rest)
-
-    return (seconds(later) - seconds(earlier)) % 86400

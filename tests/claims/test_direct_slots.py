@@ -18,6 +18,7 @@ from app.lab.observation import server_stats
 from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
 from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import deployed, recogniser_config, send, unique_name
+from tests.waiting import has_line, wait_for_log
 
 MODEL = "claims_direct_1x4"
 
@@ -94,15 +95,15 @@ def test_backlog_waits_and_is_never_refused(lab_server, direct_model, client):
         window = LogWindow.start(lab_server)
         with ThreadPoolExecutor(max_workers=2) as pool:
             first = pool.submit(start_waiting, late_1)
-            time.sleep(1.0)  # the first is surely queued before the second is sent
+            # The first is in the backlog before the second is sent: their order is the log's.
+            wait_for_log(window, has_line(LogCode.BACKLOG_ENQUEUED, late_1, direct_model), f"CORRID {late_1} in the backlog")
             second = pool.submit(start_waiting, late_2)
-            time.sleep(1.5)
+            wait_for_log(window, has_line(LogCode.BACKLOG_ENQUEUED, late_2, direct_model), f"CORRID {late_2} in the backlog")
             waiting = (first.done(), second.done())
             freed_first_at = time.monotonic()
             send(client, direct_model, holders[2], holders[2], end=True)  # frees slot 2
             first_reply = first.result(timeout=30)
-            time.sleep(0.5)
-            second_waiting = not second.done()
+            second_waiting = not second.done()  # no slot is free for it until holders[0] ends
             send(client, direct_model, holders[0], holders[0], end=True)  # frees slot 0
             second_reply = second.result(timeout=30)
     assert waiting == (False, False), "all four slots were taken: both had to wait"

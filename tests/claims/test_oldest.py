@@ -13,7 +13,8 @@ import pytest
 
 from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
 from app.lab.scenario.ids import unique_ids
-from tests.claims.helpers import deployed, has_line, recogniser_config, send, unique_name, wait_for_log
+from tests.claims.helpers import deployed, recogniser_config, send, unique_name
+from tests.waiting import has_line, wait_for_log
 
 MODEL = "claims_oldest_1x4"
 TWO_INSTANCES = "claims_oldest_2x2"

@@ -6,14 +6,13 @@ src/model_config_utils.cc, protobuf/model_config.proto.
 """
 from __future__ import annotations
 
-import time
-
 import pytest
 from tritonclient.utils import InferenceServerException
 
 from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
 from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import START_FLAG_ERROR, STRING_ID_CHECK_SINCE, deployed, grpc_send, recogniser_config, send, server_version
+from tests.waiting import has_line, log_seconds, wait_for_log
 
 SHIPPED = "asr_sequence_direct"
 IDLE_UNSET, IDLE_ZERO = "claims_idle_unset", "claims_idle_zero"
@@ -45,21 +44,31 @@ def test_request_without_start_is_refused(lab_server):
 @pytest.mark.parametrize("model", [IDLE_UNSET, IDLE_ZERO], ids=["unset", "zero"])
 def test_idle_timeout_is_one_second_when_unset(lab_server, idle_models, client, model):
     """With max_sequence_idle_microseconds unset, or set to 0, a sequence may idle 1 s before
-    the reaper ends it: alive after 0.3 s of silence, gone after 2.5 s.
+    the reaper ends it. By the server's own log clock: the reaper finds it idle no sooner than
+    1 s after its last request arrived (and well before 2 s), and its next request is refused.
 
     Source: model_config.proto (ModelSequenceBatching.max_sequence_idle_microseconds: "If not
     specified (or specified as zero) a default value of 1000000 (1 second) is used");
-    constants.h SEQUENCE_IDLE_DEFAULT_MICROSECONDS; model_config_utils.cc applies it.
+    constants.h SEQUENCE_IDLE_DEFAULT_MICROSECONDS; model_config_utils.cc applies it;
+    sequence_batch_scheduler.cc ReaperThread (idle when now minus the last arrival exceeds it).
     """
     deployed_config = client.get_model_config(model)["sequence_batching"]
     assert int(deployed_config["max_sequence_idle_microseconds"]) == 1_000_000  # what the server filled in
     (corrid,) = unique_ids(1)
-    send(client, model, corrid, corrid, start=True)
-    time.sleep(0.3)
-    send(client, model, corrid, corrid)  # still alive: no error
-    time.sleep(2.5)
-    with pytest.raises(InferenceServerException, match=START_FLAG_ERROR):
-        send(client, model, corrid, corrid)
+    with raised_verbosity(lab_server, 1):
+        window = LogWindow.start(lab_server)
+        send(client, model, corrid, corrid, start=True)
+        send(client, model, corrid, corrid)  # still alive: no error
+        wait_for_log(window, has_line(LogCode.REAPER_FORCE_END, corrid, model), f"the reaper end CORRID {corrid}")
+        with pytest.raises(InferenceServerException, match=START_FLAG_ERROR):
+            send(client, model, corrid, corrid)
+    arrivals = window.select(model=model, corrids=[corrid], codes=[LogCode.SEQUENCE_ENQUEUED])
+    (idle,) = window.select(corrids=[corrid], codes=[LogCode.REAPER_IDLE])
+    assert len(arrivals) == 2
+    idled_s = log_seconds(idle) - log_seconds(arrivals[-1])
+    # Enqueue records the arrival time a moment before it writes the "Enqueuing" line (hence 0.95);
+    # the reaper wakes when the earliest window ends, so a reaper thread late by 0.9 s still passes.
+    assert 0.95 <= idled_s < 1.9, f"reaped {idled_s:.3f} s after the last request arrived"
 
 
 def test_start_flag_error_after_reaping(lab_server, idle_models, client):
@@ -74,9 +83,10 @@ def test_start_flag_error_after_reaping(lab_server, idle_models, client):
     with raised_verbosity(lab_server, 1):
         window = LogWindow.start(lab_server)
         send(client, IDLE_UNSET, corrid, corrid, start=True)
-        time.sleep(2.5)
+        wait_for_log(window, has_line(LogCode.REAPER_FORCE_END, corrid, IDLE_UNSET), f"the reaper end CORRID {corrid}")
         with pytest.raises(InferenceServerException, match=START_FLAG_ERROR):
             send(client, IDLE_UNSET, corrid, corrid)
+        wait_for_log(window, has_line(LogCode.START_FLAG_MISSING, corrid), f"the refusal of CORRID {corrid}")
     codes = [e.code for e in window.select(corrids=[corrid]) if e.code is not LogCode.SEQUENCE_ENQUEUED]
     assert codes == [LogCode.REAPER_IDLE, LogCode.REAPER_FORCE_END, LogCode.START_FLAG_MISSING]
 

@@ -32,6 +32,7 @@ import yaml
 from tritonclient.grpc import model_config_pb2
 
 from app.content.lessons import heading_parts, lessons_dir, load_lessons
+from app.i18n import languages
 from app.ui.lesson_body import split_sections
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,7 +40,9 @@ COVERAGE = REPO / "lessons" / "COVERAGE.md"
 BANK = REPO / "quiz" / "bank.yaml"
 LIVE_FILE = REPO / "app" / "ui" / "live" / "__init__.py"
 MIRRORS = Path("/work/.mirror")  # local git mirrors of Triton's repositories, where a machine has them
-LANGS = ("en", "zh")
+# Every language the app has; the sentence rows hold one fragment column per language (MAP_COLUMNS)
+# and the rule block one word list each, so a language added without them fails here.
+LANGS = languages()
 FACT_COLUMNS = ["Id", "Fact", "Lesson section", "Quiz items", "Source", "Proof"]
 MAP_COLUMNS = ["Section", "English", "Chinese", "Fact"]
 SKIPPED_SECTIONS = {"try-it"}  # says what the live element below shows, not what Triton does

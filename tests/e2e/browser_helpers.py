@@ -1,19 +1,80 @@
 """What every browser test does to a Streamlit page: wait for a rerun to end, and take a
-screenshot of the whole app (it scrolls inside its main block, not the window)."""
+screenshot of the whole app (it scrolls inside its main block, not the window).
+
+A script of the test's own, installed in every browser context before any page loads
+(`new_context`), reads the messages the Streamlit server sends over the page's websocket and
+counts each script run that finishes (ForwardMsg.script_finished, field 6: a whole run, a
+fragment's run or a compile error; a run cut short by st.rerun() is not finished, its rerun
+is). Every click, key press or typed input marks the count, so `settle` waits for a run that
+finished after the last input (or, with none, the page load's first run), not for a guessed
+time: a click whose rerun has yet to start on a busy machine is waited for, a fast rerun is not
+missed, and a page that reruns itself is waited for to the end.
+"""
 from __future__ import annotations
 
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 RUN_TIMEOUT_MS = 120_000
 
+# Top-level fields of each binary ForwardMsg (protobuf wire format: varint keys, length-delimited
+# messages skipped); ScriptFinishedStatus 2 is FINISHED_EARLY_FOR_RERUN.
+RUN_COUNTER = """(() => {
+  const runs = { ended: 0, settled: 0 };
+  window.__labRuns = runs;
+  const mark = () => { runs.settled = runs.ended; };
+  for (const type of ["pointerdown", "keydown", "input"]) window.addEventListener(type, mark, true);
+  const finished = (bytes) => {
+    let i = 0;
+    const varint = () => { let v = 0, s = 0, b; do { b = bytes[i++]; v += (b & 0x7f) * 2 ** s; s += 7; } while (b & 0x80); return v; };
+    while (i < bytes.length) {
+      const key = varint(), field = Math.floor(key / 8), wire = key % 8;
+      if (wire === 0) { const value = varint(); if (field === 6) return value; }
+      else if (wire === 2) { const length = varint(); i += length; }
+      else if (wire === 1) i += 8;
+      else if (wire === 5) i += 4;
+      else return null;
+    }
+    return null;
+  };
+  const Native = window.WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => {
+        if (!(event.data instanceof ArrayBuffer)) return;
+        const status = finished(new Uint8Array(event.data));
+        if (status !== null && status !== 2) runs.ended += 1;
+      });
+    }
+  };
+})();"""
+_RUN_ENDED = """() => { const r = window.__labRuns; const app = document.querySelector('[data-testid="stApp"]');
+  return app && r.ended > r.settled && app.getAttribute('data-test-script-state') === 'notRunning'; }"""
+# Every plotly chart drawn at the width of its box: after a resize, plotly has re-laid out.
+_PLOTS_FIT = """() => [...document.querySelectorAll('.js-plotly-plot')]
+  .every(gd => !gd._fullLayout || Math.abs(gd._fullLayout.width - gd.getBoundingClientRect().width) < 1)"""
+_TWO_FRAMES = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
+def watch_runs(context: BrowserContext) -> BrowserContext:
+    """Count script runs in every page this context opens (settle needs it)."""
+    context.add_init_script(RUN_COUNTER)
+    return context
+
+
+def new_context(browser: Browser, **options) -> BrowserContext:
+    """browser.new_context(**options) whose pages count their script runs."""
+    return watch_runs(browser.new_context(**options))
+
 
 def settle(page: Page) -> None:
-    # Streamlit shows a "running" status widget while the script reruns, and marks the app root
-    # with the script's state (rerunRequested, running, notRunning): wait for both to be idle,
-    # so a click is not made while the previous click's rerun has yet to start on a busy machine.
-    page.wait_for_timeout(300)
-    expect(page.locator('[data-testid="stApp"]')).to_have_attribute("data-test-script-state", "notRunning",
-                                                                    timeout=RUN_TIMEOUT_MS)
+    """Wait for a script run that finished after the last input and the last settle (a page
+    load's first run, or the rerun a click started), then for the app to say it is not running
+    and the status widget to go. On a page with a fragment that reruns on a timer (presenter,
+    class vote), that fragment's run also counts."""
+    assert page.evaluate("() => window.__labRuns !== undefined"), "open the page in browser_helpers.new_context"
+    page.wait_for_function(_RUN_ENDED, timeout=RUN_TIMEOUT_MS)
+    page.evaluate("() => { window.__labRuns.settled = window.__labRuns.ended; }")
     expect(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0, timeout=RUN_TIMEOUT_MS)
 
 
@@ -26,6 +87,7 @@ def full_screenshot(page: Page, path) -> None:
     size = page.viewport_size
     page.set_viewport_size({"width": size["width"], "height": min(int(height) + 50, 16000)})
     page.mouse.move(0, 0)  # no tooltip of the last clicked button over the content
-    page.wait_for_timeout(800)  # plotly re-lays out to the new size
+    page.wait_for_function(_PLOTS_FIT, timeout=RUN_TIMEOUT_MS)  # plotly re-lays out to the new size
+    page.evaluate(_TWO_FRAMES)  # and that layout is painted
     page.screenshot(path=str(path), full_page=True)
     page.set_viewport_size(size)

@@ -16,6 +16,7 @@ from app.lab.paths import REPO_ROOT
 from app.lab.server.health import wait_until_ok
 from app.lab.server.ports import free_ports
 from app.lab.server.process_group import stop_group
+from tests.e2e.browser_helpers import new_context
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -73,7 +74,7 @@ def browser():
 
 @pytest.fixture()
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")  # English tests stay English whatever the machine's locale
+    context = new_context(browser, viewport={"width": 1400, "height": 1000}, locale="en-US")  # English tests stay English whatever the machine's locale
     page = context.new_page()
     page.set_default_timeout(30_000)
     yield page

@@ -6,14 +6,15 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
 from app.lab.paths import REPO_ROOT
 from app.lab.server.ports import free_ports
 from app.lab.server.process_group import group_alive
+from tests.e2e.browser_helpers import new_context
 from tests.e2e.conftest import _wait_healthy
+from tests.waiting import wait_for
 
 SERVER_VARIABLES = ("TRITON_URL", "TRITON_TRACE_DIR", "TRITON_METRICS_URL")
 
@@ -39,7 +40,7 @@ def test_the_embedded_server_goes_when_the_app_exits(browser, tmp_path):
     try:
         url = f"http://127.0.0.1:{port}"
         _wait_healthy(url, app, log_path)
-        context = browser.new_context()
+        context = new_context(browser)
         page = context.new_page()
         page.goto(url)
         page.get_by_text("embedded (started by this app)").wait_for(timeout=120_000)
@@ -49,10 +50,7 @@ def test_the_embedded_server_goes_when_the_app_exits(browser, tmp_path):
         assert group_alive(guardians[0])
         app.send_signal(signal.SIGTERM)  # Ctrl-C in a terminal does the same
         app.wait(60)
-        deadline = time.monotonic() + 30
-        while group_alive(guardians[0]) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        assert not group_alive(guardians[0]), "tritonserver outlived the app"
+        wait_for(lambda: not group_alive(guardians[0]), "tritonserver to end with the app", timeout_s=30)
     finally:
         if app.poll() is None:
             os.killpg(app.pid, signal.SIGKILL)

@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from app.lab.deployment.presets import PRESETS
 from app.lab.scenario.scenario import random_texts
-from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, settle
+from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, new_context, settle
 
 pytestmark = pytest.mark.browser
 
@@ -53,7 +53,7 @@ def _prepare(page: Page, url: str, seed: int) -> None:
 
 
 def test_four_learners_press_run_together_and_each_sees_only_their_own_run(browser, app_url, screenshots):
-    contexts = [browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US") for _ in range(LEARNERS)]
+    contexts = [new_context(browser, viewport={"width": 1400, "height": 1000}, locale="en-US") for _ in range(LEARNERS)]
     try:
         pages = [context.new_page() for context in contexts]
         for i, page in enumerate(pages):

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from app.content.lessons import load_lessons
+from app.i18n import words
+from tests.app_pages import view_names
 from tests.i18n.text_checks import english_label, english_runs, has_cjk
+from tests.lab.exercises.conftest import show_result
 from tests.views.conftest import RUN_TIMEOUT_S
 from tests.views.learners import link_id
 
-PAGES = ["home.py", *[f"lesson_{n:02d}.py" for n in range(1, len(load_lessons()) + 1)],
-         "lab.py", "exercises.py", "check.py", "quiz.py", "instructor.py", "presenter.py", "demo.py"]
+PAGES = view_names()  # every page of app/main.py's navigation, in its order
 TEXT_KINDS = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success", "toast")
 LABELLED = ("button", "radio", "selectbox", "multiselect", "text_input", "number_input", "slider", "select_slider",
             "checkbox", "toggle", "expander", "tabs", "metric", "text_area", "date_input", "color_picker")
@@ -62,11 +63,13 @@ def test_the_walk_sees_english_when_it_is_there(open_page):
 
 def test_switching_language_keeps_the_page_and_its_query(open_page):
     at = open_page("quiz.py", lang="en", seed="5")
+    assert [t.value for t in at.title] == [words("en")("Quiz")]
     at.sidebar.selectbox(key="language").set_value("zh").run(timeout=RUN_TIMEOUT_S)
-    assert at.query_params["lang"] == ["zh"] or at.query_params["lang"] == "zh"
-    seed = at.query_params.get("seed")
-    assert seed in ("5", ["5"])
-    assert not at.exception and has_cjk(at.title[0].value)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.query_params["lang"] in ("zh", ["zh"])
+    assert at.query_params.get("seed") in ("5", ["5"])
+    # Still the quiz: its own title, in Chinese, and nothing else's.
+    assert [t.value for t in at.title] == [words("zh")("Quiz")] and has_cjk(at.title[0].value)
 
 
 def test_a_lab_run_reads_in_chinese(open_page):
@@ -82,12 +85,10 @@ def test_a_lab_run_reads_in_chinese(open_page):
 
 
 @pytest.mark.parametrize("name, choice", [("id_collision", "merged"), ("forgot_ready", "intact")])
-def test_an_exercise_result_reads_in_chinese(open_page, name, choice):
+def test_an_exercise_result_reads_in_chinese(open_page, exercise_result, name, choice):
+    """The session's one real run of the exercise, where the page keeps a result after Run."""
     at = open_page("exercises.py", lang="zh")
-    at.selectbox(key="exercise-name").set_value(name).run(timeout=RUN_TIMEOUT_S)
-    at.radio(key=f"exercise-{name}-prediction").set_value(choice).run(timeout=RUN_TIMEOUT_S)
-    at.button(key=f"exercise-{name}-run").click().run(timeout=RUN_TIMEOUT_S)
-    assert not at.exception, [e.value for e in at.exception]
+    show_result(at, name, choice, exercise_result(name))
     assert len(at.dataframe) >= 1, "the measured table is shown"
     found = untranslated(at)
     assert not found, "\n".join(f"{w}: {t!r} -> {r}" for w, t, r in found[:30])

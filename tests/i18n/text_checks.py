@@ -64,3 +64,12 @@ def english_runs(text: str, *, min_words: int = 3) -> list[str]:
         if len(words) >= min_words:
             runs.append(" ".join(words))
     return runs
+
+
+def reads_in(lang: str, text: str, english: str) -> bool:
+    """Whether `text` is `english` as a page in `lang` shows it: the English itself in the source
+    language; in another, some text that is not the English. gettext answers a msgid missing from
+    a catalog with the English, so a check that the text is merely there passes on an empty one."""
+    from app.i18n import SOURCE_LANGUAGE
+
+    return text == english if lang == SOURCE_LANGUAGE else bool(text.strip()) and text != english

@@ -4,18 +4,19 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
-import time
 
 import numpy as np
 import pytest
 
-from app.i18n import words
+from app.i18n import languages, words
 from app.lab.scenario.ids import unique_ids
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.scenario.transport import Transport
 from app.lab.traffic import driver, report, transports
 from app.text import problems as problems_text
 from app.text import report as report_text
+from tests.i18n.text_checks import reads_in
+from tests.waiting import wait_for
 
 MODEL = "asr_sequence_direct"
 
@@ -53,8 +54,10 @@ def test_records_have_the_same_fields_whatever_the_transport(serial_runs):
 def test_report_names_the_transport(serial_runs):
     data = report.to_json(serial_runs[Transport.GRPC_STREAM])
     assert data["transport"] == "grpc_stream" and data["in_flight"] == 1
-    assert "gRPC bidirectional stream" in report_text.summary_table(serial_runs[Transport.GRPC_STREAM], words("en"))
-    assert report_text.summary_table(serial_runs[Transport.GRPC_STREAM], words("zh"))
+    english = report_text.summary_table(serial_runs[Transport.GRPC_STREAM], words("en"))
+    assert "gRPC bidirectional stream" in english
+    for lang in languages():
+        assert reads_in(lang, report_text.summary_table(serial_runs[Transport.GRPC_STREAM], words(lang)), english), lang
 
 
 def test_pipelined_stream_delivers_each_sequence_in_order(lab_server):
@@ -112,7 +115,9 @@ def test_128_sessions_end_intact_or_refused_in_the_servers_words(lab_server):
     waited = found["waited"]
     lines = report_text.waits_and_refusals(result, words("en"))
     assert lines[0].startswith(f"waited for a slot: {waited} of 128 sessions")
-    assert report_text.waits_and_refusals(result, words("zh"))
+    for lang in languages():
+        shown = report_text.waits_and_refusals(result, words(lang))
+        assert len(shown) == len(lines) and all(reads_in(lang, a, b) for a, b in zip(shown, lines, strict=True)), shown
     # 16 waves of 8; a wave holds its slots for 6 chunks of at least 3 ms think each, so from the
     # sixth wave on every first chunk waited well over 100 ms.
     assert 64 <= waited <= 128 - 8
@@ -135,11 +140,14 @@ def test_a_request_that_never_reached_the_server_is_not_called_a_refusal(lab_ser
 
 class Relay:
     """A TCP relay from a local port to the real server's HTTP port, for the failures a live
-    server does not make: `listen_after_s` leaves the port closed (connections refused) for a
-    while; `drop_replies` lets each request through to Triton and closes the client's connection
-    when the reply comes, as a server that dies right after running the chunk would."""
+    server does not make: made with `listening=False` the port stays closed (connections refused)
+    until listen(); `drop_replies` lets each request through to Triton and closes the client's
+    connection when the reply comes, as a server that dies right after running the chunk would.
 
-    def __init__(self, target: str, listen_after_s: float = 0.0, drop_replies: bool = False):
+    The relay is the only way to the server, so once close() has returned (its accept loop and
+    every pump ended) nothing more can reach Triton through it."""
+
+    def __init__(self, target: str, listening: bool = True, drop_replies: bool = False):
         from app.lab.server.ports import free_ports
 
         self.target_host, port = target.rsplit(":", 1)
@@ -149,20 +157,27 @@ class Relay:
         self.connections = 0
         self._closing = threading.Event()
         self._listener: socket.socket | None = None
-        threading.Timer(listen_after_s, self._listen).start() if listen_after_s else self._listen()
+        self._threads: list[threading.Thread] = []
+        if listening:
+            self.listen()
 
     @property
     def url(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def _listen(self) -> None:
+    def listen(self) -> None:
         listener = socket.socket()
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind(("127.0.0.1", self.port))
         listener.listen(16)
-        listener.settimeout(0.2)
+        listener.settimeout(0.2)  # how often the accept loop looks at _closing
         self._listener = listener
-        threading.Thread(target=self._accept, daemon=True).start()
+        self._start(self._accept)
+
+    def _start(self, target, *args) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        self._threads.append(thread)
+        thread.start()
 
     def _accept(self) -> None:
         while not self._closing.is_set():
@@ -172,8 +187,8 @@ class Relay:
                 continue
             self.connections += 1
             upstream = socket.create_connection((self.target_host, self.target_port))
-            threading.Thread(target=self._pump, args=(client, upstream, False), daemon=True).start()
-            threading.Thread(target=self._pump, args=(upstream, client, self.drop_replies), daemon=True).start()
+            self._start(self._pump, client, upstream, False)
+            self._start(self._pump, upstream, client, self.drop_replies)
 
     @staticmethod
     def _pump(source: socket.socket, sink: socket.socket, drop: bool) -> None:
@@ -190,7 +205,13 @@ class Relay:
             s.close()
 
     def close(self) -> None:
+        """Stop accepting, end every connection, and return once all of the relay's threads have."""
         self._closing.set()
+        for thread in list(self._threads):  # the accept loop first: it may still start pumps
+            thread.join(10)
+        for thread in self._threads:
+            thread.join(10)
+            assert not thread.is_alive(), "a relay thread did not end"
         if self._listener is not None:
             self._listener.close()
 
@@ -200,9 +221,12 @@ def _executed(server, model: str) -> int:
     return sum(int(s.get("inference_count", 0)) for s in stats)
 
 
-def _send_one_chunk(url: str) -> tuple[list, transports.HttpLink]:
-    """One whole one-chunk sequence (START and END) over a serial HTTP link; the replies it got."""
+def _send_one_chunk(url: str, on_link=None) -> tuple[list, transports.HttpLink]:
+    """One whole one-chunk sequence (START and END) over a serial HTTP link; the replies it got.
+    `on_link(link)` is called with the link before the chunk is sent."""
     link = transports.open_link(Transport.HTTP, url)
+    if on_link is not None:
+        on_link(link)
     answers = []
     arrays = {"AUDIO": np.zeros((1, 160), dtype=np.float32),
               "SESSION": np.array([[unique_ids(1)[0]]], dtype=np.uint64)}
@@ -226,14 +250,25 @@ def test_a_refused_connection_is_tried_again_and_then_recorded_once():
 def test_a_chunk_refused_at_the_handshake_reaches_the_model_once_when_the_server_listens_again(lab_server):
     lab_server.models.ensure(MODEL)
     before = _executed(lab_server, MODEL)
-    relay = Relay(lab_server.url, listen_after_s=0.1)  # the first handshake is refused, the second not
+    relay = Relay(lab_server.url, listening=False)
+
+    def open_after_the_first_refusal(link) -> None:
+        # The port opens once the link has counted a refused handshake; its next try (after
+        # CONNECT_BACKOFF_S[0]) finds it listening.
+        def watch() -> None:
+            wait_for(lambda: link.reconnects >= 1, "the first handshake to be refused", timeout_s=30)
+            relay.listen()
+
+        threading.Thread(target=watch, daemon=True).start()
+
     try:
-        answers, link = _send_one_chunk(relay.url)
+        answers, link = _send_one_chunk(relay.url, on_link=open_after_the_first_refusal)
     finally:
         relay.close()
     assert answers == [""], answers
     assert link.reconnects >= 1 and relay.connections == 1
-    assert _wait_executed(lab_server, before + 1) == before + 1, "the chunk ran exactly once"
+    wait_for(lambda: _executed(lab_server, MODEL) >= before + 1, "the chunk to be counted")
+    assert _executed(lab_server, MODEL) == before + 1, "the chunk ran exactly once"
 
 
 def test_a_chunk_whose_connection_closed_after_sending_is_never_sent_again(lab_server):
@@ -244,18 +279,10 @@ def test_a_chunk_whose_connection_closed_after_sending_is_never_sent_again(lab_s
     relay = Relay(lab_server.url, drop_replies=True)
     try:
         answers, link = _send_one_chunk(relay.url)
-        time.sleep(1.0)  # time for a resend to show, were there one
     finally:
-        relay.close()
+        relay.close()  # a resend would have needed a second connection through the relay
     assert len(answers) == 1 and answers[0].startswith(transports.NO_ANSWER), answers
     assert "HTTPConnectionClosed" in answers[0] or "Reset" in answers[0], answers
     assert link.reconnects == 0 and relay.connections == 1
-    assert _wait_executed(lab_server, before + 1) == before + 1, "the chunk ran exactly once"
-
-
-def _wait_executed(server, at_least: int, wait_s: float = 5.0) -> int:
-    deadline = time.monotonic() + wait_s
-    while _executed(server, MODEL) < at_least and time.monotonic() < deadline:
-        time.sleep(0.1)
-    time.sleep(0.3)  # and nothing more arrives after it
-    return _executed(server, MODEL)
+    wait_for(lambda: _executed(lab_server, MODEL) >= before + 1, "the chunk to be counted")
+    assert _executed(lab_server, MODEL) == before + 1, "the chunk ran exactly once"

@@ -1,42 +1,67 @@
 """Loading on first use, within a budget of stub processes, on a server of its own.
 
 The session's shared server preloads everything for the other tests; these need an empty one
-to see what a lazy start loads, what the budget unloads and what it refuses.
+to see what a lazy start loads, what the budget unloads and what it refuses. Each test finds
+that server empty, whatever ran before it: the fixture unloads what the test loaded.
 """
 from __future__ import annotations
 
 import threading
-import time
+from collections.abc import Iterator
 
 import pytest
 
 from app.lab.deployment.deployer import Deployer
 from app.lab.deployment.deployments import LabSettings
 from app.lab.deployment.loaded_models import LoadedModels, default_budget
+from app.lab.observation.server_log import LogCode, LogWindow
 from app.lab.problems import LabError
 from app.lab.scenario.scenario import Scenario
 from app.lab.server.connection import LabServer
 from app.lab.traffic import driver, run_queue
+from tests.waiting import wait_for, wait_for_log
 
 ONE = dict(instances=1, slots=2)
-
-
-@pytest.fixture(scope="module")
-def empty_server():
-    if LabServer.from_env().external_url:
-        pytest.skip("needs an embedded server of its own")
-    server = LabServer().start()
-    yield server
-    server.stop()
 
 
 def ready(server, name: str) -> bool:
     return bool(server.client().is_model_ready(name))
 
 
-def test_nothing_is_loaded_at_start_and_a_run_loads_what_it_needs(empty_server):
-    index = empty_server.client().get_model_repository_index()
-    assert [m["name"] for m in index if m.get("state") == "READY"] == []
+def ready_in_repository(server) -> list[str]:
+    return [m["name"] for m in server.client().get_model_repository_index() if m.get("state") == "READY"]
+
+
+@pytest.fixture(scope="module")
+def own_server() -> Iterator[tuple[LabServer, list[str]]]:
+    """A server of this module's own, and what was ready on it right after it started."""
+    if LabServer.from_env().external_url:
+        pytest.skip("needs an embedded server of its own")
+    server = LabServer().start()
+    try:
+        yield server, ready_in_repository(server)
+    finally:
+        server.stop()
+
+
+@pytest.fixture()
+def empty_server(own_server):
+    """The module's server with nothing loaded and a fresh LoadedModels; what the test loads
+    (through whichever LoadedModels it set) is unloaded when it ends, pass or fail."""
+    server, _ = own_server
+    server.models = LoadedModels(server)
+    yield server
+    names = set(server.models.loaded()) | set(ready_in_repository(server))
+    for name in names:
+        server.client().unload_model(name)
+    for name in names:
+        wait_for(lambda name=name: not ready(server, name), f"{name} to unload")
+
+
+def test_nothing_is_loaded_at_start_and_a_run_loads_what_it_needs(own_server, empty_server):
+    _, ready_at_start = own_server
+    assert ready_at_start == []
+    assert not ready(empty_server, "asr_sequence_direct")
     result = driver.run(empty_server, Scenario("asr_sequence_direct", ["LOADED WHEN NEEDED"]))
     assert result.all_intact and ready(empty_server, "asr_sequence_direct")
     assert "asr_sequence_direct" in empty_server.models.loaded()
@@ -92,22 +117,32 @@ def test_an_unloaded_set_up_is_loaded_again_by_its_next_run(empty_server):
 
 
 def test_loads_of_different_models_run_side_by_side(empty_server):
+    # By the server's own log: the second load starts once the first is under way (its
+    # "loading:" line is written), and Triton begins it before the first is done. Loads one at
+    # a time would write the second "loading:" only after the first "successfully loaded".
     empty_server.models = LoadedModels(empty_server, budget=8)
     deployer = Deployer(empty_server)
-    spans = {}
+    first, second = (LabSettings(slots=slots, instances=1, queue_delay_us=0, scheduler="dynamic") for slots in (5, 6))
+    window = LogWindow.start(empty_server)
+    errors: list[BaseException] = []
 
-    def load(slots: int) -> None:
-        start = time.monotonic()
-        deployer.apply(LabSettings(slots=slots, instances=1, queue_delay_us=0, scheduler="dynamic"), owner=str(slots))
-        spans[slots] = (start, time.monotonic())
+    def apply(settings: LabSettings) -> None:
+        try:
+            deployer.apply(settings, owner=str(settings.slots))
+        except BaseException as err:  # reported below
+            errors.append(err)
 
-    threads = [threading.Thread(target=load, args=(s,)) for s in (5, 6)]
-    for thread in threads:
-        thread.start()
+    threads = [threading.Thread(target=apply, args=(first,))]
+    threads[0].start()
+    wait_for_log(window, lambda es: any(e.code is LogCode.MODEL_LOADING for e in es), "the first load start")
+    threads.append(threading.Thread(target=apply, args=(second,)))
+    threads[1].start()
     for thread in threads:
         thread.join(120)
-    (a0, a1), (b0, b1) = spans[5], spans[6]
-    assert a0 < b1 and b0 < a1, f"the two loads did not overlap: {spans}"
+    assert not errors, errors
+    events = [(e.code, e.model) for e in window.select(codes=[LogCode.MODEL_LOADING, LogCode.MODEL_LOADED])]
+    assert [code for code, _ in events[:2]] == [LogCode.MODEL_LOADING] * 2, f"the loads ran one after the other: {events}"
+    assert len({model for _, model in events}) == 2
 
 
 def test_the_budget_comes_from_the_environment_or_the_machine(monkeypatch):
@@ -125,15 +160,13 @@ def test_a_model_another_process_loaded_is_used_as_it_is_not_reloaded(lab_server
     # the shipped model is already serving, so asking for it must not reload it under its users.
     if lab_server.log_path is None:
         pytest.skip("needs the server's log to count loads")
-
-    def loads() -> int:
-        return lab_server.log_path.read_text(errors="replace").count("successfully loaded 'asr_sequence_direct'")
-
-    assert lab_server.client().is_model_ready("asr_sequence_direct")
-    before = loads()
-    assert before >= 1, "the log names each load; without it this test could not see a reload"
+    lab_server.models.ensure("asr_sequence_direct")  # serving, whatever earlier tests unloaded
+    assert "successfully loaded 'asr_sequence_direct'" in lab_server.log_path.read_text(errors="replace"), (
+        "the log names each load; without it this test could not see a reload")
+    window = LogWindow.start(lab_server)
     other = LabServer(url=lab_server.url)
     other.models.ensure("asr_sequence_direct")
     assert "asr_sequence_direct" in other.models.loaded()
-    time.sleep(0.5)
-    assert loads() == before
+    # Triton writes (and flushes) "successfully loaded" before a load request returns
+    # (core r24.10 model_lifecycle.cc), so a reload by ensure() would be in the window by now.
+    assert window.select(model="asr_sequence_direct", codes=[LogCode.MODEL_LOADING, LogCode.MODEL_LOADED]) == []

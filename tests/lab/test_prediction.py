@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from app.i18n import words
+from app.i18n import languages, words
 from app.lab.judgement import prediction
 from app.text import prediction as text
+from tests.i18n.text_checks import reads_in
 
 
 def sessions(*verdicts: str) -> pd.DataFrame:
@@ -25,8 +26,10 @@ def test_right_outcome_with_the_wrong_cause_is_told_apart():
     verdict = prediction.judge("garbage", sessions("foreign", "intact"))
     assert verdict.held and not verdict.reason_seen
     assert verdict.code == prediction.WRONG_CAUSE and verdict.values["seen"] == ["foreign"]
-    assert "foreign" in text.message(verdict, words("en"))
-    assert text.message(verdict, words("zh"))
+    english = text.message(verdict, words("en"))
+    assert "foreign" in english
+    for lang in languages():
+        assert reads_in(lang, text.message(verdict, words(lang)), english), lang
 
 
 def test_right_outcome_and_cause():
@@ -37,4 +40,6 @@ def test_right_outcome_and_cause():
 
 def test_every_choice_has_a_label():
     assert set(prediction.CHOICES) == {"intact", "foreign", "garbage", "lost"} == set(text.CHOICES)
-    assert all(text.choice(c, words("zh")) for c in prediction.CHOICES)
+    for lang in languages():
+        for c in prediction.CHOICES:
+            assert reads_in(lang, text.choice(c, words(lang)), text.CHOICES[c]), (lang, c)

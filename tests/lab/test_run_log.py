@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import tritonclient.http as http
 
-from app.i18n import words
+from app.i18n import languages, words
 from app.lab.deployment.deployments import LabSettings
 from app.lab.observation import run_log, server_log, state_cells
 from app.lab.observation.server_log import LogCode, Unavailable
@@ -14,6 +14,7 @@ from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.server.connection import LabServer
 from app.lab.traffic import driver
 from app.text import log_readings
+from tests.i18n.text_checks import reads_in
 
 CONFLICT = ('W1130 18:14:54.703582 5187 sequence_batch_scheduler.cc:763] "sequence {id} for model \'{model}\' '
             'has a conflict. The previous sequence did not end before this sequence start. Previous sequence will '
@@ -57,7 +58,11 @@ def test_only_lines_of_the_runs_models_and_ids_belong():
     text = "\n".join(log_readings.summary_lines(log))
     assert CONFLICT.format(id=11, model="mine") in text  # quoted verbatim
     assert "1 × a slot was freed" in text
-    assert "\n".join(log_readings.summary_lines(log, words("zh")))  # and in Chinese
+    english = log_readings.summary_lines(log)
+    for lang in languages():  # and in every language: the same lines, the quoted one verbatim
+        shown = log_readings.summary_lines(log, words(lang))
+        assert len(shown) == len(english) and f"  {CONFLICT.format(id=11, model='mine')}" in shown
+        assert reads_in(lang, "\n".join(shown), "\n".join(english))
 
 
 def test_an_external_servers_log_is_not_available():
@@ -74,8 +79,10 @@ def test_an_external_servers_log_is_not_available():
 def test_every_log_code_has_a_reading_that_uses_only_values_the_line_carries(code):
     assert code in log_readings.READINGS
     entry = server_log.LogEntry(server_log.Level.INFO, "1130", "00:00:00.000000", "x.cc:1", "m", "raw", code, {})
-    assert log_readings.reading(entry)  # missing values read as '?', never a KeyError
-    assert log_readings.reading(entry, words("zh"))
+    english = log_readings.reading(entry)  # missing values read as '?', never a KeyError
+    assert english
+    for lang in languages():
+        assert reads_in(lang, log_readings.reading(entry, words(lang)), english), lang
 
 
 def test_the_models_gauge_counts_cells_of_sessions_that_vanished(lab_server, deployer):

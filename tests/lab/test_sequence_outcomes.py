@@ -31,8 +31,13 @@ def assert_only_own_state(result) -> None:
     assert evidence.read_only_own_state(result)
 
 
-def test_direct_keeps_eight_sessions_intact_and_pinned(lab_server):
-    result = driver.run(lab_server, Scenario("asr_sequence_direct", random_texts(8, 30, seed=11), think_ms=15, jitter_ms=10))
+def test_direct_keeps_eight_sessions_intact_and_pinned(lab_server, deployer):
+    # A deployment of its own (the shipped one's scheduler, 2 instances x 4 slots): every slot is
+    # free when the run starts. On the shipped asr_sequence_direct an earlier test's unfinished
+    # sequence (the pipelined-client exercise leaves some to the 5 s reaper) can still hold one.
+    own = LabSettings(scheduler="direct", instances=2, slots=4, queue_delay_us=0, idle_timeout_us=4_000_000)
+    model = deployer.apply(own, owner="t-direct-pinned", reuse_shipped=False).model
+    result = driver.run(lab_server, Scenario(model, random_texts(8, 30, seed=11), think_ms=15, jitter_ms=10))
     assert verdicts(result) == {"intact": 8}
     assert len(result.requests) == 8 * 30
     assert_only_own_state(result)

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.i18n import words
+from app.i18n import languages, words
 from app.lab.deployment.deployments import LabSettings
 from app.lab.deployment.presets import PRESETS, Traffic
 from app.lab.deployment.setup import LabSetup, parse_texts
 from app.lab.problems import Problem
 from app.text.problems import problem
+from tests.i18n.text_checks import reads_in
 
 
 def test_query_round_trip_reproduces_the_set_up():
@@ -68,8 +69,11 @@ def test_problems_name_the_setting_and_the_text():
     assert english[1].startswith("sessions must be 1 to 64")
     assert english[3] == "transport must be one of http, grpc, grpc_stream: got 'pigeon'"
     assert "utterance 2" in english[4] and "'2'" in english[4]
-    for lang in ("en", "zh"):  # every problem has words in both languages
-        assert all(problem(p, words(lang)) for p in problems)
+    for lang in languages():  # every problem has words in every language, with the values given
+        shown = [problem(p, words(lang)) for p in problems]
+        assert [reads_in(lang, text, en) for text, en in zip(shown, english, strict=True)] == [True] * len(problems), shown
+        for text, found in zip(shown, problems, strict=True):
+            assert all(str(v) in text for v in found.values.values() if isinstance(v, str)), text
 
 
 def test_own_text_sets_the_sessions():

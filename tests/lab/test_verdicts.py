@@ -10,11 +10,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from app.i18n import words
+from app.i18n import languages, words
 from app.lab.judgement.verdicts import PADDING_OWNER, Detail, Verdict, judge
 from app.lab.scenario.alphabet import to_symbols
 from app.lab.traffic.driver import SessionPlan
 from app.text import verdicts as text
+from tests.i18n.text_checks import reads_in
 
 TAGS = (1001, 1002, 1003)
 
@@ -181,17 +182,22 @@ def test_uint64_owner_column_as_the_driver_records_it():
 
 
 @pytest.mark.parametrize("verdict", [v.value for v in Verdict])
-def test_every_verdict_has_words_for_the_board_in_both_languages(verdict):
-    for lang in ("en", "zh"):
-        assert text.explanation(verdict, words(lang)) and text.badge(verdict, words(lang))
-        assert text.verdict(verdict, words(lang))
+def test_every_verdict_has_words_for_the_board_in_every_language(verdict):
+    en = words("en")
+    english = {"explanation": text.explanation(verdict, en), "badge": text.badge(verdict, en), "verdict": text.verdict(verdict, en)}
+    for lang in languages():
+        shown = {"explanation": text.explanation(verdict, words(lang)), "badge": text.badge(verdict, words(lang)),
+                 "verdict": text.verdict(verdict, words(lang))}
+        assert [k for k in english if not reads_in(lang, shown[k], english[k])] == [], (lang, shown)
 
 
 @pytest.mark.parametrize("code", [d.value for d in Detail if d.value])
-def test_every_detail_renders_in_both_languages(code):
+def test_every_detail_renders_in_every_language(code):
     row = {"detail_code": code, "first_wrong": 2,
            "detail_values": {"instance": 1, "slot": 2, "state_in": 0, "should_read": 3, "other_session": 4,
                              "owner_tag": 77, "error": "Triton said no"}}
-    for lang in ("en", "zh"):
+    english = text.detail(row, words("en"))
+    for lang in languages():
         rendered = text.detail(row, words(lang))
         assert "3" in rendered  # chunk 3, counted from 1
+        assert reads_in(lang, rendered, english), (lang, rendered)

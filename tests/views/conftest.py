@@ -4,10 +4,12 @@ Each test gets its own progress folder; an app 'restart' is a new AppTest on the
 """
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from tritonclient.utils import InferenceServerException
 
 MAIN = Path(__file__).resolve().parents[2] / "app" / "main.py"
 RUN_TIMEOUT_S = 120  # a verify run drives a real scenario through Triton
@@ -36,3 +38,15 @@ def open_page(data_dir, server_env):
         return at.switch_page(f"views/{page}").run(timeout=RUN_TIMEOUT_S)
 
     return _open
+
+
+@pytest.fixture()
+def unload_at_end(lab_server):
+    """unload_at_end(model): unload `model` from the session's server when the test ends, pass or
+    fail, so a test that deploys a set-up leaves the shared server as it found it."""
+    names: list[str] = []
+    yield names.append
+    client = lab_server.client(timeout_s=60)
+    for name in names:
+        with contextlib.suppress(InferenceServerException):  # never loaded: the test failed before
+            client.unload_model(name)

@@ -63,14 +63,14 @@ def test_url_query_reproduces_a_set_up(open_page):
     assert at.number_input(key="lab.think_ms").value == 12.5 and at.number_input(key="lab.seed").value == 42
 
 
-def test_custom_deployment_is_a_model_named_for_its_settings_with_its_exact_config(open_page, lab_server):
+def test_custom_deployment_is_a_model_named_for_its_settings_with_its_exact_config(open_page, lab_server, unload_at_end):
+    model = setup_model_name(LabSettings(scheduler="direct", instances=1, slots=2, state_key="session"))
+    unload_at_end(model)
     at = open_page("lab.py", learner=link_id("lab-cy"), scheduler="direct", instances="1", slots="2", state_key="session")
     run(at.button(key="lab.apply").click())
-    model = setup_model_name(LabSettings(scheduler="direct", instances=1, slots=2, state_key="session"))
     pbtxt = at.code[0].value
     assert f'name: "{model}"' in pbtxt and "max_batch_size: 2" in pbtxt and "session" in pbtxt
     assert lab_server.client().is_model_ready(model)
-    lab_server.client().unload_model(model)  # leave the shared server as we found it
 
 
 def test_impossible_setting_is_explained_and_loads_nothing(open_page, lab_server):
@@ -119,8 +119,9 @@ def test_64_sessions_over_a_grpc_stream_keep_the_board_and_timeline_readable(ope
     assert "64 sessions: hover a bar" in timeline.proto.spec
 
 
-def test_queue_delay_under_direct_is_honest_about_min_slot_utilization(open_page, lab_server):
+def test_queue_delay_under_direct_is_honest_about_min_slot_utilization(open_page, unload_at_end):
     # model_config.proto StrategyDirect: the queue delay is ignored unless minimum_slot_utilization > 0.
+    unload_at_end(setup_model_name(LabSettings(scheduler="direct", instances=1, slots=2, queue_delay_us=3000, min_slot_utilization=0.5)))
     at = open_page("lab.py", learner=link_id("lab-eu"), scheduler="direct", instances="1", slots="2", queue_delay_us="3000")
     assert at.number_input(key="lab.queue_delay_us").disabled
     assert any("ignored under direct" in c.value for c in at.caption)
@@ -131,8 +132,6 @@ def test_queue_delay_under_direct_is_honest_about_min_slot_utilization(open_page
     run(at.button(key="lab.apply").click())
     pbtxt = at.code[0].value
     assert "minimum_slot_utilization: 0.5" in pbtxt and "max_queue_delay_microseconds: 3000" in pbtxt
-    applied = LabSettings(scheduler="direct", instances=1, slots=2, queue_delay_us=3000, min_slot_utilization=0.5)
-    lab_server.client().unload_model(setup_model_name(applied))  # leave the shared server as we found it
     run(at.radio(key="lab.scheduler").set_value("oldest"))
     assert at.number_input(key="lab.min_slot_utilization").disabled
     assert not at.number_input(key="lab.queue_delay_us").disabled

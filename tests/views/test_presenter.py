@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from app.i18n import N_, words
 from app.lab.cases import demos
 from app.quiz import access_rules, votes
 from tests.i18n.test_pages_in_chinese import untranslated
@@ -129,18 +130,23 @@ def test_votes_reach_the_tally_and_the_reveal_judges_them_by_the_run(open_page):
     go(at, "presenter-next")
     assert "presenter-reveal" in [b.key for b in at.button], "nothing is revealed before the click"
     go(at, "presenter-reveal")
-    observed = before.sessions["verdict"]  # the class predicted the before side
-    seen = set(observed)
-    right = {"intact"} if seen == {"intact"} else (seen - {"intact"}) & set(demos.get(DEMO).options)
+    # The right answers are the engine's judgement of the asked side's run (the before side),
+    # the shares those of the votes cast; the page must show exactly that, in its words.
+    demo = demos.get(DEMO)
+    assert demo.asks == "before"
     cast = {ada: "foreign", bob: "intact", cy_id: "garbage"}
-    share = sum(option in right for option in cast.values()) / len(cast)
-    shown = next(m.value for m in at.metric if m.label == "Right")
-    assert shown.endswith("%") and abs(float(shown[:-1]) / 100 - share) < 0.001, (shown, share, seen)
+    tally = {option: sum(v == option for v in cast.values()) for option in demo.options}
+    answer = demos.reveal(demo, before.sessions, tally)
+    en = words("en")
+    metrics = {m.label: m.value for m in at.metric}
+    assert str(metrics[en("Votes")]) == "3"
+    assert metrics[en("Right")] == en.render(N_("{share:percent}"), share=answer.share_right)
+    assert metrics[en("Right outcome, any cause")] == en.render(N_("{share:percent}"), share=answer.share_outcome_right)
     assert votes.store().poll(code).state == votes.REVEALED
-    assert set(votes.store().poll(code).right) == right
+    assert set(votes.store().poll(code).right) == set(answer.right)
 
     cy.run(timeout=RUN_TIMEOUT_S)  # the learner's page follows the reveal
-    verdict = "Your prediction held." if "garbage" in right else "Your prediction did not hold."
+    verdict = en("Your prediction held.") if "garbage" in answer.right else en("Your prediction did not hold.")
     assert verdict in texts(cy)
 
 

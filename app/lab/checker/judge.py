@@ -264,8 +264,11 @@ def _with_extras(verdict: Verdict, steps: pd.DataFrame, tables) -> Verdict:
 
 
 def _reuse_places(rows: pd.DataFrame) -> dict:
-    """How many reused IDs' sequences the log placed on the instance (and slot) of that ID's
-    previous sequence; None when the log was not read."""
+    """How many reused IDs' sequences the log placed on an instance (and slot) that an earlier
+    sequence of the same ID had used; None when the log was not read. Any earlier one counts, not
+    only the last: a model that keeps state per ID and instance hands it to whichever sequence of
+    that ID next lands there, and the chain of lone sessions (one more than there are instances)
+    makes at least one such landing certain."""
     placed = rows.dropna(subset=["instance"]) if "instance" in rows else rows.iloc[0:0]
     if placed.empty:
         return {"reused": int(rows[rows["role"] != "first_use"]["conversation"].nunique()), "same_instance": None, "same_slot": None}
@@ -273,13 +276,14 @@ def _reuse_places(rows: pd.DataFrame) -> dict:
                                                    instance=("instance", "first"), slot=("slot", "first")).sort_values("t")
     same_instance = same_slot = reused = 0
     for _, group in sequences.groupby("corrid"):
-        previous = None
+        instances, places = set(), set()
         for seq in group.itertuples():
-            if previous is not None:
+            if instances:
                 reused += 1
-                same_instance += seq.instance == previous.instance
-                same_slot += seq.instance == previous.instance and seq.slot == previous.slot
-            previous = seq
+                same_instance += seq.instance in instances
+                same_slot += (seq.instance, seq.slot) in places
+            instances.add(seq.instance)
+            places.add((seq.instance, seq.slot))
     return {"reused": reused, "same_instance": int(same_instance), "same_slot": int(same_slot)}
 
 

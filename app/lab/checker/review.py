@@ -50,6 +50,7 @@ class ReviewCode(StrEnum):
     CORRID_STRING_IDS_INTEGER_TYPE = "corrid_string_ids_integer_type"
     CORRID_INTEGER_IDS_STRING_TYPE = "corrid_integer_ids_string_type"
     STRING_ID_TOO_LONG = "string_id_too_long"
+    STRING_CORRID_PYTHON = "string_corrid_python"
     IMPLICIT_STATE_UNSUPPORTED = "implicit_state_unsupported"
     DIRECT_QUEUE_DELAY_IGNORED = "direct_queue_delay_ignored"
     PREFERRED_ABOVE_MAX = "preferred_above_max"
@@ -72,6 +73,7 @@ SEVERITY: dict[ReviewCode, Severity] = {
     ReviewCode.CORRID_STRING_IDS_INTEGER_TYPE: Severity.ERROR,
     ReviewCode.CORRID_INTEGER_IDS_STRING_TYPE: Severity.ERROR,
     ReviewCode.STRING_ID_TOO_LONG: Severity.ERROR,
+    ReviewCode.STRING_CORRID_PYTHON: Severity.ERROR,
     ReviewCode.IMPLICIT_STATE_UNSUPPORTED: Severity.ERROR,
     ReviewCode.DIRECT_QUEUE_DELAY_IGNORED: Severity.WARNING,
     ReviewCode.PREFERRED_ABOVE_MAX: Severity.ERROR,
@@ -101,6 +103,7 @@ SOURCES: dict[ReviewCode, str] = {
     ReviewCode.CORRID_STRING_IDS_INTEGER_TYPE: f"{_SEQ}:L1342-L1344, L1376-L1383",
     ReviewCode.CORRID_INTEGER_IDS_STRING_TYPE: f"{_SEQ}:L1344-L1349, L1384-L1388",
     ReviewCode.STRING_ID_TOO_LONG: f"core src/constants.h:L93; {_SEQ}:L1344-L1349, L1376-L1383",
+    ReviewCode.STRING_CORRID_PYTHON: f"{_SEQ}:L1343-L1349, L1376-L1383; python_backend src/python_be.cc:L443-L449",
     ReviewCode.IMPLICIT_STATE_UNSUPPORTED: f"{_ARCH}:L299-L303",
     ReviewCode.DIRECT_QUEUE_DELAY_IGNORED: f"{_PROTO}:L1457-L1470; {_SEQ}:L1696-L1699",
     ReviewCode.PREFERRED_ABOVE_MAX: f"{_UTILS}:L1422-L1437, L1557-L1576",
@@ -125,6 +128,7 @@ LESSONS: dict[ReviewCode, str] = {
     ReviewCode.CORRID_STRING_IDS_INTEGER_TYPE: "sequence-batcher#correlation-id-types",
     ReviewCode.CORRID_INTEGER_IDS_STRING_TYPE: "sequence-batcher#correlation-id-types",
     ReviewCode.STRING_ID_TOO_LONG: "sequence-batcher#correlation-id-types",
+    ReviewCode.STRING_CORRID_PYTHON: "sequence-batcher#correlation-id-types",
     ReviewCode.IMPLICIT_STATE_UNSUPPORTED: "sequence-batcher#implicit-state-management",
     ReviewCode.DIRECT_QUEUE_DELAY_IGNORED: "direct-vs-oldest#queue-delay-under-direct",
     ReviewCode.PREFERRED_ABOVE_MAX: "dynamic-batching#preferred-batch-sizes",
@@ -326,9 +330,13 @@ def _corrid(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]
     name, control = found
     data_type = mc.DataType.Name(control.data_type)
     field = f"sequence_batching.control_input[{name}].data_type"
-    if expect.max_corrid is None and expect.string_corrid_length is None:
-        return [_not_checked(ReviewCode.CORRID_TRUNCATED, field, "client_ids")]
     out = []
+    if expect.max_corrid is None and expect.string_corrid_length is None:
+        out.append(_not_checked(ReviewCode.CORRID_TRUNCATED, field, "client_ids"))
+    if data_type == "TYPE_STRING" and backend_of(config, expect) == "python":
+        # Before 2.54 the buffer stays 4 + 128 bytes whatever the ID: the Python backend reads the
+        # rest as more strings and refuses every request whose ID is shorter (a claims test shows it).
+        out.append(_finding(ReviewCode.STRING_CORRID_PYTHON, field, buffer=4 + STRING_ID_MAX_BYTES, fails_below=STRING_ID_MAX_BYTES - 3))
     if data_type == "TYPE_STRING":
         if expect.max_corrid is not None:
             out.append(_finding(ReviewCode.CORRID_INTEGER_IDS_STRING_TYPE, field, data_type=data_type, buffer=4 + STRING_ID_MAX_BYTES))
@@ -336,7 +344,7 @@ def _corrid(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]
             out.append(_finding(ReviewCode.STRING_ID_TOO_LONG, field, length=expect.string_corrid_length, max_bytes=STRING_ID_MAX_BYTES))
         return out
     if data_type not in CORRID_TYPES:
-        return []  # Triton refuses any other type at load (ValidateModelConfig) with its own message
+        return out  # Triton refuses any other type at load (ValidateModelConfig) with its own message
     size, largest = CORRID_TYPES[data_type]
     if expect.string_corrid_length is not None:
         out.append(_finding(ReviewCode.CORRID_STRING_IDS_INTEGER_TYPE, field, data_type=data_type, bytes=size,

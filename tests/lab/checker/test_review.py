@@ -13,7 +13,7 @@ from google.protobuf import text_format
 from tritonclient.grpc import model_config_pb2 as mc
 
 from app.content.lessons import lessons_dir, load_lessons, resolve_link
-from app.i18n import words
+from app.i18n import languages, words
 from app.lab.checker import configs
 from app.lab.checker.review import LESSONS, SEVERITY, SOURCES, Expectations, ReviewCode, ReviewFinding, Severity, review, review_target
 from app.lab.deployment import deployments
@@ -24,6 +24,7 @@ from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError
 from app.lab.scenario.ids import unique_ids
 from app.text import problems as problems_text
+from tests.i18n.text_checks import reads_in
 
 ENGLISH = words("en")  # problems are worded at the edge; str() of a LabError is its codes
 
@@ -112,6 +113,9 @@ CASES = [
      FULL, dataclasses.replace(FULL, max_corrid=None, string_corrid_length=36)),
     (C.STRING_ID_TOO_LONG, variant(DIRECT, "TYPE_UINT64", "TYPE_STRING"), variant(DIRECT, "TYPE_UINT64", "TYPE_STRING"),
      dataclasses.replace(FULL, max_corrid=None, string_corrid_length=129), dataclasses.replace(FULL, max_corrid=None, string_corrid_length=128)),
+    # the Python backend cannot take a TYPE_STRING CORRID on 2.51; another backend can
+    (C.STRING_CORRID_PYTHON, variant(variant(DIRECT, "TYPE_UINT64", "TYPE_STRING"), '"onnxruntime"', '"python"'),
+     variant(DIRECT, "TYPE_UINT64", "TYPE_STRING"), FULL, FULL),
     (C.IMPLICIT_STATE_UNSUPPORTED, variant(variant(DIRECT, "  direct { }", STATE), '"onnxruntime"', '"python"'),
      variant(DIRECT, "  direct { }", STATE), FULL, FULL),
     # a platform names its backend; an override names one the config does not
@@ -330,9 +334,10 @@ def test_a_config_read_from_the_server_reviews_like_its_file(lab_server, name):
 
 # ---- the registry: every code has a source at r24.10, a lesson section, and words -------------
 
-MIRRORS = {"core": "triton-inference-server+core", "server": "triton-inference-server+server", "common": "triton-inference-server+common"}
+MIRRORS = {"core": "triton-inference-server+core", "server": "triton-inference-server+server", "common": "triton-inference-server+common",
+           "python_backend": "triton-inference-server+python_backend"}
 MIRROR_ROOT = Path("/work/.mirror")
-_CITATION = re.compile(r"^(core|server|common) (\S+):(L\d+(?:-L\d+)?(?:, L\d+(?:-L\d+)?)*)$")
+_CITATION = re.compile(r"^(core|server|common|python_backend) (\S+):(L\d+(?:-L\d+)?(?:, L\d+(?:-L\d+)?)*)$")
 # A phrase each code's cited lines must contain, so a citation that drifts off its lines fails.
 EVIDENCE = {
     C.IDLE_TIMEOUT_DEFAULT: ["1000000 (1 second)", "SEQUENCE_IDLE_DEFAULT_MICROSECONDS", "1000 * 1000"],
@@ -343,6 +348,7 @@ EVIDENCE = {
     C.CORRID_STRING_IDS_INTEGER_TYPE: ["GetDataTypeByteSize", "correlation_id_length);"],
     C.CORRID_INTEGER_IDS_STRING_TYPE: ["4 + triton::core::STRING_CORRELATION_ID_MAX_LENGTH_BYTES", "memcpy(corrid_p_ptr, corrid_ptr, size_p)"],
     C.STRING_ID_TOO_LONG: ["STRING_CORRELATION_ID_MAX_LENGTH_BYTES = 128", "correlation_id_length);"],
+    C.STRING_CORRID_PYTHON: ["4 + triton::core::STRING_CORRELATION_ID_MAX_LENGTH_BYTES", "ValidateStringBuffer("],
     C.IMPLICIT_STATE_UNSUPPORTED: ["onnxruntime_backend", "tensorrt_backend", "pytorch_backend", "support implicit state"],
     C.DIRECT_QUEUE_DELAY_IGNORED: ["will be\n    //@@       ignored unless minimum_slot_utilization", "minimum_slot_utilization_ == 0.0"],
     C.PREFERRED_ABOVE_MAX: ["dynamic batching preferred size must be <= max batch size", "sequence batching preferred batch size must be <= max batch"],
@@ -393,24 +399,25 @@ def test_the_meta_code_says_it_is_the_labs_own():
     assert SOURCES[C.NOT_CHECKED].startswith("the lab: ")
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_each_lesson_section_exists_in_both_languages(lang):
+@pytest.mark.parametrize("lang", languages())
+def test_each_lesson_section_exists_in_every_language(lang):
     lessons = load_lessons(lessons_dir(lang))
     for code, link in LESSONS.items():
         lesson, anchor = resolve_link(link, lessons)
         assert anchor, f"{code}: {link!r} names no section"
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_every_firing_finding_renders_in_both_languages(lang):
+@pytest.mark.parametrize("lang", languages())
+def test_every_firing_finding_renders_in_every_language(lang):
     from app.text.checker_review import finding_words
 
     findings = [f for code, fires, _, expect, _ in CASES for f in review(parse(fires), expect) if f.code == code]
     findings.append(ReviewFinding(C.NO_CONFIG_FILE, SEVERITY[C.NO_CONFIG_FILE], "config.pbtxt", {}))
     assert {f.code for f in findings} == set(ReviewCode)
     for finding in findings:
-        shown = finding_words(finding, words(lang))
-        assert shown.title and shown.why and shown.fix, finding
+        shown, english = finding_words(finding, words(lang)), finding_words(finding, words("en"))
+        for part in ("title", "why", "fix"):
+            assert reads_in(lang, getattr(shown, part), getattr(english, part)), (finding, part, shown)
         assert "{" not in shown.title + shown.why + shown.fix, (finding, shown)
         assert shown.lesson in LESSONS.values()
 

@@ -1,7 +1,6 @@
-"""Helpers for the exercise tests: each exercise runs ONCE per test session on the real server.
-
-No retries: a learner runs an exercise once, so the tests pin the outcome of one run, and
-benchmarks/outcome_reliability.py measures how often one run shows it.
+"""Helpers for the exercise page tests. Each exercise runs ONCE per test session on the real
+server (the session fixture exercise_result, tests/conftest.py); one page test presses Run end to
+end, the others hand the page that cached result where it keeps one and read what it draws.
 """
 from __future__ import annotations
 
@@ -10,23 +9,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.lab import exercises
-
 PAGE = Path(__file__).resolve().parents[3] / "app" / "views" / "exercises.py"
 TIMEOUT_S = 180
-
-
-@pytest.fixture(scope="session")
-def exercise_result(lab_server, deployer):
-    """One run per registered exercise per test session, shared by tests that only read a result."""
-    cache = {}
-
-    def _result(name: str):
-        if name not in cache:
-            cache[name] = exercises.run(name, lab_server, deployer)
-        return cache[name]
-
-    return _result
+RESULT_KEY = "exercise-result-{}"  # app/views/exercises.py RESULT_KEY: where the page keeps a result
 
 
 @pytest.fixture()
@@ -39,8 +24,30 @@ def page(server_env, tmp_path, monkeypatch):
 
 
 def predict_and_run(at, name: str, choice: str) -> AppTest:
+    """Choose the exercise, predict and press Run: the exercise runs on the server."""
     at.selectbox(key="exercise-name").set_value(name).run()
     at.radio(key=f"exercise-{name}-prediction").set_value(choice).run()
     at.button(key=f"exercise-{name}-run").click().run(timeout=TIMEOUT_S)
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def show_result(at, name: str, choice: str, result) -> AppTest:
+    """The page with `result` where a run would have left it, for the prediction `choice`."""
+    at.selectbox(key="exercise-name").set_value(name).run()
+    at.session_state[RESULT_KEY.format(name)] = (choice, result)
+    at.run(timeout=TIMEOUT_S)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def judgement(at, name: str, choice: str, result, _) -> tuple[list[str], str]:
+    """(what the page says about the prediction, what it should say), the latter from the result
+    and the words: held, or not, and what the server did."""
+    from app.i18n import N_
+    from app.text import exercises as text
+
+    seen = text.option(name, result.outcome, _)
+    if result.held(choice):
+        return [s.value for s in at.success], _.render(N_("Your prediction held. The server did this: {seen:text}"), seen=seen)
+    return [w.value for w in at.warning], _.render(N_("Your prediction did not hold. The server did this: {seen:text}"), seen=seen)

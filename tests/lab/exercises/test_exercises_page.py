@@ -1,14 +1,16 @@
-"""The exercises page in AppTest, against the session's real Triton server."""
+"""The exercises page in AppTest, against the session's real Triton server. One test presses Run
+(the whole path, the prediction stored); the others read a cached result (conftest.show_result)."""
 from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
+from app.charts import exercises as exercise_charts
 from app.i18n import words
 from app.lab import exercises
 from app.lab.server import proxy
 from app.quiz.store import ProgressStore
 from app.text import exercises as text
-from tests.lab.exercises.conftest import PAGE, TIMEOUT_S, predict_and_run
+from tests.lab.exercises.conftest import PAGE, RESULT_KEY, TIMEOUT_S, predict_and_run
 
 
 def test_page_lists_every_exercise_and_asks_for_a_prediction_first(page):
@@ -18,17 +20,20 @@ def test_page_lists_every_exercise_and_asks_for_a_prediction_first(page):
     assert not page.error
 
 
-def test_running_an_exercise_shows_evidence_and_records_the_prediction(page):
+def test_running_an_exercise_shows_evidence_and_records_the_prediction(page, exercise_result):
     # One run of the collision merges the two sequences (the taught outcome), so the
     # prediction "refused" must be shown, and stored, as not holding.
     at = predict_and_run(page, "id_collision", "refused")
+    assert f'RESULT_KEY = "{RESULT_KEY}"' in PAGE.read_text(), "where the page keeps a result, as the other page tests put it"
+    _, result = at.session_state[RESULT_KEY.format("id_collision")]
+    exercise_result.keep("id_collision", result)  # a real run: the tests that only read one reuse it
     assert not at.error, [e.value for e in at.error]
     merged = text.option("id_collision", "merged", words("en"))
     assert [w.value for w in at.warning] == [f"Your prediction did not hold. The server did this: {merged}"]
     assert not at.success
     assert not at.info, "the taught outcome showed, so no 'timing decides' note"
-    assert len(at.get("plotly_chart")) >= 1
-    assert any("**Why**" in m.value for m in at.markdown)
+    assert len(at.get("plotly_chart")) == len(exercise_charts.figures(result, words("en")))
+    assert "**Why**\n\n" + text.explanation(result, words("en")) in [m.value for m in at.markdown]
     records = ProgressStore().predictions(at.session_state["learner"])
     assert [(r.exercise, r.prediction, r.outcome, r.held) for r in records] == [
         ("exercise:id_collision", "refused", "merged", False)

@@ -1,40 +1,92 @@
-"""The exercises page's evidence around a run: the server log panel, and charts that fail
-without taking the rest of the result with them (AppTest, the session's real Triton)."""
+"""The exercises page's evidence around a result: the server log panel, the charts, and charts
+that fail without taking the rest of the result with them. The page is handed the session's one
+real run of each exercise (conftest.show_result; AppTest, the session's real Triton)."""
 from __future__ import annotations
 
+import json
+
 from app.charts import exercises as exercise_charts
-from tests.lab.exercises.conftest import predict_and_run
+from app.charts.exercises.leaked_state import deployment_name
+from app.i18n import N_, words
+from app.lab.exercises import leaked_state
+from app.lab.observation import state_cells
+from app.lab.observation.server_log import LogCode
+from app.text import exercises as text
+from app.text import log_readings
+from tests.lab.exercises.conftest import judgement, show_result
+
+EN = words("en")
 
 
-def test_id_collision_quotes_the_servers_conflict_warning_in_the_log_panel(page):
-    at = predict_and_run(page, "id_collision", "merged")
-    panel = [e for e in at.expander if e.label.startswith("Server log")]
-    assert [e.label for e in panel] == ["Server log: 1 line(s) of evidence"]
-    lines = panel[0].dataframe[0].value
-    assert lines["level"].tolist() == ["warning"]
-    assert "has a conflict" in lines["log line (verbatim)"].iloc[0]
-    assert lines["what it says"].iloc[0].startswith("A START arrived for correlation ID")
+def _log_panel(at):
+    panels = [e for e in at.expander if e.label.startswith("Server log")]
+    assert len(panels) == 1, [e.label for e in at.expander]
+    return panels[0]
 
 
-def test_a_chart_that_fails_is_reported_and_the_rest_of_the_result_stays(page, monkeypatch):
+def _evidence(result, code: LogCode) -> list:
+    return [e for e in result.log.evidence() if e.code is code]
+
+
+def test_id_collision_quotes_the_servers_conflict_warning_in_the_log_panel(page, exercise_result):
+    result = exercise_result("id_collision")
+    at = show_result(page, "id_collision", "merged", result)
+    panel = _log_panel(at)
+    assert panel.label == EN.render(N_("Server log: {n:count} line(s) of evidence"), n=len(result.log.evidence()))
+    conflicts = _evidence(result, LogCode.SEQUENCE_CONFLICT)
+    assert len(conflicts) == 1, "one START for a correlation ID already in flight"
+    lines = panel.dataframe[0].value
+    row = lines[lines["log line (verbatim)"] == conflicts[0].raw]
+    assert row["level"].tolist() == ["warning"]
+    assert row["what it says"].tolist() == [log_readings.reading(conflicts[0], EN)]
+    assert row["what it says"].iloc[0].startswith("A START arrived for correlation ID")
+
+
+def test_a_chart_that_fails_is_reported_and_the_rest_of_the_result_stays(page, exercise_result, monkeypatch):
     def broken(result, _=None):
         raise KeyError("sessions")
 
     monkeypatch.setattr(exercise_charts, "figures", broken)
-    at = predict_and_run(page, "id_collision", "merged")
-    assert any(e.value.startswith("The exercise stopped unexpectedly (KeyError)") for e in at.error)
+    result = exercise_result("id_collision")
+    at = show_result(page, "id_collision", "merged", result)
+    assert [e.value for e in at.error] == [EN.render(N_("The exercise stopped unexpectedly ({kind:text}): `{error:text}`"),
+                                                     kind="KeyError", error=KeyError("sessions"))]
     assert not at.get("plotly_chart")
-    assert any("**Why**" in m.value for m in at.markdown)  # findings and explanation still shown
-    assert any(e.label.startswith("Server log") for e in at.expander)
+    assert "**Why**\n\n" + text.explanation(result, EN) in [m.value for m in at.markdown]  # findings and explanation still shown
+    assert _log_panel(at)
 
 
-def test_leaked_state_draws_the_models_gauge_and_quotes_the_reaper(page):
-    at = predict_and_run(page, "leaked_state", "leak")
-    assert any(s.value.startswith("Your prediction held") for s in at.success)
-    charts = [c.proto.id for c in at.get("plotly_chart")]
+def test_leaked_state_draws_the_models_gauge_and_quotes_the_reaper(page, exercise_result):
+    result = exercise_result("leaked_state")
+    at = show_result(page, "leaked_state", "leak", result)
+    said, expected = judgement(at, "leaked_state", "leak", result, EN)
+    assert said == [expected]
+    charts = at.get("plotly_chart")
     assert len(charts) == 2
-    panel = [e for e in at.expander if e.label.startswith("Server log")][0]
-    lines = panel.dataframe[0].value
-    reaper = lines[lines["log line (verbatim)"].str.contains("Reaper: force-ending CORRID")]
-    assert len(reaper) >= 24  # one per vanished session of the no-eviction phase, at the verbosity the exercise raised
-    assert reaper["what it says"].str.contains("the model gets no request and no END").all()
+    # The gauge: the model's own asr_state_cells per deployment, as the engine read it from the metrics.
+    gauge = json.loads(charts[0].proto.spec)
+    assert gauge["layout"]["title"]["text"] == EN("The model's own gauge (asr_state_cells) as sessions vanish without END")
+    cells = state_cells.totals(result.tables["cells"], by=("deployment",))
+    drawn = {trace["name"]: trace["y"] for trace in gauge["data"]}
+    expected = {deployment_name(code, EN): list(group["cells"]) for code, group in cells.groupby("deployment")}
+    assert set(drawn) == set(expected) and len(expected) == 2
+    for name, values in expected.items():
+        assert [float(v) for v in _values(drawn[name])] == [float(v) for v in values], name
+    # The reaper: every force-end the exercise captured is quoted verbatim with its reading.
+    reaped = _evidence(result, LogCode.REAPER_FORCE_END)
+    assert len(reaped) >= leaked_state.WAVES * leaked_state.PER_WAVE, "one per vanished session"
+    lines = _log_panel(at).dataframe[0].value
+    quoted = lines[lines["log line (verbatim)"].str.contains("Reaper: force-ending CORRID")]
+    assert quoted["log line (verbatim)"].tolist() == [e.raw for e in reaped]
+    assert quoted["what it says"].tolist() == [log_readings.reading(e, EN) for e in reaped]
+
+
+def _values(series):
+    """Plotly's JSON writes an array either as a list or as {"dtype", "bdata"} (base64)."""
+    if isinstance(series, dict) and "bdata" in series:
+        import base64
+
+        import numpy as np
+
+        return np.frombuffer(base64.b64decode(series["bdata"]), dtype=series["dtype"]).tolist()
+    return list(series)

@@ -3,16 +3,12 @@ run once, and the CLI that runs an exercise headless."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from app.cli import print_exercise
 from app.i18n import words
-from app.lab import exercises
 from app.lab.exercises import id_collision
 from app.lab.exercises.common.base import ExerciseResult, Finding, Measured
 from app.lab.judgement import evidence
@@ -176,17 +172,12 @@ def test_unique_ids_fix_it(result):
     assert result.numbers["fixed_intact"]
 
 
-def _cli() -> list[str]:
-    script = Path(sys.executable).parent / "batching-lab"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "app.cli"]
-
-
-def test_cli_writes_the_exercise_as_json(server_env, tmp_path):
+def test_the_printed_result_and_its_json_say_the_collision(result, capsys, tmp_path):
+    """What `batching-lab exercise id_collision --json` prints and writes, through the function the
+    command prints with, on the session's one run (tests/test_cli.py runs the command itself)."""
     out = tmp_path / "collision.json"
-    proc = subprocess.run([*_cli(), "exercise", "id_collision", "--json", str(out)], env=dict(os.environ),
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    assert "Correlation ID collision" in proc.stdout
+    print_exercise(result, words("en"), out)
+    assert "Correlation ID collision" in capsys.readouterr().out
     data = json.loads(out.read_text())
     assert data["schema"] == 2 and data["exercise"] == "id_collision"
     assert data["outcome"] == "merged" and data["as_taught"] is True
@@ -195,13 +186,3 @@ def test_cli_writes_the_exercise_as_json(server_env, tmp_path):
     assert [s["verdict"] for s in data["runs"]["unique_ids"]["sessions"]] == ["intact", "intact"]
     assert data["findings"][0]["code"] == "same_id"
     assert data["numbers"]["collide_verdicts"] == {"foreign": 2}
-
-
-def test_cli_lists_exercises_and_rejects_unknown_names():
-    listing = subprocess.run([*_cli(), "exercise"], capture_output=True, text=True, timeout=60)
-    assert listing.returncode == 0
-    for name in exercises.EXERCISES:
-        assert name in listing.stdout
-    unknown = subprocess.run([*_cli(), "exercise", "no_such"], capture_output=True, text=True, timeout=60)
-    assert unknown.returncode == 2
-    assert "sticky_routing" in unknown.stderr

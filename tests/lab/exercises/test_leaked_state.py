@@ -5,14 +5,12 @@ The judge's outcomes on hand-made gauges first, then one real run on the server.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
 
 from app.charts import exercises as charts
+from app.cli import print_exercise
 from app.i18n import languages, words
 from app.lab.exercises import leaked_state
 from app.lab.exercises.common.base import Finding
@@ -143,13 +141,14 @@ def test_every_finding_is_translated_and_the_words_quote_the_constants(result):
         assert [caption for caption, _fig in charts.figures(result, _)] == [_("The model's gauge"), _("Tally")]
 
 
-def test_cli_writes_the_gauge_and_the_log_as_json(server_env, tmp_path):
+def test_the_printed_result_quotes_the_reaper_and_its_json_holds_the_gauge(result, capsys, tmp_path):
+    """What `batching-lab exercise leaked_state --json` prints and writes, through the function the
+    command prints with, on the session's one run (tests/test_cli.py runs the command itself)."""
     out = tmp_path / "leaked.json"
-    proc = subprocess.run([sys.executable, "-m", "app.cli", "exercise", "leaked_state", "--json", str(out)],
-                          env=dict(os.environ), capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stderr
-    assert "Reaper: force-ending CORRID" in proc.stdout  # the panel as text: the log line, verbatim
+    print_exercise(result, words("en"), out)
+    assert "Reaper: force-ending CORRID" in capsys.readouterr().out  # the panel as text: the log line, verbatim
     data = json.loads(out.read_text())
     assert data["exercise"] == "leaked_state" and data["outcome"] == "leak"
     assert data["log"]["counts"]["reaper_force_end"] >= ABANDONED
     assert {r["deployment"] for r in data["tables"]["cells"]} == set(leaked_state.DEPLOYMENTS)
+

@@ -1,31 +1,27 @@
-"""The pipelined-client and cancelled-request exercises on the exercises page (AppTest, real server)."""
+"""The pipelined-client and cancelled-request results on the exercises page (AppTest): the page is
+handed the session's one real run of each and judges the lesson's prediction from it."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-from streamlit.testing.v1 import AppTest
 
+from app.charts import exercises as exercise_charts
+from app.i18n import words
 from app.lab import exercises
+from app.text import exercises as text
+from tests.lab.exercises.conftest import judgement, show_result
 
-PAGE = Path(__file__).resolve().parents[3] / "app" / "views" / "exercises.py"
-TIMEOUT_S = 180
+EN = words("en")
 
 
-@pytest.mark.parametrize("name, charts", [("pipelined_client", 3), ("cancelled_request", 1)])
-def test_exercise_runs_on_the_page_and_judges_the_prediction(server_env, tmp_path, monkeypatch, name, charts):
-    monkeypatch.setenv("TRITON_LAB_DATA", str(tmp_path / "lab-data"))
-    at = AppTest.from_file(str(PAGE), default_timeout=TIMEOUT_S).run(timeout=TIMEOUT_S)
-    at.selectbox(key="exercise-name").set_value(name).run()
-    at.radio(key=f"exercise-{name}-prediction").set_value(exercises.get(name).correct).run()
-    at.button(key=f"exercise-{name}-run").click().run(timeout=TIMEOUT_S)
-    assert not at.exception, [e.value for e in at.exception]
+@pytest.mark.parametrize("name", ["pipelined_client", "cancelled_request"])
+def test_exercise_result_is_shown_and_the_prediction_judged(page, exercise_result, name):
+    result = exercise_result(name)
+    choice = exercises.get(name).correct  # the learner predicted what the lesson teaches
+    at = show_result(page, name, choice, result)
     assert not at.error, [e.value for e in at.error]
-    assert len(at.get("plotly_chart")) >= charts
-    assert any("**Why**" in m.value for m in at.markdown)
-    # The learner predicted what the lesson teaches; the page must say it held only when this run
-    # showed it, and the run's own outcome decides which message that is.
-    shown = [s.value for s in at.success] + [w.value for w in at.warning]
-    _, result = at.session_state[f"exercise-result-{name}"]  # the page's RESULT_KEY
-    expected = "Your prediction held" if result.as_taught else "Your prediction did not hold"
-    assert any(v.startswith(expected) for v in shown), shown
+    assert len(at.get("plotly_chart")) == len(exercise_charts.figures(result, EN))
+    assert "**Why**\n\n" + text.explanation(result, EN) in [m.value for m in at.markdown]
+    # It held only if this run showed what the lesson teaches: the result decides, not the page.
+    said, expected = judgement(at, name, choice, result, EN)
+    assert said == [expected]
+    assert result.held(choice) == result.as_taught

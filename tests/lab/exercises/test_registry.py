@@ -9,10 +9,11 @@ import plotly.graph_objects as go
 import pytest
 
 from app.charts import exercises as exercise_charts
-from app.i18n import words
+from app.i18n import languages, words
 from app.lab import exercises
 from app.lab.exercises.common.base import DONE, ExerciseResult
 from app.text import exercises as text
+from tests.i18n.text_checks import reads_in
 
 NAMES = list(exercises.REGISTRY)
 
@@ -62,14 +63,32 @@ def test_every_code_an_exercise_can_emit_has_words_and_every_word_is_used(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_a_real_result_renders_in_every_language(name, exercise_result):
+    """Every word a real result shows, in every language the app has: in English the module's
+    own templates, in another language not the English (what gettext gives for a missing entry)."""
     result = exercise_result(name)
-    assert set(result.numbers) <= set(text.module(name).NUMBERS), "a measurement without a label"
-    for lang in ("en", "zh"):
+    words_of = text.module(name)
+    assert set(result.numbers) <= set(words_of.NUMBERS), "a measurement without a label"
+    en = words("en")
+    assert text.title(name, en) == words_of.TITLE
+    english = {
+        "title": text.title(name, en),
+        "explanation": text.explanation(result, en),
+        **{f"finding {f.code}": text.finding(name, f, en) for f in result.findings},
+        **{f"number {k}": en(words_of.NUMBERS[k]) for k in result.numbers},
+    }
+    for lang in languages():
         _ = words(lang)
-        assert text.title(name, _) and text.explanation(result, _)
-        lines = [text.finding(name, f, _) for f in result.findings]
-        assert all(lines) and len(text.numbers_table(result, _)) == len(result.numbers)
-        assert text.summary(result, _)
+        shown = {
+            "title": text.title(name, _),
+            "explanation": text.explanation(result, _),
+            **{f"finding {f.code}": text.finding(name, f, _) for f in result.findings},
+            **{f"number {k}": _(words_of.NUMBERS[k]) for k in result.numbers},
+        }
+        wrong = [what for what in english if not reads_in(lang, shown[what], english[what])]
+        assert not wrong, f"{lang}: {wrong}"
+        table = text.numbers_table(result, _)
+        assert table.iloc[:, 0].tolist() == [shown[f"number {k}"] for k in result.numbers]
+        assert text.summary(result, _).startswith(f"{shown['title']} ({name})\n")
 
 
 def _points(trace) -> int:

@@ -7,7 +7,6 @@ import socket
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -17,23 +16,36 @@ from app.lab.server.connection import LabServer
 from app.lab.server.embedded import EmbeddedServer
 from app.lab.server.errors import InstallationError, StartupError, UnreachableError
 from app.lab.server.process_group import group_alive
+from tests.waiting import wait_for
 
 
-def wait_gone(pgid: int, timeout_s: float = 20) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if not group_alive(pgid):
-            return True
-        time.sleep(0.2)
-    return False
+def wait_gone(pgid: int, what: str, timeout_s: float = 20) -> None:
+    wait_for(lambda: not group_alive(pgid), what, timeout_s)
 
 
-def test_start_and_stop_leave_no_process_behind():
-    server = EmbeddedServer(startup_models=("sentiment",)).start()
+@pytest.fixture()
+def started():
+    """started(server) -> server.start(), stopped (and its log removed) when the test ends, pass or
+    fail: a failing assertion must not leave a tritonserver running on a shared machine."""
+    servers: list[EmbeddedServer] = []
+
+    def start(server: EmbeddedServer) -> EmbeddedServer:
+        servers.append(server)
+        return server.start()
+
+    yield start
+    for server in servers:
+        server.stop()  # again, where the test stopped it: nothing left to do
+        if server.log_path is not None:
+            server.log_path.unlink(missing_ok=True)
+
+
+def test_start_and_stop_leave_no_process_behind(started):
+    server = started(EmbeddedServer(startup_models=("sentiment",)))
     pgid = server.pid
     assert server.running and server.ready_after_s > 0
     server.stop()
-    assert wait_gone(pgid), "tritonserver or a stub outlived stop()"
+    wait_gone(pgid, "tritonserver and its stubs to end after stop()")
 
 
 def test_a_busy_port_is_reported_with_what_to_do():
@@ -93,7 +105,7 @@ def test_the_server_dies_with_the_process_that_started_it(tmp_path):
     finally:
         parent.send_signal(signal.SIGKILL)
         parent.wait()
-    assert wait_gone(pgid), "the server outlived its killed parent"
+    wait_gone(pgid, "the server to end after its parent was killed")
 
 
 def _server_pid(guardian_pid: int) -> int:
@@ -115,13 +127,12 @@ def test_the_server_preloads_jemalloc_where_the_system_has_it(lab_server, monkey
     assert installation.locate().allocator is None
 
 
-def test_a_clean_stop_removes_the_server_log_and_a_crash_keeps_it():
-    clean = EmbeddedServer(startup_models=("sentiment",)).start()
+def test_a_clean_stop_removes_the_server_log_and_a_crash_keeps_it(started):
+    clean = started(EmbeddedServer(startup_models=("sentiment",)))
     clean_log = clean.log_path
     clean.stop()
     assert not clean_log.exists()
-    crashed = EmbeddedServer(startup_models=("sentiment",)).start()
+    crashed = started(EmbeddedServer(startup_models=("sentiment",)))
     crashed.kill_for_demo()
     crashed.stop()
-    assert crashed.log_path.exists()
-    crashed.log_path.unlink()
+    assert crashed.log_path.exists()  # the fixture removes it

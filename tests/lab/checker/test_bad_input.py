@@ -14,7 +14,7 @@ from app.lab.checker.options import CheckOptions
 from app.lab.problems import LabError
 from app.lab.server.connection import LabServer
 from app.text.problems import error
-from tests.checker.conftest import TEST_STEPS, ZOO, check_copies_gone, ready, verdicts, zoo_files, zoo_fixture
+from tests.lab.checker.conftest import TEST_STEPS, ZOO, check_copies_gone, ready, verdicts, zoo_files, zoo_fixture
 
 zoo = zoo_fixture("zoo_varlen", "zoo_fails", "zoo_decoupled", "zoo_direct_slot")
 

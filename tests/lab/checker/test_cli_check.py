@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from tests.checker.conftest import ZOO
+from tests.lab.checker.conftest import ZOO
 
 CLI = [sys.executable, "-m", "app.cli", "check"]
 

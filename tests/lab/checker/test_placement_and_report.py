@@ -7,12 +7,13 @@ import xml.etree.ElementTree as ET
 import pandas as pd
 import pytest
 
-from app.i18n import words
+from app.i18n import languages, words
 from app.lab.checker import junit, placement, report
 from app.lab.checker.engine import CheckResult
 from app.lab.checker.judge import judge
 from app.text import checker as text
-from tests.checker.tables import Rows, tables
+from tests.i18n.text_checks import reads_in
+from tests.lab.checker.tables import Rows, tables
 
 
 def line(message: str, source: str = "sequence_batch_scheduler.cc:857") -> str:
@@ -123,8 +124,12 @@ def test_the_figure_tables_mark_the_diverging_steps():
     assert list(errors["difference"]) == [0.0, 3.0] and set(errors["session"]) == {0}
 
 
-def test_every_verdict_sentence_renders_in_both_languages():
+def test_every_verdict_sentence_renders_in_every_language():
     result = broken_result()
-    for lang in ("en", "zh"):
+    english = text.summary_lines(result, words("en"))
+    assert len(english) > 5 and english[4].startswith("HELD") and english[6].startswith("BROKEN")
+    for lang in languages():
         lines = text.summary_lines(result, words(lang))
-        assert len(lines) > 5 and all(isinstance(x, str) for x in lines)
+        assert len(lines) == len(english)
+        # Every line but the blank ones is prose, in the language's own words.
+        assert all(reads_in(lang, line, en) for line, en in zip(lines, english, strict=True) if en.strip()), (lang, lines)

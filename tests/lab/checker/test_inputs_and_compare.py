@@ -13,7 +13,7 @@ from app.lab.checker import compare, input_data, inputs
 from app.lab.checker.facts import ModelFacts, TensorSpec
 from app.lab.problems import LabError
 from app.text.problems import error
-from tests.checker.tables import facts
+from tests.lab.checker.tables import facts
 
 TYPES = ["BOOL", "UINT8", "UINT16", "UINT32", "UINT64", "INT8", "INT16", "INT32", "INT64", "FP16", "BF16", "FP32", "FP64", "BYTES"]
 NUMPY = {"BOOL": np.bool_, "UINT8": np.uint8, "UINT16": np.uint16, "UINT32": np.uint32, "UINT64": np.uint64, "INT8": np.int8,

@@ -5,7 +5,7 @@ import pytest
 
 from app.lab.checker.judge import judge, refusal_cause
 from app.lab.checker.options import CheckOptions
-from tests.checker.tables import Rows, facts, tables
+from tests.lab.checker.tables import Rows, facts, tables
 
 START_REFUSAL = "inference request for sequence 7 to model 'm' must specify the START flag on the first request of the sequence"
 
@@ -156,6 +156,17 @@ def test_id_reuse_judges_the_reused_sequences_and_counts_where_they_landed():
     rows.add("id_reuse", "chain", 14, 0, 1, 9.0, variant="all_instances", corrid="41", instance="m_0_0", slot=0)
     broken = judge(tables(rows)).verdict("id_reuse", "all_instances")
     assert (broken.verdict, broken.reason, broken.values["first"]["role"]) == ("broken", "inherits_after_end", "chain")
+
+
+def test_a_reused_id_counts_as_landing_where_any_earlier_sequence_of_it_ran():
+    # One ID on instances A, B, then A again: the third lands where the first left its state, though
+    # never where the sequence just before it ran (the pattern two instances alternating give).
+    rows = Rows().reference()
+    rows.add("id_reuse", "first_use", 10, 0, 0, 0.0, variant="all_instances", corrid="41", instance="m_0_0", slot=0)
+    rows.add("id_reuse", "reuse", 11, 0, 0, 0.0, variant="all_instances", corrid="41", instance="m_0_1", slot=0)
+    rows.add("id_reuse", "chain", 12, 0, 0, 0.0, variant="all_instances", corrid="41", instance="m_0_0", slot=0)
+    held = judge(tables(rows)).verdict("id_reuse", "all_instances")
+    assert (held.values["reused"], held.values["same_instance"], held.values["same_slot"]) == (2, 1, 1)
 
 
 def test_a_follower_breaks_the_check_of_the_victim_whose_slot_it_took():

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.checker.conftest import verdicts, zoo_fixture
+from tests.lab.checker.conftest import verdicts, zoo_fixture
 
 zoo = zoo_fixture("zoo_stateless", "zoo_batch_dependent", "zoo_batch_stats", "zoo_stateful_dynamic", "zoo_noisy", "zoo_all_types")
 HELD = {"repeat_alone/alone": "held", "batch_composition/all_instances": "held", "after_traffic/alone": "held"}

@@ -8,7 +8,7 @@ from app.lab.checker import engine
 from app.lab.checker import target as targets
 from app.lab.checker.options import CheckOptions
 from app.lab.deployment import presets
-from tests.checker.conftest import TEST_STEPS, check_copies_gone, unload, verdicts
+from tests.lab.checker.conftest import TEST_STEPS, check_copies_gone, unload, verdicts
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 on the real server. Each model is checked once; the tests read the cached result."""
 from __future__ import annotations
 
-from tests.checker.conftest import check_copies_gone, verdicts, zoo_fixture
+from tests.lab.checker.conftest import check_copies_gone, verdicts, zoo_fixture
 
 zoo = zoo_fixture("zoo_corrid_oldest", "zoo_no_reset", "zoo_slot_no_reset", "zoo_slot_oldest", "simple_sequence",
                   "simple_sequence_accumulate")
@@ -54,7 +54,8 @@ def test_a_model_that_never_resets_on_start_is_caught_by_id_reuse_on_several_ins
     broken = result.judgement.verdict("id_reuse", "all_instances")
     assert (broken.verdict, broken.reason) == ("broken", "inherits_after_end")
     assert broken.values["first"]["role"] in ("reuse", "chain")
-    assert broken.values["same_instance"] >= 1  # some reused IDs landed on the instance that held the old state
+    # The chain (one more lone session than instances) puts some sequence of an ID where an earlier one ran.
+    assert broken.values["same_instance"] >= 1
     assert result.judgement.diagnoses == [{"code": "inherits_after_end", "checks": ["id_reuse/all_instances"]}]
 
 
@@ -94,7 +95,7 @@ def test_nvidias_simple_sequence_behaviour_passes(zoo):
 
 
 def test_the_report_carries_the_config_review_of_the_config_the_server_runs(zoo):
-    from tests.checker.conftest import as_json
+    from tests.lab.checker.conftest import as_json
 
     simple = {f["code"]: f for f in as_json(zoo.check("simple_sequence"))["review"]}
     assert simple["idle_timeout_default"]["field"] == "sequence_batching.max_sequence_idle_microseconds"  # NVIDIA's leaves it at 1 s

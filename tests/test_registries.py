@@ -1,0 +1,71 @@
+"""Registries the project keeps in step by hand, compared: a name added to one and not the other
+fails here, not in front of a learner."""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from app.i18n import languages, words
+from app.lab.deployment.presets import PRESETS
+from app.lab.paths import REPO_ROOT
+from app.text import presets as preset_words
+from tests.app_pages import main_pages, view_names
+from tests.i18n.text_checks import reads_in
+
+TESTS = REPO_ROOT / "tests"
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_preset_has_its_label_title_and_why_in_every_language(name):
+    # The lab's preset button reads all three (app/ui/lab_page.py: a missing WHY is a KeyError on click).
+    for table in (preset_words.LABELS, preset_words.TITLES, preset_words.WHY):
+        english = table[name]
+        for lang in languages():
+            assert reads_in(lang, words(lang)(english), english), (name, lang, english)
+
+
+def test_the_preset_words_name_no_preset_that_is_gone():
+    assert set(preset_words.LABELS) == set(preset_words.TITLES) == set(preset_words.WHY) == set(PRESETS)
+
+
+def test_every_page_file_is_in_the_navigation():
+    files = sorted(f"views/{p.name}" for p in (REPO_ROOT / "app" / "views").glob("*.py") if p.name != "__init__.py")
+    assert sorted(main_pages()) == files
+    assert len(main_pages()) == len(set(main_pages())), "a page listed twice"
+
+
+def test_the_page_walks_take_their_pages_from_the_navigation():
+    from tests.i18n import test_pages_in_chinese
+
+    assert view_names() == test_pages_in_chinese.PAGES
+    # The browser walks click the live navigation's links; each checks it saw them all.
+    for walk in ("e2e/test_chinese_browser.py", "e2e/test_lab_browser.py"):
+        assert "len(titles) == len(main_pages())" in (TESTS / walk).read_text(encoding="utf-8"), walk
+
+
+def _spelled_languages(path: Path) -> list[int]:
+    """Lines of `path` with a tuple, list or set literal of two or more language codes."""
+    known = set(languages())
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and len(node.elts) >= 2 and all(
+                isinstance(e, ast.Constant) and e.value in known for e in node.elts):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_language_tests_iterate_the_languages_the_app_has():
+    """A test over 'every language' loops over app.i18n.languages(): a language added to the app
+    is then tested everywhere, which a spelled-out pair of codes would skip."""
+    found = [f"tests/{path.relative_to(TESTS)}:{line}"
+             for path in sorted(TESTS.rglob("*.py"))
+             for line in _spelled_languages(path)]
+    assert not found, "use app.i18n.languages() instead of spelling the codes:\n" + "\n".join(found)
+
+
+def test_the_language_check_sees_a_spelled_pair(tmp_path):
+    spelled = tmp_path / "test_x.py"
+    spelled.write_text("for lang in (" + ", ".join(repr(code) for code in languages()) + "):\n    pass\n")
+    assert _spelled_languages(spelled) == [1]
