@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -18,7 +17,7 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
-from app.i18n import words
+from app.i18n import SOURCE_LANGUAGE, languages, words
 from app.lab.checker import junit, report
 from app.lab.problems import LabError
 from app.lab.server.connection import LabServer
@@ -31,10 +30,11 @@ from app.text.problems import error as problem_text
 from app.ui import check_servers, session
 from app.ui.check_controls import OTHER
 from app.ui.check_report import RESULT_KEY, CheckRun
-from tests.checker.conftest import ZOO, check_copies_gone, load_zoo, ready, unload
 from tests.i18n.test_pages_in_chinese import untranslated
-from tests.i18n.text_checks import has_cjk
+from tests.i18n.text_checks import reads_in
+from tests.lab.checker.conftest import ZOO, check_copies_gone, load_zoo, ready, unload
 from tests.views.conftest import MAIN, RUN_TIMEOUT_S
+from tests.waiting import wait_for
 
 SESSIONS, STEPS = 6, 4  # small checks: every check still has steps to compare and a backlog to reach
 ZOO_MODELS = ("zoo_fails", "zoo_decoupled", "zoo_varlen", "zoo_direct_slot")
@@ -142,14 +142,12 @@ def test_a_sound_shipped_model_holds_every_check(lab_server, page_runs):
     nothing_left(lab_server, ["asr_sequence_direct"])
 
 
-def wait_for(condition, timeout_s: float = WAIT_S, every_s: float = 0.005) -> bool:
-    """Poll `condition` until it holds (True) or timeout_s passes (False)."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(every_s)
-    return False
+def seen(condition, what: str) -> bool:
+    """tests.waiting.wait_for from a helper thread, where a failed wait must come back as False, not vanish."""
+    try:
+        return bool(wait_for(condition, what, timeout_s=WAIT_S))
+    except AssertionError:
+        return False
 
 
 @pytest.fixture(scope="module")
@@ -157,21 +155,21 @@ def dynamic_run(lab_server, page_runs):
     """asr_dynamic checked through the page while another run holds its lease: the check must wait
     its turn, then hold the lease itself while it sends. Returns the run and what the holder saw."""
     queue = run_queue.for_server(lab_server.url)
-    seen = {"check_queued": False, "check_held": False}
+    saw = {"check_queued": False, "check_held": False}
     holding = threading.Event()
 
     def holder() -> None:
         with queue.lease("asr_dynamic"):
             holding.set()
-            seen["check_queued"] = wait_for(lambda: queue.waiting() > 0)
-        seen["check_held"] = wait_for(lambda: "asr_dynamic" in queue.busy())
+            saw["check_queued"] = seen(lambda: queue.waiting() > 0, "the page's check queued behind this lease")
+        saw["check_held"] = seen(lambda: "asr_dynamic" in queue.busy(), "the page's check holding the lease")
 
     thread = threading.Thread(target=holder, name="lease-holder")
     thread.start()
     assert holding.wait(WAIT_S)
     at, checked = page_runs("asr_dynamic")
     thread.join(WAIT_S)
-    return at, checked, seen
+    return at, checked, saw
 
 
 def test_the_shipped_mistake_breaks_for_its_history_dependence_at_its_first_diverging_step(lab_server, dynamic_run):
@@ -222,23 +220,24 @@ def test_the_downloads_are_the_engines_json_and_junit_xml(dynamic_run):
     assert int(suite.get("tests")) == len(result.verdicts) and int(suite.get("failures")) == 1
 
 
-def test_the_results_read_in_chinese(page_runs, dynamic_run):
-    zh = words("zh")
+@pytest.mark.parametrize("lang", [lang for lang in languages() if lang != SOURCE_LANGUAGE])
+def test_the_results_read_in_the_learners_language(page_runs, dynamic_run, lang):
+    _ = words(lang)
     for model in ("asr_sequence_direct", "asr_dynamic"):
         at = AppTest.from_file(str(MAIN), default_timeout=RUN_TIMEOUT_S)
-        at.query_params["lang"] = "zh"
+        at.query_params["lang"] = lang
         at.query_params["model"] = model
         at.session_state[RESULT_KEY] = page_runs(model)[1]
         at = run(at.run(timeout=RUN_TIMEOUT_S).switch_page("views/check.py"))
-        assert at.title[0].value == zh("Check a deployment") and has_cjk(at.title[0].value)
+        assert at.title[0].value == _("Check a deployment") and reads_in(lang, at.title[0].value, "Check a deployment")
         table = at.dataframe[0].value
-        assert list(table.columns)[0] == zh("verdict") and has_cjk(list(table.columns)[0])
+        assert reads_in(lang, list(table.columns)[0], "verdict") and list(table.columns)[0] == _("verdict")
         result = page_runs(model)[1].result
-        assert list(table.iloc[:, 0]) == [zh(check_words.VERDICTS[v.verdict]) for v in result.verdicts]
-        assert list(table.iloc[:, -1]) == [check_words.verdict_sentence(v, zh) for v in result.verdicts]
-        outcome = zh(check_words.OUTCOME[result.exit_code])
-        assert outcome in [e.value for e in (at.error if result.exit_code else at.success)] and has_cjk(outcome)
-        found = untranslated(at)
+        assert list(table.iloc[:, 0]) == [_(check_words.VERDICTS[v.verdict]) for v in result.verdicts]
+        assert list(table.iloc[:, -1]) == [check_words.verdict_sentence(v, _) for v in result.verdicts]
+        outcome = check_words.OUTCOME[result.exit_code]
+        assert _(outcome) in [e.value for e in (at.error if result.exit_code else at.success)] and reads_in(lang, _(outcome), outcome)
+        found = untranslated(at)  # no English prose anywhere on the page
         assert not found, found[:10]
 
 
@@ -376,25 +375,26 @@ def stats(server, model: str) -> int:
     return server.client().get_inference_statistics(model)["model_stats"][0]["inference_count"]
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages())
 def test_an_unknown_model_is_named_with_the_models_there_are(lab_server, zoo, lang):
     before = ready_models(lab_server)
     at = typed("no_such_model", lang=lang)
-    expected = problem_text(LabError("check_model_unknown", model="no_such_model", url=lab_server.url,
-                                     models=", ".join(sorted(before))), words(lang))
-    assert one_error(at) == expected
-    assert "no_such_model" in expected and "asr_sequence_direct" in expected and (lang == "en" or has_cjk(expected))
+    err = LabError("check_model_unknown", model="no_such_model", url=lab_server.url, models=", ".join(sorted(before)))
+    expected = problem_text(err, words(lang))
+    assert one_error(at) == expected and reads_in(lang, expected, problem_text(err, words(SOURCE_LANGUAGE)))
+    assert "no_such_model" in expected and "asr_sequence_direct" in expected
     assert at.button(key="check.run").disabled
     assert ready_models(lab_server) == before and not ready(lab_server, "no_such_model")
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages())
 def test_a_decoupled_model_is_refused_before_any_request(lab_server, zoo, lang):
     before = stats(lab_server, "zoo_decoupled")
     at = run(small(typed("zoo_decoupled", lang=lang)).button(key="check.run").click())
-    expected = problem_text(LabError("check_decoupled_unsupported", model="zoo_decoupled"), words(lang))
-    assert one_error(at) == expected and (lang == "en" or has_cjk(expected))
-    assert lang != "en" or "are not supported" in expected
+    err = LabError("check_decoupled_unsupported", model="zoo_decoupled")
+    english = problem_text(err, words(SOURCE_LANGUAGE))
+    expected = problem_text(err, words(lang))
+    assert one_error(at) == expected and reads_in(lang, expected, english) and "are not supported" in english
     assert stats(lab_server, "zoo_decoupled") == before and RESULT_KEY not in at.session_state
     nothing_left(lab_server, ["zoo_decoupled"])
 
@@ -481,7 +481,7 @@ def test_a_server_that_stops_mid_check_stops_it_with_one_message(env, doomed_ser
     killed = threading.Event()
 
     def kill_once_requests_flow() -> None:
-        if wait_for(lambda: stats(server, "zoo_batch_dependent") >= 10, every_s=0.02):
+        if seen(lambda: stats(server, "zoo_batch_dependent") >= 10, "ten requests answered"):
             server.embedded.kill_for_demo()
             killed.set()
 
