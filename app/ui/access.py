@@ -95,9 +95,15 @@ def require_instructor(key: str = "instructor-access") -> None:
                               icon=":material/lock:")
         return
     st.info(_("This page is for the instructor. Enter the instructor key to open it."), icon=":material/lock:")
+    key_form(key)
+    st.stop()
+
+
+def key_form(key: str) -> None:
+    """The instructor key's form (widget keys start with `key`); a right key unlocks this browser
+    session's instructor pages and what else asks instructor_unlocked()."""
     with st.form(key):
         st.text_input(_("Instructor key"), type="password", key=f"{key}-input", autocomplete="off")
         st.form_submit_button(_("Unlock"), key=f"{key}-submit", on_click=_check, args=(key,))
     if st.session_state.get(f"{key}-refused"):
         st.error(_("That is not the instructor key. Ask whoever started the app for it."))
-    st.stop()

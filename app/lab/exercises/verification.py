@@ -171,6 +171,7 @@ def judge(tables: Tables) -> Judgement:
         Finding("why_recogniser", {"wrong": numbers["recogniser_dynamic_wrong_symbols"]}),
         Finding("why_sequence_passed") if sequence_ok else Finding("why_sequence_failed"),
         Finding("why_every_deployment"),
+        Finding("why_your_own"),  # the same checks on the learner's own model: the "Check a deployment" page
     ]
     return Judgement(outcome=outcome, numbers=numbers, findings=findings, explanation=explanation,
                      tables={"checks": checks, "sentiment": sentiment, "recogniser_transcripts": _transcripts(sessions)})

@@ -75,6 +75,11 @@ FINDINGS = {
         "Run these checks on every new deployment and after every model change; they take seconds and catch the "
         "failures that unit tests with one client cannot."
     ),
+    "why_your_own": N_(
+        "The same checks, and those the guide adds (IDs reused after END, sessions abandoned or timed out, one instance "
+        "against several), run on a model of your own: [Check a deployment](check?lang=en) under Practice, or "
+        "`batching-lab check --model NAME` in a terminal."
+    ),
 }
 STEPS = {
     "interleaved": N_("{sessions:count} interleaved sessions on the direct deployment"),

@@ -66,7 +66,7 @@ def test_judge_sentiment_when_only_the_stateless_model_is_order_invariant():
         Finding("recogniser", {"as_expected": True, "alone": {"intact": 3}, "together": {"garbage": 2, "intact": 1}}),
     ]
     assert judged.explanation == [Finding("why_stateless", {"diff": 2e-7}), Finding("why_recogniser", {"wrong": 2}),
-                                  Finding("why_sequence_passed"), Finding("why_every_deployment")]
+                                  Finding("why_sequence_passed"), Finding("why_every_deployment"), Finding("why_your_own")]
     assert list(judged.tables["checks"]["check"]) == list(verification.CHECKS) and judged.tables["checks"]["as_expected"].all()
     transcripts = judged.tables["recogniser_transcripts"]
     assert list(transcripts["arrival"]) == ["one_at_a_time"] * 3 + ["all_at_once"] * 3
@@ -172,7 +172,8 @@ def test_findings_are_the_guides_checks_as_codes_and_values(result):
     assert found["sentiment"]["labels_identical"] and found["sentiment"]["diff"] <= 1e-5
     assert found["recogniser"]["together"] != {"intact": len(verification.TEXTS)}
     assert list(result.tables["checks"]["check"]) == list(verification.CHECKS)
-    assert [f.code for f in result.explanation] == ["why_stateless", "why_recogniser", "why_sequence_passed", "why_every_deployment"]
+    assert [f.code for f in result.explanation] == ["why_stateless", "why_recogniser", "why_sequence_passed", "why_every_deployment",
+                                                     "why_your_own"]
     assert result.explanation[1].values["wrong"] == result.numbers["recogniser_dynamic_wrong_symbols"] > 0
 
 

@@ -1,0 +1,189 @@
+"""Figures of a deployment check (app/lab/checker): the executions over time from the server's trace,
+and each broken session's difference from its reference over the steps. No Streamlit.
+
+Both are drawn from the engine's tables (app/lab/checker/report.timeline and .errors), so a test or
+a benchmark builds exactly what the page shows. Every title, axis, legend entry and hover label
+passes through `_`, the reader's Words.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from app.charts.figures import LEGEND_SESSIONS, WRONG_COLOUR, session_colour
+from app.i18n import N_, Words
+from app.lab.checker import report
+from app.text import check_page
+from app.text import checker as check_words
+
+LANE_HEIGHT = 0.8  # of a lane's row; an execution's requests share it in stripes, one per request
+PHASE_COLOURS = ("rgba(76,120,168,0.07)", "rgba(245,133,24,0.07)")
+MIN_LABELLED_SHARE = 0.08  # a phase band narrower than this share of the check gets no label
+DASHES = ("solid", "dot", "dash", "dashdot", "longdash")  # one per output, the colour being the session's
+
+
+def _empty(title: str, message: str) -> go.Figure:
+    fig = go.Figure()
+    fig.update_layout(title=title, height=220, xaxis_visible=False, yaxis_visible=False)
+    fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
+    return fig
+
+
+def _row_label(variant: str, lane, two_variants: bool, _: Words) -> str:
+    name = check_page.lane(lane, _)
+    if not two_variants:
+        return name
+    return _.render(N_("{variant:text} · {lane:text}"), variant=_(check_words.VARIANTS[variant]), lane=name)
+
+
+def timeline(result, _: Words) -> go.Figure:
+    """One row per instance (the lane the engine placed each execution in), time across; each
+    execution a bar split into one stripe per request, coloured by its session; a red mark on
+    every step that differed from its reference beyond tolerance; the check's phases as bands."""
+    title = _(N_("Executions over time: one row per instance, coloured by session"))
+    rows = report.timeline(result)
+    if rows.empty:
+        return _empty(title, _(N_("No server trace for this check: the trace is read from the embedded server, or from "
+                                  "TRITON_TRACE_DIR for the app's external one.")))
+    rows = rows.assign(lane=rows["lane"].astype(str))
+    if not result.facts.sequence:
+        # The stateless phases all run on the model's own instances ("alone" names how, not where): one set of rows.
+        rows = rows.assign(variant="all_instances")
+    variants = list(dict.fromkeys(rows["variant"]))
+    lanes = list(dict.fromkeys(zip(rows["variant"], rows["lane"], strict=True)))
+    lanes.sort(key=lambda vl: (variants.index(vl[0]), vl[1]))
+    y_of = {vl: k for k, vl in enumerate(lanes)}
+    # Stripe k of n within the execution's bar, so batch mates stay visible side by side.
+    order = rows.groupby("execution").cumcount().to_numpy()
+    size = rows.groupby("execution")["execution"].transform("size").to_numpy()
+    stripe = LANE_HEIGHT / size
+    base_y = np.array([y_of[vl] for vl in zip(rows["variant"], rows["lane"], strict=True)], dtype=float)
+    rows = rows.assign(y=base_y - LANE_HEIGHT / 2 + stripe * (order + 0.5), stripe=stripe, batch=size)
+    start = rows["exec_start"].astype(float).to_numpy()
+    span = float(rows["exec_end"].astype(float).max() - start.min()) or 1.0
+    rows = rows.assign(width_s=np.maximum(rows["exec_end"].astype(float).to_numpy() - start, span / 400))
+
+    fig = go.Figure()
+    _phase_bands(fig, result, float(start.min()), float(rows["exec_end"].astype(float).max()), _)
+    sessions = sorted(rows["session"].astype(int).unique())
+    many = len(sessions) > LEGEND_SESSIONS
+    if many:
+        title += _.render(N_(" ({n:count} sessions: hover a bar for its session)"), n=len(sessions))
+    hover = "<b>%{customdata[0]}</b>, " + _(N_("step %{customdata[1]}<br>%{customdata[2]}<br>a batch of %{customdata[3]}")) + "<extra></extra>"
+    groups = [(None, rows)] if many else list(rows.groupby(rows["session"].astype(int), sort=True))
+    for session, mine in groups:
+        custom = np.column_stack([
+            [_.render(N_("session {number:count}"), number=int(s) + 1) for s in mine["session"]],
+            (mine["step"].astype(int) + 1).to_numpy(),
+            [_(check_words.ROLES.get(r, r)) for r in mine["role"]],
+            mine["batch"].to_numpy(),
+        ])
+        fig.add_trace(go.Bar(
+            name=_.render(N_("session {number:count}"), number=int(session) + 1) if session is not None else _(N_("requests")),
+            showlegend=not many, orientation="h", y=mine["y"], x=mine["width_s"], base=mine["exec_start"].astype(float),
+            width=mine["stripe"], marker=dict(color=[session_colour(int(s)) for s in mine["session"]], line=dict(width=0)),
+            customdata=custom, hovertemplate=hover,
+        ))
+    diverged = rows[rows["diverged"].astype(bool)]
+    if not diverged.empty:
+        fig.add_trace(go.Scatter(
+            name=_(N_("differed from its reference")), x=diverged["exec_start"].astype(float), y=diverged["y"], mode="markers",
+            marker=dict(symbol="x", size=9, color=WRONG_COLOUR, line=dict(width=1, color="white")),
+            customdata=np.column_stack([[_.render(N_("session {number:count}"), number=int(s) + 1) for s in diverged["session"]],
+                                        (diverged["step"].astype(int) + 1).to_numpy()]),
+            hovertemplate="<b>%{customdata[0]}</b>, " + _(N_("step %{customdata[1]} differed from its reference")) + "<extra></extra>",
+        ))
+    two = len(variants) > 1
+    fig.update_layout(
+        title=title, barmode="overlay", height=max(280, 60 * len(lanes) + 170, 0 if many else 21 * (len(sessions) + 1) + 130),
+        xaxis_title=_(N_("seconds since the check started")),
+        yaxis=dict(tickvals=list(range(len(lanes))), ticktext=[_row_label(v, lane, two, _) for v, lane in lanes],
+                   range=[len(lanes) - 0.4, -0.6], autorange=False),
+        legend=dict(yanchor="top", y=1, x=1.01),  # beside the rows, which may be only one or two
+        margin=dict(l=10, r=10, t=90, b=10), hoverlabel=dict(align="left"),
+    )
+    return fig
+
+
+def _phase_bands(fig: go.Figure, result, first: float, last: float, _: Words) -> None:
+    """Each phase of the check as a light band behind the executions, named where there is room."""
+    phases = result.tables.phases
+    span = max(last - first, 1e-9)
+    for k, p in enumerate(phases.itertuples()):
+        x0, x1 = float(p.started_s), float(p.started_s + p.wall_s)
+        if x1 < first or x0 > last:
+            continue  # not traced (the references): outside the drawn span
+        label = _.render(N_("{phase:text} ({variant:text})"), phase=_(check_words.PHASES[p.phase]),
+                         variant=_(check_words.VARIANTS[p.variant]))
+        wide = (min(x1, last) - max(x0, first)) / span >= MIN_LABELLED_SHARE
+        fig.add_vrect(x0=x0, x1=x1, fillcolor=PHASE_COLOURS[k % 2], line_width=0, layer="below")
+        if wide:  # names on two heights above the plot, so neighbours do not overwrite each other
+            fig.add_annotation(x=max(x0, first), y=1.0 + 0.07 * (k % 2), xref="x", yref="paper", xanchor="left", yanchor="bottom",
+                               text=label, showarrow=False, font=dict(size=10))
+
+
+def errors(result, _: Words) -> list[tuple[str, go.Figure]]:
+    """For each broken check, each broken session's difference from its reference over its steps,
+    one line per session and output, with the tolerance it was judged by. A step with no reply to
+    compare (none, or one of another shape) is marked at the top."""
+    frame = report.errors(result)
+    out: list[tuple[str, go.Figure]] = []
+    if frame.empty:
+        return out
+    for (check, variant), rows in frame.groupby(["check", "variant"], sort=False):
+        name = check_words.check_name(check, variant, _)
+        title = _.render(N_("Difference from the reference, step by step: {check:text}"), check=name)
+        out.append((title, _error_figure(rows, title, result.facts.sequence, _)))
+    return out
+
+
+def _error_figure(rows: pd.DataFrame, title: str, sequence: bool, _: Words) -> go.Figure:
+    rows = rows.assign(difference=rows["difference"].astype(float))
+    # Only the outputs that went beyond their tolerance somewhere in this check.
+    beyond = rows[rows["difference"] > rows["tolerance"]]
+    rows = rows[rows["output"].isin(set(beyond["output"]))]
+    finite = rows["difference"][np.isfinite(rows["difference"])]
+    top = float(finite.max()) if len(finite) else 1.0
+    top = top if top > 0 else 1.0
+    # A line per sequence (a session's inputs may run as several, e.g. reusing an ID); on the
+    # stateless path a session's requests are separate conversations, so a line per session.
+    lines = list(rows.groupby(["conversation" if sequence else "session", "output"], sort=False))
+    many = len(lines) > LEGEND_SESSIONS
+    outputs = list(dict.fromkeys(rows["output"]))
+    fig = go.Figure()
+    for (_line, output), mine in lines:
+        mine = mine.sort_values("step")
+        session = int(mine["session"].iloc[0])
+        label = _.render(N_("{session:session} · {output:text}"), session=session, output=output)
+        y = mine["difference"].where(np.isfinite(mine["difference"]))
+        fig.add_trace(go.Scatter(
+            name=label, x=mine["step"].astype(int) + 1, y=y, mode="lines+markers", showlegend=not many,
+            line=dict(color=session_colour(session), width=1.5, dash=DASHES[outputs.index(output) % len(DASHES)]),
+            marker=dict(size=5), hovertemplate=f"<b>{label}</b><br>" + _(N_("step %{x}: off by %{y}")) + "<extra></extra>",
+        ))
+        missing = mine[~np.isfinite(mine["difference"])]
+        if len(missing):
+            fig.add_trace(go.Scatter(
+                name=_(N_("no reply to compare")), x=missing["step"].astype(int) + 1, y=[top * 1.1] * len(missing), mode="markers",
+                marker=dict(symbol="triangle-down", size=9, color=WRONG_COLOUR), showlegend=False,
+                hovertemplate=f"<b>{label}</b><br>" + _(N_("step %{x}: no reply of the reference's shape")) + "<extra></extra>",
+            ))
+    # One dashed line per tolerance value, naming the outputs judged by it.
+    tolerances = rows.groupby("output", sort=False)["tolerance"].first().astype(float)
+    for value, names in tolerances.groupby(tolerances, sort=True):
+        if math.isfinite(value):
+            fig.add_hline(y=value, line=dict(dash="dash", color="rgba(60,60,60,0.7)", width=1),
+                          annotation_text=_.render(N_("tolerance of {outputs:text}: {value:text}"), outputs=", ".join(names.index),
+                                                   value=check_words.number(value)),
+                          annotation_position="top left", annotation_font_size=10)
+    steps = int(rows["step"].max()) + 1
+    fig.update_layout(
+        title=title, height=360, xaxis=dict(title=_(N_("step of the session")), dtick=1 if steps <= 30 else None, tickformat="d"),
+        yaxis_title=_(N_("difference from the reference")),
+        legend=dict(orientation="h", yanchor="top", y=-0.2, x=0), margin=dict(l=10, r=10, t=60, b=10),
+        hoverlabel=dict(align="left"),
+    )
+    return fig

@@ -1,0 +1,500 @@
+"""The "Check a deployment" page in AppTest on the session's real server: a sound shipped model
+holds every check, the shipped mistake breaks for its history dependence, the downloads are the
+engine's bytes, the page reads in Chinese, each rule of "Safety in a class" holds, and each bad
+input gets one message in the learner's language with nothing left loaded or running.
+
+Real checks are few and small: each shipped model is checked once per module through the page
+(the `page_runs` cache), and the Chinese test draws those same results."""
+from __future__ import annotations
+
+import json
+import threading
+import xml.etree.ElementTree as ET
+
+import pytest
+from streamlit import config
+from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1 import app_test as app_test_module
+
+from app.i18n import SOURCE_LANGUAGE, languages, words
+from app.lab.checker import junit, report
+from app.lab.problems import LabError
+from app.lab.server.connection import LabServer
+from app.lab.server.ports import free_ports
+from app.lab.traffic import run_queue
+from app.quiz import access_rules
+from app.text import check_page as page_words
+from app.text import checker as check_words
+from app.text.problems import error as problem_text
+from app.ui import check_servers, session
+from app.ui.check_controls import OTHER
+from app.ui.check_report import RESULT_KEY, CheckRun
+from tests.i18n.test_pages_in_chinese import untranslated
+from tests.i18n.text_checks import reads_in
+from tests.lab.checker.conftest import ZOO, check_copies_gone, load_zoo, ready, unload
+from tests.views.conftest import MAIN, RUN_TIMEOUT_S
+from tests.waiting import wait_for
+
+SESSIONS, STEPS = 6, 4  # small checks: every check still has steps to compare and a backlog to reach
+ZOO_MODELS = ("zoo_fails", "zoo_decoupled", "zoo_varlen", "zoo_direct_slot")
+WAIT_S = 60.0
+
+
+class RecordingStorage(MemoryMediaFileStorage):
+    """AppTest's media storage, remembered, so a test reads the bytes a download button serves."""
+
+    made: list[MemoryMediaFileStorage] = []
+
+    def __init__(self, endpoint: str):
+        super().__init__(endpoint)
+        RecordingStorage.made.append(self)
+
+
+@pytest.fixture(scope="module")
+def env(lab_server, deployer):
+    """The page's own server is the session's embedded one, as in an app started without TRITON_URL
+    (which has the lab's model files, so it can make a one-instance copy of a shipped model)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for key, value in lab_server.environment().items():
+            patch.setenv(key, value)  # for the pages around it, which build their own handle from the environment
+        patch.setattr(session, "_lab", lambda: (lab_server, deployer))
+        patch.delenv(check_servers.ENV, raising=False)
+        patch.setattr(app_test_module, "MemoryMediaFileStorage", RecordingStorage)
+        yield patch
+
+
+@pytest.fixture(scope="module")
+def zoo(lab_server, env):
+    load_zoo(lab_server, ZOO_MODELS)
+    try:
+        yield lab_server
+    finally:
+        unload(lab_server, ZOO_MODELS)
+
+
+def open_check(**query: str) -> AppTest:
+    at = AppTest.from_file(str(MAIN), default_timeout=RUN_TIMEOUT_S)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.run(timeout=RUN_TIMEOUT_S)
+    return run(at.switch_page("views/check.py"))
+
+
+def run(at) -> AppTest:
+    at = at.run(timeout=RUN_TIMEOUT_S)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def small(at, sessions: int | None = SESSIONS, steps: int | None = STEPS) -> AppTest:
+    if sessions is not None:
+        at.number_input(key="check.sessions").set_value(sessions)
+    if steps is not None:
+        at.number_input(key="check.steps").set_value(steps)
+    return run(at)
+
+
+def texts(at, kinds=("error", "warning", "info", "success", "caption", "markdown")) -> list[str]:
+    return [str(e.value) for kind in kinds for e in getattr(at, kind)]
+
+
+def ready_models(server) -> set[str]:
+    return {e["name"] for e in server.client().get_model_repository_index() if e.get("state") == "READY"}
+
+
+def nothing_left(server, models=()) -> None:
+    """No one-instance copy served, no lease held on any of `models`."""
+    assert check_copies_gone(server) == []
+    assert not set(models) & run_queue.for_server(server.url).busy()
+
+
+@pytest.fixture(scope="module")
+def page_runs(lab_server, env):
+    """Each shipped model checked once through the page; the AppTest and its CheckRun kept."""
+    cache: dict = {}
+
+    def check(model: str, **query) -> tuple[AppTest, CheckRun]:
+        if model not in cache:
+            at = small(open_check(model=model, **query))
+            at = run(at.button(key="check.run").click())
+            cache[model] = (at, at.session_state[RESULT_KEY])
+        return cache[model]
+
+    return check
+
+
+def test_a_sound_shipped_model_holds_every_check(lab_server, page_runs):
+    at, checked = page_runs("asr_sequence_direct")
+    result = checked.result
+    assert result.facts.name == "asr_sequence_direct" and result.exit_code == 0 and result.where == "embedded"
+    assert any(s.value == "Every check held." for s in at.success)
+    checks = ("interleaved", "id_reuse", "abandoned", "cancelled")
+    assert {v.id: v.verdict for v in result.verdicts} == {
+        "reference/alone": "held", **{f"{c}/{variant}": "held" for c in checks for variant in ("all_instances", "one_instance")}}
+    table = at.dataframe[0].value  # the checks table; refusals, when any, come next
+    assert list(table["verdict"]) == [check_words.VERDICTS[v.verdict] for v in result.verdicts]
+    assert set(table["verdict"]) == {"HELD"}
+    assert all("matched their references" in d for d in table["what the check found"])
+    charts = {c.proto.id for c in at.get("plotly_chart")}
+    assert any(c.endswith("-check-timeline") for c in charts)
+    assert not any("-check-errors-" in c for c in charts), "no broken session, no error figure"
+    nothing_left(lab_server, ["asr_sequence_direct"])
+
+
+def seen(condition, what: str) -> bool:
+    """tests.waiting.wait_for from a helper thread, where a failed wait must come back as False, not vanish."""
+    try:
+        return bool(wait_for(condition, what, timeout_s=WAIT_S))
+    except AssertionError:
+        return False
+
+
+@pytest.fixture(scope="module")
+def dynamic_run(lab_server, page_runs):
+    """asr_dynamic checked through the page while another run holds its lease: the check must wait
+    its turn, then hold the lease itself while it sends. Returns the run and what the holder saw."""
+    queue = run_queue.for_server(lab_server.url)
+    saw = {"check_queued": False, "check_held": False}
+    holding = threading.Event()
+
+    def holder() -> None:
+        with queue.lease("asr_dynamic"):
+            holding.set()
+            saw["check_queued"] = seen(lambda: queue.waiting() > 0, "the page's check queued behind this lease")
+        saw["check_held"] = seen(lambda: "asr_dynamic" in queue.busy(), "the page's check holding the lease")
+
+    thread = threading.Thread(target=holder, name="lease-holder")
+    thread.start()
+    assert holding.wait(WAIT_S)
+    at, checked = page_runs("asr_dynamic")
+    thread.join(WAIT_S)
+    return at, checked, saw
+
+
+def test_the_shipped_mistake_breaks_for_its_history_dependence_at_its_first_diverging_step(lab_server, dynamic_run):
+    at, checked, _seen = dynamic_run
+    result = checked.result
+    broken = result.judgement.verdict("repeat_alone")
+    assert (broken.verdict, broken.reason) == ("broken", "keeps_state")
+    first = broken.values["first"]
+    assert any(e.value == "A check broke." for e in at.error)
+    assert check_words.DIAGNOSES["keeps_state"] in [w.value for w in at.warning]
+    row = at.dataframe[0].value.iloc[0]
+    assert row["verdict"] == "BROKEN" and row["check"] == check_words.CHECKS["repeat_alone"]
+    assert (row["first diverging session"], row["step"]) == (f"session {first['session'] + 1}", str(first["step"] + 1))
+    assert row["output"] == first["output"] and row["difference"] == check_words.number(first["difference"])
+    assert row["what the check found"].startswith("first differed at ")
+    charts = {c.proto.id for c in at.get("plotly_chart")}
+    assert any(c.endswith("-check-timeline") for c in charts) and any(c.endswith("-check-errors-0") for c in charts)
+    nothing_left(lab_server, ["asr_dynamic"])
+
+
+def test_the_check_waits_for_the_models_lease_then_holds_it_while_it_runs(lab_server, dynamic_run):
+    assert dynamic_run[2] == {"check_queued": True, "check_held": True}
+    assert "asr_dynamic" not in run_queue.for_server(lab_server.url).busy()
+
+
+def served(button) -> bytes:
+    """The bytes a download button serves, from AppTest's media storage."""
+    filename = button.proto.url.rsplit("/", 1)[1]
+    for storage in reversed(RecordingStorage.made):
+        try:
+            return storage.get_file(filename).content
+        except Exception:
+            continue
+    raise AssertionError(f"no media file {filename}")
+
+
+def test_the_downloads_are_the_engines_json_and_junit_xml(dynamic_run):
+    at, checked, _seen = dynamic_run
+    result, en = checked.result, words("en")
+    buttons = {b.key: b for b in at.download_button}
+    assert served(buttons["check-json"]) == report.dumps(result).encode("utf-8")
+    # The CLI's --junit-xml: the engine's writer with the checker's sentences as messages.
+    assert served(buttons["check-junit"]) == junit.to_xml(result, describe=lambda v: check_words.junit_message(v, en)).encode("utf-8")
+    document = json.loads(served(buttons["check-json"]))
+    assert document["kind"] == "check" and document["model"]["name"] == "asr_dynamic" and document["exit_code"] == 1
+    assert [(c["check"], c["verdict"]) for c in document["checks"]] == [(v.check, v.verdict) for v in result.verdicts]
+    suite = ET.fromstring(served(buttons["check-junit"])).find("testsuite")
+    assert int(suite.get("tests")) == len(result.verdicts) and int(suite.get("failures")) == 1
+
+
+@pytest.mark.parametrize("lang", [lang for lang in languages() if lang != SOURCE_LANGUAGE])
+def test_the_results_read_in_the_learners_language(page_runs, dynamic_run, lang):
+    _ = words(lang)
+    for model in ("asr_sequence_direct", "asr_dynamic"):
+        at = AppTest.from_file(str(MAIN), default_timeout=RUN_TIMEOUT_S)
+        at.query_params["lang"] = lang
+        at.query_params["model"] = model
+        at.session_state[RESULT_KEY] = page_runs(model)[1]
+        at = run(at.run(timeout=RUN_TIMEOUT_S).switch_page("views/check.py"))
+        assert at.title[0].value == _("Check a deployment") and reads_in(lang, at.title[0].value, "Check a deployment")
+        table = at.dataframe[0].value
+        assert reads_in(lang, list(table.columns)[0], "verdict") and list(table.columns)[0] == _("verdict")
+        result = page_runs(model)[1].result
+        assert list(table.iloc[:, 0]) == [_(check_words.VERDICTS[v.verdict]) for v in result.verdicts]
+        assert list(table.iloc[:, -1]) == [check_words.verdict_sentence(v, _) for v in result.verdicts]
+        outcome = check_words.OUTCOME[result.exit_code]
+        assert _(outcome) in [e.value for e in (at.error if result.exit_code else at.success)] and reads_in(lang, _(outcome), outcome)
+        found = untranslated(at)  # no English prose anywhere on the page
+        assert not found, found[:10]
+
+
+# ---- safety in a class --------------------------------------------------------------------------
+
+@pytest.fixture()
+def address():
+    """Streamlit's server.address for one test (the repository's .streamlit/config.toml says loopback)."""
+    before = config.get_option("server.address")
+    yield lambda value: config.set_option("server.address", value)
+    config.set_option("server.address", before)
+
+
+def server_options(at) -> list[str]:
+    """The server choices as the learner reads them."""
+    return list(at.selectbox(key="check.server").options)
+
+
+OWN_LABEL = "this app's server ({url})"
+ENTERED_LABEL = "another server: type its address"
+
+
+def test_the_rules_for_which_server_may_be_checked():
+    assert check_servers.normalise("http://triton.local:8000/") == "triton.local:8000"
+    assert check_servers.normalise("[::1]:8001") == "[::1]:8001"
+    assert [check_servers.normalise(v) for v in ("triton.local", "https://a:1", "a:0", "a:70000", "a b:1", "")] == [None] * 6
+    assert check_servers.listed({check_servers.ENV: " a:1, http://a:1 ,b:2,,nope"}) == (["a:1", "b:2"], ["nope"])
+    assert check_servers.listed({}) == ([], [])
+    assert check_servers.free_form_refusal("127.0.0.1", None, False) is None
+    assert check_servers.free_form_refusal("localhost", "k", False) is None
+    assert check_servers.free_form_refusal("0.0.0.0", None, False) == "no_key"
+    assert check_servers.free_form_refusal(None, None, True) == "no_key"  # unset listens everywhere; no key, nothing unlocks
+    assert check_servers.free_form_refusal("0.0.0.0", "k", False) == "locked"
+    assert check_servers.free_form_refusal("0.0.0.0", "k", True) is None
+    assert check_servers.allowed("own:1", "own:1", [], free_form=False)
+    assert check_servers.allowed("b:2", "own:1", ["b:2"], free_form=False)
+    assert not check_servers.allowed("c:3", "own:1", ["b:2"], free_form=False)
+    assert check_servers.allowed("c:3", "own:1", ["b:2"], free_form=True)
+
+
+def test_beyond_loopback_without_a_key_only_the_own_and_listed_servers_are_offered(lab_server, env, address):
+    address("0.0.0.0")
+    port = lab_server.url.rsplit(":", 1)[1]
+    env.setenv(check_servers.ENV, f"localhost:{port}, http://localhost:{port}/, {lab_server.url}, not an address")
+    try:
+        at = open_check()
+    finally:
+        env.delenv(check_servers.ENV)
+    assert server_options(at) == [OWN_LABEL.format(url=lab_server.url), f"localhost:{port} (listed in TRITON_LAB_CHECK_URLS)"], \
+        "the own server once, each listed one once, no free form"
+    assert page_words.NO_FREE_FORM["no_key"] in [c.value for c in at.caption]
+    assert any("'not an address' is not a server address" in w.value for w in at.warning)
+    assert not [t for t in at.text_input if t.key == "check.address"]
+
+
+def test_on_loopback_a_free_form_address_is_offered(lab_server, env, address):
+    address("127.0.0.1")
+    at = open_check()
+    assert server_options(at) == [OWN_LABEL.format(url=lab_server.url), ENTERED_LABEL]
+    at = run(at.selectbox(key="check.server").set_value("entered"))
+    at = run(at.text_input(key="check.address").input("not a server"))
+    assert any("'not a server' is not a server address" in e.value for e in at.error)
+    assert at.selectbox(key="check.server").value == "entered"
+    assert not [b for b in at.button if b.key == "check.run"], "no model, no run, for an address that is not one"
+
+
+def test_beyond_loopback_the_instructor_key_unlocks_a_free_form_address(lab_server, env, address):
+    address("0.0.0.0")
+    env.setenv(access_rules.ENV_KEY, "staff-room-7")
+    own = OWN_LABEL.format(url=lab_server.url)
+    try:
+        at = open_check()
+        assert server_options(at) == [own]
+        assert page_words.NO_FREE_FORM["locked"] in [c.value for c in at.caption]
+        at.text_input(key="check-access-input").input("wrong")
+        at = run(at.button(key="check-access-submit").click())
+        assert server_options(at) == [own] and any("not the instructor key" in e.value for e in at.error)
+        at.text_input(key="check-access-input").input("staff-room-7")
+        at = run(at.button(key="check-access-submit").click())
+        assert server_options(at) == [own, ENTERED_LABEL]
+    finally:
+        env.delenv(access_rules.ENV_KEY)
+
+
+@pytest.fixture()
+def sentiment_unloaded(lab_server):
+    """sentiment (a shipped model nobody else uses in this module) not loaded for one test, loaded again after."""
+    unload(lab_server, ["sentiment"])
+    lab_server.models.forget()  # the lab's bookkeeping must not think it is still loaded
+    try:
+        yield "sentiment"
+    finally:
+        lab_server.models.ensure("sentiment")
+
+
+def test_a_listed_server_gets_no_load_and_the_check_loads_nothing(lab_server, env, sentiment_unloaded):
+    port = lab_server.url.rsplit(":", 1)[1]
+    env.setenv(check_servers.ENV, f"localhost:{port}")
+    try:
+        at = run(open_check(model="sentiment").selectbox(key="check.server").set_value(f"listed:localhost:{port}"))
+    finally:
+        env.delenv(check_servers.ENV)
+    assert at.selectbox(key="check.model").value == "sentiment"
+    assert any("The checker never loads or unloads a model it did not create" in w.value for w in at.warning)
+    assert not [b for b in at.button if b.key == "check.load"]
+    assert at.button(key="check.run").disabled
+    assert not ready(lab_server, "sentiment")
+
+
+def test_on_the_apps_own_server_a_lab_deployment_is_loaded_only_when_asked(lab_server, env, sentiment_unloaded):
+    at = open_check(model="sentiment")
+    assert any("It is one of the lab's own deployments" in w.value for w in at.warning)
+    assert at.button(key="check.run").disabled and not ready(lab_server, "sentiment")
+    at = run(at.button(key="check.load").click())
+    assert ready(lab_server, "sentiment")
+    assert "sentiment (ready)" in at.selectbox(key="check.model").options
+    assert not at.button(key="check.run").disabled
+
+
+# ---- bad input ----------------------------------------------------------------------------------
+
+def typed(model: str, **query) -> AppTest:
+    at = open_check(**query)
+    at = run(at.selectbox(key="check.model").set_value(OTHER))
+    return run(at.text_input(key="check.model_name").input(model))
+
+
+def one_error(at) -> str:
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1, errors
+    return errors[0]
+
+
+def stats(server, model: str) -> int:
+    return server.client().get_inference_statistics(model)["model_stats"][0]["inference_count"]
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_an_unknown_model_is_named_with_the_models_there_are(lab_server, zoo, lang):
+    before = ready_models(lab_server)
+    at = typed("no_such_model", lang=lang)
+    err = LabError("check_model_unknown", model="no_such_model", url=lab_server.url, models=", ".join(sorted(before)))
+    expected = problem_text(err, words(lang))
+    assert one_error(at) == expected and reads_in(lang, expected, problem_text(err, words(SOURCE_LANGUAGE)))
+    assert "no_such_model" in expected and "asr_sequence_direct" in expected
+    assert at.button(key="check.run").disabled
+    assert ready_models(lab_server) == before and not ready(lab_server, "no_such_model")
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_a_decoupled_model_is_refused_before_any_request(lab_server, zoo, lang):
+    before = stats(lab_server, "zoo_decoupled")
+    at = run(small(typed("zoo_decoupled", lang=lang)).button(key="check.run").click())
+    err = LabError("check_decoupled_unsupported", model="zoo_decoupled")
+    english = problem_text(err, words(SOURCE_LANGUAGE))
+    expected = problem_text(err, words(lang))
+    assert one_error(at) == expected and reads_in(lang, expected, english) and "are not supported" in english
+    assert stats(lab_server, "zoo_decoupled") == before and RESULT_KEY not in at.session_state
+    nothing_left(lab_server, ["zoo_decoupled"])
+
+
+def test_a_model_that_fails_every_request_stops_the_check_with_tritons_words(lab_server, zoo):
+    at = run(small(typed("zoo_fails")).button(key="check.run").click())
+    message = one_error(at)
+    assert message.startswith("model 'zoo_fails' refused every request") and "the zoo's failing model refuses every request" in message
+    assert RESULT_KEY not in at.session_state
+    nothing_left(lab_server, ["zoo_fails"])
+
+
+def test_an_input_it_cannot_generate_is_named_and_a_shape_or_data_file_asked_for(lab_server, zoo):
+    before = stats(lab_server, "zoo_varlen")
+    at = run(small(typed("zoo_varlen")).button(key="check.run").click())
+    message = one_error(at)
+    assert message.startswith("input TOKENS has variable dimensions") and page_words.PAGE_HINTS["check_input_shape_needed"] in message
+    assert stats(lab_server, "zoo_varlen") == before
+    at = run(at.text_input(key="check.shapes").input("TOKENS"))  # no dimensions: refused before Run
+    assert "--shape takes NAME:d1,d2" in one_error(at) and at.button(key="check.run").disabled
+    nothing_left(lab_server, ["zoo_varlen"])
+
+
+def test_a_data_file_that_does_not_match_the_model_is_refused_naming_the_file(lab_server, zoo):
+    before = stats(lab_server, "zoo_direct_slot")
+    at = small(typed("zoo_direct_slot"), sessions=None, steps=None)
+    at.file_uploader(key="check.data").upload("bad.json", json.dumps({"data": [[{"IDS": [1, 2]}]]}).encode(), "application/json")
+    at = run(run(at).button(key="check.run").click())
+    message = one_error(at)
+    assert message.startswith("bad.json: stream 1, step 1 names IDS, which the model does not have")
+    assert stats(lab_server, "zoo_direct_slot") == before
+    at.file_uploader(key="check.data").set_value(("broken.json", b"{not json", "application/json"))
+    at = run(at)
+    assert "the data file broken.json cannot be read" in one_error(at) and at.button(key="check.run").disabled
+    nothing_left(lab_server, ["zoo_direct_slot"])
+
+
+def test_without_the_models_files_the_one_instance_variant_is_skipped_and_said(lab_server, zoo):
+    streams = [[{"INPUT": [s, k]} for k in range(4)] for s in range(6)]
+    at = typed("zoo_direct_slot")
+    at.file_uploader(key="check.data").upload("streams.json", json.dumps({"data": streams}).encode(), "application/json")
+    at = run(run(at).button(key="check.run").click())
+    assert not at.error, [e.value for e in at.error]
+    result = at.session_state[RESULT_KEY].result
+    assert result.tables.input_source == "data_file" and result.tables.lengths == [4] * 6
+    skipped = {v.id: v.reason for v in result.verdicts if v.verdict == "skipped"}
+    assert skipped == {f"{c}/one_instance": "no_model_files" for c in ("interleaved", "id_reuse", "abandoned", "cancelled")}
+    table = at.dataframe[0].value
+    said = table[table["verdict"] == "SKIPPED"]["what the check found"]
+    assert list(said) == ["the checker does not have zoo_direct_slot's files, so it cannot load a one-instance copy"] * 4
+    assert set(table[table["verdict"] != "SKIPPED"]["verdict"]) == {"HELD"}
+    assert any("inputs the uploaded file streams.json" in c.value for c in at.caption)
+    nothing_left(lab_server, ["zoo_direct_slot"])
+
+
+def test_a_server_that_does_not_answer_is_said_once_and_nothing_is_offered(env):
+    url = f"127.0.0.1:{free_ports(1)[0]}"
+    env.setenv(check_servers.ENV, url)
+    try:
+        at = run(open_check().selectbox(key="check.server").set_value(f"listed:{url}"))
+    finally:
+        env.delenv(check_servers.ENV)
+    assert one_error(at) == words("en").render(page_words.PROBLEMS["check_server_unreachable"], url=url)
+    assert not [s for s in at.selectbox if s.key == "check.model"] and not [b for b in at.button if b.key == "check.run"]
+
+
+@pytest.fixture()
+def doomed_server():
+    """A server of the zoo's repository to be killed mid-check (the session's must live on)."""
+    server = LabServer(model_repository=ZOO).start()
+    try:
+        server.models.ensure("zoo_batch_dependent")
+        yield server
+    finally:
+        log = server.embedded.log_path if server.embedded else None
+        server.stop()
+        if log is not None:
+            log.unlink(missing_ok=True)  # a killed server keeps its log for a post-mortem; this death was ours
+
+
+def test_a_server_that_stops_mid_check_stops_it_with_one_message(env, doomed_server):
+    server = doomed_server
+    env.setenv(check_servers.ENV, server.url)
+    killed = threading.Event()
+
+    def kill_once_requests_flow() -> None:
+        if seen(lambda: stats(server, "zoo_batch_dependent") >= 10, "ten requests answered"):
+            server.embedded.kill_for_demo()
+            killed.set()
+
+    try:
+        at = run(open_check().selectbox(key="check.server").set_value(f"listed:{server.url}"))
+        at = run(at.selectbox(key="check.model").set_value("zoo_batch_dependent"))
+        killer = threading.Thread(target=kill_once_requests_flow, name="killer")
+        killer.start()
+        at = run(at.button(key="check.run").click())
+        killer.join(WAIT_S)
+    finally:
+        env.delenv(check_servers.ENV)
+    assert killed.is_set()
+    assert one_error(at) == problem_text(LabError("check_server_gone", url=server.url), words("en"))
+    assert RESULT_KEY not in at.session_state
+    assert "zoo_batch_dependent" not in run_queue.for_server(server.url).busy()
