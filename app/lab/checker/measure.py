@@ -43,6 +43,7 @@ import pandas as pd
 from app.lab.checker import compare, placement
 from app.lab.checker.facts import ModelFacts
 from app.lab.checker.options import CheckOptions
+from app.lab.checker.target import CopySkipped
 from app.lab.observation import server_log, server_trace
 from app.lab.problems import LabError
 from app.lab.scenario.ids import unique_ids
@@ -549,8 +550,6 @@ def _sequence_phases(m: Measurement, model: str, variant: str, capacity: int, in
 
 
 def _one_instance(m: Measurement, copy) -> None:
-    from app.lab.checker.target import CopySkipped
-
     checks = [c for c in ("interleaved", "id_reuse", "abandoned", "cancelled") if m.options.wants(c)]
     if copy is None:
         for check in checks:
