@@ -19,7 +19,7 @@ PROBLEMS = {
     "corrid_needs_sequence": N_("state key 'corrid' needs the sequence batcher: the dynamic batcher gives the model no correlation ID, "
                                 "so choose state key 'slot' or 'session', or a sequence scheduler"),
     # a learner's own recogniser config (deployments.validate_recogniser)
-    "pbtxt_unreadable": N_("{source:text}: `{error:text}`"),
+    "pbtxt_unreadable": N_("{source:text}, line {line:count}, column {column:count}: `{error:text}`"),
     "config_name": N_("name must be letters, digits, '_' or '-'"),
     "config_backend": N_("backend must be \"python\" (the recogniser is a Python-backend model)"),
     "config_inputs": N_("inputs must be exactly AUDIO and SESSION, found {found:text}"),
@@ -64,7 +64,6 @@ PROBLEMS = {
     "think_per_session": N_("think_ms_by_session needs one value per session"),
     "corrids_per_session": N_("corrids needs one correlation ID per session"),
     # the deployment checker's config review (app/lab/checker/configs.py, review.Expectations)
-    "checker_config_unreadable": N_("{path:text}, line {line:count}, column {column:count}: `{message:text}`"),
     "checker_file_unreadable": N_("{path:text} cannot be read: `{error:text}`"),
     "checker_path_missing": N_("{path:text}: no such file or folder"),
     "checker_server_config": N_("the server's config for model '{name:text}' cannot be read: `{message:text}`"),

@@ -136,8 +136,9 @@ def test_impossible_settings_are_explained(settings, code, values, message):
 def test_a_pbtxt_syntax_error_names_line_and_column():
     with pytest.raises(DeploymentError) as raised:
         deployments.parse_pbtxt('name: "x"\nmax_batch_size: "four"\n', source="mine.pbtxt")
-    assert raised.value.code == "pbtxt_unreadable" and raised.value.values["error"].startswith("2:")
-    assert problems_text.error(raised.value, words("en")).startswith("mine.pbtxt: `2:")
+    assert raised.value.code == "pbtxt_unreadable"
+    assert (raised.value.values["line"], raised.value.values["column"]) == (2, 17)
+    assert problems_text.error(raised.value, words("en")).startswith("mine.pbtxt, line 2, column 17: `")
 
 
 def test_a_learner_config_with_the_wrong_inputs_is_refused():

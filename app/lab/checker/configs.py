@@ -1,34 +1,22 @@
 """Read model configs for the review without a server: a config.pbtxt, a model folder, a whole
 model repository, or the JSON Triton's get_model_config returns.
 
-Files are parsed by protobuf's text_format into Triton's own ModelConfig, never by hand; a file
-it rejects (an unknown field, two schedulers in one config, a typo in an enum) raises LabError
-'checker_config_unreadable' with the file, line, column and protobuf's message
-(words: app/text/problems.py).
+Files are parsed by the lab's one config reader (deployments.parse_pbtxt: protobuf's
+text_format into Triton's own ModelConfig); a file it rejects raises 'pbtxt_unreadable' with the
+file, line, column and protobuf's message (words: app/text/problems.py).
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
-from google.protobuf import json_format, text_format
+from google.protobuf import json_format
 from tritonclient.grpc import model_config_pb2 as mc
 
+from app.lab.deployment import deployments
 from app.lab.problems import LabError
 
 CONFIG_FILE = "config.pbtxt"  # core src/constants.h kModelConfigPbTxt
-# protobuf prefixes its message with 'line:column : '; the numbers are also on the error.
-_POSITION = re.compile(r"^\d+:\d+\s*:\s*")
-
-
-def parse_config(text: str, source: str) -> mc.ModelConfig:
-    """One config.pbtxt's text; `source` names it in the error."""
-    try:
-        return text_format.Parse(text, mc.ModelConfig())
-    except text_format.ParseError as err:
-        raise LabError("checker_config_unreadable", path=source, line=err.GetLine() or 0, column=err.GetColumn() or 0,
-                       message=_POSITION.sub("", str(err))) from None
 
 
 def load_config(path: str | Path) -> mc.ModelConfig:
@@ -39,7 +27,7 @@ def load_config(path: str | Path) -> mc.ModelConfig:
         raise LabError("checker_path_missing", path=str(path)) from None
     except (OSError, UnicodeDecodeError) as err:
         raise LabError("checker_file_unreadable", path=str(path), error=str(err)) from None
-    return parse_config(text, str(path))
+    return deployments.parse_pbtxt(text, source=str(path))
 
 
 def is_model_folder(path: str | Path) -> bool:

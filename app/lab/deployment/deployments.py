@@ -37,11 +37,19 @@ def read_config(name: str, repository=MODEL_REPOSITORY) -> mc.ModelConfig:
     return parse_pbtxt(path.read_text(), source=str(path))
 
 
+# protobuf prefixes its message with 'line:column : '; the numbers are also on the error.
+_POSITION = re.compile(r"^\d+:\d+\s*:\s*")
+
+
 def parse_pbtxt(text: str, source: str = "config.pbtxt") -> mc.ModelConfig:
+    """The one place a config.pbtxt is read, for the lab's deployments and the checker alike: a
+    text protobuf rejects (an unknown field, two schedulers, a mistyped enum) is refused with
+    its line, column and protobuf's own message."""
     try:
         return text_format.Parse(text, mc.ModelConfig())
     except text_format.ParseError as err:
-        raise DeploymentError("pbtxt_unreadable", source=source, error=str(err)) from None
+        raise DeploymentError("pbtxt_unreadable", source=source, line=err.GetLine() or 0, column=err.GetColumn() or 0,
+                              error=_POSITION.sub("", str(err))) from None
 
 
 def to_pbtxt(config: mc.ModelConfig) -> str:

@@ -299,9 +299,9 @@ def test_a_broken_file_is_refused_with_its_line(tmp_path, text, line, column, wo
     path.write_text(text)
     with pytest.raises(LabError) as err:
         review_target(tmp_path, FULL)
-    assert err.value.code == "checker_config_unreadable"
-    assert (err.value.values["path"], err.value.values["line"], err.value.values["column"]) == (str(path), line, column)
-    assert words in err.value.values["message"]
+    assert err.value.code == "pbtxt_unreadable"
+    assert (err.value.values["source"], err.value.values["line"], err.value.values["column"]) == (str(path), line, column)
+    assert words in err.value.values["error"]
     assert problems_text.error(err.value, ENGLISH).startswith(f"{path}, line {line}, column {column}: ")
 
 
