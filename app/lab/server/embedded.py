@@ -22,13 +22,13 @@ from app.lab.paths import MODEL_REPOSITORY, REPO_ROOT
 from app.lab.server import health, installation
 from app.lab.server.errors import StartupError
 from app.lab.server.ports import free_ports, port_in_use
-from app.lab.server.process_group import stop_group
+from app.lab.server.process_group import GroupLeader, stop_group
 
 LOG_TAIL_LINES = 25
 
 
 @dataclass(eq=False)
-class EmbeddedServer:
+class EmbeddedServer(GroupLeader):
     model_repository: Path = MODEL_REPOSITORY
     http_port: int | None = None
     startup_models: tuple[str, ...] = ()
@@ -139,14 +139,6 @@ class EmbeddedServer:
             return "(no server log)"
         text = self.log_path.read_text(errors="replace").splitlines()
         return "\n".join(text[-lines:])
-
-    @property
-    def running(self) -> bool:
-        return self.process is not None and self.process.poll() is None
-
-    @property
-    def pid(self) -> int | None:
-        return self.process.pid if self.process else None
 
     def stop(self, grace_s: float | None = None) -> None:
         """Terminate the server; kill its whole group after the grace period."""

@@ -8,6 +8,21 @@ import subprocess
 from pathlib import Path
 
 
+class GroupLeader:
+    """What the server and the proxy share about the process that leads their group: a class
+    using it holds the subprocess.Popen as `process` (None before start)."""
+
+    process: subprocess.Popen | None
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+
 def stop_group(process: subprocess.Popen, grace_s: float) -> None:
     """SIGTERM the group, give it grace_s to finish in-flight work, then SIGKILL what is left."""
     if process.poll() is None:

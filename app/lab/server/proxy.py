@@ -24,7 +24,7 @@ import pandas as pd
 from app.lab.paths import REPO_ROOT
 from app.lab.server.errors import ServerError
 from app.lab.server.ports import free_ports, port_in_use
-from app.lab.server.process_group import stop_group
+from app.lab.server.process_group import GroupLeader, stop_group
 
 POLICIES = ("round_robin", "sticky")
 # sbin is often missing from a non-root PATH, where Debian puts nginx.
@@ -82,7 +82,7 @@ def render_config(folder: Path, port: int, backends: list[str], policy: str) -> 
 
 
 @dataclass(eq=False)
-class NginxProxy:
+class NginxProxy(GroupLeader):
     backends: list[str]  # "host:port" of each replica
     policy: str = "round_robin"
     ready_timeout_s: float = 15.0
@@ -93,14 +93,6 @@ class NginxProxy:
     @property
     def url(self) -> str:
         return f"127.0.0.1:{self.port}"
-
-    @property
-    def running(self) -> bool:
-        return self.process is not None and self.process.poll() is None
-
-    @property
-    def pid(self) -> int | None:
-        return self.process.pid if self.process else None
 
     def start(self) -> NginxProxy:
         if self.running:
