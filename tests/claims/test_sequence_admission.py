@@ -152,3 +152,17 @@ def test_short_string_id_fails_on_a_python_model_with_string_corrid_on_2_51(lab_
     assert (status, refused) == (400, {"error": "unexpected number of string elements 2 for inference input 'CORRID', expecting 1"})
     status, served = _raw_infer(lab_server, model, {"sequence_id": _string_id(128), "sequence_start": True, "sequence_end": True})
     assert status == 200, served
+
+
+def test_string_id_longer_than_128_characters_is_refused(lab_server, models):
+    """The server's C API caps a string correlation ID at 128 characters: one of 129 is refused
+    before any scheduler sees it, with UNSUPPORTED (HTTP 501, not the 400 of the scheduler's own
+    refusals), while 128 (test_empty_string_correlation_id_is_refused) is served.
+
+    Source: core r24.10 src/tritonserver.cc lines 1841-1857
+    (TRITONSERVER_InferenceRequestSetCorrelationIdString: UNSUPPORTED, "string correlation ID
+    cannot be longer than 128 characters"); server r24.10 src/http_server.cc lines 2864-2880.
+    """
+    model = models["string"]
+    status, refused = _raw_infer(lab_server, model, {"sequence_id": _string_id(129), "sequence_start": True, "sequence_end": True})
+    assert (status, refused) == (501, {"error": "string correlation ID cannot be longer than 128 characters"})
