@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tests.lab.checker.conftest import check_copies_gone, verdicts, zoo_fixture
 
-zoo = zoo_fixture("zoo_corrid_oldest", "zoo_no_reset", "zoo_slot_no_reset", "zoo_slot_oldest", "simple_sequence",
-                  "simple_sequence_accumulate")
+zoo = zoo_fixture("zoo_corrid_oldest", "zoo_no_reset", "zoo_slot_no_reset", "zoo_slot_oldest", "zoo_direct_no_ready",
+                  "simple_sequence", "simple_sequence_accumulate")
 SEQUENCE_IDS = [f"{c}/{v}" for c in ("interleaved", "id_reuse", "abandoned", "cancelled") for v in ("all_instances", "one_instance")]
 
 
@@ -81,6 +81,19 @@ def test_state_keyed_by_batch_row_under_oldest_breaks_interleaving(zoo):
     assert first["step"] >= 1 and first["difference"] > 0 and first["instance"].startswith("zoo_slot_oldest_0_")
     assert first["execution"]["batch"] >= 1  # the trace was read
     assert result.judgement.diagnoses[0]["code"] == "sessions_mix"
+
+
+def test_direct_that_ignores_ready_folds_padding_rows_into_the_state(zoo):
+    """Under direct, a batch has a row for every slot up to the highest ready one; the rows of empty
+    slots carry no request's data. A model that adds them to its state as if READY were 1 gives a
+    session other answers once it shares an execution with padding: alone, a session runs in slot 0
+    of a batch of one and never sees padding."""
+    result = zoo.check("zoo_direct_no_ready", one_instance=False)
+    assert result.judgement.verdict("reference").verdict == "held"
+    broken = result.judgement.verdict("interleaved", "all_instances")
+    assert (broken.verdict, broken.reason) == ("broken", "sessions_mix")
+    assert broken.values["first"]["step"] >= 1 and broken.values["first"]["difference"] > 0
+    assert result.judgement.diagnoses[0]["code"] == "sessions_mix" and result.exit_code == 1
 
 
 def test_nvidias_simple_sequence_behaviour_passes(zoo):
