@@ -133,6 +133,12 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--tolerance", type=float, default=None, help="float outputs: |got - ref| <= X * max(1, |ref|) (default: from the measured noise)")
     check.add_argument("--only", action="append", default=[], metavar="CHECK", help="run only this check (repeat for more)")
     check.add_argument("--no-one-instance", action="store_true", help="skip the run on a temporary one-instance copy")
+    clients = check.add_argument_group("your clients and server, for the config review")
+    clients.add_argument("--max-corrid", type=int, default=None, metavar="N", help="the largest integer correlation ID your clients send")
+    clients.add_argument("--string-id-bytes", type=int, default=None, metavar="N",
+                         help="the longest string correlation ID your clients send, in UTF-8 bytes")
+    clients.add_argument("--backend", default=None, help="the backend serving the model, when its config names none")
+    clients.add_argument("--gpus", type=int, default=None, help="GPUs the server's instances may use (0: a CPU-only server)")
     check.add_argument("--json", type=Path, default=None, help="write the report (codes and values) here")
     check.add_argument("--junit-xml", type=Path, default=None, help="write one JUnit test case per check here")
     _lang_option(check)
@@ -256,7 +262,8 @@ def _check(args, _: Words) -> int:
         sessions=args.sessions, steps=args.steps, think_ms=args.think_ms, seed=args.seed,
         shapes=dict(parse_shape(s) for s in args.shape), input_data=args.input_data,
         ignore_outputs=tuple(args.ignore_output), tolerance=args.tolerance, one_instance=not args.no_one_instance,
-        only=tuple(args.only),
+        only=tuple(args.only), max_corrid=args.max_corrid, string_id_bytes=args.string_id_bytes, backend=args.backend,
+        gpus=args.gpus,
     )
     options.check()
     if args.config is not None:

@@ -107,6 +107,8 @@ PROBLEMS = {
                                 "of whole elements"),
     "check_sessions_range": N_("sessions must be {low:count} to {high:count}: got {value:text}"),
     "check_steps_range": N_("steps must be {low:count} to {high:count}: got {value:text}"),
+    "check_corrid_not_number": N_("the largest correlation ID must be a whole number: got '{value:text}'"),
+    "check_seed_range": N_("the seed must be a whole number from {low:count} to {high:count}: got {value:text}"),
     "check_tolerance_range": N_("the tolerance must be 0 or more: got {value:text}"),
     "check_unknown": N_("no check '{value:text}': choose from {choices:text}"),
     "check_url_and_repository": N_("give either --url (a server of yours) or --model-repository (a repository the checker serves), not both"),
@@ -120,6 +122,8 @@ PROBLEMS = {
     "check_ignore_unknown_output": N_("--ignore-output names '{name:text}', which is not an output of the model: its outputs are {outputs:text}"),
     "check_nothing_to_compare": N_("every output of '{model:text}' is ignored: nothing is left to compare"),
     "check_model_fails": N_("model '{model:text}' refused every request, so there is nothing to compare: `{error:text}`"),
+    "check_server_unreachable": N_("no live Triton answers at {url:text}: start that server, correct --url or TRITON_URL, or leave "
+                                   "both out to check on the embedded server"),
     "check_server_gone": N_("the server at {url:text} stopped answering during the check; nothing was judged"),
 }
 

@@ -95,6 +95,35 @@ def _data(upload) -> tuple[dict | None, list[Problem]]:
     return document, []
 
 
+def _clients(key: str) -> tuple[dict, list[Problem]]:
+    """What the user says about their clients and server, for the config review (the CLI's
+    --max-corrid, --string-id-bytes, --backend, --gpus); empty fields stay unstated. The largest ID
+    is typed as text: a number input cannot hold a 64-bit ID exactly."""
+    with st.expander(_("Your clients and server (for the config review)"),
+                     expanded=any(st.session_state.get(f"{key}.{n}") not in (None, "") for n in ("max_corrid", "string_id_bytes", "backend", "gpus"))):
+        left, right = st.columns(2)
+        corrid_text = left.text_input(_("Largest integer correlation ID your clients send"), key=f"{key}.max_corrid",
+                                      placeholder=_("not stated"),
+                                      help=_("The review checks that the CORRID data type holds it; a client that picks random 64-bit "
+                                             "IDs sends up to 18446744073709551615."))
+        string_bytes = right.number_input(_("Longest string correlation ID, in bytes"), min_value=1, max_value=4096, value=None, step=1,
+                                          key=f"{key}.string_id_bytes", placeholder=_("not stated"),
+                                          help=_("Give it when your clients send string IDs (a UUID is 36 bytes)."))
+        backend = left.text_input(_("Backend, when the config names none"), key=f"{key}.backend", placeholder="python, onnxruntime, ...")
+        gpus = right.number_input(_("GPUs the server's instances may use"), min_value=0, max_value=64, value=None, step=1,
+                                  key=f"{key}.gpus", placeholder=_("not stated"),
+                                  help=_("0 on a CPU-only server; needed only when an instance group leaves its devices to Triton."))
+    problems: list[Problem] = []
+    max_corrid = None
+    if corrid_text.strip():
+        try:
+            max_corrid = int(corrid_text.strip().replace(",", "").replace("_", ""))
+        except ValueError:
+            problems.append(Problem("check_corrid_not_number", {"value": corrid_text.strip()}))
+    return {"max_corrid": max_corrid, "string_id_bytes": int(string_bytes) if string_bytes is not None else None,
+            "backend": backend.strip() or None, "gpus": int(gpus) if gpus is not None else None}, problems
+
+
 def choose_options(facts: ModelFacts | None, key: str = "check") -> Chosen:
     """The options' widgets. `facts` (the chosen model as the server reports it) lists its outputs
     and says which ones the lab already leaves out; without it those widgets wait for a model."""
@@ -132,13 +161,14 @@ def choose_options(facts: ModelFacts | None, key: str = "check") -> Chosen:
     with st.expander(_("Inputs from a data file"), expanded=st.session_state.get(f"{key}.data") is not None):
         upload = st.file_uploader(_("Data file (perf_analyzer's --input-data JSON; one stream per session)"), type=["json"],
                                   key=f"{key}.data")
+    clients, client_problems = _clients(key)
     shapes, problems = _shapes(shapes_text)
     document, data_problems = _data(upload)
-    problems += data_problems
+    problems += data_problems + client_problems
     options = CheckOptions(
         sessions=int(sessions) if sessions is not None else None, steps=int(steps) if steps is not None else None,
         think_ms=float(think), seed=int(seed), shapes=shapes, input_data=document, ignore_outputs=tuple(ignore),
-        tolerance=float(tolerance) if tolerance is not None else None, one_instance=bool(one_instance),
+        tolerance=float(tolerance) if tolerance is not None else None, one_instance=bool(one_instance), **clients,
     )
     problems += options.problems()
     return Chosen(None if problems else options, problems, upload.name if upload is not None else None)

@@ -418,6 +418,18 @@ def test_an_input_it_cannot_generate_is_named_and_a_shape_or_data_file_asked_for
     nothing_left(lab_server, ["zoo_varlen"])
 
 
+def test_what_the_user_says_about_their_clients_is_checked_before_run(lab_server, zoo):
+    """The config review's figures (the CLI's --max-corrid and the rest) sit in an expander; an ID
+    that is no number stops the check with one message, a 64-bit one is taken as it is."""
+    at = typed("zoo_direct_slot")
+    at = run(at.text_input(key="check.max_corrid").input("lots"))
+    assert one_error(at).endswith("\n- the largest correlation ID must be a whole number: got 'lots'") and at.button(key="check.run").disabled
+    at = run(at.text_input(key="check.max_corrid").input(str(2**64 - 1)))
+    assert not at.error and not at.button(key="check.run").disabled
+    at = run(at.number_input(key="check.gpus").set_value(0))
+    assert not at.error and "Your clients and server (for the config review)" in [e.label for e in at.expander]
+
+
 def test_a_data_file_that_does_not_match_the_model_is_refused_naming_the_file(lab_server, zoo):
     before = stats(lab_server, "zoo_direct_slot")
     at = small(typed("zoo_direct_slot"), sessions=None, steps=None)

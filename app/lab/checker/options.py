@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.lab.checker import review
 from app.lab.problems import LabError, Problem
 
 MAX_SESSIONS = 256
@@ -12,6 +13,7 @@ MAX_THINK_MS = 5000.0
 DEFAULT_STEPS = 24
 DEFAULT_THINK_MS = 5.0
 MIN_SESSIONS = 16  # the default count when the model's capacity does not ask for more
+MAX_SEED = 2**32 - 1  # numpy's SeedSequence takes an unsigned 32-bit seed here
 
 # Check codes (words: app/text/checker.py). Sequence batcher: each runs on all instances and on
 # one; the reference runs once. Dynamic or no batcher: the stateless checks.
@@ -32,6 +34,18 @@ class CheckOptions:
     tolerance: float | None = None  # float outputs: |got - ref| <= tolerance x max(1, |ref|)
     one_instance: bool = True  # also run on a temporary one-instance copy where the checker can load one
     only: tuple[str, ...] = ()  # run only these checks (empty: all); the reference always runs
+    # What the user says about their clients and server, for the config review only (see
+    # review.Expectations): the largest integer ID and longest string ID their clients send, the
+    # backend when the config names none, and the GPUs an instance group may use.
+    max_corrid: int | None = None
+    string_id_bytes: int | None = None
+    backend: str | None = None
+    gpus: int | None = None
+
+    def expectations(self) -> review.Expectations:
+        """What the user stated, in the review's terms; figures not given stay None."""
+        return review.Expectations(think_ms=self.think_ms, sessions=self.sessions, max_corrid=self.max_corrid,
+                                   string_corrid_length=self.string_id_bytes, backend=self.backend or None, gpus=self.gpus)
 
     def problems(self) -> list[Problem]:
         out = []
@@ -41,6 +55,10 @@ class CheckOptions:
             out.append(Problem("check_steps_range", {"low": 1, "high": MAX_STEPS, "value": self.steps}))
         if not 0 <= self.think_ms <= MAX_THINK_MS:
             out.append(Problem("think_ms_range", {"low": 0, "high": int(MAX_THINK_MS), "value": self.think_ms}))
+        if not 0 <= self.seed <= MAX_SEED:
+            out.append(Problem("check_seed_range", {"low": 0, "high": MAX_SEED, "value": self.seed}))
+        # think time and sessions are bounded above; the review's own bounds cover the rest
+        out += [p for p in self.expectations().problems() if p.values.get("name") not in ("think_ms", "sessions")]
         if self.tolerance is not None and not self.tolerance >= 0:
             out.append(Problem("check_tolerance_range", {"value": self.tolerance}))
         unknown = [c for c in self.only if c not in SEQUENCE_CHECKS + STATELESS_CHECKS]
@@ -63,5 +81,6 @@ class CheckOptions:
             "shapes": {k: list(v) for k, v in self.shapes.items()},
             "input_data": str(data) if isinstance(data, Path) else ("inline" if data is not None else None),
             "ignore_outputs": list(self.ignore_outputs), "tolerance": self.tolerance, "one_instance": self.one_instance,
-            "only": list(self.only),
+            "only": list(self.only), "max_corrid": self.max_corrid, "string_id_bytes": self.string_id_bytes,
+            "backend": self.backend, "gpus": self.gpus,
         }

@@ -33,6 +33,7 @@ from app.lab.deployment.deployments import DeploymentError
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError
 from app.lab.server.connection import LabServer
+from app.lab.server.errors import UnreachableError
 
 COPY_SUFFIX = "__check1_"
 MAX_FILES_BYTES = 256 * 2**20  # load_model carries files inside one JSON request: a bigger model is not copied
@@ -82,7 +83,10 @@ def open_target(model: str, url: str | None = None, repository: Path | None = No
             server.trace_dir = Path(os.environ["TRITON_TRACE_DIR"])
         if os.environ.get("TRITON_LOG_FILE"):
             server.external_log = Path(os.environ["TRITON_LOG_FILE"])
-        return Target(server.start(), model)
+        try:
+            return Target(server.start(), model)
+        except UnreachableError:  # the user's address: said in their language, with what to do
+            raise LabError("check_server_unreachable", url=url) from None
     repository = Path(repository or MODEL_REPOSITORY)
     if not (repository / model / "config.pbtxt").is_file():
         found = sorted(p.parent.name for p in repository.glob("*/config.pbtxt"))

@@ -10,6 +10,12 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
+from app.i18n import languages, words
+from app.lab.paths import MODEL_REPOSITORY
+from app.lab.problems import LabError
+from app.lab.server.ports import free_ports
+from app.text import problems as problems_text
+from tests.i18n.text_checks import reads_in
 from tests.lab.checker.conftest import ZOO
 
 CLI = [sys.executable, "-m", "app.cli", "check"]
@@ -83,11 +89,55 @@ def test_a_model_missing_from_the_repository_is_named_before_a_server_starts():
     assert "Starting" not in done.stderr  # no server was started
 
 
-def test_the_config_review_runs_offline_on_a_repository(tmp_path):
-    pytest.importorskip("app.lab.checker.review", reason="the config review (check-review) is not merged yet")
+def test_the_config_review_runs_offline_on_a_repository_and_exits_1_on_an_error_finding(tmp_path):
     report = tmp_path / "review.json"
     done = run_check(["--config", str(ZOO), "--json", str(report)], own_env(), timeout=120)
-    assert done.returncode in (0, 1), done.stderr
+    assert done.returncode == 0, done.stderr  # warnings only: NVIDIA's idle timeout, no rollback version
     data = json.loads(report.read_text())
-    assert data["kind"] == "check_config" and "zoo_stateless" in data["models"]
+    assert data["kind"] == "check_config" and set(data["models"]) == {p.name for p in ZOO.iterdir() if (p / "config.pbtxt").is_file()}
+    assert "idle_timeout_default" in {f["code"] for f in data["models"]["simple_sequence"]}
     assert "simple_sequence:" in done.stdout
+    # a think time longer than the idle window is an error: the sequence models' sessions would be reaped
+    done = run_check(["--config", str(ZOO), "--think-ms", "2000", "--json", str(report)], own_env(), timeout=120)
+    assert done.returncode == 1, done.stderr
+    assert "idle_timeout_below_think" in {f["code"] for f in json.loads(report.read_text())["models"]["simple_sequence"]}
+
+
+def test_the_clients_ids_stated_on_the_command_line_reach_the_review(tmp_path):
+    """--max-corrid and --string-id-bytes are what the CORRID findings need: without them the
+    review says it could not check; with them a 32-bit CORRID is flagged for 64-bit IDs."""
+    model = tmp_path / "mine"
+    model.mkdir()
+    text = (MODEL_REPOSITORY / "asr_sequence_direct" / "config.pbtxt").read_text()
+    (model / "config.pbtxt").write_text(text.replace("CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64", "CONTROL_SEQUENCE_CORRID data_type: TYPE_INT32"))
+    report = tmp_path / "review.json"
+
+    def review(*args):
+        done = run_check(["--config", str(model / "config.pbtxt"), "--json", str(report), *args], own_env(), timeout=120)
+        findings = json.loads(report.read_text())["models"]["asr_sequence_direct"]  # named by its config
+        return done.returncode, {f["code"] for f in findings}, [f["values"] for f in findings if f["code"] == "not_checked"]
+
+    rc, found, not_checked = review()
+    assert rc == 0 and "corrid_truncated" not in found
+    assert {"check": "corrid_truncated", "needs": ["client_ids"]} in not_checked
+    rc, found, not_checked = review("--max-corrid", str(2**64 - 1), "--string-id-bytes", "36")
+    assert rc == 1 and {"corrid_truncated", "corrid_string_ids_integer_type"} <= found
+    assert all(v["check"] != "corrid_truncated" for v in not_checked)
+
+
+def test_exit_2_in_the_users_language_for_a_server_that_does_not_answer():
+    (port,) = free_ports(1)
+    unreachable = LabError("check_server_unreachable", url=f"127.0.0.1:{port}")
+    english = problems_text.error(unreachable, words("en"))
+    assert english.startswith(f"no live Triton answers at 127.0.0.1:{port}: start that server")
+    for lang in languages():
+        done = run_check(["--lang", lang, "--model", "asr_dynamic", "--url", f"127.0.0.1:{port}"], own_env(), timeout=60)
+        message = problems_text.error(unreachable, words(lang))
+        assert done.returncode == 2 and done.stderr.strip() == f"batching-lab: {message}", (lang, done.stderr)
+        assert reads_in(lang, message, english), lang
+
+
+def test_exit_2_for_a_seed_the_generator_cannot_take_before_a_server_starts():
+    done = run_check(["--model", "asr_dynamic", "--seed", "-1"], own_env(), timeout=60)
+    assert done.returncode == 2 and "the seed must be a whole number from 0 to 4,294,967,295: got -1" in done.stderr
+    assert "Starting" not in done.stderr

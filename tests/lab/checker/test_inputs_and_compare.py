@@ -11,6 +11,8 @@ import pytest
 from app.i18n import words
 from app.lab.checker import compare, input_data, inputs
 from app.lab.checker.facts import ModelFacts, TensorSpec
+from app.lab.checker.options import CheckOptions
+from app.lab.checker.review import Expectations
 from app.lab.problems import LabError
 from app.text.problems import error
 from tests.lab.checker.tables import facts
@@ -175,3 +177,29 @@ def test_the_recognisers_placement_outputs_are_left_out_by_the_lab():
                                                                        ("SYMBOL", "INSTANCE", "SLOT", "BATCH", "STATE_IN", "STATE_OWNER"))})
     assert compare.default_ignored(recogniser) == ("INSTANCE", "SLOT", "BATCH")
     assert compare.default_ignored(SEQ) == ()
+
+
+@pytest.mark.parametrize(
+    ("options", "codes"),
+    [
+        (CheckOptions(), []),
+        (CheckOptions(sessions=0, steps=0, think_ms=-1.0), ["check_sessions_range", "check_steps_range", "think_ms_range"]),
+        (CheckOptions(seed=-1), ["check_seed_range"]),
+        (CheckOptions(seed=2**32), ["check_seed_range"]),
+        (CheckOptions(tolerance=-0.1, only=("nope",)), ["check_tolerance_range", "check_unknown"]),
+        (CheckOptions(max_corrid=0, string_id_bytes=0, gpus=-1), ["checker_expectation_low"] * 3),
+        (CheckOptions(max_corrid=2**64), ["checker_corrid_above_uint64"]),
+        (CheckOptions(max_corrid=2**64 - 1, string_id_bytes=36, gpus=0, backend="onnxruntime", seed=2**32 - 1), []),
+    ],
+)
+def test_options_that_cannot_be_right_are_refused_as_codes_and_words(options, codes):
+    problems = options.problems()
+    assert [p.code for p in problems] == codes
+    for problem in problems:  # every code has its words (a missing one is a KeyError), not the bare code
+        assert problem.code not in error(LabError([problem]), words("en"))
+
+
+def test_the_stated_figures_reach_the_review_unchanged():
+    options = CheckOptions(sessions=40, think_ms=250.0, max_corrid=7, string_id_bytes=36, backend="onnxruntime", gpus=2)
+    assert options.expectations() == Expectations(think_ms=250.0, sessions=40, max_corrid=7, string_corrid_length=36,
+                                                  backend="onnxruntime", gpus=2)
