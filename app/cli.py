@@ -167,15 +167,18 @@ def _serve(args, _: Words) -> int:
     # Every model in the repository, as shipped: `serve` works for any repository.
     server.startup_models = tuple(sorted(p.parent.name for p in Path(args.model_repository).glob("*/config.pbtxt")))
     server.start()
-    print(_.render(N_("Triton {repository:text} serving at http://{url:text} (metrics {metrics:text}); Ctrl-C stops it."),
-                   repository=args.model_repository, url=server.url, metrics=server.metrics_url), flush=True)
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
     try:
+        # Ctrl-C and SIGTERM end the wait, set up before the address is printed so that a signal
+        # sent as soon as it is read is not lost. What the parent left does not count: a shell's
+        # background job starts with SIGINT ignored, and a blocked signal mask is inherited.
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: stop.set())
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
+        print(_.render(N_("Triton {repository:text} serving at http://{url:text} (metrics {metrics:text}); Ctrl-C stops it."),
+                       repository=args.model_repository, url=server.url, metrics=server.metrics_url), flush=True)
         while not stop.is_set() and server.running:
             stop.wait(0.5)
-    except KeyboardInterrupt:
-        pass
     finally:
         server.stop()
     return 0

@@ -67,10 +67,18 @@ def test_models_lists_schedulers(server_env):
     assert re.search(r"asr_dynamic\s+READY\s+dynamic", done.stdout)
 
 
-def test_serve_serves_any_repository_given_to_it(tmp_path):
+def _as_a_background_job() -> None:
+    """What a shell gives a job started with '&': SIGINT ignored (and, here, blocked too)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+@pytest.mark.parametrize("start", [None, _as_a_background_job], ids=["plain", "background_job"])
+def test_serve_serves_any_repository_given_to_it_and_ctrl_c_stops_it(tmp_path, start):
     repo = tmp_path / "repo"
     shutil.copytree(MODEL_REPOSITORY / "sentiment", repo / "sentiment")
-    proc = subprocess.Popen(CLI + ["serve", "--model-repository", str(repo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(CLI + ["serve", "--model-repository", str(repo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=start)
     try:
         line = proc.stdout.readline()
         url = re.search(r"http://(127\.0\.0\.1:\d+)", line).group(1)
