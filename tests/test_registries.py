@@ -69,3 +69,66 @@ def test_the_language_check_sees_a_spelled_pair(tmp_path):
     spelled = tmp_path / "test_x.py"
     spelled.write_text("for lang in (" + ", ".join(repr(code) for code in languages()) + "):\n    pass\n")
     assert _spelled_languages(spelled) == [1]
+
+
+def _calls(package: Path):
+    """(module name, callee name, call node) of every call in the modules under `package`."""
+    for path in sorted(package.rglob("*.py")):
+        module = ".".join(path.relative_to(REPO_ROOT).with_suffix("").parts).removesuffix(".__init__")
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+                yield module, name, node
+
+
+def _literal(node) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def test_every_problem_code_the_engine_raises_has_its_words():
+    """A code raised without words is a KeyError in front of a learner (app/text/problems.problem)."""
+    import importlib
+
+    from app.lab.problems import LabError, Problem
+    from app.text.problems import PROBLEMS
+
+    raised = set()
+    for module, name, node in _calls(REPO_ROOT / "app" / "lab"):
+        callee = getattr(importlib.import_module(module), name, None)
+        is_code = callee is Problem or (isinstance(callee, type) and issubclass(callee, LabError))
+        if is_code and node.args and _literal(node.args[0]):
+            raised.add(node.args[0].value)
+    assert len(raised) > 40  # the scan finds the engine's codes
+    assert raised - set(PROBLEMS) == set()
+
+
+def test_the_checkers_codes_and_its_words_are_the_same_lists():
+    from app.lab.checker import judge, options
+    from app.text import checker as words_of
+
+    assert set(words_of.CHECKS) == set(options.SEQUENCE_CHECKS + options.STATELESS_CHECKS)
+    assert set(words_of.VARIANTS) == {*options.VARIANTS, "alone"}
+    # a broken check's reason: its diagnosis, or the reference's noise judged against the user's tolerance
+    assert set(words_of.DIAGNOSES) == {*judge.DIAGNOSES.values(), "noise_above_tolerance"}
+    emitted: dict[str, set[str]] = {"skip": set(), "phase": set(), "cause": set(), "role": set()}
+    for _module, name, node in _calls(REPO_ROOT / "app" / "lab" / "checker"):
+        args = [_literal(a) for a in node.args]
+        if name == "skip" and len(args) >= 3 and args[2]:
+            emitted["skip"].add(args[2])
+        elif name == "CopySkipped" and args and args[0]:
+            emitted["skip"].add(args[0])
+        elif name == "Verdict" and "skipped" in args:
+            after = node.args[args.index("skipped") + 1]
+            emitted["skip"] |= {_literal(n) for n in ast.walk(after) if _literal(n)}
+        elif name == "run_phase" and args and args[0]:
+            emitted["phase"].add(args[0])
+        elif name == "conversation" and args and args[0]:
+            emitted["role"].add(args[0])
+    source = (REPO_ROOT / "app" / "lab" / "checker" / "judge.py").read_text()
+    cause = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == "refusal_cause")
+    emitted["cause"] = {_literal(n.value) for n in ast.walk(cause) if isinstance(n, ast.Return) and _literal(n.value)}
+    assert emitted["skip"] - set(words_of.SKIP_REASONS) == set() and len(emitted["skip"]) >= 8
+    assert emitted["phase"] == set(words_of.PHASES)
+    assert emitted["cause"] == set(words_of.REFUSAL_CAUSES)
+    assert emitted["role"] <= set(words_of.ROLES) and emitted["role"]
