@@ -274,10 +274,9 @@ def _check(args, _: Words) -> int:
         for line in check_text.review_lines(findings, _):
             print(line)
         if args.json:
-            args.json.write_text(json.dumps({"kind": "check_config", "schema": 1,
-                                             "models": {m: [f.to_json() for f in fs] for m, fs in findings.items()}}, indent=1))
+            args.json.write_text(json.dumps(check_report.review_to_json(findings), indent=1))
             print(_.render(N_("wrote {path:text}"), path=args.json))
-        return 1 if any(f.to_json()["severity"] == "error" for fs in findings.values() for f in fs) else 0
+        return check_report.review_exit_code(findings)
     target = check_targets.open_target(args.model, url=args.url, repository=args.model_repository,
                                        on_start=lambda: print(_("Starting the embedded Triton server..."), file=sys.stderr))
     try:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.charts.figures import LEGEND_SESSIONS, WRONG_COLOUR, session_colour
+from app.charts.figures import LEGEND_SESSIONS, WRONG_COLOUR, empty_figure, session_colour
 from app.i18n import N_, Words
 from app.lab.checker import report
 from app.text import check_page
@@ -23,13 +23,6 @@ LANE_HEIGHT = 0.8  # of a lane's row; an execution's requests share it in stripe
 PHASE_COLOURS = ("rgba(76,120,168,0.07)", "rgba(245,133,24,0.07)")
 MIN_LABELLED_SHARE = 0.08  # a phase band narrower than this share of the check gets no label
 DASHES = ("solid", "dot", "dash", "dashdot", "longdash")  # one per output, the colour being the session's
-
-
-def _empty(title: str, message: str) -> go.Figure:
-    fig = go.Figure()
-    fig.update_layout(title=title, height=220, xaxis_visible=False, yaxis_visible=False)
-    fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
-    return fig
 
 
 def _row_label(variant: str, lane, two_variants: bool, _: Words) -> str:
@@ -46,7 +39,7 @@ def timeline(result, _: Words) -> go.Figure:
     title = _(N_("Executions over time: one row per instance, coloured by session"))
     rows = report.timeline(result)
     if rows.empty:
-        return _empty(title, _(N_("No server trace for this check: the trace is read from the embedded server, or from "
+        return empty_figure(title, _(N_("No server trace for this check: the trace is read from the embedded server, or from "
                                   "TRITON_TRACE_DIR for the app's external one.")))
     rows = rows.assign(lane=rows["lane"].astype(str))
     if not result.facts.sequence:

@@ -70,7 +70,7 @@ def session_colour(session: int) -> str:
     return PALETTE[int(session) % len(PALETTE)]
 
 
-def _empty(title: str, message: str) -> go.Figure:  # both already in the reader's language
+def empty_figure(title: str, message: str) -> go.Figure:  # both already in the reader's language
     fig = go.Figure()
     fig.update_layout(title=title, height=220, xaxis_visible=False, yaxis_visible=False)
     fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
@@ -83,7 +83,7 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
     title = _("Slot occupancy: instance × slot over time")
     marks = analysis.marks(requests)
     if marks.empty:
-        return _empty(title, _("No server trace for this run (external server without TRITON_TRACE_DIR)."))
+        return empty_figure(title, _("No server trace for this run (external server without TRITON_TRACE_DIR)."))
     rows = analysis.slot_rows(requests, instances, slots)
     y_of = {row: k for k, row in enumerate(rows)}
     fig = go.Figure()
@@ -204,7 +204,7 @@ def batch_sizes(server: dict, requests: pd.DataFrame, _=str) -> go.Figure:
     table = analysis.batch_distribution(server, requests)
     title = _("Batch sizes the model ran (padding rows included)")
     if table.empty:
-        return _empty(title, _("The server reported no executions."))
+        return empty_figure(title, _("The server reported no executions."))
     fig = go.Figure(
         [
             go.Bar(name=_("server statistics"), x=table["batch_size"], y=table["server"]),
@@ -221,7 +221,7 @@ def queue_vs_compute(requests: pd.DataFrame, server: dict, _=str) -> go.Figure:
     table = analysis.queue_compute(requests, server)
     title = _("Where a request's time went (mean per request)")
     if table.empty:
-        return _empty(title, _("No timing data from the server."))
+        return empty_figure(title, _("No timing data from the server."))
     sources = [_(SOURCE_WORDS[s]) for s in table["source"]]
     fig = go.Figure(
         [
@@ -239,7 +239,7 @@ def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame, _=str) -
     table = analysis.latency_percentiles(requests, sessions)
     title = _("Latency percentiles per session length")
     if table.empty:
-        return _empty(title, _("No successful requests."))
+        return empty_figure(title, _("No successful requests."))
     lengths = [length_words(lo, hi, _) for lo, hi in zip(table["length_low"], table["length_high"], strict=True)]
     sources = [_(SOURCE_LATENCY_WORDS[s]) for s in table["source"]]
     fig = go.Figure()
@@ -261,7 +261,7 @@ def instance_work(requests: pd.DataFrame, _=str) -> go.Figure:
     table = analysis.instance_work(requests)
     title = _("Work per instance")
     if table.empty:
-        return _empty(title, _("No request reached an instance."))
+        return empty_figure(title, _("No request reached an instance."))
     labels = [render(_, N_("instance {instance:text}"), instance=i) for i in table["instance"]]
     fig = make_subplots(rows=1, cols=3, subplot_titles=(_("busy time (ms)"), _("requests"), _("mean batch")))
     for col, column in enumerate(("busy_ms", "requests", "mean_batch"), start=1):
@@ -316,7 +316,7 @@ def state_cells(frame: pd.DataFrame | None, marks: pd.DataFrame | None = None,
     """
     title = title if title is not None else _("State cells the model holds (its own metric, per instance)")
     if frame is None or frame.empty:
-        return _empty(title, _("The model reported no state-cell metric (a model without it, or no metrics endpoint)."))
+        return empty_figure(title, _("The model reported no state-cell metric (a model without it, or no metrics endpoint)."))
     fig = go.Figure()
     for instance, rows in frame.groupby("instance"):
         name = render(_, N_("instance {instance:text}: cells held"), instance=instance)

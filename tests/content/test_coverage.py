@@ -34,12 +34,12 @@ from tritonclient.grpc import model_config_pb2
 from app.content.lessons import heading_parts, lessons_dir, load_lessons
 from app.i18n import languages
 from app.ui.lesson_body import split_sections
+from tests import mirrors
 
 REPO = Path(__file__).resolve().parents[2]
 COVERAGE = REPO / "lessons" / "COVERAGE.md"
 BANK = REPO / "quiz" / "bank.yaml"
 LIVE_FILE = REPO / "app" / "ui" / "live" / "__init__.py"
-MIRRORS = Path("/work/.mirror")  # local git mirrors of Triton's repositories, where a machine has them
 # Every language the app has; the sentence rows hold one fragment column per language (MAP_COLUMNS)
 # and the rule block one word list each, so a language added without them fails here.
 LANGS = languages()
@@ -409,7 +409,7 @@ def source_range_problems(path: Path = COVERAGE) -> tuple[int, list[str]]:
     for row in fact_rows(path):
         for source in split_cell(row.cells[4], ";"):
             match = FILE_SOURCE.match(source)
-            mirror = MIRRORS / f"triton-inference-server+{match.group('repo')}" / "repo" if match else None
+            mirror = mirrors.mirror(match.group("repo")) if match else None
             if mirror is None or not mirror.is_dir():
                 continue
             length = lines_at(mirror, match.group("tag"), match.group("path"))

@@ -38,8 +38,6 @@ from app.lab.checker.options import DEFAULT_STEPS, MAX_SESSIONS, MIN_SESSIONS, C
 from app.lab.problems import LabError, Problem
 from app.lab.traffic import run_queue
 
-SCHEMA = 1
-
 
 @dataclass
 class CheckResult:

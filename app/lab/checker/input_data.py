@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 from tritonclient.utils import triton_to_np_dtype
 
+from app.lab.checker import inputs
 from app.lab.checker.facts import ModelFacts, TensorSpec
 from app.lab.problems import LabError, Problem
 
@@ -103,9 +104,9 @@ def tensor(value, spec: TensorSpec, dims: tuple[int, ...] | None) -> np.ndarray:
     if shape is None:
         shape = dims if dims is not None else _inferred(spec, flat.size)
     if len(shape) != len(spec.dims) or any(d >= 0 and d != g for d, g in zip(spec.dims, shape, strict=True)):
-        raise _Bad("check_data_shape_mismatch", dims=_dims(spec.dims), given=_dims(shape))
+        raise _Bad("check_data_shape_mismatch", dims=inputs.dims_text(spec.dims), given=inputs.dims_text(shape))
     if math.prod(shape) != flat.size:
-        raise _Bad("check_data_size_mismatch", expected=math.prod(shape), got=int(flat.size), given=_dims(shape))
+        raise _Bad("check_data_size_mismatch", expected=math.prod(shape), got=int(flat.size), given=inputs.dims_text(shape))
     return flat.reshape(shape)
 
 
@@ -118,7 +119,7 @@ def _inferred(spec: TensorSpec, size: int) -> tuple[int, ...]:
         dims = list(spec.dims)
         dims[variable[0]] = size // fixed
         return tuple(dims)
-    raise _Bad("check_data_shape_needed", dims=_dims(spec.dims))
+    raise _Bad("check_data_shape_needed", dims=inputs.dims_text(spec.dims))
 
 
 def _flat(value, spec: TensorSpec) -> np.ndarray:
@@ -167,7 +168,3 @@ def _from_bytes(raw: bytes, spec: TensorSpec) -> np.ndarray:
     out = np.empty(len(items), dtype=object)
     out[:] = items
     return out
-
-
-def _dims(dims) -> str:
-    return "[" + ", ".join(str(d) for d in dims) + "]"

@@ -54,14 +54,14 @@ def concrete_shapes(facts: ModelFacts, given: dict[str, tuple[int, ...]], data_s
         dims = given.get(spec.name)
         if dims is None:
             if spec.variable and not data_supplied:
-                problems.append(Problem("check_input_shape_needed", {"name": spec.name, "dims": _dims(spec.dims)}))
+                problems.append(Problem("check_input_shape_needed", {"name": spec.name, "dims": dims_text(spec.dims)}))
             out[spec.name] = None if spec.variable else spec.dims
             continue
         if len(dims) != len(spec.dims) or any(d >= 0 and d != g for d, g in zip(spec.dims, dims, strict=True)):
-            problems.append(Problem("check_shape_mismatch", {"name": spec.name, "dims": _dims(spec.dims), "given": _dims(dims)}))
+            problems.append(Problem("check_shape_mismatch", {"name": spec.name, "dims": dims_text(spec.dims), "given": dims_text(dims)}))
             continue
         if math.prod(dims) > MAX_ELEMENTS:
-            problems.append(Problem("check_shape_too_large", {"name": spec.name, "given": _dims(dims), "high": MAX_ELEMENTS}))
+            problems.append(Problem("check_shape_too_large", {"name": spec.name, "given": dims_text(dims), "high": MAX_ELEMENTS}))
             continue
         out[spec.name] = dims
     if problems:
@@ -69,7 +69,8 @@ def concrete_shapes(facts: ModelFacts, given: dict[str, tuple[int, ...]], data_s
     return out
 
 
-def _dims(dims) -> str:
+def dims_text(dims) -> str:
+    """Dimensions as the messages write them: [1, -1]."""
     return "[" + ", ".join(str(d) for d in dims) + "]"
 
 

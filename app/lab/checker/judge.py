@@ -23,8 +23,8 @@ import pandas as pd
 
 from app.lab.checker import compare
 from app.lab.checker.options import SEQUENCE_CHECKS, STATELESS_CHECKS, VARIANTS
+from app.lab.observation.server_log import START_REFUSAL
 
-START_REFUSAL = "must specify the START flag"
 SEQUENCE_RULES = {
     # check -> (phase, roles); None: every role of the phase
     "interleaved": ("interleaved", None),

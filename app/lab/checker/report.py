@@ -35,7 +35,18 @@ import pandas as pd
 from app.lab.checker.judge import _plain
 
 KIND = "check"
+REVIEW_KIND = "check_config"  # `check --config`: the offline review alone
 SCHEMA = 1
+
+
+def review_to_json(findings: dict) -> dict:
+    """The offline review's findings per model ({model: [ReviewFinding]}), versioned like the report."""
+    return {"kind": REVIEW_KIND, "schema": SCHEMA, "models": {m: [f.to_json() for f in fs] for m, fs in findings.items()}}
+
+
+def review_exit_code(findings: dict) -> int:
+    """1 when any finding is an error, else 0: the offline review's exit status."""
+    return 1 if any(f.to_json()["severity"] == "error" for fs in findings.values() for f in fs) else 0
 
 
 def to_json(result) -> dict:

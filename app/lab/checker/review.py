@@ -93,7 +93,8 @@ _PROTO = "common protobuf/model_config.proto"
 _ARCH = "server docs/user_guide/architecture.md"
 _MCDOC = "server docs/user_guide/model_configuration.md"
 
-# Where Triton says so, at r24.10 (mirrors in HOUSE.md; read with `git show r24.10:<path>`).
+# Where Triton says so, at r24.10 (read with `git show r24.10:<path>` in a clone of the repository;
+# tests/lab/checker/test_review.py checks each citation where tests/mirrors.py finds one).
 SOURCES: dict[ReviewCode, str] = {
     ReviewCode.IDLE_TIMEOUT_DEFAULT: f"{_PROTO}:L1557-L1567; {_UTILS}:L748-L753; core src/constants.h:L92",
     ReviewCode.IDLE_TIMEOUT_BELOW_THINK: f"{_PROTO}:L1557-L1567; {_SEQ}:L1059-L1093",

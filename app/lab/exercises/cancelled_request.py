@@ -14,7 +14,7 @@ import pandas as pd
 from app.lab.deployment.deployments import LabSettings
 from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
 from app.lab.observation import run_log, server_log
-from app.lab.observation.server_log import LogCode
+from app.lab.observation.server_log import START_REFUSAL, LogCode
 from app.lab.scenario.alphabet import to_symbols
 from app.lab.scenario.audio import utterance
 from app.lab.scenario.ids import unique_ids
@@ -31,7 +31,6 @@ TEXT = "WORDS"  # no letter repeats its neighbour, so applying a chunk twice alw
 # After giving up the client waits this long before its next request, so the scheduler has
 # looked at the cancelled chunk (it does at the end of the queue wait) before the next arrives.
 AFTER_GIVING_UP_S = QUEUE_WAIT_S + 0.3
-START_REFUSAL = "must specify the START flag"
 LOG_CODES = (LogCode.CANCELLED_RELEASED, LogCode.SLOT_FREED, LogCode.START_FLAG_MISSING, LogCode.SEQUENCE_END)
 
 EXERCISE = Exercise(

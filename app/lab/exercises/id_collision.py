@@ -13,7 +13,6 @@ from app.lab.traffic import driver
 
 # Different lengths: the shorter session's END comes first, which matters once they merge.
 TEXTS = ["HELLO WORLD ONE", "GOODBYE MOON TWO"]
-START_REFUSAL = "must specify the START flag"
 
 EXERCISE = Exercise(
     name="id_collision",

@@ -6,6 +6,7 @@ import pandas as pd
 from app.lab.deployment.deployments import LabSettings
 from app.lab.exercises.common import models, readings
 from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
+from app.lab.observation.server_log import START_REFUSAL
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.traffic import driver
 
@@ -20,7 +21,6 @@ EVICT_MODEL = "asr_ex_idle_evict"
 EVICT_S = 0.4
 PAUSE_MS = 1000
 EVICT_TEXT = "HELLO WORLD"
-START_REFUSAL = "must specify the START flag"
 
 EXERCISE = Exercise(
     name="never_ending",

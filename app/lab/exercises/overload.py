@@ -16,7 +16,7 @@ import pandas as pd
 from app.lab.deployment.deployments import LabSettings
 from app.lab.exercises.common import readings
 from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
-from app.lab.observation.server_log import LogCode
+from app.lab.observation.server_log import START_REFUSAL, LogCode
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.traffic import driver
 
@@ -26,7 +26,6 @@ CAPACITY = BASE.instances * BASE.slots
 LOADS = (2, 4, 8)  # sessions = load x capacity, all opened at once
 CHUNKS = 10
 THINK_MS = 40.0
-START_REFUSAL = "must specify the START flag"
 OVERLOAD = LOADS[-1]
 # The remedies, each tried at the heaviest load: (code, settings, client admission limit). What each
 # costs is said by its finding (app/text/exercises/overload.py, FINDINGS["remedy_<code>"]).

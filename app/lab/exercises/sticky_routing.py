@@ -14,6 +14,7 @@ import tritonclient.http as http
 from app.lab.exercises.common import readings
 from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
 from app.lab.observation import run_log, server_log
+from app.lab.observation.server_log import START_REFUSAL
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.server import proxy
 from app.lab.server.connection import LabServer
@@ -22,7 +23,6 @@ from app.lab.traffic import driver
 MODEL = "asr_sequence_direct"
 SESSIONS = 3
 CHUNKS = 8
-START_REFUSAL = "must specify the START flag"
 NOT_LOGGED = "not_logged"  # replica code of a request missing from nginx's access log
 
 EXERCISE = Exercise(

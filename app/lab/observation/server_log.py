@@ -38,6 +38,11 @@ class Level(str, Enum):
     FATAL = "F"
 
 
+# Triton's words when a request without START names a sequence it does not know: the same in the
+# client's error and in the log line (core sequence_batch_scheduler.cc).
+START_REFUSAL = "must specify the START flag"
+
+
 class LogCode(str, Enum):
     """Lines a learner should notice. `MIN_VERBOSITY` says when Triton 2.51 writes each."""
 
@@ -84,7 +89,7 @@ _PATTERNS: tuple[tuple[LogCode, re.Pattern], ...] = tuple(
     (code, re.compile(pattern))
     for code, pattern in (
         (LogCode.SEQUENCE_CONFLICT, rf"^sequence {_ID} for model '(?P<model>[^']+)' has a conflict\."),
-        (LogCode.START_FLAG_MISSING, rf"inference request for sequence {_ID} to model '(?P<model>[^']+)' must specify the START flag"),
+        (LogCode.START_FLAG_MISSING, rf"inference request for sequence {_ID} to model '(?P<model>[^']+)' {START_REFUSAL}"),
         (LogCode.INFER_FAILED, r"Infer failed: (?P<error>.*)$"),
         (LogCode.REAPER_IDLE, rf"^Reaper: CORRID {_ID}: max sequence idle exceeded"),
         (LogCode.REAPER_FORCE_END, rf"^Reaper: force-ending CORRID {_ID} in batcher (?P<batcher>\S+), slot (?P<slot>\d+)"),

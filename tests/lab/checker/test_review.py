@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
 from google.protobuf import text_format
@@ -24,6 +23,7 @@ from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError
 from app.lab.scenario.ids import unique_ids
 from app.text import problems as problems_text
+from tests import mirrors
 from tests.i18n.text_checks import reads_in
 
 ENGLISH = words("en")  # problems are worded at the edge; str() of a LabError is its codes
@@ -334,9 +334,6 @@ def test_a_config_read_from_the_server_reviews_like_its_file(lab_server, name):
 
 # ---- the registry: every code has a source at r24.10, a lesson section, and words -------------
 
-MIRRORS = {"core": "triton-inference-server+core", "server": "triton-inference-server+server", "common": "triton-inference-server+common",
-           "python_backend": "triton-inference-server+python_backend"}
-MIRROR_ROOT = Path("/work/.mirror")
 _CITATION = re.compile(r"^(core|server|common|python_backend) (\S+):(L\d+(?:-L\d+)?(?:, L\d+(?:-L\d+)?)*)$")
 # A phrase each code's cited lines must contain, so a citation that drifts off its lines fails.
 EVIDENCE = {
@@ -367,9 +364,9 @@ def cited_text(citation: str) -> str:
     match = _CITATION.match(citation)
     assert match, f"{citation!r} is not '<core|server|common> <path>:L<a>-L<b>[, L<c>-L<d>]'"
     repo, path, ranges = match.groups()
-    mirror = MIRROR_ROOT / MIRRORS[repo] / "repo"
+    mirror = mirrors.mirror(repo)
     if not mirror.is_dir():
-        pytest.skip(f"no Triton mirror at {mirror}: citations are checked where HOUSE.md's mirrors are")
+        pytest.skip(f"no Triton mirror at {mirror}: set TRITON_LAB_MIRRORS (tests/mirrors.py) to check citations")
     lines = subprocess.run(["git", "-C", str(mirror), "show", f"r24.10:{path}"], capture_output=True, text=True, check=True).stdout.split("\n")
     parts = []
     for span in ranges.split(", "):
@@ -432,29 +429,12 @@ def test_a_check_left_undone_links_to_the_lesson_of_its_pitfall():
     assert "how many sessions are open at once at peak" in shown.why
 
 
-IDLE_MODEL = b'''
-import triton_python_backend_utils as pb_utils
-
-
-
-class TritonPythonModel:
-    def execute(self, requests):
-        return [pb_utils.InferenceResponse(output_tensors=[]) for _ in requests]
-'''
-
-
-@pytest.mark.parametrize("policy, ready", [("", {"1": False, "2": True}), ("version_policy { latest { num_versions: 2 } }", {"1": True, "2": True})])
-def test_the_default_version_policy_unloads_the_older_version(lab_server, policy, ready):
-    """NO_ROLLBACK_VERSION on the real server: a model with versions 1 and 2 and no policy serves
-    only 2; with latest { num_versions: 2 } both stay ready, so clients can be pointed back at 1."""
-    name = f"review_versions_{unique_ids(1)[0]}"
-    config = parse(f'name: "{name}" backend: "python" max_batch_size: 0 '
+@pytest.mark.parametrize("policy, fires", [("", True), ("version_policy { latest { num_versions: 2 } }", False),
+                                           ("version_policy { specific { versions: [ 1, 2 ] } }", False), ("version_policy { all { } }", False)])
+def test_no_rollback_version_fires_only_where_one_version_is_served(policy, fires):
+    """The server side of this finding (the default policy unloads version 1 when 2 loads; num_versions 2
+    keeps both) is proven in tests/claims/test_versions.py; here only the review's reading of the policy."""
+    config = parse('name: "versions" backend: "python" max_batch_size: 0 '
                    'input [ { name: "X" data_type: TYPE_FP32 dims: [ 1 ] } ] output [ { name: "Y" data_type: TYPE_FP32 dims: [ 1 ] } ] '
                    f'instance_group [ {{ count: 1 kind: KIND_CPU }} ] {policy}')
-    assert (C.NO_ROLLBACK_VERSION in codes(text_format.MessageToString(config))) == (not ready["1"])
-    client = lab_server.client(timeout_s=120)
-    try:
-        client.load_model(name, config=deployments.to_json(config), files={"file:1/model.py": IDLE_MODEL, "file:2/model.py": IDLE_MODEL})
-        assert {version: client.is_model_ready(name, version) for version in ready} == ready
-    finally:
-        client.unload_model(name)
+    assert (C.NO_ROLLBACK_VERSION in codes(text_format.MessageToString(config))) == fires

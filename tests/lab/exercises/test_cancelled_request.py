@@ -10,7 +10,7 @@ from app.charts import exercises as charts
 from app.i18n import languages, words
 from app.lab.exercises import cancelled_request as ex
 from app.lab.exercises.common.base import Finding
-from app.lab.observation.server_log import LogCode
+from app.lab.observation.server_log import START_REFUSAL, LogCode
 from app.lab.scenario.alphabet import to_symbols
 from app.text import exercises as text
 from tests.lab.exercises.renderings import assert_translated
@@ -135,13 +135,13 @@ def test_grpc_timeout_ends_the_sequence_so_the_next_chunk_is_refused(result):
     n = result.numbers
     assert result.outcome == "refused"
     assert n["grpc_timeout_error"] == "Deadline Exceeded"
-    assert ex.START_REFUSAL in n["next_chunk_error"]
+    assert START_REFUSAL in n["next_chunk_error"]
     assert n["retry_outcome"] == "refused_no_start"
     found = {f.code: f.values for f in result.findings}
     assert found["grpc_timeout"] == {"timeout": ex.SHORT_TIMEOUT_S, "chunk": ex.GIVE_UP_AT + 1,
                                      "after": n["grpc_timeout_after_s"], "error": "Deadline Exceeded"}
     assert found["next_refused_no_start"]["chunk"] == ex.GIVE_UP_AT + 2
-    assert ex.START_REFUSAL in found["next_refused_no_start"]["error"]
+    assert START_REFUSAL in found["next_refused_no_start"]["error"]
     assert "retry_refused_no_start" in found
 
 

@@ -12,6 +12,7 @@ from app.i18n import words
 from app.lab.exercises import id_collision
 from app.lab.exercises.common.base import ExerciseResult, Finding, Measured
 from app.lab.judgement import evidence
+from app.lab.observation.server_log import START_REFUSAL
 from app.text import exercises as text
 from tests.lab.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
 
@@ -141,7 +142,7 @@ def test_findings_name_the_sessions_and_the_values(result):
     assert "unique_intact" in [f.code for f in result.findings]
     refused = next(f for f in result.findings if f.code == "refused_after_end")
     assert refused.values["who"] != refused.values["ended"]
-    assert id_collision.START_REFUSAL in refused.values["message"]
+    assert START_REFUSAL in refused.values["message"]
     if n["conflict_warnings_logged"]:
         assert "log_warning" in [f.code for f in result.findings]
     codes = [f.code for f in result.explanation]

@@ -8,6 +8,7 @@ import pytest
 from app.i18n import languages, words
 from app.lab.exercises import never_ending
 from app.lab.exercises.common.base import ExerciseResult, Finding, Measured
+from app.lab.observation.server_log import START_REFUSAL
 from app.text import exercises as text
 from tests.lab.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
 
@@ -108,7 +109,7 @@ def test_slow_client_is_reaped_below_its_think_time(result):
     reaped = grid.loc[(min(never_ending.TIMEOUTS_MS), max(never_ending.THINKS_MS))]
     assert result.outcome == "reaped"
     assert reaped["verdict"] == "error"
-    assert never_ending.START_REFUSAL in reaped["message"]
+    assert START_REFUSAL in reaped["message"]
     assert reaped["chunks_answered"] < reaped["chunks"]
 
 

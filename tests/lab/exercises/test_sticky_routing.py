@@ -12,6 +12,7 @@ import pytest
 from app.lab import exercises
 from app.lab.exercises import sticky_routing
 from app.lab.exercises.common.base import ExerciseResult, Finding, Measured
+from app.lab.observation.server_log import START_REFUSAL
 from app.lab.server import proxy
 from app.text import exercises as text
 from tests.lab.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
@@ -147,12 +148,12 @@ def test_round_robin_scatters_sessions_and_the_other_replica_refuses(result):
     assert n["rr_sessions_broken"] >= 1
     routes = result.tables["routes"]
     refused = routes[(routes["policy"] == "round_robin") & (routes["error"] != "")]
-    assert refused["error"].str.contains(sticky_routing.START_REFUSAL).all()
+    assert refused["error"].str.contains(START_REFUSAL).all()
     assert set(refused["status"]) == {400}
     assert set(routes["replica"]) == {"A", "B"}
     first = next(f for f in result.findings if f.code == "refusal")
     assert first.values["status"] == 400 and first.values["replica"] in {"A", "B"}
-    assert sticky_routing.START_REFUSAL in first.values["message"]
+    assert START_REFUSAL in first.values["message"]
     spread = result.findings[0]
     assert spread.code == "rr_spread"
     assert spread.values["both"] == n["rr_sessions_on_both_replicas"] and spread.values["broken"] == n["rr_sessions_broken"]
