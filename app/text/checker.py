@@ -41,6 +41,8 @@ SKIP_REASONS = {
     "sessions_too_short": N_("every session is shorter than 3 steps ({steps:count}): none can stop half-way"),
     "all_refused": N_("the server refused every request of this check"),
     "nothing_compared": N_("no step had a reference to compare with"),
+    "cancel_not_delivered": N_("the request the client gave up on never reached the server (the trace has no record of it), so "
+                               "this run shows nothing a cancelled request does"),
 }
 DIAGNOSES = {
     "keeps_state": N_("The answer to a request depends on the requests before it: the model keeps state between requests. "

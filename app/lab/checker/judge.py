@@ -257,7 +257,13 @@ def _with_extras(verdict: Verdict, steps: pd.DataFrame, tables) -> Verdict:
                 extra["cancel_outcome"] = ("served" if not error else "refused" if START_REFUSAL in error
                                            else "gave_up" if refusal_cause(error, 0, 0, 0) == "timed_out" else "failed")
                 extra["cancel_error"] = error
+                # Whether the given-up request reached the server: its trace record says so; untraced, unknown.
+                traced = tables.traced and "request_start_ns" in target
+                extra["cancel_reached"] = bool(pd.notna(target.iloc[0]["request_start_ns"])) if traced else None
         extra["idle_timeout_s"] = tables.facts.idle_timeout_us / 1e6
+    if verdict.check == "cancelled" and verdict.verdict == "held" and extra.get("cancel_reached") is False:
+        # The client gave up before its request left: what followed is the abandoned check again.
+        return Verdict(verdict.check, verdict.variant, "skipped", "cancel_not_delivered", {**verdict.values, **extra})
     if not extra:
         return verdict
     return Verdict(verdict.check, verdict.variant, verdict.verdict, verdict.reason, {**verdict.values, **extra})

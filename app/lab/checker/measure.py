@@ -237,7 +237,9 @@ class Measurement:
             raise LabError(self.abort_code or "check_server_gone", url=self.server.url)
         frame = self.recorder.frame(start_row)
         if traced and not frame.empty:
-            trace = server_trace.collect(self.server.trace_dir, self.run_id, expected=int((frame["error"] == "").sum()))
+            # the given-up request too: the server may run it after its client stopped waiting
+            answered_or_given_up = (frame["error"] == "") | (frame["outcome"] == "cancel_target")
+            trace = server_trace.collect(self.server.trace_dir, self.run_id, expected=int(answered_or_given_up.sum()))
             traced = not trace.empty
             self._stamps.append(trace)
         if window is not None and window.available and not frame.empty:

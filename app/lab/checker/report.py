@@ -13,11 +13,12 @@ JSON schema (kind "check", schema 1):
        execution {id, lane, start_s, end_s, batch, shared_with [{session, step, role, corrid}]}};
      per check: interleaved {capacity, in_flight, overflow}; id_reuse {reused, same_instance, same_slot};
      abandoned/cancelled {next_on_slot, victim_instance, victim_slot, victim_ended_by: end | reaped | cancelled,
-       idle_timeout_s}, cancelled {cancel_outcome: gave_up | served | refused | failed, cancel_error};
+       idle_timeout_s}, cancelled {cancel_outcome: gave_up | served | refused | failed, cancel_error, cancel_reached: true | false | null
+       (null: untraced)};
      broken: reason is a diagnosis code (not_reproducible, noise_above_tolerance, keeps_state, batch_dependent,
        sessions_mix, inherits_after_end, aborted_pollutes);
      skipped: reason is a code (not_reproducible, not_requested, single_instance, external_server, no_model_files,
-       copy_refused, sessions_too_short, all_refused, nothing_compared) with its values
+       copy_refused, sessions_too_short, all_refused, nothing_compared, cancel_not_delivered) with its values
    "tolerances": [{output, datatype, value, source: exact | user | derived, noise, reproducible}],
    "outputs": [{name, datatype, compared, ignored_by: "" | user | lab}],
    "diagnoses": [{code, checks}], "refusals": [{phase, variant, role, session, step, corrid, error, cause, waited_s}],

@@ -1,6 +1,8 @@
 """The pure judge on small hand-made tables: every verdict, reason and value it can give."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from app.lab.checker.judge import judge, refusal_cause
@@ -186,6 +188,30 @@ def test_a_follower_breaks_the_check_of_the_victim_whose_slot_it_took():
     assert cancelled.values["first"]["role"] == "follower"
     assert cancelled.values["cancel_outcome"] == "gave_up"
     assert cancelled.values["refusals"] == 0  # the checker's own cancellation is not a refusal
+
+
+def _cancel_round(**target) -> Rows:
+    rows = Rows().reference()
+    rows.add("abandon_round", "holder", 10, 0, 0, variant="all_instances", instance="m_0_0", slot=0, request_start_ns=1)
+    rows.add("abandon_round", "victim_cancel", 12, 0, 0, variant="all_instances", instance="m_0_1", slot=0, request_start_ns=2)
+    rows.add("abandon_round", "victim_cancel", 12, 0, 1, variant="all_instances", judged=False, outcome="cancel_target",
+             error="no answer from the server (timeout: timed out)", instance="m_0_1", slot=0, **target)
+    rows.add("abandon_round", "follower", 13, 1, 0, variant="all_instances", instance="m_0_1", slot=0, follows="victim_cancel",
+             request_start_ns=4)
+    return rows
+
+
+@pytest.mark.parametrize(("target", "traced", "verdict", "reached"), [
+    ({"request_start_ns": 3}, True, "held", True),  # the server has its record: it arrived, and nothing leaked
+    ({"request_start_ns": None}, True, "skipped", False),  # traced, but never arrived: nothing was cancelled
+    ({"request_start_ns": None}, False, "held", None),  # no trace: the report cannot say, and does not guess
+])
+def test_a_given_up_request_that_never_reached_the_server_proves_nothing(target, traced, verdict, reached):
+    t = dataclasses.replace(tables(_cancel_round(**target)), traced=traced)
+    cancelled = judge(t).verdict("cancelled", "all_instances")
+    assert (cancelled.verdict, cancelled.values["cancel_reached"]) == (verdict, reached)
+    if verdict == "skipped":
+        assert cancelled.reason == "cancel_not_delivered"
 
 
 def test_checks_broken_only_because_sessions_already_mix_add_no_diagnosis_of_their_own():

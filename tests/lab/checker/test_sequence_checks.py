@@ -17,6 +17,8 @@ def test_a_sound_model_holds_every_check_on_all_instances_and_on_a_one_instance_
     copy = phases[phases["variant"] == "one_instance"]["model"].unique()
     assert len(copy) == 1 and copy[0].startswith("zoo_corrid_oldest__check1_")
     assert check_copies_gone(zoo.server) == []  # unloaded afterwards
+    for variant in ("all_instances", "one_instance"):  # the given-up request did reach the server (its trace record)
+        assert result.judgement.verdict("cancelled", variant).values["cancel_reached"] is True
 
 
 def test_interleaving_fills_every_slot_and_reaches_the_backlog(zoo):
