@@ -25,10 +25,8 @@ from app.lab.observation.server_log import LogCode
 # Only these lines matter; the rest of a verbosity-1 log (about twenty lines a request) is skipped unparsed.
 _WANTED = ("Enqueuing CORRID", "End sequence CORRID", "end sequence CORRID", "Reaper: force-ending CORRID",
            "Releasing canceled sequence CORRID", "force-end cancelled sequence CORRID")
-# How a sequence's slot was given back: its END (direct logs "End sequence", oldest "end sequence"),
-# the idle reaper, or a cancelled request.
+# How a sequence's slot was given back: its END, the idle reaper, or a cancelled request.
 _ENDED_BY = {LogCode.SEQUENCE_END: "end", LogCode.REAPER_FORCE_END: "reaped", LogCode.CANCELLED_RELEASED: "cancelled"}
-_UNCLASSIFIED = (("] end sequence CORRID ", "end"), ("force-end cancelled sequence CORRID ", "cancelled"))
 
 
 def log_lines(window) -> Iterator[str]:
@@ -54,32 +52,16 @@ def sequence_events(lines: Iterable[str], model: str) -> dict[str, list[tuple[st
         if not any(marker in line for marker in _WANTED):
             continue
         entry = server_log.parse_line(line)
-        if entry is None:
+        if entry is None or entry.corrid is None:
             continue
-        corrid, code = entry.corrid, entry.code
-        ended = _ENDED_BY.get(code)
-        if code is None:
-            for marker, how in _UNCLASSIFIED:
-                if marker in entry.message:
-                    corrid, ended = _corrid_after(entry.message, marker), how
-                    if f" in batcher {model}_" not in entry.message:
-                        corrid = None  # another model's batcher
-                    break
-        if corrid is None:
-            continue
-        if code == LogCode.SEQUENCE_ENQUEUED:
-            if entry.model == model:
-                out.setdefault(corrid, []).append(("slot", entry.values.get("batcher"), int(entry.values["slot"])))
-        elif ended is not None:
-            if code == LogCode.SEQUENCE_END and entry.model not in (None, model):
-                continue
-            out.setdefault(corrid, []).append((ended, None, None))
+        batcher = entry.values.get("batcher")
+        if entry.model not in (None, model) or (batcher is not None and not batcher.startswith(f"{model}_")):
+            continue  # another model's line (a line naming neither is kept: the scheduler's cancel notice)
+        if entry.code == LogCode.SEQUENCE_ENQUEUED:
+            out.setdefault(entry.corrid, []).append(("slot", batcher, int(entry.values["slot"])))
+        elif entry.code in _ENDED_BY:
+            out.setdefault(entry.corrid, []).append((_ENDED_BY[entry.code], None, None))
     return out
-
-
-def _corrid_after(message: str, marker: str) -> str | None:
-    words = message.split(marker, 1)[1].split()
-    return words[0] if words else None
 
 
 def place_sequences(steps: pd.DataFrame, events: dict[str, list]) -> pd.DataFrame:

@@ -85,6 +85,7 @@ class Unavailable(str, Enum):
 # Message patterns from Triton 2.51's source (sequence_batch_scheduler.cc, model_lifecycle.cc,
 # http_server.cc). First match wins: the START-flag refusal is also an "Infer failed".
 _ID = r"(?P<corrid>\S+)"
+_REQUEST = r"\[request id: [^\]]*\] "  # InferenceRequest::LogRequest(), before some lines
 _PATTERNS: tuple[tuple[LogCode, re.Pattern], ...] = tuple(
     (code, re.compile(pattern))
     for code, pattern in (
@@ -95,9 +96,12 @@ _PATTERNS: tuple[tuple[LogCode, re.Pattern], ...] = tuple(
         (LogCode.REAPER_FORCE_END, rf"^Reaper: force-ending CORRID {_ID} in batcher (?P<batcher>\S+), slot (?P<slot>\d+)"),
         (LogCode.SEQUENCE_ENQUEUED, rf"^Enqueuing CORRID {_ID} into batcher (?P<batcher>\S+), sequence slot (?P<slot>\d+): (?P<model>\S+)$"),
         (LogCode.BACKLOG_ENQUEUED, rf"^Enqueuing CORRID {_ID} into (?:new|existing) backlog: (?P<model>\S+)$"),
-        (LogCode.SEQUENCE_END, rf"^End sequence CORRID {_ID} in batcher (?P<batcher>\S+), slot (?P<slot>\d+)"),
+        # direct writes "End sequence"; oldest "end sequence" after the request's "[request id: X] "
+        (LogCode.SEQUENCE_END, rf"^(?:{_REQUEST})?[Ee]nd sequence CORRID {_ID} in batcher (?P<batcher>\S+), slot (?P<slot>\d+)"),
         (LogCode.SLOT_FREED, r"^Freeing slot in batcher (?P<batcher>\S+), slot (?P<slot>\d+)"),
-        (LogCode.CANCELLED_RELEASED, rf"^Releasing canceled sequence CORRID {_ID}"),
+        (LogCode.CANCELLED_RELEASED, rf"^Releasing canceled sequence CORRID {_ID}"),  # the scheduler, for a queued request
+        (LogCode.CANCELLED_RELEASED,  # oldest's batcher, for one it had taken
+         rf"^(?:{_REQUEST})?force-end cancelled sequence CORRID {_ID} in batcher (?P<batcher>\S+), slot (?P<slot>\d+)"),
         (LogCode.MODEL_LOADING, r"^loading: (?P<model>[^:\s]+):(?P<version>\d+)"),
         (LogCode.MODEL_LOADED, r"^successfully loaded '(?P<model>[^']+)'"),
         (LogCode.MODEL_UNLOADED, r"^successfully unloaded '(?P<model>[^']+)' version (?P<version>\d+)"),
