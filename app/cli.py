@@ -59,10 +59,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as err:  # one clear line for the user, not a traceback
 
-        if isinstance(err, LabError):
+        if isinstance(err, (LabError, ServerError)):
             print(f"batching-lab: {error(err, _)}", file=sys.stderr)
             return 2
-        if isinstance(err, (ServerError, ValueError)):  # the system's own text, as it is
+        if isinstance(err, ValueError):  # the system's own text, as it is
             print(f"batching-lab: {err}", file=sys.stderr)
             return 2
         raise

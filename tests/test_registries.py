@@ -87,16 +87,17 @@ def _literal(node) -> str | None:
 
 
 def test_every_problem_code_the_engine_raises_has_its_words():
-    """A code raised without words is a KeyError in front of a learner (app/text/problems.problem)."""
+    """LabError and ServerError codes alike. A code raised without words is a KeyError in front of a learner (app/text/problems.problem)."""
     import importlib
 
     from app.lab.problems import LabError, Problem
+    from app.lab.server.errors import ServerError
     from app.text.problems import PROBLEMS
 
     raised = set()
     for module, name, node in _calls(REPO_ROOT / "app" / "lab"):
         callee = getattr(importlib.import_module(module), name, None)
-        is_code = callee is Problem or (isinstance(callee, type) and issubclass(callee, LabError))
+        is_code = callee is Problem or (isinstance(callee, type) and issubclass(callee, (LabError, ServerError)))
         if is_code and node.args and _literal(node.args[0]):
             raised.add(node.args[0].value)
     assert len(raised) > 40  # the scan finds the engine's codes

@@ -76,6 +76,37 @@ PROBLEMS = {
 }
 
 
+# The server layer's (app/lab/server/errors.py): what went wrong with Triton or nginx, and what to do.
+SERVER_PROBLEMS = {
+    "server_not_started": N_("the embedded server has not been started"),
+    "server_model_failed": N_("a shipped model, {model:text}, failed to load"),
+    "server_log_tail": N_("the server's log ends:\n{log:text}"),
+    "server_unreachable": N_("cannot reach Triton at {url:text} ({kind:text}): start that server, correct TRITON_URL, or unset "
+                             "TRITON_URL to use the embedded server"),
+    "server_not_live": N_("Triton at {url:text} answers but is not live yet: retry shortly"),
+    "server_repository_missing": N_("model repository {path:text} does not exist: pass an existing folder"),
+    "server_port_in_use": N_("port {port:text} is already in use on 127.0.0.1: pick another with --http-port, or stop the program "
+                             "that holds it"),
+    "server_not_ready": N_("tritonserver was not ready after {seconds:count} s:\n{log:text}"),
+    "server_ports_taken": N_("tritonserver could not bind its ports ({ports:text}): another program holds one; pick another "
+                             "--http-port:\n{log:text}"),
+    "server_exited": N_("tritonserver exited during start-up (code {code:text}):\n{log:text}"),
+    "server_package_missing": N_("the Triton server package is missing: run `pip install 'nvidia-pytriton>=0.7'` in this "
+                                 "environment, or set TRITON_URL to use a server you already run"),
+    "server_executable_missing": N_("no tritonserver executable under {path:text}: reinstall with "
+                                    "`pip install --force-reinstall 'nvidia-pytriton>=0.7'`"),
+    "server_no_stub": N_("the installed Triton ships no Python backend stub for Python {version:text} (it has {shipped:text}): "
+                         "create the virtual environment with one of those"),
+    "server_libraries_missing": N_("{path:text} is missing: reinstall nvidia-pytriton"),
+    "server_start_failed": N_("starting the server failed ({kind:text}): `{error:text}`"),
+    "nginx_missing": N_("nginx is not installed, and the sticky-routing exercise runs a real one: install it with "
+                        "`apt-get install nginx-light` (Debian/Ubuntu), then run the exercise again"),
+    "nginx_exited": N_("nginx exited during start-up:\n{log:text}"),
+    "nginx_not_listening": N_("nginx did not listen on 127.0.0.1:{port:text} within {seconds:count} s:\n{log:text}"),
+}
+
+
+PROBLEMS.update(SERVER_PROBLEMS)
 PROBLEMS.update(CHECKER_PROBLEMS)  # the deployment checker's (app/lab/checker), worded in app/text/checker.py
 
 

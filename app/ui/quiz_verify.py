@@ -52,10 +52,10 @@ def _run(quiz: QuizSession, item: Item, chosen: int) -> Verification | None:
             lambda progress: verify(server, deployer, quiz.store, quiz.learner, item, chosen, progress=progress),
             t().render(N_("Running {scenario:text} on Triton"), scenario=t()(preset_words.TITLES[item.scenario])),
         )
-    except LabError as err:  # ours: worded in the learner's language
+    except (LabError, ServerError) as err:  # ours: worded in the learner's language
         st.error(t().render(N_("The scenario could not run on the server: {reason:text}"), reason=problem_text(err, t())))
         return None
-    except (DeploymentError, ServerError, InferenceServerException, OSError) as err:
+    except (DeploymentError, InferenceServerException, OSError) as err:
         st.error(t().render(N_("The scenario could not run on the server: `{error:text}`"), error=err))
         return None
 

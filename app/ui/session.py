@@ -19,6 +19,7 @@ from app.lab.deployment.device import instance_kind
 from app.lab.server.connection import LabServer
 from app.lab.server.errors import ServerError
 from app.quiz import access_rules
+from app.text.problems import error as problem_text
 from app.ui.language import _, t
 
 GRACE_S = 0.25  # a page waits this long at most before drawing "still starting" instead
@@ -58,7 +59,7 @@ class Start:
         if self._error is not None:
             if isinstance(self._error, ServerError):
                 raise self._error
-            raise ServerError(f"{type(self._error).__name__}: {self._error}") from self._error
+            raise ServerError("server_start_failed", kind=type(self._error).__name__, error=str(self._error)) from self._error
         assert self._result is not None
         return self._result
 
@@ -95,7 +96,7 @@ def lab() -> tuple[LabServer, Deployer] | None:
     try:
         server, deployer = _lab()
     except ServerError as err:
-        st.error(t().render(N_("The Triton server could not be started: `{error:text}`"), error=err))
+        st.error(t().render(N_("The Triton server could not be started: {reason:text}"), reason=problem_text(err, t())))
         if st.button(_("Try again"), key="lab-retry-start"):
             _lab.clear()
             st.rerun()

@@ -72,7 +72,9 @@ def _facts(server: LabServer, model: check_controls.ModelChoice, own: bool):
     except LabError as err:
         st.error(failure(err))
     except (ServerError, InferenceServerException, OSError) as err:
-        st.error(failure(err if isinstance(err, InferenceServerException) else ServerError(str(err)), url=server.url))
+        st.error(failure(err if isinstance(err, (InferenceServerException, ServerError)) else ServerError("server_unreachable", url=server.url,
+                                                                                                           kind=type(err).__name__),
+                         url=server.url))
     return None
 
 

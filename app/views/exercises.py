@@ -42,9 +42,9 @@ _BECAUSE = {
 def _failure(err: Exception, doing: str) -> str:
     """What a learner reads when part of an exercise fails: the reason, never a traceback."""
     _t = t()
-    if isinstance(err, LabError):
+    if isinstance(err, (LabError, ServerError)):
         return _t.render(_BECAUSE[doing], reason=problem_text(err, _t))
-    if isinstance(err, (ServerError, DeploymentError, ValueError)):
+    if isinstance(err, (DeploymentError, ValueError)):
         return _t.render(_COULD_NOT[doing], error=err)
     if isinstance(err, InferenceServerException):
         return _t.render(N_("Triton refused a request the exercise needs: `{error:text}`"), error=err.message())

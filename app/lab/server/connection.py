@@ -17,7 +17,7 @@ import tritonclient.http as http
 from app.lab.deployment.device import instance_kind
 from app.lab.deployment.loaded_models import LoadedModels
 from app.lab.paths import MODEL_REPOSITORY
-from app.lab.problems import LabError
+from app.lab.problems import LabError, Problem
 from app.lab.server.embedded import EmbeddedServer
 from app.lab.server.errors import ServerError, UnreachableError
 
@@ -75,7 +75,7 @@ class LabServer:
         if self.external_url:
             return self.external_url.removeprefix("http://")
         if self.embedded is None:
-            raise ServerError("The embedded server has not been started.")
+            raise ServerError("server_not_started")
         return self.embedded.url
 
     @property
@@ -129,22 +129,21 @@ class LabServer:
     def _load_models(self) -> None:
         present = [m for m in self.preload if (self.model_repository / m / "config.pbtxt").exists()]
         with ThreadPoolExecutor(max_workers=max(1, len(present))) as pool:
-            for future in [pool.submit(self.models.ensure, name) for name in present]:
+            for name, future in [(name, pool.submit(self.models.ensure, name)) for name in present]:
                 try:
                     future.result()
-                except LabError as err:
-                    raise ServerError(f"A shipped model failed to load: {err}\n{self.embedded.log_tail()}") from None
+                except LabError as err:  # the load's own problems follow, in the same words as anywhere
+                    failed = ServerError("server_model_failed", model=name)
+                    failed.problems += [*err.problems, Problem("server_log_tail", {"log": self.embedded.log_tail()})]
+                    raise failed from None
 
     def _check_reachable(self) -> None:
         try:
             live = self.client(timeout_s=5).is_server_live()
         except Exception as err:  # connection refused, DNS, timeouts all mean the same here
-            raise UnreachableError(
-                f"Cannot reach Triton at {self.external_url} ({type(err).__name__}): start that "
-                "server, correct TRITON_URL, or unset TRITON_URL to use the embedded server."
-            ) from None
+            raise UnreachableError("server_unreachable", url=self.external_url, kind=type(err).__name__) from None
         if not live:
-            raise UnreachableError(f"Triton at {self.external_url} answers but is not live yet: retry shortly.")
+            raise UnreachableError("server_not_live", url=self.external_url)
 
     def alive(self) -> bool:
         """The embedded server: its process runs (a class keeps it too busy to answer a health

@@ -58,12 +58,9 @@ class EmbeddedServer(GroupLeader):
         install = installation.locate()
         repo = Path(self.model_repository).resolve()
         if not (repo.is_dir()):
-            raise StartupError(f"Model repository {repo} does not exist: pass an existing folder.")
+            raise StartupError("server_repository_missing", path=str(repo))
         if self.http_port is not None and port_in_use(self.http_port):
-            raise StartupError(
-                f"Port {self.http_port} is already in use on 127.0.0.1: pick another with "
-                "--http-port, or stop the program that holds it."
-            )
+            raise StartupError("server_port_in_use", port=self.http_port)
         ports = free_ports(3)
         self.http_port = self.http_port or ports[0]
         self.grpc_port, self.metrics_port = ports[1], ports[2]
@@ -119,20 +116,16 @@ class EmbeddedServer(GroupLeader):
     def _wait_ready(self) -> None:
         outcome = health.wait_until_ok(f"http://{self.url}/v2/health/ready", self.process, self.ready_timeout_s)
         if outcome == "exited":
-            raise StartupError(self._explain_exit())
+            raise self._explain_exit()
         if outcome == "timeout":
-            raise StartupError(
-                f"tritonserver was not ready after {self.ready_timeout_s:.0f} s.\n{self.log_tail()}"
-            )
+            raise StartupError("server_not_ready", seconds=self.ready_timeout_s, log=self.log_tail())
 
-    def _explain_exit(self) -> str:
+    def _explain_exit(self) -> StartupError:
         tail = self.log_tail()
         if "already in use" in tail:
-            return (
-                f"tritonserver could not bind its ports ({self.http_port}, {self.grpc_port}, "
-                f"{self.metrics_port}): another program holds one; pick another --http-port.\n{tail}"
-            )
-        return f"tritonserver exited during start-up (code {self.process.returncode}).\n{tail}"
+            ports = f"{self.http_port}, {self.grpc_port}, {self.metrics_port}"
+            return StartupError("server_ports_taken", ports=ports, log=tail)
+        return StartupError("server_exited", code=self.process.returncode, log=tail)
 
     def log_tail(self, lines: int = LOG_TAIL_LINES) -> str:
         if not self.log_path or not self.log_path.exists():

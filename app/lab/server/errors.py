@@ -1,8 +1,30 @@
-"""Errors the server layer raises; each message says what went wrong and what to do."""
+"""Errors the server layer raises, as codes and values like app/lab/problems.py: the words (what
+went wrong and what to do, in the user's language) are app/text/problems.py's SERVER_PROBLEMS.
+
+A ServerError is not a LabError: it is no input the learner must change, so `except LabError`
+around a learner's settings does not swallow a server that died. Both carry `.problems`, which
+app.text.problems.error renders."""
+from __future__ import annotations
+
+from typing import Any
+
+from app.lab.problems import Problem
 
 
 class ServerError(RuntimeError):
-    """Base class: a message fit to show a learner as it is."""
+    """Base class; .problems[0] (and .code/.values) say what happened."""
+
+    def __init__(self, code: str, /, **values: Any):  # positional: a value may be named "code"
+        self.problems = [Problem(code, values)]
+        super().__init__(str(self.problems[0]))
+
+    @property
+    def code(self) -> str:
+        return self.problems[0].code
+
+    @property
+    def values(self) -> dict[str, Any]:
+        return self.problems[0].values
 
 
 class InstallationError(ServerError):
@@ -10,7 +32,7 @@ class InstallationError(ServerError):
 
 
 class StartupError(ServerError):
-    """tritonserver did not become ready; the message carries the tail of its log."""
+    """tritonserver did not become ready; the values carry the tail of its log."""
 
 
 class UnreachableError(ServerError):

@@ -28,10 +28,7 @@ class Installation:
 def _package_root() -> Path:
     spec = importlib.util.find_spec("pytriton")
     if spec is None or not spec.submodule_search_locations:
-        raise InstallationError(
-            "The Triton server package is missing: run `pip install 'nvidia-pytriton>=0.7'` "
-            "in this environment, or set TRITON_URL to use a server you already run."
-        )
+        raise InstallationError("server_package_missing")
     return Path(list(spec.submodule_search_locations)[0])
 
 
@@ -41,21 +38,15 @@ def locate() -> Installation:
     server_root = root / "tritonserver"
     executable = server_root / "bin" / "tritonserver"
     if not executable.exists():
-        raise InstallationError(
-            f"No tritonserver executable under {server_root}: reinstall with "
-            "`pip install --force-reinstall 'nvidia-pytriton>=0.7'`."
-        )
+        raise InstallationError("server_executable_missing", path=str(server_root))
     version = "{}.{}".format(*sys.version_info[:2])
     stub = server_root / "python_backend_stubs" / version / "triton_python_backend_stub"
     if not stub.exists():
         shipped = sorted(p.name for p in (server_root / "python_backend_stubs").iterdir() if p.is_dir())
-        raise InstallationError(
-            f"The installed Triton ships no Python backend stub for Python {version} "
-            f"(it has {', '.join(shipped)}): create the virtual environment with one of those."
-        )
+        raise InstallationError("server_no_stub", version=version, shipped=", ".join(shipped))
     library_dir = root.parent / "nvidia_pytriton.libs"
     if not library_dir.is_dir():
-        raise InstallationError(f"Missing {library_dir}: reinstall nvidia-pytriton.")
+        raise InstallationError("server_libraries_missing", path=str(library_dir))
     backend_dir = _assemble_backend_dir(server_root / "backends" / "python", stub, version)
     return Installation(executable, backend_dir, library_dir, Path(sys.executable).parent, _allocator())
 

@@ -39,10 +39,7 @@ class ProxyError(ServerError):
 def find_nginx() -> str:
     found = shutil.which("nginx") or next((p for p in SEARCH if os.access(p, os.X_OK)), None)
     if not found:
-        raise ProxyError(
-            "nginx is not installed, and the sticky-routing exercise runs a real one: "
-            "install it with `apt-get install nginx-light` (Debian/Ubuntu), then run the exercise again."
-        )
+        raise ProxyError("nginx_missing")
     return found
 
 
@@ -124,11 +121,11 @@ class NginxProxy(GroupLeader):
         deadline = time.monotonic() + self.ready_timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise ProxyError(f"nginx exited during start-up:\n{self.log_tail()}")
+                raise ProxyError("nginx_exited", log=self.log_tail())
             if port_in_use(self.port):
                 return
             time.sleep(0.05)
-        raise ProxyError(f"nginx did not listen on 127.0.0.1:{self.port} within {self.ready_timeout_s:.0f} s.\n{self.log_tail()}")
+        raise ProxyError("nginx_not_listening", port=self.port, seconds=self.ready_timeout_s, log=self.log_tail())
 
     def log_tail(self, lines: int = 15) -> str:
         text = []

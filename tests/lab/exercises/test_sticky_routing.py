@@ -9,12 +9,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from app.i18n import words
 from app.lab import exercises
 from app.lab.exercises import sticky_routing
 from app.lab.exercises.common.base import ExerciseResult, Finding, Measured
 from app.lab.observation.server_log import START_REFUSAL
 from app.lab.server import proxy
 from app.text import exercises as text
+from app.text import problems as problems_text
 from tests.lab.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
 
 REFUSAL = "inference request for sequence 9 to model 'asr_sequence_direct' must specify the START flag on the first request of the sequence"
@@ -191,8 +193,10 @@ def test_no_nginx_or_replica_is_left_behind(result, session_group, before):
 def test_missing_nginx_says_how_to_install_it(monkeypatch, lab_server, deployer):
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.setattr(proxy, "SEARCH", ())
-    with pytest.raises(proxy.ProxyError, match="apt-get install nginx-light"):
+    with pytest.raises(proxy.ProxyError) as raised:
         exercises.run("sticky_routing", lab_server, deployer)
+    assert raised.value.code == "nginx_missing"
+    assert "apt-get install nginx-light" in problems_text.error(raised.value, words("en"))
 
 
 def test_generated_config_is_private_and_foreground(tmp_path):

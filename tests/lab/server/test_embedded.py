@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -11,11 +12,15 @@ from pathlib import Path
 
 import pytest
 
+from app.i18n import languages, words
 from app.lab.server import installation
 from app.lab.server.connection import LabServer
 from app.lab.server.embedded import EmbeddedServer
 from app.lab.server.errors import InstallationError, StartupError, UnreachableError
 from app.lab.server.process_group import group_alive
+from app.text import problems as problems_text
+from app.text.problems import SERVER_PROBLEMS
+from tests.i18n.text_checks import reads_in
 from tests.waiting import wait_for
 
 
@@ -48,32 +53,52 @@ def test_start_and_stop_leave_no_process_behind(started):
     wait_gone(pgid, "tritonserver and its stubs to end after stop()")
 
 
+def said(err, lang: str = "en") -> str:
+    """What a learner reads for a server error, in `lang` (app/text/problems.py)."""
+    return problems_text.error(err, words(lang))
+
+
+def test_every_server_error_reads_in_every_language():
+    for code in SERVER_PROBLEMS:
+        values = {name: 3 if kind == "count" else "x" for name, kind in re.findall(r"\{(\w+):(\w+)\}", SERVER_PROBLEMS[code])}
+        english = said(StartupError(code, **values))
+        for lang in languages():
+            assert reads_in(lang, said(StartupError(code, **values), lang), english), (code, lang)
+
+
 def test_a_busy_port_is_reported_with_what_to_do():
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", 0))
         holder.listen()
         port = holder.getsockname()[1]
-        with pytest.raises(StartupError, match=rf"Port {port} is already in use.*--http-port"):
+        with pytest.raises(StartupError) as raised:
             EmbeddedServer(http_port=port).start()
+    assert (raised.value.code, raised.value.values) == ("server_port_in_use", {"port": port})
+    assert re.match(rf"port {port} is already in use.*--http-port", said(raised.value))
 
 
 def test_a_missing_repository_is_reported(tmp_path):
-    with pytest.raises(StartupError, match="does not exist"):
+    with pytest.raises(StartupError) as raised:
         EmbeddedServer(model_repository=tmp_path / "nowhere").start()
+    assert raised.value.code == "server_repository_missing" and said(raised.value).endswith("does not exist: pass an existing folder")
 
 
 def test_an_unreachable_external_server_is_reported():
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]  # closed again: nothing listens there
-    with pytest.raises(UnreachableError, match="Cannot reach Triton .* unset TRITON_URL"):
+    with pytest.raises(UnreachableError) as raised:
         LabServer(url=f"127.0.0.1:{port}").start()
+    assert raised.value.code == "server_unreachable" and raised.value.values["url"] == f"127.0.0.1:{port}"
+    assert re.match(rf"cannot reach Triton at 127\.0\.0\.1:{port} .* unset TRITON_URL", said(raised.value))
 
 
 def test_a_python_without_a_stub_is_reported(monkeypatch):
     monkeypatch.setattr(sys, "version_info", (3, 7, 0, "final", 0))
-    with pytest.raises(InstallationError, match="no Python backend stub for Python 3.7"):
+    with pytest.raises(InstallationError) as raised:
         installation.locate()
+    assert (raised.value.code, raised.value.values["version"]) == ("server_no_stub", "3.7")
+    assert "no Python backend stub for Python 3.7" in said(raised.value)
 
 
 def test_a_dead_server_is_reported_and_restartable():
