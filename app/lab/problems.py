@@ -20,13 +20,10 @@ class Problem:
         return f"{self.code}({values})"
 
 
-class LabError(ValueError):
-    """Input a learner must change; .problems (and .code/.values of the first) say what."""
+class CarriesProblems:
+    """An error that says what happened as .problems; .code and .values are the first one's."""
 
-    def __init__(self, code_or_problems: str | list[Problem], **values: Any):
-        problems = [Problem(code_or_problems, values)] if isinstance(code_or_problems, str) else list(code_or_problems)
-        self.problems = problems
-        super().__init__("; ".join(str(p) for p in problems))
+    problems: list[Problem]
 
     @property
     def code(self) -> str:
@@ -35,3 +32,12 @@ class LabError(ValueError):
     @property
     def values(self) -> dict[str, Any]:
         return self.problems[0].values
+
+
+class LabError(CarriesProblems, ValueError):
+    """Input a learner must change; .problems (and .code/.values of the first) say what."""
+
+    def __init__(self, code_or_problems: str | list[Problem], **values: Any):
+        problems = [Problem(code_or_problems, values)] if isinstance(code_or_problems, str) else list(code_or_problems)
+        self.problems = problems
+        super().__init__("; ".join(str(p) for p in problems))

@@ -8,23 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.lab.problems import Problem
+from app.lab.problems import CarriesProblems, Problem
 
 
-class ServerError(RuntimeError):
+class ServerError(CarriesProblems, RuntimeError):
     """Base class; .problems[0] (and .code/.values) say what happened."""
 
     def __init__(self, code: str, /, **values: Any):  # positional: a value may be named "code"
         self.problems = [Problem(code, values)]
         super().__init__(str(self.problems[0]))
-
-    @property
-    def code(self) -> str:
-        return self.problems[0].code
-
-    @property
-    def values(self) -> dict[str, Any]:
-        return self.problems[0].values
 
 
 class InstallationError(ServerError):
