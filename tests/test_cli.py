@@ -88,7 +88,12 @@ def test_serve_serves_any_repository_given_to_it_and_ctrl_c_stops_it(tmp_path, s
         assert [m["name"] for m in index] == ["sentiment"]
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.wait(60)
+        try:
+            proc.wait(60)
+        except subprocess.TimeoutExpired:  # a serve that ignores Ctrl-C must not outlive the test: its guardian
+            proc.kill()                    # ends the server once serve is gone
+            proc.wait(10)
+            raise
     assert proc.returncode == 0
     # serve waited for its server; the SIGKILL to what was left of its group lands a moment later.
     wait_for(lambda: subprocess.run(["pgrep", "-f", str(repo)], capture_output=True).returncode == 1,
