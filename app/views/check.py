@@ -17,7 +17,7 @@ from app.lab.checker import target as targets
 from app.lab.deployment.deployments import DeploymentError
 from app.lab.problems import LabError, Problem
 from app.lab.server.connection import LabServer
-from app.lab.server.errors import ServerError
+from app.lab.server.errors import ServerError, UnreachableError
 from app.text import check_page as words
 from app.text import checker as check_words
 from app.text.problems import error as problem_text
@@ -71,10 +71,10 @@ def _facts(server: LabServer, model: check_controls.ModelChoice, own: bool):
         return targets.facts(targets.Target(server, model.name))
     except LabError as err:
         st.error(failure(err))
-    except (ServerError, InferenceServerException, OSError) as err:
-        st.error(failure(err if isinstance(err, (InferenceServerException, ServerError)) else ServerError("server_unreachable", url=server.url,
-                                                                                                           kind=type(err).__name__),
-                         url=server.url))
+    except (ServerError, InferenceServerException) as err:
+        st.error(failure(err, url=server.url))
+    except OSError as err:  # the socket itself failed before Triton said anything: a server that does not answer
+        st.error(failure(UnreachableError("server_unreachable", url=server.url, kind=type(err).__name__), url=server.url))
     return None
 
 

@@ -1,7 +1,7 @@
 """What the user may set for a check (the CLI's options and the page's controls), validated as codes."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.lab.checker import review
@@ -42,10 +42,15 @@ class CheckOptions:
     backend: str | None = None
     gpus: int | None = None
 
+    def _clients(self) -> review.Expectations:
+        """The figures about the user's clients and server alone (think time and sessions are
+        this check's own options, validated with their upper bounds below)."""
+        return review.Expectations(max_corrid=self.max_corrid, string_corrid_length=self.string_id_bytes,
+                                   backend=self.backend or None, gpus=self.gpus)
+
     def expectations(self) -> review.Expectations:
         """What the user stated, in the review's terms; figures not given stay None."""
-        return review.Expectations(think_ms=self.think_ms, sessions=self.sessions, max_corrid=self.max_corrid,
-                                   string_corrid_length=self.string_id_bytes, backend=self.backend or None, gpus=self.gpus)
+        return replace(self._clients(), think_ms=self.think_ms, sessions=self.sessions)
 
     def problems(self) -> list[Problem]:
         out = []
@@ -57,8 +62,7 @@ class CheckOptions:
             out.append(Problem("think_ms_range", {"low": 0, "high": int(MAX_THINK_MS), "value": self.think_ms}))
         if not 0 <= self.seed <= MAX_SEED:
             out.append(Problem("check_seed_range", {"low": 0, "high": MAX_SEED, "value": self.seed}))
-        # think time and sessions are bounded above; the review's own bounds cover the rest
-        out += [p for p in self.expectations().problems() if p.values.get("name") not in ("think_ms", "sessions")]
+        out += self._clients().problems()
         if self.tolerance is not None and not self.tolerance >= 0:
             out.append(Problem("check_tolerance_range", {"value": self.tolerance}))
         unknown = [c for c in self.only if c not in SEQUENCE_CHECKS + STATELESS_CHECKS]

@@ -33,6 +33,7 @@ import math
 
 import pandas as pd
 
+from app.lab.checker import review
 from app.lab.checker.judge import _plain
 
 KIND = "check"
@@ -47,7 +48,7 @@ def review_to_json(findings: dict) -> dict:
 
 def review_exit_code(findings: dict) -> int:
     """1 when any finding is an error, else 0: the offline review's exit status."""
-    return 1 if any(f.to_json()["severity"] == "error" for fs in findings.values() for f in fs) else 0
+    return 1 if any(f.severity == review.Severity.ERROR for fs in findings.values() for f in fs) else 0
 
 
 def to_json(result) -> dict:

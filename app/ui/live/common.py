@@ -35,8 +35,6 @@ def explained_failures():
         st.error(t().render(N_("That input cannot be used: `{error:text}`"), error=err))
     except InferenceServerException as err:
         st.error(t().render(N_("Triton refused the request: `{message:text}`"), message=err.message()))
-    except ServerError as err:
-        st.error(problem_text(err, t()))
-    except (ConnectionError, OSError) as err:
+    except (ServerError, ConnectionError, OSError) as err:  # a ServerError in the learner's words, others as they are
         st.error(t().render(N_("The server did not answer (`{error:text}`). If it stopped, the restart button appears on reload."),
-                            error=err))
+                            error=problem_text(err, t())))
