@@ -24,6 +24,7 @@ from app.quiz.grading import Grade, grade, normalize_answer
 from app.quiz.report import Summary, class_report_frame, summarize
 
 FILE_NAME = "progress.sqlite3"
+ANSWER_TABLE_COLUMNS = ("attempt", "learner", "item", "topic", "type", "answer", "score", "correct", "answered_at")
 CSV_COLUMNS = ("attempt", "item", "topic", "type", "answer", "score", "correct", "answered_at")
 
 
@@ -307,6 +308,20 @@ class ProgressStore:
             rows = conn.execute("SELECT item_id, answer_json, correct, score FROM answers").fetchall()
         return class_report_frame(
             ((r["item_id"], json.loads(r["answer_json"]), bool(r["correct"]), r["score"]) for r in rows), bank
+        )
+
+    def answer_table(self) -> pd.DataFrame:
+        """Every stored answer of the class, one row each, oldest attempt first: what the
+        instructor's item analysis reads (app/quiz/item_analysis.py)."""
+        with db.reading(self.path) as conn:
+            rows = conn.execute(
+                "SELECT a.attempt_id, t.learner, a.item_id, a.topic, a.item_type, a.answer_json, a.score, a.correct,"
+                " a.answered_at FROM answers a JOIN attempts t ON t.id = a.attempt_id ORDER BY t.id, a.answered_at, a.rowid"
+            ).fetchall()
+        return pd.DataFrame.from_records(
+            [(r["attempt_id"], r["learner"], r["item_id"], r["topic"], r["item_type"], json.loads(r["answer_json"]),
+              float(r["score"]), bool(r["correct"]), _parse(r["answered_at"])) for r in rows],
+            columns=list(ANSWER_TABLE_COLUMNS),
         )
 
     # --- lab predictions ----------------------------------------------------
