@@ -14,6 +14,7 @@ from app.lab import exercises
 from app.lab.deployment import deployments
 from app.lab.deployment.deployer import Deployer
 from app.lab.server.connection import LabServer
+from tests.postgres import postgres_server, postgres_url  # noqa: F401  (fixtures for every test folder)
 
 
 @pytest.fixture(scope="session", autouse=True)
