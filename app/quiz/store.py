@@ -1,8 +1,10 @@
-"""Learner progress in one SQLite file: attempts, graded answers, lab predictions.
+"""Learner progress in the class database: attempts, graded answers, lab predictions.
 
-Every method opens its own connection (see db.py), so one ProgressStore may be
-shared by Streamlit sessions on different threads, and several processes may
-write the same file.
+The database is the class's (app/quiz/db.py): an SQLite file by default, PostgreSQL for a class
+on several app replicas. Every method runs its own transaction, so one ProgressStore may be
+shared by Streamlit sessions on different threads, and several processes (or replicas) may
+write the same database. Each write is committed before the method returns: what a page says
+was saved is saved. A database that cannot be used raises DatabaseError (app/lab/database).
 """
 from __future__ import annotations
 
@@ -16,14 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import sqlalchemy as sa
 
-from app.lab.paths import data_dir
+from app.lab.database import schema as t
 from app.quiz import db
 from app.quiz.bank import Item
 from app.quiz.grading import Grade, grade, normalize_answer
 from app.quiz.report import Summary, class_report_frame, summarize
 
-FILE_NAME = "progress.sqlite3"
+FILE_NAME = db.FILE_NAME
 ANSWER_TABLE_COLUMNS = ("attempt", "learner", "item", "topic", "type", "answer", "score", "correct", "answered_at")
 CSV_COLUMNS = ("attempt", "item", "topic", "type", "answer", "score", "correct", "answered_at")
 
@@ -97,7 +100,8 @@ class PredictionRecord:
     at: datetime
 
 
-def _attempt(row: Any) -> Attempt:
+def _attempt(found: Any) -> Attempt:
+    row = found._mapping
     return Attempt(
         id=row["id"], learner=row["learner"], seed=row["seed"], timed=bool(row["timed"]),
         time_limit_s=row["time_limit_s"], started_at=_parse(row["started_at"]),  # type: ignore[arg-type]
@@ -105,7 +109,8 @@ def _attempt(row: Any) -> Attempt:
     )
 
 
-def _answer(row: Any) -> AnswerRecord:
+def _answer(found: Any) -> AnswerRecord:
+    row = found._mapping
     return AnswerRecord(
         attempt_id=row["attempt_id"], item_id=row["item_id"], topic=row["topic"], type=row["item_type"],
         answer=json.loads(row["answer_json"]), score=row["score"], correct=bool(row["correct"]),
@@ -121,11 +126,14 @@ def _learner_name(learner: str) -> str:
 
 
 class ProgressStore:
-    def __init__(self, path: Path | str | None = None, clock: Callable[[], datetime] = utc_now) -> None:
-        # The clock is injectable so timed attempts are testable without sleeping.
-        self.path = Path(path) if path is not None else data_dir() / FILE_NAME
+    def __init__(self, where: Path | str | None = None, clock: Callable[[], datetime] = utc_now) -> None:
+        """where: a database URL, an SQLite file's path, or None for the class database
+        (app/quiz/db.py). Nothing connects until the first call, so a page can be built while
+        the database is away and says so when it is used. The clock is injectable so timed
+        attempts are testable without sleeping."""
+        self.url = db.url_for(where)
+        self.path = db.sqlite_path(self.url)  # the file, for an SQLite store; None on a server
         self._clock = clock
-        db.initialise(self.path)
 
     # --- attempts -----------------------------------------------------------
 
@@ -138,17 +146,15 @@ class ProgressStore:
         if not timed and time_limit_s is not None:
             raise ValueError("time_limit_s only applies to timed attempts (timed=True)")
         now = _iso(self._clock())
-        with db.writing(self.path) as conn:
-            conn.execute("INSERT OR IGNORE INTO learners(name, created_at) VALUES (?, ?)", (learner, now))
-            cur = conn.execute(
-                "INSERT INTO attempts(learner, seed, timed, time_limit_s, started_at) VALUES (?, ?, ?, ?, ?)",
-                (learner, seed, int(timed), time_limit_s, now),
-            )
-            return int(cur.lastrowid)  # type: ignore[arg-type]
+        with db.writing(self.url) as conn:
+            db.insert_ignore(conn, t.learners, name=learner, created_at=now)
+            result = conn.execute(t.attempts.insert().values(
+                learner=learner, seed=seed, timed=int(timed), time_limit_s=time_limit_s, started_at=now))
+            return int(result.inserted_primary_key[0])
 
     def attempt(self, attempt_id: int) -> Attempt:
-        with db.reading(self.path) as conn:
-            row = conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
+        with db.reading(self.url) as conn:
+            row = conn.execute(t.attempts.select().where(t.attempts.c.id == attempt_id)).first()
         if row is None:
             raise AttemptNotFound(f"no attempt {attempt_id}")
         return _attempt(row)
@@ -158,26 +164,23 @@ class ProgressStore:
 
     def attempts(self, learner: str) -> list[Attempt]:
         learner = _learner_name(learner)
-        with db.reading(self.path) as conn:
-            rows = conn.execute("SELECT * FROM attempts WHERE learner = ? ORDER BY id", (learner,)).fetchall()
+        with db.reading(self.url) as conn:
+            rows = conn.execute(t.attempts.select().where(t.attempts.c.learner == learner).order_by(t.attempts.c.id)).all()
         return [_attempt(r) for r in rows]
 
     def latest_attempt(self, learner: str) -> Attempt | None:
         learner = _learner_name(learner)
-        with db.reading(self.path) as conn:
-            row = conn.execute(
-                "SELECT * FROM attempts WHERE learner = ? ORDER BY id DESC LIMIT 1", (learner,)
-            ).fetchone()
+        with db.reading(self.url) as conn:
+            row = conn.execute(t.attempts.select().where(t.attempts.c.learner == learner)
+                               .order_by(t.attempts.c.id.desc()).limit(1)).first()
         return _attempt(row) if row else None
 
     def finish_attempt(self, attempt_id: int) -> Attempt:
         """Close the attempt; finishing twice keeps the first finish time."""
-        with db.writing(self.path) as conn:
-            cur = conn.execute(
-                "UPDATE attempts SET finished_at = COALESCE(finished_at, ?) WHERE id = ?",
-                (_iso(self._clock()), attempt_id),
-            )
-            if cur.rowcount == 0:
+        with db.writing(self.url) as conn:
+            result = conn.execute(t.attempts.update().where(t.attempts.c.id == attempt_id).values(
+                finished_at=sa.func.coalesce(t.attempts.c.finished_at, _iso(self._clock()))))
+            if result.rowcount == 0:
                 raise AttemptNotFound(f"no attempt {attempt_id}")
         return self.attempt(attempt_id)
 
@@ -187,11 +190,10 @@ class ProgressStore:
         Returns the number of attempts deleted.
         """
         learner = _learner_name(learner)
-        with db.writing(self.path) as conn:
-            conn.execute(
-                "DELETE FROM answers WHERE attempt_id IN (SELECT id FROM attempts WHERE learner = ?)", (learner,)
-            )
-            return conn.execute("DELETE FROM attempts WHERE learner = ?", (learner,)).rowcount
+        theirs = sa.select(t.attempts.c.id).where(t.attempts.c.learner == learner)
+        with db.writing(self.url) as conn:
+            conn.execute(t.answers.delete().where(t.answers.c.attempt_id.in_(theirs)))
+            return conn.execute(t.attempts.delete().where(t.attempts.c.learner == learner)).rowcount
 
     def rename_learner(self, old: str, new: str) -> int:
         """Move every attempt and prediction of learner old to learner new, in one transaction.
@@ -204,26 +206,25 @@ class ProgressStore:
         if old == new:
             return 0
         now = _iso(self._clock())
-        with db.writing(self.path) as conn:
-            taken = conn.execute(
-                "SELECT 1 FROM attempts WHERE learner = ? UNION ALL SELECT 1 FROM predictions WHERE learner = ?",
-                (new, new),
-            ).fetchone()
+        with db.writing(self.url) as conn:
+            taken = conn.execute(sa.union_all(
+                sa.select(sa.literal(1)).where(t.attempts.c.learner == new),
+                sa.select(sa.literal(1)).where(t.predictions.c.learner == new),
+            )).first()
             if taken is not None:
                 raise ValueError(f"learner {new!r} already has progress")
-            known = conn.execute("SELECT created_at FROM learners WHERE name = ?", (old,)).fetchone()
+            known = conn.execute(sa.select(t.learners.c.created_at).where(t.learners.c.name == old)).first()
             if known is None:
                 return 0  # nothing saved yet: the new id simply starts there
-            conn.execute("INSERT OR IGNORE INTO learners(name, created_at) VALUES (?, ?)",
-                         (new, known["created_at"] or now))
-            moved = conn.execute("UPDATE attempts SET learner = ? WHERE learner = ?", (new, old)).rowcount
-            conn.execute("UPDATE predictions SET learner = ? WHERE learner = ?", (new, old))
-            conn.execute("DELETE FROM learners WHERE name = ?", (old,))
+            db.insert_ignore(conn, t.learners, name=new, created_at=known.created_at or now)
+            moved = conn.execute(t.attempts.update().where(t.attempts.c.learner == old).values(learner=new)).rowcount
+            conn.execute(t.predictions.update().where(t.predictions.c.learner == old).values(learner=new))
+            conn.execute(t.learners.delete().where(t.learners.c.name == old))
             return moved
 
     def learners(self) -> list[str]:
-        with db.reading(self.path) as conn:
-            return [r["name"] for r in conn.execute("SELECT name FROM learners ORDER BY name")]
+        with db.reading(self.url) as conn:
+            return list(conn.execute(sa.select(t.learners.c.name).order_by(t.learners.c.name)).scalars())
 
     # --- answers ------------------------------------------------------------
 
@@ -237,13 +238,27 @@ class ProgressStore:
         value = normalize_answer(item, answer)  # ValueError before anything is written
         result = grade(item, value)
         now = self._clock()
-        with db.writing(self.path) as conn:
-            row = conn.execute("SELECT * FROM attempts WHERE id = ?", (attempt_id,)).fetchone()
+        try:
+            return self._record(attempt_id, item, value, result, now, elapsed_s)
+        except sa.exc.IntegrityError:
+            # Another writer stored this item first (two clicks racing on a server database,
+            # where transactions do not queue on one lock as SQLite's do): its grade stands.
+            return self._first_grade(attempt_id, item.id) or result
+
+    def _first_grade(self, attempt_id: int, item_id: str) -> Grade | None:
+        with db.reading(self.url) as conn:
+            first = conn.execute(t.answers.select().where(t.answers.c.attempt_id == attempt_id,
+                                                          t.answers.c.item_id == item_id)).first()
+        return _answer(first).grade if first is not None else None
+
+    def _record(self, attempt_id: int, item: Item, value: Any, result: Grade, now: datetime,
+                elapsed_s: float | None) -> Grade:
+        with db.writing(self.url) as conn:
+            row = conn.execute(t.attempts.select().where(t.attempts.c.id == attempt_id)).first()
             if row is None:
                 raise AttemptNotFound(f"no attempt {attempt_id}")
-            first = conn.execute(
-                "SELECT * FROM answers WHERE attempt_id = ? AND item_id = ?", (attempt_id, item.id)
-            ).fetchone()
+            first = conn.execute(t.answers.select().where(t.answers.c.attempt_id == attempt_id,
+                                                          t.answers.c.item_id == item.id)).first()
             if first is not None:
                 return _answer(first).grade
             current = _attempt(row)
@@ -254,25 +269,22 @@ class ProgressStore:
                     f"attempt {attempt_id} is closed: its {current.time_limit_s:g} s time limit "
                     f"ran out at {_iso(current.deadline)}"  # type: ignore[arg-type]
                 )
+            earlier = conn.execute(sa.select(sa.func.max(t.answers.c.answered_at), sa.func.max(t.answers.c.seq))
+                                   .where(t.answers.c.attempt_id == attempt_id)).one()
             if elapsed_s is None:
-                last = conn.execute(
-                    "SELECT MAX(answered_at) AS t FROM answers WHERE attempt_id = ?", (attempt_id,)
-                ).fetchone()["t"]
-                since = max(current.started_at, _parse(last) or current.started_at)
+                since = max(current.started_at, _parse(earlier[0]) or current.started_at)
                 elapsed_s = max(0.0, (now - since).total_seconds())
-            conn.execute(
-                "INSERT INTO answers(attempt_id, item_id, topic, item_type, answer_json, score, correct, detail,"
-                " answered_at, elapsed_s) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (attempt_id, item.id, item.topic, item.type, json.dumps(value), result.score, int(result.correct),
-                 result.detail, _iso(now), elapsed_s),
-            )
+            conn.execute(t.answers.insert().values(
+                attempt_id=attempt_id, item_id=item.id, topic=item.topic, item_type=item.type,
+                answer_json=json.dumps(value), score=result.score, correct=int(result.correct), detail=result.detail,
+                answered_at=_iso(now), elapsed_s=elapsed_s, seq=(earlier[1] or 0) + 1,
+            ))
         return result
 
     def answers(self, attempt_id: int) -> list[AnswerRecord]:
-        with db.reading(self.path) as conn:
-            rows = conn.execute(
-                "SELECT * FROM answers WHERE attempt_id = ? ORDER BY answered_at, rowid", (attempt_id,)
-            ).fetchall()
+        with db.reading(self.url) as conn:
+            rows = conn.execute(t.answers.select().where(t.answers.c.attempt_id == attempt_id)
+                                .order_by(t.answers.c.answered_at, t.answers.c.seq)).all()
         return [_answer(r) for r in rows]
 
     # --- reports ------------------------------------------------------------
@@ -283,44 +295,41 @@ class ProgressStore:
         scores = {a.item_id: a.score for a in self.answers(attempt_id)}
         return summarize(attempt_id, scores, bank)
 
+    def _class_answers(self, learner: str | None = None) -> list[Any]:
+        """Every answer (of one learner, or of the class), oldest attempt first, with its learner."""
+        query = (sa.select(t.answers, t.attempts.c.learner).join(t.attempts, t.attempts.c.id == t.answers.c.attempt_id)
+                 .order_by(t.attempts.c.id, t.answers.c.answered_at, t.answers.c.seq))
+        if learner is not None:
+            query = query.where(t.attempts.c.learner == learner)
+        with db.reading(self.url) as conn:
+            return conn.execute(query).all()
+
     def export_csv(self, learner: str) -> str:
         """Every answered item of the learner, one row each, oldest attempt first."""
-        learner = _learner_name(learner)
-        with db.reading(self.path) as conn:
-            rows = conn.execute(
-                "SELECT a.* FROM answers a JOIN attempts t ON t.id = a.attempt_id"
-                " WHERE t.learner = ? ORDER BY t.id, a.answered_at, a.rowid",
-                (learner,),
-            ).fetchall()
+        rows = self._class_answers(_learner_name(learner))
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(CSV_COLUMNS)
         for r in rows:
             writer.writerow([
-                r["attempt_id"], r["item_id"], r["topic"], r["item_type"], r["answer_json"],
-                f"{r['score']:g}", "true" if r["correct"] else "false", r["answered_at"],
+                r.attempt_id, r.item_id, r.topic, r.item_type, r.answer_json,
+                f"{r.score:g}", "true" if r.correct else "false", r.answered_at,
             ])
         return out.getvalue()
 
     def class_report(self, bank: Iterable[Item]) -> pd.DataFrame:
         """Instructor view across all learners: one row per bank item (see report.py)."""
-        with db.reading(self.path) as conn:
-            rows = conn.execute("SELECT item_id, answer_json, correct, score FROM answers").fetchall()
-        return class_report_frame(
-            ((r["item_id"], json.loads(r["answer_json"]), bool(r["correct"]), r["score"]) for r in rows), bank
-        )
+        with db.reading(self.url) as conn:
+            rows = conn.execute(sa.select(t.answers.c.item_id, t.answers.c.answer_json, t.answers.c.correct,
+                                          t.answers.c.score)).all()
+        return class_report_frame(((r.item_id, json.loads(r.answer_json), bool(r.correct), r.score) for r in rows), bank)
 
     def answer_table(self) -> pd.DataFrame:
         """Every stored answer of the class, one row each, oldest attempt first: what the
         instructor's item analysis reads (app/quiz/item_analysis.py)."""
-        with db.reading(self.path) as conn:
-            rows = conn.execute(
-                "SELECT a.attempt_id, t.learner, a.item_id, a.topic, a.item_type, a.answer_json, a.score, a.correct,"
-                " a.answered_at FROM answers a JOIN attempts t ON t.id = a.attempt_id ORDER BY t.id, a.answered_at, a.rowid"
-            ).fetchall()
         return pd.DataFrame.from_records(
-            [(r["attempt_id"], r["learner"], r["item_id"], r["topic"], r["item_type"], json.loads(r["answer_json"]),
-              float(r["score"]), bool(r["correct"]), _parse(r["answered_at"])) for r in rows],
+            [(r.attempt_id, r.learner, r.item_id, r.topic, r.item_type, json.loads(r.answer_json), float(r.score),
+              bool(r.correct), _parse(r.answered_at)) for r in self._class_answers()],
             columns=list(ANSWER_TABLE_COLUMNS),
         )
 
@@ -337,20 +346,18 @@ class ProgressStore:
         if held is None:
             held = prediction == outcome
         now = _iso(self._clock())
-        with db.writing(self.path) as conn:
-            conn.execute("INSERT OR IGNORE INTO learners(name, created_at) VALUES (?, ?)", (learner, now))
-            cur = conn.execute(
-                "INSERT INTO predictions(learner, exercise, prediction, outcome, held, at) VALUES (?, ?, ?, ?, ?, ?)",
-                (learner, exercise, prediction, outcome, int(bool(held)), now),
-            )
-            return int(cur.lastrowid)  # type: ignore[arg-type]
+        with db.writing(self.url) as conn:
+            db.insert_ignore(conn, t.learners, name=learner, created_at=now)
+            result = conn.execute(t.predictions.insert().values(
+                learner=learner, exercise=exercise, prediction=prediction, outcome=outcome, held=int(bool(held)), at=now))
+            return int(result.inserted_primary_key[0])
 
     def predictions(self, learner: str) -> list[PredictionRecord]:
         learner = _learner_name(learner)
-        with db.reading(self.path) as conn:
-            rows = conn.execute("SELECT * FROM predictions WHERE learner = ? ORDER BY id", (learner,)).fetchall()
+        with db.reading(self.url) as conn:
+            rows = conn.execute(t.predictions.select().where(t.predictions.c.learner == learner)
+                                .order_by(t.predictions.c.id)).all()
         return [
-            PredictionRecord(r["id"], r["learner"], r["exercise"], r["prediction"], r["outcome"], bool(r["held"]),
-                             _parse(r["at"]))  # type: ignore[arg-type]
+            PredictionRecord(r.id, r.learner, r.exercise, r.prediction, r.outcome, bool(r.held), _parse(r.at))  # type: ignore[arg-type]
             for r in rows
         ]

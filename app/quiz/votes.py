@@ -1,22 +1,23 @@
-"""Live class votes for the presenter's demos, in the progress store's SQLite file.
+"""Live class votes for the presenter's demos, in the class database beside learners' progress.
 
 A poll is opened for one demo and named by a short code learners type or open as a link; each
 voter has one vote per poll (voting again replaces it), and votes are accepted only while the
-poll is open. Every call opens its own connection (app/quiz/db.py), so Streamlit sessions on
-many threads and several app processes can vote into one file at once.
+poll is open. Every call is its own committed transaction (app/quiz/db.py), so Streamlit sessions
+on many threads, several app processes and, on PostgreSQL, app replicas on other hosts vote into
+one poll at once, and the presenter on any replica counts every vote once.
 """
 from __future__ import annotations
 
 import json
 import secrets
-import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from app.lab.paths import data_dir
+import sqlalchemy as sa
+
+from app.lab.database import schema as t
 from app.quiz import db
-from app.quiz.store import FILE_NAME
 
 # No 0/O, 1/I/L, 5/S or 2/Z: a code read off a projector is typed right the first time.
 ALPHABET = "ABCDEFGHJKMNPQRTUVWXY346789"
@@ -54,75 +55,70 @@ def _now() -> str:
 
 
 class VoteStore:
-    def __init__(self, path: Path | str | None = None) -> None:
-        self.path = Path(path) if path is not None else data_dir() / FILE_NAME
-        db.initialise(self.path)  # the store's one schema, polls and votes included; safe to race
+    def __init__(self, where: Path | str | None = None) -> None:
+        self.url = db.url_for(where)  # the class database, as the progress store's (nothing connects yet)
 
     def open_demo(self, demo: str, attempts: int = 50) -> str:
         """A new open poll for `demo`; returns its code."""
         for _ in range(attempts):
             code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
             try:
-                with db.writing(self.path) as conn:
-                    conn.execute("INSERT INTO demo_polls (code, demo, state, opened_at) VALUES (?, ?, ?, ?)",
-                                 (code, demo, OPEN, _now()))
+                with db.writing(self.url) as conn:
+                    conn.execute(t.demo_polls.insert().values(code=code, demo=demo, state=OPEN, opened_at=_now()))
                 return code
-            except sqlite3.IntegrityError:
+            except sa.exc.IntegrityError:
                 continue  # that code is taken: draw another
         raise RuntimeError("no free poll code")  # 27**4 codes: only a full table gets here
 
     def poll(self, code: str) -> Poll:
-        with db.reading(self.path) as conn:
-            row = conn.execute("SELECT * FROM demo_polls WHERE code = ?", (normalise_code(code),)).fetchone()
+        with db.reading(self.url) as conn:
+            row = conn.execute(t.demo_polls.select().where(t.demo_polls.c.code == normalise_code(code))).first()
         if row is None:
             raise PollNotFound(code)
-        right = tuple(json.loads(row["right_json"])) if row["right_json"] else None
-        return Poll(row["code"], row["demo"], row["state"], datetime.fromisoformat(row["opened_at"]), right)
+        right = tuple(json.loads(row.right_json)) if row.right_json else None
+        return Poll(row.code, row.demo, row.state, datetime.fromisoformat(row.opened_at), right)
 
     def vote(self, code: str, voter: str, option: str) -> None:
-        """Record voter's choice (replacing an earlier one); PollClosed once the poll stopped."""
+        """Record voter's choice (replacing an earlier one); PollClosed once the poll stopped.
+        Returns only once the vote is committed: the page's acknowledgement is never ahead of it."""
         code = normalise_code(code)
-        with db.writing(self.path) as conn:
-            row = conn.execute("SELECT state FROM demo_polls WHERE code = ?", (code,)).fetchone()
-            if row is None:
+        with db.writing(self.url) as conn:
+            state = conn.execute(sa.select(t.demo_polls.c.state).where(t.demo_polls.c.code == code)).scalar()
+            if state is None:
                 raise PollNotFound(code)
-            if row["state"] != OPEN:
+            if state != OPEN:
                 raise PollClosed(code)
-            conn.execute(
-                "INSERT INTO demo_votes (code, voter, option, at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (code, voter) DO UPDATE SET option = excluded.option, at = excluded.at",
-                (code, voter, option, _now()),
-            )
+            db.upsert(conn, t.demo_votes, ("code", "voter"), code=code, voter=voter, option=option, at=_now())
 
     def my_vote(self, code: str, voter: str) -> str | None:
-        with db.reading(self.path) as conn:
-            row = conn.execute("SELECT option FROM demo_votes WHERE code = ? AND voter = ?",
-                               (normalise_code(code), voter)).fetchone()
-        return row["option"] if row else None
+        with db.reading(self.url) as conn:
+            return conn.execute(sa.select(t.demo_votes.c.option).where(
+                t.demo_votes.c.code == normalise_code(code), t.demo_votes.c.voter == voter)).scalar()
 
     def tally(self, code: str) -> dict[str, int]:
         """Votes per option (options nobody chose are absent)."""
-        with db.reading(self.path) as conn:
-            rows = conn.execute("SELECT option, COUNT(*) AS n FROM demo_votes WHERE code = ? GROUP BY option",
-                                (normalise_code(code),)).fetchall()
-        return {row["option"]: int(row["n"]) for row in rows}
+        with db.reading(self.url) as conn:
+            rows = conn.execute(sa.select(t.demo_votes.c.option, sa.func.count().label("n"))
+                                .where(t.demo_votes.c.code == normalise_code(code)).group_by(t.demo_votes.c.option)).all()
+        return {row.option: int(row.n) for row in rows}
 
     def close(self, code: str) -> Poll:
         """Stop taking votes (idempotent; a revealed poll stays revealed)."""
-        with db.writing(self.path) as conn:
-            conn.execute("UPDATE demo_polls SET state = ?, closed_at = ? WHERE code = ? AND state = ?",
-                         (CLOSED, _now(), normalise_code(code), OPEN))
+        with db.writing(self.url) as conn:
+            conn.execute(t.demo_polls.update().where(t.demo_polls.c.code == normalise_code(code),
+                                                     t.demo_polls.c.state == OPEN).values(state=CLOSED, closed_at=_now()))
         return self.poll(code)
 
     def reveal(self, code: str, right: tuple[str, ...] | list[str]) -> Poll:
         """Close the poll and record which options the run showed to be right."""
         now = _now()
-        with db.writing(self.path) as conn:
-            conn.execute("UPDATE demo_polls SET state = ?, closed_at = COALESCE(closed_at, ?), revealed_at = ?, "
-                         "right_json = ? WHERE code = ?", (REVEALED, now, now, json.dumps(list(right)), normalise_code(code)))
+        with db.writing(self.url) as conn:
+            conn.execute(t.demo_polls.update().where(t.demo_polls.c.code == normalise_code(code)).values(
+                state=REVEALED, closed_at=sa.func.coalesce(t.demo_polls.c.closed_at, now), revealed_at=now,
+                right_json=json.dumps(list(right))))
         return self.poll(code)
 
 
-def store(path: Path | str | None = None) -> VoteStore:
-    """The votes in the default progress file (or `path`): what the presenter and learner pages use."""
-    return VoteStore(path)
+def store(where: Path | str | None = None) -> VoteStore:
+    """The votes in the class database (or `where`): what the presenter and learner pages use."""
+    return VoteStore(where)

@@ -17,6 +17,8 @@ def test_default_file_lives_in_data_dir_and_uses_wal(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_LAB_DATA", str(tmp_path / "data"))
     store = ProgressStore()
     assert store.path == tmp_path / "data" / "progress.sqlite3"
+    assert not store.path.exists()  # nothing connects until the store is used
+    assert store.learners() == []
     assert store.path.exists()
     with closing(sqlite3.connect(store.path)) as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
