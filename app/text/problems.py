@@ -106,7 +106,25 @@ SERVER_PROBLEMS = {
 }
 
 
+# The class database's (app/lab/database/errors.py): the quiz, votes and progress are away, the rest works.
+DATABASE_PROBLEMS = {
+    "database_url_invalid": N_("the class database's address {url:text} is not a database URL: set TRITON_LAB_DATABASE_URL "
+                               "(or `url` under [connections.class_store] in .streamlit/secrets.toml) to one such as "
+                               "postgresql+psycopg://USER:PASSWORD@HOST:5432/DATABASE, or unset it to use the built-in SQLite file"),
+    "database_driver_missing": N_("the driver for the class database {url:text} is not installed: install the app again "
+                                  "(`pip install -e .` brings psycopg for PostgreSQL)"),
+    "database_login_refused": N_("the class database at {url:text} refused the login: check the user name and password in "
+                                 "TRITON_LAB_DATABASE_URL"),
+    "database_missing": N_("the class database at {url:text} has no database of that name: create it, or correct the name "
+                           "at the end of TRITON_LAB_DATABASE_URL"),
+    "database_unreachable": N_("the class database at {url:text} cannot be reached (it may be restarting): progress, answers "
+                               "and votes are not saved until it is back; lessons, the lab and the checker keep working"),
+    "database_failed": N_("the class database at {url:text} failed ({kind:text}): nothing was saved; try again"),
+}
+
+
 PROBLEMS.update(SERVER_PROBLEMS)
+PROBLEMS.update(DATABASE_PROBLEMS)
 PROBLEMS.update(CHECKER_PROBLEMS)  # the deployment checker's (app/lab/checker), worded in app/text/checker.py
 
 

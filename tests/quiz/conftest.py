@@ -1,4 +1,5 @@
-"""Shared fixtures for the quiz engine tests: the fixture bank/lessons and a fake clock."""
+"""Shared fixtures for the quiz engine tests: the fixture bank/lessons, a fake clock, and the class
+database on both engines (an SQLite file, and a fresh database on the suite's real PostgreSQL)."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
@@ -7,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.content.lessons import Lesson, load_lessons
+from app.lab.database import sqlite_url
 from app.quiz.bank import Bank, load_bank
 from app.quiz.store import ProgressStore
 
@@ -41,6 +43,17 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
+ENGINES = ("sqlite", "postgresql")
+
+
+@pytest.fixture(params=ENGINES)
+def database(request, tmp_path: Path) -> str:
+    """A URL of an empty class database: every store test runs on both engines the app supports."""
+    if request.param == "sqlite":
+        return sqlite_url(tmp_path / "progress.sqlite3")
+    return request.getfixturevalue("postgres_url")
+
+
 @pytest.fixture
-def store(tmp_path: Path, clock: FakeClock) -> ProgressStore:
-    return ProgressStore(tmp_path / "progress.sqlite3", clock=clock)
+def store(database: str, clock: FakeClock) -> ProgressStore:
+    return ProgressStore(database, clock=clock)

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import multiprocessing
-import sqlite3
 import threading
-from contextlib import closing
 from pathlib import Path
 
+import sqlalchemy as sa
+
+from app.lab.database import sqlite_url
 from app.quiz.bank import Item, Option
 from app.quiz.store import ProgressStore
 
@@ -26,13 +27,19 @@ def _write_answers(store: ProgressStore, learner: str) -> int:
     return attempt
 
 
-def _count(path: Path, sql: str) -> int:
-    with closing(sqlite3.connect(path)) as conn:
-        return conn.execute(sql).fetchone()[0]
+def _count(where: Path | str, sql: str) -> int:
+    """Counted by a connection of the test's own, not the store's."""
+    url = where if isinstance(where, str) else sqlite_url(where)
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return int(conn.execute(sa.text(sql)).scalar_one())
+    finally:
+        engine.dispose()
 
 
-def test_eight_threads_twenty_answers_each(tmp_path):
-    store = ProgressStore(tmp_path / "progress.sqlite3")  # one instance shared, as Streamlit sessions would
+def test_eight_threads_twenty_answers_each(database):
+    store = ProgressStore(database)  # one instance shared, as Streamlit sessions would
     errors: list[BaseException] = []
     barrier = threading.Barrier(8)
 
@@ -49,14 +56,14 @@ def test_eight_threads_twenty_answers_each(tmp_path):
     for t in threads:
         t.join()
     assert errors == []
-    assert _count(store.path, "SELECT COUNT(*) FROM answers") == 160
-    assert _count(store.path, "SELECT COUNT(*) FROM attempts") == 8
+    assert _count(database, "SELECT COUNT(*) FROM answers") == 160
+    assert _count(database, "SELECT COUNT(*) FROM attempts") == 8
     for attempt in store.attempts("thread-3"):
         assert store.summary(attempt.id, ITEMS).score == 10
 
 
-def test_racing_double_submit_grades_once(tmp_path):
-    store = ProgressStore(tmp_path / "progress.sqlite3")
+def test_racing_double_submit_grades_once(database):
+    store = ProgressStore(database)
     attempt = store.start_attempt("ada", seed=1)
     barrier = threading.Barrier(8)
     grades = []

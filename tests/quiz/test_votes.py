@@ -1,4 +1,5 @@
-"""Class votes: codes, one vote per voter, closing, and many writers on one progress file."""
+"""Class votes: codes, one vote per voter, closing, and many writers on one class database (both
+engines: an SQLite file and a real PostgreSQL; the processes racing to create a file are SQLite's own case)."""
 from __future__ import annotations
 
 import multiprocessing
@@ -14,8 +15,8 @@ from app.quiz.store import ProgressStore
 from app.quiz.votes import ALPHABET, PollClosed, PollNotFound, VoteStore
 
 
-def test_codes_are_short_unambiguous_and_distinct(tmp_path):
-    store = VoteStore(tmp_path / "progress.sqlite3")
+def test_codes_are_short_unambiguous_and_distinct(database):
+    store = VoteStore(database)
     codes = [store.open_demo("state_key") for _ in range(200)]
     assert len(set(codes)) == 200
     for code in codes:
@@ -24,8 +25,8 @@ def test_codes_are_short_unambiguous_and_distinct(tmp_path):
     assert store.poll(codes[0]).demo == "state_key" and store.poll(codes[0]).is_open
 
 
-def test_last_vote_counts_and_codes_are_forgiving(tmp_path):
-    store = VoteStore(tmp_path / "progress.sqlite3")
+def test_last_vote_counts_and_codes_are_forgiving(database):
+    store = VoteStore(database)
     code = store.open_demo("ready")
     store.vote(code, "ada", "intact")
     store.vote(code, "ada", "garbage")  # changed her mind
@@ -37,8 +38,8 @@ def test_last_vote_counts_and_codes_are_forgiving(tmp_path):
     assert store.tally(other) == {}
 
 
-def test_closed_and_revealed_polls_refuse_votes(tmp_path):
-    store = VoteStore(tmp_path / "progress.sqlite3")
+def test_closed_and_revealed_polls_refuse_votes(database):
+    store = VoteStore(database)
     code = store.open_demo("scheduler")
     store.vote(code, "ada", "foreign")
     assert store.close(code).state == votes.CLOSED
@@ -66,8 +67,8 @@ def test_votes_live_beside_the_progress_tables(tmp_path):
     assert {"attempts", "answers", "demo_polls", "demo_votes"} <= tables
 
 
-def test_forty_threads_vote_at_once(tmp_path):
-    store = VoteStore(tmp_path / "progress.sqlite3")  # shared, as Streamlit sessions share it
+def test_forty_threads_vote_at_once(database):
+    store = VoteStore(database)  # shared, as Streamlit sessions share it
     code = store.open_demo("state_key")
     options = ("intact", "foreign", "garbage", "lost")
     barrier = threading.Barrier(40)

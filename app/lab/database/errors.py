@@ -34,10 +34,10 @@ def from_exception(err: BaseException, url: str) -> DatabaseError:
         return err
     shown = masked(url)
     text = str(getattr(err, "orig", None) or err).lower()
+    if isinstance(err, sqlalchemy.exc.NoSuchModuleError | ModuleNotFoundError):  # an ArgumentError too: first
+        return DatabaseError("database_driver_missing", url=shown)
     if isinstance(err, sqlalchemy.exc.ArgumentError):
         return DatabaseError("database_url_invalid", url=shown)
-    if isinstance(err, sqlalchemy.exc.NoSuchModuleError):
-        return DatabaseError("database_driver_missing", url=shown)
     if isinstance(err, sqlalchemy.exc.OperationalError | sqlalchemy.exc.InterfaceError | ConnectionError | OSError):
         if any(mark in text for mark in _LOGIN):
             return DatabaseError("database_login_refused", url=shown)
