@@ -7,50 +7,31 @@ others' sessions. A run therefore holds its deployment alone (a lease), later ru
 their turn in arrival order and are told their place, and a server-wide cap (one run per core)
 keeps runs on different deployments from crowding a small machine.
 
-Leases are per app process and per server address: one app process serves a class from one
-server (a replicated app pins each learner to one pod and its own Triton).
+Leases are per server address. With the class store in an SQLite file (one app process) they
+live in this process, as here; with it on PostgreSQL, app replicas that share one Triton take
+them from the database instead (app/lab/traffic/shared_queue.py), by the same admission rule
+(`admissible`), so two replicas never run one deployment at once.
 """
 from __future__ import annotations
 
-import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from app.lab import env_settings
+from app.lab import database
+from app.lab.traffic.admission import FIRST_GUESS_S, PARALLEL_ENV, POLL_S, OnWait, Wait, admissible, default_parallel
+from app.lab.traffic.shared_queue import SharedRunQueue
 
-PARALLEL_ENV = "TRITON_LAB_PARALLEL_RUNS"
-FIRST_GUESS_S = 2.0  # expected length of a run before any has finished
-POLL_S = 0.25  # how often a waiting run re-reports its place
-
-
-@dataclass(frozen=True)
-class Wait:
-    """What a waiting run is told: runs ahead of it (on its deployment or for a free place)."""
-
-    position: int
-    expected_s: float
-
-
-OnWait = Callable[[Wait], None]
-
-
-def default_parallel() -> int:
-    """TRITON_LAB_PARALLEL_RUNS, else one run per CPU core of the app's host.
-
-    Measured with benchmarks/classroom.py on two cores: two runs at once on different
-    deployments gave every run the outcome and verdict mix it gives alone, as one at a time did,
-    with the p95 wait at 20 learners 11.5 s instead of 18.0 s."""
-    given = env_settings.count(PARALLEL_ENV, "runs")
-    return given if given is not None else max(1, os.cpu_count() or 1)
+__all__ = ["FIRST_GUESS_S", "PARALLEL_ENV", "POLL_S", "OnWait", "RunQueue", "SharedRunQueue", "Wait", "admissible",
+           "default_parallel", "for_server", "hold"]
 
 
 @dataclass
 class _Ticket:
     model: str
-    thread: int
+    holder: object  # who holds it: a thread here, a replica's thread in the shared queue
     arrived: float
 
 
@@ -77,19 +58,7 @@ class RunQueue:
         return self._waiting.index(ticket) + 1
 
     def _admissible(self, ticket: _Ticket) -> bool:
-        if ticket.model in self._active:
-            return False
-        if any(held.thread == ticket.thread for held in self._active.values()):
-            return True  # its own run needs a second deployment: waiting for itself would never end
-        if len(self._active) >= self.parallel:
-            return False
-        # Arrival order among those that could start: an earlier ticket that could start now goes first.
-        for earlier in self._waiting:
-            if earlier is ticket:
-                return True
-            if earlier.model not in self._active:
-                return False
-        return False
+        return admissible(ticket, self._waiting, list(self._active.values()), self.parallel)
 
     @contextmanager
     def lease(self, model: str, on_wait: OnWait | None = None) -> Iterator[None]:
@@ -98,7 +67,7 @@ class RunQueue:
         me = threading.get_ident()
         with self._cond:
             held = self._active.get(model)
-            if held is not None and held.thread == me:
+            if held is not None and held.holder == me:
                 reentered = True
             else:
                 reentered = False
@@ -144,12 +113,16 @@ _queues: dict[str, RunQueue] = {}
 _lock = threading.Lock()
 
 
-def for_server(url: str) -> RunQueue:
-    """The one queue of this process for the server at `url`."""
+def for_server(url: str):
+    """The queue for the server at `url`: this process's own, or with the class database on
+    PostgreSQL the one all replicas share (RunQueue's interface: lease, busy, waiting)."""
+    db_url = database.class_database_url()
+    key = f"{url} {db_url}" if database.is_shared(db_url) else url
     with _lock:
-        queue = _queues.get(url)
+        queue = _queues.get(key)
         if queue is None:
-            queue = _queues[url] = RunQueue()
+            queue = SharedRunQueue(url, db_url) if database.is_shared(db_url) else RunQueue()
+            _queues[key] = queue
         return queue
 
 
