@@ -11,9 +11,11 @@ from collections.abc import Iterator
 
 import pytest
 
+from app.lab import database
 from app.lab.deployment.deployer import Deployer
 from app.lab.deployment.deployments import LabSettings
 from app.lab.deployment.loaded_models import LoadedModels, default_budget
+from app.lab.deployment.shared_models import SharedLoadedModels
 from app.lab.observation.server_log import LogCode, LogWindow
 from app.lab.problems import LabError
 from app.lab.scenario.scenario import Scenario
@@ -170,3 +172,45 @@ def test_a_model_another_process_loaded_is_used_as_it_is_not_reloaded(lab_server
     # Triton writes (and flushes) "successfully loaded" before a load request returns
     # (core r24.10 model_lifecycle.cc), so a reload by ensure() would be in the window by now.
     assert window.select(model="asr_sequence_direct", codes=[LogCode.MODEL_LOADING, LogCode.MODEL_LOADED]) == []
+
+
+def test_replicas_sharing_a_server_count_one_budget_and_never_unload_what_another_runs(empty_server, postgres_url,
+                                                                                       monkeypatch):
+    # Two app replicas: each its own LabServer on the same Triton, with the class on PostgreSQL.
+    monkeypatch.setenv(database.URL_ENV, postgres_url)
+    one, two = LabServer(url=empty_server.url), LabServer(url=empty_server.url)
+    for replica in (one, two):
+        assert isinstance(replica.models, SharedLoadedModels)
+        replica.models.budget, replica.models.capacity_wait_s = 2, 1.0
+    a = Deployer(one).apply(LabSettings(slots=2, instances=1), owner="a").model
+    b = Deployer(two).apply(LabSettings(slots=3, instances=1), owner="b").model
+    assert one.models.in_use() == two.models.in_use() == 2, "one budget, whichever replica loaded what"
+    assert set(one.models.loaded()) == {a, b}
+    inside, release = {a: threading.Event(), b: threading.Event()}, threading.Event()
+
+    def running(replica, model) -> None:
+        with run_queue.for_server(replica.url).lease(model):
+            inside[model].set()
+            release.wait(30)
+
+    threads = [threading.Thread(target=running, args=(one, a))]
+    threads[0].start()
+    try:
+        assert inside[a].wait(10)
+        # Replica two needs room: b is idle, a runs on replica one, so b goes.
+        c = Deployer(two).apply(LabSettings(slots=4, instances=1), owner="c").model
+        assert ready(empty_server, a) and ready(empty_server, c) and not ready(empty_server, b)
+        threads.append(threading.Thread(target=running, args=(two, c)))
+        inside[c] = threading.Event()
+        threads[1].start()
+        assert inside[c].wait(10)
+        with pytest.raises(LabError) as refused:  # both loaded deployments run: nothing may go
+            Deployer(one).apply(LabSettings(slots=5, instances=1), owner="d")
+        assert refused.value.code == "capacity_full" and refused.value.values["in_use"] == 2
+        assert ready(empty_server, a) and ready(empty_server, c)
+    finally:
+        release.set()
+        for thread in threads:
+            thread.join(10)
+    d = Deployer(one).apply(LabSettings(slots=5, instances=1), owner="d").model
+    assert ready(empty_server, d) and one.models.in_use() <= 2

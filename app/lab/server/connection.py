@@ -14,8 +14,10 @@ from pathlib import Path
 
 import tritonclient.http as http
 
+from app.lab import database
 from app.lab.deployment.device import instance_kind
 from app.lab.deployment.loaded_models import LoadedModels
+from app.lab.deployment.shared_models import SharedLoadedModels
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError, Problem
 from app.lab.server.embedded import EmbeddedServer
@@ -39,11 +41,20 @@ class LabServer:
         self.external_url = url
         self.model_repository = Path(model_repository)
         self.preload = preload
-        self.models = LoadedModels(self)
+        self.models = self._models()
         self.embedded: EmbeddedServer | None = None
         self.trace_dir: Path | None = None
         self.external_log: Path | None = None  # an external server's log file, when it is on this machine
         self._lock = threading.Lock()
+
+    def _models(self) -> LoadedModels:
+        """An external server may be shared by app replicas: with the class database on
+        PostgreSQL, what is loaded on it is counted across them. An embedded server is this
+        process's alone."""
+        db_url = database.class_database_url()
+        if self.external_url and database.is_shared(db_url):
+            return SharedLoadedModels(self, db_url)
+        return LoadedModels(self)
 
     @classmethod
     def from_env(cls, **kwargs) -> LabServer:

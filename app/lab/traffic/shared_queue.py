@@ -35,6 +35,13 @@ DEFAULT_TTL_S = 10
 REPLICA = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"  # this process, among replicas
 
 
+def server_name(url: str) -> str:
+    """How replicas name a server among themselves: its address, with the host's name before a
+    loopback one (127.0.0.1 on two hosts is two servers; on one host, one)."""
+    host = url.removeprefix("http://").split(":", 1)[0]
+    return f"{socket.gethostname()}/{url}" if host in ("localhost", "::1") or host.startswith("127.") else url
+
+
 def lease_ttl_s() -> int:
     given = env_settings.count(TTL_ENV, "seconds")
     return given if given is not None else DEFAULT_TTL_S
@@ -110,7 +117,7 @@ class SharedRunQueue:
 
     def __init__(self, server: str, db_url: str, parallel: int | None = None, ttl_s: float | None = None,
                  replica: str = REPLICA):
-        self.server, self.db_url = server, db_url
+        self.server, self.db_url = server_name(server), db_url
         self.parallel = parallel or default_parallel()
         self.ttl_s = ttl_s if ttl_s is not None else lease_ttl_s()
         self.replica = replica  # tests make two replicas in one process by giving two names
