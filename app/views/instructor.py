@@ -12,8 +12,10 @@ from __future__ import annotations
 import streamlit as st
 
 from app.i18n import N_
-from app.quiz import access_rules, instructor
+from app.quiz import access_rules, instructor, item_analysis
+from app.quiz.report import REVISIT_BELOW
 from app.ui import access, quiz_feedback
+from app.ui import item_analysis as analysis_words
 from app.ui import quiz_sources as sources
 from app.ui.language import _, t
 
@@ -27,8 +29,13 @@ LABELS = {
     "revisit": N_("topics to revisit"), "exercise": N_("exercise"), "runs": N_("runs"), "learners": N_("learners"),
     "held": N_("held"), "share_held": N_("share held"), "observed_corrupted": N_("corrupted runs"),
     "prediction": N_("prediction"), "outcome": N_("outcome"), "at": N_("at"),
+    "facility": N_("facility index"), "discrimination": N_("discrimination index"), "flags": N_("flags"),
+    "options": N_("times each option was chosen"), "letter": N_("letter"), "option": N_("option"),
+    "correct": N_("right answer"), "chosen": N_("chosen by"), "items": N_("items"), "mastery": N_("class mastery"),
+    "revisit_topic": N_("worth revisiting"),
 }
-PERCENT = ("share_correct", "mean_score", "share", "share_held")
+PERCENT = ("share_correct", "mean_score", "share", "share_held", "facility", "mastery")
+DECIMAL = ("discrimination",)  # -1..1: a correlation, not a share
 
 
 def columns(frame) -> dict:
@@ -36,8 +43,12 @@ def columns(frame) -> dict:
     config = {}
     for name in frame.columns:
         label = _(LABELS[name]) if name in LABELS else name
-        config[name] = (st.column_config.ProgressColumn(label, format="percent", min_value=0, max_value=1)
-                        if name in PERCENT else st.column_config.Column(label))
+        if name in PERCENT:
+            config[name] = st.column_config.ProgressColumn(label, format="percent", min_value=0, max_value=1)
+        elif name in DECIMAL:
+            config[name] = st.column_config.NumberColumn(label, format="%.2f")
+        else:
+            config[name] = st.column_config.Column(label)
     return config
 
 
@@ -97,3 +108,32 @@ else:
         st.dataframe(preds, hide_index=True, column_config=columns(preds))
     st.download_button(_("Predictions (CSV)"), preds.to_csv(index=False), file_name="predictions.csv",
                        mime="text/csv", key="instructor-predictions-csv", on_click="ignore", icon=":material/download:")
+
+st.subheader(_("Item analysis"))
+st.caption(t().render(N_(
+    "Facility index: the mean score of those who answered an item, from 0 % (nobody got it) to 100 % (everyone "
+    "did); at {easy:percent} or more an item is flagged too easy, at {hard:percent} or less too hard. "
+    "Discrimination index: whether the learners who did well on the rest of the quiz also did well on this item, "
+    "from -1 to 1; higher is better, and below 0 the stronger learners got it wrong more often, so check its key "
+    "and wording. Each learner counts once, with their latest attempt that has an answer. Options are lettered "
+    "in the bank's order (learners saw them shuffled); ✓ marks the right ones."),
+    easy=item_analysis.TOO_EASY_FROM, hard=item_analysis.TOO_HARD_UP_TO))
+analysis = item_analysis.analyse(store.answer_table(), bank)
+if analysis.attempts == 0:
+    st.info(_("No answers yet, so there is nothing to analyse."))
+else:
+    items_shown = analysis_words.items_table(analysis, bank)
+    if only_answered:
+        items_shown = items_shown[items_shown["answered"] > 0]
+    st.dataframe(items_shown, hide_index=True, column_config=columns(items_shown))
+    with st.expander(_("Every option, by letter")):
+        options_shown = analysis_words.options_table(analysis, bank)
+        st.dataframe(options_shown, hide_index=True, column_config=columns(options_shown))
+    st.markdown("**" + _("Mastery per topic") + "**")
+    st.caption(t().render(N_("The class's mean share of each topic's points, items left unanswered counting 0; "
+                             "a topic under {below:percent} is worth revisiting."), below=REVISIT_BELOW))
+    topics_shown = analysis_words.topics_table(analysis)
+    st.dataframe(topics_shown, hide_index=True, column_config=columns(topics_shown))
+    st.download_button(_("Item analysis (CSV)"), item_analysis.csv_frame(analysis).to_csv(index=False),
+                       file_name="item-analysis.csv", mime="text/csv", key="instructor-item-analysis-csv",
+                       on_click="ignore", icon=":material/download:")

@@ -4,6 +4,8 @@ Peer instruction order: the change, the question, the class votes (live histogra
 (both set-ups side by side on identical traffic, with a replay), then the reveal (what Triton
 did, which answer was right, and the share of the class that had it). The demo, the step and
 the vote's code live in the URL (?demo=..&step=..&code=..), so a reload keeps the place.
+Below the steps, the class's answers to one quiz item the instructor picks (option counts from
+app/quiz/item_analysis.py, each learner's latest attempt), for the discussion after a quiz.
 """
 from __future__ import annotations
 
@@ -11,16 +13,19 @@ from functools import partial
 
 import streamlit as st
 
+from app.charts import item_analysis as item_charts
 from app.charts import replay
 from app.i18n import N_
 from app.lab.cases import demos
 from app.lab.problems import LabError
-from app.quiz import votes
+from app.quiz import item_analysis, votes
 from app.text import demos as demo_words
 from app.text import prediction as prediction_words
 from app.text import problems as problem_words
-from app.ui import language, session, transcripts
+from app.ui import class_store, language, session, transcripts
+from app.ui import item_analysis as analysis_words
 from app.ui import presenter as ui
+from app.ui import quiz_sources as sources
 from app.ui.access import require_instructor
 from app.ui.language import _, t
 
@@ -134,6 +139,7 @@ def step_votes() -> None:
 
 
 @st.fragment(run_every=2.0)
+@class_store.guarded("presenter-retry")
 def histogram(code: str) -> None:
     """The class's votes, re-read every two seconds while this step is on screen."""
     st.plotly_chart(ui.votes_figure(demo.options, store.tally(code), t()), key="presenter-histogram", theme=None)
@@ -238,6 +244,35 @@ def step_reveal() -> None:
     st.markdown(_("Discuss: what in the change made the difference?"))
 
 
+def quiz_item_answers() -> None:
+    """Beside the demos: how the whole class answered one quiz item (each learner's latest attempt),
+    for a discussion after the quiz. Nothing is drawn until an item is chosen."""
+    with st.expander(_("The class's answers to a quiz item")):
+        bank = sources.bank(sources.lessons())
+        if bank is None:
+            return
+        choices = [i.id for i in bank if i.type in item_analysis.OPTION_TYPES]
+        chosen = st.selectbox(_("Quiz item"), choices, index=None, placeholder=_("Choose an item"),
+                              key="presenter-quiz-item", format_func=lambda item_id: bank[item_id].prompt)
+        if chosen is None:
+            return
+        item = bank[chosen]
+        analysis = item_analysis.analyse(sources.store().answer_table(), bank)
+        answered = int(analysis.items.set_index("item").loc[item.id, "answered"])
+        if answered == 0:
+            st.info(_("Nobody has answered this item yet."))
+            return
+        counts = analysis.option_counts(item.id)
+        labels = [ui.wrap(f"{analysis_words.letter(k)}. {o.text}", 40) for k, o in enumerate(item.options)]
+        st.plotly_chart(item_charts.option_counts(labels, [counts.get(o.key, 0) for o in item.options],
+                                                  [o.correct for o in item.options], answered, t(),
+                                                  font_size=ui.FONT),
+                        key="presenter-quiz-item-chart", theme=None)
+        st.markdown("\n".join(analysis_words.option_lines(item, counts)))
+        st.caption(t().render(N_("Answered: {n:count}. Each learner counts once, with their latest attempt that "
+                                 "has an answer; a multiple-choice answer counts every option it picked."), n=answered))
+
+
 with root:
     {1: step_change, 2: step_question, 3: step_votes, 4: step_run, 5: step_reveal}[step]()
     back, _gap, forward = st.columns([1, 4, 1])
@@ -246,3 +281,4 @@ with root:
     if step < STEPS[-1]:
         forward.button(_("Next step"), key="presenter-next", type="primary", on_click=_go, args=(step + 1,),
                        width="stretch")
+    quiz_item_answers()

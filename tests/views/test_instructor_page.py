@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import pytest
 
+from app.i18n import words
 from app.quiz.access_rules import ENV_KEY
 from app.quiz.bank import load_bank
 from app.quiz.store import ProgressStore
 from app.quiz.translation import translate, translation_path
+from app.ui.quiz_feedback import TOPIC_WORDS
+from tests.i18n.test_pages_in_chinese import untranslated
 from tests.views.conftest import RUN_TIMEOUT_S
 from tests.views.learners import link_id
 
@@ -85,3 +88,64 @@ def test_answers_given_in_either_language_count_together_in_chinese(open_page):
     assert row["prompt"] == words[SINGLE.id].prompt
     assert row["most_chosen_wrong"] == words[SINGLE.id].option(WRONG[0].key).text
     assert [m.label for m in at.metric] == ["学员", "至少被作答过一次的题目", "作答"]
+
+
+def record(learner: str, item, answer) -> None:
+    """One answer in the learner's own attempt, straight into the page's store."""
+    store = ProgressStore()
+    latest = store.latest_attempt(link_id(learner))
+    attempt_id = latest.id if latest else store.start_attempt(link_id(learner), seed=1)
+    store.record_answer(attempt_id, item, answer)
+
+
+def frame_with(at, column: str):
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+def test_the_item_analysis_shows_facility_discrimination_and_option_counts(open_page):
+    multiple = next(i for i in BANK if i.type == "multiple" and i.topic != SINGLE.topic)
+    wrong_pick = next(o.key for o in multiple.options if not o.correct)
+    record("ia-ada", SINGLE, RIGHT)
+    record("ia-ada", multiple, sorted(multiple.correct_keys))  # all right: 1 point
+    record("ia-bob", SINGLE, WRONG[0].key)
+    record("ia-bob", multiple, [wrong_pick])  # only a wrong pick: 0 points
+    record("ia-cy", SINGLE, WRONG[0].key)  # cy leaves the multiple item unanswered
+
+    at = open_page("instructor.py")
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Item analysis" in [s.value for s in at.subheader]
+    items = frame_with(at, "facility").set_index("item")
+    assert list(items.index) == [i.id for i in BANK if i.id in (SINGLE.id, multiple.id)]  # only answered ones
+    single = items.loc[SINGLE.id]
+    assert single["answered"] == 3 and abs(single["facility"] - 1 / 3) < 1e-9
+    # SINGLE's scores [1, 0, 0] against the rest (the multiple item) [1, 0, 0]: the same pattern, r = 1.
+    assert abs(single["discrimination"] - 1) < 1e-9 and single["flags"] == ""
+    counts = {RIGHT: 1, WRONG[0].key: 2}
+    letters = "ABCDEFGH"
+    assert single["options"] == ", ".join(f"{letters[k]}{' ✓' if o.correct else ''}: {counts.get(o.key, 0)}"
+                                          for k, o in enumerate(SINGLE.options))
+    assert items.loc[multiple.id, "answered"] == 2 and items.loc[multiple.id, "facility"] == 0.5
+
+    options = frame_with(at, "letter")
+    picked = options[options["item"] == multiple.id].set_index("option")["chosen"]
+    assert picked[multiple.option(wrong_pick).text] == 1
+    assert all(picked[multiple.option(k).text] == 1 for k in multiple.correct_keys)
+
+    topics = frame_with(at, "mastery").set_index("topic")
+    # Three counted attempts; SINGLE's topic has its share of points per learner (1/n, 0, 0) over its n items.
+    n = sum(1 for i in BANK if i.topic == SINGLE.topic)
+    assert abs(topics.loc[TOPIC_WORDS[SINGLE.topic], "mastery"] - (1 / n) / 3) < 1e-9
+    assert "instructor-item-analysis-csv" in {b.key for b in at.download_button}
+
+
+def test_the_item_analysis_reads_in_chinese(open_page):
+    record("ia-zh-ada", SINGLE, WRONG[0].key)
+    record("ia-zh-bob", SINGLE, WRONG[-1].key)
+    at = open_page("instructor.py", lang="zh")
+    assert not at.exception, [e.value for e in at.exception]
+    zh = words("zh")
+    assert zh("Item analysis") in [s.value for s in at.subheader] and zh("Item analysis") != "Item analysis"
+    row = frame_with(at, "facility").set_index("item").loc[SINGLE.id]
+    assert row["facility"] == 0 and row["flags"] == zh("too hard")  # nobody right: at most 10 %
+    found = untranslated(at)
+    assert not found, found[:20]

@@ -178,3 +178,36 @@ def test_a_run_and_reveal_read_in_chinese(open_page):
     assert not found, "\n".join(f"{w}: {t!r} -> {r}" for w, t, r in found[:30])
     voter = open_page("demo.py", code=code, learner=zh_ada, lang="zh")
     assert not untranslated(voter) and has_cjk(voter.title[0].value)
+
+
+def test_the_presenter_shows_the_class_answers_to_a_quiz_item(open_page):
+    from app.quiz.bank import load_bank
+    from app.quiz.store import ProgressStore
+
+    bank = load_bank()
+    item = next(i for i in bank if i.type == "single" and len(i.options) >= 3)
+    right = next(iter(item.correct_keys))
+    wrong = next(o.key for o in item.options if not o.correct)
+    store = ProgressStore()
+    for name, key in (("pr-ada", right), ("pr-bob", wrong), ("pr-cy", wrong)):
+        store.record_answer(store.start_attempt(access_rules.make_learner_id(name), seed=1), item, key)
+
+    at = presenter(open_page, 1)
+    assert not at.get("plotly_chart"), "nothing drawn before an item is chosen"
+    at.selectbox(key="presenter-quiz-item").set_value(item.id).run(timeout=RUN_TIMEOUT_S)
+    assert not at.exception, [e.value for e in at.exception]
+    counts = histogram_counts(at, "presenter-quiz-item-chart")
+    letters = "ABCDEFGH"
+    expected = {o.key: 0 for o in item.options} | {right: 1, wrong: 2}
+    assert list(counts.values()) == [expected[o.key] for o in item.options]
+    assert all(label.startswith(f"{letters[k]}. ") for k, label in enumerate(counts))
+    said = texts(at)
+    assert f"**{letters[[o.key for o in item.options].index(wrong)]}.** {item.option(wrong).text}: 2" in said
+    assert "Answered: 3." in said
+
+    zh = presenter(open_page, 1, lang="zh")
+    zh.selectbox(key="presenter-quiz-item").set_value(item.id).run(timeout=RUN_TIMEOUT_S)
+    assert not zh.exception, [e.value for e in zh.exception]
+    assert sum(histogram_counts(zh, "presenter-quiz-item-chart").values()) == 3
+    found = untranslated(zh)
+    assert not found, "\n".join(f"{w}: {t!r} -> {r}" for w, t, r in found[:30])
