@@ -8,7 +8,8 @@ from __future__ import annotations
 import streamlit as st
 
 from app.i18n import N_
-from app.ui import course, language, session
+from app.lab.database import DatabaseError
+from app.ui import class_store, course, language, session
 from app.ui.access import warn_at_startup
 from app.ui.language import _, t
 
@@ -39,4 +40,7 @@ sections[_(N_("Teach"))] = [
 ]
 
 # Every page listed: folded after ten, the Teach and Practice sections hid behind "View more".
-st.navigation({name: pages for name, pages in sections.items() if pages}, expanded=True).run()
+try:
+    st.navigation({name: pages for name, pages in sections.items() if pages}, expanded=True).run()
+except DatabaseError as err:  # the class database is away: this page says so and offers to try again
+    class_store.unavailable(err)

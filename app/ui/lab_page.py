@@ -17,7 +17,7 @@ from app.quiz.store import ProgressStore
 from app.text import prediction as prediction_words
 from app.text import presets as preset_words
 from app.text import problems as problem_words
-from app.ui import lab_controls, run_views, server_log, session, transcripts
+from app.ui import class_store, lab_controls, run_views, server_log, session, transcripts
 from app.ui.language import _, t
 from app.ui.live.common import explained_failures
 from app.ui.progress import run_with_progress
@@ -120,7 +120,7 @@ def _record(setup: LabSetup, choice: str, verdict: prediction.Verdict) -> None:
         ProgressStore().record_prediction(session.learner(), setup.preset_name() or "custom", choice,
                                           verdict.outcome, held=verdict.held)
     except Exception as err:  # a locked or read-only progress file must not lose the run
-        st.warning(t().render(N_("Your prediction could not be saved: `{error:text}`"), error=err))
+        st.warning(t().render(N_("Your prediction could not be saved: `{error:text}`"), error=class_store.saving_failed(err)))
 
 
 def _show_run(run: LabRun) -> None:

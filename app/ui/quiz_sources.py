@@ -18,9 +18,10 @@ import streamlit as st
 
 from app.content.lessons import ContentError, Lesson, load_lessons
 from app.i18n import N_
-from app.lab.paths import LESSONS_DIR, QUIZ_DIR, data_dir
+from app.lab.database import class_database_url
+from app.lab.paths import LESSONS_DIR, QUIZ_DIR
 from app.quiz.bank import Bank, BankError, load_bank
-from app.quiz.store import FILE_NAME, ProgressStore
+from app.quiz.store import ProgressStore
 from app.quiz.translation import translate, translation_path
 from app.ui import course, language
 from app.ui.language import t
@@ -114,4 +115,6 @@ def bank(lesson_list: list[Lesson]) -> Bank | None:
 
 
 def store() -> ProgressStore:
-    return _store(str(data_dir() / FILE_NAME))
+    """The class database's store (TRITON_LAB_DATABASE_URL, the secrets' connection, else the SQLite
+    file in the data folder), so replicas that share a database share the quiz's progress too."""
+    return _store(class_database_url())

@@ -11,7 +11,7 @@ from app.lab.cases import demos
 from app.quiz import votes
 from app.text import demos as demo_words
 from app.text import prediction as prediction_words
-from app.ui import session
+from app.ui import class_store, session
 from app.ui.language import _, t
 
 st.title(_("Class vote"))
@@ -42,6 +42,7 @@ st.markdown("### " + demo_words.question(demo.name, t()))
 
 
 @st.fragment(run_every=3.0)
+@class_store.guarded("demo-retry")
 def ballot() -> None:
     """Re-read every few seconds, so the page follows the presenter: closed, then revealed."""
     current = store.poll(code)

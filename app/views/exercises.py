@@ -20,7 +20,7 @@ from app.lab.server.errors import ServerError
 from app.quiz.store import ProgressStore
 from app.text import exercises as words
 from app.text.problems import error as problem_text
-from app.ui import language, server_log
+from app.ui import class_store, language, server_log
 from app.ui.language import _, t
 from app.ui.session import lab, learner
 
@@ -71,7 +71,7 @@ def _run(name: str, choice: str, server, deployer) -> None:
     try:
         ProgressStore().record_prediction(learner(), f"exercise:{name}", choice, result.outcome, result.held(choice))
     except Exception as err:  # progress is a bonus; the result is still shown
-        st.warning(_t.render(N_("Your prediction could not be saved: `{error:text}`"), error=err))
+        st.warning(_t.render(N_("Your prediction could not be saved: `{error:text}`"), error=class_store.saving_failed(err)))
 
 
 def _show(exercise, choice: str, result) -> None:
