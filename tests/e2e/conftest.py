@@ -16,7 +16,8 @@ from app.lab.paths import REPO_ROOT
 from app.lab.server.health import wait_until_ok
 from app.lab.server.ports import free_ports
 from app.lab.server.process_group import stop_group
-from tests.e2e.browser_helpers import new_context
+from tests.e2e.browser_helpers import new_context, settle
+from tests.e2e.replicas import ReplicaSet
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -25,6 +26,10 @@ CHROMIUM_ARGS = [
 ]
 SCREENSHOTS = REPO_ROOT / "artifacts" / "screenshots"
 STARTUP_TIMEOUT_S = 90
+REPLICAS = 3
+INSTRUCTOR_KEY = "e2e staff room key"  # the replicas' key: a class past one process sets one
+LEASE_TTL_S = "10"  # a dead replica's leases expire after this (the app's default, set explicitly)
+REPLICA_LOGS = REPO_ROOT / "artifacts" / "replicas"
 
 
 @pytest.fixture(scope="session")
@@ -85,3 +90,54 @@ def page(browser):
 def screenshots() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
+
+
+def replica_env(lab_server, database_url: str, **extra: str) -> dict[str, str]:
+    """What every replica of a class shares: the session's Triton, one database, one instructor key."""
+    return {**lab_server.environment(), "TRITON_LAB_DATABASE_URL": database_url,
+            "TRITON_LAB_INSTRUCTOR_KEY": INSTRUCTOR_KEY, "TRITON_LAB_LEASE_TTL_S": LEASE_TTL_S, **extra}
+
+
+def start_replicas(browser, env: dict[str, str], count: int = REPLICAS) -> ReplicaSet:
+    """R replicas behind nginx, each opened once in a browser through the proxy (a replica that no
+    session has run app/main.py on serves a deep link as a bare page, without the navigation)."""
+    replicas = ReplicaSet(count, env).start()
+    try:
+        for replica in replicas.replicas:
+            context = new_context(browser, viewport={"width": 1200, "height": 900}, locale="en-US")
+            try:
+                replicas.pin(context, replica.index)
+                page = context.new_page()
+                answer = page.goto(replicas.url, timeout=60_000)
+                assert answer is not None and answer.headers.get("x-lab-replica") == replica.address, (
+                    f"the cookie r{replica.index} reached {answer and answer.headers.get('x-lab-replica')}")
+                page.get_by_role("heading", name="Triton Batching Lab").wait_for(timeout=120_000)
+                settle(page)
+            finally:
+                context.close()
+    except BaseException:
+        keep_replica_logs(replicas, "start")
+        replicas.remove()
+        raise
+    return replicas
+
+
+def keep_replica_logs(replicas: ReplicaSet, label: str) -> None:
+    """Copy the replicas' and nginx's logs under artifacts/replicas/<label>/ (read after a failure)."""
+    target = REPLICA_LOGS / label
+    target.mkdir(parents=True, exist_ok=True)
+    for path in [*replicas.folder.glob("streamlit-r*.log"), *replicas.nginx_folder.glob("*.log")]:
+        (target / path.name).write_bytes(path.read_bytes())
+
+
+@pytest.fixture(scope="module")
+def app_replicas(lab_server, postgres_server, browser, request):
+    """REPLICAS app processes behind one nginx, sharing the session's Triton and a fresh PostgreSQL
+    database; a browser context goes to replica i after app_replicas.pin(context, i)."""
+    database = postgres_server.fresh_database(f"replicas_{request.module.__name__.rsplit('.', 1)[-1]}")
+    replicas = start_replicas(browser, replica_env(lab_server, database))
+    try:
+        yield replicas
+    finally:
+        keep_replica_logs(replicas, request.module.__name__.rsplit(".", 1)[-1])
+        replicas.remove()
