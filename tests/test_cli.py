@@ -17,6 +17,7 @@ from app.i18n import N_, languages, words
 from app.lab import exercises
 from app.lab.observation.server_log import LogCode
 from app.lab.paths import MODEL_REPOSITORY
+from app.lab.traffic import run_queue
 from app.text import exercises as text
 from tests.i18n.text_checks import reads_in
 from tests.waiting import wait_for
@@ -171,3 +172,26 @@ def test_an_exercise_runs_headless_and_exits_0(server_env, tmp_path):
     data = json.loads(out.read_text())
     assert data["exercise"] == HEADLESS and data["outcome"] in exercises.get(HEADLESS).options
     assert lines[-1] == f"wrote {out}"
+
+
+def test_two_cli_runs_on_one_database_take_turns_and_each_counts_only_its_own_requests(server_env, lab_server, tmp_path,
+                                                                                        postgres_url, monkeypatch):
+    # Two processes, as two replicas or two terminals, on one Triton and one class database. The
+    # test holds the deployment first, so both runs are sure to arrive while it is taken.
+    monkeypatch.setenv("TRITON_LAB_DATABASE_URL", postgres_url)
+    env = {**server_env, "TRITON_LAB_DATABASE_URL": postgres_url}
+    queue = run_queue.for_server(lab_server.url)
+    assert isinstance(queue, run_queue.SharedRunQueue)
+    outs = [tmp_path / f"run-{n}.json" for n in range(2)]
+    args = ["run", "--model", "asr_sequence_direct", "--sessions", "8", "--chunks", "30", "--seed"]
+    with queue.lease("asr_sequence_direct"):
+        runs = [subprocess.Popen(CLI + args + [str(n + 1), "--json", str(out)], env={**os.environ, **env},
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for n, out in enumerate(outs)]
+        wait_for(lambda: queue.waiting() == 2, "both runs to wait for the deployment", timeout_s=120)
+    done = [(run.wait(300), run.communicate()) for run in runs]
+    assert [code for code, _ in done] == [0, 0], [err for _, (_, err) in done]
+    data = [json.loads(out.read_text()) for out in outs]
+    for run in data:
+        assert len(run["requests"]) == 240 and [s["verdict"] for s in run["sessions"]] == ["intact"] * 8
+        # Overlapping runs each counted both (480 and 461 for 240 requests, before the shared lease).
+        assert run["server"]["inference_count"] == 240, "the server's statistics count this run's requests only"
