@@ -252,7 +252,8 @@ class PostgresServer:
         self._watchdog = subprocess.Popen(
             # The folders go by environment, not argv: a process naming the data folder is the server's.
             [sys.executable, "-c", _WATCHDOG, str(os.getpid())],
-            env={**os.environ, "LAB_PG_DATA": str(self.data), "LAB_PG_FOLDER": str(self.folder)}, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            env={**os.environ, "LAB_PG_DATA": str(self.data), "LAB_PG_FOLDER": str(self.folder)},
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
 
     def _read_postmaster_pid(self) -> int:
         # postmaster.pid is the postgres user's, mode 0600: root reads it; as that user, so does this.

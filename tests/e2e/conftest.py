@@ -104,22 +104,29 @@ def start_replicas(browser, env: dict[str, str], count: int = REPLICAS) -> Repli
     replicas = ReplicaSet(count, env).start()
     try:
         for replica in replicas.replicas:
-            context = new_context(browser, viewport={"width": 1200, "height": 900}, locale="en-US")
-            try:
-                replicas.pin(context, replica.index)
-                page = context.new_page()
-                answer = page.goto(replicas.url, timeout=60_000)
-                assert answer is not None and answer.headers.get("x-lab-replica") == replica.address, (
-                    f"the cookie r{replica.index} reached {answer and answer.headers.get('x-lab-replica')}")
-                page.get_by_role("heading", name="Triton Batching Lab").wait_for(timeout=120_000)
-                settle(page)
-            finally:
-                context.close()
+            open_home(browser, replicas, replica.index)
     except BaseException:
         keep_replica_logs(replicas, "start")
         replicas.remove()
         raise
     return replicas
+
+
+def open_home(browser, replicas: ReplicaSet, index: int) -> None:
+    """Open the home page of replica `index` through the proxy once: after it, the replica serves
+    deep links inside app/main.py's navigation. Also proves the cookie reaches that replica."""
+    replica = replicas[index]
+    context = new_context(browser, viewport={"width": 1200, "height": 900}, locale="en-US")
+    try:
+        replicas.pin(context, index)
+        page = context.new_page()
+        answer = page.goto(replicas.url, timeout=60_000)
+        assert answer is not None and answer.headers.get("x-lab-replica") == replica.address, (
+            f"the cookie r{index} reached {answer and answer.headers.get('x-lab-replica')}")
+        page.get_by_role("heading", name="Triton Batching Lab").wait_for(timeout=120_000)
+        settle(page)
+    finally:
+        context.close()
 
 
 def keep_replica_logs(replicas: ReplicaSet, label: str) -> None:
