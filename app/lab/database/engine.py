@@ -29,8 +29,10 @@ def engine_for(url: str) -> sa.Engine:
     """The process's engine for `url`, its schema brought to the newest version first."""
     with _lock:
         engine = _engines.get(url)
-    if engine is not None:
+    if engine is not None and not _file_gone(engine):
         return engine
+    if engine is not None:  # its SQLite file was removed: start a new one, schema and all
+        forget(url)
     engine = _create(url)
     from app.lab.database import migrate  # here: migrate needs engines too
 
@@ -54,6 +56,11 @@ def forget(url: str | None = None) -> None:
             engine = _engines.pop(key, None)
             if engine is not None:
                 engine.dispose()
+
+
+def _file_gone(engine: sa.Engine) -> bool:
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    return bool(database) and database != ":memory:" and not Path(database).exists()
 
 
 def _create(url: str) -> sa.Engine:
