@@ -27,10 +27,13 @@ REVIEW_WORDS: dict[ReviewCode, tuple[str, str, str]] = {
     ),
     C.DIRECT_WITHOUT_READY: (
         N_("direct without a READY control input"),
-        N_("Under direct a batch has a row for every slot up to the highest one with a request ready, and a slot without a "
-           "request gets a padding row whose inputs mean nothing; without READY the model cannot tell those rows from real "
-           "requests and folds them into the state of the sequence that holds the slot ({slots:count} slots per instance here)."),
-        N_("Add a CONTROL_SEQUENCE_READY control input and have the model leave every state untouched on rows where it is false."),
+        N_("Under direct a batch has a row for every slot up to the highest one with a request ready, and each lower slot "
+           "without a request gets a padding row whose inputs mean nothing ({slots:count} slots per instance here). Without "
+           "READY a model can still spot those rows by their correlation ID, which is 0 (the CORRID control, or "
+           "request.correlation_id() in a Python model); a model that keeps state per slot and checks neither folds them into "
+           "the state of the sequence that holds the slot."),
+        N_("Add a CONTROL_SEQUENCE_READY control input and have the model leave every state untouched on rows where it is false, "
+           "or make sure the model skips every row whose correlation ID is 0."),
     ),
     C.CORRID_TRUNCATED: (
         N_("CORRID type too narrow for your IDs"),
@@ -60,11 +63,12 @@ REVIEW_WORDS: dict[ReviewCode, tuple[str, str, str]] = {
            "release 25.01 Triton refuses an integer ID for a string CORRID with INVALID_ARG)."),
     ),
     C.STRING_ID_TOO_LONG: (
-        N_("String IDs longer than Triton 2.51's buffer"),
-        N_("Triton 2.51 holds a string CORRID in 4 bytes of length plus {max_bytes:count} bytes of text and copies the whole ID "
-           "without checking: IDs of {length:count} bytes write past it into memory the server did not set aside."),
-        N_("Keep string correlation IDs to {max_bytes:count} bytes or fewer (a UUID in text is 36), or move to release 25.01 "
-           "or later, which sizes the buffer to each ID."),
+        N_("String IDs longer than Triton accepts"),
+        N_("Triton's C API refuses a string correlation ID longer than {max_bytes:count} bytes with UNSUPPORTED before any "
+           "scheduler sees the request, whether it came over HTTP, over gRPC or from a BLS call: your clients' IDs of "
+           "{length:count} bytes are refused every time."),
+        N_("Keep string correlation IDs to {max_bytes:count} bytes or fewer (a UUID in text is 36); later releases keep the "
+           "same limit."),
     ),
     C.STRING_CORRID_PYTHON: (
         N_("A string CORRID on the Python backend"),
@@ -119,9 +123,9 @@ REVIEW_WORDS: dict[ReviewCode, tuple[str, str, str]] = {
     ),
     C.OLDEST_WITHOUT_CORRID: (
         N_("oldest without a CORRID control input"),
-        N_("Under oldest a row of a batch (up to {max_batch_size:count} rows) says nothing about which sequence it holds, and "
-           "Triton's docs say such a model typically needs the CORRID control to know; a model that keeps its own state per row "
-           "mixes sessions."),
+        N_("Under oldest one instance keeps up to {candidates:count} sequences open at once, and the row a request runs in "
+           "says nothing about which of them it belongs to; Triton's docs say such a model typically needs the CORRID control "
+           "to know. A model that keeps its own state per row mixes sessions, even with max_batch_size 1."),
         N_("Add a CONTROL_SEQUENCE_CORRID control input and key the model's state by it (a Python model can also read "
            "request.correlation_id()), or use direct if the model keeps state per slot."),
     ),
@@ -130,7 +134,8 @@ REVIEW_WORDS: dict[ReviewCode, tuple[str, str, str]] = {
         N_("For a decoupled model under oldest, preserve_ordering can hold back the responses of independent sequences until "
            "earlier requests complete, which costs throughput."),
         N_("Turn preserve_ordering off and keep each sequence's responses in order another way, for example with one gRPC "
-           "stream per sequence."),
+           "stream per sequence. Releases 25.09 to 26.07 do not keep the order it promises anyway (a change in core pull "
+           "request 449, undone by pull request 520 in 26.08)."),
     ),
     C.NO_ROLLBACK_VERSION: (
         N_("No older version stays loaded for a rollback"),

@@ -13,12 +13,15 @@ from app.lab.observation.server_log import Level, LogCode, LogEntry, Unavailable
 
 READINGS: dict[LogCode, str] = {
     LogCode.SEQUENCE_CONFLICT: N_("A START arrived for correlation ID {corrid:text} while a sequence with that ID was still "
-                                  "running: Triton terminates the running one early (requests it already holds still "
-                                  "run) and carries on with the new one under the same ID. No client gets an error."),
+                                  "open. Triton only warns: despite the line's 'terminated early', it ends nothing, and "
+                                  "from now on both clients' requests run as one sequence in the same slot. No client "
+                                  "gets an error."),
     LogCode.START_FLAG_MISSING: N_("Triton refused a request for sequence {corrid:text}: it holds no running sequence with that "
                                    "ID (never started, ended, or reaped), so the request needed a START."),
     LogCode.INFER_FAILED: N_("Triton refused a request and told the client why."),
-    LogCode.REAPER_IDLE: N_("Sequence {corrid:text} sent nothing for longer than max_sequence_idle_microseconds."),
+    LogCode.REAPER_IDLE: N_("No request of sequence {corrid:text} arrived for longer than max_sequence_idle_microseconds. "
+                            "Triton also writes this line one window after a sequence that ended with END, and then only "
+                            "forgets the ID: only a 'force-ending' line means the reaper ended a live sequence."),
     LogCode.REAPER_FORCE_END: N_("The idle reaper ended sequence {corrid:text} and freed slot {slot:text} of {batcher:text}; the model "
                                  "gets no request and no END for it."),
     LogCode.SEQUENCE_ENQUEUED: N_("A request of sequence {corrid:text} went into its slot {slot:text} of {batcher:text}."),

@@ -24,5 +24,6 @@ WHY = {
     "the_fix": N_("Each session keeps one instance and one slot for its whole life."),
     "oldest_right": N_("Rows move between executions, but the model finds each session's state by its CORRID."),
     "oldest_wrong": N_("Oldest promises no fixed row, so a row's state belongs to whoever sat there last."),
-    "forgot_ready": N_("Direct fills a waiting session's slot with a READY=0 padding row of garbage; a model that processes it corrupts that session."),
+    "forgot_ready": N_("When a higher slot of the same instance has a request ready, direct fills a waiting session's slot with "
+                       "a READY=0 padding row of garbage; a model that processes it corrupts that session."),
 }

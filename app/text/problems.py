@@ -16,19 +16,24 @@ PROBLEMS = {
                                      "slots with a ready request): got {value:text}"),
     "idle_timeout_range": N_("idle timeout must be 0.1 s to 60 s ({low:count} to {high:count} µs): got {value:text}"),
     "state_key_unknown": N_("state key must be one of {choices:text}, not '{value:text}'"),
-    "corrid_needs_sequence": N_("state key 'corrid' needs the sequence batcher: the dynamic batcher gives the model no correlation ID, "
-                                "so choose state key 'slot' or 'session', or a sequence scheduler"),
+    "corrid_needs_sequence": N_("this lab takes state key 'corrid' only with a sequence scheduler: the dynamic batcher does hand the "
+                                "model each request's correlation ID, but no CORRID control input, and it keeps no sequence on "
+                                "one instance, so choose state key 'slot' or 'session', or a sequence scheduler"),
     # a learner's own recogniser config (deployments.validate_recogniser)
     "pbtxt_unreadable": N_("{source:text}, line {line:count}, column {column:count}: `{error:text}`"),
     "config_name": N_("name must be letters, digits, '_' or '-'"),
     "config_backend": N_("backend must be \"python\" (the recogniser is a Python-backend model)"),
     "config_inputs": N_("inputs must be exactly AUDIO and SESSION, found {found:text}"),
     "config_outputs": N_("outputs must be among {allowed:text} and include SYMBOL"),
-    "config_max_batch_size": N_("max_batch_size must be at least 1: the scheduler needs a batch dimension"),
-    "config_controls": N_("sequence_batching needs control inputs for {missing:text}"),
+    "config_max_batch_size": N_("max_batch_size must be at least 1 here: the lab's recogniser reads a batch dimension "
+                                "(Triton itself also loads a model with max_batch_size 0)"),
+    "config_controls": N_("the lab's recogniser needs control inputs for {missing:text} under sequence_batching "
+                          "(to Triton every control input is optional)"),
     "config_preferred_batch_size": N_("oldest.preferred_batch_size cannot exceed max_batch_size"),
     "config_state_key": N_("parameter state_key must be one of {choices:text}"),
-    "config_corrid_needs_sequence": N_("state_key 'corrid' needs sequence_batching: the dynamic batcher sends no correlation ID"),
+    "config_corrid_needs_sequence": N_("this lab takes state_key 'corrid' only with sequence_batching: the dynamic batcher passes "
+                                       "each request's correlation ID but no CORRID control input, and keeps no sequence on one "
+                                       "instance"),
     "config_honour_ready": N_("parameter honour_ready must be 'true' or 'false'"),
     "triton_refused": N_("Triton refused the deployment (`{message:text}`); the previous one keeps serving."),
     # the class's share of the server (app/lab/deployment/loaded_models.py)

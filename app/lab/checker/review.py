@@ -98,12 +98,13 @@ _MCDOC = "server docs/user_guide/model_configuration.md"
 SOURCES: dict[ReviewCode, str] = {
     ReviewCode.IDLE_TIMEOUT_DEFAULT: f"{_PROTO}:L1557-L1567; {_UTILS}:L748-L753; core src/constants.h:L92",
     ReviewCode.IDLE_TIMEOUT_BELOW_THINK: f"{_PROTO}:L1557-L1567; {_SEQ}:L1059-L1093",
-    ReviewCode.DIRECT_WITHOUT_READY: f"{_SEQ}:L1734-L1781; {_ARCH}:L239-L249",
+    ReviewCode.DIRECT_WITHOUT_READY: f"{_SEQ}:L1734-L1781; {_ARCH}:L239-L249; python_backend src/python_be.cc:L262-L278",
     ReviewCode.CORRID_TRUNCATED: f"{_SEQ}:L1342-L1344, L1384-L1388; {_UTILS}:L1532-L1555",
     ReviewCode.CORRID_SIGN_WRAPS: f"{_SEQ}:L1342-L1344, L1384-L1388; {_UTILS}:L1532-L1555",
     ReviewCode.CORRID_STRING_IDS_INTEGER_TYPE: f"{_SEQ}:L1342-L1344, L1376-L1383",
     ReviewCode.CORRID_INTEGER_IDS_STRING_TYPE: f"{_SEQ}:L1344-L1349, L1384-L1388",
-    ReviewCode.STRING_ID_TOO_LONG: f"core src/constants.h:L93; {_SEQ}:L1344-L1349, L1376-L1383",
+    ReviewCode.STRING_ID_TOO_LONG: ("core src/tritonserver.cc:L1848-L1853; server src/http_server.cc:L2876-L2877; "
+                                   "server src/grpc/infer_handler.cc:L223-L224; python_backend src/request_executor.cc:L363-L364"),
     ReviewCode.STRING_CORRID_PYTHON: f"{_SEQ}:L1343-L1349, L1376-L1383; python_backend src/python_be.cc:L443-L449",
     ReviewCode.IMPLICIT_STATE_UNSUPPORTED: f"{_ARCH}:L299-L303",
     ReviewCode.DIRECT_QUEUE_DELAY_IGNORED: f"{_PROTO}:L1457-L1470; {_SEQ}:L1696-L1699",
@@ -111,7 +112,7 @@ SOURCES: dict[ReviewCode, str] = {
     ReviewCode.CAPACITY_BELOW_SESSIONS: f"{_SEQ}:L160-L170; {_ARCH}:L461-L472; {_PROTO}:L1486-L1493",
     ReviewCode.DIRECT_ONE_SLOT: f"{_SEQ}:L160-L164, L1460",
     ReviewCode.DYNAMIC_NO_BATCHING: f"core src/dynamic_batch_scheduler.cc:L92; {_MCDOC}:L112-L127",
-    ReviewCode.OLDEST_WITHOUT_CORRID: f"{_ARCH}:L533-L544",
+    ReviewCode.OLDEST_WITHOUT_CORRID: f"{_ARCH}:L533-L544; {_PROTO}:L1473-L1493",
     ReviewCode.DECOUPLED_PRESERVE_ORDERING: f"{_PROTO}:L1513-L1534",
     ReviewCode.NO_ROLLBACK_VERSION: f"{_MCDOC}:L635-L660; {_UTILS}:L727-L732; core src/model_repository_manager/model_lifecycle.cc:L116-L141",
     ReviewCode.NO_CONFIG_FILE: f"{_MCDOC}:L270-L323",
@@ -128,7 +129,7 @@ LESSONS: dict[ReviewCode, str] = {
     ReviewCode.CORRID_SIGN_WRAPS: "sequence-batcher#correlation-id-types",
     ReviewCode.CORRID_STRING_IDS_INTEGER_TYPE: "sequence-batcher#correlation-id-types",
     ReviewCode.CORRID_INTEGER_IDS_STRING_TYPE: "sequence-batcher#correlation-id-types",
-    ReviewCode.STRING_ID_TOO_LONG: "sequence-batcher#correlation-id-types",
+    ReviewCode.STRING_ID_TOO_LONG: "sequence-batcher#requests-it-refuses",
     ReviewCode.STRING_CORRID_PYTHON: "sequence-batcher#correlation-id-types",
     ReviewCode.IMPLICIT_STATE_UNSUPPORTED: "sequence-batcher#implicit-state-management",
     ReviewCode.DIRECT_QUEUE_DELAY_IGNORED: "direct-vs-oldest#queue-delay-under-direct",
@@ -143,7 +144,7 @@ LESSONS: dict[ReviewCode, str] = {
     ReviewCode.NOT_CHECKED: "choosing-and-rolling-out#check-the-configuration-on-the-target",
 }
 
-# core src/constants.h:L92-L93 at r24.10.
+# core src/constants.h:L92-L93 at r24.10; the C API refuses a longer string ID (tritonserver.cc:L1848-L1853).
 IDLE_DEFAULT_US = 1_000_000
 STRING_ID_MAX_BYTES = 128
 # The model's CORRID tensor gets the ID's low bytes (SetControlTensors copies GetDataTypeByteSize
@@ -341,8 +342,6 @@ def _corrid(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]
     if data_type == "TYPE_STRING":
         if expect.max_corrid is not None:
             out.append(_finding(ReviewCode.CORRID_INTEGER_IDS_STRING_TYPE, field, data_type=data_type, buffer=4 + STRING_ID_MAX_BYTES))
-        if expect.string_corrid_length is not None and expect.string_corrid_length > STRING_ID_MAX_BYTES:
-            out.append(_finding(ReviewCode.STRING_ID_TOO_LONG, field, length=expect.string_corrid_length, max_bytes=STRING_ID_MAX_BYTES))
         return out
     if data_type not in CORRID_TYPES:
         return out  # Triton refuses any other type at load (ValidateModelConfig) with its own message
@@ -358,6 +357,16 @@ def _corrid(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]
             out.append(_finding(ReviewCode.CORRID_SIGN_WRAPS, field, data_type=data_type, max_corrid=expect.max_corrid,
                                 largest=largest))
     return out
+
+
+def _string_id_length(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]:
+    # The C API refuses the request before any scheduler, whatever the CORRID type or whether the
+    # model declares one (TRITONSERVER_InferenceRequestSetCorrelationIdString); HTTP, gRPC and BLS
+    # all set a string ID through it.
+    if expect.string_corrid_length is not None and expect.string_corrid_length > STRING_ID_MAX_BYTES:
+        return [_finding(ReviewCode.STRING_ID_TOO_LONG, "sequence_batching", length=expect.string_corrid_length,
+                         max_bytes=STRING_ID_MAX_BYTES)]
+    return []
 
 
 def _state(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]:
@@ -424,10 +433,12 @@ def _unbatched(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFindi
 
 
 def _oldest_corrid(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]:
-    if strategy(config) != "oldest" or config.max_batch_size < 2 or config.sequence_batching.state:
+    # What mixes sessions is several open sequences per instance (max_candidate_sequences, which may
+    # exceed max_batch_size), not wide batches: with max_batch_size 1 every request runs in row 0.
+    if strategy(config) != "oldest" or slots_per_instance(config) < 2 or config.sequence_batching.state:
         return []
     if control_input(config, mc.ModelSequenceBatching.Control.CONTROL_SEQUENCE_CORRID) is None:
-        return [_finding(ReviewCode.OLDEST_WITHOUT_CORRID, "sequence_batching.control_input", max_batch_size=config.max_batch_size)]
+        return [_finding(ReviewCode.OLDEST_WITHOUT_CORRID, "sequence_batching.control_input", candidates=slots_per_instance(config))]
     return []
 
 
@@ -452,8 +463,9 @@ def _versions(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFindin
     return []
 
 
-_CHECKS = (_idle, _ready, _corrid, _state, _direct_delay, _preferred, _capacity, _unbatched, _oldest_corrid, _decoupled_order, _versions)
-_SEQUENCE_ONLY = {_idle, _ready, _corrid, _state}
+_CHECKS = (_idle, _ready, _corrid, _string_id_length, _state, _direct_delay, _preferred, _capacity, _unbatched, _oldest_corrid,
+           _decoupled_order, _versions)
+_SEQUENCE_ONLY = {_idle, _ready, _corrid, _string_id_length, _state}
 
 
 def review(config: mc.ModelConfig, expect: Expectations = Expectations()) -> list[ReviewFinding]:

@@ -37,12 +37,13 @@ FINDINGS = {
     "honoured_verdicts": N_("READY honoured: verdicts {verdicts:verdicts}, with {skipped:count} padding rows skipped."),
     # explanation
     "direct_width": N_(
-        "Direct gives each sequence a fixed slot, and every execution hands the model a batch as wide as the highest "
-        "occupied slot."
+        "Direct gives each sequence a fixed slot, and every execution hands the model a batch that reaches up to the "
+        "highest slot with a request ready."
     ),
     "padding_request": N_(
-        "A slot whose session is alive but has not sent its next chunk yet, and any empty slot below the highest busy "
-        "one, gets a padding request: READY = 0, CORRID = 0, and input data that is not initialised."
+        "Each slot below the highest ready one that has no request ready, whether empty or held by a session that has "
+        "not sent its next chunk yet, gets a padding request: READY = 0, CORRID = 0, and input data that is not "
+        "initialised. So a waiting session's slot gets one only when a higher slot of the same instance has a request ready."
     ),
     "this_run": N_("This run produced {padding:count} such rows."),
     "folded": N_(

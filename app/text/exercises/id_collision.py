@@ -54,7 +54,8 @@ FINDINGS = {
     "seen_apart": N_("On this run both transcripts came back intact: the two streams did not overlap in time."),
     "log_only_trace": N_(
         "The only trace on the server side is a WARNING in Triton's log (quoted in the log panel): the sequence "
-        "'has a conflict' and the previous one 'will be terminated early'. The clients get no error for it."
+        "'has a conflict' and the previous one 'will be terminated early'. Despite those words nothing is ended: both "
+        "clients carry on as one sequence. The clients get no error for it."
     ),
     "fix": N_(
         "Nothing in the server can tell two clients apart by ID; the fix is on the client side: IDs unique across "

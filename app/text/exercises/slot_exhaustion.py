@@ -51,8 +51,9 @@ FINDINGS = {
     ),
     "slots_not_server": N_("The server is not overloaded; its slots are."),
     "oldest_same": N_(
-        "Oldest does not add capacity either: it batches differently, but a sequence still needs one of its "
-        "candidate places until END."
+        "At the same slot count oldest adds no capacity: it batches differently, but a sequence still needs one of "
+        "its candidate places until END. Its capacity is max_candidate_sequences, which may exceed max_batch_size, "
+        "so oldest holds more only when that is set higher."
     ),
     "cure": N_(
         "The cure is more slots (max_batch_size / max_candidate_sequences) or instances, clients that send END "
