@@ -8,6 +8,7 @@ src/model_config_utils.cc lines 2280-2305, protobuf's JSON parser, ignore_unknow
 """
 from __future__ import annotations
 
+import contextlib
 import json
 
 import pytest
@@ -17,6 +18,7 @@ from app.lab.deployment import deployments
 from app.lab.observation.server_log import Level, LogCode, LogWindow
 from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import recogniser_config, send, unique_name
+from tests.waiting import wait_for_log
 
 ONEOF_ERROR = "invalid value oneof field 'scheduling_choice' is already set. Cannot set 'dynamic_batching' for type oneof"
 
@@ -66,3 +68,28 @@ def test_both_batchers_in_one_config_fail_to_load(lab_server, load):
     reasons = [(e.level, e.message) for e in window.entries() if "Poll failed" in e.message]
     assert reasons == [(Level.ERROR, f"Poll failed for model directory '{name}': : {ONEOF_ERROR}") for name in (fresh, serving)]
     assert not window.select(model=serving, codes=[LogCode.MODEL_UNLOADED, LogCode.MODEL_LOADING])
+
+
+def test_response_cache_with_sequence_batching_fails_to_load(lab_server):
+    """The response cache does not support the sequence batcher: a sequence-batched config that
+    sets response_cache { enable: true } is refused when the model loads, and the model never
+    becomes ready; the same config without the cache loads.
+
+    Source: core r24.10 src/model_config_utils.cc lines 1500-1510 (ValidateModelConfig: "Response
+    Cache does not currently support model ... with sequence batching scheduler").
+    """
+    control = lab_server.client(timeout_s=300)
+    name = unique_name("rules_cache")
+    config = recogniser_config(name, slots=2)
+    config.response_cache.enable = True
+    window = LogWindow.start(lab_server)
+    try:
+        with pytest.raises(InferenceServerException) as refused:
+            control.load_model(name, config=deployments.to_json(config), files={"file:1/model.py": deployments.RECOGNISER_CODE.read_bytes()})
+        assert not control.is_model_ready(name)
+    finally:
+        with contextlib.suppress(InferenceServerException):
+            control.unload_model(name)
+    assert refused.value.message() == f"failed to load '{name}', failed to poll from model repository"
+    reason = f"Response Cache does not currently support model {name} with sequence batching scheduler"
+    wait_for_log(window, lambda entries: any(reason in e.message for e in entries), "why the cached config was refused")

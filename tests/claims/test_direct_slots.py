@@ -51,6 +51,25 @@ def test_padding_rows_reach_only_highest_ready_slot(direct_model, client):
         send(client, direct_model, corrid, corrid, end=True)
 
 
+def test_direct_batch_reaches_the_highest_ready_slot_not_the_highest_occupied(direct_model, client):
+    """With all four slots held by open sequences, a request of the sequence in slot 0 runs alone,
+    as a batch of 1, and one of slot 2 as a batch of 3: the batch ends at the highest slot that
+    has a request ready, not at the highest slot a sequence occupies (which would give 4). So a
+    waiting sequence's slot gets a padding row only when a higher slot of its instance is ready.
+
+    Source: core r24.10 src/sequence_batch_scheduler/sequence_batch_scheduler.cc lines 1661-1691
+    (max_seq_slot is the last slot whose queue holds a request) and 1733-1734 (requests are
+    collected from slot 0 to max_seq_slot).
+    """
+    ids = unique_ids(4)
+    assert [send(client, direct_model, x, x, start=True).slot for x in ids] == [0, 1, 2, 3]
+    lowest = send(client, direct_model, ids[0], ids[0])
+    middle = send(client, direct_model, ids[2], ids[2])
+    assert [(r.slot, r.batch) for r in (lowest, middle)] == [(0, 1), (2, 3)]
+    for corrid in ids:
+        send(client, direct_model, corrid, corrid, end=True)
+
+
 def test_new_sequence_takes_lowest_free_slot(direct_model, client):
     """A new sequence gets the lowest-numbered free slot (of the instance's batcher): after
     slot 1 and then slot 0 are freed, the next two sequences take 1 and 0, the one after

@@ -18,7 +18,20 @@ import tritonclient.http as http
 from tritonclient.grpc import model_config_pb2 as mc
 
 from app.lab.observation import server_stats, server_trace
-from tests.claims.helpers import GATE_CODE, PROBE_CODE, deployed, gate_config, gate_inputs, gate_reply, probe_config, unique_name
+from app.lab.scenario.ids import unique_ids
+from tests.claims.helpers import (
+    FLAG_END,
+    FLAG_START,
+    GATE_CODE,
+    PROBE_CODE,
+    STRING_ID,
+    deployed,
+    gate_config,
+    gate_inputs,
+    gate_reply,
+    probe_config,
+    unique_name,
+)
 
 MODEL = "claims_batch_probe"
 REQUESTS = 14
@@ -213,3 +226,27 @@ def test_delay_policy_lets_a_later_request_overtake_an_expired_one(lab_server, l
     queue_start = {name: trace.loc[f"{run_id}:{name}", "queue_start_ns"] for name in tags}
     assert queue_start["X"] < queue_start["Y"] < queue_start["Z"], "X arrived first"
     assert trace.loc[f"{run_id}:Y", "compute_start_ns"] > queue_start["X"] + EXPIRES_US * 1000, "X had expired when Y overtook it"
+
+
+def test_dynamic_batcher_passes_the_correlation_id_to_the_model(load, gate, client):
+    """The dynamic batcher does not drop a request's correlation ID: a Python model reads it
+    with request.correlation_id() (an int, or a str for a string ID) and its flags with
+    request.flags(), exactly as the client sent them. What the dynamic batcher does not give
+    is a CORRID control input (a model without sequence_batching declares none), and it keeps
+    no sequence together: the ID is only carried along.
+
+    Source: core r24.10 src/backend_model.cc lines 1136-1148 (TRITONBACKEND_RequestCorrelationId
+    reads the request's own ID, whatever the scheduler) and src/infer_request.cc lines 105-112;
+    python_backend r24.10 src/python_be.cc lines 262-282 (the backend reads each request's ID,
+    as a number or a string, and its flags).
+    """
+    model = load(gate_config(unique_name("dynamic_corrid"), gate.folder, scheduler="dynamic", max_batch_size=2), code=GATE_CODE)
+    (corrid,) = unique_ids(1)
+    numbered = gate_reply(client.infer(model, gate_inputs(http, 1), sequence_id=corrid, sequence_start=True))
+    ended = gate_reply(client.infer(model, gate_inputs(http, 2), sequence_id=corrid, sequence_end=True))
+    text_id = f"learner-{corrid}"
+    named = gate_reply(client.infer(model, gate_inputs(http, 3), sequence_id=text_id))
+    plain = gate_reply(client.infer(model, gate_inputs(http, 4)))
+    assert [(r["CORRELATION_ID"], r["FLAGS"]) for r in (numbered, ended, plain)] == [(corrid, FLAG_START), (corrid, FLAG_END), (0, 0)]
+    assert (named["CORRELATION_ID"], named["ID_TEXT"]) == (STRING_ID, text_id)
+    assert numbered["CORRID_IN"] == numbered["READY_IN"] == -1  # no control input: the config has no sequence_batching

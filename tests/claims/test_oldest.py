@@ -104,3 +104,38 @@ def test_oldest_with_max_batch_size_1_holds_several_sequences(lab_server, load, 
     slots = {e.corrid: e.values["slot"] for e in window.select(model=model, corrids=[a, b, c], codes=[LogCode.SEQUENCE_ENQUEUED])}
     assert sorted(slots.values()) == ["0", "1", "2"]  # three candidate slots of the one instance
     assert [e.corrid for e in window.select(model=model, codes=[LogCode.BACKLOG_ENQUEUED])] == [str(d)]
+
+
+def test_oldest_with_more_candidates_than_max_batch_size_holds_more_sequences(lab_server, load, client):
+    """Under `oldest` the sequences an instance holds at once are max_candidate_sequences, which may
+    exceed max_batch_size: with max_batch_size 2 and 4 candidates, one instance holds four open
+    sequences (a direct instance with max_batch_size 2 holds two), every batch still has at most
+    two rows, and only a fifth sequence waits in the backlog.
+
+    Source: core r24.10 src/sequence_batch_scheduler/sequence_batch_scheduler.cc lines 160-171
+    (seq_slot_cnt_ is oldest.max_candidate_sequences when set) and 318-323 (that many slots per
+    instance); common r24.10 protobuf/model_config.proto lines 1473-1493 (StrategyOldest:
+    'max_candidate_sequences' can be greater than the model's 'max_batch_size').
+    """
+    config = recogniser_config(unique_name("oldest_2x4"), scheduler="oldest", instances=1, slots=4, state_key="corrid")
+    config.max_batch_size = 2
+    model = load(config)
+    ids = unique_ids(5)
+    with raised_verbosity(lab_server, 1):
+        window = LogWindow.start(lab_server)
+        started = [send(client, model, x, x, start=True) for x in ids[:4]]
+        fifth = ThreadPoolExecutor(max_workers=1)
+        waiting = fifth.submit(send, lab_server.client(), model, ids[4], ids[4], start=True)
+        wait_for_log(window, has_line(LogCode.BACKLOG_ENQUEUED, ids[4], model), f"CORRID {ids[4]} in the backlog")
+        assert not waiting.done()
+        steps = [send(client, model, x, x) for x in reversed(ids[:4])]  # all four are open at once
+        send(client, model, ids[0], ids[0], end=True)
+        waiting.result(timeout=60)
+        fifth.shutdown()
+    for corrid in ids[1:]:
+        send(client, model, corrid, corrid, end=True)
+    assert all(r.batch <= 2 for r in (*started, *steps))
+    assert [r.state_owner for r in steps] == list(reversed(ids[:4]))  # each kept its own state
+    slots = {e.corrid: e.values["slot"] for e in window.select(model=model, corrids=ids[:4], codes=[LogCode.SEQUENCE_ENQUEUED])}
+    assert sorted(slots.values()) == ["0", "1", "2", "3"]  # four candidate slots of the one instance
+    assert [e.corrid for e in window.select(model=model, codes=[LogCode.BACKLOG_ENQUEUED])] == [str(ids[4])]

@@ -16,6 +16,7 @@ from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import FLAG_END, FLAG_START, GATE_CODE, STRING_ID, gate_config, gate_inputs, gate_reply, unique_name
 
 PADDING = (0, 0, 0, 0)  # correlation_id(), flags(), READY, CORRID of a padding row
+NO_ROW = -1  # the gate probe's value for a control input the config does not declare
 
 
 def test_model_sees_correlation_id_and_flags(load, gate, client):
@@ -52,3 +53,32 @@ def test_model_sees_correlation_id_and_flags(load, gate, client):
     text_id = f"learner-{c}"
     as_string = send(text_id, sequence_start=True, sequence_end=True)
     assert (as_string["ID_TEXT"], as_string["CORRELATION_ID"], as_string["FLAGS"]) == (text_id, STRING_ID, FLAG_START | FLAG_END)
+
+
+def test_padding_rows_without_ready_carry_correlation_id_zero(load, gate, client):
+    """A direct model that declares no control input at all still gets padding rows, and can
+    tell them apart: request.correlation_id() is 0 on a padding row, never on a real request of
+    a sequence (a sequence-batched model refuses ID 0). With sequences in slots 0 and 1 of one
+    instance, a request of slot 1 alone runs as a batch of 2 whose row 0 has ID 0 and flags 0.
+
+    Source: core r24.10 src/sequence_batch_scheduler/sequence_batch_scheduler.cc lines
+    1758-1767 (a padding row is CopyAsNull of a real request, its controls set with CORRID 0 and
+    not_ready) and src/infer_request.cc lines 509-520 (the copy is a new request: correlation ID
+    0, no flags); src/sequence_batch_scheduler/sequence_utils.h lines 38-56 (ID 0 refused);
+    python_backend r24.10 src/python_be.cc lines 262-278 (the model reads each request's ID).
+    """
+    model = load(gate_config(unique_name("no_controls"), gate.folder, max_batch_size=2, controls=()), code=GATE_CODE)
+
+    def send(corrid, **flags):
+        return gate_reply(client.infer(model, gate_inputs(http, 7), sequence_id=corrid, **flags))
+
+    a, b = unique_ids(2)
+    first = send(a, sequence_start=True)
+    second = send(b, sequence_start=True)
+    alone = send(b)
+    assert (first["ROW"], first["BATCH_SIZE"], second["ROW"], second["BATCH_SIZE"]) == (0, 1, 1, 2)
+    no_control = (NO_ROW, NO_ROW)  # READY and CORRID: not declared
+    assert alone["ROWS"] == [(0, 0, *no_control), (b, 0, *no_control)]
+    assert (alone["CORRELATION_ID"], alone["SEEN"]) == (b, 2)
+    for corrid in (a, b):
+        send(corrid, sequence_end=True)

@@ -179,3 +179,31 @@ def test_a_backlogged_sequence_is_not_reaped_while_it_waits(lab_server, load, ga
     (queued,) = window.select(corrids=[waiting], codes=[LogCode.BACKLOG_ENQUEUED])
     found = next(e for e in window.entries() if e.message == f"Reaper: found idle CORRID {waiting}")
     assert log_gap_s(queued, found) >= IDLE_US / 1e6 - 0.01
+
+
+def test_idle_line_follows_a_sequence_that_ended_normally(lab_server, load, gate, client):
+    """The reaper's "max sequence idle exceeded" line is no sign of a reaped sequence by itself:
+    Triton also writes it about one window after a sequence that ended with END, because END does
+    not clear the arrival time the reaper keeps per ID. For such an ID the reaper finds no slot
+    and no backlog, writes "ignoring stale idle CORRID" and forgets it; no "force-ending" line
+    follows, which is the one line that means a live sequence was ended.
+
+    Source: core r24.10 src/sequence_batch_scheduler/sequence_batch_scheduler.cc line 751
+    (Enqueue records every request's arrival per correlation ID, the END request's too),
+    846-851 (END only forgets the slot mapping) and 1076-1110 (ReaperThread: "max sequence idle
+    exceeded" for every ID past the window; a force-end only for an ID that still holds a slot,
+    "ignoring stale idle CORRID" for one that holds neither slot nor backlog).
+    """
+    model = _window_model(load, gate, "window_ended")
+    (corrid,) = unique_ids(1)
+    with raised_verbosity(lab_server, 1):
+        window = LogWindow.start(lab_server)
+        reply = gate_reply(client.infer(model, gate_inputs(http, corrid), sequence_id=corrid, sequence_start=True, sequence_end=True))
+        assert reply["FLAGS"] == 3  # START and END: the sequence is over
+        wait_for_log(window, has_line(LogCode.REAPER_IDLE, corrid), f"the idle line for the ended CORRID {corrid}")
+        wait_for_log(window, lambda es: any(e.message == f"Reaper: ignoring stale idle CORRID {corrid}" for e in es),
+                     f"the reaper forget CORRID {corrid}")
+    (arrived,) = window.select(model=model, corrids=[corrid], codes=[LogCode.SEQUENCE_ENQUEUED])
+    (idle,) = window.select(corrids=[corrid], codes=[LogCode.REAPER_IDLE])
+    assert log_gap_s(arrived, idle) >= IDLE_US / 1e6 - 0.01
+    assert not window.select(corrids=[corrid], codes=[LogCode.REAPER_FORCE_END])

@@ -166,3 +166,25 @@ def test_string_id_longer_than_128_characters_is_refused(lab_server, models):
     model = models["string"]
     status, refused = _raw_infer(lab_server, model, {"sequence_id": _string_id(129), "sequence_start": True, "sequence_end": True})
     assert (status, refused) == (501, {"error": "string correlation ID cannot be longer than 128 characters"})
+
+
+def test_string_id_longer_than_128_characters_is_refused_over_grpc(lab_server, models):
+    """gRPC sets a string correlation ID through the same C API call as HTTP, so the same cap
+    holds: a 129-character ID is refused with UNSUPPORTED, which gRPC reports as UNIMPLEMENTED,
+    before any scheduler sees the request; 128 characters are served.
+
+    Source: server r24.10 src/grpc/infer_handler.cc lines 221-224 (a string sequence_id goes to
+    TRITONSERVER_InferenceRequestSetCorrelationIdString) and src/grpc/grpc_utils.cc lines 101-102
+    (UNSUPPORTED maps to grpc::StatusCode::UNIMPLEMENTED); core r24.10 src/tritonserver.cc lines 1848-1853.
+    """
+    channel = grpc.InferenceServerClient(lab_server.grpc_url)
+    try:
+        with pytest.raises(InferenceServerException) as refused:
+            channel.infer(models["string"], gate_inputs(grpc, 1), sequence_id=_string_id(129), sequence_start=True, sequence_end=True)
+        served = gate_reply(channel.infer(models["string"], gate_inputs(grpc, 1), sequence_id=_string_id(128),
+                                          sequence_start=True, sequence_end=True))
+    finally:
+        channel.close()
+    assert (refused.value.status(), refused.value.message()) == (
+        "StatusCode.UNIMPLEMENTED", "string correlation ID cannot be longer than 128 characters")
+    assert served["FLAGS"] == 3

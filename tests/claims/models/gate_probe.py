@@ -41,6 +41,9 @@ class TritonPythonModel:
         controls = config.get("sequence_batching", {}).get("control_input", [])
         # A TYPE_STRING CORRID arrives as BYTES, which DLPack cannot carry: the probe reads only numbers.
         self.read_corrid = not any(c.get("data_type") == "TYPE_STRING" for ci in controls for c in ci.get("control", []))
+        # Under the sequence batcher a real request always has a correlation ID (0 and "" are refused),
+        # so a row with ID 0 is padding even where the config declares no READY control.
+        self.sequence = "sequence_batching" in config
 
     def _scalar(self, request, name):
         tensor = pb_utils.get_input_tensor_by_name(request, name)
@@ -73,10 +76,11 @@ class TritonPythonModel:
         for row, request in enumerate(requests):
             tag = self._scalar(request, "TAG")
             cid, flags, ready = request.correlation_id(), int(request.flags()), rows[row][2]
-            if ready != 0 and self._scalar(request, "HOLD") == 1:  # a padding row's inputs are garbage
+            padding = ready == 0 or (self.sequence and cid in (0, ""))
+            if not padding and self._scalar(request, "HOLD") == 1:  # a padding row's inputs are garbage
                 self._gate(request, tag)
             seen = 0
-            if ready != 0 and cid not in (0, ""):  # a padding row (READY 0) is no request of a sequence
+            if not padding and cid not in (0, ""):  # a padding row (READY 0, or ID 0) is no request of a sequence
                 if flags & pb_utils.TRITONSERVER_REQUEST_FLAG_SEQUENCE_START:
                     self.seen[cid] = 0
                 seen = self.seen.get(cid, 0) + 1
