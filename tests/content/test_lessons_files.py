@@ -177,9 +177,9 @@ def test_checks_do_not_repeat_bank_items(lessons, items):
 def test_body_shape(lessons, name):
     _, body = lessons[name]
     words = prose_words(body)
-    # Lessons 4, 5 and 7 carry most of the Triton facts issues 8 and 18 added (lesson 4, the sequence
-    # batcher's rules, about 1800 words), hence the upper bound.
-    assert 400 <= words <= 1900, f"{name}: body has {words} words"
+    # Lessons 4, 5 and 7 carry most of the Triton facts issues 8 and 18 added, and issue 23's version
+    # notes (lesson 4, the sequence batcher's rules, about 2000 words), hence the upper bound.
+    assert 400 <= words <= 2100, f"{name}: body has {words} words"
     headings = section_headings(body)
     assert len(headings) >= 3, f"{name}: needs '## ' sections"
     slugs = [anchor(h) for h in headings]
