@@ -8,14 +8,19 @@ Two kinds of table, told apart by their header:
   release, an issue, NVIDIA's documentation, a seed or the lab) and its proof (a test, a live
   element, or why it is not shown);
 - sentence rows (`Section | English | Chinese | Fact`): each maps one lesson sentence, in each
-  language, to fact rows by a short fragment quoted from that sentence.
+  language, to fact rows by a short fragment quoted from that sentence;
+- text rows (`Module | English | Fact`): each maps one message of a module of app/text/ (the words
+  around the lessons: review findings, checker words, log readings, presets, problems, exercise
+  and rollout words), by a fragment of its English msgid, to fact rows; the row covers that
+  message in every language, since each catalog holds the translation of that same message.
 
 The rule for which sentences must be mapped ("behavioural" sentences) is written once, in the
 "Which sentences need a row" block of COVERAGE.md, and read from there: this module implements
-it (units(), behavioural()) and fails for every behavioural sentence that no row maps.
+it (units(), behavioural()) and fails for every behavioural sentence that no row maps, in the
+lessons and in app/text/ (a message is behavioural when a sentence of it is, in any language).
 
-`.venv/bin/python -m tests.content.test_coverage` prints the unmapped sentences with a suggested
-fragment for each, ready to be given a fact.
+`.venv/bin/python -m tests.content.test_coverage` prints the unmapped sentences and messages with a
+suggested fragment for each, ready to be given a fact.
 """
 from __future__ import annotations
 
@@ -32,7 +37,8 @@ import yaml
 from tritonclient.grpc import model_config_pb2
 
 from app.content.lessons import heading_parts, lessons_dir, load_lessons
-from app.i18n import languages
+from app.i18n import SOURCE_LANGUAGE, languages, words
+from app.i18n.catalogs import extract
 from app.ui.lesson_body import split_sections
 from tests import mirrors
 
@@ -45,6 +51,8 @@ LIVE_FILE = REPO / "app" / "ui" / "live" / "__init__.py"
 LANGS = languages()
 FACT_COLUMNS = ["Id", "Fact", "Lesson section", "Quiz items", "Source", "Proof"]
 MAP_COLUMNS = ["Section", "English", "Chinese", "Fact"]
+TEXT_COLUMNS = ["Module", "English", "Fact"]
+TEXT_DIR = "app/text/"
 SKIPPED_SECTIONS = {"try-it"}  # says what the live element below shows, not what Triton does
 
 REPOS = r"server|core|common|client|python_backend|backend|vllm_backend|tensorrtllm_backend"
@@ -62,6 +70,7 @@ SECTION_LINK = re.compile(r"^`([a-z0-9-]+)#([a-z0-9-]+)`$")
 ITEM_CELL = re.compile(r"^`([a-z0-9]+(?:-[a-z0-9]+)*)`$")
 FACT_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 TEST_PROOF = re.compile(r"^`(tests/[\w/]+\.py)::(test_\w+)`$")
+MODULE_CELL = re.compile(r"^`(app/text/[\w/]+\.py)`$")
 FRAGMENT = re.compile(r'^"(.+)"$')
 NONE = "—"
 
@@ -181,6 +190,37 @@ def lesson_units(lang: str) -> dict[str, list[str]]:
     return sections
 
 
+# --------------------------------------------------------------- text units
+
+
+_PLACEHOLDER = re.compile(r"\{[^{}]*\}")
+
+
+@lru_cache(maxsize=1)
+def text_messages() -> dict[str, list[str]]:
+    """'app/text/<path>.py' -> the English messages (msgids) marked in that module, in order, as the
+    catalog build extracts them (app/i18n/catalogs.py)."""
+    found: dict[str, list[str]] = {}
+    for message in extract():
+        if not message.id:
+            continue
+        for ident in message.id if isinstance(message.id, tuple) else (message.id,):
+            for filename, _line in message.locations:
+                if filename.startswith(TEXT_DIR) and ident not in found.setdefault(filename, []):
+                    found[filename].append(ident)
+    return found
+
+
+def message_texts(message: str) -> dict[str, str]:
+    """A message in every language, its {placeholders} blanked so their names count as no words."""
+    return {lang: _PLACEHOLDER.sub("…", message if lang == SOURCE_LANGUAGE else words(lang)(message)) for lang in LANGS}
+
+
+def behavioural_message(message: str) -> bool:
+    """A message needs a row when a sentence of it is behavioural in any language."""
+    return any(behavioural(sentence, lang) for lang, text in message_texts(message).items() for sentence in split_sentences(text, lang))
+
+
 def normal(text: str, lang: str) -> str:
     """What a fragment is compared on: no backticks or emphasis, single spaces, English in lower case."""
     text = " ".join(text.replace("`", "").replace("**", "").split())
@@ -217,13 +257,17 @@ def tables(path: Path = COVERAGE) -> dict[tuple[str, ...], list[Row]]:
 
 def fact_rows(path: Path = COVERAGE) -> list[Row]:
     found = tables(path)
-    unknown = [h for h in found if list(h) not in (FACT_COLUMNS, MAP_COLUMNS)]
-    assert not unknown, f"COVERAGE.md tables must have the columns {FACT_COLUMNS} or {MAP_COLUMNS}: {unknown}"
+    unknown = [h for h in found if list(h) not in (FACT_COLUMNS, MAP_COLUMNS, TEXT_COLUMNS)]
+    assert not unknown, f"COVERAGE.md tables must have the columns {FACT_COLUMNS}, {MAP_COLUMNS} or {TEXT_COLUMNS}: {unknown}"
     return found.get(tuple(FACT_COLUMNS), [])
 
 
 def map_rows(path: Path = COVERAGE) -> list[Row]:
     return tables(path).get(tuple(MAP_COLUMNS), [])
+
+
+def text_rows(path: Path = COVERAGE) -> list[Row]:
+    return tables(path).get(tuple(TEXT_COLUMNS), [])
 
 
 def split_cell(cell: str, separator: str) -> list[str]:
@@ -273,8 +317,9 @@ def fact_problems(path: Path = COVERAGE) -> tuple[list[str], list[str]]:
         ids.add(fact_id)
         if not fact:
             problems.append(f"{where}: empty fact")
-        links = split_cell(sections, ",")
-        if not links:
+        # `none`: no lesson teaches the fact; only words of app/text/ say it (a text row must map it).
+        links = [] if sections == "none" else split_cell(sections, ",")
+        if not links and sections != "none":
             problems.append(f"{where}: no lesson section")
         for link in links:
             match = SECTION_LINK.match(link)
@@ -364,14 +409,58 @@ def map_problems(path: Path = COVERAGE, units_by_lang: dict[str, dict[str, list[
             if len(hits) != 1:
                 problems.append(f"{where}: {lang} fragment {quoted.group(1)!r} matches {len(hits)} sentences of {section}, want 1")
             mapped[lang].update((section, i) for i in hits)
-    for fact_id in sorted(set(facts) - used_facts):
-        problems.append(f"COVERAGE.md:{facts[fact_id].line}: fact {fact_id} maps no lesson sentence")
+    text_problems, text_facts = text_map_problems(path, facts)
+    problems += text_problems
+    for fact_id in sorted(set(facts) - used_facts - text_facts):
+        problems.append(f"COVERAGE.md:{facts[fact_id].line}: fact {fact_id} maps no lesson sentence or text message")
     for lang in LANGS:
         for section, sentences in units_by_lang[lang].items():
             for i, sentence in enumerate(sentences):
                 if (section, i) not in mapped[lang] and behavioural(sentence, lang):
                     problems.append(f"{lang} {section}: no row maps {sentence[:90]!r}")
     return problems
+
+
+def text_map_problems(path: Path, facts: dict[str, Row], messages: dict[str, list[str]] | None = None) -> tuple[list[str], set[str]]:
+    """(problems, facts used) of the text rows: each names a module of app/text/, a fragment found in
+    exactly one of its messages and existing facts; every behavioural message has a row."""
+    messages = messages if messages is not None else text_messages()
+    problems: list[str] = []
+    used: set[str] = set()
+    mapped: set[tuple[str, int]] = set()
+    for row in text_rows(path):
+        where = f"COVERAGE.md:{row.line}"
+        if len(row.cells) != len(TEXT_COLUMNS):
+            problems.append(f"{where}: {len(row.cells)} cells, want {len(TEXT_COLUMNS)}")
+            continue
+        module_cell, fragment_cell, fact_cell = row.cells
+        module, quoted = MODULE_CELL.match(module_cell), FRAGMENT.match(fragment_cell)
+        if not module or module.group(1) not in messages:
+            problems.append(f"{where}: {module_cell!r} is not a backticked module of app/text/ with marked words")
+            continue
+        if not quoted:
+            problems.append(f"{where}: the English fragment must be quoted with \"...\"")
+            continue
+        fragment = normal(quoted.group(1), "en")
+        texts = messages[module.group(1)]
+        hits = [i for i, message in enumerate(texts) if fragment in normal(message, "en")]
+        if len(hits) > 1:  # a whole short message ("one instance") picks itself among longer ones holding it
+            hits = [i for i in hits if normal(texts[i], "en") == fragment] or hits
+        if len(hits) != 1:
+            problems.append(f"{where}: fragment {quoted.group(1)!r} matches {len(hits)} messages of {module.group(1)}, want 1")
+        mapped.update((module.group(1), i) for i in hits)
+        ids = split_cell(fact_cell, ",")
+        if not ids:
+            problems.append(f"{where}: no fact")
+        for fact_id in ids:
+            if fact_id not in facts:
+                problems.append(f"{where}: no fact row {fact_id!r}")
+            used.add(fact_id)
+    for module, texts in messages.items():
+        for i, message in enumerate(texts):
+            if (module, i) not in mapped and behavioural_message(message):
+                problems.append(f"{module}: no row maps {message[:90]!r}")
+    return problems, used
 
 
 def test_the_rule_block_lists_words_for_every_language():
@@ -459,6 +548,27 @@ def test_an_unmapped_behavioural_sentence_fails(tmp_path):
         assert f"{lang} sequence-batcher#correctness-first: no row maps {sentence!r}" in problems
 
 
+def test_an_unmapped_behavioural_text_message_fails():
+    # A message of app/text/ that names a Triton behaviour and has no row is reported like a lesson sentence.
+    facts = {row.cells[0]: row for row in fact_rows() if len(row.cells) == len(FACT_COLUMNS)}
+    messages = {module: list(texts) for module, texts in text_messages().items()}
+    added = "The sequence batcher reorders requests by size."
+    messages["app/text/log_readings.py"].append(added)
+    problems, _ = text_map_problems(COVERAGE, facts, messages)
+    assert f"app/text/log_readings.py: no row maps {added!r}" in problems
+    assert not behavioural_message("{instances:count} × {slots:count}")  # placeholder names are no words
+
+
+def test_a_text_row_whose_fragment_no_longer_matches_fails(tmp_path):
+    text = COVERAGE.read_text(encoding="utf-8")
+    row = text_rows()[0]
+    line = text.split("\n")[row.line - 1]
+    fragment = FRAGMENT.match(row.cells[1]).group(1)
+    broken = tmp_path / "COVERAGE.md"
+    broken.write_text(text.replace(line, line.replace(fragment, "words no message says"), 1), encoding="utf-8")
+    assert any("'words no message says' matches 0 messages" in p for p in map_problems(broken))
+
+
 def test_a_row_whose_fragment_no_longer_matches_fails(tmp_path):
     text = COVERAGE.read_text(encoding="utf-8")
     row = map_rows()[0]
@@ -519,6 +629,10 @@ def main() -> None:
                 if any(p == f"{lang} {section}: no row maps {sentence[:90]!r}" for p in problems):
                     print(f"| `{section}` | " + (f'"{suggest(sentence, lang, sentences)}" | {NONE}' if lang == "en"
                           else f'{NONE} | "{suggest(sentence, lang, sentences)}"') + " | ? |")
+    for module, texts in text_messages().items():
+        for message in texts:
+            if f"{module}: no row maps {message[:90]!r}" in problems:
+                print(f'| `{module}` | "{suggest(message, "en", texts)}" | ? |')
 
 
 if __name__ == "__main__":
