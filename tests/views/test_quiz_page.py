@@ -156,6 +156,24 @@ def test_each_type_graded_once_explained_and_reviewable(quiz, open_page):
     assert ProgressStore().export_csv(link_id("page-ada")).strip().count("\n") == 0
 
 
+# The NCP-GENL guide's eight self-check questions and its worked exam item, as lessons/COVERAGE.md
+# lists them ("The NCP-GENL guide's eight self-check questions in the bank").
+SELF_CHECK = ["choose-ticket-language", "exam-chatbot-forgets", "guarantee-what-changes", "exam-order-agnostic",
+              "symptom-afternoon-peak", "symptom-no-error", "inst-capacity-proposal", "exam-tensorrt-scheduler",
+              "exam-dynamic-intended"]
+
+
+def test_the_guides_self_check_questions_are_in_the_bank_and_graded_right_through_the_page(open_page):
+    at = open_page("quiz.py", learner=link_id("page-self-check"), seed=SEED)
+    assert not at.exception and not at.error
+    for number, item_id in enumerate(SELF_CHECK, start=1):
+        item = BANK[item_id]
+        assert item.type == "single", item_id
+        answer_single(at, item, next(iter(item.correct_keys)))
+        assert at.success[0].value.startswith("Correct"), item_id
+        assert score_line(at).startswith(f"**Score {number} / {len(BANK)} · {number} of"), item_id
+
+
 def test_a_submit_without_an_answer_is_refused(quiz):
     go_to(quiz, SINGLE)
     submit(quiz, SINGLE)
