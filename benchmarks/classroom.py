@@ -50,6 +50,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -149,6 +150,19 @@ def class_run(server, deployer, mix: list[str], learners: int) -> tuple[list[Out
     return [o for o in outcomes if o is not None], wall
 
 
+def print_solo(name: str, alone: Outcome, again: list[Outcome]) -> None:
+    """One set-up's solo run, and whether later solo runs gave the same verdicts."""
+    same = sum(not a.failure and a.verdicts == alone.verdicts for a in again)
+    print(f"  {name:<20} {alone.seconds:6.2f} s  {alone.failure or alone.outcome}  "
+          f"verdicts {dict(Counter(alone.verdicts))}  refusals {len(alone.refusals)}  "
+          f"later solo runs with the same verdicts: {same}/{len(again)}")
+    for other in again:
+        if other.verdicts != alone.verdicts:
+            print(f"    a later solo run: {other.failure or dict(Counter(other.verdicts))}")
+    for msg, n in Counter(alone.refusals).most_common():
+        print(f"    {n} x {msg}")
+
+
 def report(learners: int, outcomes: list[Outcome], solo: dict[str, Outcome], wall: float, peak_mb: float | None) -> dict:
     """Print one class's figures; return them for the summary table."""
     print(f"\n== {learners} learners at once (wall {wall:.1f} s) ==")
@@ -241,16 +255,7 @@ def main() -> None:
         for name in dict.fromkeys(mix):
             press_run(server, deployer, "solo", name)  # loads the deployment: its first run is not the solo figure
             solo[name] = alone = press_run(server, deployer, "solo", name)
-            again = [press_run(server, deployer, "solo", name) for _ in range(max(0, args.solo_repeats - 1))]
-            same = sum(not a.failure and a.verdicts == alone.verdicts for a in again)
-            print(f"  {name:<20} {alone.seconds:6.2f} s  {alone.failure or alone.outcome}  "
-                  f"verdicts {dict(Counter(alone.verdicts))}  refusals {len(alone.refusals)}  "
-                  f"later solo runs with the same verdicts: {same}/{len(again)}")
-            for other in again:
-                if other.verdicts != alone.verdicts:
-                    print(f"    a later solo run: {other.failure or dict(Counter(other.verdicts))}")
-            for msg, n in Counter(alone.refusals).most_common():
-                print(f"    {n} x {msg}")
+            print_solo(name, alone, [press_run(server, deployer, "solo", name) for _ in range(max(0, args.solo_repeats - 1))])
         for learners in args.learners:
             if pgid is not None:
                 with PeakMemory(pgid) as peak:
@@ -425,16 +430,7 @@ def _solo_in_a_replica(env: dict[str, str], mix: list[str], repeats: int, folder
     print("\n== each set-up alone (one replica) ==")
     for name, data in solo_data.items():
         solo[name] = alone = _outcome(data["alone"])
-        again = [_outcome(a) for a in data["again"]]
-        same = sum(not a.failure and a.verdicts == alone.verdicts for a in again)
-        print(f"  {name:<20} {alone.seconds:6.2f} s  {alone.failure or alone.outcome}  "
-              f"verdicts {dict(Counter(alone.verdicts))}  refusals {len(alone.refusals)}  "
-              f"later solo runs with the same verdicts: {same}/{len(again)}")
-        for other in again:
-            if other.verdicts != alone.verdicts:
-                print(f"    a later solo run: {other.failure or dict(Counter(other.verdicts))}")
-        for msg, n in Counter(alone.refusals).most_common():
-            print(f"    {n} x {msg}")
+        print_solo(name, alone, [_outcome(a) for a in data["again"]])
     return solo
 
 
@@ -522,8 +518,6 @@ def replicas_main(replica_counts: list[int], class_sizes: list[int], mix: list[s
     finally:
         server.stop()
         postgres.close()
-        import shutil
-
         shutil.rmtree(folder, ignore_errors=True)
 
     if summary:

@@ -36,15 +36,23 @@ def _seed(i: int) -> int:
 def _prepare(page: Page, url: str, seed: int) -> None:
     """Open the lab, load the fix, give it this learner's seed and predict; Run is not pressed."""
     page.goto(f"{url}/lab")
+    fill_in_the_fix(page, seed)
+
+
+def fill_in_the_fix(page: Page, seed: int, think_ms: float | None = None) -> None:
+    """On an open lab page: load the fix, give it this learner's seed (and think time) and
+    predict, for a learner on one app or on any replica of several; Run is not pressed."""
     expect(page.get_by_role("heading", name="Live lab")).to_be_visible(timeout=60_000)
     settle(page)
     page.get_by_role("button", name="The fix", exact=True).click()
     settle(page)
     page.wait_for_url(re.compile("scheduler=direct"), timeout=RUN_TIMEOUT_MS)
-    seed_box = page.get_by_role("spinbutton", name="Seed")
-    seed_box.fill(str(seed))
-    seed_box.press("Enter")
-    settle(page)
+    boxes = {"Seed": seed} if think_ms is None else {"Seed": seed, "Think time (ms)": think_ms}
+    for name, value in boxes.items():
+        box = page.get_by_role("spinbutton", name=name)
+        box.fill(str(value))
+        box.press("Enter")
+        settle(page)
     page.wait_for_url(re.compile(f"seed={seed}(&|$)"), timeout=RUN_TIMEOUT_MS)
     page.get_by_text(PREDICTION, exact=True).click()
     settle(page)

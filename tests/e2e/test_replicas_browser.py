@@ -36,7 +36,7 @@ from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, new_context, settle
 from tests.e2e.conftest import INSTRUCTOR_KEY, REPLICAS, keep_replica_logs, open_home, replica_env, start_replicas
 from tests.e2e.conftest import LEASE_TTL_S as REPLICA_LEASE_TTL_S
 from tests.e2e.replicas import HEADER, ReplicaSet
-from tests.e2e.test_classroom_browsers import EXPECTED_ROWS, FIX, PREDICTION
+from tests.e2e.test_classroom_browsers import EXPECTED_ROWS, FIX, fill_in_the_fix
 from tests.postgres import start_server
 from tests.waiting import wait_for
 
@@ -151,22 +151,7 @@ def prepare_fix(page: Page, replicas: ReplicaSet, index: int, seed: int, think_m
     """Open the lab on replica `index`, load the fix, give it this learner's seed (and think time)
     and predict; Run is not pressed. The fix's settings load as the shipped asr_sequence_direct."""
     open_on(page, replicas, index, "/lab")
-    expect(page.get_by_role("heading", name="Live lab")).to_be_visible(timeout=60_000)
-    settle(page)
-    page.get_by_role("button", name="The fix", exact=True).click()
-    settle(page)
-    page.wait_for_url(re.compile("scheduler=direct"), timeout=RUN_TIMEOUT_MS)
-    boxes = {"Seed": seed} if think_ms is None else {"Seed": seed, "Think time (ms)": think_ms}
-    for name, value in boxes.items():
-        box = page.get_by_role("spinbutton", name=name)
-        box.fill(str(value))
-        box.press("Enter")
-        settle(page)
-    page.wait_for_url(re.compile(f"seed={seed}(&|$)"), timeout=RUN_TIMEOUT_MS)
-    page.get_by_text(PREDICTION, exact=True).click()
-    settle(page)
-    expect(page.get_by_role("radio", name=PREDICTION)).to_be_checked()
-    expect(page.get_by_role("button", name="Run", exact=True)).to_be_enabled()
+    fill_in_the_fix(page, seed, think_ms)
 
 
 def expect_own_intact_run(page: Page, seed: int) -> None:

@@ -118,16 +118,21 @@ class LoadedModels:
             self._reserve(name, need)
             loaded = False
             try:
-                deployments.load(self.server.client(timeout_s=LOAD_TIMEOUT_S), known.config, with_code=known.with_code)
+                self._load(known)
                 loaded = True
-            except InferenceServerException as err:
-                raise DeploymentError("triton_refused", message=err.message()) from None
             finally:
                 with self._cond:
                     self._reserved -= need
                     if loaded:
                         self._loaded[name] = _Loaded(need, known.text)
                     self._cond.notify_all()
+
+    def _load(self, known: _Known) -> None:
+        """Ask the server to load it as known; DeploymentError when Triton refuses."""
+        try:
+            deployments.load(self.server.client(timeout_s=LOAD_TIMEOUT_S), known.config, with_code=known.with_code)
+        except InferenceServerException as err:
+            raise DeploymentError("triton_refused", message=err.message()) from None
 
     def _remember(self, name: str, config: mc.ModelConfig | None, with_code: bool) -> _Known | None:
         with self._cond:

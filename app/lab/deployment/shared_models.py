@@ -16,12 +16,10 @@ from contextlib import contextmanager
 
 import sqlalchemy as sa
 from tritonclient.grpc import model_config_pb2 as mc
-from tritonclient.utils import InferenceServerException
 
 from app.lab import database
 from app.lab.database import schema as t
-from app.lab.deployment import deployments
-from app.lab.deployment.deployments import DeploymentError, instance_count
+from app.lab.deployment.deployments import instance_count
 from app.lab.deployment.loaded_models import LOAD_TIMEOUT_S, LoadedModels
 from app.lab.problems import LabError
 from app.lab.traffic import run_queue
@@ -99,10 +97,8 @@ class SharedLoadedModels(LoadedModels):
                 time.sleep(run_queue.POLL_S)  # other replicas cannot notify this one: it looks again
             loaded = False
             try:
-                deployments.load(self.server.client(timeout_s=LOAD_TIMEOUT_S), known.config, with_code=known.with_code)
+                self._load(known)
                 loaded = True
-            except InferenceServerException as err:
-                raise DeploymentError("triton_refused", message=err.message()) from None
             finally:
                 with self._locked() as conn:
                     where = _rows.update().where(self._mine(), _rows.c.name == name)
