@@ -23,6 +23,7 @@ from app.lab.checker import review_link
 from app.lab.checker import target as check_targets
 from app.lab.checker.inputs import parse_shape
 from app.lab.checker.options import CheckOptions
+from app.lab.database import DatabaseError
 from app.lab.deployment.deployer import Deployer
 from app.lab.observation import server_log
 from app.lab.paths import MODEL_REPOSITORY
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as err:  # one clear line for the user, not a traceback
 
-        if isinstance(err, (LabError, ServerError)):
+        if isinstance(err, (LabError, ServerError, DatabaseError)):
             print(f"batching-lab: {error(err, _)}", file=sys.stderr)
             return 2
         if isinstance(err, ValueError):  # the system's own text, as it is

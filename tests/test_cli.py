@@ -17,6 +17,7 @@ from app.i18n import N_, languages, words
 from app.lab import exercises
 from app.lab.observation.server_log import LogCode
 from app.lab.paths import MODEL_REPOSITORY
+from app.lab.server.ports import free_ports
 from app.lab.traffic import run_queue
 from app.text import exercises as text
 from tests.i18n.text_checks import reads_in
@@ -195,3 +196,16 @@ def test_two_cli_runs_on_one_database_take_turns_and_each_counts_only_its_own_re
         assert len(run["requests"]) == 240 and [s["verdict"] for s in run["sessions"]] == ["intact"] * 8
         # Overlapping runs each counted both (480 and 461 for 240 requests, before the shared lease).
         assert run["server"]["inference_count"] == 240, "the server's statistics count this run's requests only"
+
+
+def test_a_class_database_that_cannot_be_reached_is_said_in_the_chosen_language_and_nothing_runs(server_env):
+    away = {**server_env, "TRITON_LAB_DATABASE_URL": f"postgresql+psycopg://lab:secret@127.0.0.1:{free_ports(1)[0]}/lab"}
+    said = {}
+    for lang in languages():
+        done = run_cli(["run", "--model", "asr_sequence_direct", "--sessions", "1", "--chunks", "2", "--lang", lang], away)
+        assert done.returncode == 2 and done.stdout == "", done.stderr
+        assert "Traceback" not in done.stderr and "secret" not in done.stderr and "127.0.0.1" in done.stderr
+        said[lang] = done.stderr
+    assert "class database" in said["en"] and "cannot be reached" in said["en"]
+    for lang, text in said.items():
+        assert reads_in(lang, text, said["en"])
