@@ -107,7 +107,7 @@ def test_oldest_capacity_is_candidates_per_instance():
 @pytest.mark.parametrize(
     "settings, code, values, message",
     [
-        (LabSettings(scheduler="dynamic", state_key="corrid"), "corrid_needs_sequence", {}, "needs the sequence batcher"),
+        (LabSettings(scheduler="dynamic", state_key="corrid"), "corrid_needs_sequence", {}, "only with a sequence scheduler"),
         (LabSettings(instances=0), "instances_range", {"low": 1, "high": 4, "value": 0}, "instances must be 1 to 4"),
         (LabSettings(slots=99), "slots_range", {"low": 1, "high": 16, "value": 99}, "slots .* must be 1 to 16"),
         (LabSettings(idle_timeout_us=10), "idle_timeout_range", {"low": 100_000, "high": 60_000_000, "value": 10},

@@ -65,7 +65,7 @@ def test_problems_name_the_setting_and_the_text():
     ]
     assert str(problems[1]) == "sessions_range(low=1, high=64, value=70)"  # str() is the code and values, for logs
     english = [problem(p, words("en")) for p in problems]
-    assert "corrid" in english[0] and "sequence batcher" in english[0]
+    assert "corrid" in english[0] and "sequence scheduler" in english[0]
     assert english[1].startswith("sessions must be 1 to 64")
     assert english[3] == "transport must be one of http, grpc, grpc_stream: got 'pigeon'"
     assert "utterance 2" in english[4] and "'2'" in english[4]
