@@ -207,5 +207,5 @@ def test_a_class_database_that_cannot_be_reached_is_said_in_the_chosen_language_
         assert "Traceback" not in done.stderr and "secret" not in done.stderr and "127.0.0.1" in done.stderr
         said[lang] = done.stderr
     assert "class database" in said["en"] and "cannot be reached" in said["en"]
-    for lang, text in said.items():
-        assert reads_in(lang, text, said["en"])
+    for lang, shown in said.items():
+        assert reads_in(lang, shown, said["en"])
