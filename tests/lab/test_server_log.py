@@ -2,6 +2,10 @@
 (tests/lab/fixtures/triton_2_51.log, captured from it), and the window on the live server."""
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -9,10 +13,13 @@ import pytest
 import tritonclient.http as http
 from tritonclient.utils import InferenceServerException
 
+from app.lab.observation import server_log
 from app.lab.observation.server_log import MIN_VERBOSITY, Level, LogCode, LogWindow, Unavailable, parse, parse_line, raised_verbosity, select
+from app.lab.paths import REPO_ROOT
 from app.lab.scenario.audio import chunk
 from app.lab.scenario.ids import unique_ids
 from app.lab.server.connection import LabServer
+from tests.waiting import wait_for
 
 CAPTURED = Path(__file__).parent / "fixtures" / "triton_2_51.log"
 MODEL = "asr_sequence_direct"
@@ -205,3 +212,52 @@ def test_overlapping_raises_share_one_level_and_the_last_restores_it(lab_server)
             assert level() == 2
         assert level() == 2  # never lowered under a holder that is still running
     assert level() == 0
+
+
+RAISER = """
+import sys, threading
+from app.lab.observation import server_log
+from app.lab.server.connection import LabServer
+with server_log.raised_verbosity(LabServer.from_env(), 1):
+    print("raised", flush=True)
+    threading.Event().wait()
+"""
+
+
+def test_replicas_sharing_the_server_keep_its_log_level_until_the_last_raise_ends_and_a_dead_ones_expires(
+        lab_server, postgres_url, monkeypatch):
+    # Replicas see the session's server as an external one with its log file, on one class database.
+    env = {**lab_server.environment(), "TRITON_LAB_DATABASE_URL": postgres_url, "TRITON_LAB_LEASE_TTL_S": "2"}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    one, two = LabServer.from_env(), LabServer.from_env()
+
+    def level() -> int:
+        return int(lab_server.client().get_log_settings()["log_verbose_level"])
+
+    assert level() == 0
+    with server_log.raised_verbosity(one, 1) as raised:
+        assert raised
+        with server_log.raised_verbosity(two, 1):
+            assert level() == 1
+        assert level() == 1, "another replica's run still needs the log"
+    assert level() == 0, "the last raise restored the server's own level"
+
+    dying = subprocess.Popen([sys.executable, "-c", RAISER], cwd=REPO_ROOT, env={**os.environ, **env},
+                             stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert dying.stdout.readline().strip() == "raised" and level() == 1
+        os.killpg(dying.pid, signal.SIGKILL)  # it restores nothing
+        dying.wait(10)
+        assert level() == 1
+
+        def after_a_run_elsewhere() -> bool:
+            with server_log.raised_verbosity(two, 1):
+                pass
+            return level() == 0
+
+        wait_for(after_a_run_elsewhere, "the dead replica's raise to expire and a later run to restore the level", timeout_s=30)
+    finally:
+        if dying.poll() is None:
+            os.killpg(dying.pid, signal.SIGKILL)
+            dying.wait(10)

@@ -103,3 +103,17 @@ loaded_deployments = sa.Table(  # what is loaded on a shared server, by whom, le
     sa.Column("loading", sa.Boolean, nullable=False, server_default=sa.false()),  # stubs booked, load under way
     sa.Column("used_at", sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now()),
 )
+
+log_raises = sa.Table(  # a run that needs the server's log more verbose (app/lab/observation/shared_verbosity.py)
+    "log_raises", metadata,
+    sa.Column("id", sa.BigInteger().with_variant(sa.Integer, "sqlite"), primary_key=True, autoincrement=True),
+    sa.Column("server", sa.Text, nullable=False),
+    sa.Column("level", sa.Integer, nullable=False),
+    sa.Column("heartbeat_at", sa.DateTime(timezone=True), nullable=False, server_default=sa.func.now()),
+)
+
+log_baselines = sa.Table(  # the server's own verbosity, to restore when no run needs more
+    "log_baselines", metadata,
+    sa.Column("server", sa.Text, primary_key=True),
+    sa.Column("level", sa.Integer, nullable=False),
+)

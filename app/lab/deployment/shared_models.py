@@ -19,11 +19,12 @@ from tritonclient.grpc import model_config_pb2 as mc
 
 from app.lab import database
 from app.lab.database import schema as t
+from app.lab.database.leases import server_lock, server_name
 from app.lab.deployment.deployments import instance_count
 from app.lab.deployment.loaded_models import LOAD_TIMEOUT_S, LoadedModels
 from app.lab.problems import LabError
 from app.lab.traffic import run_queue
-from app.lab.traffic.shared_queue import SharedRunQueue, server_lock, server_name
+from app.lab.traffic.shared_queue import SharedRunQueue
 
 _rows = t.loaded_deployments
 

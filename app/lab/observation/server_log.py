@@ -30,6 +30,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 
+from app.lab import database
+from app.lab.observation import shared_verbosity
+
 
 class Level(str, Enum):
     INFO = "I"
@@ -309,6 +312,20 @@ def raised_verbosity(server, level: int = 1) -> Iterator[bool]:
     """
     if server.log_path is None:
         yield False
+        return
+    db_url = database.class_database_url()
+    if getattr(server, "external_url", None) and database.is_shared(db_url):
+        # A server that replicas may share: one count of raises across them (shared_verbosity).
+        try:
+            held = shared_verbosity.raised(server, level, db_url)
+            held.__enter__()
+        except Exception:  # no logging extension, the server or the database away: the run goes on without
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            held.__exit__(None, None, None)
         return
     url = server.url
     with _raise_lock:

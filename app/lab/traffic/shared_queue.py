@@ -6,9 +6,9 @@ one process's queue uses, over every replica's tickets, under a transaction-scop
 per server (so two replicas never both admit a run of one deployment). A waiting run re-reads
 its place every POLL_S and tells the learner, as in one process.
 
-A replica that dies stops its heartbeats: this process refreshes its tickets every
-HEARTBEAT_S, and a ticket not refreshed for LEASE_TTL_S (TRITON_LAB_LEASE_TTL_S, default 10 s)
-is deleted by the next replica that looks, so nothing a dead replica held blocks the class for
+A replica that dies stops its heartbeats: this process refreshes its tickets every TTL / 5
+(app/lab/database/leases.py), and a ticket not refreshed for the TTL (TRITON_LAB_LEASE_TTL_S,
+default 10 s) is deleted by the next replica that looks, so nothing a dead replica held blocks the class for
 longer than that. The heartbeat runs on a thread of its own, not in the run, so a run that
 computes for a long time keeps its lease.
 """
@@ -25,39 +25,13 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
-from app.lab import database, env_settings
+from app.lab import database
 from app.lab.database import DatabaseError
 from app.lab.database import schema as t
+from app.lab.database.leases import expired, heartbeat, lease_ttl_s, server_lock, server_name
 from app.lab.traffic.admission import FIRST_GUESS_S, POLL_S, OnWait, Wait, admissible, default_parallel
 
-TTL_ENV = "TRITON_LAB_LEASE_TTL_S"
-DEFAULT_TTL_S = 10
 REPLICA = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"  # this process, among replicas
-
-
-def server_name(url: str) -> str:
-    """How replicas name a server among themselves: its address, with the host's name before a
-    loopback one (127.0.0.1 on two hosts is two servers; on one host, one)."""
-    host = url.removeprefix("http://").split(":", 1)[0]
-    return f"{socket.gethostname()}/{url}" if host in ("localhost", "::1") or host.startswith("127.") else url
-
-
-def lease_ttl_s() -> int:
-    given = env_settings.count(TTL_ENV, "seconds")
-    return given if given is not None else DEFAULT_TTL_S
-
-
-def heartbeat_s(ttl_s: float) -> float:
-    return max(0.2, ttl_s / 5)  # five beats a lifetime: a slow beat or two never loses a lease
-
-
-def server_lock(conn: sa.Connection, purpose: str, server: str) -> None:
-    """Serialise decisions about `server` across replicas until the transaction ends."""
-    conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext(f"{purpose} {server}"))))
-
-
-def expired(ttl_s: float):
-    return t.run_tickets.c.heartbeat_at < sa.func.now() - sa.func.make_interval(0, 0, 0, 0, 0, 0, ttl_s)
 
 
 @dataclass(frozen=True)
@@ -66,50 +40,6 @@ class _Row:
     model: str
     holder: str
     active: bool
-
-
-class _Heartbeat:
-    """One thread per process and database: refreshes the tickets this process holds or waits with."""
-
-    def __init__(self, db_url: str, every_s: float):
-        self.db_url, self.every_s = db_url, every_s
-        self._ids: set[int] = set()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-
-    def add(self, ticket: int) -> None:
-        with self._lock:
-            self._ids.add(ticket)
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._beat, name="lab-lease-heartbeat", daemon=True)
-                self._thread.start()
-
-    def drop(self, ticket: int) -> None:
-        with self._lock:
-            self._ids.discard(ticket)
-
-    def _beat(self) -> None:
-        while True:
-            time.sleep(self.every_s)  # a period, not a wait for an event: the beat is the event others read
-            with self._lock:
-                ids = sorted(self._ids)
-            if not ids:
-                continue
-            # The database is away: others cannot admit anyone either; the next beat tries again.
-            with suppress(DatabaseError), database.writing(self.db_url) as conn:
-                conn.execute(t.run_tickets.update().where(t.run_tickets.c.id.in_(ids)).values(heartbeat_at=sa.func.now()))
-
-
-_beats: dict[str, _Heartbeat] = {}
-_beats_lock = threading.Lock()
-
-
-def _heartbeat(db_url: str, ttl_s: float) -> _Heartbeat:
-    with _beats_lock:
-        beat = _beats.get(db_url)
-        if beat is None:
-            beat = _beats[db_url] = _Heartbeat(db_url, heartbeat_s(ttl_s))
-        return beat
 
 
 class SharedRunQueue:
@@ -121,7 +51,7 @@ class SharedRunQueue:
         self.parallel = parallel or default_parallel()
         self.ttl_s = ttl_s if ttl_s is not None else lease_ttl_s()
         self.replica = replica  # tests make two replicas in one process by giving two names
-        self._beat = _heartbeat(db_url, self.ttl_s)
+        self._beat = heartbeat(db_url, self.ttl_s)
         self._mean_s = FIRST_GUESS_S
         self._finished = 0
         self._held: dict[str, str] = {}  # model -> holder, for re-entry in this process
@@ -131,7 +61,8 @@ class SharedRunQueue:
         return f"{self.replica}:{threading.get_ident()}"
 
     def _tickets(self, conn: sa.Connection) -> list[_Row]:
-        conn.execute(t.run_tickets.delete().where(t.run_tickets.c.server == self.server, expired(self.ttl_s)))
+        conn.execute(t.run_tickets.delete().where(t.run_tickets.c.server == self.server,
+                                                 expired(t.run_tickets.c.heartbeat_at, self.ttl_s)))
         rows = conn.execute(sa.select(t.run_tickets.c.id, t.run_tickets.c.model, t.run_tickets.c.holder,
                                       t.run_tickets.c.active)
                             .where(t.run_tickets.c.server == self.server).order_by(t.run_tickets.c.id)).all()
@@ -156,7 +87,7 @@ class SharedRunQueue:
             ticket = int(conn.execute(t.run_tickets.insert().values(server=self.server, model=model, holder=holder)
                                       .returning(t.run_tickets.c.id)).scalar_one())
             ahead = self._decide(conn, ticket)
-        self._beat.add(ticket)
+        self._beat.add(t.run_tickets, ticket)
         return ticket, ahead
 
     def _try_start(self, ticket: int) -> int | None:
@@ -178,7 +109,7 @@ class SharedRunQueue:
         return waiting.index(mine) + 1
 
     def _leave(self, ticket: int) -> None:
-        self._beat.drop(ticket)  # even if the delete below fails, the ticket expires within the TTL
+        self._beat.drop(t.run_tickets, ticket)  # even if the delete below fails, the ticket expires within the TTL
         with suppress(DatabaseError), database.writing(self.db_url) as conn:
             conn.execute(t.run_tickets.delete().where(t.run_tickets.c.id == ticket))
 
@@ -195,7 +126,7 @@ class SharedRunQueue:
         try:
             while ahead is not None:
                 if ahead < 0:
-                    self._beat.drop(ticket)
+                    self._beat.drop(t.run_tickets, ticket)
                     ticket, ahead = self._arrive(model, holder)
                     continue
                 if on_wait is not None:
