@@ -56,6 +56,9 @@ class SharedRunQueue:
         self._finished = 0
         self._held: dict[str, str] = {}  # model -> holder, for re-entry in this process
         self._lock = threading.Lock()
+        # A run of this replica that ends wakes this replica's waiters at once; other replicas'
+        # waiters see it on their next look, POLL_S later at most.
+        self._ended = threading.Condition()
 
     def _holder(self) -> str:
         return f"{self.replica}:{threading.get_ident()}"
@@ -131,7 +134,8 @@ class SharedRunQueue:
                     continue
                 if on_wait is not None:
                     on_wait(Wait(ahead, ahead * self._mean_s / self.parallel + self._mean_s))
-                time.sleep(POLL_S)  # other replicas cannot notify this one: it looks again
+                with self._ended:
+                    self._ended.wait(POLL_S)  # other replicas cannot notify this one: it looks again
                 ahead = self._try_start(ticket)
         except BaseException:
             self._leave(ticket)
@@ -145,5 +149,7 @@ class SharedRunQueue:
             with self._lock:
                 self._held.pop(model, None)
             self._leave(ticket)
+            with self._ended:
+                self._ended.notify_all()
             self._finished += 1
             self._mean_s += (time.monotonic() - started - self._mean_s) / min(self._finished, 10)
