@@ -155,7 +155,10 @@ def test_cancelling_a_queued_request_frees_its_slot(lab_server, load, gate, clie
             wait_for_log(window, lambda es: any("Issuing cancellation for" in e.message for e in es), "the cancellation reach the core")
             gate.open(held)
             assert busy.outcome()[1] is None
-            wait_for_log(window, has_line(LogCode.SLOT_FREED, model=model), "the cancelled sequence's slot freed")
+            # Two lines from two threads (the scheduler releases the sequence, the batcher frees
+            # the slot), in either order: wait for both before reading the window.
+            freed, released = has_line(LogCode.SLOT_FREED, model=model), has_line(LogCode.CANCELLED_RELEASED, a)
+            wait_for_log(window, lambda es: freed(es) and released(es), "the cancelled sequence released and its slot freed")
         result, error = queued.outcome()
         assert result is None and "CANCELLED" in str(error.status()).upper()
         assert [e.corrid for e in window.select(codes=[LogCode.CANCELLED_RELEASED])] == [str(a)]
