@@ -316,16 +316,13 @@ def raised_verbosity(server, level: int = 1) -> Iterator[bool]:
     db_url = database.class_database_url()
     if getattr(server, "external_url", None) and database.is_shared(db_url):
         # A server that replicas may share: one count of raises across them (shared_verbosity).
-        try:
-            held = shared_verbosity.raised(server, level, db_url)
-            held.__enter__()
-        except Exception:  # no logging extension, the server or the database away: the run goes on without
-            yield False
-            return
-        try:
+        with contextlib.ExitStack() as held:
+            try:
+                held.enter_context(shared_verbosity.raised(server, level, db_url))
+            except Exception:  # no logging extension, the server or the database away: the run goes on without
+                yield False
+                return
             yield True
-        finally:
-            held.__exit__(None, None, None)
         return
     url = server.url
     with _raise_lock:
