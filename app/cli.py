@@ -16,10 +16,10 @@ from pathlib import Path
 
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
 from app.lab import exercises
+from app.lab.checker import checks, review_link
 from app.lab.checker import engine as check_engine
 from app.lab.checker import junit as check_junit
 from app.lab.checker import report as check_report
-from app.lab.checker import review_link
 from app.lab.checker import target as check_targets
 from app.lab.checker.inputs import parse_shape
 from app.lab.checker.options import CheckOptions
@@ -127,12 +127,14 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--sessions", type=int, default=None, help="sessions (default: enough to fill every slot and overflow)")
     check.add_argument("--steps", type=int, default=None, help="steps of the longest session (default 24; a data file: its streams)")
     check.add_argument("--think-ms", type=float, default=5.0, help="your clients' think time between requests, in ms")
-    check.add_argument("--input-data", type=Path, default=None, help="perf_analyzer --input-data JSON (one stream per session)")
+    check.add_argument("--input-data", type=Path, default=None,
+                       help="perf_analyzer --input-data JSON (one stream per session; its validation_data: golden outputs)")
     check.add_argument("--shape", action="append", default=[], metavar="NAME:D1,D2", help="sizes of an input's variable dimensions")
     check.add_argument("--seed", type=int, default=0)
     check.add_argument("--ignore-output", action="append", default=[], metavar="NAME", help="an output that reports placement, not an answer")
     check.add_argument("--tolerance", type=float, default=None, help="float outputs: |got - ref| <= X * max(1, |ref|) (default: from the measured noise)")
-    check.add_argument("--only", action="append", default=[], metavar="CHECK", help="run only this check (repeat for more)")
+    check.add_argument("--only", action="append", default=[], metavar="CHECK", choices=checks.codes(),
+                       help=f"run only this check (repeat for more): {', '.join(checks.codes())}; the lone runs always run")
     check.add_argument("--no-one-instance", action="store_true", help="skip the run on a temporary one-instance copy")
     clients = check.add_argument_group("your clients and server, for the config review")
     clients.add_argument("--max-corrid", type=int, default=None, metavar="N", help="the largest integer correlation ID your clients send")

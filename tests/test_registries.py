@@ -110,13 +110,17 @@ def test_every_problem_code_the_engine_raises_has_its_words():
 
 
 def test_the_checkers_codes_and_its_words_are_the_same_lists():
-    from app.lab.checker import judge, options
+    from app.lab.checker import checks, judge
     from app.text import checker as words_of
 
-    assert set(words_of.CHECKS) == set(options.SEQUENCE_CHECKS + options.STATELESS_CHECKS)
-    assert set(words_of.VARIANTS) == {*options.VARIANTS, "alone"}
-    # a broken check's reason: its diagnosis, or the reference's noise judged against the user's tolerance
-    assert set(words_of.DIAGNOSES) == {*judge.DIAGNOSES.values(), "noise_above_tolerance"}
+    # the declaration (app/lab/checker/checks.py) read as data: every check, variant and diagnosis has its words
+    assert set(words_of.CHECKS) == {c.code for c in checks.CHECKS}
+    assert set(words_of.VARIANTS) == {v for c in checks.CHECKS for v in c.variants}
+    # a broken check's reason: its diagnosis, or what else a broken reference may say
+    assert set(words_of.DIAGNOSES) == {c.diagnosis for c in checks.CHECKS} | set(checks.BROKEN_REFERENCE_REASONS)
+    assert {c.judged_by for c in checks.CHECKS} == {checks.REFERENCE, checks.GOLDEN, checks.FINITE}
+    assert [c.code for c in checks.CHECKS if c.always] == ["reference", "repeat_alone"]  # one reference per path
+    assert set(words_of.NOTES) == set(judge.NOTE_CODES)
     emitted: dict[str, set[str]] = {"skip": set(), "phase": set(), "cause": set(), "role": set()}
     for _module, name, node in _calls(REPO_ROOT / "app" / "lab" / "checker"):
         args = [_literal(a) for a in node.args]

@@ -1,17 +1,25 @@
 """Decide each check from the measured tables: held, broken or skipped. Pure: no server, no words.
 
-A check holds when every step it compared is within tolerance of the reference (compare.py);
-it breaks at the first step that is not, and the verdict names that step: its session, step,
-correlation ID, the output and the size of the difference, and where the trace and the log
-could tell, the execution it ran in and which other sessions' requests shared it. A request
-the server refused is a refusal, with Triton's own message and what caused it, never a wrong
-output; a check whose every request was refused is skipped, not held.
+Which checks there are, which replies each judges and how, is declared in
+app/lab/checker/checks.py; this module applies it. A check judged against the reference holds
+when every step it compared is within tolerance of the reference (compare.py); it breaks at the
+first step that is not, and the verdict names that step: its session, step, correlation ID, the
+output and the size of the difference, and where the trace and the log could tell, the
+execution it ran in and which other sessions' requests shared it. A request the server refused
+is a refusal, with Triton's own message and what caused it, never a wrong output; a check whose
+every request was refused is skipped, not held.
 
 The reference (every session or request alone, twice) must be reproducible first: when its two
 runs differ, nothing else can be judged against it, and the later checks are skipped. On the
 stateless path a lone request that answers differently the second time is the very thing the
 checks look for: the answer depends on what came before, so the model keeps state and belongs
-under the sequence batcher (`keeps_state`).
+under the sequence batcher (`keeps_state`). Where the two runs differ only at replies that hold
+NaN (which equals nothing), the reference breaks as `non_finite`.
+
+The golden check compares every reply with its stream and step's golden output (the data
+file's validation_data), within the same tolerances; the finite check finds NaN and Inf in float
+outputs, alone and appearing under traffic. Neither leans on the reference, so both are judged
+even where the reference broke.
 """
 from __future__ import annotations
 
@@ -21,30 +29,26 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from app.lab.checker import compare
-from app.lab.checker.options import SEQUENCE_CHECKS, STATELESS_CHECKS, VARIANTS
+from app.lab.checker import checks, compare
+from app.lab.checker.checks import ALONE, FINITE, GOLDEN, REFERENCE, Check, Scope
 from app.lab.observation.server_log import START_REFUSAL
 
-SEQUENCE_RULES = {
-    # check -> (phase, roles); None: every role of the phase
-    "interleaved": ("interleaved", None),
-    "id_reuse": ("id_reuse", ("reuse", "chain")),  # the first wave only frees the slots and IDs
-    "abandoned": ("abandon_round", ("holder", "victim_abandon", "follower")),
-    "cancelled": ("abandon_round", ("holder", "victim_cancel", "follower")),
-}
-STATELESS_RULES = {"batch_composition": "concurrent", "after_traffic": "after_traffic"}
-DIAGNOSES = {
-    # broken check -> what it says about the model (words in app/text/checker.py)
-    "reference": "not_reproducible",
-    "repeat_alone": "keeps_state",
-    "after_traffic": "keeps_state",
-    "batch_composition": "batch_dependent",
-    "interleaved": "sessions_mix",
-    "id_reuse": "inherits_after_end",
-    "abandoned": "aborted_pollutes",
-    "cancelled": "aborted_pollutes",
-}
+DIAGNOSES = checks.diagnoses()  # broken check -> what it says about the model (words in app/text/checker.py)
 SHARED_SHOWN = 12  # other requests of a diverging step's execution listed in the report
+STREAMS_WRAP = "streams_wrap"
+NOTE_CODES = (STREAMS_WRAP,)  # Judgement.notes' codes (words: app/text/checker.NOTES)
+
+
+@dataclass(frozen=True)
+class _Basis:
+    """What a check compares replies with: the columns measure.py keeps for it."""
+
+    prefix: str  # the difference columns: <prefix><OUTPUT>
+    shown: str  # the column of first elements {output: {expected, got}} where they differ
+
+
+_AGAINST_REFERENCE = _Basis("diff.", "values")
+_AGAINST_GOLDEN = _Basis("gold.", "golden")
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,7 @@ class Judgement:
     refusals: pd.DataFrame  # one row per refused request: where, Triton's message, cause
     broken_steps: pd.DataFrame  # steps that differ beyond tolerance: check, variant, conversation, session, step, output, difference
     diagnoses: list[dict]  # {code, checks}: what the broken checks say about the model
+    notes: list[dict] = field(default_factory=list)  # {code, values}: what the reader should know, problem-free
 
     @property
     def exit_code(self) -> int:
@@ -89,38 +94,51 @@ def judge(tables) -> Judgement:
     diff_columns = [c for c in steps.columns if c.startswith("diff.")]
     types = dict(zip(tables.outputs["name"], tables.outputs["datatype"], strict=True))
     compared = [c.removeprefix("diff.") for c in diff_columns]
-    reference_rows = _rows(steps, phase="reference", pass_="b")
+    sequence = tables.facts.sequence
+    lone = checks.reference(sequence)
+    reference_rows = _scope_rows(steps, lone, lone.scopes[0])
     tolerances = [compare.tolerance(name, types[name], _noise(reference_rows, name), tables.options.tolerance) for name in compared]
     limits = {t.output: t.value for t in tolerances}
-    broken_mask = _beyond(steps, limits)
+    broken_mask = _beyond(steps, limits, _AGAINST_REFERENCE)
     refusals = _refusals(steps, tables.facts.idle_timeout_us / 1e6)
-    verdicts: list[Verdict] = []
-    sequence = tables.facts.sequence
-    first_code = "reference" if sequence else "repeat_alone"
-    reference = _verdict(first_code, "alone", steps, reference_rows.index, broken_mask, limits, refusals, broken_reason=DIAGNOSES[first_code])
+    reference = _verdict(lone.code, ALONE, steps, reference_rows.index, broken_mask, limits, refusals, broken_reason=lone.diagnosis)
     if reference.verdict == "broken" and _only_float_noise(reference_rows, broken_mask, tolerances):
         reference = Verdict(reference.check, reference.variant, "broken", "noise_above_tolerance", reference.values)
-    verdicts.append(reference)
+    elif reference.verdict == "broken" and _only_non_finite(steps, reference_rows, broken_mask):
+        reference = Verdict(reference.check, reference.variant, "broken", "non_finite", reference.values)
+    verdicts: list[Verdict] = [reference]
     skipped = {(r.check, r.variant): r for r in tables.skipped.itertuples()}
-    checks = SEQUENCE_CHECKS[1:] if sequence else STATELESS_CHECKS[1:]
-    variants = VARIANTS if sequence else ("all_instances",)
-    for check in checks:
-        if not tables.options.wants(check):
+    golden_mask = _beyond(steps, limits, _AGAINST_GOLDEN) if tables.golden else None
+    for check in checks.for_path(sequence):
+        if check.always or not tables.options.wants(check.code):
             continue
-        for variant in variants:
-            v = "alone" if check == "after_traffic" else variant
-            if (check, variant) in skipped:
-                s = skipped[(check, variant)]
-                verdicts.append(Verdict(check, v, "skipped", s.reason, dict(s.values or {})))
+        for scope in check.scopes:
+            if check.judged_by == GOLDEN and not tables.golden:
+                verdicts.append(Verdict(check.code, scope.variant, "skipped", "no_golden_data", {}))
                 continue
-            if reference.verdict == "broken":
-                verdicts.append(Verdict(check, v, "skipped", "not_reproducible", {}))
+            if check.judged_by == FINITE and not any(compare.is_float(types[n]) for n in compared):
+                verdicts.append(Verdict(check.code, scope.variant, "skipped", "no_float_outputs", {}))
                 continue
-            index = _check_rows(steps, check, v, sequence)
-            if index is None:
+            if (check.code, scope.variant) in skipped:
+                s = skipped[(check.code, scope.variant)]
+                verdicts.append(Verdict(check.code, scope.variant, "skipped", s.reason, dict(s.values or {})))
                 continue
-            verdict = _verdict(check, v, steps, index, broken_mask, limits, refusals, broken_reason=DIAGNOSES[check])
-            verdicts.append(_with_extras(verdict, steps, tables))
+            if check.judged_by == REFERENCE and reference.verdict == "broken":
+                why = "reference_non_finite" if reference.reason == "non_finite" else "not_reproducible"
+                verdicts.append(Verdict(check.code, scope.variant, "skipped", why, {}))
+                continue
+            rows = _scope_rows(steps, check, scope)
+            if rows.empty:
+                continue  # its phases did not run (another check's --only)
+            if check.judged_by == REFERENCE:
+                verdict = _verdict(check.code, scope.variant, steps, rows.index, broken_mask, limits, refusals, check.diagnosis)
+                verdicts.append(_with_extras(verdict, check, steps, tables))
+            elif check.judged_by == GOLDEN:
+                verdict = _verdict(check.code, scope.variant, steps, rows.index, golden_mask, limits, refusals, check.diagnosis,
+                                   _AGAINST_GOLDEN, nothing="no_golden_steps")
+                verdicts.append(_golden_extras(verdict, rows, tables, limits))
+            else:
+                verdicts.append(_finite_verdict(check, scope, steps, rows, refusals))
     broken_steps = _broken_steps(steps, broken_mask, limits, verdicts, sequence)
     diagnoses: dict[str, list[str]] = {}
     mixed = {v.variant for v in verdicts if v.check == "interleaved" and v.verdict == "broken"}
@@ -130,7 +148,26 @@ def judge(tables) -> Judgement:
         if v.check in ("id_reuse", "abandoned", "cancelled") and v.variant in mixed:
             continue  # sessions already mix when interleaved: that explains these too
         diagnoses.setdefault(v.reason, []).append(v.id)
-    return Judgement(verdicts, tolerances, refusals, broken_steps, [{"code": c, "checks": ids} for c, ids in diagnoses.items()])
+    return Judgement(verdicts, tolerances, refusals, broken_steps, [{"code": c, "checks": ids} for c, ids in diagnoses.items()],
+                     _notes(tables))
+
+
+def _notes(tables) -> list[dict]:
+    """streams_wrap: on the sequence path, data streams shorter than the sessions that play them.
+    Their later steps replay earlier inputs (as perf_analyzer does) onto a state that has moved
+    on, so those steps have no golden output to compare with."""
+    if not tables.facts.sequence or not tables.streams:
+        return []
+    wrapped = _wrapped_streams(tables)
+    if not wrapped:
+        return []
+    return [{"code": STREAMS_WRAP, "values": {"streams": wrapped, "stream_lengths": [tables.streams[s] for s in wrapped],
+                                                "steps": max(tables.lengths), "golden": bool(tables.golden)}}]
+
+
+def _wrapped_streams(tables) -> list[int]:
+    n = len(tables.streams)
+    return sorted({i % n for i, length in enumerate(tables.lengths) if length > tables.streams[i % n]})
 
 
 def _only_float_noise(rows: pd.DataFrame, broken_mask: pd.DataFrame, tolerances: list[compare.Tolerance]) -> bool:
@@ -140,31 +177,33 @@ def _only_float_noise(rows: pd.DataFrame, broken_mask: pd.DataFrame, tolerances:
     return bool(broken) and all(compare.is_float(t.datatype) and t.noise <= compare.CEILING[t.datatype] for t in broken)
 
 
-def _rows(steps: pd.DataFrame, phase: str, pass_: str | None = None, variant: str | None = None) -> pd.DataFrame:
-    mask = steps["phase"] == phase
-    if pass_ is not None:
-        mask &= steps["pass"] == pass_
-    if variant is not None:
-        mask &= steps["variant"] == variant
-    return steps[mask]
+def _only_non_finite(steps: pd.DataFrame, rows: pd.DataFrame, broken_mask: pd.DataFrame) -> bool:
+    """Every output where the second lone run differs from the first holds NaN or Inf in one of
+    them: NaN equals nothing, so the model may well be deterministic; what it answers is no number."""
+    broken = rows[broken_mask.loc[rows.index].any(axis=1)]
+    if broken.empty:
+        return False
+    first = steps[(steps["phase"] == "reference") & (steps["pass"] == "a")]
+    before = {(r.session, r.step): r.nonfinite for r in first.itertuples()}
+    for index, row in broken.iterrows():
+        found = {**(before.get((row["session"], row["step"])) or {}), **(row.get("nonfinite") or {})}
+        if any(name not in found for name in broken_mask.columns[broken_mask.loc[index]]):
+            return False
+    return True
 
 
-def _check_rows(steps: pd.DataFrame, check: str, variant: str, sequence: bool) -> pd.Index | None:
-    if sequence:
-        phase, roles = SEQUENCE_RULES[check]
-        rows = _rows(steps, phase, variant=variant)
-        if rows.empty:
-            return None
-        if roles is not None:
-            rows = rows[rows["role"].isin(roles)]
-            # A follower belongs to the victim whose slot it took, where the log says which.
-            other = "victim_cancel" if check == "abandoned" else "victim_abandon"
-            if "follows" in rows:
-                rows = rows[~((rows["role"] == "follower") & (rows["follows"] == other))]
-        return rows.index
-    phase = STATELESS_RULES[check]
-    rows = _rows(steps, phase)
-    return None if rows.empty else rows.index
+def _scope_rows(steps: pd.DataFrame, check: Check, scope: Scope) -> pd.DataFrame:
+    """The rows one verdict judges: its phases and row variants, the check's passes and roles."""
+    mask = steps["phase"].isin(scope.phases) & steps["variant"].isin(scope.row_variants)
+    if check.passes is not None:
+        mask &= steps["pass"].isin(check.passes)
+    rows = steps[mask]
+    if check.roles is not None:
+        rows = rows[rows["role"].isin(check.roles)]
+    if check.not_following and "follows" in rows:
+        # A follower belongs to the victim whose slot it took, where the log says which.
+        rows = rows[~((rows["role"] == "follower") & (rows["follows"] == check.not_following))]
+    return rows
 
 
 def _noise(rows: pd.DataFrame, output: str) -> float:
@@ -172,55 +211,55 @@ def _noise(rows: pd.DataFrame, output: str) -> float:
     return float(values.max()) if len(values) else 0.0
 
 
-def _beyond(steps: pd.DataFrame, limits: dict[str, float]) -> pd.DataFrame:
+def _beyond(steps: pd.DataFrame, limits: dict[str, float], basis: _Basis) -> pd.DataFrame:
     """Per output, whether the row's difference exceeds its tolerance (False where not compared)."""
     out = pd.DataFrame(index=steps.index)
     for name, limit in limits.items():
-        diff = pd.to_numeric(steps[f"diff.{name}"], errors="coerce")
+        column = f"{basis.prefix}{name}"
+        diff = pd.to_numeric(steps[column], errors="coerce") if column in steps else pd.Series(np.nan, index=steps.index)
         out[name] = (diff > limit).fillna(False)
     return out
 
 
+def _sessions(rows: pd.DataFrame, of: pd.DataFrame) -> int:
+    """Sequences (each conversation is one), or on the stateless path the sessions whose requests these were."""
+    return int(of["conversation" if rows["corrid"].ne("").any() else "session"].nunique()) if len(of) else 0
+
+
 def _verdict(check: str, variant: str, steps: pd.DataFrame, index, broken_mask: pd.DataFrame, limits: dict,
-             refusals: pd.DataFrame, broken_reason: str) -> Verdict:
+             refusals: pd.DataFrame, broken_reason: str, basis: _Basis = _AGAINST_REFERENCE, nothing: str = "nothing_compared") -> Verdict:
     rows = steps.loc[index]
     judged = rows[(rows["judged"].astype(bool)) & (rows["error"] == "")]
-    diffs = judged[[f"diff.{n}" for n in limits]].apply(pd.to_numeric, errors="coerce") if limits else pd.DataFrame(index=judged.index)
-    compared = judged[diffs.notna().any(axis=1)] if limits else judged.iloc[0:0]
+    columns = [f"{basis.prefix}{n}" for n in limits if f"{basis.prefix}{n}" in judged]
+    diffs = judged[columns].apply(pd.to_numeric, errors="coerce") if columns else pd.DataFrame(index=judged.index)
+    compared = judged[diffs.notna().any(axis=1)] if columns else judged.iloc[0:0]
     mine = refusals[refusals["row"].isin(rows.index)] if not refusals.empty else refusals
-    values: dict = {
-        "compared": len(compared),
-        # Sequences (each conversation is one), or on the stateless path the sessions whose requests these were.
-        "sessions": int(compared["conversation" if rows["corrid"].ne("").any() else "session"].nunique()) if len(compared) else 0,
-        "refusals": len(mine),
-    }
+    values: dict = {"compared": len(compared), "sessions": _sessions(rows, compared), "refusals": len(mine)}
     if len(mine):
         values["refusal_causes"] = {k: int(n) for k, n in mine["cause"].value_counts().items()}
     if not len(compared):
-        return Verdict(check, variant, "skipped", "all_refused" if len(mine) else "nothing_compared", values)
+        return Verdict(check, variant, "skipped", "all_refused" if len(mine) else nothing, values)
     bad = broken_mask.loc[compared.index].any(axis=1)
     if not bad.any():
         largest = diffs.loc[compared.index].max()
         name = largest.idxmax() if largest.notna().any() else None
         values["largest_difference"] = float(largest.max()) if name else 0.0
-        values["largest_output"] = name.removeprefix("diff.") if name else None
+        values["largest_output"] = name.removeprefix(basis.prefix) if name else None
         return Verdict(check, variant, "held", "", values)
     wrong = compared[bad]
     first = wrong.sort_values(["t_send", "step"]).iloc[0]
     output = next(n for n in limits if broken_mask.at[first.name, n])
-    values.update(
-        wrong_steps=len(wrong),
-        wrong_sessions=int(wrong["conversation" if rows["corrid"].ne("").any() else "session"].nunique()),
-        first=_first_divergence(steps, first, output, limits[output]),
-    )
+    values.update(wrong_steps=len(wrong), wrong_sessions=_sessions(rows, wrong),
+                  first=_first_divergence(steps, first, output, limits[output], basis))
     return Verdict(check, variant, "broken", broken_reason, values)
 
 
-def _first_divergence(steps: pd.DataFrame, row, output: str, limit: float) -> dict:
+def _first_divergence(steps: pd.DataFrame, row, output: str, limit: float | None, basis: _Basis = _AGAINST_REFERENCE) -> dict:
+    diff = row.get(f"{basis.prefix}{output}")
     first = {
         "session": int(row["session"]), "step": int(row["step"]), "corrid": row["corrid"], "role": row["role"],
-        "phase": row["phase"], "output": output, "difference": float(row[f"diff.{output}"]), "tolerance": limit,
-        "t_send": float(row["t_send"]), "shown": (row.get("values") or {}).get(output),
+        "phase": row["phase"], "output": output, "difference": None if diff is None else float(diff), "tolerance": limit,
+        "t_send": float(row["t_send"]), "shown": (row.get(basis.shown) or {}).get(output),
         "instance": _value(row.get("instance")), "slot": _value(row.get("slot")),
     }
     execution = _value(row.get("execution"))
@@ -235,13 +274,66 @@ def _first_divergence(steps: pd.DataFrame, row, output: str, limit: float) -> di
     return first
 
 
-def _with_extras(verdict: Verdict, steps: pd.DataFrame, tables) -> Verdict:
+def _golden_extras(verdict: Verdict, rows: pd.DataFrame, tables, limits: dict) -> Verdict:
+    """What the golden verdict's words need: the tolerance of each output it compared, the first
+    mismatch's stream, and on the sequence path the streams shorter than their sessions, whose
+    wrapped steps it left uncompared."""
+    extra: dict = {"tolerances": {n: limits[n] for n in limits if f"gold.{n}" in rows}}
+    n = len(tables.streams)
+    if verdict.verdict == "broken" and n:
+        verdict.values["first"]["stream"] = verdict.values["first"]["session"] % n
+    if tables.facts.sequence and n:
+        wrapped = _wrapped_streams(tables)
+        if wrapped:
+            answered = rows[rows["judged"].astype(bool) & (rows["error"] == "")]
+            beyond = [int(k) >= tables.streams[int(s) % n] for s, k in zip(answered["session"], answered["step"], strict=True)]
+            extra.update(wrapped_streams=wrapped, uncompared_steps=int(sum(beyond)))
+    return Verdict(verdict.check, verdict.variant, verdict.verdict, verdict.reason, {**verdict.values, **extra})
+
+
+def _finite_verdict(check: Check, scope: Scope, steps: pd.DataFrame, rows: pd.DataFrame, refusals: pd.DataFrame) -> Verdict:
+    """Broken at the first reply whose float output holds NaN or Inf: in the lone runs, or under
+    traffic at a step whose lone runs answered numbers (a step already non-finite alone is the
+    lone runs' finding, counted here as non_finite_alone)."""
+    judged = rows[rows["judged"].astype(bool) & (rows["error"] == "")]
+    mine = refusals[refusals["row"].isin(rows.index)] if not refusals.empty else refusals
+    values: dict = {"compared": len(judged), "sessions": _sessions(rows, judged), "refusals": len(mine)}
+    if len(mine):
+        values["refusal_causes"] = {k: int(n) for k, n in mine["cause"].value_counts().items()}
+    if not len(judged):
+        return Verdict(check.code, scope.variant, "skipped", "all_refused" if len(mine) else "nothing_compared", values)
+    bad = judged["nonfinite"].notna() if "nonfinite" in judged else pd.Series(False, index=judged.index)
+    if scope.variant != ALONE:
+        lone = _lone_non_finite(steps)
+        already = bad & pd.Series([(s, k) in lone for s, k in zip(judged["session"], judged["step"], strict=True)], index=judged.index)
+        values["non_finite_alone"] = int(already.sum())
+        bad &= ~already
+    if not bad.any():
+        return Verdict(check.code, scope.variant, "held", "", values)
+    wrong = judged[bad]
+    first = wrong.sort_values(["t_send", "step"]).iloc[0]
+    output = next(iter(first["nonfinite"]))
+    divergence = {**_first_divergence(steps, first, output, None), "difference": None, "shown": {"got": first["nonfinite"][output]}}
+    values.update(wrong_steps=len(wrong), wrong_sessions=_sessions(rows, wrong), first=divergence)
+    return Verdict(check.code, scope.variant, "broken", check.diagnosis, values)
+
+
+def _lone_non_finite(steps: pd.DataFrame) -> set[tuple[int, int]]:
+    """(session, step) of every lone reply (both runs) that held NaN or Inf."""
+    lone = steps[steps["phase"] == "reference"]
+    if "nonfinite" not in lone:
+        return set()
+    lone = lone[lone["nonfinite"].notna()]
+    return {(int(s), int(k)) for s, k in zip(lone["session"], lone["step"], strict=True)}
+
+
+def _with_extras(verdict: Verdict, check: Check, steps: pd.DataFrame, tables) -> Verdict:
     """Facts a check's words need beyond held/broken: did it reach the backlog, land reused IDs
     on old slots, put a follower on the victim's slot, get the cancellation through."""
     extra: dict = {}
-    phase = SEQUENCE_RULES[verdict.check][0] if verdict.check in SEQUENCE_RULES else STATELESS_RULES[verdict.check]
-    rows = _rows(steps, phase, variant=verdict.variant if verdict.check in SEQUENCE_RULES else None)
-    phase_rows = tables.phases[(tables.phases["phase"] == phase) & (tables.phases["variant"] == verdict.variant)]
+    scope = check.scope(verdict.variant)
+    rows = steps[steps["phase"].isin(scope.phases) & steps["variant"].isin(scope.row_variants)]  # every role
+    phase_rows = tables.phases[(tables.phases["phase"].isin(scope.phases)) & (tables.phases["variant"] == verdict.variant)]
     if verdict.check == "interleaved" and len(phase_rows):
         p = phase_rows.iloc[0]
         extra.update(capacity=int(p["capacity"]), in_flight=int(p["workers"]), overflow=bool(p["overflow"]))
@@ -350,17 +442,15 @@ def refusal_cause(error: str, first_wait_s: float, gap_s: float, idle_s: float) 
 
 
 def _broken_steps(steps: pd.DataFrame, broken_mask: pd.DataFrame, limits: dict, verdicts: list[Verdict], sequence: bool) -> pd.DataFrame:
-    """Every step beyond tolerance in a broken check, long format (one row per output), for the
-    page's error-over-steps figure."""
+    """Every step beyond tolerance in a broken check judged against the reference, long format
+    (one row per output), for the page's error-over-steps figure."""
     columns = ["check", "variant", "conversation", "session", "step", "role", "output", "difference", "tolerance", "t_send"]
     records = []
     for v in verdicts:
-        if v.verdict != "broken":
+        check = checks.get(v.check, sequence)
+        if v.verdict != "broken" or check.judged_by != REFERENCE:
             continue
-        if v.check in ("reference", "repeat_alone"):
-            index = _rows(steps, "reference", pass_="b").index
-        else:
-            index = _check_rows(steps, v.check, v.variant if v.check != "after_traffic" else "alone", sequence)
+        index = _scope_rows(steps, check, check.scope(v.variant)).index
         rows = steps.loc[index]
         wrong_conversations = set(rows[broken_mask.loc[index].any(axis=1)]["conversation"])
         for row in rows[rows["conversation"].isin(wrong_conversations)].itertuples():
@@ -390,7 +480,7 @@ def _plain(value):
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):
-        return None if math.isnan(value) else "inf"
+        return None if math.isnan(value) else "inf" if value > 0 else "-inf"
     if value is pd.NA:
         return None
     return value

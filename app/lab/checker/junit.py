@@ -1,7 +1,9 @@
 """The check as JUnit XML, so a team's CI shows each check as a test case.
 
-One <testcase> per verdict (name "<check>[<variant>]"), a <failure> for a broken one and a
-<skipped> for a skipped one, inside one <testsuite> named after the model. The engine has no
+One <testcase> per verdict (name "<check>[<variant>]", in the order app/lab/checker/checks.py
+declares the checks), a <failure> for a broken one and a <skipped> for a skipped one, inside one
+<testsuite> named after the model; each case's property `judged_by` says what the check compares
+replies with (reference, golden or finite). The engine has no
 words: `describe(verdict) -> str` comes from the edge (the CLI passes app/text/checker.py's
 sentence in the user's language); without it the message is the verdict's codes and values.
 Written with the standard library's ElementTree.
@@ -11,6 +13,8 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+
+from app.lab.checker import checks
 
 
 def to_xml(result, describe: Callable[[object], str] | None = None) -> str:
@@ -32,6 +36,8 @@ def to_xml(result, describe: Callable[[object], str] | None = None) -> str:
         ET.SubElement(properties, "property", name=name, value=value)
     for v in verdicts:
         case = ET.SubElement(suite, "testcase", classname=f"check.{result.facts.name}", name=f"{v.check}[{v.variant}]")
+        check = checks.get(v.check, result.facts.sequence)
+        ET.SubElement(ET.SubElement(case, "properties"), "property", name="judged_by", value=check.judged_by)
         if v.verdict == "broken":
             failure = ET.SubElement(case, "failure", message=describe(v), type=v.reason or "broken")
             failure.text = json.dumps(v.to_json(), indent=1, default=str)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from app.lab.checker import review
+from app.lab.checker import checks, review
 from app.lab.problems import LabError, Problem
 
 MAX_SESSIONS = 256
@@ -15,11 +15,12 @@ DEFAULT_THINK_MS = 5.0
 MIN_SESSIONS = 16  # the default count when the model's capacity does not ask for more
 MAX_SEED = 2**32 - 1  # numpy's SeedSequence takes an unsigned 32-bit seed here
 
-# Check codes (words: app/text/checker.py). Sequence batcher: each runs on all instances and on
-# one; the reference runs once. Dynamic or no batcher: the stateless checks.
-SEQUENCE_CHECKS = ("reference", "interleaved", "id_reuse", "abandoned", "cancelled")
-STATELESS_CHECKS = ("repeat_alone", "batch_composition", "after_traffic")
-VARIANTS = ("all_instances", "one_instance")
+# Check codes (declared in app/lab/checker/checks.py; words: app/text/checker.py). Sequence
+# batcher: each runs on all instances and on one; the reference runs once. Dynamic or no
+# batcher: the stateless checks.
+SEQUENCE_CHECKS = checks.codes(checks.SEQUENCE)
+STATELESS_CHECKS = checks.codes(checks.STATELESS)
+VARIANTS = tuple(v for v in checks.variants() if v != checks.ALONE)  # the traffic runs'
 
 
 @dataclass(frozen=True)
@@ -65,9 +66,9 @@ class CheckOptions:
         out += self._clients().problems()
         if self.tolerance is not None and not self.tolerance >= 0:
             out.append(Problem("check_tolerance_range", {"value": self.tolerance}))
-        unknown = [c for c in self.only if c not in SEQUENCE_CHECKS + STATELESS_CHECKS]
+        unknown = [c for c in self.only if c not in checks.codes()]
         if unknown:
-            out.append(Problem("check_unknown", {"value": ", ".join(unknown), "choices": ", ".join(SEQUENCE_CHECKS + STATELESS_CHECKS)}))
+            out.append(Problem("check_unknown", {"value": ", ".join(unknown), "choices": ", ".join(checks.codes())}))
         return out
 
     def check(self) -> None:
@@ -76,7 +77,13 @@ class CheckOptions:
             raise LabError(problems)
 
     def wants(self, check: str) -> bool:
-        return not self.only or check in self.only or check in ("reference", "repeat_alone")
+        return not self.only or check in self.only or check in checks.always()
+
+    def runs(self, phase: str, sequence: bool, variant: str | None = None) -> bool:
+        """Whether a check asked for judges `phase` (in the verdict variant `variant`, if given):
+        the measurement runs it only then."""
+        return any(self.wants(c.code) and any(phase in s.phases and variant in (None, s.variant) for s in c.scopes)
+                   for c in checks.for_path(sequence))
 
     def to_json(self) -> dict:
         data = self.input_data

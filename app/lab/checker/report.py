@@ -4,27 +4,39 @@ page's figures draw. Words for every code are in app/text/checker.py.
 JSON schema (kind "check", schema 1):
   {"kind": "check", "schema": 1, "outcome": "held" | "broken", "exit_code": 0 | 1,
    "server": {where: embedded | external, url}, "model": ModelFacts.to_json(), "options": CheckOptions.to_json(),
-   "inputs": {source: generated | data_file, sessions, lengths: [steps per session]},
+   "inputs": {source: generated | data_file, sessions, lengths: [steps per session],
+              streams: [steps per data stream] (session i plays stream i % len), golden: the file has validation_data},
    "wall_s", "requests", "traced" (the trace was read), "placed" (the log placed sequences in slots),
-   "checks": [{check, variant, verdict: held | broken | skipped, reason, values}],
+   "declared": [{check, judged_by: reference | golden | finite, diagnosis, variants}] (app/lab/checker/checks.py,
+     the model's path: what each check judges against and what its breaking means),
+   "checks": [{check, variant, verdict: held | broken | skipped, reason, judged_by, values}],
      values: compared, sessions, refusals, refusal_causes {cause: n}; held: largest_difference, largest_output;
      broken: wrong_steps, wrong_sessions, first {session, step, corrid, role, phase, output, difference,
        tolerance, t_send, shown {expected, got: first elements}, instance, slot,
        execution {id, lane, start_s, end_s, batch, shared_with [{session, step, role, corrid}]}};
+     first elements are plain values: bytes as text, NaN and Inf as "nan", "inf", "-inf";
+     golden: tolerances {output: value} (0: exact), wrapped_streams [streams], uncompared_steps (the sequence
+       path's wrapped steps, not compared); broken: first.stream, first.shown {expected: golden, got};
+     finite: broken: first.shown {got}, first.difference and tolerance null; traffic variants: non_finite_alone
+       (replies already non-finite in the lone runs, not counted again);
      per check: interleaved {capacity, in_flight, overflow}; id_reuse {reused, same_instance, same_slot};
      abandoned/cancelled {next_on_slot, victim_instance, victim_slot, victim_ended_by: end | reaped | cancelled,
        idle_timeout_s}, cancelled {cancel_outcome: gave_up | served | refused | failed, cancel_error, cancel_reached: true | false | null
        (null: untraced)};
-     broken: reason is a diagnosis code (not_reproducible, noise_above_tolerance, keeps_state, batch_dependent,
-       sessions_mix, inherits_after_end, aborted_pollutes);
-     skipped: reason is a code (not_reproducible, not_requested, single_instance, external_server, no_model_files,
-       copy_refused, sessions_too_short, all_refused, nothing_compared, cancel_not_delivered) with its values
+     broken: reason is a diagnosis code (not_reproducible, noise_above_tolerance, non_finite, keeps_state,
+       batch_dependent, sessions_mix, inherits_after_end, aborted_pollutes, differs_from_golden);
+     skipped: reason is a code (not_reproducible, reference_non_finite, not_requested, single_instance,
+       external_server, no_model_files, copy_refused, sessions_too_short, all_refused, nothing_compared,
+       cancel_not_delivered, no_golden_data (golden not run: no validation_data), no_golden_steps,
+       no_float_outputs) with its values
    "tolerances": [{output, datatype, value, source: exact | user | derived, noise, reproducible}],
    "outputs": [{name, datatype, compared, ignored_by: "" | user | lab}],
-   "diagnoses": [{code, checks}], "refusals": [{phase, variant, role, session, step, corrid, error, cause, waited_s}],
+   "diagnoses": [{code, checks}], "notes": [{code, values}] (streams_wrap {streams, stream_lengths, steps, golden}:
+     data streams shorter than their sessions, whose later steps replay earlier inputs),
+   "refusals": [{phase, variant, role, session, step, corrid, error, cause, waited_s}],
    "phases": [{phase, variant, model, started_s, wall_s, requests, workers, capacity, overflow, traced, placed}],
    "review": [{code, severity, field, values}] (the config review, app/lab/checker/review.py)}
-Sessions and steps count from 0; times are seconds from the check's start.
+Sessions, streams and steps count from 0; times are seconds from the check's start.
 """
 from __future__ import annotations
 
@@ -33,7 +45,7 @@ import math
 
 import pandas as pd
 
-from app.lab.checker import review
+from app.lab.checker import checks, review
 from app.lab.checker.judge import _plain
 
 KIND = "check"
@@ -62,19 +74,28 @@ def to_json(result) -> dict:
         "server": {"where": result.where, "url": result.url},
         "model": result.facts.to_json(),
         "options": result.options.to_json(),
-        "inputs": {"source": t.input_source, "sessions": len(t.lengths), "lengths": list(t.lengths)},
+        "inputs": {"source": t.input_source, "sessions": len(t.lengths), "lengths": list(t.lengths), "streams": list(t.streams),
+                   "golden": t.golden},
         "wall_s": round(result.wall_s, 3),
         "requests": result.requests,
         "traced": t.traced,
         "placed": t.placed,
-        "checks": [v.to_json() for v in j.verdicts],
+        "declared": [{"check": c.code, "judged_by": c.judged_by, "diagnosis": c.diagnosis, "variants": list(c.variants)}
+                     for c in checks.for_path(result.facts.sequence)],
+        "checks": [{**v.to_json(), "judged_by": judged_by(v, result.facts.sequence)} for v in j.verdicts],
         "tolerances": [tol.to_json() for tol in j.tolerances],
         "outputs": _records(t.outputs),
         "diagnoses": _plain(j.diagnoses),
+        "notes": _plain(j.notes),
         "refusals": _records(j.refusals.drop(columns=["row"], errors="ignore")),
         "phases": _records(t.phases),
         "review": [f.to_json() for f in result.review],
     }
+
+
+def judged_by(verdict, sequence: bool) -> str:
+    """What the verdict's check compares replies with (checks.Check.judged_by)."""
+    return checks.get(verdict.check, sequence).judged_by
 
 
 def dumps(result) -> str:

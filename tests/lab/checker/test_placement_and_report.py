@@ -11,6 +11,7 @@ from app.i18n import languages, words
 from app.lab.checker import junit, placement, report
 from app.lab.checker.engine import CheckResult
 from app.lab.checker.judge import judge
+from app.lab.checker.options import CheckOptions
 from app.text import checker as text
 from tests.i18n.text_checks import reads_in
 from tests.lab.checker.tables import Rows, tables
@@ -85,7 +86,7 @@ def broken_result() -> CheckResult:
     rows.add("interleaved", "interleaved", 10, 0, 1, 3.0, variant="all_instances", execution=1, exec_start=0.3, exec_end=0.4, lane="lane 0")
     skipped = [{"check": c, "variant": "one_instance", "reason": "external_server", "values": {"url": "h:8000"}}
                for c in ("interleaved",)]
-    return result_of(rows, skipped=skipped)
+    return result_of(rows, skipped=skipped, options=CheckOptions(only=("interleaved",)))
 
 
 def test_the_json_report_is_versioned_codes_and_values():
@@ -97,7 +98,7 @@ def test_the_json_report_is_versioned_codes_and_values():
     assert broken["verdict"] == "broken" and broken["reason"] == "sessions_mix"
     assert broken["values"]["first"]["step"] == 1 and broken["values"]["first"]["difference"] == 3.0
     assert checks[("interleaved", "one_instance")] == {"check": "interleaved", "variant": "one_instance", "verdict": "skipped",
-                                                       "reason": "external_server", "values": {"url": "h:8000"}}
+                                                       "reason": "external_server", "judged_by": "reference", "values": {"url": "h:8000"}}
     assert data["tolerances"] == [{"output": "OUTPUT", "datatype": "INT64", "value": 0.0, "source": "exact", "noise": 0.0, "reproducible": True}]
     assert data["diagnoses"] == [{"code": "sessions_mix", "checks": ["interleaved/all_instances"]}]
 
@@ -109,7 +110,8 @@ def test_the_junit_xml_has_one_test_case_per_check():
     assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "1", "1")
     cases = {c.get("name"): c for c in suite.findall("testcase")}
     assert set(cases) == {"reference[alone]", "interleaved[all_instances]", "interleaved[one_instance]"}
-    assert list(cases["reference[alone]"]) == []
+    assert [child.tag for child in cases["reference[alone]"]] == ["properties"]  # held: no failure, no skipped
+    assert cases["reference[alone]"].find("properties/property").attrib == {"name": "judged_by", "value": "reference"}
     failure = cases["interleaved[all_instances]"].find("failure")
     assert failure.get("type") == "sessions_mix" and "session 1, step 2" in failure.get("message")
     assert json.loads(failure.text)["values"]["first"]["difference"] == 3.0
