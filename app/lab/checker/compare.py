@@ -46,22 +46,24 @@ def default_ignored(facts: ModelFacts) -> tuple[str, ...]:
 
 def difference(ref: np.ndarray | None, got: np.ndarray | None, datatype: str) -> float:
     """0 when equal. Integers: the largest absolute difference; BOOL and BYTES: how many elements
-    differ; floats: the largest |got - ref| / max(1, |ref|) (NaN equals NaN only). inf when either
-    is missing or the shapes differ."""
+    differ; floats: the largest |got - ref| / max(1, |ref|). inf when either is missing, the shapes
+    differ, or a float element is NaN on either side: NaN equals nothing, itself included (IEEE
+    754), so a model that answers NaN never matches (the finite check says why)."""
     if ref is None or got is None or np.shape(ref) != np.shape(got):
         return MISSING
-    if np.array_equal(ref, got):  # the common case, and the cheapest test there is
+    if np.array_equal(ref, got):  # the common case, and the cheapest test there is (NaN is never array_equal)
         return 0.0
     if datatype in ("BOOL", "BYTES"):
         return float(np.count_nonzero(np.asarray(ref).reshape(-1) != np.asarray(got).reshape(-1)))
     if is_float(datatype):
         a = np.asarray(ref, dtype=np.float64)
         b = np.asarray(got, dtype=np.float64)
-        both_nan = np.isnan(a) & np.isnan(b)
-        if np.any(np.isnan(a) != np.isnan(b)):
+        if np.isnan(a).any() or np.isnan(b).any():
             return MISSING
         with np.errstate(invalid="ignore"):
-            scaled = np.where(both_nan | (a == b), 0.0, np.abs(b - a) / np.maximum(1.0, np.abs(a)))
+            scaled = np.where(a == b, 0.0, np.abs(b - a) / np.maximum(1.0, np.abs(a)))
+        # inf against a number: inf / inf is NaN, which must not read as "within tolerance"
+        scaled = np.where(np.isnan(scaled), MISSING, scaled)
         return float(scaled.max()) if scaled.size else 0.0
     if ref.size == 0:
         return 0.0
@@ -94,6 +96,13 @@ def tolerance(output: str, datatype: str, noise: float, user: float | None = Non
         return Tolerance(output, datatype, float(user), "user", noise, noise <= user)
     derived = max(FLOOR[datatype], NOISE_FACTOR * noise) if np.isfinite(noise) else FLOOR[datatype]
     return Tolerance(output, datatype, min(derived, CEILING[datatype]), "derived", noise, noise <= CEILING[datatype])
+
+
+def non_finite(array: np.ndarray | None, datatype: str) -> bool:
+    """Whether a float reply holds a NaN or an Inf anywhere (other datatypes cannot)."""
+    if array is None or not is_float(datatype):
+        return False
+    return not bool(np.isfinite(np.asarray(array, dtype=np.float64)).all())
 
 
 def _finite(value: float):
