@@ -18,6 +18,8 @@ CHECKS = {
     "repeat_alone": N_("each request alone, twice: the same answer"),
     "batch_composition": N_("the same requests concurrently, in batches of other compositions: the same answers"),
     "after_traffic": N_("each request alone again, after other traffic, in another order: the same answers"),
+    "golden": N_("every reply against the golden outputs of the data file (its validation_data)"),
+    "finite": N_("every float output a number: no NaN, no Inf"),
 }
 VARIANTS = {
     "alone": N_("alone"),
@@ -43,6 +45,11 @@ SKIP_REASONS = {
     "nothing_compared": N_("no step had a reference to compare with"),
     "cancel_not_delivered": N_("the request the client gave up on never reached the server (the trace has no record of it), so "
                                "this run shows nothing a cancelled request does"),
+    "reference_non_finite": N_("the reference holds NaN or Inf, which equal nothing, so nothing can be compared with it"),
+    "no_golden_data": N_("not run: no golden outputs (give a data file with \"validation_data\", as perf_analyzer's --input-data "
+                         "takes it)"),
+    "no_golden_steps": N_("no reply of this run had a golden output to compare with"),
+    "no_float_outputs": N_("the model compares no float output, and only floats can be NaN or Inf"),
 }
 DIAGNOSES = {
     "keeps_state": N_("The answer to a request depends on the requests before it: the model keeps state between requests. "
@@ -62,7 +69,22 @@ DIAGNOSES = {
     "aborted_pollutes": N_("A session that stopped without END, or gave up on a request, changed what another session got: "
                            "the model must drop or reset state the server never ended for it (START resets; the idle "
                            "reaper does not tell the model)."),
+    "differs_from_golden": N_("The model's answers differ from the golden outputs of your data file. Where they differ with "
+                              "each request alone, the model itself answers otherwise than the file says (other weights, "
+                              "code, preprocessing or precision); where they differ only under traffic, batching changed "
+                              "them as well."),
+    "non_finite": N_("The model answered NaN or Inf in a float output: no number at all. NaN equals nothing, not even "
+                     "itself, so such a reply matches no reference and no golden output. Where it appears only under "
+                     "traffic, look at what the rows of a batch share: padding, a reduction over the batch, an overflow "
+                     "in a larger batch."),
 }
+NOTES = {
+    "streams_wrap": N_("Streams {streams:text} of the data file are shorter than the {steps:count} steps their sessions "
+                       "send: past a stream's end its inputs start over from its first step (as perf_analyzer loops "
+                       "through the data up to a sequence's length), onto the state the sequence has built so far."),
+}
+NOTE_GOLDEN_WRAP = N_("Those later steps are not compared with golden outputs: the file's answers were for the stream's "
+                      "first pass, not for its inputs replayed onto a state that has moved on.")
 REFUSAL_CAUSES = {
     "reaped_after_backlog": N_("waited in the backlog longer than the idle timeout, and was ended by the reaper as it got a slot"),
     "idle_gap": N_("the client paused longer than the idle timeout, and the reaper ended the sequence"),
@@ -107,6 +129,31 @@ PROBLEMS = {
                                "{kind:text} data"),
     "check_data_bad_base64": N_("{source:text}: stream {stream:count}, step {step:count}, input {name:text}: \"b64\" is not valid base64 "
                                 "of whole elements"),
+    "check_golden_not_entries": N_("{source:text}: \"data\" holds entries, so \"validation_data\" must hold one entry of outputs "
+                                   "per entry, in the same order"),
+    "check_golden_not_streams": N_("{source:text}: \"data\" holds streams, so \"validation_data\" must hold one list of output "
+                                   "entries per stream, in the same order"),
+    "check_golden_stream_count": N_("{source:text}: \"validation_data\" holds {got:count} streams and \"data\" {expected:count}: "
+                                    "they must align one to one"),
+    "check_golden_step_count": N_("{source:text}: stream {stream:count} has {expected:count} steps in \"data\" and {got:count} in "
+                                  "\"validation_data\": they must align one to one"),
+    "check_golden_not_an_entry": N_("{source:text}: golden stream {stream:count}, step {step:count} is not an object of output tensors"),
+    "check_golden_unknown_output": N_("{source:text}: golden stream {stream:count}, step {step:count} names {name:text}, which the "
+                                      "model does not have: its outputs are {outputs:text}"),
+    "check_golden_bad_shape": N_("{source:text}: golden stream {stream:count}, step {step:count}, output {name:text}: \"shape\" "
+                                 "must be a list of whole numbers, got {given:text}"),
+    "check_golden_shape_mismatch": N_("{source:text}: golden stream {stream:count}, step {step:count}, output {name:text}: shape "
+                                      "{given:text} does not fit the model's dimensions {dims:text}"),
+    "check_golden_size_mismatch": N_("{source:text}: golden stream {stream:count}, step {step:count}, output {name:text}: shape "
+                                     "{given:text} holds {expected:count} elements, the data has {got:count}"),
+    "check_golden_shape_needed": N_("{source:text}: golden stream {stream:count}, step {step:count}, output {name:text} has variable "
+                                    "dimensions {dims:text}: give \"shape\" with its \"content\""),
+    "check_golden_bad_value": N_("{source:text}: golden stream {stream:count}, step {step:count}, output {name:text}: the values are "
+                                 "not {kind:text} data"),
+    "check_golden_bad_base64": N_("{source:text}: golden stream {stream:count}, step {step:count}, output {name:text}: \"b64\" is "
+                                  "not valid base64 of whole elements"),
+    "check_golden_nan": N_("{source:text}: golden stream {stream:count}, step {step:count}, output {name:text} holds NaN, which "
+                           "equals nothing: no reply could match it"),
     "check_sessions_range": N_("sessions must be {low:count} to {high:count}: got {value:text}"),
     "check_steps_range": N_("steps must be {low:count} to {high:count}: got {value:text}"),
     "check_corrid_not_number": N_("the largest correlation ID must be a whole number: got '{value:text}'"),
@@ -148,36 +195,121 @@ def verdict_sentence(v, _: Words) -> str:
     values = v.values
     if v.verdict == "skipped":
         return _.render(SKIP_REASONS[v.reason], **values)
-    if v.verdict == "held":
+    if v.check == "golden":
+        text = _golden_sentence(v, _)
+    elif v.check == "finite":
+        text = _finite_sentence(v, _)
+    elif v.verdict == "held":
         text = _.render(N_("{compared:count} steps of {sessions:count} sessions matched their references; largest difference {largest:text}"),
                         compared=values["compared"], sessions=values["sessions"], largest=number(values.get("largest_difference")))
     else:
         first = values["first"]
-        where = (_.render(N_("{session:session}, step {step:count} ({role:text}, ID {corrid:text})"), session=first["session"],
-                          step=first["step"] + 1, role=_(ROLES.get(first["role"], first["role"])), corrid=first["corrid"])
-                 if first["corrid"] else
-                 _.render(N_("{session:session}, request {step:count} ({role:text})"), session=first["session"], step=first["step"] + 1,
-                          role=_(ROLES.get(first["role"], first["role"]))))
         text = _.render(
             N_("first differed at {where:text}: {output:text} off by {difference:text}, tolerance {tolerance:text}; "
                "{wrong:count} steps of {sessions:count} sessions differ"),
-            where=where, output=first["output"], difference=number(first["difference"]), tolerance=number(first["tolerance"]),
+            where=_where(first, _), output=first["output"], difference=number(first["difference"]), tolerance=number(first["tolerance"]),
             wrong=values["wrong_steps"], sessions=values["wrong_sessions"])
         shown = first.get("shown")
         if shown:
             text += _.render(N_(" (expected {expected:text}, got {got:text})"), expected=str(shown["expected"]), got=str(shown["got"]))
-        execution = first.get("execution")
-        if execution and execution["shared_with"]:
-            others = ", ".join(_.render(N_("{session:session} step {step:count}"), session=o["session"], step=o["step"] + 1)
-                               for o in execution["shared_with"])
-            text += _.render(N_("; it ran in a batch of {batch:count} on {lane:text} with {others:text}"),
-                             batch=execution["batch"], lane=str(execution["lane"]), others=others)
-        elif execution:
-            text += _.render(N_("; it ran alone in its batch on {lane:text}"), lane=str(execution["lane"]))
+    if v.verdict == "broken":
+        text += _execution_text(v.values["first"], _)
     if values.get("refusals"):
         text += _.render(N_("; {n:count} requests refused"), n=values["refusals"])
     extra = _extra(v, _)
     return text + (f"; {extra}" if extra else "")
+
+
+def _where(first: dict, _: Words) -> str:
+    """A step as the sentences name it: its session, step, role and, on the sequence path, its ID."""
+    role = _(ROLES.get(first["role"], first["role"]))
+    if first["corrid"]:
+        return _.render(N_("{session:session}, step {step:count} ({role:text}, ID {corrid:text})"), session=first["session"],
+                        step=first["step"] + 1, role=role, corrid=first["corrid"])
+    return _.render(N_("{session:session}, request {step:count} ({role:text})"), session=first["session"], step=first["step"] + 1, role=role)
+
+
+def _execution_text(first: dict, _: Words) -> str:
+    execution = first.get("execution")
+    if execution and execution["shared_with"]:
+        others = ", ".join(_.render(N_("{session:session} step {step:count}"), session=o["session"], step=o["step"] + 1)
+                           for o in execution["shared_with"])
+        return _.render(N_("; it ran in a batch of {batch:count} on {lane:text} with {others:text}"),
+                        batch=execution["batch"], lane=str(execution["lane"]), others=others)
+    if execution:
+        return _.render(N_("; it ran alone in its batch on {lane:text}"), lane=str(execution["lane"]))
+    return ""
+
+
+def elements(values) -> str:
+    """A reply's first elements as the report keeps them (measure._first): [1.5, nan, abc]."""
+    return "[" + ", ".join(str(v) for v in values) + "]" if values is not None else "–"
+
+
+def _golden_sentence(v, _: Words) -> str:
+    values = v.values
+    if v.verdict == "held":
+        text = _.render(N_("{compared:count} replies of {sessions:count} sessions matched their golden outputs; largest difference "
+                           "{largest:text}"), compared=values["compared"], sessions=values["sessions"],
+                        largest=number(values.get("largest_difference")))
+    else:
+        first = values["first"]
+        text = _.render(
+            N_("first differed from its golden output at {where:text}, stream {stream:count} ({phase:text}): {output:text} off by "
+               "{difference:text}, tolerance {tolerance:text}; {wrong:count} replies of {sessions:count} sessions differ"),
+            where=_where(first, _), stream=first.get("stream", 0) + 1, phase=_(PHASES[first["phase"]]), output=first["output"],
+            difference=number(first["difference"]), tolerance=number(first["tolerance"]), wrong=values["wrong_steps"],
+            sessions=values["wrong_sessions"])
+        shown = first.get("shown")
+        if shown:
+            text += _.render(N_(" (expected {expected:text}, got {got:text})"), expected=elements(shown["expected"]), got=elements(shown["got"]))
+    floats = {name: value for name, value in (values.get("tolerances") or {}).items() if value}
+    if floats:
+        text += _.render(N_("; float outputs within {tolerances:text}"),
+                         tolerances=", ".join(f"{name} {number(value)}" for name, value in floats.items()))
+    if values.get("wrapped_streams"):
+        text += _.render(N_("; streams {streams:text} are shorter than their sessions: {n:count} later replies replayed earlier "
+                            "inputs and were not compared"), streams=streams_text(values["wrapped_streams"]), n=values["uncompared_steps"])
+    return text
+
+
+def _finite_sentence(v, _: Words) -> str:
+    values = v.values
+    alone = v.variant == "alone"
+    if v.verdict == "held":
+        if alone:
+            return _.render(N_("{compared:count} replies of {sessions:count} sessions: every float output a number"),
+                            compared=values["compared"], sessions=values["sessions"])
+        text = _.render(N_("{compared:count} replies of {sessions:count} sessions: no NaN or Inf appeared where the lone runs "
+                           "answered numbers"), compared=values["compared"], sessions=values["sessions"])
+        if values.get("non_finite_alone"):
+            text += _.render(N_(" ({n:count} replies held NaN or Inf alone too)"), n=values["non_finite_alone"])
+        return text
+    first = values["first"]
+    template = (N_("first NaN or Inf at {where:text} ({phase:text}): {output:text} gave {got:text}; {wrong:count} replies of "
+                   "{sessions:count} sessions hold NaN or Inf") if alone else
+                N_("first NaN or Inf appearing under traffic at {where:text} ({phase:text}): {output:text} gave {got:text} where "
+                   "alone it gave numbers; {wrong:count} replies of {sessions:count} sessions"))
+    return _.render(template, where=_where(first, _), phase=_(PHASES[first["phase"]]), output=first["output"],
+                    got=elements((first.get("shown") or {}).get("got")), wrong=values["wrong_steps"], sessions=values["wrong_sessions"])
+
+
+def streams_text(streams: list[int]) -> str:
+    """Data streams as people count them, from 1: 2, 4."""
+    return ", ".join(str(s + 1) for s in streams)
+
+
+def note_lines(notes: list[dict], _: Words) -> list[str]:
+    """What the reader should know beside the verdicts (judge.Judgement.notes)."""
+    lines = []
+    for note in notes:
+        values = note["values"]
+        if note["code"] == "streams_wrap":
+            text = _.render(NOTES["streams_wrap"], streams=streams_text(values["streams"]), steps=values["steps"])
+            lines.append(text + (" " + _(NOTE_GOLDEN_WRAP) if values.get("golden") else ""))
+        else:
+            lines.append(_.render(NOTES[note["code"]], **values))
+    return lines
 
 
 def _extra(v, _: Words) -> str:
@@ -224,6 +356,8 @@ def summary_lines(result, _: Words) -> list[str]:
         lines.append(f"         {verdict_sentence(v, _)}")
     for d in result.judgement.diagnoses:
         lines += ["", _(DIAGNOSES[d["code"]])]
+    for note in note_lines(result.judgement.notes, _):
+        lines += ["", note]
     refusals = result.judgement.refusals
     if len(refusals):
         lines.append("")

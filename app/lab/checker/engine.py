@@ -71,15 +71,17 @@ def default_sessions(facts: ModelFacts) -> int:
 
 
 def input_source(facts: ModelFacts, options: CheckOptions):
-    """The sessions' inputs and lengths: from the data file, else generated from the metadata."""
+    """The sessions' inputs and lengths: from the data file (with its golden outputs, if it has
+    validation_data), else generated from the metadata."""
     if options.input_data is not None:
         document = options.input_data if isinstance(options.input_data, dict) else input_data.load(Path(options.input_data))
         label = "input data" if isinstance(options.input_data, dict) else str(options.input_data)
         dims = inputs.concrete_shapes(facts, options.shapes, data_supplied=True)
         streams = input_data.streams(document, facts, dims, source=label)
+        golden = input_data.golden(document, facts, source=label)
         count = options.sessions or len(streams)
         lengths = [options.steps or len(streams[i % len(streams)]) for i in range(count)]
-        return inputs.FromData(facts, streams, lengths)
+        return inputs.FromData(facts, streams, lengths, golden)
     dims = inputs.concrete_shapes(facts, options.shapes)
     count = options.sessions or default_sessions(facts)
     lengths = inputs.session_lengths(count, options.steps or DEFAULT_STEPS, options.seed, mixed=facts.sequence)

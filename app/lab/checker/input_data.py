@@ -6,10 +6,16 @@ lists of entries: one stream per sequence, played back to one correlation ID. A 
 row-major list of values, {"b64": "..."} (little-endian bytes; a BYTES element is a 4-byte
 length and its bytes), or {"content": <list or b64>, "shape": [...]} for variable dimensions.
 Without "shape" the size comes from --shape or the model's fixed dims; where exactly one
-dimension is variable and nothing gives it, the element count does. `validation_data` is
-perf_analyzer's golden outputs; the checker measures its own references, so it is not read.
+dimension is variable and nothing gives it, the element count does.
 
-Every mismatch with the model is a Problem naming the stream, the step and the input.
+`validation_data` holds the golden outputs (docs/input_data.md, "Output Validation"): the same
+format as "data" and aligned with it one to one (perf_analyzer's data_loader.cc refuses a file
+whose validation_data has another count of streams, or a stream another count of steps): each
+entry maps output names to tensors in the same forms, checked against the model's outputs. An
+output an entry leaves out is not compared at that step (perf_analyzer compares the outputs the
+entry gives). A golden NaN is refused: NaN equals nothing, so no reply could ever match it.
+
+Every mismatch with the model is a Problem naming the stream, the step and the input or output.
 """
 from __future__ import annotations
 
@@ -18,6 +24,7 @@ import binascii
 import json
 import math
 import struct
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +63,49 @@ def streams(document: dict, facts: ModelFacts, dims: dict[str, tuple[int, ...] |
         raw = [data]  # one stream (a sequence model plays it to one ID; a stateless one sends each entry)
     else:
         raise LabError("check_data_mixed_streams", source=source)
-    specs = {s.name: s for s in facts.inputs}
+    return _read(raw, _INPUTS, {s.name: s for s in facts.inputs}, dims, source)
+
+
+def golden(document: dict, facts: ModelFacts, source: str = "input data") -> list[list[dict[str, np.ndarray]]] | None:
+    """The golden outputs of `validation_data`, aligned with the streams of "data" (read first,
+    with streams()); None when the file has none. LabError with every problem found."""
+    if not isinstance(document, dict) or "validation_data" not in document:
+        return None
+    data, validation = document["data"], document["validation_data"]
+    flat = all(isinstance(entry, dict) for entry in data)
+    if not isinstance(validation, list) or any(isinstance(e, list) == flat for e in validation):
+        # perf_analyzer reads the golden entries the way "data" is laid out: entries, or streams of entries
+        raise LabError("check_golden_not_entries" if flat else "check_golden_not_streams", source=source)
+    raw, expected = ([validation], [data]) if flat else (validation, data)
+    if len(raw) != len(expected):
+        raise LabError("check_golden_stream_count", source=source, expected=len(expected), got=len(raw))
+    wrong = [Problem("check_golden_step_count", {"source": source, "stream": s + 1, "expected": len(d), "got": len(g)})
+             for s, (g, d) in enumerate(zip(raw, expected, strict=True)) if len(g) != len(d)]
+    if wrong:
+        raise LabError(wrong[:MAX_PROBLEMS])
+    specs = {s.name: s for s in facts.outputs}
+    return _read(raw, _OUTPUTS, specs, {name: None if spec.variable else spec.dims for name, spec in specs.items()}, source)
+
+
+MAX_PROBLEMS = 20  # a wholly wrong file: the first ones say enough
+
+
+@dataclass(frozen=True)
+class _Side:
+    """What differs between reading inputs ("data") and golden outputs ("validation_data")."""
+
+    prefix: str  # of its Problem codes: check_data_bad_value is check_golden_bad_value for an output
+    unknown: str  # the code for a name the model lacks
+    names: str  # the value that lists the model's names
+    required: bool  # a name the entry leaves out is a problem
+    refuse_nan: bool  # a NaN is a problem (no reply can match a golden NaN)
+
+
+_INPUTS = _Side("check_data", "check_data_unknown_input", "inputs", required=True, refuse_nan=False)
+_OUTPUTS = _Side("check_golden", "check_golden_unknown_output", "outputs", required=False, refuse_nan=True)
+
+
+def _read(raw: list, side: _Side, specs: dict[str, TensorSpec], dims: dict, source: str) -> list[list[dict[str, np.ndarray]]]:
     problems: list[Problem] = []
     out = []
     for s, stream in enumerate(raw):
@@ -67,28 +116,36 @@ def streams(document: dict, facts: ModelFacts, dims: dict[str, tuple[int, ...] |
         for k, entry in enumerate(stream):
             where = {"source": source, "stream": s + 1, "step": k + 1}
             if not isinstance(entry, dict):
-                problems.append(Problem("check_data_not_an_entry", where))
+                problems.append(Problem(f"{side.prefix}_not_an_entry", where))
                 continue
             unknown = sorted(set(entry) - set(specs))
             if unknown:
-                problems.append(Problem("check_data_unknown_input", {**where, "name": ", ".join(unknown), "inputs": ", ".join(specs)}))
+                problems.append(Problem(side.unknown, {**where, "name": ", ".join(unknown), side.names: ", ".join(specs)}))
             tensors = {}
             for name, spec in specs.items():
                 if name not in entry:
-                    if not spec.optional:
+                    if side.required and not spec.optional:
                         problems.append(Problem("check_data_missing_input", {**where, "name": name}))
                     continue
                 try:
                     tensors[name] = tensor(entry[name], spec, dims.get(name))
+                    if side.refuse_nan and _has_nan(tensors[name]):
+                        raise _Bad("check_golden_nan")
                 except _Bad as bad:
-                    problems.append(Problem(bad.code, {**where, "name": name, **bad.values}))
+                    problems.append(Problem(bad.code.replace("check_data", side.prefix, 1), {**where, "name": name, **bad.values}))
             steps.append(tensors)
         out.append(steps)
-        if len(problems) > 20:  # a wholly wrong file: the first ones say enough
+        if len(problems) > MAX_PROBLEMS:
             break
     if problems:
-        raise LabError(problems[:20])
+        raise LabError(problems[:MAX_PROBLEMS])
     return out
+
+
+def _has_nan(array: np.ndarray) -> bool:
+    if array.dtype.kind != "f" and array.dtype.name != "bfloat16":  # BF16 (ml_dtypes) is a kind of its own
+        return False
+    return bool(np.isnan(array.astype(np.float64)).any())
 
 
 def tensor(value, spec: TensorSpec, dims: tuple[int, ...] | None) -> np.ndarray:

@@ -109,10 +109,14 @@ class Generated:
     seed: int = 0
 
     source = "generated"
+    golden = None  # no golden outputs: nothing says what the model should answer
 
     @property
     def sessions(self) -> int:
         return len(self.lengths)
+
+    def expected(self, session: int, step: int) -> dict[str, np.ndarray] | None:
+        return None
 
     def arrays(self, session: int, step: int) -> dict[str, np.ndarray]:
         out = {}
@@ -125,11 +129,16 @@ class Generated:
 @dataclass
 class FromData:
     """Inputs from a data file: session i plays stream i % len(streams), `lengths[i]` steps,
-    round robin when it is asked for more steps than the stream has (as perf_analyzer does)."""
+    round robin when it is asked for more steps than the stream has (as perf_analyzer does).
+    `golden` (the file's validation_data, aligned with `streams`) says what each step should
+    answer. A sequence model's wrapped steps have none: they replay earlier inputs onto a state
+    that has moved on, so the file's answers for those inputs no longer apply; a stateless
+    model's answer depends on its inputs alone, so step k compares with golden step k % length."""
 
     facts: ModelFacts
     streams: list[list[dict[str, np.ndarray]]]
     lengths: list[int]
+    golden: list[list[dict[str, np.ndarray]]] | None = None
 
     source = "data_file"
 
@@ -137,9 +146,26 @@ class FromData:
     def sessions(self) -> int:
         return len(self.lengths)
 
+    def stream(self, session: int) -> int:
+        return session % len(self.streams)
+
     def arrays(self, session: int, step: int) -> dict[str, np.ndarray]:
-        stream = self.streams[session % len(self.streams)]
+        stream = self.streams[self.stream(session)]
         return {name: with_batch(self.facts, value) for name, value in stream[step % len(stream)].items()}
+
+    def expected(self, session: int, step: int) -> dict[str, np.ndarray] | None:
+        """The golden outputs of the session's step (with the batch dimension, as replies have
+        it), or None where there are none to compare with."""
+        if self.golden is None:
+            return None
+        stream = self.golden[self.stream(session)]
+        if step >= len(stream) and self.facts.sequence:
+            return None
+        return {name: with_batch(self.facts, value) for name, value in stream[step % len(stream)].items()}
+
+    def wrapped(self) -> list[int]:
+        """Streams (from 0) that some session plays for more steps than they have."""
+        return sorted({self.stream(i) for i, n in enumerate(self.lengths) if n > len(self.streams[self.stream(i)])})
 
 
 def with_batch(facts: ModelFacts, array: np.ndarray) -> np.ndarray:

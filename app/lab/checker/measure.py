@@ -18,8 +18,11 @@ Dynamic or no batcher: every request alone twice (reference), then all of them c
 two shuffled orders (batches of other compositions), then alone again in another order after
 that traffic (after_traffic).
 
-Each reply is compared with the reference as it arrives (app/lab/checker/compare.py) and only
-the differences are kept, so memory grows with the sessions' steps, not with their outputs.
+Each reply is compared with the reference as it arrives (app/lab/checker/compare.py), and with
+its step's golden output where the data file has validation_data, and only the differences are
+kept (and, for a float reply holding NaN or Inf, its first elements), so memory grows with the
+sessions' steps, not with their outputs. A phase runs when a check asked for judges it
+(app/lab/checker/checks.py, CheckOptions.runs).
 Where the server can tell (app/lab/checker/placement.py), rows get the slot their sequence held
 (the log at verbosity 1) and the execution they ran in (the trace).
 """
@@ -40,7 +43,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from app.lab.checker import compare, placement
+from app.lab.checker import checks, compare, placement
 from app.lab.checker.facts import ModelFacts
 from app.lab.checker.options import CheckOptions
 from app.lab.checker.target import CopySkipped
@@ -58,7 +61,7 @@ RELEASE_AFTER_IDLE = 2.0  # holders give up holding this many idle timeouts (plu
 Progress = Callable[[int, int, str, str], None]
 
 COLUMNS = ("phase", "pass", "variant", "role", "conversation", "session", "step", "corrid", "start", "end",
-           "request_id", "t_send", "t_recv", "error", "judged", "outcome", "values")
+           "request_id", "t_send", "t_recv", "error", "judged", "outcome", "values", "golden", "nonfinite")
 SHOWN_ELEMENTS = 4  # of a reply that differs, the first few elements are kept for the report
 
 
@@ -66,8 +69,13 @@ SHOWN_ELEMENTS = 4  # of a reply that differs, the first few elements are kept f
 class Tables:
     """What measure() saw. `steps` has one row per request sent; `diff.<OUTPUT>` columns hold
     its difference from the reference (NaN for the reference run itself and where it has no
-    reference step); `outputs` says which outputs were compared; `phases` one row per phase run;
-    `skipped` what was not run and why (codes and values)."""
+    reference step), `values` the first elements of both where they differ; with golden outputs,
+    `gold.<OUTPUT>` its difference from the step's golden output (NaN where none) and `golden`
+    the first elements where they differ; `nonfinite` the first elements of each compared float
+    output that holds NaN or Inf (None: none does). `outputs` says which outputs were compared;
+    `phases` one row per phase run; `skipped` what was not run and why (codes and values);
+    `streams` each data stream's length (empty for generated inputs): session i plays stream
+    i % len(streams)."""
 
     facts: ModelFacts
     options: CheckOptions
@@ -80,6 +88,8 @@ class Tables:
     where: str = "embedded"
     traced: bool = False
     placed: bool = False
+    golden: bool = False  # the data file has golden outputs (validation_data)
+    streams: list[int] = field(default_factory=list)
 
 
 class _Recorder:
@@ -123,7 +133,9 @@ class Measurement:
         self.progress = progress
         self.planned = planned
         self.compared = [o for o in facts.outputs if o.name not in set(options.ignore_outputs) | set(compare.default_ignored(facts))]
-        self.recorder = _Recorder([f"diff.{o.name}" for o in self.compared])
+        self.floats = [o for o in self.compared if compare.is_float(o.datatype)]
+        golden = [f"gold.{o.name}" for o in self.compared] if source.golden is not None else []
+        self.recorder = _Recorder([f"diff.{o.name}" for o in self.compared] + golden)
         self.references: dict[tuple[int, int], dict[str, np.ndarray]] = {}
         self.t0 = time.perf_counter()
         self.counter = itertools.count()
@@ -206,10 +218,29 @@ class Measurement:
                     if diff:
                         shown[spec.name] = {"expected": _first(ref.get(spec.name)), "got": _first(got.get(spec.name))}
                 row["values"] = shown or None
+        if not error:
+            self._golden_and_finite(row, got)
         if error and error.startswith(transports.NO_ANSWER) and not self.abort.is_set() and not self.server.alive():
             self.abort_code = "check_server_gone"
             self.abort.set()
         self.recorder.add(row)
+
+    def _golden_and_finite(self, row: dict, got: dict[str, np.ndarray]) -> None:
+        """The reply's float outputs that hold NaN or Inf, and its difference from the step's
+        golden output where the data file has one."""
+        nonfinite = {o.name: _first(got.get(o.name)) for o in self.floats if compare.non_finite(got.get(o.name), o.datatype)}
+        row["nonfinite"] = nonfinite or None
+        expected = self.source.expected(row["session"], row["step"])
+        if expected is None:
+            return
+        shown = {}
+        for spec in self.compared:
+            if spec.name in expected:
+                diff = compare.difference(expected[spec.name], got.get(spec.name), spec.datatype)
+                row[f"gold.{spec.name}"] = diff
+                if diff:
+                    shown[spec.name] = {"expected": _first(expected[spec.name]), "got": _first(got.get(spec.name))}
+        row["golden"] = shown or None
 
     # -- running a phase --------------------------------------------------------------------
     def run_phase(self, phase: str, variant: str, model: str, body: Callable[[], None], capacity: int = 0, workers: int = 1,
@@ -301,7 +332,8 @@ class Measurement:
 
 
 def _first(array) -> list | None:
-    """A reply's first elements as plain values (bytes as text) for the report."""
+    """A reply's first elements as plain values for the report: bytes as text, and NaN and Inf as
+    "nan", "inf" and "-inf" (JSON has no such numbers)."""
     if array is None:
         return None
     values = np.asarray(array).reshape(-1)[:SHOWN_ELEMENTS]
@@ -309,7 +341,11 @@ def _first(array) -> list | None:
         values = values.astype(np.float64)
     out = []
     for value in values.tolist():
-        out.append(value.decode(errors="replace") if isinstance(value, bytes) else value)
+        if isinstance(value, bytes):
+            value = value.decode(errors="replace")
+        elif isinstance(value, float) and not math.isfinite(value):
+            value = str(value)
+        out.append(value)
     return out
 
 
@@ -484,7 +520,7 @@ def _stateless(m: Measurement, model: str) -> None:
     batch = max(1, m.facts.max_batch_size)
     workers = min(len(m.lengths), max(4, min(32, 2 * batch * m.facts.instances)))
     rng = np.random.default_rng([m.options.seed, 3])
-    if m.options.wants("batch_composition"):
+    if m.options.runs("concurrent", sequence=False):
         for round_ in ("c1", "c2"):
             queue = deque(requests[i] for i in rng.permutation(len(requests)))
             lock = threading.Lock()
@@ -502,7 +538,7 @@ def _stateless(m: Measurement, model: str) -> None:
                         time.sleep(gap)
             m.run_phase("concurrent", "all_instances", model,
                         lambda client=client: m.pool([lambda w=w: client(w=w) for w in range(workers)], workers), 0, workers)
-    if m.options.wants("after_traffic"):
+    if m.options.runs("after_traffic", sequence=False):
         shuffled = [requests[i] for i in rng.permutation(len(requests))]
         m.run_phase("after_traffic", "alone", model, alone(shuffled, "after_traffic", ""))
 
@@ -512,7 +548,7 @@ def planned_requests(facts: ModelFacts, lengths: list[int], options: CheckOption
     """About how many requests measure() sends (for a progress bar)."""
     total = sum(lengths)
     if not facts.sequence:
-        return total * (2 + 2 * options.wants("batch_composition") + options.wants("after_traffic"))
+        return total * (2 + 2 * options.runs("concurrent", sequence=False) + options.runs("after_traffic", sequence=False))
     variants = 2 if options.one_instance and facts.instances > 1 else 1
     mean = total / max(1, len(lengths))
     per_variant = total + (2 * min(facts.capacity, len(lengths)) + facts.instances + 1) * mean + (facts.capacity + 2) * mean
@@ -534,34 +570,40 @@ def measure(target, facts: ModelFacts, source, lengths: list[int], options: Chec
             if options.one_instance:
                 _one_instance(m, copy)
             else:
-                for check in ("interleaved", "id_reuse", "abandoned", "cancelled"):
-                    if options.wants(check):
-                        m.skip(check, "one_instance", "not_requested")
+                for check in _one_instance_checks(options):
+                    m.skip(check, "one_instance", "not_requested")
     else:
         _stateless(m, model)
     return _tables(m, target, source)
 
 
 def _sequence_phases(m: Measurement, model: str, variant: str, capacity: int, instances: int) -> None:
-    if m.options.wants("interleaved"):
+    if m.options.runs("interleaved", sequence=True, variant=variant):
         _interleaved(m, model, variant, capacity)
-    if m.options.wants("id_reuse"):
+    if m.options.runs("id_reuse", sequence=True, variant=variant):
         _id_reuse(m, model, variant, capacity, instances)
-    if m.options.wants("abandoned") or m.options.wants("cancelled"):
+    if m.options.runs("abandon_round", sequence=True, variant=variant):
         _abandon_round(m, model, variant, capacity)
 
 
+def _one_instance_checks(options: CheckOptions) -> list[str]:
+    """The checks asked for that have a verdict on the one-instance copy."""
+    return [c.code for c in checks.for_path(sequence=True) if options.wants(c.code) and checks.ONE_INSTANCE in c.variants]
+
+
 def _one_instance(m: Measurement, copy) -> None:
-    checks = [c for c in ("interleaved", "id_reuse", "abandoned", "cancelled") if m.options.wants(c)]
+    codes = _one_instance_checks(m.options)
+    if not codes:
+        return
     if copy is None:
-        for check in checks:
+        for check in codes:
             m.skip(check, "one_instance", "no_model_files", model=m.facts.name)
         return
     with ExitStack() as stack:
         try:
             name = stack.enter_context(copy())
         except CopySkipped as skipped:
-            for check in checks:
+            for check in codes:
                 m.skip(check, "one_instance", skipped.reason, **skipped.values)
             return
         _sequence_phases(m, name, "one_instance", m.facts.slots_per_instance, 1)
@@ -597,4 +639,5 @@ def _tables(m: Measurement, target, source) -> Tables:
         skipped=pd.DataFrame(m.skipped, columns=["check", "variant", "reason", "values"]),
         lengths=list(m.lengths), input_source=source.source, where=target.where,
         traced=bool(m._stamps) and any(not s.empty for s in m._stamps), placed=m.placed,
+        golden=source.golden is not None, streams=[len(s) for s in getattr(source, "streams", [])],
     )

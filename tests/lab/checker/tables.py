@@ -18,22 +18,29 @@ def facts(sequence: bool = True, outputs=(("OUTPUT", "INT64"),), instances: int 
 
 
 class Rows:
-    """Rows of a steps table; each add() is one request. Times default to the order added."""
+    """Rows of a steps table; each add() is one request. Times default to the order added. With
+    golden=True the rows have gold.<OUTPUT> columns: `gold` (a number or {output: number}) is a
+    row's difference from its golden output, None where it has none."""
 
-    def __init__(self, outputs=("OUTPUT",)):
+    def __init__(self, outputs=("OUTPUT",), golden: bool = False):
         self.outputs = outputs
+        self.golden = golden
         self.rows: list[dict] = []
 
     def add(self, phase: str, role: str = "alone", conversation: int = 0, session: int = 0, step: int = 0, diff=0.0, pass_: str = "",
             variant: str = "alone", error: str = "", corrid: str = "7", judged: bool = True, outcome: str = "", t: float | None = None,
-            recv: float | None = None, **extra) -> Rows:
+            recv: float | None = None, gold=0.0, nonfinite: dict | None = None, **extra) -> Rows:
         t = float(len(self.rows)) if t is None else t
         row = {"phase": phase, "pass": pass_, "variant": variant, "role": role, "conversation": conversation, "session": session,
                "step": step, "corrid": corrid, "start": step == 0, "end": False, "request_id": f"r{len(self.rows)}", "t_send": t,
-               "t_recv": t + 0.01 if recv is None else recv, "error": error, "judged": judged, "outcome": outcome, "values": None}
+               "t_recv": t + 0.01 if recv is None else recv, "error": error, "judged": judged, "outcome": outcome, "values": None,
+               "golden": None, "nonfinite": None if error else nonfinite}
         diffs = diff if isinstance(diff, dict) else {name: diff for name in self.outputs}
+        golds = gold if isinstance(gold, dict) else {name: gold for name in self.outputs}
         for name in self.outputs:
             row[f"diff.{name}"] = diffs.get(name) if not error else None
+            if self.golden:
+                row[f"gold.{name}"] = golds.get(name) if not error else None
         row.update(extra)
         self.rows.append(row)
         return self
@@ -47,7 +54,7 @@ class Rows:
         return self
 
     def frame(self) -> pd.DataFrame:
-        columns = list(COLUMNS) + [f"diff.{n}" for n in self.outputs]
+        columns = list(COLUMNS) + [f"diff.{n}" for n in self.outputs] + ([f"gold.{n}" for n in self.outputs] if self.golden else [])
         frame = pd.DataFrame(self.rows)
         for column in columns + ["instance", "slot", "execution", "exec_start", "exec_end", "lane", "follows", "ended_by"]:
             if column not in frame:
@@ -56,7 +63,8 @@ class Rows:
         return frame
 
 
-def tables(rows: Rows, model_facts: ModelFacts | None = None, options: CheckOptions | None = None, phases=None, skipped=None) -> Tables:
+def tables(rows: Rows, model_facts: ModelFacts | None = None, options: CheckOptions | None = None, phases=None, skipped=None,
+           lengths=(2, 2), streams=()) -> Tables:
     model_facts = model_facts or facts()
     types = {o.name: o.datatype for o in model_facts.outputs}
     outputs = pd.DataFrame([{"name": n, "datatype": types[n], "compared": True, "ignored_by": ""} for n in rows.outputs])
@@ -65,5 +73,5 @@ def tables(rows: Rows, model_facts: ModelFacts | None = None, options: CheckOpti
         phases=pd.DataFrame(phases or [], columns=["phase", "variant", "model", "started_s", "wall_s", "requests", "workers", "capacity",
                                                    "overflow", "traced", "placed"]),
         skipped=pd.DataFrame(skipped or [], columns=["check", "variant", "reason", "values"]),
-        lengths=[2, 2],
+        lengths=list(lengths), golden=rows.golden, streams=list(streams),
     )

@@ -155,7 +155,6 @@ def test_differences_by_kind():
     assert compare.difference(np.array([b"a", b"b"], object), np.array([b"a", b"c"], object), "BYTES") == 1.0
     assert compare.difference(np.array([1000.0], np.float32), np.array([1001.0], np.float32), "FP32") == pytest.approx(1e-3)
     assert compare.difference(np.array([0.5]), np.array([0.75]), "FP64") == 0.25  # absolute below 1
-    assert compare.difference(np.array([np.nan]), np.array([np.nan]), "FP32") == 0.0
     assert compare.difference(np.array([np.nan]), np.array([1.0]), "FP32") == compare.MISSING
     assert compare.difference(np.array([1, 2]), np.array([1, 2, 3]), "INT64") == compare.MISSING
     assert compare.difference(np.array([1]), None, "INT64") == compare.MISSING

@@ -32,7 +32,12 @@ def test_every_sequence_check_held_when_every_reply_matches_its_reference():
         ("id_reuse", "all_instances", "held"), ("id_reuse", "one_instance", "held"),
         ("abandoned", "all_instances", "held"), ("abandoned", "one_instance", "held"),
         ("cancelled", "all_instances", "held"), ("cancelled", "one_instance", "held"),
+        # no data file: golden is not run; an INT64 output cannot be NaN
+        ("golden", "alone", "skipped"), ("golden", "all_instances", "skipped"), ("golden", "one_instance", "skipped"),
+        ("finite", "alone", "skipped"), ("finite", "all_instances", "skipped"), ("finite", "one_instance", "skipped"),
     ]
+    assert {v.reason for v in result.verdicts if v.check == "golden"} == {"no_golden_data"}
+    assert {v.reason for v in result.verdicts if v.check == "finite"} == {"no_float_outputs"}
     assert result.exit_code == 0 and result.diagnoses == []
     reference = result.verdict("reference")
     assert reference.values == {"compared": 4, "sessions": 2, "refusals": 0, "largest_difference": 0.0, "largest_output": "OUTPUT"}
@@ -241,15 +246,17 @@ def stateless_rows(repeat=0.0, concurrent=0.0, after=0.0) -> Rows:
 def test_stateless_checks_held():
     result = judge(tables(stateless_rows(), facts(sequence=False)))
     assert [(v.check, v.variant, v.verdict) for v in result.verdicts] == [
-        ("repeat_alone", "alone", "held"), ("batch_composition", "all_instances", "held"), ("after_traffic", "alone", "held")]
+        ("repeat_alone", "alone", "held"), ("batch_composition", "all_instances", "held"), ("after_traffic", "alone", "held"),
+        ("golden", "alone", "skipped"), ("golden", "all_instances", "skipped"),
+        ("finite", "alone", "skipped"), ("finite", "all_instances", "skipped")]
     assert result.verdict("batch_composition").values["sessions"] == 2
 
 
 def test_a_lone_request_answered_differently_the_second_time_means_the_model_keeps_state():
     result = judge(tables(stateless_rows(repeat=9.0), facts(sequence=False)))
     assert (result.verdict("repeat_alone").verdict, result.verdict("repeat_alone").reason) == ("broken", "keeps_state")
-    assert [(v.id, v.verdict) for v in result.verdicts[1:]] == [("batch_composition/all_instances", "skipped"),
-                                                                 ("after_traffic/alone", "skipped")]
+    assert [(v.id, v.reason) for v in result.verdicts[1:3]] == [("batch_composition/all_instances", "not_reproducible"),
+                                                                 ("after_traffic/alone", "not_reproducible")]
     assert result.diagnoses == [{"code": "keeps_state", "checks": ["repeat_alone/alone"]}]
 
 
