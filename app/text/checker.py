@@ -79,9 +79,9 @@ DIAGNOSES = {
                      "in a larger batch."),
 }
 NOTES = {
-    "streams_wrap": N_("Streams {streams:text} of the data file are shorter than the {steps:count} steps their sessions "
-                       "send: past a stream's end its inputs start over from its first step (as perf_analyzer loops "
-                       "through the data up to a sequence's length), onto the state the sequence has built so far."),
+    "streams_wrap": N_("Streams of the data file shorter than the {steps:count} steps their sessions send: {streams:text}. "
+                       "Past a stream's end its inputs start over from its first step (as perf_analyzer loops through the "
+                       "data up to a sequence's length), onto the state the sequence has built so far."),
 }
 NOTE_GOLDEN_WRAP = N_("Those later steps are not compared with golden outputs: the file's answers were for the stream's "
                       "first pass, not for its inputs replayed onto a state that has moved on.")
@@ -268,7 +268,7 @@ def _golden_sentence(v, _: Words) -> str:
         text += _.render(N_("; float outputs within {tolerances:text}"),
                          tolerances=", ".join(f"{name} {number(value)}" for name, value in floats.items()))
     if values.get("wrapped_streams"):
-        text += _.render(N_("; streams {streams:text} are shorter than their sessions: {n:count} later replies replayed earlier "
+        text += _.render(N_("; streams shorter than their sessions ({streams:text}): {n:count} later replies replayed earlier "
                             "inputs and were not compared"), streams=streams_text(values["wrapped_streams"]), n=values["uncompared_steps"])
     return text
 

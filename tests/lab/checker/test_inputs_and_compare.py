@@ -147,6 +147,97 @@ def test_an_unreadable_data_file(tmp_path):
     assert err.value.code == "check_data_unreadable" and str(bad) in english(err.value)
 
 
+# -- perf_analyzer's validation_data: golden outputs --------------------------------------------
+def with_outputs(base: ModelFacts, *outputs: TensorSpec, sequence: bool = True) -> ModelFacts:
+    return ModelFacts(**{**base.__dict__, "outputs": outputs, "scheduler": "direct" if sequence else "dynamic"})
+
+
+GOLD = with_outputs(SEQ, TensorSpec("OUTPUT", "INT64", (1,)), TensorSpec("SCORE", "FP32", (1,)))
+
+
+def test_golden_outputs_mirror_data_one_list_of_entries_per_stream():
+    document = {"data": [[{"INPUT": [1]}, {"INPUT": [2]}], [{"INPUT": [7]}]],
+                "validation_data": [[{"OUTPUT": [2], "SCORE": [0.5]}, {"OUTPUT": [5]}], [{"SCORE": [8.0]}]]}
+    golden = input_data.golden(document, GOLD)
+    assert [len(s) for s in golden] == [2, 1]
+    assert golden[0][0]["OUTPUT"].dtype == np.int64 and golden[0][0]["SCORE"].dtype == np.float32
+    assert set(golden[0][1]) == {"OUTPUT"} and set(golden[1][0]) == {"SCORE"}  # an output left out is not compared there
+    assert input_data.golden({"data": document["data"]}, GOLD) is None  # no validation_data: nothing to compare with
+
+
+def test_golden_outputs_in_b64_including_bytes_and_content_with_shape():
+    f = with_outputs(SEQ, TensorSpec("TEXT", "BYTES", (2,)), TensorSpec("H", "FP16", (2,)), TensorSpec("V", "INT32", (-1,)),
+                     TensorSpec("B", "BF16", (1,)))
+    text = base64.b64encode(struct.pack("<I", 3) + b"yes" + struct.pack("<I", 2) + b"no").decode()
+    half = base64.b64encode(np.array([0.25, -4], dtype="<f2").tobytes()).decode()
+    bf16 = base64.b64encode(np.array([1.5], dtype=ml_dtypes.bfloat16).tobytes()).decode()
+    document = {"data": [{"INPUT": [1]}, {"INPUT": [2]}],
+                "validation_data": [{"TEXT": {"b64": text}, "H": {"b64": half}, "V": {"content": [1, 2, 3], "shape": [3]},
+                                     "B": {"b64": bf16}},
+                                    {"TEXT": ["a", "b"], "V": {"content": {"b64": base64.b64encode(np.array([9], "<i4").tobytes()).decode()},
+                                                               "shape": [1]}}]}
+    (stream,) = input_data.golden(document, f)
+    assert stream[0]["TEXT"].tolist() == [b"yes", b"no"] and stream[1]["TEXT"].tolist() == [b"a", b"b"]
+    assert stream[0]["H"].tolist() == [0.25, -4.0] and float(stream[0]["B"][0]) == 1.5
+    assert stream[0]["V"].tolist() == [1, 2, 3] and stream[1]["V"].tolist() == [9]
+
+
+def test_a_stateless_models_golden_outputs_as_one_stream_of_entries():
+    f = with_outputs(SEQ, TensorSpec("OUTPUT", "FP32", (1,)), sequence=False)
+    document = {"data": [{"INPUT": [1]}, {"INPUT": [2]}, {"INPUT": [3]}], "validation_data": [{"OUTPUT": [1.0]}, {"OUTPUT": [2.0]}, {"OUTPUT": [3.0]}]}
+    streams = input_data.streams(document, f, {"INPUT": (1,)})
+    golden = input_data.golden(document, f)
+    source = inputs.FromData(f, streams, lengths=[7], golden=golden)
+    # a stateless answer depends on its inputs alone: request k compares with golden entry k % 3, batch dimension in front
+    assert [source.expected(0, k)["OUTPUT"].tolist() for k in range(5)] == [[[1.0]], [[2.0]], [[3.0]], [[1.0]], [[2.0]]]
+
+
+def test_a_sequence_models_wrapped_steps_have_no_golden_output_and_sessions_wrap_onto_streams():
+    document = {"data": [[{"INPUT": [1]}, {"INPUT": [2]}, {"INPUT": [3]}], [{"INPUT": [4]}]],
+                "validation_data": [[{"OUTPUT": [2]}, {"OUTPUT": [5]}, {"OUTPUT": [9]}], [{"OUTPUT": [5]}]]}
+    source = inputs.FromData(GOLD, input_data.streams(document, GOLD, {"INPUT": (1,)}), [3, 3, 3], input_data.golden(document, GOLD))
+    assert [source.expected(0, k)["OUTPUT"].tolist() for k in range(3)] == [[[2]], [[5]], [[9]]]
+    assert source.expected(1, 0)["OUTPUT"].tolist() == [[5]] and source.expected(1, 1) is None  # stream 1 has one step
+    assert source.expected(2, 2)["OUTPUT"].tolist() == [[9]]  # session 2 plays stream 0 again
+    assert source.arrays(1, 2)["INPUT"].tolist() == [[4]]  # the inputs do wrap, as perf_analyzer's do
+    assert source.wrapped() == [1]
+    assert inputs.Generated(GOLD, {"INPUT": (1,)}, [2]).expected(0, 0) is None
+
+
+@pytest.mark.parametrize(("validation", "code", "words_"), [
+    ({"data": [[{"INPUT": [1]}]], "validation_data": [{"OUTPUT": [1]}]}, "check_golden_not_streams", "one list of output entries per stream"),
+    ({"data": [{"INPUT": [1]}], "validation_data": [[{"OUTPUT": [1]}]]}, "check_golden_not_entries", "one entry of outputs per entry"),
+    ({"data": [{"INPUT": [1]}], "validation_data": {"OUTPUT": [1]}}, "check_golden_not_entries", "in the same order"),
+    ({"data": [[{"INPUT": [1]}], [{"INPUT": [2]}]], "validation_data": [[{"OUTPUT": [1]}]]}, "check_golden_stream_count",
+     '"validation_data" holds 1 streams and "data" 2'),
+    ({"data": [[{"INPUT": [1]}, {"INPUT": [2]}]], "validation_data": [[{"OUTPUT": [1]}]]}, "check_golden_step_count",
+     'stream 1 has 2 steps in "data" and 1 in "validation_data"'),
+    ({"data": [{"INPUT": [1]}], "validation_data": [7]}, "check_golden_not_an_entry", "golden stream 1, step 1 is not an object"),
+    ({"data": [{"INPUT": [1]}], "validation_data": [{"PROBS": [1]}]}, "check_golden_unknown_output", "names PROBS, which the model"),
+    ({"data": [{"INPUT": [1]}], "validation_data": [{"OUTPUT": {"content": [1], "shape": "1"}}]}, "check_golden_bad_shape", "output OUTPUT"),
+    ({"data": [{"INPUT": [1]}], "validation_data": [{"OUTPUT": {"content": [1, 2], "shape": [2]}}]}, "check_golden_shape_mismatch",
+     "does not fit the model's dimensions [1]"),
+    ({"data": [{"INPUT": [1]}], "validation_data": [{"OUTPUT": [1, 2]}]}, "check_golden_size_mismatch", "the data has 2"),
+    ({"data": [{"INPUT": [1]}], "validation_data": [{"OUTPUT": [1.5]}]}, "check_golden_bad_value", "are not INT64 data"),
+    ({"data": [{"INPUT": [1]}], "validation_data": [{"OUTPUT": {"b64": "!!"}}]}, "check_golden_bad_base64", "is not valid base64"),
+    ({"data": [{"INPUT": [1]}], "validation_data": [{"SCORE": [float("nan")]}]}, "check_golden_nan", "output SCORE holds NaN"),
+])
+def test_golden_outputs_that_do_not_match_the_model_name_the_stream_step_and_output(validation, code, words_):
+    with pytest.raises(LabError) as err:
+        input_data.golden(validation, GOLD, source="g.json")
+    assert err.value.code == code
+    assert english(err.value).startswith("g.json") and words_ in english(err.value)
+
+
+def test_golden_outputs_of_a_variable_output_need_their_shape():
+    f = with_outputs(SEQ, TensorSpec("GRID", "INT32", (-1, -1)))
+    with pytest.raises(LabError) as err:
+        input_data.golden({"data": [{"INPUT": [1]}], "validation_data": [{"GRID": [1, 2, 3, 4]}]}, f, source="g.json")
+    assert err.value.code == "check_golden_shape_needed" and 'give "shape" with its "content"' in english(err.value)
+    (stream,) = input_data.golden({"data": [{"INPUT": [1]}], "validation_data": [{"GRID": {"content": [1, 2, 3, 4], "shape": [2, 2]}}]}, f)
+    assert stream[0]["GRID"].shape == (2, 2)
+
+
 # -- comparing replies --------------------------------------------------------------------------
 def test_differences_by_kind():
     assert compare.difference(np.array([3, 4], np.int32), np.array([3, 9], np.int32), "INT32") == 5.0
@@ -158,6 +249,30 @@ def test_differences_by_kind():
     assert compare.difference(np.array([np.nan]), np.array([1.0]), "FP32") == compare.MISSING
     assert compare.difference(np.array([1, 2]), np.array([1, 2, 3]), "INT64") == compare.MISSING
     assert compare.difference(np.array([1]), None, "INT64") == compare.MISSING
+
+
+@pytest.mark.parametrize("datatype", ["FP16", "BF16", "FP32", "FP64"])
+def test_nan_is_never_equal_not_even_to_nan(datatype):
+    dtype = NUMPY[datatype]
+    nan, inf = np.array([1.0, np.nan], dtype=dtype), np.array([1.0, np.inf], dtype=dtype)
+    assert compare.difference(nan, nan.copy(), datatype) == compare.MISSING
+    assert compare.difference(np.array([1.0, 2.0], dtype=dtype), nan, datatype) == compare.MISSING
+    assert compare.difference(nan, np.array([1.0, 2.0], dtype=dtype), datatype) == compare.MISSING
+    # Inf against a number is as far as it gets (inf / inf is NaN, which must not pass as a small difference)
+    assert compare.difference(inf, np.array([1.0, 2.0], dtype=dtype), datatype) == compare.MISSING
+    assert compare.difference(np.array([1.0, 2.0], dtype=dtype), inf, datatype) == compare.MISSING
+    assert compare.difference(np.array([-np.inf], dtype=dtype), np.array([np.inf], dtype=dtype), datatype) == compare.MISSING
+    assert compare.difference(inf, inf.copy(), datatype) == 0.0  # the same Inf: the finite check, not this, says it is no number
+    assert compare.non_finite(nan, datatype) and compare.non_finite(inf, datatype)
+    assert not compare.non_finite(np.array([1.0], dtype=dtype), datatype)
+    assert not compare.non_finite(np.array([1], dtype=np.int64), "INT64")
+
+
+def test_a_replys_first_elements_name_nan_and_inf_in_words_json_can_carry():
+    from app.lab.checker.measure import _first
+
+    assert _first(np.array([[np.nan, np.inf, -np.inf, 1.5, 9.0]], np.float32)) == ["nan", "inf", "-inf", 1.5]
+    assert _first(np.array([b"ab"], object)) == ["ab"]
 
 
 def test_tolerances():

@@ -5,6 +5,7 @@ import dataclasses
 
 import pytest
 
+from app.lab.checker import compare
 from app.lab.checker.judge import judge, refusal_cause
 from app.lab.checker.options import CheckOptions
 from tests.lab.checker.tables import Rows, facts, tables
@@ -277,3 +278,133 @@ def test_broken_steps_give_each_broken_sessions_error_over_its_steps():
     steps = judge(tables(rows)).broken_steps
     assert list(steps["step"]) == [0, 1, 2] and list(steps["difference"]) == [0.0, 2.0, 5.0]
     assert set(steps["conversation"]) == {10} and set(steps["check"]) == {"interleaved"}
+
+
+# -- golden outputs --------------------------------------------------------------------------------
+def golden_rows(gold_at=None, outputs=("OUTPUT",), **kw) -> Rows:
+    """Both lone runs and an interleaved run on all instances; gold_at = (session, step, diff) puts a
+    difference from the golden output on that step of the interleaved run."""
+    rows = Rows(outputs=outputs, golden=True).reference(**kw)
+    for c in range(2):
+        for k in range(2):
+            gold = gold_at[2] if gold_at and (c, k) == gold_at[:2] else 0.0
+            rows.add("interleaved", "interleaved", 10 + c, c, k, 0.0, variant="all_instances", gold=gold)
+    return rows
+
+
+def test_golden_holds_on_every_run_and_says_its_tolerances():
+    t = tables(golden_rows(outputs=("OUTPUT", "SCORE")), facts(outputs=(("OUTPUT", "INT64"), ("SCORE", "FP32"))),
+               options=CheckOptions(only=("golden",)), streams=(2, 2))
+    result = judge(t)
+    golden = {v.variant: v for v in result.verdicts if v.check == "golden"}
+    assert [(v, g.verdict) for v, g in golden.items()] == [("alone", "held"), ("all_instances", "held")]  # one_instance did not run
+    assert golden["alone"].values["compared"] == 8 and golden["all_instances"].values["compared"] == 4
+    assert golden["alone"].values["tolerances"] == {"OUTPUT": 0.0, "SCORE": compare.FLOOR["FP32"]}
+    assert result.exit_code == 0 and result.notes == []
+
+
+def test_golden_breaks_at_the_first_mismatch_naming_its_stream_step_and_phase():
+    rows = golden_rows(gold_at=(1, 1, 3.0))
+    rows.rows[-1]["golden"] = {"OUTPUT": {"expected": [4], "got": [7]}}
+    t = tables(rows, options=CheckOptions(only=("golden",)), lengths=(2, 2, 2), streams=(2, 2))
+    result = judge(t)
+    broken = result.verdict("golden", "all_instances")
+    assert (broken.verdict, broken.reason) == ("broken", "differs_from_golden")
+    first = broken.values["first"]
+    assert (first["session"], first["stream"], first["step"], first["phase"], first["output"], first["difference"]) == (
+        1, 1, 1, "interleaved", "OUTPUT", 3.0)
+    assert first["shown"] == {"expected": [4], "got": [7]} and broken.values["wrong_steps"] == 1
+    assert result.verdict("golden", "alone").verdict == "held"
+    assert result.diagnoses == [{"code": "differs_from_golden", "checks": ["golden/all_instances"]}]
+    assert result.exit_code == 1
+
+
+def test_golden_is_judged_even_where_the_reference_broke():
+    result = judge(tables(golden_rows(diff=5.0), options=CheckOptions(only=("golden",))))
+    assert result.verdict("reference").verdict == "broken"
+    assert result.verdict("golden", "alone").verdict == "held"  # the file, not the reference, says what is right
+
+
+def test_golden_without_a_golden_step_to_compare_is_skipped():
+    rows = Rows(golden=True).reference(gold=None)
+    verdict = judge(tables(rows, options=CheckOptions(only=("golden",)))).verdict("golden", "alone")
+    assert (verdict.verdict, verdict.reason) == ("skipped", "no_golden_steps")
+
+
+def test_streams_shorter_than_their_sessions_are_a_note_and_their_wrapped_steps_go_uncompared():
+    rows = Rows(golden=True)
+    for pass_ in ("a", "b"):
+        for s, length in ((0, 3), (1, 3)):
+            for k in range(length):
+                # stream 1 has 1 step: the session's steps 1 and 2 replay it, with no golden output
+                rows.add("reference", "alone", 100 * (pass_ == "b") + s, s, k, None if pass_ == "a" else 0.0, pass_=pass_,
+                         gold=None if (s == 1 and k > 0) else 0.0)
+    result = judge(tables(rows, options=CheckOptions(only=("golden",)), lengths=(3, 3), streams=(3, 1)))
+    assert result.notes == [{"code": "streams_wrap", "values": {"streams": [1], "stream_lengths": [1], "steps": 3, "golden": True}}]
+    golden = result.verdict("golden", "alone")
+    assert golden.verdict == "held" and golden.values["wrapped_streams"] == [1] and golden.values["uncompared_steps"] == 4
+    assert golden.values["compared"] == 8
+    stateless = judge(tables(stateless_rows(), facts(sequence=False), lengths=(3, 3), streams=(3, 1)))
+    assert stateless.notes == []  # a stateless answer depends on its inputs alone: step k compares with entry k % length
+
+
+def test_stateless_golden_under_traffic_covers_the_concurrent_and_after_traffic_replies():
+    rows = Rows(golden=True)
+    for pass_ in ("a", "b"):
+        rows.add("reference", "alone", len(rows.rows), 0, 0, None if pass_ == "a" else 0.0, pass_=pass_, corrid="")
+    rows.add("concurrent", "c1", 5, 0, 0, variant="all_instances", corrid="")
+    rows.add("after_traffic", "alone", 6, 0, 0, corrid="", gold=2.0)
+    result = judge(tables(rows, facts(sequence=False)))
+    traffic = result.verdict("golden", "all_instances")
+    assert traffic.verdict == "broken" and traffic.values["compared"] == 2 and traffic.values["first"]["phase"] == "after_traffic"
+    assert result.verdict("golden", "alone").verdict == "held"
+
+
+# -- NaN and Inf ----------------------------------------------------------------------------------------
+NAN = {"SCORE": ["nan"]}
+
+
+def test_a_reference_broken_only_by_nan_says_non_finite_not_irreproducible():
+    rows = Rows(outputs=("SCORE",))
+    for pass_ in ("a", "b"):
+        for s in range(2):
+            rows.add("reference", "alone", 100 * (pass_ == "b") + s, s, 0, None if pass_ == "a" else compare.MISSING, pass_=pass_,
+                     nonfinite=NAN)
+    rows.add("interleaved", "interleaved", 10, 0, 0, compare.MISSING, variant="all_instances", nonfinite=NAN)
+    result = judge(tables(rows, facts(outputs=(("SCORE", "FP32"),))))
+    assert (result.verdict("reference").verdict, result.verdict("reference").reason) == ("broken", "non_finite")
+    assert result.verdict("interleaved", "all_instances").reason == "reference_non_finite"
+    finite = result.verdict("finite", "alone")
+    assert (finite.verdict, finite.reason) == ("broken", "non_finite")
+    assert (finite.values["first"]["session"], finite.values["first"]["step"], finite.values["first"]["output"]) == (0, 0, "SCORE")
+    assert finite.values["first"]["shown"] == {"got": ["nan"]} and finite.values["wrong_steps"] == 4
+    # under traffic the same steps were NaN alone already: nothing new appeared there
+    traffic = result.verdict("finite", "all_instances")
+    assert traffic.verdict == "held" and traffic.values["non_finite_alone"] == 1
+    assert result.diagnoses == [{"code": "non_finite", "checks": ["reference/alone", "finite/alone"]}]
+    assert result.exit_code == 1
+
+
+def test_a_reference_that_differs_beside_its_nan_is_not_reproducible():
+    rows = Rows(outputs=("SCORE", "N"))
+    for pass_ in ("a", "b"):
+        rows.add("reference", "alone", 100 * (pass_ == "b"), 0, 0, None if pass_ == "a" else {"SCORE": compare.MISSING, "N": 2.0},
+                 pass_=pass_, nonfinite=NAN)
+    result = judge(tables(rows, facts(outputs=(("SCORE", "FP32"), ("N", "INT64")))))
+    assert result.verdict("reference").reason == "not_reproducible"
+
+
+def test_inf_appearing_under_traffic_breaks_finite_there_and_the_lone_runs_hold():
+    rows = Rows(outputs=("SCORE",)).reference()
+    rows.add("interleaved", "interleaved", 10, 0, 0, 0.0, variant="all_instances")
+    rows.add("interleaved", "interleaved", 10, 0, 1, compare.MISSING, variant="all_instances", nonfinite={"SCORE": ["inf"]},
+             execution=3, lane="m_0_0", exec_start=1.0, exec_end=1.1)
+    rows.add("interleaved", "interleaved", 11, 1, 1, 0.0, variant="all_instances", execution=3, lane="m_0_0", exec_start=1.0, exec_end=1.1)
+    result = judge(tables(rows, facts(outputs=(("SCORE", "FP32"),))))
+    assert result.verdict("finite", "alone").verdict == "held"
+    broken = result.verdict("finite", "all_instances")
+    assert (broken.verdict, broken.reason, broken.values["non_finite_alone"]) == ("broken", "non_finite", 0)
+    first = broken.values["first"]
+    assert (first["session"], first["step"], first["phase"], first["shown"], first["difference"]) == (0, 1, "interleaved", {"got": ["inf"]}, None)
+    assert first["execution"]["batch"] == 2
+    assert {d["code"] for d in result.diagnoses} == {"sessions_mix", "non_finite"}

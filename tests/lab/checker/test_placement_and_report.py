@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 
 from app.i18n import languages, words
-from app.lab.checker import junit, placement, report
+from app.lab.checker import compare, junit, placement, report
 from app.lab.checker.engine import CheckResult
 from app.lab.checker.judge import judge
 from app.lab.checker.options import CheckOptions
 from app.text import checker as text
 from tests.i18n.text_checks import reads_in
-from tests.lab.checker.tables import Rows, tables
+from tests.lab.checker.tables import Rows, facts, tables
 
 
 def line(message: str, source: str = "sequence_batch_scheduler.cc:857") -> str:
@@ -135,3 +135,48 @@ def test_every_verdict_sentence_renders_in_every_language():
         assert len(lines) == len(english)
         # Every line but the blank ones is prose, in the language's own words.
         assert all(reads_in(lang, line, en) for line, en in zip(lines, english, strict=True) if en.strip()), (lang, lines)
+
+
+def golden_and_finite_result() -> CheckResult:
+    """A sequence model whose SCORE is Inf once under traffic and whose OUTPUT misses its golden value
+    once; stream 1 of its data file is shorter than its sessions."""
+    rows = Rows(outputs=("OUTPUT", "SCORE"), golden=True).reference()
+    rows.add("interleaved", "interleaved", 11, 1, 1, 0.0, variant="all_instances", gold={"OUTPUT": 2.0, "SCORE": 0.0})
+    rows.rows[-1]["golden"] = {"OUTPUT": {"expected": [3], "got": [5]}}
+    rows.add("interleaved", "interleaved", 10, 0, 1, {"OUTPUT": 0.0, "SCORE": compare.MISSING}, variant="all_instances",
+             nonfinite={"SCORE": ["inf"]}, gold={"OUTPUT": 0.0, "SCORE": compare.MISSING})
+    model = facts(outputs=(("OUTPUT", "INT64"), ("SCORE", "FP32")))
+    return result_of(rows, model_facts=model, options=CheckOptions(only=("golden", "finite")), lengths=(2, 2), streams=(2, 1))
+
+
+def test_golden_and_finite_verdicts_name_the_first_stream_step_and_value_in_every_language():
+    result = golden_and_finite_result()
+    english = text.summary_lines(result, words("en"))
+    joined = "\n".join(english)
+    assert "first differed from its golden output at session 2, step 2 (interleaved, ID 7), stream 2 (interleaved sessions): " \
+           "OUTPUT off by 2, tolerance 0" in joined
+    assert "(expected [3], got [5])" in joined and "float outputs within SCORE 1e-06" in joined
+    assert "first NaN or Inf appearing under traffic at session 1, step 2 (interleaved, ID 7) (interleaved sessions): SCORE gave [inf]" in joined
+    assert "Streams of the data file shorter than the 2 steps their sessions send: 2." in joined
+    assert "not compared with golden outputs" in joined and "streams shorter than their sessions (2): 1 later replies" in joined
+    data = json.loads(report.dumps(result))
+    assert data["notes"] == [{"code": "streams_wrap", "values": {"streams": [1], "stream_lengths": [1], "steps": 2, "golden": True}}]
+    assert {c["check"]: c["judged_by"] for c in data["declared"]} == {
+        "reference": "reference", "interleaved": "reference", "id_reuse": "reference", "abandoned": "reference", "cancelled": "reference",
+        "golden": "golden", "finite": "finite"}
+    assert data["inputs"]["streams"] == [2, 1] and data["inputs"]["golden"] is True
+    for lang in languages():
+        lines = text.summary_lines(result, words(lang))
+        assert len(lines) == len(english)
+        assert all(reads_in(lang, line, en) for line, en in zip(lines, english, strict=True) if en.strip()), (lang, lines)
+
+
+def test_skipped_golden_and_finite_say_why_in_every_language():
+    rows = Rows().reference()
+    result = result_of(rows)
+    skipped = {v.id: text.verdict_sentence(v, words("en")) for v in result.verdicts if v.verdict == "skipped"}
+    assert skipped["golden/alone"].startswith('not run: no golden outputs (give a data file with "validation_data"')
+    assert skipped["finite/alone"] == "the model compares no float output, and only floats can be NaN or Inf"
+    for lang in languages():
+        for v in result.verdicts:
+            assert reads_in(lang, text.verdict_sentence(v, words(lang)), text.verdict_sentence(v, words("en"))), (lang, v.id)

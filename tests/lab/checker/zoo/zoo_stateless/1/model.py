@@ -11,6 +11,9 @@ Config parameters (string values):
   honour_ready    true | false                         skip READY=0 padding rows (default true)
   batch_mix       true | false                         add the batch size to the answer (default false)
   noise           float                                relative noise on float outputs (default 0)
+  offset          float                                added to every answer: wrong everywhere, alike in every run (default 0)
+  non_finite      none | nan | inf_batched             float outputs NaN always, or Inf in an execution of more than one
+                                                       request (default none); other outputs keep the answer
 
 mode sum: x = the sum of every element of every input. Without state the answer is x; with state
 the model counts steps, s <- s + x + 1 (a fresh state starts at 0), and answers s, so a padding
@@ -57,6 +60,8 @@ class TritonPythonModel:
         self.honour_ready = _param(config, "honour_ready", "true") == "true"
         self.batch_mix = _param(config, "batch_mix", "false") == "true"
         self.noise = float(_param(config, "noise", "0"))
+        self.offset = float(_param(config, "offset", "0"))
+        self.non_finite = _param(config, "non_finite", "none")
         self.batched = int(config.get("max_batch_size", 0)) > 0
         self.inputs = [i["name"] for i in config["input"]]
         self.outputs = [(o["name"], o["data_type"]) for o in config["output"]]
@@ -111,7 +116,7 @@ class TritonPythonModel:
             self.cells[key] = s
         return s
 
-    def _out(self, name: str, data_type: str, value) -> pb_utils.Tensor:
+    def _out(self, name: str, data_type: str, value, batch: int = 1) -> pb_utils.Tensor:
         shape = (1, 1) if self.batched else (1,)
         if data_type == "TYPE_STRING":
             import numpy as np
@@ -121,6 +126,8 @@ class TritonPythonModel:
         tensor = torch.tensor(value, dtype=torch.float64).reshape(shape)
         if dtype.is_floating_point and self.noise:
             tensor = tensor * (1 + self.noise * torch.randn(shape, generator=self.generator, dtype=torch.float64))
+        if dtype.is_floating_point and (self.non_finite == "nan" or self.non_finite == "inf_batched" and batch > 1):
+            tensor = torch.full(shape, float("nan") if self.non_finite == "nan" else float("inf"), dtype=torch.float64)
         return pb_utils.Tensor.from_dlpack(name, dlpack.to_dlpack(tensor.to(dtype).contiguous()))
 
     def execute(self, requests):
@@ -151,7 +158,9 @@ class TritonPythonModel:
                 answer = acc
             else:
                 answer = self._answer(request, row, len(requests))
-            responses.append(pb_utils.InferenceResponse(output_tensors=[self._out(n, t, answer) for n, t in self.outputs]))
+            if self.offset:
+                answer += self.offset
+            responses.append(pb_utils.InferenceResponse(output_tensors=[self._out(n, t, answer, len(requests)) for n, t in self.outputs]))
         if self.state == "batch_stats" and len(requests) > 1:
             # offset by 1000 so that what it learnt is never 0 (inputs sum to less than 100 in size)
             self.cells["mean"] = 1000.0 + round(sum(self._sum(r) for r in requests) / len(requests))
