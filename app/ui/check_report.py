@@ -114,6 +114,8 @@ def show(run: CheckRun, key: str = "check") -> None:
     (st.error if result.exit_code else st.success)(_(check_words.OUTCOME[result.exit_code]))
     for diagnosis in result.judgement.diagnoses:
         st.warning(_(check_words.DIAGNOSES[diagnosis["code"]]))
+    for note in check_words.note_lines(result.judgement.notes, words_):
+        st.info(note)
 
     st.subheader(_("Checks"))
     st.dataframe(checks_table(result, words_), hide_index=True, width="stretch", key=f"{key}-checks")

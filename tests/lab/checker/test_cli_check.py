@@ -50,10 +50,12 @@ def test_exit_1_with_a_failure_per_broken_check_in_the_junit_xml(server_env, tmp
     assert "BROKEN" in done.stdout and "belongs under the sequence batcher" in done.stdout
     suite = ET.parse(xml).getroot().find("testsuite")
     cases = {c.get("name"): c for c in suite.findall("testcase")}
-    assert set(cases) == {"repeat_alone[alone]", "batch_composition[all_instances]", "after_traffic[alone]"}
+    assert set(cases) == {"repeat_alone[alone]", "batch_composition[all_instances]", "after_traffic[alone]", "golden[alone]",
+                          "golden[all_instances]", "finite[alone]", "finite[all_instances]"}
     assert cases["repeat_alone[alone]"].find("failure").get("type") == "keeps_state"
     assert cases["batch_composition[all_instances]"].find("skipped") is not None
-    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("3", "1", "2")
+    assert cases["golden[alone]"].find("skipped").get("message").startswith("not run: no golden outputs")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("7", "1", "6")  # its outputs are integers: no finite check
     data = json.loads(report.read_text())
     assert (data["kind"], data["schema"], data["exit_code"], data["outcome"]) == ("check", 1, 1, "broken")
     assert data["server"]["where"] == "external" and data["inputs"]["lengths"] == [4, 4, 4, 4]

@@ -7,7 +7,9 @@ import numpy as np
 from tests.lab.checker.conftest import verdicts, zoo_fixture
 
 zoo = zoo_fixture("zoo_stateless", "zoo_batch_dependent", "zoo_batch_stats", "zoo_stateful_dynamic", "zoo_noisy", "zoo_all_types")
-HELD = {"repeat_alone/alone": "held", "batch_composition/all_instances": "held", "after_traffic/alone": "held"}
+HELD = {"repeat_alone/alone": "held", "batch_composition/all_instances": "held", "after_traffic/alone": "held",
+        "golden/alone": "skipped", "golden/all_instances": "skipped",  # no data file: no golden outputs to compare with
+        "finite/alone": "held", "finite/all_instances": "held"}
 
 
 def test_a_pure_model_holds_every_check(zoo):
@@ -55,7 +57,7 @@ def test_a_stateful_model_behind_the_dynamic_batcher_belongs_under_the_sequence_
     broken = result.judgement.verdict("repeat_alone")
     assert (broken.verdict, broken.reason) == ("broken", "keeps_state")
     assert broken.values["wrong_sessions"] > 1
-    assert {v.verdict for v in result.verdicts[1:]} == {"skipped"}
+    assert {v.verdict for v in result.verdicts[1:] if v.check in ("batch_composition", "after_traffic")} == {"skipped"}
     assert result.exit_code == 1
 
 
