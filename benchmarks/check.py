@@ -1,7 +1,11 @@
 """The deployment checker on every zoo model: time to a verdict, requests sent, peak memory; its
-send rate against a plain tritonclient loop, side by side in one run; memory at 16 and 256 sessions.
+send rate against a plain tritonclient loop, side by side in one run; memory at 16 and 256 sessions;
+the cost of golden outputs: the same check with and without validation_data, side by side.
 
     python benchmarks/check.py [--steps 24] [--sessions 16] [--rounds 3] [--large 256] [--only NAME ...]
+                               [--golden-model zoo_stateless] [--golden-rounds 2]
+    python benchmarks/check.py --only zoo_stateless --rate-requests 50 --rounds 1 --large 0 --golden-rounds 1 --steps 6 --sessions 4
+                                                                                  # a short run: every part, once, small
 
 The zoo (tests/lab/checker/zoo) is served by an embedded Triton of its own; each model is loaded,
 checked with the checker's defaults (one-instance copy included where it has several instances)
@@ -10,6 +14,10 @@ reset before each check through /proc/self/clear_refs) and the server's process 
 (server and model stubs, sampled). Send rate: the same lone requests (one in flight) through the
 checker's own send path (transports, recording, comparison with the reference) and through a bare
 InferenceServerClient.infer loop, in alternating rounds so both see the same machine load.
+Golden outputs: one data file of generated inputs (a stream per session), its validation_data the
+replies of each session run alone through a bare client loop (the references); the check runs with
+the file's "data" alone and with its validation_data too, alternately, so the difference is what
+comparing every reply with its golden output costs (wall time and the checker's own CPU).
 """
 from __future__ import annotations
 
@@ -22,6 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import numpy as np  # noqa: E402
 import tritonclient.http as http  # noqa: E402
 from tritonclient.utils import np_to_triton_dtype  # noqa: E402
 
@@ -115,6 +124,58 @@ def send_rates(server, requests: int, rounds: int) -> list[tuple[float, float, f
     return out
 
 
+def _plain_values(array) -> list:
+    """A tensor as the data file's flat list: numbers, BYTES as text."""
+    return [v.decode() if isinstance(v, bytes) else v for v in np.asarray(array).reshape(-1).tolist()]
+
+
+def golden_document(server, model: str, sessions: int, steps: int) -> dict:
+    """perf_analyzer --input-data JSON: generated inputs, one stream per session, and validation_data
+    from each session run alone (sequences with their START and END) through a bare client loop."""
+    facts = targets.facts(targets.on_server(server, model))
+    source = engine.input_source(facts, CheckOptions(sessions=sessions, steps=steps))
+    client = http.InferenceServerClient(server.url)
+    data, golden = [], []
+    try:
+        for s in range(sessions):
+            stream, expected = [], []
+            for k in range(steps):
+                tensors, entry = [], {}
+                for name, array in source.arrays(s, k).items():
+                    tensor = http.InferInput(name, list(array.shape), np_to_triton_dtype(array.dtype))
+                    tensor.set_data_from_numpy(array)
+                    tensors.append(tensor)
+                    entry[name] = _plain_values(array)
+                flags = {"sequence_id": 1_000_000 + s, "sequence_start": k == 0, "sequence_end": k == steps - 1} if facts.sequence else {}
+                reply = client.infer(model, tensors, **flags)
+                stream.append(entry)
+                expected.append({o.name: _plain_values(reply.as_numpy(o.name)) for o in facts.outputs})
+            data.append(stream)
+            golden.append(expected)
+    finally:
+        client.close()
+    return {"data": data, "validation_data": golden}
+
+
+def golden_cost(server, model: str, sessions: int, steps: int, rounds: int) -> list[dict]:
+    """Per round, the same check without and with validation_data (alternating): wall time, the
+    checker's CPU, requests, and the golden verdicts."""
+    server.models.ensure(model)
+    document = golden_document(server, model, sessions, steps)
+    plain = {"data": document["data"]}
+    out = []
+    for _ in range(rounds):
+        row = {}
+        for label, doc in (("without", plain), ("with", document)):
+            cpu = time.process_time()
+            result = engine.run_check(targets.on_server(server, model), CheckOptions(input_data=doc, one_instance=False))
+            row[label] = {"wall_s": result.wall_s, "cpu_s": time.process_time() - cpu, "requests": result.requests,
+                          "golden": ",".join(f"{v.variant}:{v.verdict}" for v in result.verdicts if v.check == "golden")}
+        out.append(row)
+    server.client().unload_model(model)
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--steps", type=int, default=24)
@@ -124,6 +185,8 @@ def main() -> None:
     parser.add_argument("--large", type=int, default=256, help="sessions of the memory run (0: skip it)")
     parser.add_argument("--large-model", default="zoo_corrid_oldest")
     parser.add_argument("--only", action="append", default=[])
+    parser.add_argument("--golden-model", default="zoo_stateless", help="the model of the golden outputs' cost")
+    parser.add_argument("--golden-rounds", type=int, default=2, help="rounds of the golden cost (0: skip it)")
     args = parser.parse_args()
     print_build()
     print(f"host: {os.cpu_count()} CPUs, load average {' '.join(f'{x:.1f}' for x in os.getloadavg())} at start "
@@ -154,6 +217,15 @@ def main() -> None:
                 r = check_one(server, args.large_model, sessions, args.steps)
                 print(f"{sessions:>8} {r.get('wall_s', float('nan')):>9.1f} {r.get('requests', 0):>8} {r['checker_mb']:>10.0f} "
                       f"{r['server_mb']:>9.0f}", flush=True)
+        if args.golden_rounds:
+            print()
+            print(f"golden outputs' cost ({args.golden_model}, {args.sessions} sessions x {args.steps} steps, all instances; "
+                  "the same check without and with validation_data, alternating):")
+            print(f"{'round':>5} {'wall_s':>7} {'wall_s+golden':>13} {'cpu_s':>6} {'cpu_s+golden':>12} {'cpu_ratio':>9} {'requests':>8}  golden verdicts")
+            for i, r in enumerate(golden_cost(server, args.golden_model, args.sessions, args.steps, args.golden_rounds), 1):
+                a, b = r["without"], r["with"]
+                print(f"{i:>5} {a['wall_s']:>7.2f} {b['wall_s']:>13.2f} {a['cpu_s']:>6.2f} {b['cpu_s']:>12.2f} "
+                      f"{b['cpu_s'] / a['cpu_s']:>9.2f} {b['requests']:>8}  {a['golden']} | {b['golden']}", flush=True)
         print(f"load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     finally:
         server.stop()

@@ -9,7 +9,9 @@ For a page:
     result = engine.run_check(t, CheckOptions(...), progress=lambda done, planned, phase, variant: ...,
                               on_wait=lambda wait: ...)  # run_queue.Wait while another run holds the model
     result.verdicts                  # judge.Verdict per check: check, variant, verdict, reason, values
+                                     # (which checks there are, and what each judges: checks.CHECKS)
     result.judgement.diagnoses       # [{code, checks}]: what the broken checks say about the model
+    result.judgement.notes           # [{code, values}]: what to know beside the verdicts (streams_wrap)
     result.judgement.refusals        # refused requests: Triton's message and its cause
     result.judgement.tolerances      # per compared output: value, source, measured noise
     result.review                    # the config review's findings (ReviewFinding.to_json())
