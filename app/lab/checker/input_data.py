@@ -12,8 +12,9 @@ dimension is variable and nothing gives it, the element count does.
 format as "data" and aligned with it one to one (perf_analyzer's data_loader.cc refuses a file
 whose validation_data has another count of streams, or a stream another count of steps): each
 entry maps output names to tensors in the same forms, checked against the model's outputs. An
-output an entry leaves out is not compared at that step (perf_analyzer compares the outputs the
-entry gives). A golden NaN is refused: NaN equals nothing, so no reply could ever match it.
+output an entry leaves out is not compared at that step (perf_analyzer's loader wants every output
+in every entry; the checker lets a file leave out, say, an output that reports placement). A
+golden NaN is refused: NaN equals nothing, so no reply could ever match it.
 
 Every mismatch with the model is a Problem naming the stream, the step and the input or output.
 """
