@@ -18,7 +18,7 @@ CHECKS = {
     "repeat_alone": N_("each request alone, twice: the same answer"),
     "batch_composition": N_("the same requests concurrently, in batches of other compositions: the same answers"),
     "after_traffic": N_("each request alone again, after other traffic, in another order: the same answers"),
-    "golden": N_("every reply against the golden outputs of the data file (its validation_data)"),
+    "golden": N_("every reply against the golden outputs in the data file's validation_data"),
     "finite": N_("every float output a number: no NaN, no Inf"),
 }
 VARIANTS = {
