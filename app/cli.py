@@ -140,6 +140,9 @@ def _parser() -> argparse.ArgumentParser:
                          help="the longest string correlation ID your clients send, in UTF-8 bytes")
     clients.add_argument("--backend", default=None, help="the backend serving the model, when its config names none")
     clients.add_argument("--gpus", type=int, default=None, help="GPUs the server's instances may use (0: a CPU-only server)")
+    clients.add_argument("--triton-version", default=None, metavar="X.Y.Z",
+                         help="with --config: the Triton server version the config will run on, as GET /v2 reports it "
+                              "(2.51.0 is release 24.10); a live check uses the server's own")
     check.add_argument("--json", type=Path, default=None, help="write the report (codes and values) here")
     check.add_argument("--junit-xml", type=Path, default=None, help="write one JUnit test case per check here")
     _lang_option(check)
@@ -267,15 +270,17 @@ def _check(args, _: Words) -> int:
         shapes=dict(parse_shape(s) for s in args.shape), input_data=args.input_data,
         ignore_outputs=tuple(args.ignore_output), tolerance=args.tolerance, one_instance=not args.no_one_instance,
         only=tuple(args.only), max_corrid=args.max_corrid, string_id_bytes=args.string_id_bytes, backend=args.backend,
-        gpus=args.gpus,
+        gpus=args.gpus, triton_version=args.triton_version,
     )
+    if args.model is not None and args.triton_version is not None:
+        raise LabError("check_triton_version_live", version=args.triton_version)
     options.check()
     if args.config is not None:
         findings = review_link.offline(args.config, options)
-        for line in check_text.review_lines(findings, _):
+        for line in check_text.review_lines(findings, _, options.triton_version):
             print(line)
         if args.json:
-            args.json.write_text(json.dumps(check_report.review_to_json(findings), indent=1))
+            args.json.write_text(json.dumps(check_report.review_to_json(findings, options.triton_version), indent=1))
             print(_.render(N_("wrote {path:text}"), path=args.json))
         return check_report.review_exit_code(findings)
     target = check_targets.open_target(args.model, url=args.url, repository=args.model_repository,

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from app.i18n import N_, Words
+from app.lab.checker.review import LAB_TRITON_VERSION
 from app.text.checker_review import finding_words
 
 CHECKS = {
@@ -41,6 +42,11 @@ SKIP_REASONS = {
     "sessions_too_short": N_("every session is shorter than 3 steps ({steps:count}): none can stop half-way"),
     "all_refused": N_("the server refused every request of this check"),
     "nothing_compared": N_("no step had a reference to compare with"),
+    "response_cache": N_("the server answered {cache_hits:count} of the {requests:count} repeated lone requests from its response "
+                         "cache without running the model, and would answer these the same way, so repeating requests cannot "
+                         "show state here: check the model on a server without a response cache"),
+    "response_cache_unknown": N_("the model has the response cache on and the server's statistics do not say whether it answered "
+                                 "from its cache, so a repeated request may never have reached the model"),
     "cancel_not_delivered": N_("the request the client gave up on never reached the server (the trace has no record of it), so "
                                "this run shows nothing a cancelled request does"),
 }
@@ -113,6 +119,8 @@ PROBLEMS = {
     "check_seed_range": N_("the seed must be a whole number from {low:count} to {high:count}: got {value:text}"),
     "check_tolerance_range": N_("the tolerance must be 0 or more: got {value:text}"),
     "check_unknown": N_("no check '{value:text}': choose from {choices:text}"),
+    "check_triton_version_live": N_("--triton-version {version:text} is for --config: a check on a server reviews the config "
+                                    "for the version that server reports"),
     "check_url_and_repository": N_("give either --url (a server of yours) or --model-repository (a repository the checker serves), not both"),
     "check_model_not_in_repository": N_("there is no model '{model:text}' in {repository:text}: it holds {models:text}"),
     "check_model_load_failed": N_("model '{model:text}' did not load: `{message:text}`"),
@@ -230,9 +238,9 @@ def summary_lines(result, _: Words) -> list[str]:
         for cause, group in refusals.groupby("cause"):
             lines.append(_.render(N_("{n:count} requests refused: {cause:text}; Triton said `{error:text}`"),
                                   n=len(group), cause=_(REFUSAL_CAUSES[cause]), error=group.iloc[0]["error"]))
-    if result.review:
-        lines += ["", _.render(N_("Config review: {n:count} findings"), n=len(result.review))]
-        lines += _finding_lines(result.review, _)
+    lines += ["", _.render(N_("Config review: {n:count} findings"), n=len(result.review)),
+              review_version_line(result.triton_version, _, live=True)]
+    lines += _finding_lines(result.review, _)
     return lines
 
 
@@ -247,9 +255,20 @@ def junit_message(v, _: Words) -> str:
     return f"{check_name(v.check, v.variant, _)}: {_(VERDICTS[v.verdict])}: {verdict_sentence(v, _)}"
 
 
-def review_lines(findings: dict[str, list], _: Words) -> list[str]:
-    """The config review's findings per model (`batching-lab check --config`)."""
-    lines = []
+def review_version_line(version: str | None, _: Words, live: bool = False) -> str:
+    """Which Triton version the review judged the config for."""
+    if version:
+        return _.render(N_("reviewed for Triton {version:text}"), version=version)
+    if live:
+        return _(N_("the server reported no Triton version: the checks that depend on the release were not made"))
+    return _.render(N_("no Triton version given (--triton-version, e.g. {example:text} for release 24.10): the checks that "
+                       "depend on the release were not made"), example=LAB_TRITON_VERSION)
+
+
+def review_lines(findings: dict[str, list], _: Words, triton_version: str | None = None) -> list[str]:
+    """The config review's findings per model (`batching-lab check --config`), after the version
+    it reviewed for."""
+    lines = [review_version_line(triton_version, _)]
     for model, found in findings.items():
         lines.append(_.render(N_("{model:text}: {n:count} findings"), model=model, n=len(found)))
         lines += _finding_lines(found, _)

@@ -13,6 +13,7 @@ For a page:
     result.judgement.refusals        # refused requests: Triton's message and its cause
     result.judgement.tolerances      # per compared output: value, source, measured noise
     result.review                    # the config review's findings (ReviewFinding.to_json())
+    result.triton_version            # the server's version the review used (None: it reported none)
     report.to_json(result)           # the JSON the CLI writes; junit.to_xml(result, describe) the XML
     report.timeline(result)          # executions over time: lane (instance) x exec_start..exec_end,
                                      # session for colour, diverged marks the steps beyond tolerance
@@ -49,6 +50,7 @@ class CheckResult:
     url: str
     wall_s: float
     review: list = field(default_factory=list)  # the config review's findings (review.ReviewFinding)
+    triton_version: str | None = None  # the server's version, which the review used (None: none it could read)
 
     @property
     def exit_code(self) -> int:
@@ -112,9 +114,10 @@ def run_check(target, options: CheckOptions | None = None, progress: measure.Pro
     options = options or CheckOptions()
     started = time.perf_counter()
     facts, source = preflight(target, options)
-    findings = review_link.findings(facts, options)
+    version = review_link.live_version(targets.server_version(target))
+    findings = review_link.findings(facts, options, version)
     with run_queue.for_server(target.server.url).lease(target.model, on_wait):
         tables = measure.measure(target, facts, source, source.lengths, options, progress,
                                  copy=lambda: targets.one_instance_copy(target, facts))
     return CheckResult(facts, options, tables, judge(tables), target.where, target.server.url,
-                       time.perf_counter() - started, findings)
+                       time.perf_counter() - started, findings, version)

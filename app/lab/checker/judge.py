@@ -11,7 +11,8 @@ The reference (every session or request alone, twice) must be reproducible first
 runs differ, nothing else can be judged against it, and the later checks are skipped. On the
 stateless path a lone request that answers differently the second time is the very thing the
 checks look for: the answer depends on what came before, so the model keeps state and belongs
-under the sequence batcher (`keeps_state`).
+under the sequence batcher (`keeps_state`). A reference the measurement marks skipped (the server
+answered its repeats from the response cache) is skipped too, not judged held.
 """
 from __future__ import annotations
 
@@ -100,6 +101,9 @@ def judge(tables) -> Judgement:
     reference = _verdict(first_code, "alone", steps, reference_rows.index, broken_mask, limits, refusals, broken_reason=DIAGNOSES[first_code])
     if reference.verdict == "broken" and _only_float_noise(reference_rows, broken_mask, tolerances):
         reference = Verdict(reference.check, reference.variant, "broken", "noise_above_tolerance", reference.values)
+    blind = [s for s in tables.skipped.itertuples() if (s.check, s.variant) == (first_code, "alone")]
+    if blind:  # run, but the server answered the repeats from its response cache: nothing to judge
+        reference = Verdict(first_code, "alone", "skipped", blind[0].reason, dict(blind[0].values or {}))
     verdicts.append(reference)
     skipped = {(r.check, r.variant): r for r in tables.skipped.itertuples()}
     checks = SEQUENCE_CHECKS[1:] if sequence else STATELESS_CHECKS[1:]

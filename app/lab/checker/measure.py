@@ -16,7 +16,11 @@ Sequence batcher, on all instances and then on a temporary one-instance copy:
                  followers are served, so the freed slots are the victims'.
 Dynamic or no batcher: every request alone twice (reference), then all of them concurrently in
 two shuffled orders (batches of other compositions), then alone again in another order after
-that traffic (after_traffic).
+that traffic (after_traffic). A model whose config turns the response cache on is answered from
+the server's cache when the server has one: if its statistics count cache hits during the second
+lone run, every later request would be one too, so the three checks are skipped (`response_cache`)
+instead of passing on stored answers; only the first lone run reached the model, and its refusals
+are still reported. A server without a cache runs the model for every request, and the checks run.
 
 Each reply is compared with the reference as it arrives (app/lab/checker/compare.py) and only
 the differences are kept, so memory grows with the sessions' steps, not with their outputs.
@@ -39,6 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from tritonclient.utils import InferenceServerException
 
 from app.lab.checker import compare, placement
 from app.lab.checker.facts import ModelFacts
@@ -480,7 +485,11 @@ def _stateless(m: Measurement, model: str) -> None:
     if not m.references:
         frame = m.recorder.frame()
         raise LabError("check_model_fails", model=m.facts.name, error=str(frame["error"].iloc[0]) if len(frame) else "-")
+    cached = bool((m.facts.config.get("response_cache") or {}).get("enable"))
+    hits_before = _cache_hits(m, model) if cached else None
     m.run_phase("reference", "alone", model, alone(requests, "reference", "b"))
+    if cached and _answered_from_cache(m, model, hits_before, len(requests)):
+        return
     batch = max(1, m.facts.max_batch_size)
     workers = min(len(m.lengths), max(4, min(32, 2 * batch * m.facts.instances)))
     rng = np.random.default_rng([m.options.seed, 3])
@@ -505,6 +514,32 @@ def _stateless(m: Measurement, model: str) -> None:
     if m.options.wants("after_traffic"):
         shuffled = [requests[i] for i in rng.permutation(len(requests))]
         m.run_phase("after_traffic", "alone", model, alone(shuffled, "after_traffic", ""))
+
+
+def _cache_hits(m: Measurement, model: str) -> int | None:
+    """Requests the server has answered from its response cache for `model` so far (the statistics
+    extension's inference_stats.cache_hit count, over its versions); None when it does not say."""
+    try:
+        stats = m.server.client(timeout_s=30).get_inference_statistics(model)
+    except InferenceServerException:
+        return None
+    return sum(int((s.get("inference_stats", {}).get("cache_hit") or {}).get("count", 0)) for s in stats.get("model_stats", []))
+
+
+def _answered_from_cache(m: Measurement, model: str, before: int | None, requests: int) -> bool:
+    """Whether the second lone run was answered from the server's cache (or the server cannot say):
+    then no repeated request reaches the model, and every stateless check is skipped."""
+    after = _cache_hits(m, model) if before is not None else None
+    if after is not None and after == before:
+        return False  # the server has no cache: Triton ran the model for every request
+    for check, variant in (("repeat_alone", "alone"), ("batch_composition", "all_instances"), ("after_traffic", "all_instances")):
+        if not m.options.wants(check):
+            continue
+        if after is None:
+            m.skip(check, variant, "response_cache_unknown")
+        else:
+            m.skip(check, variant, "response_cache", cache_hits=after - before, requests=requests)
+    return True
 
 
 # -- the whole measurement -------------------------------------------------------------------------

@@ -3,7 +3,8 @@ page's figures draw. Words for every code are in app/text/checker.py.
 
 JSON schema (kind "check", schema 1):
   {"kind": "check", "schema": 1, "outcome": "held" | "broken", "exit_code": 0 | 1,
-   "server": {where: embedded | external, url}, "model": ModelFacts.to_json(), "options": CheckOptions.to_json(),
+   "server": {where: embedded | external, url, triton_version (what it reported, which the review used; null: none)},
+   "model": ModelFacts.to_json(), "options": CheckOptions.to_json(),
    "inputs": {source: generated | data_file, sessions, lengths: [steps per session]},
    "wall_s", "requests", "traced" (the trace was read), "placed" (the log placed sequences in slots),
    "checks": [{check, variant, verdict: held | broken | skipped, reason, values}],
@@ -18,7 +19,8 @@ JSON schema (kind "check", schema 1):
      broken: reason is a diagnosis code (not_reproducible, noise_above_tolerance, keeps_state, batch_dependent,
        sessions_mix, inherits_after_end, aborted_pollutes);
      skipped: reason is a code (not_reproducible, not_requested, single_instance, external_server, no_model_files,
-       copy_refused, sessions_too_short, all_refused, nothing_compared, cancel_not_delivered) with its values
+       copy_refused, sessions_too_short, all_refused, nothing_compared, cancel_not_delivered, response_cache
+       {cache_hits, requests}, response_cache_unknown) with its values
    "tolerances": [{output, datatype, value, source: exact | user | derived, noise, reproducible}],
    "outputs": [{name, datatype, compared, ignored_by: "" | user | lab}],
    "diagnoses": [{code, checks}], "refusals": [{phase, variant, role, session, step, corrid, error, cause, waited_s}],
@@ -41,9 +43,12 @@ REVIEW_KIND = "check_config"  # `check --config`: the offline review alone
 SCHEMA = 1
 
 
-def review_to_json(findings: dict) -> dict:
-    """The offline review's findings per model ({model: [ReviewFinding]}), versioned like the report."""
-    return {"kind": REVIEW_KIND, "schema": SCHEMA, "models": {m: [f.to_json() for f in fs] for m, fs in findings.items()}}
+def review_to_json(findings: dict, triton_version: str | None = None) -> dict:
+    """The offline review's findings per model ({model: [ReviewFinding]}), versioned like the report,
+    with the Triton version it reviewed for (None: none stated, so the checks that depend on it
+    are NOT_CHECKED)."""
+    return {"kind": REVIEW_KIND, "schema": SCHEMA, "triton_version": triton_version,
+            "models": {m: [f.to_json() for f in fs] for m, fs in findings.items()}}
 
 
 def review_exit_code(findings: dict) -> int:
@@ -59,7 +64,7 @@ def to_json(result) -> dict:
         "schema": SCHEMA,
         "outcome": "broken" if result.exit_code else "held",
         "exit_code": result.exit_code,
-        "server": {"where": result.where, "url": result.url},
+        "server": {"where": result.where, "url": result.url, "triton_version": result.triton_version},
         "model": result.facts.to_json(),
         "options": result.options.to_json(),
         "inputs": {"source": t.input_source, "sessions": len(t.lengths), "lengths": list(t.lengths)},

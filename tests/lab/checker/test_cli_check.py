@@ -16,7 +16,7 @@ from app.lab.problems import LabError
 from app.lab.server.ports import free_ports
 from app.text import problems as problems_text
 from tests.i18n.text_checks import reads_in
-from tests.lab.checker.conftest import ZOO
+from tests.lab.checker.conftest import REVIEW_CONFIGS, ZOO
 
 CLI = [sys.executable, "-m", "app.cli", "check"]
 
@@ -140,4 +140,38 @@ def test_exit_2_in_the_users_language_for_a_server_that_does_not_answer():
 def test_exit_2_for_a_seed_the_generator_cannot_take_before_a_server_starts():
     done = run_check(["--model", "asr_dynamic", "--seed", "-1"], own_env(), timeout=60)
     assert done.returncode == 2 and "the seed must be a whole number from 0 to 4,294,967,295: got -1" in done.stderr
+    assert "Starting" not in done.stderr
+
+
+def test_the_offline_review_judges_for_the_triton_version_given_and_says_which(tmp_path):
+    """--triton-version reaches the release-dependent checks and the report names it; without
+    one the review says those checks were not made instead of assuming a release."""
+    report = tmp_path / "review.json"
+
+    def review(*args):
+        done = run_check(["--config", str(REVIEW_CONFIGS), "--json", str(report), *args], own_env(), timeout=120)
+        data = json.loads(report.read_text())
+        return done, data, {m: {f["code"] for f in fs} for m, fs in data["models"].items()}
+
+    done, data, found = review("--triton-version", "2.54.0")
+    assert done.returncode == 1, done.stderr  # both issue pitfalls are errors
+    assert data["triton_version"] == "2.54.0" and done.stdout.splitlines()[0] == "reviewed for Triton 2.54.0"
+    assert "warmup_string_corrid" in found["warmup_string_corrid"] and "warmup_string_corrid" not in found["warmup_integer_corrid"]
+    assert "implicit_state_order" in found["state_order_crossed"] and "implicit_state_order" not in found["state_order_renamed"]
+    done, data, found = review()
+    assert data["triton_version"] is None and done.stdout.startswith("no Triton version given (--triton-version, e.g. 2.51.0")
+    assert {"check": "warmup_string_corrid", "needs": ["triton_version"]} in [f["values"] for f in data["models"]["warmup_string_corrid"]]
+    assert "warmup_string_corrid" not in found["warmup_string_corrid"]
+    done, data, found = review("--triton-version", "2.53.0")
+    assert "warmup_string_corrid" not in found["warmup_string_corrid"]
+    assert all(f["values"].get("check") != "warmup_string_corrid" for f in data["models"]["warmup_string_corrid"])
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--config", str(REVIEW_CONFIGS), "--triton-version", "25.01"], "three numbers such as 2.51.0 (release 24.10) or 2.54.0 (release 25.01): got '25.01'"),
+    (["--model", "asr_dynamic", "--triton-version", "2.51.0"], "--triton-version 2.51.0 is for --config"),
+])
+def test_exit_2_for_a_triton_version_that_cannot_be_used_before_any_server_starts(args, words):
+    done = run_check(args, own_env(), timeout=60)
+    assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert "Starting" not in done.stderr

@@ -270,3 +270,20 @@ def test_broken_steps_give_each_broken_sessions_error_over_its_steps():
     steps = judge(tables(rows)).broken_steps
     assert list(steps["step"]) == [0, 1, 2] and list(steps["difference"]) == [0.0, 2.0, 5.0]
     assert set(steps["conversation"]) == {10} and set(steps["check"]) == {"interleaved"}
+
+
+def test_lone_repeats_answered_from_the_response_cache_are_skipped_not_held():
+    """The measurement ran both lone passes but the server answered the second from its cache
+    (measure._answered_from_cache): equal answers prove nothing, so nothing is judged held."""
+    rows = Rows()
+    for pass_, diff in (("a", None), ("b", 0.0)):
+        for s in range(2):
+            rows.add("reference", "alone", len(rows.rows), s, 0, diff, pass_=pass_, corrid="")
+    values = {"cache_hits": 2, "requests": 2}
+    skipped = [{"check": c, "variant": v, "reason": "response_cache", "values": values}
+               for c, v in (("repeat_alone", "alone"), ("batch_composition", "all_instances"), ("after_traffic", "all_instances"))]
+    result = judge(tables(rows, facts(sequence=False), skipped=skipped))
+    assert [(v.id, v.verdict, v.reason, v.values) for v in result.verdicts] == [
+        ("repeat_alone/alone", "skipped", "response_cache", values), ("batch_composition/all_instances", "skipped", "response_cache", values),
+        ("after_traffic/alone", "skipped", "response_cache", values)]
+    assert result.exit_code == 0 and result.diagnoses == []
