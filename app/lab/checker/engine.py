@@ -13,6 +13,7 @@ For a page:
     result.judgement.refusals        # refused requests: Triton's message and its cause
     result.judgement.tolerances      # per compared output: value, source, measured noise
     result.review                    # the config review's findings (ReviewFinding.to_json())
+    result.inputs                    # inputs.InputsUsed: each input's shapes, and the sizes drawn where no --shape gave them
     report.to_json(result)           # the JSON the CLI writes; junit.to_xml(result, describe) the XML
     report.timeline(result)          # executions over time: lane (instance) x exec_start..exec_end,
                                      # session for colour, diverged marks the steps beyond tolerance
@@ -49,6 +50,7 @@ class CheckResult:
     url: str
     wall_s: float
     review: list = field(default_factory=list)  # the config review's findings (review.ReviewFinding)
+    inputs: inputs.InputsUsed = field(default_factory=inputs.InputsUsed)  # the shapes sent and how they were sized
 
     @property
     def exit_code(self) -> int:
@@ -75,15 +77,15 @@ def input_source(facts: ModelFacts, options: CheckOptions):
     if options.input_data is not None:
         document = options.input_data if isinstance(options.input_data, dict) else input_data.load(Path(options.input_data))
         label = "input data" if isinstance(options.input_data, dict) else str(options.input_data)
-        dims = inputs.concrete_shapes(facts, options.shapes, data_supplied=True)
+        dims = inputs.concrete_shapes(facts, options.shapes)
         streams = input_data.streams(document, facts, dims, source=label)
         count = options.sessions or len(streams)
         lengths = [options.steps or len(streams[i % len(streams)]) for i in range(count)]
-        return inputs.FromData(facts, streams, lengths)
+        return inputs.FromData(facts, streams, lengths, dict(options.shapes))
     dims = inputs.concrete_shapes(facts, options.shapes)
     count = options.sessions or default_sessions(facts)
     lengths = inputs.session_lengths(count, options.steps or DEFAULT_STEPS, options.seed, mixed=facts.sequence)
-    return inputs.Generated(facts, dims, lengths, options.seed)
+    return inputs.Generated(facts, dims, lengths, options.seed, inputs.drawn_sizes(facts, dims, options.seed))
 
 
 def preflight(target, options: CheckOptions) -> tuple[ModelFacts, object]:
@@ -117,4 +119,4 @@ def run_check(target, options: CheckOptions | None = None, progress: measure.Pro
         tables = measure.measure(target, facts, source, source.lengths, options, progress,
                                  copy=lambda: targets.one_instance_copy(target, facts))
     return CheckResult(facts, options, tables, judge(tables), target.where, target.server.url,
-                       time.perf_counter() - started, findings)
+                       time.perf_counter() - started, findings, source.used())
