@@ -128,7 +128,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--steps", type=int, default=None, help="steps of the longest session (default 24; a data file: its streams)")
     check.add_argument("--think-ms", type=float, default=5.0, help="your clients' think time between requests, in ms")
     check.add_argument("--input-data", type=Path, default=None, help="perf_analyzer --input-data JSON (one stream per session)")
-    check.add_argument("--shape", action="append", default=[], metavar="NAME:D1,D2", help="sizes of an input's variable dimensions")
+    check.add_argument("--shape", action="append", default=[], metavar="NAME:D1,D2",
+                       help="sizes of an input's variable dimensions (default: the checker draws 1 to 16 per dimension from --seed)")
     check.add_argument("--seed", type=int, default=0)
     check.add_argument("--ignore-output", action="append", default=[], metavar="NAME", help="an output that reports placement, not an answer")
     check.add_argument("--tolerance", type=float, default=None, help="float outputs: |got - ref| <= X * max(1, |ref|) (default: from the measured noise)")

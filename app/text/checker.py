@@ -8,6 +8,7 @@ import math
 
 from app.i18n import N_, Words
 from app.lab.checker.review import LAB_TRITON_VERSION
+from app.lab.checker.inputs import dims_text
 from app.text.checker_review import finding_words
 
 CHECKS = {
@@ -88,10 +89,8 @@ PHASES = {
 PROBLEMS = {
     "check_shape_syntax": N_("--shape takes NAME:d1,d2 with whole dimensions of at least 1 (as perf_analyzer's): got '{value:text}'"),
     "check_shape_unknown_input": N_("--shape names '{name:text}', which is not an input of the model: its inputs are {inputs:text}"),
-    "check_input_shape_needed": N_("input {name:text} has variable dimensions {dims:text}: give its size with --shape {name:text}:d1,d2 "
-                                   "(one number per dimension), or give a data file with --input-data"),
     "check_shape_mismatch": N_("--shape for {name:text} gives {given:text}, which does not fit its dimensions {dims:text}"),
-    "check_shape_too_large": N_("--shape for {name:text} gives {given:text}: more than {high:count} elements per request"),
+    "check_shape_too_large": N_("--shape for {name:text} gives {given:text}: more than {high:elements} per request"),
     "check_datatype_unsupported": N_("input {name:text} has datatype {datatype:text}, which the checker cannot generate: give a data file"),
     "check_data_unreadable": N_("the data file {source:text} cannot be read: `{error:text}`"),
     "check_data_no_data": N_("{source:text} has no \"data\" list (perf_analyzer's --input-data format)"),
@@ -106,7 +105,7 @@ PROBLEMS = {
     "check_data_shape_mismatch": N_("{source:text}: stream {stream:count}, step {step:count}, input {name:text}: shape {given:text} does "
                                     "not fit the model's dimensions {dims:text}"),
     "check_data_size_mismatch": N_("{source:text}: stream {stream:count}, step {step:count}, input {name:text}: shape {given:text} holds "
-                                   "{expected:count} elements, the data has {got:count}"),
+                                   "{expected:elements}, the data has {got:count}"),
     "check_data_shape_needed": N_("{source:text}: stream {stream:count}, step {step:count}, input {name:text} has variable dimensions "
                                   "{dims:text}: give \"shape\" with its \"content\", or --shape"),
     "check_data_bad_value": N_("{source:text}: stream {stream:count}, step {step:count}, input {name:text}: the values are not "
@@ -157,7 +156,7 @@ def verdict_sentence(v, _: Words) -> str:
     if v.verdict == "skipped":
         return _.render(SKIP_REASONS[v.reason], **values)
     if v.verdict == "held":
-        text = _.render(N_("{compared:count} steps of {sessions:count} sessions matched their references; largest difference {largest:text}"),
+        text = _.render(N_("{compared:steps} of {sessions:sessions} matched their references; largest difference {largest:text}"),
                         compared=values["compared"], sessions=values["sessions"], largest=number(values.get("largest_difference")))
     else:
         first = values["first"]
@@ -168,7 +167,7 @@ def verdict_sentence(v, _: Words) -> str:
                           role=_(ROLES.get(first["role"], first["role"]))))
         text = _.render(
             N_("first differed at {where:text}: {output:text} off by {difference:text}, tolerance {tolerance:text}; "
-               "{wrong:count} steps of {sessions:count} sessions differ"),
+               "{wrong:steps} of {sessions:sessions} differ"),
             where=where, output=first["output"], difference=number(first["difference"]), tolerance=number(first["tolerance"]),
             wrong=values["wrong_steps"], sessions=values["wrong_sessions"])
         shown = first.get("shown")
@@ -183,21 +182,21 @@ def verdict_sentence(v, _: Words) -> str:
         elif execution:
             text += _.render(N_("; it ran alone in its batch on {lane:text}"), lane=str(execution["lane"]))
     if values.get("refusals"):
-        text += _.render(N_("; {n:count} requests refused"), n=values["refusals"])
+        text += _.render(N_("; {n:requests} refused"), n=values["refusals"])
     extra = _extra(v, _)
-    return text + (f"; {extra}" if extra else "")
+    return text + (_(N_("; ")) + extra if extra else "")
 
 
 def _extra(v, _: Words) -> str:
     values = v.values
     if v.check == "interleaved" and "overflow" in values:
         if values["overflow"]:
-            return _.render(N_("{n:count} sessions in flight on {capacity:count} slots, so the backlog was used"),
+            return _.render(N_("{n:sessions} in flight on {capacity:slots}, so the backlog was used"),
                             n=values["in_flight"], capacity=values["capacity"])
-        return _.render(N_("only {n:count} sessions in flight on {capacity:count} slots: the backlog was not reached (more --sessions reach it)"),
+        return _.render(N_("only {n:sessions} in flight on {capacity:slots}: the backlog was not reached (more --sessions reach it)"),
                         n=values["in_flight"], capacity=values["capacity"])
     if v.check == "id_reuse" and values.get("same_instance") is not None:
-        return _.render(N_("{same:count} of {reused:count} reused IDs landed on their old instance, {slot:count} on their old slot"),
+        return _.render(N_("reused after END: {reused:ids}; back on the same instance: {same:count}, on the same slot: {slot:count}"),
                         same=values["same_instance"], reused=values["reused"], slot=values["same_slot"])
     if v.check in ("abandoned", "cancelled") and values.get("next_on_slot") is not None:
         return _.render(N_("the next session on its slot ran there: {yes:yes_no}"), yes=values["next_on_slot"])
@@ -208,16 +207,22 @@ def summary_lines(result, _: Words) -> list[str]:
     """The CLI's account of a check (app/lab/checker/engine.CheckResult)."""
     f = result.facts
     lines = [_.render(
-        N_("Checked {model:text} on {url:text} ({where:text}): scheduler {scheduler:text}, instances: {instances:count}; "
-           "{requests:count} requests in {wall:seconds}"),
-        model=f.name, url=result.url, where=_(WHERE[result.where]), scheduler=f.scheduler, instances=f.instances,
-        requests=result.requests, wall=result.wall_s)]
+        N_("Checked {model:text} version {version:text} on {url:text} ({where:text}): scheduler {scheduler:text}, "
+           "{instances:instances}; {requests:requests} in {wall:seconds}"),
+        model=f.name, version=f.version or "–", url=result.url, where=_(WHERE[result.where]), scheduler=f.scheduler,
+        instances=f.instances, requests=result.requests, wall=result.wall_s)]
     if f.sequence:
-        lines.append(_.render(N_("capacity {capacity:count} sequences ({instances:count} × {slots:count} slots), idle timeout {idle:seconds}"),
+        lines.append(_.render(N_("capacity {capacity:sequences} ({instances:count} × {slots:slots}), idle timeout {idle:seconds}"),
                               capacity=f.capacity, instances=f.instances, slots=f.slots_per_instance, idle=f.idle_timeout_us / 1e6))
-    lines.append(_.render(N_("{sessions:count} sessions of {low:count} to {high:count} steps, inputs {source:text}"),
-                          sessions=len(result.tables.lengths), low=min(result.tables.lengths), high=max(result.tables.lengths),
-                          source=_(SOURCES[result.tables.input_source])))
+    lengths = result.tables.lengths
+    source = _(SOURCES[result.tables.input_source])
+    if min(lengths) == max(lengths):
+        lines.append(_.render(N_("{sessions:sessions} of {steps:steps}, inputs {source:text}"), sessions=len(lengths), steps=lengths[0],
+                              source=source))
+    else:
+        lines.append(_.render(N_("{sessions:sessions} of {low:count} to {high:steps}, inputs {source:text}"), sessions=len(lengths),
+                              low=min(lengths), high=max(lengths), source=source))
+    lines += shape_lines(result.inputs, _)
     ignored = result.tables.outputs[~result.tables.outputs["compared"]]
     if len(ignored):
         lines.append(_.render(N_("left out: {names:text}"), names=", ".join(ignored["name"])))
@@ -236,14 +241,41 @@ def summary_lines(result, _: Words) -> list[str]:
     if len(refusals):
         lines.append("")
         for cause, group in refusals.groupby("cause"):
-            lines.append(_.render(N_("{n:count} requests refused: {cause:text}; Triton said `{error:text}`"),
+            lines.append(_.render(N_("{n:requests} refused: {cause:text}; Triton said `{error:text}`"),
                                   n=len(group), cause=_(REFUSAL_CAUSES[cause]), error=group.iloc[0]["error"]))
-    lines += ["", _.render(N_("Config review: {n:count} findings"), n=len(result.review)),
+    lines += ["", _.render(N_("Config review: {n:findings}"), n=len(result.review)),
               review_version_line(result.triton_version, _, live=True)]
     lines += _finding_lines(result.review, _)
     return lines
 
 
+def shape_lines(used, _: Words) -> list[str]:
+    """Each input with variable dimensions (app/lab/checker/inputs.InputsUsed): the shapes it was
+    sent with and what sized them: --shape, the data file, or the sizes the checker drew."""
+    lines = []
+    for shape in used.shapes:
+        if shape.sized_by == "model":
+            continue
+        if shape.smallest == shape.largest:
+            shapes = dims_text(shape.smallest)
+        else:
+            shapes = _.render(N_("{smallest:text} to {largest:text}"), smallest=dims_text(shape.smallest), largest=dims_text(shape.largest))
+        how = SIZED_BY[used.sizes.per if shape.sized_by == "drawn" else shape.sized_by]
+        sizes = used.sizes.to_json() if used.sizes else {}
+        lines.append(_.render(N_("input {name:text} {dims:text}: {shapes:text}, {how:text}"), name=shape.name, dims=dims_text(shape.dims),
+                              shapes=shapes, how=_.render(how, **sizes)))
+    return lines
+
+
+# How an input's variable dimensions were sized (ShapeUsed.sized_by; drawn ones by DrawnSizes.per).
+SIZED_BY = {
+    "shape": N_("from --shape"),
+    "data_file": N_("from the data file"),
+    "request": N_("drawn for each session and step, {low:count} to {high:elements} per variable dimension (no --shape given)"),
+    "run": N_("one size for every request, drawn from {low:count} to {high:elements} per variable dimension (no --shape given): "
+              "the dynamic batcher batches requests together only when each variable input has the same shape in all of them, "
+              "unless allow_ragged_batch is set"),
+}
 WHERE = {"embedded": N_("the checker's own server"), "external": N_("an external server")}
 SOURCES = {"generated": N_("generated from the model's metadata"), "data_file": N_("from the data file")}
 TOLERANCE_SOURCES = {"user": N_("yours"), "derived": N_("from the measured noise and the datatype")}
@@ -270,7 +302,7 @@ def review_lines(findings: dict[str, list], _: Words, triton_version: str | None
     it reviewed for."""
     lines = [review_version_line(triton_version, _)]
     for model, found in findings.items():
-        lines.append(_.render(N_("{model:text}: {n:count} findings"), model=model, n=len(found)))
+        lines.append(_.render(N_("{model:text}: {n:findings}"), model=model, n=len(found)))
         lines += _finding_lines(found, _)
     return lines
 

@@ -86,15 +86,19 @@ def refusals_table(result, _: Words) -> pd.DataFrame:
 
 def summary(run: CheckRun, _: Words) -> list[str]:
     result, f = run.result, run.result.facts
-    lines = [_.render(words.SUMMARY, model=f.name, url=result.url, where=_(check_words.WHERE[result.where]), scheduler=f.scheduler,
-                      instances=f.instances, requests=result.requests, wall=result.wall_s)]
+    lines = [_.render(words.SUMMARY, model=f.name, version=f.version or "–", url=result.url, where=_(check_words.WHERE[result.where]),
+                      scheduler=f.scheduler, instances=f.instances, requests=result.requests, wall=result.wall_s)]
     if f.sequence:
         lines.append(_.render(words.SEQUENCE_SUMMARY, capacity=f.capacity, instances=f.instances, slots=f.slots_per_instance,
                               idle=f.idle_timeout_us / 1e6))
     lengths = result.tables.lengths
     source = (_.render(words.DATA_FILE_SOURCE, name=run.data_name) if run.data_name
               else _(check_words.SOURCES[result.tables.input_source]))
-    lines.append(_.render(words.INPUTS_SUMMARY, sessions=len(lengths), low=min(lengths), high=max(lengths), source=source))
+    if min(lengths) == max(lengths):
+        lines.append(_.render(words.INPUTS_SUMMARY_ONE_LENGTH, sessions=len(lengths), steps=lengths[0], source=source))
+    else:
+        lines.append(_.render(words.INPUTS_SUMMARY, sessions=len(lengths), low=min(lengths), high=max(lengths), source=source))
+    lines += check_words.shape_lines(result.inputs, _)
     outputs = result.tables.outputs
     for by, group in outputs[outputs["ignored_by"] != ""].groupby("ignored_by"):
         lines.append(_.render(words.LEFT_OUT, names=", ".join(group["name"]), why=_(words.LEFT_OUT_BY[by])))

@@ -14,6 +14,7 @@ For a page:
     result.judgement.tolerances      # per compared output: value, source, measured noise
     result.review                    # the config review's findings (ReviewFinding.to_json())
     result.triton_version            # the server's version the review used (None: it reported none)
+    result.inputs                    # inputs.InputsUsed: each input's shapes, and the sizes drawn where no --shape gave them
     report.to_json(result)           # the JSON the CLI writes; junit.to_xml(result, describe) the XML
     report.timeline(result)          # executions over time: lane (instance) x exec_start..exec_end,
                                      # session for colour, diverged marks the steps beyond tolerance
@@ -51,6 +52,7 @@ class CheckResult:
     wall_s: float
     review: list = field(default_factory=list)  # the config review's findings (review.ReviewFinding)
     triton_version: str | None = None  # the server's version, which the review used (None: none it could read)
+    inputs: inputs.InputsUsed = field(default_factory=inputs.InputsUsed)  # the shapes sent and how they were sized
 
     @property
     def exit_code(self) -> int:
@@ -77,15 +79,15 @@ def input_source(facts: ModelFacts, options: CheckOptions):
     if options.input_data is not None:
         document = options.input_data if isinstance(options.input_data, dict) else input_data.load(Path(options.input_data))
         label = "input data" if isinstance(options.input_data, dict) else str(options.input_data)
-        dims = inputs.concrete_shapes(facts, options.shapes, data_supplied=True)
+        dims = inputs.concrete_shapes(facts, options.shapes)
         streams = input_data.streams(document, facts, dims, source=label)
         count = options.sessions or len(streams)
         lengths = [options.steps or len(streams[i % len(streams)]) for i in range(count)]
-        return inputs.FromData(facts, streams, lengths)
+        return inputs.FromData(facts, streams, lengths, dict(options.shapes))
     dims = inputs.concrete_shapes(facts, options.shapes)
     count = options.sessions or default_sessions(facts)
     lengths = inputs.session_lengths(count, options.steps or DEFAULT_STEPS, options.seed, mixed=facts.sequence)
-    return inputs.Generated(facts, dims, lengths, options.seed)
+    return inputs.Generated(facts, dims, lengths, options.seed, inputs.drawn_sizes(facts, dims, options.seed))
 
 
 def preflight(target, options: CheckOptions) -> tuple[ModelFacts, object]:
@@ -120,4 +122,4 @@ def run_check(target, options: CheckOptions | None = None, progress: measure.Pro
         tables = measure.measure(target, facts, source, source.lengths, options, progress,
                                  copy=lambda: targets.one_instance_copy(target, facts))
     return CheckResult(facts, options, tables, judge(tables), target.where, target.server.url,
-                       time.perf_counter() - started, findings, version)
+                       time.perf_counter() - started, findings, version, source.used())

@@ -5,7 +5,11 @@ JSON schema (kind "check", schema 1):
   {"kind": "check", "schema": 1, "outcome": "held" | "broken", "exit_code": 0 | 1,
    "server": {where: embedded | external, url, triton_version (what it reported, which the review used; null: none)},
    "model": ModelFacts.to_json(), "options": CheckOptions.to_json(),
-   "inputs": {source: generated | data_file, sessions, lengths: [steps per session]},
+   "inputs": {source: generated | data_file, sessions, lengths: [steps per session],
+     sizes: {low, high, per: request | run} | null (the sizes drawn where no --shape sized a variable
+       dimension: low..high elements, anew per session and step, or one for the whole check),
+     shapes: [{name, dims (the model's, -1 variable), sized_by: model | shape | data_file | drawn,
+       smallest, largest (element-wise, over the requests sent, without the batch dimension)}]},
    "wall_s", "requests", "traced" (the trace was read), "placed" (the log placed sequences in slots),
    "checks": [{check, variant, verdict: held | broken | skipped, reason, values}],
      values: compared, sessions, refusals, refusal_causes {cause: n}; held: largest_difference, largest_output;
@@ -67,7 +71,7 @@ def to_json(result) -> dict:
         "server": {"where": result.where, "url": result.url, "triton_version": result.triton_version},
         "model": result.facts.to_json(),
         "options": result.options.to_json(),
-        "inputs": {"source": t.input_source, "sessions": len(t.lengths), "lengths": list(t.lengths)},
+        "inputs": {"source": t.input_source, "sessions": len(t.lengths), "lengths": list(t.lengths), **result.inputs.to_json()},
         "wall_s": round(result.wall_s, 3),
         "requests": result.requests,
         "traced": t.traced,

@@ -64,6 +64,9 @@ def test_exit_0_when_every_check_held_and_the_one_instance_variant_skipped_on_an
     done = run_check(["--model", "asr_sequence_direct", "--steps", "4", "--only", "interleaved", "--json", str(report)], server_env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Every check held." in done.stdout
+    # The version checked, and counted nouns in their plural: asr_sequence_direct is 2 instances of 4 slots.
+    assert "Checked asr_sequence_direct version 1 on " in done.stdout and ": scheduler direct, 2 instances; " in done.stdout
+    assert "capacity 8 sequences (2 × 4 slots)" in done.stdout
     checks = {(c["check"], c["variant"]): c for c in json.loads(report.read_text())["checks"]}
     assert checks[("interleaved", "all_instances")]["verdict"] == "held"
     assert (checks[("interleaved", "one_instance")]["verdict"], checks[("interleaved", "one_instance")]["reason"]) == ("skipped", "external_server")
