@@ -33,7 +33,8 @@ class _Steps:
     count; a wait in the run queue is shown in place. Called from the measuring (script) thread."""
 
     def __init__(self, progress: Progress | None, total: int):
-        self.progress, self.total, self.index, self.current = progress, total, -1, Finding("sequence")
+        self.progress, self.total, self.index = progress, total, -1
+        self.current: Finding | None = None  # the step under way: what the bar says while requests go out
 
     def __call__(self, code: str, **values) -> None:
         if code != "waiting":
@@ -42,7 +43,8 @@ class _Steps:
         self._show(0.0, Finding(code, values))
 
     def requests(self, done: int, planned: int, _phase: str, _variant: str) -> None:
-        self._show(min(1.0, done / planned) if planned else 0.0, self.current)
+        if self.current is not None:
+            self._show(min(1.0, done / planned) if planned else 0.0, self.current)
 
     def _show(self, within: float, found: Finding) -> None:
         if self.progress:

@@ -135,6 +135,25 @@ def test_judge_a_deployment_whose_checks_were_all_skipped_showed_nothing():
     assert math.isnan(judged.findings[1].values["diff"])
 
 
+def test_the_checkers_progress_moves_the_bar_within_each_deployments_step():
+    """run_check reports (done, planned, phase, variant); the bar gets one step per deployment,
+    filled by the requests answered, and a wait in the run queue said in place."""
+    seen = []
+    steps = verification._Steps(lambda fraction, found: seen.append((round(fraction, 3), found)), len(verification.DEPLOYMENTS))
+    steps.requests(3, 10, "reference", "alone")  # before any step: nothing to say yet
+    steps("sequence", model="asr_sequence_direct")
+    steps.requests(5, 10, "interleaved", "all_instances")
+    steps("waiting", model="sentiment", ahead=1, expected=2.0)
+    steps("sentiment", model="sentiment")
+    steps.requests(30, 10, "concurrent", "all_instances")  # planned is an estimate: never past the step
+    assert seen == [(0.0, Finding("sequence", {"model": "asr_sequence_direct"})),
+                    (0.167, Finding("sequence", {"model": "asr_sequence_direct"})),
+                    (0.0, Finding("waiting", {"model": "sentiment", "ahead": 1, "expected": 2.0})),
+                    (0.333, Finding("sentiment", {"model": "sentiment"})),
+                    (0.667, Finding("sentiment", {"model": "sentiment"}))]
+    assert all(text.step("verification", found, words(lang)) for lang in ("en", *TRANSLATED) for _f, found in seen)
+
+
 @pytest.mark.parametrize("lang", TRANSLATED)
 def test_judged_findings_and_figures_render_translated(lang):
     """Every template the judge can pick, on the hand-made tables, in every translated language."""
