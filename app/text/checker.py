@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 
 from app.i18n import N_, Words
-from app.lab.checker.review import LAB_TRITON_VERSION
 from app.lab.checker.inputs import dims_text
+from app.lab.checker.review import LAB_TRITON_VERSION
 from app.text.checker_review import finding_words
 
 CHECKS = {

@@ -111,9 +111,16 @@ def summary(run: CheckRun, _: Words) -> list[str]:
 
 
 def show(run: CheckRun, key: str = "check") -> None:
-    result, words_ = run.result, t()
+    """The check page's last result, under its heading."""
     st.divider()
     st.header(_("Results of the last check"))
+    body(run, key)
+
+
+def body(run: CheckRun, key: str = "check") -> None:
+    """A check's report without a heading of its own, for any page that runs the checker (the
+    check page, lesson 7's live element, the verification exercise); `key` keeps its widgets apart."""
+    result, words_ = run.result, t()
     st.caption("  \n".join(summary(run, words_)))
     (st.error if result.exit_code else st.success)(_(check_words.OUTCOME[result.exit_code]))
     for diagnosis in result.judgement.diagnoses:
