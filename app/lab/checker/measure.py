@@ -19,7 +19,9 @@ two shuffled orders (batches of other compositions), then alone again in another
 that traffic (after_traffic).
 
 Each reply is compared with the reference as it arrives (app/lab/checker/compare.py) and only
-the differences are kept, so memory grows with the sessions' steps, not with their outputs.
+the differences are kept, so memory grows with the sessions' steps, not with their outputs; the
+replies that differ beyond any tolerance are kept too, up to a cap, for the diagnosis
+(app/lab/checker/observed.py).
 Where the server can tell (app/lab/checker/placement.py), rows get the slot their sequence held
 (the log at verbosity 1) and the execution they ran in (the trace).
 """
