@@ -81,10 +81,13 @@ def _play(r: _Replayer, model: str, b: diagnosis.Broken, h: diagnosis.Hypothesis
     corrid = r.ids(1)[0]
     conversation = next(r.conversations)
     replies = []
+    last = len(h.sends) - 1
     for i, send in enumerate(h.sends):
         row = r.send(model, PHASE, b.variant, "replay", conversation, send.session, send.step, corrid,
-                     start=send.start or i == 0, end=i == len(h.sends) - 1, judged=False)
+                     start=send.start or i == 0, end=i == last, judged=False)
         if row["error"]:
+            if i < last:  # END it, or its slot stays taken until the idle timeout (refused too, where it is gone)
+                r.send(model, PHASE, b.variant, "replay", conversation, send.session, send.step, corrid, end=True, judged=False)
             break
         if send.compared:
             replies.append(row["got"])
