@@ -28,8 +28,8 @@ MAX_SESSIONS broken sessions per check (the earliest to diverge), MAX_SOURCES ca
 MAX_HYPOTHESES hypotheses per session, MAX_REQUESTS replayed requests per check; the verdict's
 values say the caps.
 
-The advice follows from the classes (the most frequent one of the check's diagnosed sessions):
-lost -> lost_state (enough capacity, or a state store as large as instances x slots); foreign ->
+The advice follows from the classes (the strongest evidence among the check's diagnosed
+sessions: foreign, then stale, then lost; see advice()): lost -> lost_state (enough capacity, or a state store as large as instances x slots); foreign ->
 foreign_state_oldest / foreign_state_direct (key the state by correlation ID under oldest; by
 slot, honouring READY, under direct), except a foreign source that had stopped before the
 session's START, which is stale_state's case; stale -> stale_state (reset on START); other ->
@@ -38,7 +38,6 @@ the check's own diagnosis (judge.DIAGNOSES).
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,13 +47,13 @@ from app.lab.checker import compare
 from app.lab.checker.judge import SEQUENCE_RULES, Judgement, Verdict
 
 CHECKS = ("interleaved", "id_reuse", "abandoned", "cancelled")
-CLASSES = ("lost", "stale", "foreign", "other")  # also the order ties are broken in
-ADVICE_CODES = ("lost_state", "stale_state", "foreign_state_oldest", "foreign_state_direct")
-MAX_SESSIONS = 4  # broken sessions diagnosed per check: the earliest to diverge
+CLASSES = ("lost", "stale", "foreign", "other")  # also the order a session's ties are broken in
+ADVICE_CODES = ("foreign_state_oldest", "foreign_state_direct", "stale_state", "lost_state")  # the strongest first
+MAX_SESSIONS = 6  # broken sessions diagnosed per check: the earliest to diverge
 MAX_SOURCES = 3  # other conversations tried as the source of a foreign state, per session
 MAX_HYPOTHESES = 8  # per session
 MATCH_STEPS = 3  # replies compared from the divergence on; the first must match
-MAX_REQUESTS = 300  # replayed per check
+MAX_REQUESTS = 400  # replayed per check
 CAPS = {"sessions": MAX_SESSIONS, "sources": MAX_SOURCES, "hypotheses": MAX_HYPOTHESES, "steps": MATCH_STEPS, "requests": MAX_REQUESTS}
 
 
@@ -168,40 +167,45 @@ def _observed(tables, row, outputs: list[str]) -> dict | None:
 def hypotheses(b: Broken, conversations: dict[int, pd.DataFrame], lengths: list[int]) -> list[Hypothesis]:
     """lost, then stale, then foreign, each as the sends of one lone sequence."""
     mine = conversations[b.conversation]
-    row_k = mine[mine["step"] == b.step].iloc[0]
     suffix = _suffix(b, mine, lengths)
-    out: list[Hypothesis] = []
-    if b.step > 0:
-        out.append(Hypothesis("lost", (dataclasses.replace(suffix[0], start=True), *suffix[1:])))
+    lost = [Hypothesis("lost", (dataclasses.replace(suffix[0], start=True), *suffix[1:]))] if b.step > 0 else []
+    return lost + _stale(b, conversations, suffix) + _foreign(b, conversations, suffix)
+
+
+def _stale(b: Broken, conversations: dict[int, pd.DataFrame], suffix: tuple[Send, ...]) -> list[Hypothesis]:
+    """Earlier conversations of the same ID continued: the last one, those on its instance, all of them."""
+    mine = conversations[b.conversation]
     began = float(mine["t_send"].min())
-    earlier = [c for c, rows in conversations.items() if c != b.conversation and str(rows.iloc[0]["corrid"]) == b.corrid
-               and float(rows["t_send"].min()) < began]
-    earlier.sort(key=lambda c: float(conversations[c]["t_send"].min()))
-    chains: list[tuple[str, list[int]]] = []
-    if earlier:
-        chains.append(("last", earlier[-1:]))
-        place = _place(row_k)
-        if place[0] is not None:
-            here = [c for c in earlier if _place(conversations[c].iloc[0])[0] == place[0]]
-            if here and here != earlier[-1:]:
-                chains.append(("instance", here))
-        if len(earlier) > 1 and all(earlier != chain for _, chain in chains):
-            chains.append(("all", earlier))
-    for form, chain in chains:
-        prefix = tuple(s for c in chain for s in _sends(_answered(conversations[c])))
-        out.append(Hypothesis("stale", prefix + suffix, form, _source(conversations[chain[-1]], began)))
-    candidates = _foreign_candidates(b, conversations, row_k)[:MAX_SOURCES]
+    earlier = sorted((c for c, rows in conversations.items() if c != b.conversation and str(rows.iloc[0]["corrid"]) == b.corrid
+                      and float(rows["t_send"].min()) < began), key=lambda c: float(conversations[c]["t_send"].min()))
+    if not earlier:
+        return []
+    chains: list[tuple[str, list[int]]] = [("last", earlier[-1:])]
+    if b.instance is not None:
+        here = [c for c in earlier if _place(conversations[c].iloc[0])[0] == b.instance]
+        if here and here != earlier[-1:]:
+            chains.append(("instance", here))
+    if len(earlier) > 1 and all(earlier != chain for _, chain in chains):
+        chains.append(("all", earlier))
+    return [Hypothesis("stale", tuple(s for c in chain for s in _sends(_answered(conversations[c]))) + suffix, form,
+                       _source(conversations[chain[-1]], began)) for form, chain in chains]
+
+
+def _foreign(b: Broken, conversations: dict[int, pd.DataFrame], suffix: tuple[Send, ...]) -> list[Hypothesis]:
+    """Other conversations' histories continued (as executed before step k; as sent before; with a
+    given-up request), for the best-placed candidates, and the first one's mixed with its own."""
+    mine = conversations[b.conversation]
+    began = float(mine["t_send"].min())
+    candidates = _foreign_candidates(b, conversations, mine[mine["step"] == b.step].iloc[0])[:MAX_SOURCES]
+    out = []
     for c, before, sent_before, given_up in candidates:
         source = _source(conversations[c], began)
-        out.append(Hypothesis("foreign", _sends(before) + suffix, "replace", source))
-        if sent_before is not None:
-            out.append(Hypothesis("foreign", _sends(sent_before) + suffix, "sent", source))
-        if given_up is not None:
-            out.append(Hypothesis("foreign", _sends(given_up) + suffix, "given_up", source))
+        for form, rows in (("replace", before), ("sent", sent_before), ("given_up", given_up)):
+            if rows is not None:
+                out.append(Hypothesis("foreign", _sends(rows) + suffix, form, source))
     if candidates and b.step > 0:
         c, before = candidates[0][0], candidates[0][1]
-        own = _answered(mine[mine["step"] < b.step])
-        merged = pd.concat([own, before]).sort_values("t_send", kind="stable")
+        merged = pd.concat([_answered(mine[mine["step"] < b.step]), before]).sort_values("t_send", kind="stable")
         out.append(Hypothesis("foreign", _sends(merged) + suffix, "mix", _source(conversations[c], began)))
     return out
 
@@ -326,13 +330,12 @@ def advice_code(entry: dict, scheduler: str) -> str | None:
 
 
 def advice(entries: list[dict], scheduler: str) -> str | None:
-    """The check's advice: the most frequent among its diagnosed sessions' (None where other is;
-    a tie goes to a class over other, then in ADVICE_CODES order)."""
-    counts = Counter(advice_code(e, scheduler) for e in entries)
-    if not counts:
-        return None
-    order = [None, *ADVICE_CODES]
-    return max(counts, key=lambda code: (counts[code], code is not None, -order.index(code)))
+    """The check's advice: the strongest evidence among its diagnosed sessions. A session that
+    answered with another's state shows that state crosses sessions, which also explains one that
+    found none (under oldest, a batch row that no session, or one that ended, had written): foreign
+    first, then stale (it continued a stopped sequence), then lost; None when every one is other."""
+    codes = {advice_code(e, scheduler) for e in entries}
+    return next((code for code in ADVICE_CODES if code in codes), None)
 
 
 def attach(judgement: Judgement, diagnosed: dict[str, dict]) -> Judgement:

@@ -135,7 +135,7 @@ def test_replies_match_within_the_output_tolerances_in_a_row_from_the_first():
     assert diagnosis.matched(near, [{"S": np.array([1.01], dtype=np.float32)}], score) == 0
 
 
-def test_the_advice_follows_the_most_frequent_class_and_the_scheduler():
+def test_the_advice_follows_the_strongest_class_present_and_the_scheduler():
     def entry(kind, step=1, ended=False):
         return {"class": kind, "step": step, **({"source": {"ended_before": ended}} if kind in ("foreign", "stale") else {})}
 
@@ -145,8 +145,10 @@ def test_the_advice_follows_the_most_frequent_class_and_the_scheduler():
     assert diagnosis.advice([entry("stale", step=0)], "direct") == "stale_state"
     # began with what a sequence that had stopped left behind: START did not reset it
     assert diagnosis.advice([entry("foreign", step=0, ended=True)], "direct") == "stale_state"
-    assert diagnosis.advice([entry("other"), entry("other"), entry("lost")], "direct") is None
-    assert diagnosis.advice([entry("other"), entry("lost")], "direct") == "lost_state"  # a tie goes to a class
+    # a session with another's state explains those that found none (a row nobody had written)
+    assert diagnosis.advice([entry("lost"), entry("lost"), entry("foreign"), entry("other")], "oldest") == "foreign_state_oldest"
+    assert diagnosis.advice([entry("lost"), entry("stale", step=0)], "direct") == "stale_state"
+    assert diagnosis.advice([entry("other"), entry("other")], "direct") is None
     assert diagnosis.advice([], "direct") is None
 
 
@@ -179,16 +181,16 @@ def test_a_reply_past_the_memory_cap_leaves_its_session_undiagnosed_from_there()
 
 
 def test_at_most_max_sessions_are_diagnosed_the_earliest_to_diverge():
-    rows = Rows().reference(conversations=6, steps=2)
-    for s in range(6):
+    rows = Rows().reference(conversations=8, steps=2)
+    for s in range(8):
         rows.add("interleaved", "interleaved", 10 + s, s, 0, variant="all_instances", corrid=str(s), t=1.0 + s)
         rows.add("interleaved", "interleaved", 10 + s, s, 1, 3.0, variant="all_instances", corrid=str(s), t=20.0 - s, end=True)
     t = tables(rows)
-    t.lengths = [2] * 6
-    t.references = {(s, k): out(k) for s in range(6) for k in range(2)}
+    t.lengths = [2] * 8
+    t.references = {(s, k): out(k) for s in range(8) for k in range(2)}
     t.observed = {r["request_id"]: out(9) for r in rows.rows if r["phase"] == "interleaved" and r["step"] == 1}
     p = diagnosis.plan(t, judge(t))[0]
-    assert p.broken_sessions == 6 and [b.session for b in p.sessions] == [5, 4, 3, 2][: diagnosis.MAX_SESSIONS]
+    assert p.broken_sessions == 8 and [b.session for b in p.sessions] == [7, 6, 5, 4, 3, 2, 1, 0][: diagnosis.MAX_SESSIONS]
     assert all(len(b.hypotheses) <= diagnosis.MAX_HYPOTHESES for b in p.sessions)
 
 
