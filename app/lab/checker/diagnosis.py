@@ -14,25 +14,25 @@ sequence that app/lab/checker/replay.py plays on the model with a fresh correlat
            keeping the slot, with a warning) reaches the model as the reused ID's START did:
            nothing was reset on START;
   foreign  another conversation's steps up to its last one before step k (executed before, by
-           the trace; else replied before, and also sent before), then this session's from k:
-           it read that session's state; or its own steps and the other's before k merged in
-           time order ("mix"): their states were one;
+           the trace; else replied before; also as sent before, and with a request its client
+           gave up on), then this session's from k: it read that session's state; or its own
+           steps and the other's before k merged in time order ("mix"): their states were one;
   other    none of them matched.
 
 Candidates for foreign are the conversations of the same phase and variant that the log placed
 on the same instance and slot first, then on the same instance, then those not placed, then
 those on another instance, nearest in time first. A hypothesis matches when its reply to step k
 is within the output tolerances of the observed one; it scores the steps from k that match in a
-row (at most MATCH_STEPS), and the best score wins (ties: the order above). The cost is bounded:
-MAX_SESSIONS broken sessions per check (the earliest to diverge), MAX_SOURCES candidates and
-MAX_HYPOTHESES hypotheses per session, MAX_REQUESTS replayed requests per check; the verdict's
-values say the caps.
+row (at most MATCH_STEPS), the best score wins (ties: the order above), and one that matches
+every compared step ends the search. The cost is bounded: MAX_SESSIONS broken sessions per check
+(the earliest to diverge), MAX_SOURCES candidates and MAX_HYPOTHESES hypotheses per session,
+MAX_REQUESTS replayed requests per check; the verdict's values say the caps.
 
-The advice follows from the classes (the strongest evidence among the check's diagnosed
-sessions: foreign, then stale, then lost; see advice()): lost -> lost_state (enough capacity, or a state store as large as instances x slots); foreign ->
-foreign_state_oldest / foreign_state_direct (key the state by correlation ID under oldest; by
-slot, honouring READY, under direct), except a foreign source that had stopped before the
-session's START, which is stale_state's case; stale -> stale_state (reset on START); other ->
+The advice is the strongest evidence among the check's diagnosed sessions (advice()): foreign
+-> foreign_state_oldest / foreign_state_direct (key the state by correlation ID under oldest;
+by instance and slot, honouring READY, under direct), except a foreign source that had stopped
+before the session's START, which is stale_state's case; then stale -> stale_state (reset on
+START); then lost -> lost_state (a state store for instances x slots sequences); other only ->
 the check's own diagnosis (judge.DIAGNOSES).
 """
 from __future__ import annotations
