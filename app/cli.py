@@ -17,6 +17,7 @@ from pathlib import Path
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
 from app.lab import exercises
 from app.lab.checker import engine as check_engine
+from app.lab.checker import export as check_export
 from app.lab.checker import junit as check_junit
 from app.lab.checker import report as check_report
 from app.lab.checker import review_link
@@ -146,6 +147,9 @@ def _parser() -> argparse.ArgumentParser:
                               "(2.51.0 is release 24.10); a live check uses the server's own")
     check.add_argument("--json", type=Path, default=None, help="write the report (codes and values) here")
     check.add_argument("--junit-xml", type=Path, default=None, help="write one JUnit test case per check here")
+    check.add_argument("--export-failures", type=Path, default=None, metavar="PATH",
+                       help="write the failing sessions here as perf_analyzer --input-data JSON, their lone references as "
+                            "validation_data (nothing is written when nothing failed)")
     _lang_option(check)
     check.set_defaults(handler=_check)
     return parser
@@ -303,7 +307,19 @@ def _check(args, _: Words) -> int:
     if args.junit_xml:
         args.junit_xml.write_text(check_junit.to_xml(result, describe=lambda v: check_text.junit_message(v, _)))
         print(_.render(N_("wrote {path:text}"), path=args.junit_xml))
+    if args.export_failures:
+        _export_failures(result, args.export_failures, _)
     return result.exit_code
+
+
+def _export_failures(result, path: Path, _: Words) -> None:
+    """The failing sessions as perf_analyzer --input-data JSON at `path`; nothing written when none failed."""
+    document = check_export.input_data(result)
+    if document is None:
+        print(_.render(check_text.EXPORT_NOTHING, path=path))
+        return
+    path.write_text(json.dumps(document, indent=1))
+    print(_.render(check_text.EXPORT_WROTE, path=path, n=len(document["data"])))
 
 
 if __name__ == "__main__":

@@ -110,13 +110,15 @@ def test_every_problem_code_the_engine_raises_has_its_words():
 
 
 def test_the_checkers_codes_and_its_words_are_the_same_lists():
-    from app.lab.checker import judge, options
+    from app.lab.checker import diagnosis, judge, options, replay
     from app.text import checker as words_of
 
     assert set(words_of.CHECKS) == set(options.SEQUENCE_CHECKS + options.STATELESS_CHECKS)
     assert set(words_of.VARIANTS) == {*options.VARIANTS, "alone"}
     # a broken check's reason: its diagnosis, or the reference's noise judged against the user's tolerance
-    assert set(words_of.DIAGNOSES) == {*judge.DIAGNOSES.values(), "noise_above_tolerance"}
+    # ... or, where the diagnosis replayed its sessions, the advice their classes give
+    assert set(words_of.DIAGNOSES) == {*judge.DIAGNOSES.values(), "noise_above_tolerance", *diagnosis.ADVICE_CODES}
+    assert set(words_of.DIAGNOSED) == {*diagnosis.CLASSES, "foreign_mix", "foreign_left"}
     emitted: dict[str, set[str]] = {"skip": set(), "phase": set(), "cause": set(), "role": set()}
     for _module, name, node in _calls(REPO_ROOT / "app" / "lab" / "checker"):
         args = [_literal(a) for a in node.args]
@@ -135,6 +137,6 @@ def test_the_checkers_codes_and_its_words_are_the_same_lists():
     cause = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == "refusal_cause")
     emitted["cause"] = {_literal(n.value) for n in ast.walk(cause) if isinstance(n, ast.Return) and _literal(n.value)}
     assert emitted["skip"] - set(words_of.SKIP_REASONS) == set() and len(emitted["skip"]) >= 8
-    assert emitted["phase"] == set(words_of.PHASES)
+    assert emitted["phase"] | {replay.PHASE} == set(words_of.PHASES)
     assert emitted["cause"] == set(words_of.REFUSAL_CAUSES)
     assert emitted["role"] <= set(words_of.ROLES) and emitted["role"]

@@ -69,6 +69,36 @@ DIAGNOSES = {
     "aborted_pollutes": N_("A session that stopped without END, or gave up on a request, changed what another session got: "
                            "the model must drop or reset state the server never ended for it (START resets; the idle "
                            "reaper does not tell the model)."),
+    # from the diagnosis (app/lab/checker/diagnosis.py): what the broken sessions' replayed histories showed
+    "lost_state": N_("Sessions lost their state part-way: replayed alone, a sequence that starts over at the step where each "
+                     "went wrong gives the answers it got. The model keeps state for fewer sequences than the server runs at "
+                     "once: instances × slots (max_batch_size slots per instance under direct, max_candidate_sequences under "
+                     "oldest). Give the state store room for that many, and drop a sequence's state only at its END or when "
+                     "the model itself finds it idle (the idle reaper does not tell the model)."),
+    "stale_state": N_("A new sequence carried on from the state a sequence before it left (an earlier sequence of its ID, or "
+                      "one that held its slot and stopped): the model does not start fresh on START. Reset the state whenever "
+                      "START is set; a client that stops never sends END, and the idle reaper does not tell the model."),
+    "foreign_state_oldest": N_("Sessions answered with another session's state. Under oldest a batch holds requests of different "
+                               "sequences in any rows, so the row says nothing about the sequence: key the state by the "
+                               "correlation ID (the CORRID control input, or request.correlation_id() in a Python model)."),
+    "foreign_state_direct": N_("Sessions answered with another session's state. Under direct each sequence keeps one slot (its batch "
+                               "row) on one instance for its whole life: key the state by instance and slot (or by the "
+                               "correlation ID), and leave it alone in rows whose READY is 0, which are padding."),
+}
+DIAGNOSED = {
+    # one diagnosed session; {step} counts from 1, {matched} of {compared} replayed steps matched what it got
+    "lost": N_("{session:session} (ID {corrid:text}) from step {step:count}: state lost, it answered as a sequence starting over "
+               "there ({matched:count} of {compared:count} replayed steps matched)"),
+    "stale": N_("{session:session} (ID {corrid:text}) from step {step:count}: stale state, it carried on from {source:session}, an "
+                "earlier sequence of its ID ({matched:count} of {compared:count} replayed steps matched)"),
+    "foreign": N_("{session:session} (ID {corrid:text}) from step {step:count}: another session's state, it answered as if it "
+                  "continued {source:session} (ID {source_corrid:text}) ({matched:count} of {compared:count} replayed steps matched)"),
+    "foreign_mix": N_("{session:session} (ID {corrid:text}) from step {step:count}: its state was mixed with that of {source:session} "
+                      "(ID {source_corrid:text}) ({matched:count} of {compared:count} replayed steps matched)"),
+    "foreign_left": N_("{session:session} (ID {corrid:text}) from step {step:count}: it began with the state {source:session} (ID "
+                       "{source_corrid:text}) left when it stopped ({matched:count} of {compared:count} replayed steps matched)"),
+    "other": N_("{session:session} (ID {corrid:text}) from step {step:count}: no replayed explanation (state lost, stale, another "
+                "session's) gave the answers it got"),
 }
 REFUSAL_CAUSES = {
     "reaped_after_backlog": N_("waited in the backlog longer than the idle timeout, and was ended by the reaper as it got a slot"),
@@ -85,6 +115,7 @@ PHASES = {
     "abandon_round": N_("abandoned and timed-out sessions (waits for the idle timeout)"),
     "concurrent": N_("concurrent requests, shuffled"),
     "after_traffic": N_("alone again, after the traffic"),
+    "diagnosis": N_("diagnosis: replaying broken sessions alone"),
 }
 PROBLEMS = {
     "check_shape_syntax": N_("--shape takes NAME:d1,d2 with whole dimensions of at least 1 (as perf_analyzer's): got '{value:text}'"),
@@ -184,7 +215,33 @@ def verdict_sentence(v, _: Words) -> str:
     if values.get("refusals"):
         text += _.render(N_("; {n:requests} refused"), n=values["refusals"])
     extra = _extra(v, _)
-    return text + (_(N_("; ")) + extra if extra else "")
+    text += _(N_("; ")) + extra if extra else ""
+    diagnosed = diagnosis_lines(v, _)
+    return text + (_(N_("; ")) + diagnosed[0] + " " + _(N_("; ")).join(diagnosed[1:]) if diagnosed else "")
+
+
+def diagnosis_lines(v, _: Words) -> list[str]:
+    """A broken check's diagnosis (values["diagnosis"], app/lab/checker/diagnosis.py): a heading,
+    then one line per diagnosed session; empty where there is none."""
+    d = v.values.get("diagnosis")
+    if not d or not d["sessions"]:
+        return []
+    lines = [_.render(N_("replayed alone, {n:count} of {broken:count} broken sessions (at most {cap:count} per check) show:"),
+                      n=d["diagnosed"], broken=d["broken_sessions"], cap=d["caps"]["sessions"])]
+    return lines + [diagnosed_session(entry, _) for entry in d["sessions"]]
+
+
+def diagnosed_session(entry: dict, _: Words) -> str:
+    """One diagnosed session: its class, and for foreign and stale the session whose state it carried."""
+    kind = entry["class"]
+    source = entry.get("source") or {}
+    if kind == "foreign" and entry.get("form") == "mix":
+        kind = "foreign_mix"
+    elif kind == "foreign" and entry["step"] == 0 and source.get("ended_before"):
+        kind = "foreign_left"
+    return _.render(DIAGNOSED[kind], session=entry["session"], corrid=entry["corrid"], step=entry["step"] + 1,
+                    matched=entry["matched"], compared=entry["compared"], source=source.get("session", 0),
+                    source_corrid=source.get("corrid", ""))
 
 
 def _extra(v, _: Words) -> str:
@@ -280,6 +337,9 @@ WHERE = {"embedded": N_("the checker's own server"), "external": N_("an external
 SOURCES = {"generated": N_("generated from the model's metadata"), "data_file": N_("from the data file")}
 TOLERANCE_SOURCES = {"user": N_("yours"), "derived": N_("from the measured noise and the datatype")}
 OUTCOME = {0: N_("Every check held."), 1: N_("A check broke.")}
+EXPORT_WROTE = N_("wrote {path:text}: {n:count} failing sessions as perf_analyzer --input-data, their lone references as "
+                  "validation_data")
+EXPORT_NOTHING = N_("no session failed: nothing written to {path:text}")
 
 
 def junit_message(v, _: Words) -> str:

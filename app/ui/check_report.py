@@ -70,6 +70,18 @@ def _mates(execution: dict, _: Words) -> str:
                      for o in execution["shared_with"])
 
 
+def diagnosis_markdown(result, _: Words) -> str:
+    """Each broken sequence check's diagnosed sessions, their class in words (a Markdown list per
+    check); empty where no check was diagnosed."""
+    blocks = []
+    for v in result.verdicts:
+        lines = check_words.diagnosis_lines(v, _)
+        if lines:
+            title = check_words.check_name(v.check, v.variant, _)
+            blocks.append(f"**{title}**: {lines[0]}\n" + "\n".join(f"- {line}" for line in lines[1:]))
+    return "\n\n".join(blocks)
+
+
 def refusals_table(result, _: Words) -> pd.DataFrame:
     """Every request the server refused, with what caused it and Triton's own message."""
     c = words.REFUSAL_COLUMNS
@@ -128,6 +140,10 @@ def body(run: CheckRun, key: str = "check") -> None:
 
     st.subheader(_("Checks"))
     st.dataframe(checks_table(result, words_), hide_index=True, width="stretch", key=f"{key}-checks")
+    diagnosed = diagnosis_markdown(result, words_)
+    if diagnosed:
+        st.markdown("**" + _("What the broken sessions show, replayed alone") + "**")
+        st.markdown(diagnosed)
     if len(result.judgement.refusals):
         st.markdown("**" + _("Requests the server refused (apart from wrong answers)") + "**")
         st.dataframe(refusals_table(result, words_), hide_index=True, width="stretch", key=f"{key}-refusals")

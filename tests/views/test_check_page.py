@@ -40,7 +40,7 @@ from tests.views.conftest import MAIN, RUN_TIMEOUT_S
 from tests.waiting import wait_for
 
 SESSIONS, STEPS = 6, 4  # small checks: every check still has steps to compare and a backlog to reach
-ZOO_MODELS = ("zoo_fails", "zoo_decoupled", "zoo_varlen", "zoo_direct_slot")
+ZOO_MODELS = ("zoo_fails", "zoo_decoupled", "zoo_varlen", "zoo_direct_slot", "zoo_evicting_cache")
 WAIT_S = 60.0
 
 
@@ -498,6 +498,37 @@ def test_without_the_models_files_the_one_instance_variant_is_skipped_and_said(l
     assert set(table[table["verdict"] != "SKIPPED"]["verdict"]) == {"HELD"}
     assert any("inputs the uploaded file streams.json" in c.value for c in at.caption)
     nothing_left(lab_server, ["zoo_direct_slot"])
+
+
+def test_a_broken_sequence_checks_sessions_are_shown_with_their_diagnosis_in_every_language(lab_server, zoo):
+    """zoo_evicting_cache keeps state for fewer sequences than its slots: the page lists each diagnosed
+    session with its class, and advises on the state store's size rather than on its key."""
+    from app.lab.checker import engine
+    from app.lab.checker import target as targets
+    from app.lab.checker.options import CheckOptions
+    from tests.lab.checker.conftest import zoo_files
+
+    name = "zoo_evicting_cache"
+    target = targets.on_server(lab_server, name, files=zoo_files(name))
+    result = engine.run_check(target, CheckOptions(steps=STEPS, only=("interleaved",), one_instance=False))
+    broken = result.judgement.verdict("interleaved", "all_instances")
+    assert {e["class"] for e in broken.values["diagnosis"]["sessions"]} == {"lost"}
+    for lang in languages():
+        _ = words(lang)
+        at = AppTest.from_file(str(MAIN), default_timeout=RUN_TIMEOUT_S)
+        at.query_params["lang"] = lang
+        at.query_params["model"] = name
+        at.session_state[RESULT_KEY] = CheckRun(result)
+        at = run(at.run(timeout=RUN_TIMEOUT_S).switch_page("views/check.py"))
+        shown = [str(m.value) for m in at.markdown]
+        assert "**" + _("What the broken sessions show, replayed alone") + "**" in shown, lang
+        lines = check_words.diagnosis_lines(broken, _)
+        assert any(all(f"- {line}" in m for line in lines[1:]) for m in shown), lang
+        assert _(check_words.DIAGNOSES["lost_state"]) in [w.value for w in at.warning], lang
+        if lang != SOURCE_LANGUAGE:
+            found = untranslated(at)
+            assert not found, found[:10]
+    nothing_left(lab_server, [name])
 
 
 def test_a_server_that_does_not_answer_is_said_once_and_nothing_is_offered(env):

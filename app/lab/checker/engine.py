@@ -10,6 +10,10 @@ For a page:
                               on_wait=lambda wait: ...)  # run_queue.Wait while another run holds the model
     result.verdicts                  # judge.Verdict per check: check, variant, verdict, reason, values
     result.judgement.diagnoses       # [{code, checks}]: what the broken checks say about the model
+    result.judgement.verdict(check, variant).values["diagnosis"]  # a broken sequence check's sessions,
+                                     # each lost, stale, foreign (with its source) or other, from
+                                     # replayed hypotheses (app/lab/checker/diagnosis.py, replay.py)
+    export.input_data(result)        # the failing sessions as perf_analyzer --input-data JSON, or None
     result.judgement.refusals        # refused requests: Triton's message and its cause
     result.judgement.tolerances      # per compared output: value, source, measured noise
     result.review                    # the config review's findings (ReviewFinding.to_json())
@@ -32,7 +36,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.lab.checker import input_data, inputs, measure, review_link
+from app.lab.checker import input_data, inputs, measure, replay, review_link
 from app.lab.checker import target as targets
 from app.lab.checker.facts import ModelFacts
 from app.lab.checker.judge import Judgement, judge
@@ -53,6 +57,7 @@ class CheckResult:
     review: list = field(default_factory=list)  # the config review's findings (review.ReviewFinding)
     triton_version: str | None = None  # the server's version, which the review used (None: none it could read)
     inputs: inputs.InputsUsed = field(default_factory=inputs.InputsUsed)  # the shapes sent and how they were sized
+    source: object = None  # the sessions' inputs (inputs.Generated or inputs.FromData): what export.py writes
 
     @property
     def exit_code(self) -> int:
@@ -121,5 +126,7 @@ def run_check(target, options: CheckOptions | None = None, progress: measure.Pro
     with run_queue.for_server(target.server.url).lease(target.model, on_wait):
         tables = measure.measure(target, facts, source, source.lengths, options, progress,
                                  copy=lambda: targets.one_instance_copy(target, facts))
-    return CheckResult(facts, options, tables, judge(tables), target.where, target.server.url,
-                       time.perf_counter() - started, findings, version, source.used())
+        # still under the lease: the broken sessions' hypotheses replay on the model undisturbed
+        judgement = replay.diagnose(target, facts, source, tables, judge(tables), progress)
+    return CheckResult(facts, options, tables, judgement, target.where, target.server.url,
+                       time.perf_counter() - started, findings, version, source.used(), source)

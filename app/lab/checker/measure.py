@@ -23,7 +23,9 @@ instead of passing on stored answers; only the first lone run reached the model,
 are still reported. A server without a cache runs the model for every request, and the checks run.
 
 Each reply is compared with the reference as it arrives (app/lab/checker/compare.py) and only
-the differences are kept, so memory grows with the sessions' steps, not with their outputs.
+the differences are kept, so memory grows with the sessions' steps, not with their outputs; the
+replies that differ beyond any tolerance are kept too, up to a cap, for the diagnosis
+(app/lab/checker/observed.py).
 Where the server can tell (app/lab/checker/placement.py), rows get the slot their sequence held
 (the log at verbosity 1) and the execution they ran in (the trace).
 """
@@ -45,7 +47,7 @@ import numpy as np
 import pandas as pd
 from tritonclient.utils import InferenceServerException
 
-from app.lab.checker import compare, placement
+from app.lab.checker import compare, observed, placement
 from app.lab.checker.facts import ModelFacts
 from app.lab.checker.options import CheckOptions
 from app.lab.checker.target import CopySkipped
@@ -85,6 +87,12 @@ class Tables:
     where: str = "embedded"
     traced: bool = False
     placed: bool = False
+    # For the diagnosis and the export (app/lab/checker/observed.py): the replies that differed
+    # from their references, by request_id; the lone references, by (session, step); and the
+    # requests whose differing replies were past the memory cap and not kept.
+    observed: dict = field(default_factory=dict)
+    references: dict = field(default_factory=dict)
+    unobserved: set = field(default_factory=set)
 
 
 class _Recorder:
@@ -130,6 +138,7 @@ class Measurement:
         self.compared = [o for o in facts.outputs if o.name not in set(options.ignore_outputs) | set(compare.default_ignored(facts))]
         self.recorder = _Recorder([f"diff.{o.name}" for o in self.compared])
         self.references: dict[tuple[int, int], dict[str, np.ndarray]] = {}
+        self.observations = observed.Observations(self.compared, options.tolerance)  # replies that differed
         self.t0 = time.perf_counter()
         self.counter = itertools.count()
         self.conversations = itertools.count()
@@ -214,6 +223,7 @@ class Measurement:
         if error and error.startswith(transports.NO_ANSWER) and not self.abort.is_set() and not self.server.alive():
             self.abort_code = "check_server_gone"
             self.abort.set()
+        self.observations.keep(row, got)
         self.recorder.add(row)
 
     # -- running a phase --------------------------------------------------------------------
@@ -632,4 +642,5 @@ def _tables(m: Measurement, target, source) -> Tables:
         skipped=pd.DataFrame(m.skipped, columns=["check", "variant", "reason", "values"]),
         lengths=list(m.lengths), input_source=source.source, where=target.where,
         traced=bool(m._stamps) and any(not s.empty for s in m._stamps), placed=m.placed,
+        observed=m.observations.arrays, references=m.references, unobserved=m.observations.unkept,
     )

@@ -20,6 +20,13 @@ JSON schema (kind "check", schema 1):
      abandoned/cancelled {next_on_slot, victim_instance, victim_slot, victim_ended_by: end | reaped | cancelled,
        idle_timeout_s}, cancelled {cancel_outcome: gave_up | served | refused | failed, cancel_error, cancel_reached: true | false | null
        (null: untraced)};
+     broken interleaved/id_reuse/abandoned/cancelled: diagnosis {sessions [{conversation, session, corrid, role,
+       step (where it first diverged), instance, slot (the log's), class: lost | stale | foreign | other, matched, compared (replayed steps
+       that matched / were compared from step on), tried (hypotheses replayed), form (foreign: replace | sent |
+       given_up | mix; stale: last | instance | all), source {conversation, session, corrid, role, instance, slot,
+       ended_before} (foreign and stale)}], broken_sessions, diagnosed, replayed (requests),
+       advice: lost_state | stale_state | foreign_state_oldest | foreign_state_direct | null (other: the reason),
+       caps {sessions, sources, hypotheses, steps, requests}} (app/lab/checker/diagnosis.py);
      broken: reason is a diagnosis code (not_reproducible, noise_above_tolerance, keeps_state, batch_dependent,
        sessions_mix, inherits_after_end, aborted_pollutes);
      skipped: reason is a code (not_reproducible, not_requested, single_instance, external_server, no_model_files,
@@ -27,7 +34,8 @@ JSON schema (kind "check", schema 1):
        {cache_hits, requests}, response_cache_unknown) with its values
    "tolerances": [{output, datatype, value, source: exact | user | derived, noise, reproducible}],
    "outputs": [{name, datatype, compared, ignored_by: "" | user | lab}],
-   "diagnoses": [{code, checks}], "refusals": [{phase, variant, role, session, step, corrid, error, cause, waited_s}],
+   "diagnoses": [{code, checks}] (code: a broken check's reason, or its diagnosis's advice where it has one),
+   "refusals": [{phase, variant, role, session, step, corrid, error, cause, waited_s}],
    "phases": [{phase, variant, model, started_s, wall_s, requests, workers, capacity, overflow, traced, placed}],
    "review": [{code, severity, field, values}] (the config review, app/lab/checker/review.py)}
 Sessions and steps count from 0; times are seconds from the check's start.

@@ -44,8 +44,9 @@ def test_exit_2_for_options_that_cannot_be_right_before_any_server_is_asked(serv
 
 
 def test_exit_1_with_a_failure_per_broken_check_in_the_junit_xml(server_env, tmp_path):
-    xml, report = tmp_path / "check.xml", tmp_path / "check.json"
-    done = run_check(["--model", "asr_dynamic", "--sessions", "4", "--steps", "4", "--junit-xml", str(xml), "--json", str(report)], server_env)
+    xml, report, failures = tmp_path / "check.xml", tmp_path / "check.json", tmp_path / "failures.json"
+    done = run_check(["--model", "asr_dynamic", "--sessions", "4", "--steps", "4", "--junit-xml", str(xml), "--json", str(report),
+                      "--export-failures", str(failures)], server_env)
     assert done.returncode == 1, done.stderr
     assert "BROKEN" in done.stdout and "belongs under the sequence batcher" in done.stdout
     suite = ET.parse(xml).getroot().find("testsuite")
@@ -57,6 +58,13 @@ def test_exit_1_with_a_failure_per_broken_check_in_the_junit_xml(server_env, tmp
     data = json.loads(report.read_text())
     assert (data["kind"], data["schema"], data["exit_code"], data["outcome"]) == ("check", 1, 1, "broken")
     assert data["server"]["where"] == "external" and data["inputs"]["lengths"] == [4, 4, 4, 4]
+    # the failing sessions as perf_analyzer --input-data: a stream per session, every input per step, its references aligned
+    exported = json.loads(failures.read_text())
+    assert f"wrote {failures}: {len(exported['data'])} failing sessions as perf_analyzer --input-data" in done.stdout
+    assert 1 <= len(exported["data"]) <= 4 and [len(s) for s in exported["data"]] == [len(s) for s in exported["validation_data"]]
+    inputs, outputs = ({t["name"] for t in data["model"][kind]} for kind in ("inputs", "outputs"))
+    assert all(set(step) == inputs for stream in exported["data"] for step in stream)
+    assert all(set(step) == outputs for stream in exported["validation_data"] for step in stream)
 
 
 def test_exit_0_when_every_check_held_and_the_one_instance_variant_skipped_on_an_external_server(server_env, tmp_path):
@@ -73,10 +81,11 @@ def test_exit_0_when_every_check_held_and_the_one_instance_variant_skipped_on_an
 
 
 def test_a_repository_of_ones_own_served_embedded_with_a_one_instance_copy_and_nothing_left_running(tmp_path):
-    report, xml = tmp_path / "check.json", tmp_path / "check.xml"
+    report, xml, failures = tmp_path / "check.json", tmp_path / "check.xml", tmp_path / "failures.json"
     done = run_check(["--model", "zoo_corrid_oldest", "--model-repository", str(ZOO), "--steps", "4", "--only", "interleaved",
-                      "--json", str(report), "--junit-xml", str(xml)], own_env())
+                      "--json", str(report), "--junit-xml", str(xml), "--export-failures", str(failures)], own_env())
     assert done.returncode == 0, done.stdout + done.stderr
+    assert f"no session failed: nothing written to {failures}" in done.stdout and not failures.exists()
     data = json.loads(report.read_text())
     assert data["server"]["where"] == "embedded"
     assert {(c["check"], c["variant"]): c["verdict"] for c in data["checks"]} == {

@@ -207,3 +207,40 @@ def test_the_json_inputs_say_the_drawn_sizes_and_the_shapes_sent():
                     "shapes": [{"name": "TOKENS", "dims": [-1], "sized_by": "drawn", "smallest": [1], "largest": [16]},
                                {"name": "LABEL", "dims": [1], "sized_by": "model", "smallest": [1], "largest": [1]}]}
     assert json.loads(report.dumps(ONE))["inputs"]["sizes"] is None
+
+
+def test_every_diagnosed_class_reads_in_every_language_in_the_sentence_the_report_and_the_junit_failure():
+    from app.lab.checker import diagnosis
+
+    source = {"conversation": 11, "session": 1, "corrid": "8", "role": "interleaved", "instance": "m_0_0", "slot": 0, "ended_before": False}
+    base = {"conversation": 10, "session": 0, "corrid": "7", "role": "interleaved", "step": 1, "instance": "m_0_0", "slot": 0,
+            "matched": 1, "compared": 3, "tried": 4}
+    entries = [{**base, "class": "lost"}, {**base, "class": "stale", "form": "last", "source": {**source, "corrid": "7", "ended_before": True}},
+               {**base, "class": "foreign", "form": "replace", "source": source}, {**base, "class": "foreign", "form": "mix", "source": source},
+               {**base, "class": "foreign", "step": 0, "form": "replace", "source": {**source, "ended_before": True}},
+               {**base, "class": "other", "matched": 0}]
+    result = broken_result()
+    p = diagnosis.Plan(result.judgement.verdict("interleaved", "all_instances"), [], broken_sessions=9)
+    result.judgement = diagnosis.attach(result.judgement, {p.verdict.id: diagnosis.summary(p, entries, 30, "direct")})
+    broken = result.judgement.verdict("interleaved", "all_instances")
+    english = text.diagnosis_lines(broken, words("en"))
+    assert english[0] == f"replayed alone, 6 of 9 broken sessions (at most {diagnosis.MAX_SESSIONS} per check) show:"
+    assert english[1:] == [
+        "session 1 (ID 7) from step 2: state lost, it answered as a sequence starting over there (1 of 3 replayed steps matched)",
+        "session 1 (ID 7) from step 2: stale state, it carried on from session 2, an earlier sequence of its ID (1 of 3 replayed steps matched)",
+        "session 1 (ID 7) from step 2: another session's state, it answered as if it continued session 2 (ID 8) (1 of 3 replayed steps matched)",
+        "session 1 (ID 7) from step 2: its state was mixed with that of session 2 (ID 8) (1 of 3 replayed steps matched)",
+        "session 1 (ID 7) from step 1: it began with the state session 2 (ID 8) left when it stopped (1 of 3 replayed steps matched)",
+        "session 1 (ID 7) from step 2: no replayed explanation (state lost, stale, another session's) gave the answers it got",
+    ]
+    # a session with another's state (under direct) is the strongest evidence of them all
+    assert result.judgement.diagnoses == [{"code": "foreign_state_direct", "checks": ["interleaved/all_instances"]}]
+    failure = ET.fromstring(junit.to_xml(result, describe=lambda v: text.junit_message(v, words("en")))).find("testsuite")
+    message = next(c for c in failure.findall("testcase") if c.get("name") == "interleaved[all_instances]").find("failure").get("message")
+    assert english[0] in message and english[-1] in message
+    assert json.loads(report.dumps(result))["checks"][1]["values"]["diagnosis"]["sessions"][2]["source"]["session"] == 1
+    for lang in languages():
+        lines = text.diagnosis_lines(broken, words(lang))
+        assert len(lines) == len(english) and all(reads_in(lang, line, en) for line, en in zip(lines, english, strict=True)), lang
+        for code in diagnosis.ADVICE_CODES:
+            assert reads_in(lang, words(lang)(text.DIAGNOSES[code]), text.DIAGNOSES[code]), (lang, code)
