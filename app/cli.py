@@ -18,6 +18,7 @@ from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, word
 from app.lab import exercises
 from app.lab.checker import checks, review_link
 from app.lab.checker import engine as check_engine
+from app.lab.checker import export as check_export
 from app.lab.checker import junit as check_junit
 from app.lab.checker import report as check_report
 from app.lab.checker import target as check_targets
@@ -129,7 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--think-ms", type=float, default=5.0, help="your clients' think time between requests, in ms")
     check.add_argument("--input-data", type=Path, default=None,
                        help="perf_analyzer --input-data JSON (one stream per session; its validation_data: golden outputs)")
-    check.add_argument("--shape", action="append", default=[], metavar="NAME:D1,D2", help="sizes of an input's variable dimensions")
+    check.add_argument("--shape", action="append", default=[], metavar="NAME:D1,D2",
+                       help="sizes of an input's variable dimensions (default: the checker draws 1 to 16 per dimension from --seed)")
     check.add_argument("--seed", type=int, default=0)
     check.add_argument("--ignore-output", action="append", default=[], metavar="NAME", help="an output that reports placement, not an answer")
     check.add_argument("--tolerance", type=float, default=None, help="float outputs: |got - ref| <= X * max(1, |ref|) (default: from the measured noise)")
@@ -142,8 +144,14 @@ def _parser() -> argparse.ArgumentParser:
                          help="the longest string correlation ID your clients send, in UTF-8 bytes")
     clients.add_argument("--backend", default=None, help="the backend serving the model, when its config names none")
     clients.add_argument("--gpus", type=int, default=None, help="GPUs the server's instances may use (0: a CPU-only server)")
+    clients.add_argument("--triton-version", default=None, metavar="X.Y.Z",
+                         help="with --config: the Triton server version the config will run on, as GET /v2 reports it "
+                              "(2.51.0 is release 24.10); a live check uses the server's own")
     check.add_argument("--json", type=Path, default=None, help="write the report (codes and values) here")
     check.add_argument("--junit-xml", type=Path, default=None, help="write one JUnit test case per check here")
+    check.add_argument("--export-failures", type=Path, default=None, metavar="PATH",
+                       help="write the failing sessions here as perf_analyzer --input-data JSON, their lone references as "
+                            "validation_data (nothing is written when nothing failed)")
     _lang_option(check)
     check.set_defaults(handler=_check)
     return parser
@@ -269,15 +277,17 @@ def _check(args, _: Words) -> int:
         shapes=dict(parse_shape(s) for s in args.shape), input_data=args.input_data,
         ignore_outputs=tuple(args.ignore_output), tolerance=args.tolerance, one_instance=not args.no_one_instance,
         only=tuple(args.only), max_corrid=args.max_corrid, string_id_bytes=args.string_id_bytes, backend=args.backend,
-        gpus=args.gpus,
+        gpus=args.gpus, triton_version=args.triton_version,
     )
+    if args.model is not None and args.triton_version is not None:
+        raise LabError("check_triton_version_live", version=args.triton_version)
     options.check()
     if args.config is not None:
         findings = review_link.offline(args.config, options)
-        for line in check_text.review_lines(findings, _):
+        for line in check_text.review_lines(findings, _, options.triton_version):
             print(line)
         if args.json:
-            args.json.write_text(json.dumps(check_report.review_to_json(findings), indent=1))
+            args.json.write_text(json.dumps(check_report.review_to_json(findings, options.triton_version), indent=1))
             print(_.render(N_("wrote {path:text}"), path=args.json))
         return check_report.review_exit_code(findings)
     target = check_targets.open_target(args.model, url=args.url, repository=args.model_repository,
@@ -299,7 +309,19 @@ def _check(args, _: Words) -> int:
     if args.junit_xml:
         args.junit_xml.write_text(check_junit.to_xml(result, describe=lambda v: check_text.junit_message(v, _)))
         print(_.render(N_("wrote {path:text}"), path=args.junit_xml))
+    if args.export_failures:
+        _export_failures(result, args.export_failures, _)
     return result.exit_code
+
+
+def _export_failures(result, path: Path, _: Words) -> None:
+    """The failing sessions as perf_analyzer --input-data JSON at `path`; nothing written when none failed."""
+    document = check_export.input_data(result)
+    if document is None:
+        print(_.render(check_text.EXPORT_NOTHING, path=path))
+        return
+    path.write_text(json.dumps(document, indent=1))
+    print(_.render(check_text.EXPORT_WROTE, path=path, n=len(document["data"])))
 
 
 if __name__ == "__main__":

@@ -114,6 +114,12 @@ def fields(text: str | tuple) -> set[tuple[str, str]]:
     return {(m.group(1), m.group(2) or "") for t in texts if t for m in _FIELD.finditer(t)}
 
 
+def _plain(value: str | tuple | list) -> str | tuple:
+    """A message's id or string as one comparable value: a plural one is its forms (read_mo gives
+    lists, a .po file tuples)."""
+    return tuple(value) if isinstance(value, (list, tuple)) else value
+
+
 def problems() -> list[str]:
     """Everything that would show a learner English on a translated page, or break a template."""
     template = extract()
@@ -137,8 +143,8 @@ def problems() -> list[str]:
             out.append(f"{lang}: {mo.name} missing: run python -m app.i18n.catalogs compile")
         else:
             with mo.open("rb") as fh:
-                compiled = {m.id: m.string for m in read_mo(fh) if m.id}
-            wanted = {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy}
+                compiled = {_plain(m.id): _plain(m.string) for m in read_mo(fh) if m.id}
+            wanted = {_plain(m.id): _plain(m.string) for m in catalog if m.id and m.string and not m.fuzzy}
             if compiled != wanted:
                 out.append(f"{lang}: {mo.name} is out of date with {_po(lang).name}: run python -m app.i18n.catalogs compile")
     return out

@@ -6,5 +6,7 @@ language (app/i18n). One module per kind of engine output; one per exercise unde
 """
 from __future__ import annotations
 
-# The {x:verdict} and {x:verdicts} kinds are verdict words: importing any words module registers them.
+# The {x:verdict} and {x:verdicts} kinds are verdict words, {x:sessions} and the other counted
+# nouns are app/text/counts.py: importing any words module registers them.
+from app.text import counts as _counts  # noqa: F401
 from app.text import verdicts as _verdicts  # noqa: F401

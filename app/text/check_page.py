@@ -26,6 +26,9 @@ STATES = {
     "": N_("not loaded"),
 }
 STEPS_DEFAULT = N_("{n:count} (the default)")
+SHAPES_HELP = N_("Left empty, the checker draws the size of every variable dimension from {low:count} to {high:elements}, "
+                 "from the seed: anew for each session and step, or one size for the whole check where the dynamic batcher "
+                 "must stack the requests (a variable input without allow_ragged_batch). The results say which shapes were sent.")
 OTHER_MODEL = N_("another model: type its name (a model loaded from files is not in the index)")
 
 # Problems of this page; the checker's own are in app/text/checker.py (PROBLEMS).
@@ -39,7 +42,6 @@ PROBLEMS = {
 }
 # What the learner does on this page where a checker problem names a command-line option.
 PAGE_HINTS = {
-    "check_input_shape_needed": N_("On this page: write its size under Shapes (NAME:d1,d2), or upload a data file."),
     "check_data_shape_needed": N_("On this page: write its size under Shapes (NAME:d1,d2), or give \"shape\" in the data file."),
     "check_datatype_unsupported": N_("On this page: upload a data file in perf_analyzer's --input-data format."),
     "check_shape_unknown_input": N_("On this page: correct the name under Shapes."),
@@ -57,10 +59,11 @@ NOT_LOADED_HERE = {
                 "load it on that server first."),
 }
 
-SUMMARY = N_("`{model:text}` on {url:text} ({where:text}): {scheduler:text}, instances: {instances:count}; "
-             "{requests:count} requests in {wall:seconds}.")
-SEQUENCE_SUMMARY = N_("Capacity {capacity:count} sequences ({instances:count} × {slots:count} slots), idle timeout {idle:seconds}.")
-INPUTS_SUMMARY = N_("{sessions:count} sessions of {low:count} to {high:count} steps, inputs {source:text}.")
+SUMMARY = N_("`{model:text}` version {version:text} on {url:text} ({where:text}): {scheduler:text}, {instances:instances}; "
+             "{requests:requests} in {wall:seconds}.")
+SEQUENCE_SUMMARY = N_("Capacity {capacity:sequences} ({instances:count} × {slots:slots}), idle timeout {idle:seconds}.")
+INPUTS_SUMMARY = N_("{sessions:sessions} of {low:count} to {high:steps}, inputs {source:text}.")
+INPUTS_SUMMARY_ONE_LENGTH = N_("{sessions:sessions} of {steps:steps}, inputs {source:text}.")  # every session equally long
 LEFT_OUT = N_("Left out of the comparison: {names:text} ({why:text}).")
 LEFT_OUT_BY = {"lab": N_("the lab knows they report placement"), "user": N_("your choice")}
 DATA_FILE_SOURCE = N_("the uploaded file {name:text}")
@@ -105,9 +108,9 @@ INTRO = N_("The rollout guide's verification, run on a model of your choice: eve
            "instances and on one (sequence batcher); or every request alone, concurrently in shuffled batches, and alone again "
            "after that traffic (dynamic batcher, or none). Each reply is compared with the reference, and the config is reviewed "
            "for the sequence batcher's pitfalls. The same checks run in a terminal: `batching-lab check --model NAME`.")
-PROGRESS = N_("{phase:text} ({variant:text}): {done:count} of about {planned:count} requests")
+PROGRESS = N_("{phase:text} ({variant:text}): {done:count} of about {planned:requests}")
 STARTING = N_("Checking {model:text}")
-WAITING = N_("Waiting for {model:text}: {ahead:count} run(s) ahead of this check (about {expected:seconds})")
+WAITING = N_("Waiting for {model:text}: {ahead:runs} ahead of this check (about {expected:seconds})")
 TRITON_REFUSED = N_("Triton refused a request the check needs: `{message:text}`")
 STOPPED = N_("The check stopped unexpectedly ({kind:text}): `{error:text}`")
 LOAD_FAILED = N_("The lab could not load {model:text}: {reason:text}")

@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 
 from app.i18n import N_, Words
+from app.lab.checker.inputs import dims_text
+from app.lab.checker.review import LAB_TRITON_VERSION
 from app.text.checker_review import finding_words
 
 CHECKS = {
@@ -43,6 +45,11 @@ SKIP_REASONS = {
     "sessions_too_short": N_("every session is shorter than 3 steps ({steps:count}): none can stop half-way"),
     "all_refused": N_("the server refused every request of this check"),
     "nothing_compared": N_("no step had a reference to compare with"),
+    "response_cache": N_("the server answered {cache_hits:count} of the {requests:count} repeated lone requests from its response "
+                         "cache without running the model, and would answer these the same way, so repeating requests cannot "
+                         "show state here: check the model on a server without a response cache"),
+    "response_cache_unknown": N_("the model has the response cache on and the server's statistics do not say whether it answered "
+                                 "from its cache, so a repeated request may never have reached the model"),
     "cancel_not_delivered": N_("the request the client gave up on never reached the server (the trace has no record of it), so "
                                "this run shows nothing a cancelled request does"),
     "reference_non_finite": N_("the reference holds NaN or Inf, which equal nothing, so nothing can be compared with it"),
@@ -69,6 +76,21 @@ DIAGNOSES = {
     "aborted_pollutes": N_("A session that stopped without END, or gave up on a request, changed what another session got: "
                            "the model must drop or reset state the server never ended for it (START resets; the idle "
                            "reaper does not tell the model)."),
+    # from the diagnosis (app/lab/checker/diagnosis.py): what the broken sessions' replayed histories showed
+    "lost_state": N_("Sessions lost their state part-way: replayed alone, a sequence that starts over at the step where each "
+                     "went wrong gives the answers it got. The model keeps state for fewer sequences than the server runs at "
+                     "once: instances × slots (max_batch_size slots per instance under direct, max_candidate_sequences under "
+                     "oldest). Give the state store room for that many, and drop a sequence's state only at its END or when "
+                     "the model itself finds it idle (the idle reaper does not tell the model)."),
+    "stale_state": N_("A new sequence carried on from the state a sequence before it left (an earlier sequence of its ID, or "
+                      "one that held its slot and stopped): the model does not start fresh on START. Reset the state whenever "
+                      "START is set; a client that stops never sends END, and the idle reaper does not tell the model."),
+    "foreign_state_oldest": N_("Sessions answered with another session's state. Under oldest a batch holds requests of different "
+                               "sequences in any rows, so the row says nothing about the sequence: key the state by the "
+                               "correlation ID (the CORRID control input, or request.correlation_id() in a Python model)."),
+    "foreign_state_direct": N_("Sessions answered with another session's state. Under direct each sequence keeps one slot (its batch "
+                               "row) on one instance for its whole life: key the state by instance and slot (or by the "
+                               "correlation ID), and leave it alone in rows whose READY is 0, which are padding."),
     "differs_from_golden": N_("The model's answers differ from the golden outputs of your data file. Where they differ with "
                               "each request alone, the model itself answers otherwise than the file says (other weights, "
                               "code, preprocessing or precision); where they differ only under traffic, batching changed "
@@ -77,6 +99,21 @@ DIAGNOSES = {
                      "itself, so such a reply matches no reference and no golden output. Where it appears only under "
                      "traffic, look at what the rows of a batch share: padding, a reduction over the batch, an overflow "
                      "in a larger batch."),
+}
+DIAGNOSED = {
+    # one diagnosed session; {step} counts from 1, {matched} of {compared} replayed steps matched what it got
+    "lost": N_("{session:session} (ID {corrid:text}) from step {step:count}: state lost, it answered as a sequence starting over "
+               "there ({matched:count} of {compared:count} replayed steps matched)"),
+    "stale": N_("{session:session} (ID {corrid:text}) from step {step:count}: stale state, it carried on from {source:session}, an "
+                "earlier sequence of its ID ({matched:count} of {compared:count} replayed steps matched)"),
+    "foreign": N_("{session:session} (ID {corrid:text}) from step {step:count}: another session's state, it answered as if it "
+                  "continued {source:session} (ID {source_corrid:text}) ({matched:count} of {compared:count} replayed steps matched)"),
+    "foreign_mix": N_("{session:session} (ID {corrid:text}) from step {step:count}: its state was mixed with that of {source:session} "
+                      "(ID {source_corrid:text}) ({matched:count} of {compared:count} replayed steps matched)"),
+    "foreign_left": N_("{session:session} (ID {corrid:text}) from step {step:count}: it began with the state {source:session} (ID "
+                       "{source_corrid:text}) left when it stopped ({matched:count} of {compared:count} replayed steps matched)"),
+    "other": N_("{session:session} (ID {corrid:text}) from step {step:count}: no replayed explanation (state lost, stale, another "
+                "session's) gave the answers it got"),
 }
 NOTES = {
     "streams_wrap": N_("Streams of the data file shorter than the {steps:count} steps their sessions send: {streams:text}. "
@@ -100,14 +137,13 @@ PHASES = {
     "abandon_round": N_("abandoned and timed-out sessions (waits for the idle timeout)"),
     "concurrent": N_("concurrent requests, shuffled"),
     "after_traffic": N_("alone again, after the traffic"),
+    "diagnosis": N_("diagnosis: replaying broken sessions alone"),
 }
 PROBLEMS = {
     "check_shape_syntax": N_("--shape takes NAME:d1,d2 with whole dimensions of at least 1 (as perf_analyzer's): got '{value:text}'"),
     "check_shape_unknown_input": N_("--shape names '{name:text}', which is not an input of the model: its inputs are {inputs:text}"),
-    "check_input_shape_needed": N_("input {name:text} has variable dimensions {dims:text}: give its size with --shape {name:text}:d1,d2 "
-                                   "(one number per dimension), or give a data file with --input-data"),
     "check_shape_mismatch": N_("--shape for {name:text} gives {given:text}, which does not fit its dimensions {dims:text}"),
-    "check_shape_too_large": N_("--shape for {name:text} gives {given:text}: more than {high:count} elements per request"),
+    "check_shape_too_large": N_("--shape for {name:text} gives {given:text}: more than {high:elements} per request"),
     "check_datatype_unsupported": N_("input {name:text} has datatype {datatype:text}, which the checker cannot generate: give a data file"),
     "check_data_unreadable": N_("the data file {source:text} cannot be read: `{error:text}`"),
     "check_data_no_data": N_("{source:text} has no \"data\" list (perf_analyzer's --input-data format)"),
@@ -122,7 +158,7 @@ PROBLEMS = {
     "check_data_shape_mismatch": N_("{source:text}: stream {stream:count}, step {step:count}, input {name:text}: shape {given:text} does "
                                     "not fit the model's dimensions {dims:text}"),
     "check_data_size_mismatch": N_("{source:text}: stream {stream:count}, step {step:count}, input {name:text}: shape {given:text} holds "
-                                   "{expected:count} elements, the data has {got:count}"),
+                                   "{expected:elements}, the data has {got:count}"),
     "check_data_shape_needed": N_("{source:text}: stream {stream:count}, step {step:count}, input {name:text} has variable dimensions "
                                   "{dims:text}: give \"shape\" with its \"content\", or --shape"),
     "check_data_bad_value": N_("{source:text}: stream {stream:count}, step {step:count}, input {name:text}: the values are not "
@@ -160,6 +196,8 @@ PROBLEMS = {
     "check_seed_range": N_("the seed must be a whole number from {low:count} to {high:count}: got {value:text}"),
     "check_tolerance_range": N_("the tolerance must be 0 or more: got {value:text}"),
     "check_unknown": N_("no check '{value:text}': choose from {choices:text}"),
+    "check_triton_version_live": N_("--triton-version {version:text} is for --config: a check on a server reviews the config "
+                                    "for the version that server reports"),
     "check_url_and_repository": N_("give either --url (a server of yours) or --model-repository (a repository the checker serves), not both"),
     "check_model_not_in_repository": N_("there is no model '{model:text}' in {repository:text}: it holds {models:text}"),
     "check_model_load_failed": N_("model '{model:text}' did not load: `{message:text}`"),
@@ -200,13 +238,13 @@ def verdict_sentence(v, _: Words) -> str:
     elif v.check == "finite":
         text = _finite_sentence(v, _)
     elif v.verdict == "held":
-        text = _.render(N_("{compared:count} steps of {sessions:count} sessions matched their references; largest difference {largest:text}"),
+        text = _.render(N_("{compared:steps} of {sessions:sessions} matched their references; largest difference {largest:text}"),
                         compared=values["compared"], sessions=values["sessions"], largest=number(values.get("largest_difference")))
     else:
         first = values["first"]
         text = _.render(
             N_("first differed at {where:text}: {output:text} off by {difference:text}, tolerance {tolerance:text}; "
-               "{wrong:count} steps of {sessions:count} sessions differ"),
+               "{wrong:steps} of {sessions:sessions} differ"),
             where=_where(first, _), output=first["output"], difference=number(first["difference"]), tolerance=number(first["tolerance"]),
             wrong=values["wrong_steps"], sessions=values["wrong_sessions"])
         shown = first.get("shown")
@@ -215,9 +253,35 @@ def verdict_sentence(v, _: Words) -> str:
     if v.verdict == "broken":
         text += _execution_text(v.values["first"], _)
     if values.get("refusals"):
-        text += _.render(N_("; {n:count} requests refused"), n=values["refusals"])
+        text += _.render(N_("; {n:requests} refused"), n=values["refusals"])
     extra = _extra(v, _)
-    return text + (f"; {extra}" if extra else "")
+    text += _(N_("; ")) + extra if extra else ""
+    diagnosed = diagnosis_lines(v, _)
+    return text + (_(N_("; ")) + diagnosed[0] + " " + _(N_("; ")).join(diagnosed[1:]) if diagnosed else "")
+
+
+def diagnosis_lines(v, _: Words) -> list[str]:
+    """A broken check's diagnosis (values["diagnosis"], app/lab/checker/diagnosis.py): a heading,
+    then one line per diagnosed session; empty where there is none."""
+    d = v.values.get("diagnosis")
+    if not d or not d["sessions"]:
+        return []
+    lines = [_.render(N_("replayed alone, {n:count} of {broken:count} broken sessions (at most {cap:count} per check) show:"),
+                      n=d["diagnosed"], broken=d["broken_sessions"], cap=d["caps"]["sessions"])]
+    return lines + [diagnosed_session(entry, _) for entry in d["sessions"]]
+
+
+def diagnosed_session(entry: dict, _: Words) -> str:
+    """One diagnosed session: its class, and for foreign and stale the session whose state it carried."""
+    kind = entry["class"]
+    source = entry.get("source") or {}
+    if kind == "foreign" and entry.get("form") == "mix":
+        kind = "foreign_mix"
+    elif kind == "foreign" and entry["step"] == 0 and source.get("ended_before"):
+        kind = "foreign_left"
+    return _.render(DIAGNOSED[kind], session=entry["session"], corrid=entry["corrid"], step=entry["step"] + 1,
+                    matched=entry["matched"], compared=entry["compared"], source=source.get("session", 0),
+                    source_corrid=source.get("corrid", ""))
 
 
 def _where(first: dict, _: Words) -> str:
@@ -316,12 +380,12 @@ def _extra(v, _: Words) -> str:
     values = v.values
     if v.check == "interleaved" and "overflow" in values:
         if values["overflow"]:
-            return _.render(N_("{n:count} sessions in flight on {capacity:count} slots, so the backlog was used"),
+            return _.render(N_("{n:sessions} in flight on {capacity:slots}, so the backlog was used"),
                             n=values["in_flight"], capacity=values["capacity"])
-        return _.render(N_("only {n:count} sessions in flight on {capacity:count} slots: the backlog was not reached (more --sessions reach it)"),
+        return _.render(N_("only {n:sessions} in flight on {capacity:slots}: the backlog was not reached (more --sessions reach it)"),
                         n=values["in_flight"], capacity=values["capacity"])
     if v.check == "id_reuse" and values.get("same_instance") is not None:
-        return _.render(N_("{same:count} of {reused:count} reused IDs landed on their old instance, {slot:count} on their old slot"),
+        return _.render(N_("reused after END: {reused:ids}; back on the same instance: {same:count}, on the same slot: {slot:count}"),
                         same=values["same_instance"], reused=values["reused"], slot=values["same_slot"])
     if v.check in ("abandoned", "cancelled") and values.get("next_on_slot") is not None:
         return _.render(N_("the next session on its slot ran there: {yes:yes_no}"), yes=values["next_on_slot"])
@@ -332,16 +396,22 @@ def summary_lines(result, _: Words) -> list[str]:
     """The CLI's account of a check (app/lab/checker/engine.CheckResult)."""
     f = result.facts
     lines = [_.render(
-        N_("Checked {model:text} on {url:text} ({where:text}): scheduler {scheduler:text}, instances: {instances:count}; "
-           "{requests:count} requests in {wall:seconds}"),
-        model=f.name, url=result.url, where=_(WHERE[result.where]), scheduler=f.scheduler, instances=f.instances,
-        requests=result.requests, wall=result.wall_s)]
+        N_("Checked {model:text} version {version:text} on {url:text} ({where:text}): scheduler {scheduler:text}, "
+           "{instances:instances}; {requests:requests} in {wall:seconds}"),
+        model=f.name, version=f.version or "–", url=result.url, where=_(WHERE[result.where]), scheduler=f.scheduler,
+        instances=f.instances, requests=result.requests, wall=result.wall_s)]
     if f.sequence:
-        lines.append(_.render(N_("capacity {capacity:count} sequences ({instances:count} × {slots:count} slots), idle timeout {idle:seconds}"),
+        lines.append(_.render(N_("capacity {capacity:sequences} ({instances:count} × {slots:slots}), idle timeout {idle:seconds}"),
                               capacity=f.capacity, instances=f.instances, slots=f.slots_per_instance, idle=f.idle_timeout_us / 1e6))
-    lines.append(_.render(N_("{sessions:count} sessions of {low:count} to {high:count} steps, inputs {source:text}"),
-                          sessions=len(result.tables.lengths), low=min(result.tables.lengths), high=max(result.tables.lengths),
-                          source=_(SOURCES[result.tables.input_source])))
+    lengths = result.tables.lengths
+    source = _(SOURCES[result.tables.input_source])
+    if min(lengths) == max(lengths):
+        lines.append(_.render(N_("{sessions:sessions} of {steps:steps}, inputs {source:text}"), sessions=len(lengths), steps=lengths[0],
+                              source=source))
+    else:
+        lines.append(_.render(N_("{sessions:sessions} of {low:count} to {high:steps}, inputs {source:text}"), sessions=len(lengths),
+                              low=min(lengths), high=max(lengths), source=source))
+    lines += shape_lines(result.inputs, _)
     ignored = result.tables.outputs[~result.tables.outputs["compared"]]
     if len(ignored):
         lines.append(_.render(N_("left out: {names:text}"), names=", ".join(ignored["name"])))
@@ -362,18 +432,48 @@ def summary_lines(result, _: Words) -> list[str]:
     if len(refusals):
         lines.append("")
         for cause, group in refusals.groupby("cause"):
-            lines.append(_.render(N_("{n:count} requests refused: {cause:text}; Triton said `{error:text}`"),
+            lines.append(_.render(N_("{n:requests} refused: {cause:text}; Triton said `{error:text}`"),
                                   n=len(group), cause=_(REFUSAL_CAUSES[cause]), error=group.iloc[0]["error"]))
-    if result.review:
-        lines += ["", _.render(N_("Config review: {n:count} findings"), n=len(result.review))]
-        lines += _finding_lines(result.review, _)
+    lines += ["", _.render(N_("Config review: {n:findings}"), n=len(result.review)),
+              review_version_line(result.triton_version, _, live=True)]
+    lines += _finding_lines(result.review, _)
     return lines
 
 
+def shape_lines(used, _: Words) -> list[str]:
+    """Each input with variable dimensions (app/lab/checker/inputs.InputsUsed): the shapes it was
+    sent with and what sized them: --shape, the data file, or the sizes the checker drew."""
+    lines = []
+    for shape in used.shapes:
+        if shape.sized_by == "model":
+            continue
+        if shape.smallest == shape.largest:
+            shapes = dims_text(shape.smallest)
+        else:
+            shapes = _.render(N_("{smallest:text} to {largest:text}"), smallest=dims_text(shape.smallest), largest=dims_text(shape.largest))
+        how = SIZED_BY[used.sizes.per if shape.sized_by == "drawn" else shape.sized_by]
+        sizes = used.sizes.to_json() if used.sizes else {}
+        lines.append(_.render(N_("input {name:text} {dims:text}: {shapes:text}, {how:text}"), name=shape.name, dims=dims_text(shape.dims),
+                              shapes=shapes, how=_.render(how, **sizes)))
+    return lines
+
+
+# How an input's variable dimensions were sized (ShapeUsed.sized_by; drawn ones by DrawnSizes.per).
+SIZED_BY = {
+    "shape": N_("from --shape"),
+    "data_file": N_("from the data file"),
+    "request": N_("drawn for each session and step, {low:count} to {high:elements} per variable dimension (no --shape given)"),
+    "run": N_("one size for every request, drawn from {low:count} to {high:elements} per variable dimension (no --shape given): "
+              "the dynamic batcher batches requests together only when each variable input has the same shape in all of them, "
+              "unless allow_ragged_batch is set"),
+}
 WHERE = {"embedded": N_("the checker's own server"), "external": N_("an external server")}
 SOURCES = {"generated": N_("generated from the model's metadata"), "data_file": N_("from the data file")}
 TOLERANCE_SOURCES = {"user": N_("yours"), "derived": N_("from the measured noise and the datatype")}
 OUTCOME = {0: N_("Every check held."), 1: N_("A check broke.")}
+EXPORT_WROTE = N_("wrote {path:text}: {n:count} failing sessions as perf_analyzer --input-data, their lone references as "
+                  "validation_data")
+EXPORT_NOTHING = N_("no session failed: nothing written to {path:text}")
 
 
 def junit_message(v, _: Words) -> str:
@@ -381,11 +481,22 @@ def junit_message(v, _: Words) -> str:
     return f"{check_name(v.check, v.variant, _)}: {_(VERDICTS[v.verdict])}: {verdict_sentence(v, _)}"
 
 
-def review_lines(findings: dict[str, list], _: Words) -> list[str]:
-    """The config review's findings per model (`batching-lab check --config`)."""
-    lines = []
+def review_version_line(version: str | None, _: Words, live: bool = False) -> str:
+    """Which Triton version the review judged the config for."""
+    if version:
+        return _.render(N_("reviewed for Triton {version:text}"), version=version)
+    if live:
+        return _(N_("the server reported no Triton version: the checks that depend on the release were not made"))
+    return _.render(N_("no Triton version given (--triton-version, e.g. {example:text} for release 24.10): the checks that "
+                       "depend on the release were not made"), example=LAB_TRITON_VERSION)
+
+
+def review_lines(findings: dict[str, list], _: Words, triton_version: str | None = None) -> list[str]:
+    """The config review's findings per model (`batching-lab check --config`), after the version
+    it reviewed for."""
+    lines = [review_version_line(triton_version, _)]
     for model, found in findings.items():
-        lines.append(_.render(N_("{model:text}: {n:count} findings"), model=model, n=len(found)))
+        lines.append(_.render(N_("{model:text}: {n:findings}"), model=model, n=len(found)))
         lines += _finding_lines(found, _)
     return lines
 

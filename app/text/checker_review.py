@@ -85,6 +85,26 @@ REVIEW_WORDS: dict[ReviewCode, tuple[str, str, str]] = {
         N_("Keep the state in the model (keyed by correlation ID, or by slot under direct) and remove the state section, "
            "or serve the model from a backend that supports implicit state."),
     ),
+    C.IMPLICIT_STATE_ORDER: (
+        N_("Implicit states fed back into the wrong inputs"),
+        N_("Triton pairs each output state with the input state at the same place in name order, not with the input_name its "
+           "entry declares (server issue 8586, open, and still so in release 26.06). Here the output names sort differently from "
+           "the input names, so from the second request of a sequence on, {crossed:count} of the {states:count} states go back "
+           "into another state's input: {output:text} is fed into {fed_into:text} instead of {declared:text}. The model then reads "
+           "another state's values, or gets a shape it refuses."),
+        N_("Rename the state tensors, in the model and in the config, so that the input names and the output names sort in the "
+           "same order, for example with one stem per pair after a common prefix (in_<stem>, out_<stem>). The fix proposed in core "
+           "pull request 506 is not in release 26.06, the newest checked here."),
+    ),
+    C.WARMUP_STRING_CORRID: (
+        N_("Warmup that keeps a string-CORRID model from loading"),
+        N_("From release 25.01 (server {since:text}) Triton checks each request's correlation ID type against the CORRID control, "
+           "warmup requests included. A warmup request carries no ID, which counts as the integer 0, so on Triton {version:text} "
+           "the warmup is refused for the TYPE_STRING of {control:text} ('data-type is UINT64, but model ... expects BYTES'): the "
+           "model's instances are not created and the model does not load (server issue 8110)."),
+        N_("Remove model_warmup from this config and warm the model up with a first sequence of your own, with a string ID, once "
+           "it has loaded; or, if your clients send integer IDs, declare the CORRID control with an integer type."),
+    ),
     C.DIRECT_QUEUE_DELAY_IGNORED: (
         N_("Queue delay that direct ignores"),
         N_("Under direct, max_queue_delay_microseconds ({delay_us:count} µs here) has no effect unless minimum_slot_utilization "
@@ -137,6 +157,16 @@ REVIEW_WORDS: dict[ReviewCode, tuple[str, str, str]] = {
            "stream per sequence. Releases 25.09 to 26.07 do not keep the order it promises anyway (a change in core pull "
            "request 449, undone by pull request 520 in 26.08)."),
     ),
+    C.RESPONSE_CACHE_HIDES_STATE: (
+        N_("Response cache: repeated requests do not reach the model"),
+        N_("When the response cache is on (response_cache here and --cache-config on the server), Triton answers a request whose "
+           "model, version and inputs it has seen before with the outputs it stored, without running the model. Repeating "
+           "requests then cannot show whether the model's answers depend on anything but their inputs: a model that keeps state "
+           "gets the stored answers back unchanged, so the checker skips its lone-repeat, batch and after-traffic checks when "
+           "the server answers them from the cache."),
+        N_("Check the model for state on a server without a response cache, or with response_cache off, before you turn the "
+           "cache on; keep the cache only for a model whose answers depend on nothing but their inputs."),
+    ),
     C.NO_ROLLBACK_VERSION: (
         N_("No older version stays loaded for a rollback"),
         N_("Under its version policy ({policy:text}, versions served: {served:count}) Triton keeps no second version loaded: "
@@ -162,6 +192,7 @@ NOT_CHECKED_SUBJECTS: dict[ReviewCode, str] = {
     C.CORRID_TRUNCATED: N_("the CORRID type against your correlation IDs"),
     C.CAPACITY_BELOW_SESSIONS: N_("the sequence capacity against your sessions"),
     C.IMPLICIT_STATE_UNSUPPORTED: N_("whether the backend supports implicit state"),
+    C.WARMUP_STRING_CORRID: N_("whether the model loads with its warmup and a TYPE_STRING CORRID"),
 }
 
 # A NOT_CHECKED finding's `needs` (figure names, app/lab/checker/review.Expectations).
@@ -171,6 +202,7 @@ NEEDS: dict[str, str] = {
     "client_ids": N_("the largest integer correlation ID or the longest string ID your clients send"),
     "backend": N_("the backend that serves the model"),
     "gpus": N_("how many GPUs the server's instances can use"),
+    "triton_version": N_("the Triton server version it runs on (release 24.10 is 2.51.0, 25.01 is 2.54.0)"),
 }
 
 # Capitalised: the verdict word "error" and the log level "error" are other msgids with other meanings.

@@ -74,6 +74,8 @@ PROBLEMS = {
     "checker_server_config": N_("the server's config for model '{name:text}' cannot be read: `{message:text}`"),
     "checker_expectation_low": N_("{name:text} must be at least {low:count}: got {value:text}"),
     "checker_corrid_above_uint64": N_("correlation IDs are unsigned 64-bit numbers, at most {high:count}: got {value:text}"),
+    "checker_triton_version_format": N_("the Triton version is the server's version as GET /v2 reports it, three numbers such as "
+                                        "{example:text} (release 24.10) or {later:text} (release 25.01): got '{value:text}'"),
     # names
     "preset_unknown": N_("no preset '{value:text}': choose one of {choices:text}"),
     "exercise_unknown": N_("no exercise '{value:text}': choose one of {choices:text}"),
@@ -103,6 +105,7 @@ SERVER_PROBLEMS = {
     "server_no_stub": N_("the installed Triton ships no Python backend stub for Python {version:text} (it has {shipped:text}): "
                          "create the virtual environment with one of those"),
     "server_libraries_missing": N_("{path:text} is missing: reinstall nvidia-pytriton"),
+    "server_cache_missing": N_("no local response cache (local/libtritoncache_local.so) under {path:text}: reinstall nvidia-pytriton"),
     "server_start_failed": N_("starting the server failed ({kind:text}): `{error:text}`"),
     "nginx_missing": N_("nginx is not installed, and the sticky-routing exercise runs a real one: install it with "
                         "`apt-get install nginx-light` (Debian/Ubuntu), then run the exercise again"),

@@ -9,7 +9,6 @@ MODES = {
     "one_request": N_("one request of all"),
     "in_order": N_("in order"),
     "shuffled": N_("shuffled"),
-    "at_once_shuffled": N_("{concurrency:count} at once, shuffled"),
 }
 LABELS = {1: N_("positive"), 0: N_("negative")}
 

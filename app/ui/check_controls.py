@@ -15,7 +15,7 @@ import streamlit as st
 
 from app.lab.checker import compare
 from app.lab.checker.facts import ModelFacts
-from app.lab.checker.inputs import parse_shape
+from app.lab.checker.inputs import DEFAULT_SIZES, parse_shape
 from app.lab.checker.options import DEFAULT_STEPS, DEFAULT_THINK_MS, MAX_SESSIONS, MAX_STEPS, MAX_THINK_MS, CheckOptions
 from app.lab.checker.target import COPY_SUFFIX
 from app.lab.problems import LabError, Problem
@@ -150,7 +150,7 @@ def choose_options(facts: ModelFacts | None, key: str = "check") -> Chosen:
                                   help=_("The checker loads a temporary copy with count 1 under a name of its own and unloads it "
                                          "afterwards; it needs the model's files, so on another server this run is skipped."))
     shapes_text = st.text_input(_("Shapes of variable inputs (NAME:d1,d2, separated by spaces)"), key=f"{key}.shapes",
-                                placeholder="TOKENS:16")
+                                placeholder="TOKENS:16", help=t().render(words.SHAPES_HELP, low=DEFAULT_SIZES[0], high=DEFAULT_SIZES[1]))
     outputs = [o.name for o in facts.outputs] if facts is not None else []
     by_lab = set(compare.default_ignored(facts)) if facts is not None else set()
     ignore = st.multiselect(_("Outputs to leave out (they report placement, not an answer)"), [o for o in outputs if o not in by_lab],

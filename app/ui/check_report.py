@@ -70,6 +70,18 @@ def _mates(execution: dict, _: Words) -> str:
                      for o in execution["shared_with"])
 
 
+def diagnosis_markdown(result, _: Words) -> str:
+    """Each broken sequence check's diagnosed sessions, their class in words (a Markdown list per
+    check); empty where no check was diagnosed."""
+    blocks = []
+    for v in result.verdicts:
+        lines = check_words.diagnosis_lines(v, _)
+        if lines:
+            title = check_words.check_name(v.check, v.variant, _)
+            blocks.append(f"**{title}**: {lines[0]}\n" + "\n".join(f"- {line}" for line in lines[1:]))
+    return "\n\n".join(blocks)
+
+
 def refusals_table(result, _: Words) -> pd.DataFrame:
     """Every request the server refused, with what caused it and Triton's own message."""
     c = words.REFUSAL_COLUMNS
@@ -86,15 +98,19 @@ def refusals_table(result, _: Words) -> pd.DataFrame:
 
 def summary(run: CheckRun, _: Words) -> list[str]:
     result, f = run.result, run.result.facts
-    lines = [_.render(words.SUMMARY, model=f.name, url=result.url, where=_(check_words.WHERE[result.where]), scheduler=f.scheduler,
-                      instances=f.instances, requests=result.requests, wall=result.wall_s)]
+    lines = [_.render(words.SUMMARY, model=f.name, version=f.version or "–", url=result.url, where=_(check_words.WHERE[result.where]),
+                      scheduler=f.scheduler, instances=f.instances, requests=result.requests, wall=result.wall_s)]
     if f.sequence:
         lines.append(_.render(words.SEQUENCE_SUMMARY, capacity=f.capacity, instances=f.instances, slots=f.slots_per_instance,
                               idle=f.idle_timeout_us / 1e6))
     lengths = result.tables.lengths
     source = (_.render(words.DATA_FILE_SOURCE, name=run.data_name) if run.data_name
               else _(check_words.SOURCES[result.tables.input_source]))
-    lines.append(_.render(words.INPUTS_SUMMARY, sessions=len(lengths), low=min(lengths), high=max(lengths), source=source))
+    if min(lengths) == max(lengths):
+        lines.append(_.render(words.INPUTS_SUMMARY_ONE_LENGTH, sessions=len(lengths), steps=lengths[0], source=source))
+    else:
+        lines.append(_.render(words.INPUTS_SUMMARY, sessions=len(lengths), low=min(lengths), high=max(lengths), source=source))
+    lines += check_words.shape_lines(result.inputs, _)
     outputs = result.tables.outputs
     for by, group in outputs[outputs["ignored_by"] != ""].groupby("ignored_by"):
         lines.append(_.render(words.LEFT_OUT, names=", ".join(group["name"]), why=_(words.LEFT_OUT_BY[by])))
@@ -107,9 +123,16 @@ def summary(run: CheckRun, _: Words) -> list[str]:
 
 
 def show(run: CheckRun, key: str = "check") -> None:
-    result, words_ = run.result, t()
+    """The check page's last result, under its heading."""
     st.divider()
     st.header(_("Results of the last check"))
+    body(run, key)
+
+
+def body(run: CheckRun, key: str = "check") -> None:
+    """A check's report without a heading of its own, for any page that runs the checker (the
+    check page, lesson 7's live element, the verification exercise); `key` keeps its widgets apart."""
+    result, words_ = run.result, t()
     st.caption("  \n".join(summary(run, words_)))
     (st.error if result.exit_code else st.success)(_(check_words.OUTCOME[result.exit_code]))
     for diagnosis in result.judgement.diagnoses:
@@ -119,6 +142,10 @@ def show(run: CheckRun, key: str = "check") -> None:
 
     st.subheader(_("Checks"))
     st.dataframe(checks_table(result, words_), hide_index=True, width="stretch", key=f"{key}-checks")
+    diagnosed = diagnosis_markdown(result, words_)
+    if diagnosed:
+        st.markdown("**" + _("What the broken sessions show, replayed alone") + "**")
+        st.markdown(diagnosed)
     if len(result.judgement.refusals):
         st.markdown("**" + _("Requests the server refused (apart from wrong answers)") + "**")
         st.dataframe(refusals_table(result, words_), hide_index=True, width="stretch", key=f"{key}-refusals")

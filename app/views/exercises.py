@@ -20,7 +20,7 @@ from app.lab.server.errors import ServerError
 from app.quiz.store import ProgressStore
 from app.text import exercises as words
 from app.text.problems import error as problem_text
-from app.ui import class_store, language, server_log
+from app.ui import check_report, class_store, language, server_log
 from app.ui.language import _, t
 from app.ui.session import lab, learner
 
@@ -97,6 +97,9 @@ def _show(exercise, choice: str, result) -> None:
     findings = "\n".join(f"- {words.finding(result.name, found, _t)}" for found in result.findings)
     st.markdown("**" + _("What happened") + "**\n" + findings)
     st.markdown("**" + _("Why") + "**\n\n" + words.explanation(result, _t))
+    for label, check in result.checks.items():  # an exercise that ran the deployment checker: its reports
+        with st.expander(_t.render(N_("The deployment checker's report on `{model:text}`"), model=check.facts.name)):
+            check_report.body(check_report.CheckRun(check), key=f"exercise-{result.name}-check-{label}")
     server_log.show(result.log, key=f"exercise-{result.name}-log")
     st.download_button(_("Download the result (JSON)"), json.dumps(result.to_json(), default=str, indent=1),
                        file_name=f"{result.name}.json", mime="application/json", key=f"exercise-{result.name}-json")

@@ -18,7 +18,9 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
 from app.i18n import SOURCE_LANGUAGE, languages, words
-from app.lab.checker import junit, report
+from app.lab.checker import inputs, junit, report
+from app.lab.checker.engine import CheckResult
+from app.lab.checker.judge import judge
 from app.lab.problems import LabError
 from app.lab.server.connection import LabServer
 from app.lab.server.ports import free_ports
@@ -29,15 +31,16 @@ from app.text import checker as check_words
 from app.text.problems import error as problem_text
 from app.ui import check_servers, session
 from app.ui.check_controls import OTHER
-from app.ui.check_report import RESULT_KEY, CheckRun
+from app.ui.check_report import RESULT_KEY, CheckRun, summary
 from tests.i18n.test_pages_in_chinese import untranslated
 from tests.i18n.text_checks import reads_in
 from tests.lab.checker.conftest import ZOO, check_copies_gone, load_zoo, ready, unload
+from tests.lab.checker.tables import Rows, facts, tables
 from tests.views.conftest import MAIN, RUN_TIMEOUT_S
 from tests.waiting import wait_for
 
 SESSIONS, STEPS = 6, 4  # small checks: every check still has steps to compare and a backlog to reach
-ZOO_MODELS = ("zoo_fails", "zoo_decoupled", "zoo_varlen", "zoo_direct_slot")
+ZOO_MODELS = ("zoo_fails", "zoo_decoupled", "zoo_varlen", "zoo_direct_slot", "zoo_evicting_cache")
 WAIT_S = 60.0
 
 
@@ -411,15 +414,50 @@ def test_a_model_that_fails_every_request_stops_the_check_with_tritons_words(lab
     nothing_left(lab_server, ["zoo_fails"])
 
 
-def test_an_input_it_cannot_generate_is_named_and_a_shape_or_data_file_asked_for(lab_server, zoo):
-    before = stats(lab_server, "zoo_varlen")
+def test_a_variable_input_without_a_shape_is_checked_with_drawn_sizes_and_a_bad_shape_is_refused_before_run(lab_server, zoo):
     at = run(small(typed("zoo_varlen")).button(key="check.run").click())
-    message = one_error(at)
-    assert message.startswith("input TOKENS has variable dimensions") and page_words.PAGE_HINTS["check_input_shape_needed"] in message
-    assert stats(lab_server, "zoo_varlen") == before
+    assert not at.error and at.session_state[RESULT_KEY].result.exit_code == 0
+    (tokens,) = at.session_state[RESULT_KEY].result.inputs.shapes
+    assert tokens.sized_by == "drawn" and 1 <= tokens.smallest[0] < tokens.largest[0] <= 16
+    summary = "\n".join(texts(at, ("caption",)))
+    assert f"input TOKENS [-1]: [{tokens.smallest[0]}] to [{tokens.largest[0]}], drawn for each session and step" in summary
+    assert f"{SESSIONS} sessions of" in summary and "1 instance;" in summary
+    before = stats(lab_server, "zoo_varlen")
     at = run(at.text_input(key="check.shapes").input("TOKENS"))  # no dimensions: refused before Run
     assert "--shape takes NAME:d1,d2" in one_error(at) and at.button(key="check.run").disabled
+    assert stats(lab_server, "zoo_varlen") == before
     nothing_left(lab_server, ["zoo_varlen"])
+
+
+def counted_run(instances: int, slots: int, lengths: list[int], rows: Rows, data_name: str | None = None) -> CheckRun:
+    t = tables(rows, model_facts=facts(instances=instances, slots=slots))
+    t.lengths = lengths
+    used = inputs.InputsUsed(None, (inputs.ShapeUsed("TOKENS", (-1,), "data_file" if data_name else "shape", (5,), (5,)),))
+    return CheckRun(CheckResult(t.facts, t.options, t, judge(t), "external", "h:8000", 1.5, inputs=used), data_name)
+
+
+PAGE_SUMMARIES = {
+    ("en", 1): ["`m` version 1 on h:8000 (an external server): direct, 1 instance; 1 request in 1.5 s.",
+                "Capacity 1 sequence (1 × 1 slot), idle timeout 1.0 s.", "1 session of 1 step, inputs generated from the model's metadata.",
+                "input TOKENS [-1]: [5], from --shape"],
+    ("en", 2): ["`m` version 1 on h:8000 (an external server): direct, 2 instances; 8 requests in 1.5 s.",
+                "Capacity 8 sequences (2 × 4 slots), idle timeout 1.0 s.", "16 sessions of 8 to 24 steps, inputs the uploaded file data.json.",
+                "input TOKENS [-1]: [5], from the data file"],
+    ("zh", 1): ["h:8000 上的 `m` 版本 1（外部服务器）：direct，1 个实例；1.5 秒 内发送了 1 个请求。", "容量为 1 个序列（1 × 1 个槽位），空闲超时 1.0 秒。",
+                "1 个会话，每个 1 步，输入由模型的元数据生成。", "输入 TOKENS [-1]：[5]，来自 --shape"],
+    ("zh", 2): ["h:8000 上的 `m` 版本 1（外部服务器）：direct，2 个实例；1.5 秒 内发送了 8 个请求。", "容量为 8 个序列（2 × 4 个槽位），空闲超时 1.0 秒。",
+                "16 个会话，每个 8 到 24 步，输入来自上传的文件 data.json。", "输入 TOKENS [-1]：[5]，来自数据文件"],
+}
+
+
+@pytest.mark.parametrize(("lang", "instances"), list(PAGE_SUMMARIES))
+def test_the_pages_summary_names_the_version_and_counts_in_the_languages_singular_and_plural(lang, instances):
+    """Pure: the summary above the results, for counts of one and of several, in each language."""
+    if instances == 1:
+        run_ = counted_run(1, 1, [1], Rows().add("reference", pass_="a"))
+    else:
+        run_ = counted_run(2, 4, [24] + [8] * 15, Rows().reference(conversations=2, steps=2), data_name="data.json")
+    assert summary(run_, words(lang)) == PAGE_SUMMARIES[(lang, instances)]
 
 
 def test_what_the_user_says_about_their_clients_is_checked_before_run(lab_server, zoo):
@@ -467,6 +505,37 @@ def test_without_the_models_files_the_one_instance_variant_is_skipped_and_said(l
     assert set(table[table["verdict"] != "SKIPPED"]["verdict"]) == {"HELD"}
     assert any("inputs the uploaded file streams.json" in c.value for c in at.caption)
     nothing_left(lab_server, ["zoo_direct_slot"])
+
+
+def test_a_broken_sequence_checks_sessions_are_shown_with_their_diagnosis_in_every_language(lab_server, zoo):
+    """zoo_evicting_cache keeps state for fewer sequences than its slots: the page lists each diagnosed
+    session with its class, and advises on the state store's size rather than on its key."""
+    from app.lab.checker import engine
+    from app.lab.checker import target as targets
+    from app.lab.checker.options import CheckOptions
+    from tests.lab.checker.conftest import zoo_files
+
+    name = "zoo_evicting_cache"
+    target = targets.on_server(lab_server, name, files=zoo_files(name))
+    result = engine.run_check(target, CheckOptions(steps=STEPS, only=("interleaved",), one_instance=False))
+    broken = result.judgement.verdict("interleaved", "all_instances")
+    assert {e["class"] for e in broken.values["diagnosis"]["sessions"]} == {"lost"}
+    for lang in languages():
+        _ = words(lang)
+        at = AppTest.from_file(str(MAIN), default_timeout=RUN_TIMEOUT_S)
+        at.query_params["lang"] = lang
+        at.query_params["model"] = name
+        at.session_state[RESULT_KEY] = CheckRun(result)
+        at = run(at.run(timeout=RUN_TIMEOUT_S).switch_page("views/check.py"))
+        shown = [str(m.value) for m in at.markdown]
+        assert "**" + _("What the broken sessions show, replayed alone") + "**" in shown, lang
+        lines = check_words.diagnosis_lines(broken, _)
+        assert any(all(f"- {line}" in m for line in lines[1:]) for m in shown), lang
+        assert _(check_words.DIAGNOSES["lost_state"]) in [w.value for w in at.warning], lang
+        if lang != SOURCE_LANGUAGE:
+            found = untranslated(at)
+            assert not found, found[:10]
+    nothing_left(lab_server, [name])
 
 
 def test_a_server_that_does_not_answer_is_said_once_and_nothing_is_offered(env):

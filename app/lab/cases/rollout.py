@@ -1,76 +1,57 @@
-"""Pre-rollout verification on the live server: the experiments lesson 7 asks a team to run.
+"""Lesson 7's pre-rollout checks: the deployment checker run on the lab's own deployments.
 
-Each check returns what it saw, not only pass/fail, so the page can show the evidence: a
-check code (`name`), and a detail code with its values; words in app/text/rollout.py.
+There is one verification engine, app/lab/checker (`batching-lab check`, the "Check a deployment"
+page): the lesson runs its `engine.run_check` on a deployment the lab ships, on the lab's own
+server, and shows its report. What this module adds is the lesson's choice of deployments, the
+options that keep a run short, and which of the lesson's readings a result calls for (codes;
+words in app/text/rollout.py).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
-from app.lab.cases import sentiment
-from app.lab.deployment.presets import Traffic
+from app.lab.checker import compare, engine
+from app.lab.checker import target as targets
+from app.lab.checker.options import CheckOptions
 from app.lab.problems import LabError
-from app.lab.traffic import driver
+from app.lab.traffic.run_queue import OnWait
 
-Progress = Callable[[int, int], None]
-TARGETS = ("asr_sequence_direct", "asr_sequence_oldest", "asr_dynamic")
+# The recogniser under the sequence batcher (both strategies), under the dynamic batcher (the
+# mistake), and the stateless sentiment model under the dynamic batcher.
+TARGETS = ("asr_sequence_direct", "asr_sequence_oldest", "asr_dynamic", "sentiment")
 
+# Short runs on a 2-core CPU machine, every check still with steps to compare: sessions of 2 to 6
+# steps (the checker mixes short and long ones; the abandoned and cancelled checks need one of at
+# least 3, and the first session is always 6 long), the checker's own session count (None: enough
+# to fill every slot and reach the backlog, 16 on these deployments, and the config review is not
+# told a figure the team did not give) and its default 5 ms think time. Measured on 2 cores:
+# asr_sequence_direct with its one-instance copy about 20 s (its two abandon rounds wait for the
+# 5 s idle timeout), asr_dynamic about 2 s, sentiment about 5 s.
+OPTIONS = CheckOptions(steps=6)
 
-@dataclass
-class CheckResult:
-    name: str  # the check's code
-    passed: bool
-    detail: str  # a detail code
-    evidence: dict = field(default_factory=dict)
-    values: dict = field(default_factory=dict)  # what the detail's words need
-
-
-def interleaved_intact(server, model: str, progress: Progress | None = None) -> CheckResult:
-    """Eight sessions interleaved on the deployment: every transcript must come back intact."""
-    result = driver.run(server, Traffic(sessions=8, length=20, seed=11).scenario(model), progress=progress)
-    counts = result.sessions["verdict"].value_counts().to_dict()
-    ok = result.all_intact
-    broken = {v: n for v, n in counts.items() if v != "intact"}
-    return CheckResult("interleaved_intact", ok, "all_intact" if ok else "corrupted", {"verdicts": counts},
-                       {"sessions": len(result.sessions), "verdicts": broken})
+# What a result teaches (READINGS in app/text/rollout.py).
+READINGS = ("sequence_held", "stateless_held", "recogniser_keeps_state", "broken")
 
 
-def fresh_after_end(server, model: str, progress: Progress | None = None) -> CheckResult:
-    """Sessions run to END, then new ones start: each new first chunk must read state 0 (nothing inherited)."""
-    first = driver.run(server, Traffic(sessions=4, length=8, seed=21).scenario(model), progress=progress)
-    second = driver.run(server, Traffic(sessions=4, length=8, seed=22).scenario(model), progress=progress)
-    openings = second.requests[second.requests["chunk"] == 0]
-    inherited = openings[(openings["state_in"] != 0) | (openings["state_owner"] != 0)]
-    ok = inherited.empty and (openings["error"] == "").all()
-    return CheckResult(
-        "fresh_after_end", bool(ok), "fresh" if ok else "inherited",
-        {"first_chunk_state_in": openings["state_in"].tolist(), "earlier_run_intact": first.all_intact},
-        {"inherited": len(inherited), "sequences": len(openings)},
-    )
+def check(server, model: str, options: CheckOptions = OPTIONS, progress=None, on_wait: OnWait | None = None) -> engine.CheckResult:
+    """The checker on `model`, which must be loaded on the lab's `server`; progress(done, planned,
+    phase, variant) and on_wait as engine.run_check calls them (from this thread)."""
+    return engine.run_check(targets.on_server(server, model), options, progress=progress, on_wait=on_wait)
 
 
-def sentiment_split_invariant(server, count: int = 48) -> CheckResult:
-    """The stateless model gives each review the same answer however requests are batched."""
-    texts = sentiment.reviews(count, seed=5)
-    runs = [
-        sentiment.send(server, texts, concurrency=1),
-        sentiment.send(server, texts, concurrency=12, order=sentiment.shuffled(count, 9), mode=sentiment.AT_ONCE_SHUFFLED),
-        sentiment.as_one_batch(server, texts),
-    ]
-    agreement = sentiment.agreement(runs)
-    return CheckResult(
-        "sentiment_split_invariant", agreement.identical, "identical" if agreement.identical else "differs",
-        {"batch_sizes": {r.mode: r.server.get("batch_sizes", {}) for r in runs}},
-        {"splits": len(runs), "labels_identical": agreement.labels_identical, "max_score_diff": agreement.max_score_diff},
-    )
-
-
-def run_all(server, model: str, progress: Progress | None = None) -> list[CheckResult]:
+def check_target(server, deployer, model: str, progress=None, on_wait: OnWait | None = None) -> engine.CheckResult:
+    """One of the lesson's TARGETS, loaded if it is not, checked with OPTIONS."""
     if model not in TARGETS:
         raise LabError("verify_target_unknown", value=model, choices=", ".join(TARGETS))
-    return [
-        interleaved_intact(server, model, progress),
-        fresh_after_end(server, model, progress),
-        sentiment_split_invariant(server),
-    ]
+    deployer.ensure(model)
+    return check(server, model, OPTIONS, progress, on_wait)
+
+
+def reading(result: engine.CheckResult) -> str:
+    """Which of the lesson's READINGS a result calls for: every check held (on the sequence path,
+    or on the stateless one), the stateless checks found the lab's recogniser keeping state (the
+    lesson 3 mistake), or a check broke."""
+    if not result.exit_code:
+        return "sequence_held" if result.facts.sequence else "stateless_held"
+    recogniser = bool(compare.default_ignored(result.facts))  # the lab's recogniser: it reports where it ran
+    if recogniser and not result.facts.sequence and any(d["code"] == "keeps_state" for d in result.judgement.diagnoses):
+        return "recogniser_keeps_state"
+    return "broken"

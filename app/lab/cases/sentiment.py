@@ -31,8 +31,8 @@ TOKENIZER = MODEL_DIR / "1" / "tokenizer.py"
 Progress = Callable[[int, int], None]
 # How a SentimentRun sent its reviews (words: app/text/sentiment.py).
 ONE_AT_A_TIME, AT_ONCE, ONE_REQUEST = "one_at_a_time", "at_once", "one_request"
-IN_ORDER, SHUFFLED, AT_ONCE_SHUFFLED = "in_order", "shuffled", "at_once_shuffled"
-MODES = (ONE_AT_A_TIME, AT_ONCE, ONE_REQUEST, IN_ORDER, SHUFFLED, AT_ONCE_SHUFFLED)
+IN_ORDER, SHUFFLED = "in_order", "shuffled"
+MODES = (ONE_AT_A_TIME, AT_ONCE, ONE_REQUEST, IN_ORDER, SHUFFLED)
 
 _OPENERS = ("the room was", "our waiter was", "delivery was", "the app is", "this phone is", "the film was", "support was")
 _POSITIVE = ("good", "great", "excellent", "lovely", "fast", "friendly", "perfect", "superb", "delightful")

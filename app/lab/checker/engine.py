@@ -12,9 +12,15 @@ For a page:
                                      # (which checks there are, and what each judges: checks.CHECKS)
     result.judgement.diagnoses       # [{code, checks}]: what the broken checks say about the model
     result.judgement.notes           # [{code, values}]: what to know beside the verdicts (streams_wrap)
+    result.judgement.verdict(check, variant).values["diagnosis"]  # a broken sequence check's sessions,
+                                     # each lost, stale, foreign (with its source) or other, from
+                                     # replayed hypotheses (app/lab/checker/diagnosis.py, replay.py)
+    export.input_data(result)        # the failing sessions as perf_analyzer --input-data JSON, or None
     result.judgement.refusals        # refused requests: Triton's message and its cause
     result.judgement.tolerances      # per compared output: value, source, measured noise
     result.review                    # the config review's findings (ReviewFinding.to_json())
+    result.triton_version            # the server's version the review used (None: it reported none)
+    result.inputs                    # inputs.InputsUsed: each input's shapes, and the sizes drawn where no --shape gave them
     report.to_json(result)           # the JSON the CLI writes; junit.to_xml(result, describe) the XML
     report.timeline(result)          # executions over time: lane (instance) x exec_start..exec_end,
                                      # session for colour, diverged marks the steps beyond tolerance
@@ -32,7 +38,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.lab.checker import input_data, inputs, measure, review_link
+from app.lab.checker import input_data, inputs, measure, replay, review_link
 from app.lab.checker import target as targets
 from app.lab.checker.facts import ModelFacts
 from app.lab.checker.judge import Judgement, judge
@@ -51,6 +57,9 @@ class CheckResult:
     url: str
     wall_s: float
     review: list = field(default_factory=list)  # the config review's findings (review.ReviewFinding)
+    triton_version: str | None = None  # the server's version, which the review used (None: none it could read)
+    inputs: inputs.InputsUsed = field(default_factory=inputs.InputsUsed)  # the shapes sent and how they were sized
+    source: object = None  # the sessions' inputs (inputs.Generated or inputs.FromData): what export.py writes
 
     @property
     def exit_code(self) -> int:
@@ -78,16 +87,16 @@ def input_source(facts: ModelFacts, options: CheckOptions):
     if options.input_data is not None:
         document = options.input_data if isinstance(options.input_data, dict) else input_data.load(Path(options.input_data))
         label = "input data" if isinstance(options.input_data, dict) else str(options.input_data)
-        dims = inputs.concrete_shapes(facts, options.shapes, data_supplied=True)
+        dims = inputs.concrete_shapes(facts, options.shapes)
         streams = input_data.streams(document, facts, dims, source=label)
         golden = input_data.golden(document, facts, source=label)
         count = options.sessions or len(streams)
         lengths = [options.steps or len(streams[i % len(streams)]) for i in range(count)]
-        return inputs.FromData(facts, streams, lengths, golden)
+        return inputs.FromData(facts, streams, lengths, golden, dict(options.shapes))
     dims = inputs.concrete_shapes(facts, options.shapes)
     count = options.sessions or default_sessions(facts)
     lengths = inputs.session_lengths(count, options.steps or DEFAULT_STEPS, options.seed, mixed=facts.sequence)
-    return inputs.Generated(facts, dims, lengths, options.seed)
+    return inputs.Generated(facts, dims, lengths, options.seed, inputs.drawn_sizes(facts, dims, options.seed))
 
 
 def preflight(target, options: CheckOptions) -> tuple[ModelFacts, object]:
@@ -116,9 +125,12 @@ def run_check(target, options: CheckOptions | None = None, progress: measure.Pro
     options = options or CheckOptions()
     started = time.perf_counter()
     facts, source = preflight(target, options)
-    findings = review_link.findings(facts, options)
+    version = review_link.live_version(targets.server_version(target))
+    findings = review_link.findings(facts, options, version)
     with run_queue.for_server(target.server.url).lease(target.model, on_wait):
         tables = measure.measure(target, facts, source, source.lengths, options, progress,
                                  copy=lambda: targets.one_instance_copy(target, facts))
-    return CheckResult(facts, options, tables, judge(tables), target.where, target.server.url,
-                       time.perf_counter() - started, findings)
+        # still under the lease: the broken sessions' hypotheses replay on the model undisturbed
+        judgement = replay.diagnose(target, facts, source, tables, judge(tables), progress)
+    return CheckResult(facts, options, tables, judgement, target.where, target.server.url,
+                       time.perf_counter() - started, findings, version, source.used(), source)

@@ -2,10 +2,22 @@
 
 A generated input is drawn from a generator seeded with (seed, session, step, input), so every
 session has its own input history, the same in every run with the same seed, and nothing is
-stored: memory does not grow with the number of sessions. Variable dimensions take their sizes
-from `--shape NAME:d1,d2` (as perf_analyzer's option); an input whose size nobody gave is a
-Problem naming it. A data file (perf_analyzer's --input-data JSON, app/lab/checker/input_data.py)
-gives each session a stream of its own.
+stored: memory does not grow with the number of sessions. A data file (perf_analyzer's
+--input-data JSON, app/lab/checker/input_data.py) gives each session a stream of its own.
+
+Variable dimensions (-1) take their sizes from `--shape NAME:d1,d2` (as perf_analyzer's option).
+Where no --shape sizes an input, the checker draws the sizes itself (perf_analyzer would refuse):
+one whole number from DEFAULT_SIZES per request, which every unsized variable dimension of that
+request takes, so inputs whose lengths must agree (tokens and their mask) agree. The sizes are
+drawn from the check's seed, anew for each session and step (DrawnSizes.per "request"), except
+where the dynamic batcher must stack the requests: Triton puts requests into one batch only when
+each variable input not marked allow_ragged_batch has the same shape in all of them (core
+backend_model.cc and dynamic_batch_scheduler.cc at r24.10; docs/user_guide/ragged_batching.md),
+and the stateless checks send every request concurrently with any other, so there one size is
+drawn for the whole check (per "run"). The sequence batcher applies the same rule (under direct,
+a slot whose next request differs in shape gets a padding row in that batch and waits for a
+later one), which changes when a request runs, not what a sound model answers; varied sizes there give
+each session its own history of lengths.
 
 Every Triton datatype is generated: BOOL, UINT8..UINT64, INT8..INT64, FP16, BF16 (numpy via
 ml_dtypes, as tritonclient wants), FP32, FP64 and BYTES (short ASCII strings).
@@ -13,7 +25,8 @@ ml_dtypes, as tritonclient wants), FP32, FP64 and BYTES (short ASCII strings).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 from tritonclient.utils import triton_to_np_dtype
@@ -25,6 +38,11 @@ INT_RANGE = (-50, 50)  # small values: a model that sums or accumulates them sta
 UINT_RANGE = (0, 100)
 TEXT_LETTERS = np.frombuffer(b"abcdefghijklmnopqrstuvwxyz", dtype=np.uint8)
 MAX_ELEMENTS = 1 << 20  # per tensor: a shape that asks for more is surely a typo
+# Elements per variable dimension that no --shape sizes (both ends included): short enough that a
+# check stays quick, varied enough that a model which assumes one length shows it.
+DEFAULT_SIZES = (1, 16)
+_SIZES_STREAM = 0x5A  # the sizes' own generator stream, apart from the tensors' (see _drawn)
+_SIZES_PER_SESSION = 256  # one drawn size per step; steps beyond wrap (the options allow 200)
 
 
 def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
@@ -39,11 +57,12 @@ def parse_shape(text: str) -> tuple[str, tuple[int, ...]]:
     return name, parsed
 
 
-def concrete_shapes(facts: ModelFacts, given: dict[str, tuple[int, ...]], data_supplied: bool = False) -> dict[str, tuple[int, ...] | None]:
-    """Each input's dims with variable ones filled from `given`; None where a data file must say.
+def concrete_shapes(facts: ModelFacts, given: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...] | None]:
+    """Each input's dims with variable ones filled from `given`; None for a variable input that
+    `given` does not size (the data file's shapes or the drawn sizes fill it).
 
-    Problems: a shape for an input the model lacks, of the wrong rank or contradicting a fixed
-    dimension, and (without a data file) a variable input nobody sized."""
+    Problems: a shape for an input the model lacks, of the wrong rank, contradicting a fixed
+    dimension, or holding more than MAX_ELEMENTS."""
     specs = {s.name: s for s in facts.inputs}
     problems = []
     for name in given:
@@ -53,8 +72,6 @@ def concrete_shapes(facts: ModelFacts, given: dict[str, tuple[int, ...]], data_s
     for spec in facts.inputs:
         dims = given.get(spec.name)
         if dims is None:
-            if spec.variable and not data_supplied:
-                problems.append(Problem("check_input_shape_needed", {"name": spec.name, "dims": dims_text(spec.dims)}))
             out[spec.name] = None if spec.variable else spec.dims
             continue
         if len(dims) != len(spec.dims) or any(d >= 0 and d != g for d, g in zip(spec.dims, dims, strict=True)):
@@ -99,17 +116,116 @@ def generate(spec: TensorSpec, dims: tuple[int, ...], rng: np.random.Generator) 
     raise LabError("check_datatype_unsupported", name=spec.name, datatype=kind)
 
 
+@dataclass(frozen=True)
+class DrawnSizes:
+    """The sizes drawn for the variable dimensions no --shape sizes: whole numbers from low to high
+    (both included), one per request ("request": anew for each session and step) or one for the
+    whole check ("run"), from the check's seed."""
+
+    low: int
+    high: int
+    per: str  # "request" or "run"
+    seed: int = 0
+
+    def size(self, session: int, step: int) -> int:
+        """The size every unsized variable dimension of this request takes."""
+        if self.per == "run":
+            session, step = 0, 0
+        return int(_drawn(self.seed, self.low, self.high, session)[step % _SIZES_PER_SESSION])
+
+    def sizes(self, lengths: list[int]) -> np.ndarray:
+        """Every size the requests of sessions of these lengths take (one per session and step)."""
+        if self.per == "run":
+            return np.array([self.size(0, 0)])
+        drawn = [np.resize(_drawn(self.seed, self.low, self.high, s), n) for s, n in enumerate(lengths) if n > 0]
+        return np.concatenate(drawn) if drawn else np.array([self.size(0, 0)])
+
+    def to_json(self) -> dict:
+        return {"low": self.low, "high": self.high, "per": self.per}
+
+
+@lru_cache(maxsize=1024)
+def _drawn(seed: int, low: int, high: int, session: int) -> np.ndarray:
+    """One session's sizes, step by step: a generator of its own (a spawn key the tensors' seeds
+    never take), so the sizes do not change the values and the same seed draws the same sizes."""
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_SIZES_STREAM, session)))
+    sizes = rng.integers(low, high + 1, size=_SIZES_PER_SESSION)
+    sizes.setflags(write=False)  # shared by every caller through the cache
+    return sizes
+
+
+def drawn_sizes(facts: ModelFacts, dims: dict[str, tuple[int, ...] | None], seed: int) -> DrawnSizes | None:
+    """How the inputs `dims` leaves unsized get their sizes; None when every input is sized.
+
+    One size per run where the dynamic batcher must stack the requests (a variable input without
+    allow_ragged_batch), else one per request. The top of DEFAULT_SIZES comes down where an input
+    with several variable dimensions would hold more than MAX_ELEMENTS."""
+    unsized = [spec for spec in facts.inputs if dims.get(spec.name) is None and spec.variable]
+    if not unsized:
+        return None
+    low, high = DEFAULT_SIZES
+    for spec in unsized:
+        fixed = math.prod(d for d in spec.dims if d >= 0)
+        variable = sum(1 for d in spec.dims if d < 0)
+        while high > low and fixed * high**variable > MAX_ELEMENTS:
+            high -= 1
+    ragged = {str(i.get("name")): bool(i.get("allow_ragged_batch", False)) for i in facts.config.get("input", [])}
+    stacked = facts.scheduler == "dynamic" and any(not ragged.get(spec.name, False) for spec in unsized)
+    return DrawnSizes(low, high, "run" if stacked else "request", seed)
+
+
+def sized(spec: TensorSpec, size: int) -> tuple[int, ...]:
+    """spec's dims with every variable dimension `size` long."""
+    return tuple(size if d < 0 else d for d in spec.dims)
+
+
+@dataclass(frozen=True)
+class ShapeUsed:
+    """The shapes one input had in the requests sent (without the batch dimension): the smallest
+    and the largest (element-wise), and what sized its variable dimensions: "model" (none are
+    variable), "shape" (--shape), "data_file" or "drawn" (DrawnSizes)."""
+
+    name: str
+    dims: tuple[int, ...]  # the model's, -1 variable
+    sized_by: str
+    smallest: tuple[int, ...]
+    largest: tuple[int, ...]
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "dims": list(self.dims), "sized_by": self.sized_by, "smallest": list(self.smallest),
+                "largest": list(self.largest)}
+
+
+@dataclass(frozen=True)
+class InputsUsed:
+    """What the report says about the inputs beyond their source: the drawn sizes (None when
+    nothing was drawn) and each input's shapes."""
+
+    sizes: DrawnSizes | None = None
+    shapes: tuple[ShapeUsed, ...] = ()
+
+    def to_json(self) -> dict:
+        return {"sizes": self.sizes.to_json() if self.sizes else None, "shapes": [s.to_json() for s in self.shapes]}
+
+
 @dataclass
 class Generated:
-    """Inputs drawn from the model's metadata; `lengths[i]` steps for session i."""
+    """Inputs drawn from the model's metadata; `lengths[i]` steps for session i. `dims[name]` is
+    None for a variable input that `sizes` sizes."""
 
     facts: ModelFacts
-    dims: dict[str, tuple[int, ...]]
+    dims: dict[str, tuple[int, ...] | None]
     lengths: list[int]
     seed: int = 0
+    sizes: DrawnSizes | None = None
 
     source = "generated"
     golden = None  # no golden outputs: nothing says what the model should answer
+
+    def __post_init__(self) -> None:
+        unsized = [name for name, dims in self.dims.items() if dims is None]
+        if unsized and self.sizes is None:
+            raise ValueError(f"no sizes for the variable inputs {', '.join(unsized)}: give DrawnSizes")
 
     @property
     def sessions(self) -> int:
@@ -118,12 +234,27 @@ class Generated:
     def expected(self, session: int, step: int) -> dict[str, np.ndarray] | None:
         return None
 
+    def shape(self, spec: TensorSpec, session: int, step: int) -> tuple[int, ...]:
+        dims = self.dims[spec.name]
+        return dims if dims is not None else sized(spec, self.sizes.size(session, step))
+
     def arrays(self, session: int, step: int) -> dict[str, np.ndarray]:
         out = {}
         for index, spec in enumerate(self.facts.inputs):
             rng = np.random.default_rng([self.seed, session, step, index])
-            out[spec.name] = with_batch(self.facts, generate(spec, self.dims[spec.name], rng))
+            out[spec.name] = with_batch(self.facts, generate(spec, self.shape(spec, session, step), rng))
         return out
+
+    def used(self) -> InputsUsed:
+        drawn = self.sizes.sizes(self.lengths) if self.sizes else None
+        shapes = []
+        for spec in self.facts.inputs:
+            dims = self.dims[spec.name]
+            if dims is not None:
+                shapes.append(ShapeUsed(spec.name, spec.dims, "shape" if spec.variable else "model", dims, dims))
+            else:
+                shapes.append(ShapeUsed(spec.name, spec.dims, "drawn", sized(spec, int(drawn.min())), sized(spec, int(drawn.max()))))
+        return InputsUsed(self.sizes, tuple(shapes))
 
 
 @dataclass
@@ -133,12 +264,14 @@ class FromData:
     `golden` (the file's validation_data, aligned with `streams`) says what each step should
     answer. A sequence model's wrapped steps have none: they replay earlier inputs onto a state
     that has moved on, so the file's answers for those inputs no longer apply; a stateless
-    model's answer depends on its inputs alone, so step k compares with golden step k % length."""
+    model's answer depends on its inputs alone, so step k compares with golden step k % length.
+    `given` holds the --shape sizes (the file's entries without a "shape" of their own take them)."""
 
     facts: ModelFacts
     streams: list[list[dict[str, np.ndarray]]]
     lengths: list[int]
     golden: list[list[dict[str, np.ndarray]]] | None = None
+    given: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     source = "data_file"
 
@@ -149,9 +282,35 @@ class FromData:
     def stream(self, session: int) -> int:
         return session % len(self.streams)
 
-    def arrays(self, session: int, step: int) -> dict[str, np.ndarray]:
+    def entry(self, session: int, step: int) -> dict[str, np.ndarray]:
         stream = self.streams[self.stream(session)]
-        return {name: with_batch(self.facts, value) for name, value in stream[step % len(stream)].items()}
+        return stream[step % len(stream)]
+
+    def arrays(self, session: int, step: int) -> dict[str, np.ndarray]:
+        return {name: with_batch(self.facts, value) for name, value in self.entry(session, step).items()}
+
+    def used(self) -> InputsUsed:
+        """The shapes of the entries the sessions play (an optional input no entry gives is left out)."""
+        found: dict[str, set[tuple[int, ...]]] = {}
+        for session, length in enumerate(self.lengths):
+            stream = self.streams[session % len(self.streams)]
+            for entry in stream[: min(length, len(stream))]:  # round robin plays no entry the first pass did not
+                for name, value in entry.items():
+                    found.setdefault(name, set()).add(tuple(value.shape))
+        shapes = []
+        for spec in self.facts.inputs:
+            if spec.name not in found:
+                continue
+            smallest = tuple(min(d) for d in zip(*found[spec.name], strict=True))
+            largest = tuple(max(d) for d in zip(*found[spec.name], strict=True))
+            if not spec.variable:
+                sized_by = "model"
+            elif smallest == largest == self.given.get(spec.name):
+                sized_by = "shape"
+            else:
+                sized_by = "data_file"
+            shapes.append(ShapeUsed(spec.name, spec.dims, sized_by, smallest, largest))
+        return InputsUsed(None, tuple(shapes))
 
     def expected(self, session: int, step: int) -> dict[str, np.ndarray] | None:
         """The golden outputs of the session's step (with the batch dimension, as replies have

@@ -19,7 +19,8 @@ NaN (which equals nothing), the reference breaks as `non_finite`.
 The golden check compares every reply with its stream and step's golden output (the data
 file's validation_data), within the same tolerances; the finite check finds NaN and Inf in float
 outputs, alone and appearing under traffic. Neither leans on the reference, so both are judged
-even where the reference broke.
+even where the reference broke. A reference the measurement marks
+skipped (the server answered its repeats from the response cache) is skipped too, not judged held.
 """
 from __future__ import annotations
 
@@ -106,6 +107,9 @@ def judge(tables) -> Judgement:
         reference = Verdict(reference.check, reference.variant, "broken", "noise_above_tolerance", reference.values)
     elif reference.verdict == "broken" and _only_non_finite(steps, reference_rows, broken_mask):
         reference = Verdict(reference.check, reference.variant, "broken", "non_finite", reference.values)
+    blind = [s for s in tables.skipped.itertuples() if (s.check, s.variant) == (lone.code, ALONE)]
+    if blind:  # run, but the server answered the repeats from its response cache: nothing to judge
+        reference = Verdict(lone.code, ALONE, "skipped", blind[0].reason, dict(blind[0].values or {}))
     verdicts: list[Verdict] = [reference]
     skipped = {(r.check, r.variant): r for r in tables.skipped.itertuples()}
     golden_mask = _beyond(steps, limits, _AGAINST_GOLDEN) if tables.golden else None

@@ -16,13 +16,18 @@ Sequence batcher, on all instances and then on a temporary one-instance copy:
                  followers are served, so the freed slots are the victims'.
 Dynamic or no batcher: every request alone twice (reference), then all of them concurrently in
 two shuffled orders (batches of other compositions), then alone again in another order after
-that traffic (after_traffic).
+that traffic (after_traffic). A model whose config turns the response cache on is answered from
+the server's cache when the server has one: if its statistics count cache hits during the second
+lone run, every later request would be one too, so the three checks are skipped (`response_cache`)
+instead of passing on stored answers; only the first lone run reached the model, and its refusals
+are still reported. A server without a cache runs the model for every request, and the checks run.
 
 Each reply is compared with the reference as it arrives (app/lab/checker/compare.py), and with
 its step's golden output where the data file has validation_data, and only the differences are
 kept (and, for a float reply holding NaN or Inf, its first elements), so memory grows with the
 sessions' steps, not with their outputs. A phase runs when a check asked for judges it
-(app/lab/checker/checks.py, CheckOptions.runs).
+(app/lab/checker/checks.py, CheckOptions.runs). The replies that differ beyond any
+tolerance are kept too, up to a cap, for the diagnosis (app/lab/checker/observed.py).
 Where the server can tell (app/lab/checker/placement.py), rows get the slot their sequence held
 (the log at verbosity 1) and the execution they ran in (the trace).
 """
@@ -42,8 +47,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from tritonclient.utils import InferenceServerException
 
-from app.lab.checker import checks, compare, placement
+from app.lab.checker import checks, compare, observed, placement
 from app.lab.checker.facts import ModelFacts
 from app.lab.checker.options import CheckOptions
 from app.lab.checker.target import CopySkipped
@@ -90,6 +96,12 @@ class Tables:
     placed: bool = False
     golden: bool = False  # the data file has golden outputs (validation_data)
     streams: list[int] = field(default_factory=list)
+    # For the diagnosis and the export (app/lab/checker/observed.py): the replies that differed
+    # from their references, by request_id; the lone references, by (session, step); and the
+    # requests whose differing replies were past the memory cap and not kept.
+    observed: dict = field(default_factory=dict)
+    references: dict = field(default_factory=dict)
+    unobserved: set = field(default_factory=set)
 
 
 class _Recorder:
@@ -137,6 +149,7 @@ class Measurement:
         golden = [f"gold.{o.name}" for o in self.compared] if source.golden is not None else []
         self.recorder = _Recorder([f"diff.{o.name}" for o in self.compared] + golden)
         self.references: dict[tuple[int, int], dict[str, np.ndarray]] = {}
+        self.observations = observed.Observations(self.compared, options.tolerance)  # replies that differed
         self.t0 = time.perf_counter()
         self.counter = itertools.count()
         self.conversations = itertools.count()
@@ -223,6 +236,7 @@ class Measurement:
         if error and error.startswith(transports.NO_ANSWER) and not self.abort.is_set() and not self.server.alive():
             self.abort_code = "check_server_gone"
             self.abort.set()
+        self.observations.keep(row, got)
         self.recorder.add(row)
 
     def _golden_and_finite(self, row: dict, got: dict[str, np.ndarray]) -> None:
@@ -516,7 +530,11 @@ def _stateless(m: Measurement, model: str) -> None:
     if not m.references:
         frame = m.recorder.frame()
         raise LabError("check_model_fails", model=m.facts.name, error=str(frame["error"].iloc[0]) if len(frame) else "-")
+    cached = bool((m.facts.config.get("response_cache") or {}).get("enable"))
+    hits_before = _cache_hits(m, model) if cached else None
     m.run_phase("reference", "alone", model, alone(requests, "reference", "b"))
+    if cached and _answered_from_cache(m, model, hits_before, len(requests)):
+        return
     batch = max(1, m.facts.max_batch_size)
     workers = min(len(m.lengths), max(4, min(32, 2 * batch * m.facts.instances)))
     rng = np.random.default_rng([m.options.seed, 3])
@@ -541,6 +559,34 @@ def _stateless(m: Measurement, model: str) -> None:
     if m.options.runs("after_traffic", sequence=False):
         shuffled = [requests[i] for i in rng.permutation(len(requests))]
         m.run_phase("after_traffic", "alone", model, alone(shuffled, "after_traffic", ""))
+
+
+def _cache_hits(m: Measurement, model: str) -> int | None:
+    """Requests the server has answered from its response cache for `model` so far (the statistics
+    extension's inference_stats.cache_hit count, over its versions); None when it does not say."""
+    try:
+        stats = m.server.client(timeout_s=30).get_inference_statistics(model)
+    except InferenceServerException:
+        return None
+    return sum(int((s.get("inference_stats", {}).get("cache_hit") or {}).get("count", 0)) for s in stats.get("model_stats", []))
+
+
+def _answered_from_cache(m: Measurement, model: str, before: int | None, requests: int) -> bool:
+    """Whether the second lone run was answered from the server's cache (or the server cannot say):
+    then no repeated request reaches the model, and every stateless check is skipped."""
+    after = _cache_hits(m, model) if before is not None else None
+    if after is not None and after == before:
+        return False  # the server has no cache: Triton ran the model for every request
+    # the checks judged against the lone reference (golden and finite still judge the replies, cached or not)
+    blind = [(c.code, s.variant) for c in checks.for_path(sequence=False) if c.judged_by == checks.REFERENCE for s in c.scopes]
+    for check, variant in blind:
+        if not m.options.wants(check):
+            continue
+        if after is None:
+            m.skip(check, variant, "response_cache_unknown")
+        else:
+            m.skip(check, variant, "response_cache", cache_hits=after - before, requests=requests)
+    return True
 
 
 # -- the whole measurement -------------------------------------------------------------------------
@@ -640,4 +686,5 @@ def _tables(m: Measurement, target, source) -> Tables:
         lengths=list(m.lengths), input_source=source.source, where=target.where,
         traced=bool(m._stamps) and any(not s.empty for s in m._stamps), placed=m.placed,
         golden=source.golden is not None, streams=[len(s) for s in getattr(source, "streams", [])],
+        observed=m.observations.arrays, references=m.references, unobserved=m.observations.unkept,
     )

@@ -37,17 +37,19 @@ class CheckOptions:
     only: tuple[str, ...] = ()  # run only these checks (empty: all); the reference always runs
     # What the user says about their clients and server, for the config review only (see
     # review.Expectations): the largest integer ID and longest string ID their clients send, the
-    # backend when the config names none, and the GPUs an instance group may use.
+    # backend when the config names none, and the GPUs an instance group may use. The Triton
+    # version ("2.51.0") is for the offline review: a live check reviews for the server's own.
     max_corrid: int | None = None
     string_id_bytes: int | None = None
     backend: str | None = None
     gpus: int | None = None
+    triton_version: str | None = None
 
     def _clients(self) -> review.Expectations:
         """The figures about the user's clients and server alone (think time and sessions are
         this check's own options, validated with their upper bounds below)."""
         return review.Expectations(max_corrid=self.max_corrid, string_corrid_length=self.string_id_bytes,
-                                   backend=self.backend or None, gpus=self.gpus)
+                                   backend=self.backend or None, gpus=self.gpus, triton_version=self.triton_version)
 
     def expectations(self) -> review.Expectations:
         """What the user stated, in the review's terms; figures not given stay None."""
@@ -93,5 +95,5 @@ class CheckOptions:
             "input_data": str(data) if isinstance(data, Path) else ("inline" if data is not None else None),
             "ignore_outputs": list(self.ignore_outputs), "tolerance": self.tolerance, "one_instance": self.one_instance,
             "only": list(self.only), "max_corrid": self.max_corrid, "string_id_bytes": self.string_id_bytes,
-            "backend": self.backend, "gpus": self.gpus,
+            "backend": self.backend, "gpus": self.gpus, "triton_version": self.triton_version,
         }

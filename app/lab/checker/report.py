@@ -3,9 +3,14 @@ page's figures draw. Words for every code are in app/text/checker.py.
 
 JSON schema (kind "check", schema 1):
   {"kind": "check", "schema": 1, "outcome": "held" | "broken", "exit_code": 0 | 1,
-   "server": {where: embedded | external, url}, "model": ModelFacts.to_json(), "options": CheckOptions.to_json(),
+   "server": {where: embedded | external, url, triton_version (what it reported, which the review used; null: none)},
+   "model": ModelFacts.to_json(), "options": CheckOptions.to_json(),
    "inputs": {source: generated | data_file, sessions, lengths: [steps per session],
-              streams: [steps per data stream] (session i plays stream i % len), golden: the file has validation_data},
+     sizes: {low, high, per: request | run} | null (the sizes drawn where no --shape sized a variable
+       dimension: low..high elements, anew per session and step, or one for the whole check),
+     shapes: [{name, dims (the model's, -1 variable), sized_by: model | shape | data_file | drawn,
+       smallest, largest (element-wise, over the requests sent, without the batch dimension)}],
+     streams: [steps per data stream] (session i plays stream i % len), golden: the file has validation_data},
    "wall_s", "requests", "traced" (the trace was read), "placed" (the log placed sequences in slots),
    "declared": [{check, judged_by: reference | golden | finite, diagnosis, variants}] (app/lab/checker/checks.py,
      the model's path: what each check judges against and what its breaking means),
@@ -23,15 +28,23 @@ JSON schema (kind "check", schema 1):
      abandoned/cancelled {next_on_slot, victim_instance, victim_slot, victim_ended_by: end | reaped | cancelled,
        idle_timeout_s}, cancelled {cancel_outcome: gave_up | served | refused | failed, cancel_error, cancel_reached: true | false | null
        (null: untraced)};
+     broken interleaved/id_reuse/abandoned/cancelled: diagnosis {sessions [{conversation, session, corrid, role,
+       step (where it first diverged), instance, slot (the log's), class: lost | stale | foreign | other, matched, compared (replayed steps
+       that matched / were compared from step on), tried (hypotheses replayed), form (foreign: replace | sent |
+       given_up | mix; stale: last | instance | all), source {conversation, session, corrid, role, instance, slot,
+       ended_before} (foreign and stale)}], broken_sessions, diagnosed, replayed (requests),
+       advice: lost_state | stale_state | foreign_state_oldest | foreign_state_direct | null (other: the reason),
+       caps {sessions, sources, hypotheses, steps, requests}} (app/lab/checker/diagnosis.py);
      broken: reason is a diagnosis code (not_reproducible, noise_above_tolerance, non_finite, keeps_state,
        batch_dependent, sessions_mix, inherits_after_end, aborted_pollutes, differs_from_golden);
      skipped: reason is a code (not_reproducible, reference_non_finite, not_requested, single_instance,
        external_server, no_model_files, copy_refused, sessions_too_short, all_refused, nothing_compared,
        cancel_not_delivered, no_golden_data (golden not run: no validation_data), no_golden_steps,
-       no_float_outputs) with its values
+       no_float_outputs, response_cache {cache_hits, requests}, response_cache_unknown) with its values
    "tolerances": [{output, datatype, value, source: exact | user | derived, noise, reproducible}],
    "outputs": [{name, datatype, compared, ignored_by: "" | user | lab}],
-   "diagnoses": [{code, checks}], "notes": [{code, values}] (streams_wrap {streams, stream_lengths, steps, golden}:
+   "diagnoses": [{code, checks}] (code: a broken check's reason, or its diagnosis's advice where it has one),
+   "notes": [{code, values}] (streams_wrap {streams, stream_lengths, steps, golden}:
      data streams shorter than their sessions, whose later steps replay earlier inputs),
    "refusals": [{phase, variant, role, session, step, corrid, error, cause, waited_s}],
    "phases": [{phase, variant, model, started_s, wall_s, requests, workers, capacity, overflow, traced, placed}],
@@ -53,9 +66,12 @@ REVIEW_KIND = "check_config"  # `check --config`: the offline review alone
 SCHEMA = 1
 
 
-def review_to_json(findings: dict) -> dict:
-    """The offline review's findings per model ({model: [ReviewFinding]}), versioned like the report."""
-    return {"kind": REVIEW_KIND, "schema": SCHEMA, "models": {m: [f.to_json() for f in fs] for m, fs in findings.items()}}
+def review_to_json(findings: dict, triton_version: str | None = None) -> dict:
+    """The offline review's findings per model ({model: [ReviewFinding]}), versioned like the report,
+    with the Triton version it reviewed for (None: none stated, so the checks that depend on it
+    are NOT_CHECKED)."""
+    return {"kind": REVIEW_KIND, "schema": SCHEMA, "triton_version": triton_version,
+            "models": {m: [f.to_json() for f in fs] for m, fs in findings.items()}}
 
 
 def review_exit_code(findings: dict) -> int:
@@ -71,11 +87,11 @@ def to_json(result) -> dict:
         "schema": SCHEMA,
         "outcome": "broken" if result.exit_code else "held",
         "exit_code": result.exit_code,
-        "server": {"where": result.where, "url": result.url},
+        "server": {"where": result.where, "url": result.url, "triton_version": result.triton_version},
         "model": result.facts.to_json(),
         "options": result.options.to_json(),
         "inputs": {"source": t.input_source, "sessions": len(t.lengths), "lengths": list(t.lengths), "streams": list(t.streams),
-                   "golden": t.golden},
+                   "golden": t.golden, **result.inputs.to_json()},
         "wall_s": round(result.wall_s, 3),
         "requests": result.requests,
         "traced": t.traced,

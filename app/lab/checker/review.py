@@ -17,6 +17,11 @@ ReviewFinding.to_json() is what the report stores. Words are in app/text/checker
 Every code names the Triton source behind it (SOURCES: repository path and lines at r24.10) and
 the lesson section that teaches it (LESSONS: 'lesson-id#anchor').
 
+Some pitfalls depend on the Triton release: the review takes the server's version (Expectations.
+triton_version, e.g. "2.51.0" for release 24.10: what GET /v2 reports; the live check passes the
+server's own, `check --config` the user's --triton-version). Without one, such a check reports
+NOT_CHECKED naming the figure instead of assuming a release.
+
 A check that needs a figure only the user knows (think time, sessions, the IDs their clients
 send) and was not given one does not guess: it reports NOT_CHECKED naming the figure, except the
 idle timeout, which falls back on Triton's documented 1 s default (IDLE_TIMEOUT_DEFAULT).
@@ -24,6 +29,7 @@ idle timeout, which falls back on Triton's documented 1 s default (IDLE_TIMEOUT_
 from __future__ import annotations
 
 import dataclasses as dc
+import re
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -52,6 +58,8 @@ class ReviewCode(StrEnum):
     STRING_ID_TOO_LONG = "string_id_too_long"
     STRING_CORRID_PYTHON = "string_corrid_python"
     IMPLICIT_STATE_UNSUPPORTED = "implicit_state_unsupported"
+    IMPLICIT_STATE_ORDER = "implicit_state_order"
+    WARMUP_STRING_CORRID = "warmup_string_corrid"
     DIRECT_QUEUE_DELAY_IGNORED = "direct_queue_delay_ignored"
     PREFERRED_ABOVE_MAX = "preferred_above_max"
     CAPACITY_BELOW_SESSIONS = "capacity_below_sessions"
@@ -59,6 +67,7 @@ class ReviewCode(StrEnum):
     DYNAMIC_NO_BATCHING = "dynamic_no_batching"
     OLDEST_WITHOUT_CORRID = "oldest_without_corrid"
     DECOUPLED_PRESERVE_ORDERING = "decoupled_preserve_ordering"
+    RESPONSE_CACHE_HIDES_STATE = "response_cache_hides_state"
     NO_ROLLBACK_VERSION = "no_rollback_version"
     NO_CONFIG_FILE = "no_config_file"
     NOT_CHECKED = "not_checked"
@@ -75,6 +84,8 @@ SEVERITY: dict[ReviewCode, Severity] = {
     ReviewCode.STRING_ID_TOO_LONG: Severity.ERROR,
     ReviewCode.STRING_CORRID_PYTHON: Severity.ERROR,
     ReviewCode.IMPLICIT_STATE_UNSUPPORTED: Severity.ERROR,
+    ReviewCode.IMPLICIT_STATE_ORDER: Severity.ERROR,
+    ReviewCode.WARMUP_STRING_CORRID: Severity.ERROR,
     ReviewCode.DIRECT_QUEUE_DELAY_IGNORED: Severity.WARNING,
     ReviewCode.PREFERRED_ABOVE_MAX: Severity.ERROR,
     ReviewCode.CAPACITY_BELOW_SESSIONS: Severity.WARNING,
@@ -82,6 +93,7 @@ SEVERITY: dict[ReviewCode, Severity] = {
     ReviewCode.DYNAMIC_NO_BATCHING: Severity.INFO,
     ReviewCode.OLDEST_WITHOUT_CORRID: Severity.WARNING,
     ReviewCode.DECOUPLED_PRESERVE_ORDERING: Severity.WARNING,
+    ReviewCode.RESPONSE_CACHE_HIDES_STATE: Severity.INFO,
     ReviewCode.NO_ROLLBACK_VERSION: Severity.WARNING,
     ReviewCode.NO_CONFIG_FILE: Severity.WARNING,
     ReviewCode.NOT_CHECKED: Severity.INFO,
@@ -92,9 +104,14 @@ _UTILS = "core src/model_config_utils.cc"
 _PROTO = "common protobuf/model_config.proto"
 _ARCH = "server docs/user_guide/architecture.md"
 _MCDOC = "server docs/user_guide/model_configuration.md"
+_STATE = "core src/sequence_state"
+_WARMUP = "core src/backend_model_instance.cc"
+_REQUEST = "core src/infer_request.cc"
 
-# Where Triton says so, at r24.10 (read with `git show r24.10:<path>` in a clone of the repository;
-# tests/lab/checker/test_review.py checks each citation where tests/mirrors.py finds one).
+# Where Triton says so, at r24.10 unless a citation names its release (`@r25.01`: read with
+# `git show <release>:<path>` in a clone of the repository; tests/lab/checker/test_review.py checks
+# each citation where tests/mirrors.py finds one), and the issue or pull request that reports it
+# (`server#8586`: github.com/triton-inference-server/server/issues/8586).
 SOURCES: dict[ReviewCode, str] = {
     ReviewCode.IDLE_TIMEOUT_DEFAULT: f"{_PROTO}:L1557-L1567; {_UTILS}:L748-L753; core src/constants.h:L92",
     ReviewCode.IDLE_TIMEOUT_BELOW_THINK: f"{_PROTO}:L1557-L1567; {_SEQ}:L1059-L1093",
@@ -107,6 +124,16 @@ SOURCES: dict[ReviewCode, str] = {
                                    "server src/grpc/infer_handler.cc:L223-L224; python_backend src/request_executor.cc:L363-L364"),
     ReviewCode.STRING_CORRID_PYTHON: f"{_SEQ}:L1343-L1349, L1376-L1383; python_backend src/python_be.cc:L443-L449",
     ReviewCode.IMPLICIT_STATE_UNSUPPORTED: f"{_ARCH}:L299-L303",
+    # Both maps are std::map, ordered by name; OutputState() takes the output's position in one
+    # and feeds the input at that position in the other. Still so at r26.06; core#506 (open) fixes it.
+    ReviewCode.IMPLICIT_STATE_ORDER: (f"{_STATE}.h:L190-L191; {_STATE}.cc:L234-L239, L255-L260, L277-L278, L290-L310; "
+                                      f"{_STATE}.cc:L301-L307 @r26.06; server#8586; core#506"),
+    # From 25.01 Normalize() checks the request's ID type against the CORRID control; a warmup
+    # request is made with no ID (SequenceId() is a UINT64 0) and prepared while the instance is
+    # created, so the instance fails and the model does not load. build.py: release 25.01 is 2.54.0.
+    ReviewCode.WARMUP_STRING_CORRID: (f"{_WARMUP}:L315-L316, L355-L362, L436-L438, L530 @r25.01; "
+                                      f"{_REQUEST}:L1232-L1234, L1413-L1460, L1805-L1809 @r25.01; "
+                                      "server build.py:L73-L75 @r25.01; server#8110"),
     ReviewCode.DIRECT_QUEUE_DELAY_IGNORED: f"{_PROTO}:L1457-L1470; {_SEQ}:L1696-L1699",
     ReviewCode.PREFERRED_ABOVE_MAX: f"{_UTILS}:L1422-L1437, L1557-L1576",
     ReviewCode.CAPACITY_BELOW_SESSIONS: f"{_SEQ}:L160-L170; {_ARCH}:L461-L472; {_PROTO}:L1486-L1493",
@@ -114,6 +141,11 @@ SOURCES: dict[ReviewCode, str] = {
     ReviewCode.DYNAMIC_NO_BATCHING: f"core src/dynamic_batch_scheduler.cc:L92; {_MCDOC}:L112-L127",
     ReviewCode.OLDEST_WITHOUT_CORRID: f"{_ARCH}:L533-L544; {_PROTO}:L1473-L1493",
     ReviewCode.DECOUPLED_PRESERVE_ORDERING: f"{_PROTO}:L1513-L1534",
+    # Both schedulers that may cache (the default one is the dynamic one with batching off) look
+    # the request's hash up before any instance runs it; a hit is answered from the cache.
+    ReviewCode.RESPONSE_CACHE_HIDES_STATE: ("server docs/user_guide/response_cache.md:L43-L50, L82-L93, L263-L265; "
+                                            "core src/dynamic_batch_scheduler.cc:L101-L104, L214-L234; "
+                                            "core src/backend_model.cc:L836-L840; core src/cache_manager.cc:L338-L346"),
     ReviewCode.NO_ROLLBACK_VERSION: f"{_MCDOC}:L635-L660; {_UTILS}:L727-L732; core src/model_repository_manager/model_lifecycle.cc:L116-L141",
     ReviewCode.NO_CONFIG_FILE: f"{_MCDOC}:L270-L323",
     # Not a Triton behaviour: a check that lacked the user's figure; the source of values["check"] applies.
@@ -132,6 +164,8 @@ LESSONS: dict[ReviewCode, str] = {
     ReviewCode.STRING_ID_TOO_LONG: "sequence-batcher#requests-it-refuses",
     ReviewCode.STRING_CORRID_PYTHON: "sequence-batcher#correlation-id-types",
     ReviewCode.IMPLICIT_STATE_UNSUPPORTED: "sequence-batcher#implicit-state-management",
+    ReviewCode.IMPLICIT_STATE_ORDER: "sequence-batcher#implicit-state-management",
+    ReviewCode.WARMUP_STRING_CORRID: "sequence-batcher#correlation-id-types",
     ReviewCode.DIRECT_QUEUE_DELAY_IGNORED: "direct-vs-oldest#queue-delay-under-direct",
     ReviewCode.PREFERRED_ABOVE_MAX: "dynamic-batching#preferred-batch-sizes",
     ReviewCode.CAPACITY_BELOW_SESSIONS: "direct-vs-oldest#counting-capacity",
@@ -139,6 +173,7 @@ LESSONS: dict[ReviewCode, str] = {
     ReviewCode.DYNAMIC_NO_BATCHING: "dynamic-batching#sizing-the-batch",
     ReviewCode.OLDEST_WITHOUT_CORRID: "direct-vs-oldest#oldest-an-instance-but-no-fixed-slot",
     ReviewCode.DECOUPLED_PRESERVE_ORDERING: "dynamic-batching#arrival-order-and-what-is-free",
+    ReviewCode.RESPONSE_CACHE_HIDES_STATE: "dynamic-batching#why-it-is-safe-for-stateless-work",
     ReviewCode.NO_ROLLBACK_VERSION: "choosing-and-rolling-out#versions-and-models-of-their-own",
     ReviewCode.NO_CONFIG_FILE: "choosing-and-rolling-out#check-the-configuration-on-the-target",
     ReviewCode.NOT_CHECKED: "choosing-and-rolling-out#check-the-configuration-on-the-target",
@@ -168,6 +203,19 @@ PLATFORM_BACKENDS = {
 }
 # SetDefaultInstanceCount: 2 CPU instances by default for these backends, 1 otherwise.
 TWO_CPU_INSTANCE_BACKENDS = ("tensorflow", "onnxruntime")
+# The server version each release reports (server build.py's version map at the release): the lab's
+# r24.10 is 2.51.0; r25.01, which checks a request's correlation ID type and sizes a string CORRID
+# to its ID, is 2.54.0.
+LAB_TRITON_VERSION = "2.51.0"
+CORRID_TYPE_CHECK_SINCE = "2.54.0"
+_VERSION = re.compile(r"^(\d+)\.(\d+)\.(\d+)$")
+
+
+def parse_version(text: str | None) -> tuple[int, int, int] | None:
+    """(major, minor, patch) of a server version such as "2.51.0"; None for anything else (a
+    release name such as "24.10" is not a server version)."""
+    match = _VERSION.match(text.strip()) if isinstance(text, str) else None
+    return tuple(int(part) for part in match.groups()) if match else None
 
 
 @dc.dataclass(frozen=True)
@@ -183,6 +231,8 @@ class Expectations:
         when the config names neither).
     gpus: GPUs the server's instances can use (0 on a CPU-only server); needed only when an
         instance group leaves its devices to Triton (KIND_AUTO, or KIND_GPU without `gpus`).
+    triton_version: the server version the model runs on ("2.51.0"); needed by the checks whose
+        pitfall depends on the release.
     """
 
     think_ms: float | None = None
@@ -191,6 +241,11 @@ class Expectations:
     string_corrid_length: int | None = None
     backend: str | None = None
     gpus: int | None = None
+    triton_version: str | None = None
+
+    @property
+    def version(self) -> tuple[int, int, int] | None:
+        return parse_version(self.triton_version)
 
     def problems(self) -> list[Problem]:
         """Figures that cannot be right, as codes (words: app/text/problems.py)."""
@@ -202,6 +257,9 @@ class Expectations:
                 out.append(Problem("checker_expectation_low", {"name": name, "low": low, "value": value}))
         if self.max_corrid is not None and self.max_corrid > MAX_CLIENT_ID:
             out.append(Problem("checker_corrid_above_uint64", {"value": self.max_corrid, "high": MAX_CLIENT_ID}))
+        if self.triton_version is not None and self.version is None:
+            out.append(Problem("checker_triton_version_format", {"value": self.triton_version, "example": LAB_TRITON_VERSION,
+                                                                 "later": CORRID_TYPE_CHECK_SINCE}))
         return out
 
     def check(self) -> None:
@@ -293,6 +351,12 @@ def triton_instance_count(config: mc.ModelConfig, expect: Expectations) -> int |
     return total
 
 
+def at_least(expect: Expectations, version: str) -> bool | None:
+    """Whether the stated server version is `version` or later; None when none is stated."""
+    stated = expect.version
+    return None if stated is None else stated >= parse_version(version)
+
+
 def idle_timeout_us(config: mc.ModelConfig) -> int:
     """The idle window in effect: 0 (unset) means Triton's 1 s default."""
     return config.sequence_batching.max_sequence_idle_microseconds or IDLE_DEFAULT_US
@@ -335,9 +399,10 @@ def _corrid(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]
     out = []
     if expect.max_corrid is None and expect.string_corrid_length is None:
         out.append(_not_checked(ReviewCode.CORRID_TRUNCATED, field, "client_ids"))
-    if data_type == "TYPE_STRING" and backend_of(config, expect) == "python":
+    if data_type == "TYPE_STRING" and backend_of(config, expect) == "python" and not at_least(expect, CORRID_TYPE_CHECK_SINCE):
         # Before 2.54 the buffer stays 4 + 128 bytes whatever the ID: the Python backend reads the
         # rest as more strings and refuses every request whose ID is shorter (a claims test shows it).
+        # 2.54 sizes it to the ID (SetControlTensors at r25.01); unstated, the lab's 2.51 is meant.
         out.append(_finding(ReviewCode.STRING_CORRID_PYTHON, field, buffer=4 + STRING_ID_MAX_BYTES, fails_below=STRING_ID_MAX_BYTES - 3))
     if data_type == "TYPE_STRING":
         if expect.max_corrid is not None:
@@ -379,6 +444,50 @@ def _state(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]:
         return [_finding(ReviewCode.IMPLICIT_STATE_UNSUPPORTED, "sequence_batching.state", backend=backend,
                          supported=list(IMPLICIT_STATE_BACKENDS))]
     return []
+
+
+def _state_order(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]:
+    """Triton feeds the k-th output state in name order into the k-th input state in name order
+    (SequenceStates::OutputState, server#8586): states whose two names sort differently cross."""
+    states = _distinct_states(config)
+    by_input = sorted(states, key=lambda s: s.input_name.encode())
+    by_output = sorted(states, key=lambda s: s.output_name.encode())  # std::string orders by bytes
+    crossed = [{"output": o.output_name, "fed_into": i.input_name, "declared": o.input_name}
+               for o, i in zip(by_output, by_input, strict=True) if o.input_name != i.input_name]
+    if not crossed:
+        return []
+    first = crossed[0]
+    return [_finding(ReviewCode.IMPLICIT_STATE_ORDER, "sequence_batching.state", states=len(states), crossed=len(crossed),
+                     output=first["output"], fed_into=first["fed_into"], declared=first["declared"], pairs=crossed)]
+
+
+def _distinct_states(config: mc.ModelConfig) -> list[mc.ModelSequenceBatching.State]:
+    """The states Triton keeps: a repeated input or output name is ignored with a warning
+    (SequenceStates::Initialize); the first of each is kept here."""
+    inputs, outputs, kept = set(), set(), []
+    for state in config.sequence_batching.state:
+        if state.input_name in inputs or state.output_name in outputs:
+            continue
+        inputs.add(state.input_name)
+        outputs.add(state.output_name)
+        kept.append(state)
+    return kept
+
+
+def _warmup_corrid(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]:
+    found = control_input(config, mc.ModelSequenceBatching.Control.CONTROL_SEQUENCE_CORRID)
+    if found is None or found[1].data_type != mc.TYPE_STRING:
+        return []
+    samples = [w.name for w in config.model_warmup if w.batch_size > 0]  # a batch-0 sample is skipped
+    if not samples:
+        return []
+    newer = at_least(expect, CORRID_TYPE_CHECK_SINCE)
+    if newer is None:
+        return [_not_checked(ReviewCode.WARMUP_STRING_CORRID, "model_warmup", "triton_version")]
+    if not newer:
+        return []
+    return [_finding(ReviewCode.WARMUP_STRING_CORRID, "model_warmup", version=expect.triton_version, since=CORRID_TYPE_CHECK_SINCE,
+                     control=found[0], samples=len(samples))]
 
 
 def _direct_delay(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]:
@@ -448,6 +557,14 @@ def _decoupled_order(config: mc.ModelConfig, expect: Expectations) -> list[Revie
     return []
 
 
+def _response_cache(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]:
+    # A sequence or decoupled model with the cache is refused at load (ValidateModelConfig): only
+    # the stateless schedulers look requests up in the cache.
+    if not config.response_cache.enable or strategy(config) is not None or config.model_transaction_policy.decoupled:
+        return []
+    return [_finding(ReviewCode.RESPONSE_CACHE_HIDES_STATE, "response_cache.enable")]
+
+
 def _versions(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]:
     # No policy is latest { num_versions: 1 } (NormalizeModelConfig), which is what a server reports.
     policy = config.version_policy
@@ -463,9 +580,9 @@ def _versions(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFindin
     return []
 
 
-_CHECKS = (_idle, _ready, _corrid, _string_id_length, _state, _direct_delay, _preferred, _capacity, _unbatched, _oldest_corrid,
-           _decoupled_order, _versions)
-_SEQUENCE_ONLY = {_idle, _ready, _corrid, _string_id_length, _state}
+_CHECKS = (_idle, _ready, _corrid, _string_id_length, _state, _state_order, _warmup_corrid, _direct_delay, _preferred, _capacity,
+           _unbatched, _oldest_corrid, _decoupled_order, _response_cache, _versions)
+_SEQUENCE_ONLY = {_idle, _ready, _corrid, _string_id_length, _state, _state_order, _warmup_corrid}
 
 
 def review(config: mc.ModelConfig, expect: Expectations = Expectations()) -> list[ReviewFinding]:

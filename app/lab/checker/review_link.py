@@ -1,11 +1,13 @@
 """The config review (issue 17 part 1: app/lab/checker/review.py and configs.py) as the check runs it.
 
 The review is its own engine; the check runs it on the config the server reported, with the
-figures the user stated (think time, sessions, their clients' IDs, backend, GPUs), and keeps its
-findings beside the verdicts.
+figures the user stated (think time, sessions, their clients' IDs, backend, GPUs) and the version
+the server reported, and keeps its findings beside the verdicts. Offline, the version is the
+user's (--triton-version), or none.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from app.lab.checker import configs, review
@@ -13,8 +15,17 @@ from app.lab.checker.facts import ModelFacts
 from app.lab.checker.options import CheckOptions
 
 
-def findings(facts: ModelFacts, options: CheckOptions) -> list[review.ReviewFinding]:
-    return review.review(configs.from_server_json(facts.config), options.expectations())
+def findings(facts: ModelFacts, options: CheckOptions, server_version: str | None = None) -> list[review.ReviewFinding]:
+    """The review of the served config for the server's version (None: a version this review
+    cannot read, so the checks that depend on it say so)."""
+    expect = replace(options.expectations(), triton_version=live_version(server_version))
+    return review.review(configs.from_server_json(facts.config), expect)
+
+
+def live_version(reported: str | None) -> str | None:
+    """The server's version as the review reads it; anything else is no version at all (an
+    external server's own business, not a mistake of the user's)."""
+    return reported if review.parse_version(reported) is not None else None
 
 
 def offline(path: Path, options: CheckOptions) -> dict[str, list[review.ReviewFinding]]:

@@ -146,6 +146,16 @@ def facts(target: Target) -> ModelFacts:
     return ModelFacts.read(config, metadata)
 
 
+def server_version(target: Target) -> str | None:
+    """The version the server reports in its metadata (GET /v2: "2.51.0" for release 24.10), or
+    None when it reports none."""
+    try:
+        version = target.server.client(timeout_s=30).get_server_metadata().get("version")
+    except InferenceServerException:
+        return None
+    return str(version) if version else None
+
+
 def _index(client) -> list[dict]:
     try:
         return list(client.get_model_repository_index())

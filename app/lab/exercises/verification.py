@@ -1,177 +1,166 @@
-"""Verification before rollout: the guide's experiments, run on the real server."""
+"""Verification before rollout: which model gives the same answers however its requests are batched?
+
+The measure runs the lab's one verification engine, the deployment checker
+(app/lab/checker/engine.run_check, through app/lab/cases/rollout.check, with lesson 7's short
+options), on the three deployments the question needs: the recogniser under the sequence batcher
+(the guide's sequence checks: what must hold), and the stateless sentiment model and the same
+recogniser under the dynamic batcher (what must not be assumed). Its tables are the checks'
+verdicts, diagnoses and tolerances; the judge decides from them alone, checking nothing itself.
+The checker's results travel with the exercise's (Measured.checks), so the page shows each report.
+"""
 from __future__ import annotations
 
 import pandas as pd
 
+from app.lab.cases import rollout
+from app.lab.cases import sentiment as sentiment_case
 from app.lab.deployment import presets
-from app.lab.deployment.deployments import LabSettings
-from app.lab.exercises.common import readings, sentiment_check
-from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
-from app.lab.scenario.scenario import Scenario
-from app.lab.traffic import driver
-
-TEXTS = ["HELLO WORLD", "TRITON SERVER", "BATCHING LAB"]
-# One slot, so every later session necessarily reuses the slot of the one before it; a short
-# idle timeout so a cancelled session frees it quickly.
-ONE_SLOT = LabSettings(scheduler="direct", instances=1, slots=1, idle_timeout_us=300_000)
-WAITER_LAG_MS = 250  # under the timeout minus think time: the waiter's own idle clock runs while it waits
+from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Progress, Tables
+from app.lab.observation import run_log, server_log
 
 EXERCISE = Exercise(
     name="verification",
     options=("both", "sentiment", "recogniser", "neither"),
     correct="sentiment",
 )
-# The guide's checks, in the order they run (codes of the checks table; words in app/text/exercises/verification.py).
-CHECKS = ("interleaved", "after_end", "cancelled", "sentiment", "recogniser")
-SEQUENCE_CHECKS = CHECKS[:3]  # the ones run under the sequence batcher
-CANCEL_AFTER = 3  # chunks the cancelled session sends before it vanishes
+# The deployments checked, in the order they run (codes of the tables' `deployment` column).
+DEPLOYMENTS = ("sequence", "sentiment", "recogniser")
+VERDICT_COLUMNS = ["deployment", "model", "check", "variant", "verdict", "reason", "compared", "wrong_steps", "difference", "output"]
 
 
-SESSION_COLUMNS = ["session", "tag", "verdict", "slots", "expected_text", "received_text", "wrong_symbols"]
-REQUEST_COLUMNS = ["session", "chunk", "state_in", "state_owner"]
-SEQUENCE_RUNS = SEQUENCE_CHECKS  # each sequence check has a run of its own, named as the check
+class _Steps:
+    """The bar: one step per deployment checked, moved along within it by the checker's request
+    count; a wait in the run queue is shown in place. Called from the measuring (script) thread."""
+
+    def __init__(self, progress: Progress | None, total: int):
+        self.progress, self.total, self.index = progress, total, -1
+        self.current: Finding | None = None  # the step under way: what the bar says while requests go out
+
+    def __call__(self, code: str, **values) -> None:
+        if code != "waiting":
+            self.index += 1
+            self.current = Finding(code, values)
+        self._show(0.0, Finding(code, values))
+
+    def requests(self, done: int, planned: int, _phase: str, _variant: str) -> None:
+        if self.current is not None:
+            self._show(min(1.0, done / planned) if planned else 0.0, self.current)
+
+    def _show(self, within: float, found: Finding) -> None:
+        if self.progress:
+            self.progress(min(1.0, (max(self.index, 0) + within) / self.total), found)
 
 
 def measure(server, deployer, progress=None) -> Measured:
-    """The guide's experiments in order: three on the sequence batcher, then sentiment and recogniser under the dynamic one."""
-    steps = Steps(progress, 7)
-    runs = {}
-    steps("interleaved", sessions=len(TEXTS))
-    direct = deployer.apply(presets.get("the_fix").settings, owner="ex-verify").model
-    runs["interleaved"] = driver.run(server, Scenario(model=direct, texts=TEXTS, think_ms=15.0, jitter_ms=10.0, seed=8))
+    """The checker on each deployment, each loaded just before its check (a small stub budget
+    may unload an idle one to make room for the next)."""
+    steps = _Steps(progress, len(DEPLOYMENTS))
+    window = server_log.LogWindow.start(server)
+    results = {}
 
-    steps("deploy_one_slot", timeout=ONE_SLOT.idle_timeout_us / 1e6)
-    single = deployer.apply(ONE_SLOT, owner="ex-verify-slot").model
-    steps("after_end")
-    runs["after_end"] = driver.run(server, Scenario(model=single, texts=TEXTS[:2], think_ms=10.0, jitter_ms=0.0, concurrency=1))
-    steps("cancelled", chunks=CANCEL_AFTER)
-    runs["cancelled"] = driver.run(
-        server,
-        Scenario(model=single, texts=TEXTS[:2], think_ms=20.0, jitter_ms=0.0, stagger_ms=WAITER_LAG_MS,
-                 abandon={0: CANCEL_AFTER}),
-    )
+    def check(model: str):
+        def waiting(place) -> None:
+            steps("waiting", model=model, ahead=place.position, expected=place.expected_s)
+        return rollout.check(server, model, progress=steps.requests, on_wait=waiting)
 
-    steps("sentiment", modes=len(sentiment_check.MODES))
-    sentiment = sentiment_check.compare(server)
-
-    steps("recogniser")
-    dynamic = deployer.apply(presets.get("the_mistake").settings, owner="ex-verify-dyn").model
-    runs["dynamic_alone"] = driver.run(server, Scenario(model=dynamic, texts=TEXTS, think_ms=10.0, jitter_ms=5.0, concurrency=1, seed=8))
-    runs["dynamic_together"] = driver.run(server, Scenario(model=dynamic, texts=TEXTS, think_ms=10.0, jitter_ms=5.0, seed=8))
-    steps("measuring")
-    tables = {
-        "sessions": pd.concat([run.sessions[SESSION_COLUMNS].assign(run=label) for label, run in runs.items()], ignore_index=True),
-        "requests": pd.concat([runs[label].requests[REQUEST_COLUMNS].assign(run=label) for label in SEQUENCE_RUNS], ignore_index=True),
-        "waits": pd.concat([readings.backlog_waits(runs[label]).assign(run=label) for label in SEQUENCE_RUNS], ignore_index=True),
-        "sentiment": sentiment,
-    }
-    return Measured(tables=tables, runs=runs)
+    fix = deployer.apply(presets.get("the_fix").settings).model
+    steps("sequence", model=fix)
+    results["sequence"] = check(fix)
+    deployer.ensure(sentiment_case.MODEL)
+    steps("sentiment", model=sentiment_case.MODEL)
+    results["sentiment"] = check(sentiment_case.MODEL)
+    mistake = deployer.apply(presets.get("the_mistake").settings).model
+    steps("recogniser", model=mistake)
+    results["recogniser"] = check(mistake)
+    return Measured(tables=tabulate(results), checks=results, log=_log(window, results))
 
 
-def _of(table: pd.DataFrame, label: str) -> pd.DataFrame:
-    return table[table["run"] == label]
+def tabulate(results: dict) -> Tables:
+    """The judge's tables from the checker's results ({deployment code: engine.CheckResult})."""
+    verdicts, diagnoses, tolerances = [], [], []
+    for code, result in results.items():
+        for v in result.verdicts:
+            first = v.values.get("first") or {}
+            verdicts.append({
+                "deployment": code, "model": result.facts.name, "check": v.check, "variant": v.variant, "verdict": v.verdict,
+                "reason": v.reason, "compared": int(v.values.get("compared", 0)), "wrong_steps": int(v.values.get("wrong_steps", 0)),
+                # held: the largest difference from the reference; broken: the first one beyond tolerance
+                "difference": float(v.values.get("largest_difference", first.get("difference", float("nan")))),
+                "output": v.values.get("largest_output") or first.get("output") or "",
+            })
+        diagnoses += [{"deployment": code, "code": d["code"], "checks": ", ".join(d["checks"])} for d in result.judgement.diagnoses]
+        tolerances += [{"deployment": code, "output": t.output, "datatype": t.datatype, "value": t.value, "source": t.source}
+                       for t in result.judgement.tolerances]
+    return {"verdicts": pd.DataFrame(verdicts, columns=VERDICT_COLUMNS),
+            "diagnoses": pd.DataFrame(diagnoses, columns=["deployment", "code", "checks"]),
+            "tolerances": pd.DataFrame(tolerances, columns=["deployment", "output", "datatype", "value", "source"])}
 
 
-def _intact(sessions: pd.DataFrame) -> bool:
-    return bool((sessions["verdict"] == "intact").all())
+def _log(window, results: dict) -> run_log.RunLog:
+    """The server's lines for the checked models, their one-instance copies and the IDs the checks sent."""
+    models = {m for r in results.values() for m in r.tables.phases["model"]} | {r.facts.name for r in results.values()}
+    corrids = {c for r in results.values() for c in r.tables.steps["corrid"] if c}
+    return run_log.capture(window, models, corrids)
 
 
-def _owners_ok(requests: pd.DataFrame, sessions: pd.DataFrame) -> bool:
-    """Every chunk read either a fresh cell (first chunk) or state its own session wrote."""
-    tags = dict(zip(sessions["session"], sessions["tag"], strict=True))
-    return bool(all(int(owner) in (0, tags[int(who)]) for who, owner in zip(requests["session"], requests["state_owner"], strict=True)))
+def _of(table: pd.DataFrame, deployment: str) -> pd.DataFrame:
+    return table[table["deployment"] == deployment]
 
 
-def _first_chunk(requests: pd.DataFrame, session: int) -> pd.Series:
-    return requests[(requests["session"] == session) & (requests["chunk"] == 0)].iloc[0]
+def _same(verdicts: pd.DataFrame) -> bool:
+    """The same answers as the reference in every check: none broke, and at least one compared
+    answers (checks that were all skipped show nothing)."""
+    return bool((verdicts["verdict"] != "broken").all() and (verdicts["verdict"] == "held").any())
 
 
-def _same_slot(sessions: pd.DataFrame, a: int, b: int) -> bool:
-    """Both sessions' first (lowest) slot is the same one."""
-    s = sessions.set_index("session")
-    return bool(s.loc[a, "slots"] and s.loc[a, "slots"][:1] == s.loc[b, "slots"][:1])
+def _counts(verdicts: pd.DataFrame) -> dict:
+    tally = verdicts["verdict"].value_counts()
+    return {"model": str(verdicts["model"].iloc[0]) if len(verdicts) else "", "checks": len(verdicts),
+            **{name: int(tally.get(name, 0)) for name in ("held", "broken", "skipped")}}
 
 
-def _interleaved(t: Tables) -> tuple[Finding, bool]:
-    sessions = _of(t["sessions"], "interleaved")
-    own = _owners_ok(_of(t["requests"], "interleaved"), sessions)
-    return Finding("interleaved", {"sessions": len(sessions), "verdicts": readings.verdict_tally(sessions), "own": own}), _intact(sessions) and own
-
-
-def _after_end(t: Tables) -> tuple[Finding, bool]:
-    sessions = _of(t["sessions"], "after_end")
-    first = _first_chunk(_of(t["requests"], "after_end"), 1)
-    reused = _same_slot(sessions, 0, 1)
-    fresh = int(first["state_in"]) == 0 and int(first["state_owner"]) == 0
-    return (Finding("after_end", {"state_in": int(first["state_in"]), "state_owner": int(first["state_owner"]), "reused": reused}),
-            fresh and reused and _intact(sessions))
-
-
-def _cancelled(t: Tables) -> tuple[Finding, bool]:
-    sessions = _of(t["sessions"], "cancelled")
-    first = _first_chunk(_of(t["requests"], "cancelled"), 1)
-    later = sessions.set_index("session").loc[1, "verdict"]
-    wait = float(_of(t["waits"], "cancelled").set_index("session").loc[1, "wait_ms"])
-    return (Finding("cancelled", {"verdict": str(later), "state_owner": int(first["state_owner"]), "wait": wait}),
-            later == "intact" and int(first["state_owner"]) == 0 and _same_slot(sessions, 0, 1))
-
-
-def _sentiment(t: Tables) -> tuple[Finding, bool]:
-    s = t["sentiment"]
-    return (Finding("sentiment", {"diff": float(s["max_score_diff"].max()), "labels_identical": bool(s["labels_identical"].all()),
-                                  "tolerance": sentiment_check.SCORE_TOLERANCE}), bool(s["identical"].all()))
-
-
-def _recogniser_consistent(t: Tables) -> bool:
-    """Both arrivals intact with the same transcripts."""
-    alone, together = (_of(t["sessions"], label) for label in ("dynamic_alone", "dynamic_together"))
-    return bool(_intact(alone) and _intact(together) and list(alone["received_text"]) == list(together["received_text"]))
-
-
-def _recogniser(t: Tables) -> tuple[Finding, bool]:
-    alone, together = (_of(t["sessions"], label) for label in ("dynamic_alone", "dynamic_together"))
-    return (Finding("recogniser", {"alone": readings.verdict_tally(alone), "together": readings.verdict_tally(together)}),
-            not _recogniser_consistent(t))
-
-
-CHECKED_BY = {"interleaved": _interleaved, "after_end": _after_end, "cancelled": _cancelled, "sentiment": _sentiment,
-              "recogniser": _recogniser}
-
-
-def _transcripts(sessions: pd.DataFrame) -> pd.DataFrame:
-    """The recogniser's transcripts per arrival, as the figure shows them."""
-    columns = ["session", "expected_text", "received_text", "verdict"]
-    return pd.concat([_of(sessions, label)[columns].assign(arrival=arrival)
-                      for label, arrival in (("dynamic_alone", "one_at_a_time"), ("dynamic_together", "all_at_once"))],
-                     ignore_index=True)
+def _float_tolerance(tolerances: pd.DataFrame) -> float:
+    """The tolerance the checker compared the deployment's float outputs with (0 when all are exact)."""
+    return float(tolerances["value"].max()) if len(tolerances) else 0.0
 
 
 def judge(tables: Tables) -> Judgement:
-    """Each of the guide's checks from its run's tables; the outcome is which model gave the same answers."""
-    findings = []
-    for code in CHECKS:
-        found, as_expected = CHECKED_BY[code](tables)
-        findings.append(Finding(found.code, {"as_expected": bool(as_expected), **found.values}))
-    checks = pd.DataFrame([{"check": f.code, "as_expected": f.values["as_expected"]} for f in findings])
-    sentiment, sessions = tables["sentiment"], tables["sessions"]
-    sentiment_same, recogniser_same = bool(sentiment["identical"].all()), _recogniser_consistent(tables)
-    outcome = {(True, False): "sentiment", (True, True): "both", (False, True): "recogniser"}.get((sentiment_same, recogniser_same), "neither")
-    dynamic = sessions[sessions["run"].isin(["dynamic_alone", "dynamic_together"])]
+    """Which model gave the same answers, from the checker's verdicts on each deployment."""
+    verdicts, diagnoses = tables["verdicts"], tables["diagnoses"]
+    per = {code: _of(verdicts, code) for code in DEPLOYMENTS}
+    same = {code: _same(rows) for code, rows in per.items()}
+    outcome = {(True, False): "sentiment", (True, True): "both", (False, True): "recogniser"}.get(
+        (same["sentiment"], same["recogniser"]), "neither")
+    sentiment = per["sentiment"]
+    # held: the largest difference any check saw; broken: the first beyond tolerance (NaN: nothing compared)
+    diff = float(sentiment.loc[sentiment["verdict"] != "skipped", "difference"].max())
+    tolerance = _float_tolerance(_of(tables["tolerances"], "sentiment"))
+    recogniser = per["recogniser"]
+    wrong = int(recogniser.loc[recogniser["verdict"] == "broken", "wrong_steps"].sum())
+    compared = int(recogniser.loc[recogniser["verdict"] == "broken", "compared"].sum())
+    findings = [
+        Finding("sequence", {"as_expected": same["sequence"], **_counts(per["sequence"])}),
+        Finding("sentiment", {"as_expected": same["sentiment"], **_counts(sentiment), "diff": diff, "tolerance": tolerance}),
+        Finding("recogniser", {"as_expected": not same["recogniser"], **_counts(recogniser)}),
+    ]
     numbers = {
-        "checks_as_expected": int(checks["as_expected"].sum()),
-        "checks": len(checks),
-        "sentiment_identical": sentiment_same,
-        "sentiment_max_score_diff": float(sentiment["max_score_diff"].max()),
-        "recogniser_dynamic_consistent": recogniser_same,
-        "recogniser_dynamic_wrong_symbols": int(dynamic["wrong_symbols"].sum()),
+        "checks_held": int((verdicts["verdict"] == "held").sum()),
+        "checks_broken": int((verdicts["verdict"] == "broken").sum()),
+        "checks_skipped": int((verdicts["verdict"] == "skipped").sum()),
+        "sequence_held": same["sequence"],
+        "sentiment_same": same["sentiment"],
+        "recogniser_same": same["recogniser"],
+        "recogniser_wrong_steps": wrong,
     }
-    sequence_ok = bool(checks.set_index("check").loc[list(SEQUENCE_CHECKS), "as_expected"].all())
+    keeps_state = bool(((diagnoses["deployment"] == "recogniser") & (diagnoses["code"] == "keeps_state")).any())
     explanation = [
-        Finding("why_stateless", {"diff": numbers["sentiment_max_score_diff"]}),
-        Finding("why_recogniser", {"wrong": numbers["recogniser_dynamic_wrong_symbols"]}),
-        Finding("why_sequence_passed") if sequence_ok else Finding("why_sequence_failed"),
+        Finding("why_stateless", {"diff": diff, "tolerance": tolerance}) if same["sentiment"] else Finding("why_sentiment_differed"),
+        (Finding("why_recogniser_held") if same["recogniser"]
+         else Finding("why_recogniser", {"wrong": wrong, "compared": compared}) if keeps_state
+         else Finding("why_recogniser_broke")),
+        Finding("why_sequence_passed") if same["sequence"] else Finding("why_sequence_failed"),
         Finding("why_every_deployment"),
-        Finding("why_your_own"),  # the same checks on the learner's own model: the "Check a deployment" page
+        Finding("why_your_own"),  # the same checker on the learner's own model: the "Check a deployment" page
     ]
     return Judgement(outcome=outcome, numbers=numbers, findings=findings, explanation=explanation,
-                     tables={"checks": checks, "sentiment": sentiment, "recogniser_transcripts": _transcripts(sessions)})
+                     tables={"verdicts": verdicts})

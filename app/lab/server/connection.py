@@ -36,11 +36,15 @@ class ModelStatus:
 
 
 class LabServer:
-    def __init__(self, url: str | None = None, model_repository: Path = MODEL_REPOSITORY, preload: tuple[str, ...] = ()):
-        """`preload`: deployments loaded at start; everything else loads when first needed."""
+    def __init__(self, url: str | None = None, model_repository: Path = MODEL_REPOSITORY, preload: tuple[str, ...] = (),
+                 response_cache_bytes: int = 0):
+        """`preload`: deployments loaded at start; everything else loads when first needed.
+        `response_cache_bytes`: an embedded server gets a local response cache of that size (the
+        test suite's, for a zoo model that turns it on); an external server has whatever it has."""
         self.external_url = url
         self.model_repository = Path(model_repository)
         self.preload = preload
+        self.response_cache_bytes = response_cache_bytes
         self.models = self._models()
         self.embedded: EmbeddedServer | None = None
         self.trace_dir: Path | None = None
@@ -125,6 +129,7 @@ class LabServer:
             self.trace_dir = Path(tempfile.mkdtemp(prefix="triton-lab-trace-"))
             self.embedded = EmbeddedServer(
                 model_repository=self.model_repository,
+                response_cache_bytes=self.response_cache_bytes,
                 # A trace file must be named at start-up; runs switch tracing on per model.
                 extra_args=(
                     f"--trace-config=triton,file={self.trace_dir / TRACE_FILE}",

@@ -33,6 +33,9 @@ class EmbeddedServer(GroupLeader):
     http_port: int | None = None
     startup_models: tuple[str, ...] = ()
     extra_args: tuple[str, ...] = ()
+    # A local response cache of this many bytes (0: none). Only models whose config says
+    # response_cache { enable: true } use it (server docs/user_guide/response_cache.md).
+    response_cache_bytes: int = 0
     ready_timeout_s: float = 120.0
     # Requests still in flight at stop get this long; a stuck sequence must not hold us 30 s.
     exit_timeout_s: int = 5
@@ -81,6 +84,7 @@ class EmbeddedServer(GroupLeader):
             "--allow-cpu-metrics=false",
             f"--exit-timeout-secs={self.exit_timeout_s}",
             "--log-verbose=0",
+            *self._cache_args(install),
             *self.extra_args,
         ]
         env = dict(os.environ)
@@ -112,6 +116,13 @@ class EmbeddedServer(GroupLeader):
             raise
         self.ready_after_s = time.monotonic() - self.started_at
         return self
+
+    def _cache_args(self, install: installation.Installation) -> list[str]:
+        if not self.response_cache_bytes:
+            return []
+        if install.cache_dir is None:
+            raise StartupError("server_cache_missing", path=str(install.executable.parent.parent / "caches"))
+        return [f"--cache-directory={install.cache_dir}", f"--cache-config=local,size={self.response_cache_bytes}"]
 
     def _wait_ready(self) -> None:
         outcome = health.wait_until_ok(f"http://{self.url}/v2/health/ready", self.process, self.ready_timeout_s)

@@ -23,6 +23,7 @@ class Installation:
     library_dir: Path
     python_bin_dir: Path
     allocator: Path | None = None  # preloaded into the server when found (see _allocator)
+    cache_dir: Path | None = None  # the wheel's response caches (caches/local/libtritoncache_local.so), when shipped
 
 
 def _package_root() -> Path:
@@ -48,7 +49,9 @@ def locate() -> Installation:
     if not library_dir.is_dir():
         raise InstallationError("server_libraries_missing", path=str(library_dir))
     backend_dir = _assemble_backend_dir(server_root / "backends" / "python", stub, version)
-    return Installation(executable, backend_dir, library_dir, Path(sys.executable).parent, _allocator())
+    caches = server_root / "caches"
+    return Installation(executable, backend_dir, library_dir, Path(sys.executable).parent, _allocator(),
+                        caches if (caches / "local" / "libtritoncache_local.so").is_file() else None)
 
 
 # Triton 2.51's tracer frees a finished trace while still holding that trace's mutex (fixed

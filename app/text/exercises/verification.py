@@ -1,15 +1,17 @@
-"""Words of the verification exercise (app/lab/exercises/verification.py)."""
+"""Words of the verification exercise (app/lab/exercises/verification.py); the checker's reports it
+shows speak app/text/checker.py's words."""
 from __future__ import annotations
 
 from app.i18n import N_
 
 TITLE = N_("Verify before rollout: what must hold, and what must not be assumed")
 SCENARIO = N_(
-    "Before a release the team runs the rollout guide's experiments on the real server: interleaved "
-    "sessions with recognisable text, a new session on a slot another just ended, a session cancelled "
-    "half-way, and the same inputs sent in different arrival orders and batch splits, both to the "
-    "stateless sentiment classifier (dynamic batcher) and to the streaming recogniser behind the "
-    "dynamic batcher."
+    "Before a release the team runs the rollout guide's checks with the lab's deployment checker. On the streaming "
+    "recogniser under the sequence batcher: every session alone for its reference, then interleaved past the slots "
+    "into the backlog, IDs reused after END, a session abandoned and one whose client gave up on a request. On the "
+    "stateless sentiment classifier and on the same recogniser, both behind the dynamic batcher: every request alone "
+    "twice, the same requests concurrently in batches of other compositions, and alone again after that traffic. "
+    "Every answer is compared with the reference."
 )
 QUESTION = N_("Which model gives the same answers whatever the arrival order and the way requests are batched?")
 OPTIONS = {
@@ -19,74 +21,77 @@ OPTIONS = {
     "neither": N_("Neither: batching changes the numbers."),
 }
 NUMBERS = {
-    "checks_as_expected": N_("checks as expected"),
-    "checks": N_("checks run"),
-    "sentiment_identical": N_("sentiment identical in every order and split"),
-    "sentiment_max_score_diff": N_("sentiment: largest score difference"),
-    "recogniser_dynamic_consistent": N_("recogniser behind the dynamic batcher consistent"),
-    "recogniser_dynamic_wrong_symbols": N_("recogniser behind the dynamic batcher: wrong symbols"),
+    "checks_held": N_("checks held"),
+    "checks_broken": N_("checks broken"),
+    "checks_skipped": N_("checks skipped"),
+    "sequence_held": N_("recogniser under the sequence batcher: every check held"),
+    "sentiment_same": N_("sentiment under the dynamic batcher: the same answers in every check"),
+    "recogniser_same": N_("recogniser under the dynamic batcher: the same answers in every check"),
+    "recogniser_wrong_steps": N_("recogniser under the dynamic batcher: requests that answered differently"),
 }
 FINDINGS = {
-    # One per check of the guide, in the order they ran.
-    "interleaved": N_(
-        "As expected: {as_expected:yes_no}. {sessions:count} interleaved sessions stay intact, each reading only "
-        "its own state: {verdicts:verdicts}; only their own state read: {own:yes_no}."
-    ),
-    "after_end": N_(
-        "As expected: {as_expected:yes_no}. A new sequence after END inherits nothing (same slot, first chunk "
-        "fresh): STATE_IN {state_in:count}, STATE_OWNER {state_owner:text}, slot reused: {reused:yes_no}."
-    ),
-    "cancelled": N_(
-        "As expected: {as_expected:yes_no}. A session cancelled mid-way (no END) does not pollute the next one on "
-        "its slot: the next one is {verdict:verdict}, its first chunk read STATE_OWNER {state_owner:text}, and it "
-        "waited {wait:ms} for the slot."
+    # One per deployment checked, in the order they ran.
+    "sequence": N_(
+        "As expected: {as_expected:yes_no}. The recogniser under the sequence batcher (`{model:text}`, the lab's fix): "
+        "{held:count} of {checks:count} checks held, {broken:count} broke, {skipped:count} skipped."
     ),
     "sentiment": N_(
-        "As expected: {as_expected:yes_no}. The stateless sentiment model gives identical results in any order "
-        "and batch split: largest score difference {diff:.2e} (tolerance {tolerance:.0e}); labels identical: "
-        "{labels_identical:yes_no}."
+        "As expected: {as_expected:yes_no}. The stateless sentiment model under the dynamic batcher (`{model:text}`): "
+        "{held:count} of {checks:count} checks held, {broken:count} broke, {skipped:count} skipped; largest difference "
+        "from its reference {diff:.1e}, tolerance {tolerance:.0e}."
     ),
     "recogniser": N_(
-        "As expected: {as_expected:yes_no}. The recogniser behind the dynamic batcher is NOT order-invariant "
-        "(this must not be assumed): one at a time {alone:verdicts}; all at once {together:verdicts}."
+        "As expected: {as_expected:yes_no}. The recogniser under the dynamic batcher (`{model:text}`, the lab's "
+        "mistake) must not be assumed to answer the same however it is batched: {held:count} of {checks:count} checks "
+        "held, {broken:count} broke, {skipped:count} skipped."
     ),
     # The explanation, sentence by sentence.
     "why_stateless": N_(
-        "A request to a stateless model carries everything its answer depends on, so the dynamic batcher may "
-        "reorder and group requests freely: the sentiment labels were identical in every order and split, and "
-        "scores agreed to {diff:.1e} (float sums over different batch shapes may differ in the last bits, so "
-        "compare scores with a tolerance and labels exactly)."
+        "A request to a stateless model carries everything its answer depends on, so the dynamic batcher may reorder "
+        "and group requests freely: the sentiment model answered every request as it did alone, within {diff:.1e} of "
+        "its reference (the checker's tolerance {tolerance:.0e}: float sums over batches of other shapes may differ in "
+        "the last bits, so float outputs are compared within a tolerance and labels exactly)."
+    ),
+    "why_sentiment_differed": N_(
+        "The sentiment model answered a request differently on this run (its report names the first): a stateless "
+        "model must not, so find what its answer depends on besides the request before it goes behind the dynamic "
+        "batcher."
     ),
     "why_recogniser": N_(
-        "The recogniser's chunk is not self-contained: its answer depends on state left by the session's earlier "
-        "chunks, and behind the dynamic batcher a chunk lands in whatever row of whatever instance is free, so its "
-        "transcripts changed with arrival order and were wrong in {wrong:count} symbols."
+        "The recogniser's chunk is not self-contained: the model keeps a running state per batch row of each "
+        "instance, and behind the dynamic batcher no START ever resets it, so the same chunk sent alone a second time "
+        "read what the chunks before it had left there: {wrong:count} of {compared:count} requests answered "
+        "differently, and answers that do not repeat leave nothing to judge the other checks against."
+    ),
+    "why_recogniser_broke": N_(
+        "The recogniser behind the dynamic batcher broke a check (its report says which, and what that says about the "
+        "model): its answers depend on more than the request."
+    ),
+    "why_recogniser_held": N_(
+        "The recogniser behind the dynamic batcher gave the same answers on this run, but its chunks still depend on "
+        "state the dynamic batcher does not keep for them: that must not be assumed; run it again and compare."
     ),
     "why_sequence_passed": N_(
-        "Under the sequence batcher the same model passed the guide's checks: interleaved sessions read only their "
-        "own state, a START on a reused slot began fresh, and a cancelled session's leftover state did not leak, "
-        "because START resets the state and the idle timeout freed the slot."
+        "Under the sequence batcher the same recogniser held every check that ran: each session keeps one slot for its "
+        "life, START resets the state the model keeps for that slot, and a slot left by an abandoned session is freed "
+        "by the idle timeout and begins fresh with the next session's START."
     ),
     "why_sequence_failed": N_(
-        "Under the sequence batcher some of the guide's checks failed on this run (see the table): do not roll "
-        "out until they pass."
+        "Under the sequence batcher some of the guide's checks broke on this run (see its report): do not roll out "
+        "until they hold."
     ),
     "why_every_deployment": N_(
-        "Run these checks on every new deployment and after every model change; they take seconds and catch the "
+        "Run these checks on every new deployment and after every model change: they are cheap, and they catch the "
         "failures that unit tests with one client cannot."
     ),
     "why_your_own": N_(
-        "The same checks, and those the guide adds (IDs reused after END, sessions abandoned or timed out, one instance "
-        "against several), run on a model of your own: [Check a deployment](check?lang=en) under Practice, or "
-        "`batching-lab check --model NAME` in a terminal."
+        "The checker that ran here runs on a model of your own too: [Check a deployment](check?lang=en) under "
+        "Practice, or `batching-lab check --model NAME` in a terminal."
     ),
 }
 STEPS = {
-    "interleaved": N_("{sessions:count} interleaved sessions on the direct deployment"),
-    "deploy_one_slot": N_("Deploying 1 instance × 1 slot, idle timeout {timeout:seconds}"),
-    "after_end": N_("A new session after END, on the same slot"),
-    "cancelled": N_("A session cancelled after {chunks:count} chunks, then a new one on its slot"),
-    "sentiment": N_("Sentiment: same reviews, {modes:count} orders and batch splits"),
-    "recogniser": N_("Recogniser behind the dynamic batcher: one at a time, then all at once"),
-    "measuring": N_("Measuring"),
+    "sequence": N_("The recogniser under the sequence batcher (`{model:text}`): the guide's checks"),
+    "sentiment": N_("The sentiment model under the dynamic batcher (`{model:text}`): the guide's checks"),
+    "recogniser": N_("The recogniser under the dynamic batcher (`{model:text}`): the guide's checks"),
+    "waiting": N_("Waiting for `{model:text}`: {ahead:count} run(s) ahead of this check (about {expected:seconds})"),
 }

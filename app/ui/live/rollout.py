@@ -1,33 +1,57 @@
-"""Live element of lesson 7: the verification a team runs before rolling a scheduler out."""
+"""Live element of lesson 7: a team runs the rollout guide's checks on a deployment before rolling it out.
+
+The checks are the deployment checker's (app/lab/checker/engine.run_check, through
+app/lab/cases/rollout.py), run in this script thread so its progress callback moves the bar
+directly, as on the "Check a deployment" page; its report is drawn by app/ui/check_report.py,
+with the lesson's reading of the result above it (app/text/rollout.py).
+"""
 from __future__ import annotations
 
 import streamlit as st
 
-from app.i18n import N_
 from app.lab.cases import rollout as checks
+from app.text import check_page as check_page_words
+from app.text import checker as check_words
 from app.text import rollout as words_of
+from app.ui import check_report, language
 from app.ui.language import _, t
 from app.ui.live.common import explained_failures, store, stored
-from app.ui.progress import run_with_progress
+
+RESULT = "rollout_checks"
+BOX = {"sequence_held": st.success, "stateless_held": st.success, "recogniser_keeps_state": st.warning, "broken": st.error}
 
 
 def rollout_checks(server, deployer) -> None:
-    st.markdown(_(
-        "Pick a deployment and run the checks. Try `asr_dynamic` too: a check that cannot fail proves nothing."
-    ))
-    target = st.selectbox(_("Deployment to verify"), checks.TARGETS, key="rollout-target")
-    if st.button(_("Run the checks"), key="rollout-run", type="primary"):
-        with explained_failures():
-            results = run_with_progress(lambda p: checks.run_all(server, target, p), _("Verifying"))
-            store("rollout_checks", (target, results))
-    saved = stored("rollout_checks")
-    if not saved:
-        return
-    target, results = saved
     words = t()
-    st.markdown(words.render(N_("Results for `{target:text}`:"), target=target))
-    for check in results:
-        verdict = _("PASS") if check.passed else _("FAIL")
-        (st.success if check.passed else st.error)(words.render(
-            N_("{outcome:text}: {name:text}: {detail:text}"), outcome=verdict, name=words_of.name(check, words),
-            detail=words_of.detail(check, words)))
+    st.markdown(_(words_of.INTRO))
+    target = language.choice(st.selectbox, _("Deployment to check"), checks.TARGETS, key="rollout-target",
+                             format_func=lambda model: words_of.target(model, words))
+    if st.button(_("Run the checks"), key="rollout-run", type="primary"):
+        store(RESULT, None)  # a check that fails leaves its message alone, not an older result under it
+        with explained_failures():
+            store(RESULT, _run(server, deployer, target))
+    saved = stored(RESULT)
+    if saved is None:
+        return
+    reading = checks.reading(saved.result)
+    BOX[reading](words.render(words_of.RESULT_FOR, model=saved.result.facts.name) + " " + _(words_of.READINGS[reading]))
+    check_report.body(saved, key="rollout")
+
+
+def _run(server, deployer, model: str) -> check_report.CheckRun:
+    """The check, with its progress and its place in the run queue on one bar."""
+    words = t()
+    bar = st.progress(0.0, text=words.render(check_page_words.STARTING, model=model))
+
+    def progress(done: int, planned: int, phase: str, variant: str) -> None:
+        bar.progress(min(done / planned, 1.0) if planned else 0.0,
+                     text=words.render(check_page_words.PROGRESS, phase=words(check_words.PHASES[phase]),
+                                       variant=words(check_words.VARIANTS[variant]), done=done, planned=planned))
+
+    def waiting(place) -> None:
+        bar.progress(0.0, text=words.render(check_page_words.WAITING, model=model, ahead=place.position, expected=place.expected_s))
+
+    try:
+        return check_report.CheckRun(checks.check_target(server, deployer, model, progress=progress, on_wait=waiting))
+    finally:
+        bar.empty()

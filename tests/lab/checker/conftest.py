@@ -16,6 +16,7 @@ from app.lab.checker.options import CheckOptions
 from app.lab.deployment import deployments
 
 ZOO = Path(__file__).parent / "zoo"
+REVIEW_CONFIGS = Path(__file__).parent / "review_configs"  # configs the offline review reads; never loaded
 UNLOAD_WAIT_S = 60.0
 TEST_STEPS = 6  # short sessions keep the suite quick; every check still has steps to compare
 

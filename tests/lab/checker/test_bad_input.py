@@ -1,6 +1,7 @@
 """What the checker refuses, and what it skips, each with one clear message and nothing left behind:
-unknown, failing and decoupled models, inputs it cannot generate, data files that do not match,
-servers where it may not load a copy, and a server that goes away mid-check."""
+unknown, failing and decoupled models, shapes and data files that do not match the model,
+servers where it may not load a copy, and a server that goes away mid-check; and the sizes it
+draws itself for a variable input that no --shape sizes."""
 from __future__ import annotations
 
 import json
@@ -10,11 +11,13 @@ import pytest
 from app.i18n import words
 from app.lab.checker import engine
 from app.lab.checker import target as targets
+from app.lab.checker.inputs import parse_shape
 from app.lab.checker.options import CheckOptions
 from app.lab.problems import LabError
 from app.lab.server.connection import LabServer
+from app.text import checker as text
 from app.text.problems import error
-from tests.lab.checker.conftest import TEST_STEPS, ZOO, check_copies_gone, ready, verdicts, zoo_files, zoo_fixture
+from tests.lab.checker.conftest import TEST_STEPS, ZOO, as_json, check_copies_gone, ready, verdicts, zoo_files, zoo_fixture
 
 zoo = zoo_fixture("zoo_varlen", "zoo_fails", "zoo_decoupled", "zoo_direct_slot")
 
@@ -49,19 +52,39 @@ def test_a_decoupled_model_is_refused_before_any_request(zoo):
     assert zoo.server.client().get_inference_statistics("zoo_decoupled")["model_stats"][0]["inference_count"] == before
 
 
-def test_an_input_it_cannot_generate_is_named_and_shape_or_data_asked_for(zoo):
-    err = refused(zoo.server, "zoo_varlen")
-    assert err.code == "check_input_shape_needed" and err.values["name"] == "TOKENS"
-    assert "--shape TOKENS:" in english(err) and "--input-data" in english(err)
+SOUND_VARLEN = {"reference/alone": "held", "interleaved/all_instances": "held", "id_reuse/all_instances": "held",
+                "abandoned/all_instances": "held", "cancelled/all_instances": "held", "golden/alone": "skipped",
+                "golden/all_instances": "skipped", "finite/alone": "skipped", "finite/all_instances": "skipped"}  # one INT64 output
+
+
+def test_without_shape_a_variable_input_gets_sizes_drawn_per_session_and_step_and_every_check_holds(zoo):
+    result = zoo.check("zoo_varlen")
+    assert result.exit_code == 0, verdicts(result)
+    assert {k: v for k, v in verdicts(result).items() if "one_instance" not in k} == SOUND_VARLEN
+    data = as_json(result)["inputs"]
+    assert data["sizes"] == {"low": 1, "high": 16, "per": "request"}  # a sequence model: each request its own
+    (tokens,) = data["shapes"]
+    assert tokens["name"] == "TOKENS" and tokens["sized_by"] == "drawn" and 1 <= tokens["smallest"][0] < tokens["largest"][0] <= 16
+    said = f"input TOKENS [-1]: [{tokens['smallest'][0]}] to [{tokens['largest'][0]}], drawn for each session and step"
+    assert any(line.startswith(said) for line in text.summary_lines(result, words("en")))
 
 
 def test_a_variable_length_integer_input_sized_by_shape_passes(zoo):
-    result = zoo.check("zoo_varlen", shapes={"TOKENS": (5,)})
+    result = zoo.check("zoo_varlen", key="shape", shapes={"TOKENS": (5,)})
     assert result.exit_code == 0
-    assert {k: v for k, v in verdicts(result).items() if "one_instance" not in k} == {
-        "reference/alone": "held", "interleaved/all_instances": "held", "id_reuse/all_instances": "held",
-        "abandoned/all_instances": "held", "cancelled/all_instances": "held", "golden/alone": "skipped",
-        "golden/all_instances": "skipped", "finite/alone": "skipped", "finite/all_instances": "skipped"}  # one INT64 output
+    assert {k: v for k, v in verdicts(result).items() if "one_instance" not in k} == SOUND_VARLEN
+    data = as_json(result)["inputs"]
+    assert data["sizes"] is None and data["shapes"] == [{"name": "TOKENS", "dims": [-1], "sized_by": "shape", "smallest": [5], "largest": [5]}]
+    assert "input TOKENS [-1]: [5], from --shape" in text.summary_lines(result, words("en"))
+
+
+@pytest.mark.parametrize(("shape", "code"), [("TOKENS:5,5", "check_shape_mismatch"), ("IDS:5", "check_shape_unknown_input"),
+                                             ("TOKENS:2000000", "check_shape_too_large")])
+def test_a_shape_that_does_not_fit_the_model_keeps_its_own_problem_and_nothing_is_sent(zoo, shape, code):
+    before = zoo.server.client().get_inference_statistics("zoo_varlen")["model_stats"][0]["inference_count"]
+    err = refused(zoo.server, "zoo_varlen", shapes=dict([parse_shape(shape)]))
+    assert err.code == code and shape.split(":")[0] in english(err)
+    assert zoo.server.client().get_inference_statistics("zoo_varlen")["model_stats"][0]["inference_count"] == before
 
 
 def test_one_stream_per_session_from_a_perf_analyzer_data_file_with_shapes_of_its_own(zoo, tmp_path):

@@ -16,7 +16,7 @@ from app.lab.problems import LabError
 from app.lab.server.ports import free_ports
 from app.text import problems as problems_text
 from tests.i18n.text_checks import reads_in
-from tests.lab.checker.conftest import ZOO
+from tests.lab.checker.conftest import REVIEW_CONFIGS, ZOO
 
 CLI = [sys.executable, "-m", "app.cli", "check"]
 
@@ -44,8 +44,9 @@ def test_exit_2_for_options_that_cannot_be_right_before_any_server_is_asked(serv
 
 
 def test_exit_1_with_a_failure_per_broken_check_in_the_junit_xml(server_env, tmp_path):
-    xml, report = tmp_path / "check.xml", tmp_path / "check.json"
-    done = run_check(["--model", "asr_dynamic", "--sessions", "4", "--steps", "4", "--junit-xml", str(xml), "--json", str(report)], server_env)
+    xml, report, failures = tmp_path / "check.xml", tmp_path / "check.json", tmp_path / "failures.json"
+    done = run_check(["--model", "asr_dynamic", "--sessions", "4", "--steps", "4", "--junit-xml", str(xml), "--json", str(report),
+                      "--export-failures", str(failures)], server_env)
     assert done.returncode == 1, done.stderr
     assert "BROKEN" in done.stdout and "belongs under the sequence batcher" in done.stdout
     suite = ET.parse(xml).getroot().find("testsuite")
@@ -59,6 +60,13 @@ def test_exit_1_with_a_failure_per_broken_check_in_the_junit_xml(server_env, tmp
     data = json.loads(report.read_text())
     assert (data["kind"], data["schema"], data["exit_code"], data["outcome"]) == ("check", 1, 1, "broken")
     assert data["server"]["where"] == "external" and data["inputs"]["lengths"] == [4, 4, 4, 4]
+    # the failing sessions as perf_analyzer --input-data: a stream per session, every input per step, its references aligned
+    exported = json.loads(failures.read_text())
+    assert f"wrote {failures}: {len(exported['data'])} failing sessions as perf_analyzer --input-data" in done.stdout
+    assert 1 <= len(exported["data"]) <= 4 and [len(s) for s in exported["data"]] == [len(s) for s in exported["validation_data"]]
+    inputs, outputs = ({t["name"] for t in data["model"][kind]} for kind in ("inputs", "outputs"))
+    assert all(set(step) == inputs for stream in exported["data"] for step in stream)
+    assert all(set(step) == outputs for stream in exported["validation_data"] for step in stream)
 
 
 def test_exit_0_when_every_check_held_and_the_one_instance_variant_skipped_on_an_external_server(server_env, tmp_path):
@@ -66,16 +74,20 @@ def test_exit_0_when_every_check_held_and_the_one_instance_variant_skipped_on_an
     done = run_check(["--model", "asr_sequence_direct", "--steps", "4", "--only", "interleaved", "--json", str(report)], server_env)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Every check held." in done.stdout
+    # The version checked, and counted nouns in their plural: asr_sequence_direct is 2 instances of 4 slots.
+    assert "Checked asr_sequence_direct version 1 on " in done.stdout and ": scheduler direct, 2 instances; " in done.stdout
+    assert "capacity 8 sequences (2 × 4 slots)" in done.stdout
     checks = {(c["check"], c["variant"]): c for c in json.loads(report.read_text())["checks"]}
     assert checks[("interleaved", "all_instances")]["verdict"] == "held"
     assert (checks[("interleaved", "one_instance")]["verdict"], checks[("interleaved", "one_instance")]["reason"]) == ("skipped", "external_server")
 
 
 def test_a_repository_of_ones_own_served_embedded_with_a_one_instance_copy_and_nothing_left_running(tmp_path):
-    report, xml = tmp_path / "check.json", tmp_path / "check.xml"
+    report, xml, failures = tmp_path / "check.json", tmp_path / "check.xml", tmp_path / "failures.json"
     done = run_check(["--model", "zoo_corrid_oldest", "--model-repository", str(ZOO), "--steps", "4", "--only", "interleaved",
-                      "--json", str(report), "--junit-xml", str(xml)], own_env())
+                      "--json", str(report), "--junit-xml", str(xml), "--export-failures", str(failures)], own_env())
     assert done.returncode == 0, done.stdout + done.stderr
+    assert f"no session failed: nothing written to {failures}" in done.stdout and not failures.exists()
     data = json.loads(report.read_text())
     assert data["server"]["where"] == "embedded"
     assert {(c["check"], c["variant"]): c["verdict"] for c in data["checks"]} == {
@@ -142,4 +154,38 @@ def test_exit_2_in_the_users_language_for_a_server_that_does_not_answer():
 def test_exit_2_for_a_seed_the_generator_cannot_take_before_a_server_starts():
     done = run_check(["--model", "asr_dynamic", "--seed", "-1"], own_env(), timeout=60)
     assert done.returncode == 2 and "the seed must be a whole number from 0 to 4,294,967,295: got -1" in done.stderr
+    assert "Starting" not in done.stderr
+
+
+def test_the_offline_review_judges_for_the_triton_version_given_and_says_which(tmp_path):
+    """--triton-version reaches the release-dependent checks and the report names it; without
+    one the review says those checks were not made instead of assuming a release."""
+    report = tmp_path / "review.json"
+
+    def review(*args):
+        done = run_check(["--config", str(REVIEW_CONFIGS), "--json", str(report), *args], own_env(), timeout=120)
+        data = json.loads(report.read_text())
+        return done, data, {m: {f["code"] for f in fs} for m, fs in data["models"].items()}
+
+    done, data, found = review("--triton-version", "2.54.0")
+    assert done.returncode == 1, done.stderr  # both issue pitfalls are errors
+    assert data["triton_version"] == "2.54.0" and done.stdout.splitlines()[0] == "reviewed for Triton 2.54.0"
+    assert "warmup_string_corrid" in found["warmup_string_corrid"] and "warmup_string_corrid" not in found["warmup_integer_corrid"]
+    assert "implicit_state_order" in found["state_order_crossed"] and "implicit_state_order" not in found["state_order_renamed"]
+    done, data, found = review()
+    assert data["triton_version"] is None and done.stdout.startswith("no Triton version given (--triton-version, e.g. 2.51.0")
+    assert {"check": "warmup_string_corrid", "needs": ["triton_version"]} in [f["values"] for f in data["models"]["warmup_string_corrid"]]
+    assert "warmup_string_corrid" not in found["warmup_string_corrid"]
+    done, data, found = review("--triton-version", "2.53.0")
+    assert "warmup_string_corrid" not in found["warmup_string_corrid"]
+    assert all(f["values"].get("check") != "warmup_string_corrid" for f in data["models"]["warmup_string_corrid"])
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--config", str(REVIEW_CONFIGS), "--triton-version", "25.01"], "three numbers such as 2.51.0 (release 24.10) or 2.54.0 (release 25.01): got '25.01'"),
+    (["--model", "asr_dynamic", "--triton-version", "2.51.0"], "--triton-version 2.51.0 is for --config"),
+])
+def test_exit_2_for_a_triton_version_that_cannot_be_used_before_any_server_starts(args, words):
+    done = run_check(args, own_env(), timeout=60)
+    assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert "Starting" not in done.stderr

@@ -62,14 +62,113 @@ def test_a_model_without_batching_gets_no_batch_dimension():
 def test_shapes_fill_variable_dimensions_and_every_problem_names_the_input():
     f = model(TensorSpec("TOKENS", "INT64", (-1,)), TensorSpec("IMAGE", "FP32", (3, -1, -1)))
     assert inputs.concrete_shapes(f, {"TOKENS": (7,), "IMAGE": (3, 4, 5)}) == {"TOKENS": (7,), "IMAGE": (3, 4, 5)}
-    with pytest.raises(LabError) as missing:
-        inputs.concrete_shapes(f, {"TOKENS": (7,)})
-    assert [(p.code, p.values["name"]) for p in missing.value.problems] == [("check_input_shape_needed", "IMAGE")]
-    assert "--shape IMAGE:d1,d2" in english(missing.value)
+    assert inputs.concrete_shapes(f, {"TOKENS": (7,)}) == {"TOKENS": (7,), "IMAGE": None}  # the data file or the drawn sizes say
     with pytest.raises(LabError) as wrong:
         inputs.concrete_shapes(f, {"TOKENS": (7,), "IMAGE": (4, 4, 5), "OTHER": (1,)})
     assert {p.code for p in wrong.value.problems} == {"check_shape_unknown_input", "check_shape_mismatch"}
-    assert inputs.concrete_shapes(f, {}, data_supplied=True) == {"TOKENS": None, "IMAGE": None}
+    assert "'OTHER', which is not an input of the model" in english(wrong.value)
+    with pytest.raises(LabError) as large:
+        inputs.concrete_shapes(f, {"TOKENS": (2**21,)})
+    assert large.value.code == "check_shape_too_large" and "more than 1,048,576 elements per request" in english(large.value)
+
+
+# -- sizes for the variable dimensions no --shape sizes ---------------------------------------------
+def stateless(*specs: TensorSpec, config: dict | None = None, scheduler: str = "dynamic") -> ModelFacts:
+    base = model(*specs)
+    return ModelFacts(**{**base.__dict__, "scheduler": scheduler, "slots_per_instance": 0, "idle_timeout_us": 0, "controls": (),
+                         "config": config or {}})
+
+
+def sent_shapes(source, name: str) -> list[tuple[int, ...]]:
+    """The shape of `name` in every request the sessions send (without the batch dimension)."""
+    return [source.arrays(s, k)[name].shape[1:] for s, n in enumerate(source.lengths) for k in range(n)]
+
+
+def drawn_source(f: ModelFacts, seed: int = 0, sessions: int = 16, steps: int = 24, shapes=None) -> inputs.Generated:
+    dims = inputs.concrete_shapes(f, shapes or {})
+    lengths = inputs.session_lengths(sessions, steps, seed, mixed=f.sequence)
+    return inputs.Generated(f, dims, lengths, seed, inputs.drawn_sizes(f, dims, seed))
+
+
+VARLEN = model(TensorSpec("TOKENS", "INT64", (-1,)), TensorSpec("MASK", "BOOL", (-1,)), TensorSpec("IMAGE", "FP32", (3, -1, -1)),
+               TensorSpec("SCALE", "FP32", (1,)))
+
+
+def test_a_sequence_models_sizes_are_drawn_per_session_and_step_within_the_default_range():
+    source = drawn_source(VARLEN)
+    assert source.sizes == inputs.DrawnSizes(1, 16, "request", 0) and inputs.DEFAULT_SIZES == (1, 16)
+    tokens = [shape[0] for shape in sent_shapes(source, "TOKENS")]
+    assert min(tokens) >= 1 and max(tokens) <= 16 and len(set(tokens)) > 8  # varied, inside the range
+    per_session = [tuple(source.arrays(s, k)["TOKENS"].shape[1] for k in range(source.lengths[s])) for s in range(source.sessions)]
+    assert len(set(per_session)) == source.sessions  # every session its own history of lengths
+    for s, k in [(0, 0), (3, 5), (15, 7)]:  # one size per request: inputs whose lengths must agree agree
+        arrays = source.arrays(s, k)
+        n = arrays["TOKENS"].shape[1]
+        assert arrays["MASK"].shape == (1, n) and arrays["IMAGE"].shape == (1, 3, n, n) and arrays["SCALE"].shape == (1, 1)
+
+
+def test_drawn_sizes_are_the_same_in_every_run_with_the_same_seed_and_differ_with_another():
+    first, again, other = drawn_source(VARLEN, seed=5), drawn_source(VARLEN, seed=5), drawn_source(VARLEN, seed=6)
+    assert sent_shapes(first, "IMAGE") == sent_shapes(again, "IMAGE") != sent_shapes(other, "IMAGE")
+    assert np.array_equal(first.arrays(2, 3)["TOKENS"], again.arrays(2, 3)["TOKENS"])
+
+
+def test_a_dynamic_batcher_gets_one_size_for_every_request_so_any_requests_can_share_a_batch():
+    f = stateless(TensorSpec("TOKENS", "INT64", (-1,)), TensorSpec("MASK", "BOOL", (-1,)))
+    source = drawn_source(f, seed=3)
+    assert source.sizes.per == "run"
+    assert len(set(sent_shapes(source, "TOKENS"))) == 1 and set(sent_shapes(source, "TOKENS")) == set(sent_shapes(source, "MASK"))
+    assert len({drawn_source(f, seed=s).sizes.size(0, 0) for s in range(20)}) > 1  # drawn, not a constant
+
+
+@pytest.mark.parametrize(("f", "per"), [
+    # every variable input allows ragged batches: Triton checks no shape, so each request has its own
+    (stateless(TensorSpec("TOKENS", "INT64", (-1,)), config={"input": [{"name": "TOKENS", "allow_ragged_batch": True}]}), "request"),
+    # one ragged input is not enough: the other still must stack
+    (stateless(TensorSpec("TOKENS", "INT64", (-1,)), TensorSpec("MASK", "BOOL", (-1,)),
+               config={"input": [{"name": "TOKENS", "allow_ragged_batch": True}, {"name": "MASK"}]}), "run"),
+    (stateless(TensorSpec("TOKENS", "INT64", (-1,)), scheduler="none"), "request"),  # no batcher: nothing is stacked
+])
+def test_sizes_vary_per_request_wherever_triton_does_not_stack_the_requests(f, per):
+    source = drawn_source(f)
+    assert source.sizes.per == per
+    assert (len(set(sent_shapes(source, "TOKENS"))) > 1) == (per == "request")
+
+
+def test_the_range_comes_down_where_several_variable_dimensions_would_hold_too_many_elements():
+    f = model(TensorSpec("CUBE", "FP32", (-1,) * 6), TensorSpec("TOKENS", "INT64", (-1,)))
+    sizes = inputs.drawn_sizes(f, inputs.concrete_shapes(f, {}), 0)
+    assert (sizes.low, sizes.high) == (1, 10)  # 10**6 fits in MAX_ELEMENTS, 11**6 does not
+
+
+def test_shape_fixes_the_sizes_and_the_used_shapes_say_what_sized_each_input():
+    fixed = drawn_source(VARLEN, shapes={"TOKENS": (5,), "MASK": (5,), "IMAGE": (3, 2, 2)})
+    assert fixed.sizes is None and set(sent_shapes(fixed, "TOKENS")) == {(5,)}
+    assert {s.name: (s.sized_by, s.smallest, s.largest) for s in fixed.used().shapes} == {
+        "TOKENS": ("shape", (5,), (5,)), "MASK": ("shape", (5,), (5,)), "IMAGE": ("shape", (3, 2, 2), (3, 2, 2)), "SCALE": ("model", (1,), (1,))}
+    partly = drawn_source(VARLEN, shapes={"TOKENS": (5,)})
+    assert set(sent_shapes(partly, "TOKENS")) == {(5,)} and len(set(sent_shapes(partly, "MASK"))) > 1
+
+
+def test_the_used_shapes_are_the_smallest_and_largest_sent():
+    source = drawn_source(VARLEN, seed=9, sessions=5, steps=7)
+    used = source.used()
+    tokens = [shape[0] for shape in sent_shapes(source, "TOKENS")]
+    shapes = {s.name: s for s in used.shapes}
+    assert (shapes["TOKENS"].sized_by, shapes["TOKENS"].smallest, shapes["TOKENS"].largest) == ("drawn", (min(tokens),), (max(tokens),))
+    assert shapes["IMAGE"].smallest == (3, min(tokens), min(tokens)) and shapes["IMAGE"].largest == (3, max(tokens), max(tokens))
+    assert used.to_json()["sizes"] == {"low": 1, "high": 16, "per": "request"}
+    assert shapes["TOKENS"].to_json() == {"name": "TOKENS", "dims": [-1], "sized_by": "drawn", "smallest": [min(tokens)],
+                                          "largest": [max(tokens)]}
+
+
+def test_a_data_files_shapes_are_its_entries_own():
+    f = model(TensorSpec("T", "INT64", (-1,)), TensorSpec("H", "FP32", (2,)))
+    document = {"data": [[{"T": [1, 2, 3], "H": [0, 0]}, {"T": [4], "H": [0, 0]}], [{"T": {"content": [1, 2, 3, 4, 5, 6], "shape": [6]}, "H": [1, 1]}]]}
+    streams = input_data.streams(document, f, inputs.concrete_shapes(f, {}))
+    used = inputs.FromData(f, streams, [2, 1, 2]).used()
+    assert used.sizes is None
+    assert {s.name: (s.sized_by, s.smallest, s.largest) for s in used.shapes} == {"T": ("data_file", (1,), (6,)), "H": ("model", (2,), (2,))}
 
 
 @pytest.mark.parametrize(("text", "parsed"), [("IMAGE:3,224,224", ("IMAGE", (3, 224, 224))), ("a:b:5", ("a:b", (5,)))])

@@ -408,3 +408,20 @@ def test_inf_appearing_under_traffic_breaks_finite_there_and_the_lone_runs_hold(
     assert (first["session"], first["step"], first["phase"], first["shown"], first["difference"]) == (0, 1, "interleaved", {"got": ["inf"]}, None)
     assert first["execution"]["batch"] == 2
     assert {d["code"] for d in result.diagnoses} == {"sessions_mix", "non_finite"}
+
+
+def test_lone_repeats_answered_from_the_response_cache_are_skipped_not_held():
+    """The measurement ran both lone passes but the server answered the second from its cache
+    (measure._answered_from_cache): equal answers prove nothing, so nothing is judged held."""
+    rows = Rows()
+    for pass_, diff in (("a", None), ("b", 0.0)):
+        for s in range(2):
+            rows.add("reference", "alone", len(rows.rows), s, 0, diff, pass_=pass_, corrid="")
+    values = {"cache_hits": 2, "requests": 2}
+    skipped = [{"check": c, "variant": v, "reason": "response_cache", "values": values}
+               for c, v in (("repeat_alone", "alone"), ("batch_composition", "all_instances"), ("after_traffic", "alone"))]
+    result = judge(tables(rows, facts(sequence=False), skipped=skipped))
+    assert [(v.id, v.verdict, v.reason, v.values) for v in result.verdicts if v.check not in ("golden", "finite")] == [
+        ("repeat_alone/alone", "skipped", "response_cache", values), ("batch_composition/all_instances", "skipped", "response_cache", values),
+        ("after_traffic/alone", "skipped", "response_cache", values)]
+    assert result.exit_code == 0 and result.diagnoses == []

@@ -1,4 +1,4 @@
-"""Placement from log lines and trace stamps, the JSON report and the JUnit XML (pure)."""
+"""Placement from log lines and trace stamps, the JSON report, the JUnit XML and the printed summary (pure)."""
 from __future__ import annotations
 
 import json
@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from app.i18n import languages, words
-from app.lab.checker import compare, junit, placement, report
+from app.lab.checker import compare, inputs, junit, placement, report
 from app.lab.checker.engine import CheckResult
-from app.lab.checker.judge import judge
+from app.lab.checker.judge import Verdict, judge
 from app.lab.checker.options import CheckOptions
 from app.text import checker as text
 from tests.i18n.text_checks import reads_in
@@ -180,3 +180,115 @@ def test_skipped_golden_and_finite_say_why_in_every_language():
     for lang in languages():
         for v in result.verdicts:
             assert reads_in(lang, text.verdict_sentence(v, words(lang)), text.verdict_sentence(v, words("en"))), (lang, v.id)
+
+
+# -- the printed summary: the version, counted nouns in the language's plural, the inputs' shapes ------------
+def counted_result(instances: int, slots: int, lengths: list[int], rows: Rows, used: inputs.InputsUsed | None = None) -> CheckResult:
+    t = tables(rows, model_facts=facts(instances=instances, slots=slots))
+    t.lengths = lengths
+    return CheckResult(t.facts, t.options, t, judge(t), "external", "h:8000", 1.5, inputs=used or inputs.InputsUsed())
+
+
+ONE = counted_result(1, 1, [1], Rows().add("reference", pass_="a"))
+SEVERAL = counted_result(2, 4, [24] + [8] * 15, Rows().reference(conversations=2, steps=2))
+SUMMARIES = {
+    ("en", "one"): ["Checked m version 1 on h:8000 (an external server): scheduler direct, 1 instance; 1 request in 1.5 s",
+                    "capacity 1 sequence (1 × 1 slot), idle timeout 1.0 s", "1 session of 1 step, inputs generated from the model's metadata"],
+    ("en", "several"): ["Checked m version 1 on h:8000 (an external server): scheduler direct, 2 instances; 8 requests in 1.5 s",
+                        "capacity 8 sequences (2 × 4 slots), idle timeout 1.0 s",
+                        "16 sessions of 8 to 24 steps, inputs generated from the model's metadata"],
+    ("zh", "one"): ["已在 h:8000（外部服务器）上检查 m 版本 1：调度器 direct，1 个实例；1.5 秒 内发送了 1 个请求",
+                    "容量 1 个序列（1 × 1 个槽位），空闲超时 1.0 秒", "1 个会话，每个 1 步，输入由模型的元数据生成"],
+    ("zh", "several"): ["已在 h:8000（外部服务器）上检查 m 版本 1：调度器 direct，2 个实例；1.5 秒 内发送了 8 个请求",
+                        "容量 8 个序列（2 × 4 个槽位），空闲超时 1.0 秒", "16 个会话，每个 8 到 24 步，输入由模型的元数据生成"],
+}
+
+
+@pytest.mark.parametrize(("lang", "counts"), list(SUMMARIES))
+def test_the_summary_names_the_version_and_counts_in_the_languages_singular_and_plural(lang, counts):
+    result = ONE if counts == "one" else SEVERAL
+    assert text.summary_lines(result, words(lang))[:3] == SUMMARIES[(lang, counts)]
+
+
+@pytest.mark.parametrize(("lang", "one", "several"), [
+    ("en", "1 step of 1 session matched their references; largest difference 0; 1 request refused; "
+           "only 1 session in flight on 1 slot: the backlog was not reached (more --sessions reach it)",
+     "96 steps of 16 sessions matched their references; largest difference 0; 3 requests refused; "
+     "16 sessions in flight on 8 slots, so the backlog was used"),
+    ("zh", "1 个会话的 1 步与参照结果一致；最大差值 0；1 个请求被拒绝；1 个槽位上同时只有 1 个会话：没有用到积压队列（用 --sessions 增加会话数才能用到）",
+     "16 个会话的 96 步与参照结果一致；最大差值 0；3 个请求被拒绝；8 个槽位上同时有 16 个会话，因此用到了积压队列"),
+])
+def test_verdict_sentences_count_in_the_languages_singular_and_plural(lang, one, several):
+    def held(compared, sessions, refusals, in_flight, capacity):
+        return Verdict("interleaved", "all_instances", "held", values={
+            "compared": compared, "sessions": sessions, "largest_difference": 0.0, "refusals": refusals, "in_flight": in_flight,
+            "capacity": capacity, "overflow": in_flight > capacity})
+    assert text.verdict_sentence(held(1, 1, 1, 1, 1), words(lang)) == one
+    assert text.verdict_sentence(held(96, 16, 3, 16, 8), words(lang)) == several
+
+
+DRAWN = inputs.InputsUsed(inputs.DrawnSizes(1, 16, "request", 0), (
+    inputs.ShapeUsed("TOKENS", (-1,), "drawn", (1,), (16,)), inputs.ShapeUsed("LABEL", (1,), "model", (1,), (1,))))
+ONE_SIZE = inputs.InputsUsed(inputs.DrawnSizes(1, 16, "run", 0), (inputs.ShapeUsed("TOKENS", (-1,), "drawn", (7,), (7,)),))
+GIVEN = inputs.InputsUsed(None, (inputs.ShapeUsed("TOKENS", (-1,), "shape", (5,), (5,)), inputs.ShapeUsed("IMAGE", (3, -1), "data_file", (3, 1), (3, 9))))
+
+
+@pytest.mark.parametrize(("lang", "used", "said"), [
+    ("en", DRAWN, ["input TOKENS [-1]: [1] to [16], drawn for each session and step, 1 to 16 elements per variable dimension (no --shape given)"]),
+    ("en", ONE_SIZE, ["input TOKENS [-1]: [7], one size for every request, drawn from 1 to 16 elements per variable dimension (no --shape "
+                      "given): the dynamic batcher batches requests together only when each variable input has the same shape in all of "
+                      "them, unless allow_ragged_batch is set"]),
+    ("en", GIVEN, ["input TOKENS [-1]: [5], from --shape", "input IMAGE [3, -1]: [3, 1] to [3, 9], from the data file"]),
+    ("zh", DRAWN, ["输入 TOKENS [-1]：[1] 到 [16]，每个会话的每一步各自抽取，每个可变维度 1 到 16 个元素（未给出 --shape）"]),
+    ("zh", GIVEN, ["输入 TOKENS [-1]：[5]，来自 --shape", "输入 IMAGE [3, -1]：[3, 1] 到 [3, 9]，来自数据文件"]),
+])
+def test_the_summary_says_how_each_variable_input_was_sized_and_the_shapes_sent(lang, used, said):
+    lines = text.summary_lines(counted_result(1, 1, [1], Rows().add("reference", pass_="a"), used), words(lang))
+    assert lines[3 : 3 + len(said)] == said and lines[3 + len(said)] == ""
+    assert text.shape_lines(used, words(lang)) == said
+
+
+def test_the_json_inputs_say_the_drawn_sizes_and_the_shapes_sent():
+    data = json.loads(report.dumps(counted_result(1, 1, [1], Rows().add("reference", pass_="a"), DRAWN)))["inputs"]
+    assert data == {"source": "generated", "sessions": 1, "lengths": [1], "streams": [], "golden": False,
+                    "sizes": {"low": 1, "high": 16, "per": "request"},
+                    "shapes": [{"name": "TOKENS", "dims": [-1], "sized_by": "drawn", "smallest": [1], "largest": [16]},
+                               {"name": "LABEL", "dims": [1], "sized_by": "model", "smallest": [1], "largest": [1]}]}
+    assert json.loads(report.dumps(ONE))["inputs"]["sizes"] is None
+
+
+def test_every_diagnosed_class_reads_in_every_language_in_the_sentence_the_report_and_the_junit_failure():
+    from app.lab.checker import diagnosis
+
+    source = {"conversation": 11, "session": 1, "corrid": "8", "role": "interleaved", "instance": "m_0_0", "slot": 0, "ended_before": False}
+    base = {"conversation": 10, "session": 0, "corrid": "7", "role": "interleaved", "step": 1, "instance": "m_0_0", "slot": 0,
+            "matched": 1, "compared": 3, "tried": 4}
+    entries = [{**base, "class": "lost"}, {**base, "class": "stale", "form": "last", "source": {**source, "corrid": "7", "ended_before": True}},
+               {**base, "class": "foreign", "form": "replace", "source": source}, {**base, "class": "foreign", "form": "mix", "source": source},
+               {**base, "class": "foreign", "step": 0, "form": "replace", "source": {**source, "ended_before": True}},
+               {**base, "class": "other", "matched": 0}]
+    result = broken_result()
+    p = diagnosis.Plan(result.judgement.verdict("interleaved", "all_instances"), [], broken_sessions=9)
+    result.judgement = diagnosis.attach(result.judgement, {p.verdict.id: diagnosis.summary(p, entries, 30, "direct")})
+    broken = result.judgement.verdict("interleaved", "all_instances")
+    english = text.diagnosis_lines(broken, words("en"))
+    assert english[0] == f"replayed alone, 6 of 9 broken sessions (at most {diagnosis.MAX_SESSIONS} per check) show:"
+    assert english[1:] == [
+        "session 1 (ID 7) from step 2: state lost, it answered as a sequence starting over there (1 of 3 replayed steps matched)",
+        "session 1 (ID 7) from step 2: stale state, it carried on from session 2, an earlier sequence of its ID (1 of 3 replayed steps matched)",
+        "session 1 (ID 7) from step 2: another session's state, it answered as if it continued session 2 (ID 8) (1 of 3 replayed steps matched)",
+        "session 1 (ID 7) from step 2: its state was mixed with that of session 2 (ID 8) (1 of 3 replayed steps matched)",
+        "session 1 (ID 7) from step 1: it began with the state session 2 (ID 8) left when it stopped (1 of 3 replayed steps matched)",
+        "session 1 (ID 7) from step 2: no replayed explanation (state lost, stale, another session's) gave the answers it got",
+    ]
+    # a session with another's state (under direct) is the strongest evidence of them all
+    assert result.judgement.diagnoses == [{"code": "foreign_state_direct", "checks": ["interleaved/all_instances"]}]
+    failure = ET.fromstring(junit.to_xml(result, describe=lambda v: text.junit_message(v, words("en")))).find("testsuite")
+    message = next(c for c in failure.findall("testcase") if c.get("name") == "interleaved[all_instances]").find("failure").get("message")
+    assert english[0] in message and english[-1] in message
+    assert json.loads(report.dumps(result))["checks"][1]["values"]["diagnosis"]["sessions"][2]["source"]["session"] == 1
+    for lang in languages():
+        lines = text.diagnosis_lines(broken, words(lang))
+        assert len(lines) == len(english) and all(reads_in(lang, line, en) for line, en in zip(lines, english, strict=True)), lang
+        for code in diagnosis.ADVICE_CODES:
+            assert reads_in(lang, words(lang)(text.DIAGNOSES[code]), text.DIAGNOSES[code]), (lang, code)

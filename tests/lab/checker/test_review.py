@@ -14,7 +14,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 from app.content.lessons import lessons_dir, load_lessons, resolve_link
 from app.i18n import languages, words
 from app.lab.checker import configs
-from app.lab.checker.review import LESSONS, SEVERITY, SOURCES, Expectations, ReviewCode, ReviewFinding, Severity, review, review_target
+from app.lab.checker.review import LESSONS, SEVERITY, SOURCES, Expectations, ReviewCode, ReviewFinding, Severity, parse_version, review, review_target
 from app.lab.deployment import deployments
 from app.lab.deployment.device import instance_kind
 from app.lab.deployment.presets import Traffic
@@ -25,6 +25,7 @@ from app.lab.scenario.ids import unique_ids
 from app.text import problems as problems_text
 from tests import mirrors
 from tests.i18n.text_checks import reads_in
+from tests.lab.checker.conftest import REVIEW_CONFIGS
 
 ENGLISH = words("en")  # problems are worded at the edge; str() of a LabError is its codes
 
@@ -66,6 +67,20 @@ STATE = """
   direct { }"""
 # Every figure stated: the sound configs give no finding at all under it.
 FULL = Expectations(think_ms=500, sessions=8, max_corrid=2**40, gpus=0)
+# Two implicit states whose output names sort as their input names do, and the pair of server
+# issue 8586, whose do not (channel < channel_len, but channel_len_next < channel_next).
+STATES_ALIGNED = """
+  state [ { input_name: "A_IN" output_name: "A_OUT" data_type: TYPE_FP32 dims: [ 1 ] },
+          { input_name: "B_IN" output_name: "B_OUT" data_type: TYPE_FP32 dims: [ 1 ] } ]
+  direct { }"""
+STATES_CROSSED = """
+  state [ { input_name: "cache_last_channel" output_name: "cache_last_channel_next" data_type: TYPE_FP16 dims: [ 4 ] },
+          { input_name: "cache_last_channel_len" output_name: "cache_last_channel_len_next" data_type: TYPE_INT64 dims: [ 1 ] } ]
+  direct { }"""
+WARMUP = """
+model_warmup [ { name: "w" batch_size: 1 inputs { key: "X" value: { data_type: TYPE_FP32 dims: [ 1 ] zero_data: true } } } ]"""
+NEW = dataclasses.replace(FULL, max_corrid=None, string_corrid_length=36, triton_version="2.54.0")  # release 25.01
+OLD = dataclasses.replace(NEW, triton_version="2.53.0")  # release 24.12
 
 
 def variant(base: str, old: str, new: str) -> str:
@@ -157,6 +172,13 @@ CASES = [
     (C.OLDEST_WITHOUT_CORRID, variant(OLDEST, "CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64", "CONTROL_SEQUENCE_END int32_false_true: [ 0, 1 ]"),
      variant(variant(OLDEST, "CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64", "CONTROL_SEQUENCE_END int32_false_true: [ 0, 1 ]"),
              "  oldest {", STATE.replace("  direct { }", "  oldest {")), FULL, FULL),
+    # Triton pairs states by their places in name order (server issue 8586)
+    (C.IMPLICIT_STATE_ORDER, variant(DIRECT, "  direct { }", STATES_CROSSED), variant(DIRECT, "  direct { }", STATES_ALIGNED), FULL, FULL),
+    # from 25.01 a warmup request's integer ID is refused for a string CORRID (server issue 8110)
+    (C.WARMUP_STRING_CORRID, variant(DIRECT, "TYPE_UINT64", "TYPE_STRING") + WARMUP, variant(DIRECT, "TYPE_UINT64", "TYPE_STRING") + WARMUP,
+     NEW, OLD),
+    (C.WARMUP_STRING_CORRID, variant(DIRECT, "TYPE_UINT64", "TYPE_STRING") + WARMUP, DIRECT + WARMUP, NEW, NEW),
+    (C.RESPONSE_CACHE_HIDES_STATE, DYNAMIC + "response_cache { enable: true }\n", DYNAMIC + "response_cache { enable: false }\n", FULL, FULL),
     (C.DECOUPLED_PRESERVE_ORDERING,
      variant(variant(OLDEST, "max_candidate_sequences: 4", "max_candidate_sequences: 4 preserve_ordering: true"), 'name: "m"',
              'name: "m" model_transaction_policy { decoupled: true }'),
@@ -223,6 +245,112 @@ def test_impossible_figures_are_refused_with_codes():
     with pytest.raises(LabError) as err:
         review(parse(DIRECT), Expectations(sessions=0, max_corrid=2**64))
     assert [p.code for p in err.value.problems] == ["checker_expectation_low", "checker_corrid_above_uint64"]
+
+
+# ---- oldest: what mixes sessions is open sequences per instance --------------------------------
+
+ORPHAN = variant(OLDEST, "CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64", "CONTROL_SEQUENCE_END int32_false_true: [ 0, 1 ]")
+
+
+@pytest.mark.parametrize("max_batch_size, candidates, fires", [
+    (1, "max_candidate_sequences: 4", 4),  # one row per batch, four sequences open: they mix
+    (4, "max_candidate_sequences: 1", None),  # four rows, but one sequence open per instance
+    (1, "max_candidate_sequences: 1", None),
+    (4, "", 4),  # unset: max_batch_size candidates
+    (1, "", None),
+])
+def test_oldest_without_corrid_counts_the_candidates_of_one_instance(max_batch_size, candidates, fires):
+    text = variant(variant(ORPHAN, "max_batch_size: 4", f"max_batch_size: {max_batch_size}"),
+                   "max_candidate_sequences: 4 preferred_batch_size: [ 4 ]", candidates)
+    found = [f.values for f in review(parse(text), dataclasses.replace(FULL, sessions=2)) if f.code == C.OLDEST_WITHOUT_CORRID]
+    assert found == ([{"candidates": fires}] if fires else [])
+
+
+# ---- implicit state: Triton pairs the states by name order (server issue 8586) -----------------
+
+def test_states_whose_names_sort_differently_are_fed_into_each_others_inputs():
+    found = review_target(REVIEW_CONFIGS / "state_order_crossed", FULL)["state_order_crossed"]
+    [crossed] = [f for f in found if f.code == C.IMPLICIT_STATE_ORDER]
+    assert (crossed.severity, crossed.field) == (Severity.ERROR, "sequence_batching.state")
+    assert crossed.values == {
+        "states": 2, "crossed": 2,
+        "output": "cache_last_channel_len_next", "fed_into": "cache_last_channel", "declared": "cache_last_channel_len",
+        "pairs": [{"output": "cache_last_channel_len_next", "fed_into": "cache_last_channel", "declared": "cache_last_channel_len"},
+                  {"output": "cache_last_channel_next", "fed_into": "cache_last_channel_len", "declared": "cache_last_channel"}],
+    }
+    # the issue's workaround: cache_last_chan_len sorts first in both lists
+    assert C.IMPLICIT_STATE_ORDER not in [f.code for f in review_target(REVIEW_CONFIGS / "state_order_renamed", FULL)["state_order_renamed"]]
+
+
+def test_only_the_states_whose_places_differ_are_crossed_and_one_state_never_is():
+    three = """
+  state [ { input_name: "a" output_name: "z" data_type: TYPE_FP32 dims: [ 1 ] },
+          { input_name: "b" output_name: "y" data_type: TYPE_FP32 dims: [ 1 ] },
+          { input_name: "c" output_name: "x" data_type: TYPE_FP32 dims: [ 1 ] } ]
+  direct { }"""
+    [found] = [f for f in review(parse(variant(DIRECT, "  direct { }", three)), FULL) if f.code == C.IMPLICIT_STATE_ORDER]
+    assert (found.values["crossed"], found.values["output"], found.values["fed_into"], found.values["declared"]) == (2, "x", "a", "c")
+    assert [p["output"] for p in found.values["pairs"]] == ["x", "z"]  # y stays in b: second in both lists
+    # bytes order, as std::string compares: "B" (0x42) sorts before "a" (0x61)
+    upper = variant(DIRECT, "  direct { }", STATES_ALIGNED.replace('"A_OUT"', '"a_out"'))
+    assert C.IMPLICIT_STATE_ORDER in codes(upper)
+    assert C.IMPLICIT_STATE_ORDER not in codes(variant(DIRECT, "  direct { }", STATE))
+
+
+# ---- pitfalls that depend on the release: the server's version ---------------------------------
+
+@pytest.mark.parametrize("version, expected", [
+    (None, [(C.NOT_CHECKED, {"check": "warmup_string_corrid", "needs": ["triton_version"]})]),
+    ("2.51.0", []), ("2.53.0", []),  # 24.10 and 24.12 do not check the warmup request's ID type
+    ("2.54.0", [(C.WARMUP_STRING_CORRID, {"version": "2.54.0", "since": "2.54.0", "control": "CORRID", "samples": 1})]),
+    ("2.71.0", [(C.WARMUP_STRING_CORRID, {"version": "2.71.0", "since": "2.54.0", "control": "CORRID", "samples": 1})]),
+])
+def test_warmup_with_a_string_corrid_is_judged_for_the_stated_version_and_not_guessed_without_one(version, expected):
+    expect = dataclasses.replace(NEW, triton_version=version, sessions=4)
+    found = review_target(REVIEW_CONFIGS, expect)
+    assert [(f.code, f.values) for f in found["warmup_string_corrid"]] == expected
+    # the warmup request's integer ID passes an integer CORRID's check on every release
+    assert all(f.values.get("check") != "warmup_string_corrid" and f.code != C.WARMUP_STRING_CORRID for f in found["warmup_integer_corrid"])
+
+
+def test_a_warmup_sample_of_batch_size_0_is_skipped_so_it_cannot_keep_the_model_from_loading():
+    text = variant(DIRECT, "TYPE_UINT64", "TYPE_STRING") + WARMUP.replace("batch_size: 1", "batch_size: 0")
+    assert not {C.WARMUP_STRING_CORRID, C.NOT_CHECKED} & set(codes(text, NEW))
+
+
+@pytest.mark.parametrize("version, fires", [(None, True), ("2.51.0", True), ("2.53.0", True), ("2.54.0", False)])
+def test_the_python_backends_string_corrid_buffer_is_a_pitfall_before_2_54_only(version, fires):
+    text = variant(variant(DIRECT, "TYPE_UINT64", "TYPE_STRING"), '"onnxruntime"', '"python"')
+    assert (C.STRING_CORRID_PYTHON in codes(text, dataclasses.replace(NEW, triton_version=version))) == fires
+
+
+@pytest.mark.parametrize("text", ["24.10", "r25.01", "2.54", "2.54.0-rc1", "latest", ""])
+def test_a_version_that_is_not_a_server_version_is_refused_with_a_code(text):
+    assert parse_version(text) is None
+    with pytest.raises(LabError) as err:
+        review(parse(DIRECT), Expectations(triton_version=text))
+    assert [p.code for p in err.value.problems] == ["checker_triton_version_format"]
+    assert problems_text.error(err.value, ENGLISH) == (
+        f"the Triton version is the server's version as GET /v2 reports it, three numbers such as 2.51.0 (release 24.10) "
+        f"or 2.54.0 (release 25.01): got '{text}'")
+
+
+def test_server_versions_compare_as_numbers():
+    assert parse_version("2.51.0") == (2, 51, 0) and parse_version(" 2.9.0 ") == (2, 9, 0)
+    assert parse_version("2.9.0") < parse_version("2.54.0") < parse_version("2.100.0")
+
+
+# ---- the response cache ------------------------------------------------------------------------
+
+def test_the_response_cache_on_a_stateless_model_is_noted_and_refused_configs_are_not_called_stateless():
+    cached = "response_cache { enable: true }\n"
+    [note] = [f for f in review(parse(DYNAMIC + cached), FULL)]
+    assert (note.code, note.severity, note.field) == (C.RESPONSE_CACHE_HIDES_STATE, Severity.INFO, "response_cache.enable")
+    no_scheduler = variant(DYNAMIC, "dynamic_batching { preferred_batch_size: [ 4 ] }", "") + cached  # the default scheduler caches too
+    assert codes(no_scheduler) == [C.RESPONSE_CACHE_HIDES_STATE]
+    # Triton refuses the cache with the sequence batcher or a decoupled model (tests/claims/test_config_rules.py)
+    assert C.RESPONSE_CACHE_HIDES_STATE not in codes(DIRECT + cached)
+    assert C.RESPONSE_CACHE_HIDES_STATE not in codes(variant(DYNAMIC, 'name: "d"', 'name: "d" model_transaction_policy { decoupled: true }') + cached)
 
 
 # ---- the shipped repository, reviewed with the lab's own figures ------------------------------
@@ -346,7 +474,8 @@ def test_a_config_read_from_the_server_reviews_like_its_file(lab_server, name):
 
 # ---- the registry: every code has a source at r24.10, a lesson section, and words -------------
 
-_CITATION = re.compile(r"^(core|server|common|python_backend) (\S+):(L\d+(?:-L\d+)?(?:, L\d+(?:-L\d+)?)*)$")
+_CITATION = re.compile(r"^(core|server|common|python_backend) (\S+):(L\d+(?:-L\d+)?(?:, L\d+(?:-L\d+)?)*)(?: @(r\d\d\.\d\d))?$")
+_TRACKER = re.compile(r"^(core|server|common|python_backend)#\d+$")  # an issue or pull request: read there, not in a mirror
 # A phrase each code's cited lines must contain, so a citation that drifts off its lines fails.
 EVIDENCE = {
     C.IDLE_TIMEOUT_DEFAULT: ["1000000 (1 second)", "SEQUENCE_IDLE_DEFAULT_MICROSECONDS", "1000 * 1000"],
@@ -369,6 +498,19 @@ EVIDENCE = {
     C.DYNAMIC_NO_BATCHING: ["max_batch_size_((size_t)std::max(1, max_batch_size))", "*max_batch_size* must be set to\nzero"],
     C.OLDEST_WITHOUT_CORRID: ["must typically use\nthe CONTROL_SEQUENCE_CORRID control", "'max_candidate_sequences' can be greater"],
     C.DECOUPLED_PRESERVE_ORDERING: ["When using decoupled models, setting this to true may block"],
+    C.IMPLICIT_STATE_ORDER: ["std::map<std::string, std::shared_ptr<SequenceState>> input_states_;",
+                             "output_tensor->SetOtherState(input_tensor.get());",
+                             "std::distance(output_states_.begin(), output_states_.find(name))",
+                             "std::advance(input_states_itr, iter_advance);"],
+    C.WARMUP_STRING_CORRID: ["RETURN_IF_ERROR(local_instance->GenerateWarmupData());", "if (warmup_setting.batch_size() == 0) {",
+                             "new InferenceRequest(model_, model_->Version())", "RETURN_IF_ERROR(lrequest->PrepareForInference());",
+                             "RETURN_IF_ERROR(ValidateCorrelationId());", "id_type_(InferenceRequest::SequenceId::DataType::UINT64)",
+                             "\"', but model '\" + model_name", "\"release_version\": \"2.54.0\"", "\"triton_container_version\": \"25.01\""],
+    C.RESPONSE_CACHE_HIDES_STATE: ["there is no need for Triton to execute", "By default, no model uses response caching",
+                                   "Only requests going through the Default Scheduler or Dynamic Batch Scheduler",
+                                   "model_->Server()->ResponseCacheEnabled()", "CacheLookUp(request, cached_response);",
+                                   "Send cached response and release request", "disabled) as the default scheduler",
+                                   "boost::hash_combine(seed, request.ModelName());"],
     C.NO_ROLLBACK_VERSION: ["*Latest* (with n=1) is used as\nthe default", "latest.set_num_versions(1)", "num_versions()"],
     C.NO_CONFIG_FILE: ["Auto-Generated Model Configuration", "curl localhost:8000/v2/models/<model name>/config"],
 }
@@ -376,13 +518,16 @@ META = {C.NOT_CHECKED}  # the lab's own bookkeeping, not a Triton behaviour
 
 
 def cited_text(citation: str) -> str:
+    if _TRACKER.match(citation):
+        return ""
     match = _CITATION.match(citation)
-    assert match, f"{citation!r} is not '<core|server|common> <path>:L<a>-L<b>[, L<c>-L<d>]'"
-    repo, path, ranges = match.groups()
+    assert match, f"{citation!r} is not '<core|server|common> <path>:L<a>-L<b>[, L<c>-L<d>][ @r<yy.mm>]' nor '<repo>#<n>'"
+    repo, path, ranges, release = match.groups()
     mirror = mirrors.mirror(repo)
     if not mirror.is_dir():
         pytest.skip(f"no Triton mirror at {mirror}: set TRITON_LAB_MIRRORS (tests/mirrors.py) to check citations")
-    lines = subprocess.run(["git", "-C", str(mirror), "show", f"r24.10:{path}"], capture_output=True, text=True, check=True).stdout.split("\n")
+    show = ["git", "-C", str(mirror), "show", f"{release or 'r24.10'}:{path}"]
+    lines = subprocess.run(show, capture_output=True, text=True, check=True).stdout.split("\n")
     parts = []
     for span in ranges.split(", "):
         first, _, last = span.partition("-")
@@ -401,10 +546,21 @@ def test_every_code_has_a_severity_a_source_a_lesson_and_words():
 
 
 @pytest.mark.parametrize("code", sorted(set(ReviewCode) - META))
-def test_each_source_is_read_at_r24_10_and_says_what_the_code_claims(code):
+def test_each_source_is_read_at_its_release_and_says_what_the_code_claims(code):
     text = "\n".join(cited_text(part) for part in SOURCES[code].split("; "))
     for phrase in EVIDENCE[code]:
         assert phrase in text, f"{code}: {phrase!r} is not in {SOURCES[code]}"
+
+
+def test_an_issue_is_cited_beside_the_source_lines_that_show_it():
+    """A code taken from the issue tracker names the issue and the lines that show it; one that
+    depends on a later release cites that release's lines."""
+    for code in (C.IMPLICIT_STATE_ORDER, C.WARMUP_STRING_CORRID):
+        parts = SOURCES[code].split("; ")
+        assert any(_TRACKER.match(p) for p in parts) and any(_CITATION.match(p) for p in parts), code
+    assert {"server#8586", "core#506"} <= set(SOURCES[C.IMPLICIT_STATE_ORDER].split("; "))
+    assert "server#8110" in SOURCES[C.WARMUP_STRING_CORRID] and all(
+        p.endswith("@r25.01") for p in SOURCES[C.WARMUP_STRING_CORRID].split("; ") if _CITATION.match(p))
 
 
 def test_the_meta_code_says_it_is_the_labs_own():

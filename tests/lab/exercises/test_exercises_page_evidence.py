@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 
+from app.charts import checker as check_charts
 from app.charts import exercises as exercise_charts
 from app.charts.exercises.leaked_state import deployment_name
 from app.i18n import N_, words
 from app.lab.exercises import leaked_state
 from app.lab.observation import state_cells
 from app.lab.observation.server_log import LogCode
+from app.text import checker as check_words
 from app.text import exercises as text
 from app.text import log_readings
 from tests.lab.exercises.conftest import judgement, show_result
@@ -90,3 +92,21 @@ def _values(series):
 
         return np.frombuffer(base64.b64decode(series["bdata"]), dtype=series["dtype"]).tolist()
     return list(series)
+
+
+def test_verification_shows_the_checkers_report_on_each_deployment(page, exercise_result):
+    """The exercise ran the deployment checker: the page shows each report as the check page draws it,
+    under the exercise's own words, and the recogniser's report says why it broke."""
+    result = exercise_result("verification")
+    at = show_result(page, "verification", "sentiment", result)
+    said, expected = judgement(at, "verification", "sentiment", result, EN)
+    assert expected in said
+    reports = [e for e in at.expander if e.label.startswith(EN("The deployment checker's report on `{model:text}`").split("`")[0])]
+    assert [e.label for e in reports] == [EN.render(N_("The deployment checker's report on `{model:text}`"), model=c.facts.name)
+                                          for c in result.checks.values()]
+    for panel, check in zip(reports, result.checks.values(), strict=True):
+        table = panel.dataframe[0].value
+        assert list(table["verdict"]) == [EN(check_words.VERDICTS[v.verdict]) for v in check.verdicts]
+    assert EN(check_words.DIAGNOSES["keeps_state"]) in [w.value for w in reports[-1].warning]
+    assert len(at.get("plotly_chart")) == len(exercise_charts.figures(result, EN)) + sum(
+        1 + len(check_charts.errors(c, EN)) for c in result.checks.values())

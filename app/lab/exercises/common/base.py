@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from app.lab.checker import report as check_report
 from app.lab.observation.run_log import RunLog
 from app.lab.traffic import report
 
@@ -70,6 +71,7 @@ class Measured:
     tables: Tables
     runs: dict = field(default_factory=dict)  # label -> driver.RunResult
     log: RunLog | None = None  # set by an exercise that talks to Triton without the driver
+    checks: dict = field(default_factory=dict)  # label -> the deployment checker's engine.CheckResult, for its report
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,13 +95,15 @@ class ExerciseResult:
     findings: list[Finding] = field(default_factory=list)  # one per measurement
     runs: dict = field(default_factory=dict)  # label -> driver.RunResult (raw per-request data)
     log: RunLog | None = None  # the server log lines of the whole exercise (set by exercises.run)
+    checks: dict = field(default_factory=dict)  # label -> engine.CheckResult of an exercise that runs the checker
 
     @classmethod
     def of(cls, exercise: Exercise, measured: Measured, judged: Judgement) -> ExerciseResult:
         if judged.outcome not in exercise.options:
             raise ValueError(f"exercise {exercise.name!r}: judge returned {judged.outcome!r}, not one of {exercise.options}")
         return cls(exercise=exercise, outcome=judged.outcome, numbers=judged.numbers, tables=judged.tables,
-                   explanation=judged.explanation, findings=judged.findings, runs=measured.runs, log=measured.log)
+                   explanation=judged.explanation, findings=judged.findings, runs=measured.runs, log=measured.log,
+                   checks=measured.checks)
 
     @property
     def name(self) -> str:
@@ -117,7 +121,7 @@ class ExerciseResult:
         """Schema 2: codes and values only, words for them in app/text/exercises/<exercise>.py:
         {schema, exercise, options[key], correct, outcome, as_taught, numbers, findings[{code, values}],
         explanation[{code, values}], tables{name: [records]}, runs{label: report.to_json(run)},
-        log (run_log.RunLog.to_json() or null)}."""
+        log (run_log.RunLog.to_json() or null), checks{label: the checker's report (app/lab/checker/report.py)}}."""
         ex = self.exercise
         return {
             "schema": 2,
@@ -132,6 +136,7 @@ class ExerciseResult:
             "tables": {name: json.loads(frame.to_json(orient="records")) for name, frame in self.tables.items()},
             "runs": {label: report.to_json(run) for label, run in self.runs.items()},
             "log": self.log.to_json() if self.log is not None else None,
+            "checks": {label: check_report.to_json(check) for label, check in self.checks.items()},
         }
 
 

@@ -9,6 +9,8 @@ Config parameters (string values):
   reset_on_start  true | false                         START begins a fresh state (default true)
   forget_on_end   true | false                         END drops the state (default true)
   honour_ready    true | false                         skip READY=0 padding rows (default true)
+  cache_size      int                                  keep state for at most this many keys per instance,
+                                                       evicting the least recently used (default 0: no limit)
   batch_mix       true | false                         add the batch size to the answer (default false)
   noise           float                                relative noise on float outputs (default 0)
   offset          float                                added to every answer: wrong everywhere, alike in every run (default 0)
@@ -60,6 +62,7 @@ class TritonPythonModel:
         self.honour_ready = _param(config, "honour_ready", "true") == "true"
         self.batch_mix = _param(config, "batch_mix", "false") == "true"
         self.noise = float(_param(config, "noise", "0"))
+        self.cache_size = int(_param(config, "cache_size", "0"))
         self.offset = float(_param(config, "offset", "0"))
         self.non_finite = _param(config, "non_finite", "none")
         self.batched = int(config.get("max_batch_size", 0)) > 0
@@ -112,6 +115,13 @@ class TritonPythonModel:
         s = s + x + 1
         if end and ready and self.forget_on_end:
             self.cells.pop(key, None)
+        elif self.cache_size:
+            # an LRU cache smaller than the sessions the server holds at once: the least recently
+            # used key is evicted, and its session carries on as if it had started over
+            self.cells.pop(key, None)
+            self.cells[key] = s
+            while len(self.cells) > self.cache_size:
+                self.cells.pop(next(iter(self.cells)))
         else:
             self.cells[key] = s
         return s
