@@ -116,7 +116,7 @@ DIAGNOSED = {
                 "session's) gave the answers it got"),
 }
 NOTES = {
-    "streams_wrap": N_("Streams of the data file shorter than the {steps:count} steps their sessions send: {streams:text}. "
+    "streams_wrap": N_("Streams of the data file shorter than the {steps:steps} their sessions send: {streams:text}. "
                        "Past a stream's end its inputs start over from its first step (as perf_analyzer loops through the "
                        "data up to a sequence's length), onto the state the sequence has built so far."),
 }
@@ -169,9 +169,9 @@ PROBLEMS = {
                                    "per entry, in the same order"),
     "check_golden_not_streams": N_("{source:text}: \"data\" holds streams, so \"validation_data\" must hold one list of output "
                                    "entries per stream, in the same order"),
-    "check_golden_stream_count": N_("{source:text}: \"validation_data\" holds {got:count} streams and \"data\" {expected:count}: "
+    "check_golden_stream_count": N_("{source:text}: \"validation_data\" holds {got:streams} and \"data\" {expected:count}: "
                                     "they must align one to one"),
-    "check_golden_step_count": N_("{source:text}: stream {stream:count} has {expected:count} steps in \"data\" and {got:count} in "
+    "check_golden_step_count": N_("{source:text}: stream {stream:count} has {expected:steps} in \"data\" and {got:count} in "
                                   "\"validation_data\": they must align one to one"),
     "check_golden_not_an_entry": N_("{source:text}: golden stream {stream:count}, step {step:count} is not an object of output tensors"),
     "check_golden_unknown_output": N_("{source:text}: golden stream {stream:count}, step {step:count} names {name:text}, which the "
@@ -313,14 +313,14 @@ def elements(values) -> str:
 def _golden_sentence(v, _: Words) -> str:
     values = v.values
     if v.verdict == "held":
-        text = _.render(N_("{compared:count} replies of {sessions:count} sessions matched their golden outputs; largest difference "
+        text = _.render(N_("{compared:replies} of {sessions:sessions} matched their golden outputs; largest difference "
                            "{largest:text}"), compared=values["compared"], sessions=values["sessions"],
                         largest=number(values.get("largest_difference")))
     else:
         first = values["first"]
         text = _.render(
             N_("first differed from its golden output at {where:text}, stream {stream:count} ({phase:text}): {output:text} off by "
-               "{difference:text}, tolerance {tolerance:text}; {wrong:count} replies of {sessions:count} sessions differ"),
+               "{difference:text}, tolerance {tolerance:text}; {wrong:replies} of {sessions:sessions} differ"),
             where=_where(first, _), stream=first.get("stream", 0) + 1, phase=_(PHASES[first["phase"]]), output=first["output"],
             difference=number(first["difference"]), tolerance=number(first["tolerance"]), wrong=values["wrong_steps"],
             sessions=values["wrong_sessions"])
@@ -342,18 +342,18 @@ def _finite_sentence(v, _: Words) -> str:
     alone = v.variant == "alone"
     if v.verdict == "held":
         if alone:
-            return _.render(N_("{compared:count} replies of {sessions:count} sessions: every float output a number"),
+            return _.render(N_("{compared:replies} of {sessions:sessions}: every float output a number"),
                             compared=values["compared"], sessions=values["sessions"])
-        text = _.render(N_("{compared:count} replies of {sessions:count} sessions: no NaN or Inf appeared where the lone runs "
+        text = _.render(N_("{compared:replies} of {sessions:sessions}: no NaN or Inf appeared where the lone runs "
                            "answered numbers"), compared=values["compared"], sessions=values["sessions"])
         if values.get("non_finite_alone"):
-            text += _.render(N_(" ({n:count} replies held NaN or Inf alone too)"), n=values["non_finite_alone"])
+            text += _.render(N_(" ({n:replies} held NaN or Inf alone too)"), n=values["non_finite_alone"])
         return text
     first = values["first"]
-    template = (N_("first NaN or Inf at {where:text} ({phase:text}): {output:text} gave {got:text}; {wrong:count} replies of "
-                   "{sessions:count} sessions hold NaN or Inf") if alone else
+    template = (N_("first NaN or Inf at {where:text} ({phase:text}): {output:text} gave {got:text}; {wrong:replies} of "
+                   "{sessions:sessions} hold NaN or Inf") if alone else
                 N_("first NaN or Inf appearing under traffic at {where:text} ({phase:text}): {output:text} gave {got:text} where "
-                   "alone it gave numbers; {wrong:count} replies of {sessions:count} sessions"))
+                   "alone it gave numbers; {wrong:replies} of {sessions:sessions}"))
     return _.render(template, where=_where(first, _), phase=_(PHASES[first["phase"]]), output=first["output"],
                     got=elements((first.get("shown") or {}).get("got")), wrong=values["wrong_steps"], sessions=values["wrong_sessions"])
 

@@ -60,11 +60,22 @@ def elements(value, words: Words) -> str:
     return _counted(words.plural("{n} element", "{n} elements", _n(value)), value, words)
 
 
+def replies(value, words: Words) -> str:
+    """A model's answers to requests."""
+    return _counted(words.plural("{n} reply", "{n} replies", _n(value)), value, words)
+
+
+def streams(value, words: Words) -> str:
+    """A data file's streams (one per sequence)."""
+    return _counted(words.plural("{n} stream", "{n} streams", _n(value)), value, words)
+
+
 def runs(value, words: Words) -> str:
     return _counted(words.plural("{n} run", "{n} runs", _n(value)), value, words)
 
 
 KINDS = {"sessions": sessions, "steps": steps, "requests": requests, "slots": slots, "sequences": sequences,
-         "instances": instances, "ids": ids, "findings": findings, "elements": elements, "runs": runs}
+         "instances": instances, "ids": ids, "findings": findings, "elements": elements, "replies": replies,
+         "streams": streams, "runs": runs}
 for _kind, _write in KINDS.items():
     formats.register(_kind, _write)

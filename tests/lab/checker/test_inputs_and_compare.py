@@ -308,7 +308,7 @@ def test_a_sequence_models_wrapped_steps_have_no_golden_output_and_sessions_wrap
     ({"data": [{"INPUT": [1]}], "validation_data": [[{"OUTPUT": [1]}]]}, "check_golden_not_entries", "one entry of outputs per entry"),
     ({"data": [{"INPUT": [1]}], "validation_data": {"OUTPUT": [1]}}, "check_golden_not_entries", "in the same order"),
     ({"data": [[{"INPUT": [1]}], [{"INPUT": [2]}]], "validation_data": [[{"OUTPUT": [1]}]]}, "check_golden_stream_count",
-     '"validation_data" holds 1 streams and "data" 2'),
+     '"validation_data" holds 1 stream and "data" 2'),
     ({"data": [[{"INPUT": [1]}, {"INPUT": [2]}]], "validation_data": [[{"OUTPUT": [1]}]]}, "check_golden_step_count",
      'stream 1 has 2 steps in "data" and 1 in "validation_data"'),
     ({"data": [{"INPUT": [1]}], "validation_data": [7]}, "check_golden_not_an_entry", "golden stream 1, step 1 is not an object"),
