@@ -90,10 +90,17 @@ def test_each_way_of_extending_names_the_test_that_enforces_it():
     text = README.read_text(encoding="utf-8")
     extending = text.split("## Extending it", 1)[1].split("\n## ", 1)[0]
     items = [item for item in extending.split("\n- ")[1:]]
-    assert [re.match(r"\*\*(.+?)\*\*", item).group(1) for item in items] == ["An exercise", "A preset", "A language", "A page"]
+    assert [re.match(r"\*\*(.+?)\*\*", item).group(1) for item in items] == ["An exercise", "A preset", "A language", "A checker check",
+                                                                                       "A review rule", "A page"]
     for item in items:
         tests = re.findall(r"`(tests/[^`]+)`", item)
         assert tests, f"no test named for: {item[:40]}"
-        for path in tests:
+        for named in tests:
+            path, _, function = named.partition("::")
             found = list(REPO_ROOT.glob(path.replace("<name>", "*").replace("<lang>", "*")))
             assert found, path
+            if function:  # a test named by its function: it is defined there
+                assert any(f"def {function}(" in f.read_text(encoding="utf-8") for f in found), named
+        for function in re.findall(r"`(test_\w+)`", item):  # a test named alone lives in a file the item names
+            assert any(f"def {function}(" in (REPO_ROOT / t.partition("::")[0]).read_text(encoding="utf-8")
+                       for t in tests if (REPO_ROOT / t.partition("::")[0]).is_file()), function
