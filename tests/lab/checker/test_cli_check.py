@@ -97,6 +97,28 @@ def test_a_repository_of_ones_own_served_embedded_with_a_one_instance_copy_and_n
         urllib.request.urlopen(f"http://{data['server']['url']}/v2/health/live", timeout=5)
 
 
+def test_a_deliberately_wrong_validation_data_exits_1_naming_the_first_mismatch_and_a_right_one_exits_0(tmp_path):
+    """zoo_stateless answers OUTPUT = ROUNDED = the sum of every input element (its model.py), so the
+    right golden outputs are computed here; the wrong file is off by one at its second entry (session 1, request 2)."""
+    entries = [{"INPUT": [1.0, 2.0, 3.0, 4.0], "COUNT": [1, 1]}, {"INPUT": [0.5, 0.5, 0.0, 1.0], "COUNT": [2, 0]}]
+    right = {"data": entries, "validation_data": [{"OUTPUT": [sum(e["INPUT"]) + sum(e["COUNT"])],
+                                                    "ROUNDED": [int(sum(e["INPUT"]) + sum(e["COUNT"]))]} for e in entries]}
+    wrong = json.loads(json.dumps(right))
+    wrong["validation_data"][1]["ROUNDED"] = [wrong["validation_data"][1]["ROUNDED"][0] + 1]
+    (tmp_path / "right.json").write_text(json.dumps(right))
+    (tmp_path / "wrong.json").write_text(json.dumps(wrong))
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "zoo_stateless").symlink_to(ZOO / "zoo_stateless", target_is_directory=True)
+    base = ["--model", "zoo_stateless", "--model-repository", str(repo), "--sessions", "2", "--steps", "2"]
+    done = run_check([*base, "--input-data", str(tmp_path / "wrong.json")], own_env())
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "first differed from its golden output at session 1, request 2" in done.stdout and "ROUNDED off by 1" in done.stdout
+    done = run_check([*base, "--input-data", str(tmp_path / "right.json")], own_env())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Every check held." in done.stdout
+
+
 def test_a_model_missing_from_the_repository_is_named_before_a_server_starts():
     done = run_check(["--model", "nope", "--model-repository", str(ZOO)], own_env(), timeout=60)
     assert done.returncode == 2 and "there is no model 'nope'" in done.stderr and "zoo_stateless" in done.stderr
