@@ -159,8 +159,9 @@ def choose_options(facts: ModelFacts | None, key: str = "check") -> Chosen:
         st.caption(t().render(words.LEFT_OUT, names=", ".join(sorted(by_lab)), why=_(words.LEFT_OUT_BY["lab"])))
     # Folded: most checks generate their inputs, and Streamlit words the uploader's own button in English only.
     with st.expander(_("Inputs from a data file"), expanded=st.session_state.get(f"{key}.data") is not None):
-        upload = st.file_uploader(_("Data file (perf_analyzer's --input-data JSON; one stream per session)"), type=["json"],
-                                  key=f"{key}.data")
+        upload = st.file_uploader(
+            _("Data file (perf_analyzer's --input-data JSON; one stream per session; its validation_data, if any: golden outputs)"),
+            type=["json"], key=f"{key}.data")
     clients, client_problems = _clients(key)
     shapes, problems = _shapes(shapes_text)
     document, data_problems = _data(upload)
