@@ -224,20 +224,18 @@ class Measurement:
         else:
             ref = self.references.get(key)
             if ref is not None and not error:
-                shown = {}
-                for spec in self.compared:
-                    diff = compare.difference(ref.get(spec.name), got.get(spec.name), spec.datatype)
-                    row[f"diff.{spec.name}"] = diff
-                    if diff:
-                        shown[spec.name] = {"expected": _first(ref.get(spec.name)), "got": _first(got.get(spec.name))}
-                row["values"] = shown or None
+                row["values"] = self._compare(row, "diff", ref, got, self.compared)
         if not error:
             self._golden_and_finite(row, got)
+        self._stop_if_server_gone(error)
+        self.observations.keep(row, got)
+        self.recorder.add(row)
+
+    def _stop_if_server_gone(self, error: str) -> None:
+        """A request the server never answered, from a server that no longer answers: the check stops."""
         if error and error.startswith(transports.NO_ANSWER) and not self.abort.is_set() and not self.server.alive():
             self.abort_code = "check_server_gone"
             self.abort.set()
-        self.observations.keep(row, got)
-        self.recorder.add(row)
 
     def _golden_and_finite(self, row: dict, got: dict[str, np.ndarray]) -> None:
         """The reply's float outputs that hold NaN or Inf, and its difference from the step's
@@ -247,14 +245,20 @@ class Measurement:
         expected = self.source.expected(row["session"], row["step"])
         if expected is None:
             return
+        # an output the golden entry leaves out is not compared at that step
+        row["golden"] = self._compare(row, "gold", expected, got, [s for s in self.compared if s.name in expected])
+
+    @staticmethod
+    def _compare(row: dict, column: str, expected: dict[str, np.ndarray], got: dict[str, np.ndarray], specs) -> dict | None:
+        """Each output's difference from `expected` into row["<column>.<OUTPUT>"]; the first
+        elements of both where they differ (None where none does)."""
         shown = {}
-        for spec in self.compared:
-            if spec.name in expected:
-                diff = compare.difference(expected[spec.name], got.get(spec.name), spec.datatype)
-                row[f"gold.{spec.name}"] = diff
-                if diff:
-                    shown[spec.name] = {"expected": _first(expected[spec.name]), "got": _first(got.get(spec.name))}
-        row["golden"] = shown or None
+        for spec in specs:
+            diff = compare.difference(expected.get(spec.name), got.get(spec.name), spec.datatype)
+            row[f"{column}.{spec.name}"] = diff
+            if diff:
+                shown[spec.name] = {"expected": _first(expected.get(spec.name)), "got": _first(got.get(spec.name))}
+        return shown or None
 
     # -- running a phase --------------------------------------------------------------------
     def run_phase(self, phase: str, variant: str, model: str, body: Callable[[], None], capacity: int = 0, workers: int = 1,

@@ -16,7 +16,6 @@ import time
 from app.lab.checker import diagnosis, measure
 from app.lab.checker.judge import Judgement
 from app.lab.problems import LabError
-from app.lab.traffic import transports
 
 PHASE = "diagnosis"  # the progress callback's phase code while hypotheses are replayed
 
@@ -28,9 +27,7 @@ class _Replayer(measure.Measurement):
         row["t_recv"] = time.perf_counter() - self.t0
         row["error"] = error or ""
         row["got"] = {} if error else {spec.name: result.as_numpy(spec.name) for spec in self.compared}
-        if error and error.startswith(transports.NO_ANSWER) and not self.abort.is_set() and not self.server.alive():
-            self.abort_code = "check_server_gone"
-            self.abort.set()
+        self._stop_if_server_gone(error)
 
 
 def diagnose(target, facts, source, tables, judgement: Judgement, progress: measure.Progress | None = None) -> Judgement:
