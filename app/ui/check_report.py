@@ -5,6 +5,8 @@ CheckResult and worded when the page is drawn, so it reads in whichever language
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import pandas as pd
@@ -29,6 +31,28 @@ SEVERITY_BOX = {"error": st.error, "warning": st.warning, "info": st.info}
 class CheckRun:
     result: object  # app/lab/checker/engine.CheckResult
     data_name: str | None = None  # the uploaded data file, when the inputs came from one
+
+
+@contextmanager
+def progress_bar(model: str) -> Iterator[tuple]:
+    """One bar for a check running in this script thread: yields (progress, on_wait) as
+    engine.run_check takes them, the phase and the request count, or the check's place in the run
+    queue while another run holds the model; the bar is gone when the check ends."""
+    _t = t()
+    bar = st.progress(0.0, text=_t.render(words.STARTING, model=model))
+
+    def progress(done: int, planned: int, phase: str, variant: str) -> None:
+        bar.progress(min(done / planned, 1.0) if planned else 0.0,
+                     text=_t.render(words.PROGRESS, phase=_t(check_words.PHASES[phase]),
+                                    variant=_t(check_words.VARIANTS[variant]), done=done, planned=planned))
+
+    def waiting(place) -> None:
+        bar.progress(0.0, text=_t.render(words.WAITING, model=model, ahead=place.position, expected=place.expected_s))
+
+    try:
+        yield progress, waiting
+    finally:
+        bar.empty()
 
 
 def downloads(result, _: Words) -> tuple[str, str]:

@@ -19,7 +19,6 @@ from app.lab.problems import LabError, Problem
 from app.lab.server.connection import LabServer
 from app.lab.server.errors import ServerError, UnreachableError
 from app.text import check_page as words
-from app.text import checker as check_words
 from app.text.problems import error as problem_text
 from app.ui import check_controls, check_report, check_servers, session
 from app.ui.language import _, t
@@ -84,26 +83,14 @@ def _run(server: LabServer, own: LabServer, choice: check_servers.Choice, model:
         st.error(t().render(words.PROBLEMS["check_address_not_allowed"], url=choice.url))
         return
     st.session_state.pop(check_report.RESULT_KEY, None)  # a check that fails leaves its message alone, not the last result under it
-    _t = t()
-    bar = st.progress(0.0, text=_t.render(words.STARTING, model=model))
-
-    def progress(done: int, planned: int, phase: str, variant: str) -> None:
-        bar.progress(min(done / planned, 1.0) if planned else 0.0,
-                     text=_t.render(words.PROGRESS, phase=_t(check_words.PHASES[phase]),
-                                    variant=_t(check_words.VARIANTS[variant]), done=done, planned=planned))
-
-    def waiting(place) -> None:
-        bar.progress(0.0, text=_t.render(words.WAITING, model=model, ahead=place.position, expected=place.expected_s))
-
     try:
-        if server is not own:
-            server.start()  # an external server: only asks whether it answers
-        result = engine.run_check(targets.on_server(server, model), chosen.options, progress=progress, on_wait=waiting)
+        with check_report.progress_bar(model) as (progress, waiting):
+            if server is not own:
+                server.start()  # an external server: only asks whether it answers
+            result = engine.run_check(targets.on_server(server, model), chosen.options, progress=progress, on_wait=waiting)
     except Exception as err:  # one message, never a traceback; the engine has unloaded its copy and let the lease go
         st.error(failure(err, chosen.data_name, url=server.url))
         return
-    finally:
-        bar.empty()
     st.session_state[check_report.RESULT_KEY] = check_report.CheckRun(result, chosen.data_name)
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import streamlit as st
 
 from app.lab.cases import rollout as checks
-from app.text import check_page as check_page_words
-from app.text import checker as check_words
 from app.text import rollout as words_of
 from app.ui import check_report, language
 from app.ui.language import _, t
@@ -40,18 +38,5 @@ def rollout_checks(server, deployer) -> None:
 
 def _run(server, deployer, model: str) -> check_report.CheckRun:
     """The check, with its progress and its place in the run queue on one bar."""
-    words = t()
-    bar = st.progress(0.0, text=words.render(check_page_words.STARTING, model=model))
-
-    def progress(done: int, planned: int, phase: str, variant: str) -> None:
-        bar.progress(min(done / planned, 1.0) if planned else 0.0,
-                     text=words.render(check_page_words.PROGRESS, phase=words(check_words.PHASES[phase]),
-                                       variant=words(check_words.VARIANTS[variant]), done=done, planned=planned))
-
-    def waiting(place) -> None:
-        bar.progress(0.0, text=words.render(check_page_words.WAITING, model=model, ahead=place.position, expected=place.expected_s))
-
-    try:
+    with check_report.progress_bar(model) as (progress, waiting):
         return check_report.CheckRun(checks.check_target(server, deployer, model, progress=progress, on_wait=waiting))
-    finally:
-        bar.empty()
