@@ -293,7 +293,7 @@ class FromData:
         """The shapes of the entries the sessions play (an optional input no entry gives is left out)."""
         found: dict[str, set[tuple[int, ...]]] = {}
         for session, length in enumerate(self.lengths):
-            stream = self.streams[session % len(self.streams)]
+            stream = self.streams[self.stream(session)]
             for entry in stream[: min(length, len(stream))]:  # round robin plays no entry the first pass did not
                 for name, value in entry.items():
                     found.setdefault(name, set()).add(tuple(value.shape))
@@ -324,7 +324,14 @@ class FromData:
 
     def wrapped(self) -> list[int]:
         """Streams (from 0) that some session plays for more steps than they have."""
-        return sorted({self.stream(i) for i, n in enumerate(self.lengths) if n > len(self.streams[self.stream(i)])})
+        return wrapped_streams([len(s) for s in self.streams], self.lengths)
+
+
+def wrapped_streams(stream_lengths: list[int], lengths: list[int]) -> list[int]:
+    """Streams (from 0) that some session (session i plays stream i % len(stream_lengths)) plays
+    for more steps than they have; none without streams."""
+    n = len(stream_lengths)
+    return sorted({i % n for i, length in enumerate(lengths) if length > stream_lengths[i % n]}) if n else []
 
 
 def with_batch(facts: ModelFacts, array: np.ndarray) -> np.ndarray:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from app.lab.checker import checks, compare
+from app.lab.checker import checks, compare, inputs
 from app.lab.checker.checks import ALONE, FINITE, GOLDEN, REFERENCE, Check, Scope
 from app.lab.observation.server_log import START_REFUSAL
 
@@ -170,8 +170,7 @@ def _notes(tables) -> list[dict]:
 
 
 def _wrapped_streams(tables) -> list[int]:
-    n = len(tables.streams)
-    return sorted({i % n for i, length in enumerate(tables.lengths) if length > tables.streams[i % n]})
+    return inputs.wrapped_streams(tables.streams, tables.lengths)
 
 
 def _only_float_noise(rows: pd.DataFrame, broken_mask: pd.DataFrame, tolerances: list[compare.Tolerance]) -> bool:
@@ -230,6 +229,16 @@ def _sessions(rows: pd.DataFrame, of: pd.DataFrame) -> int:
     return int(of["conversation" if rows["corrid"].ne("").any() else "session"].nunique()) if len(of) else 0
 
 
+def _counts(rows: pd.DataFrame, compared: pd.DataFrame, refusals: pd.DataFrame) -> dict:
+    """What every verdict says it looked at: the replies compared, their sessions, and the
+    requests of its rows the server refused, by cause."""
+    mine = refusals[refusals["row"].isin(rows.index)] if not refusals.empty else refusals
+    values: dict = {"compared": len(compared), "sessions": _sessions(rows, compared), "refusals": len(mine)}
+    if len(mine):
+        values["refusal_causes"] = {k: int(n) for k, n in mine["cause"].value_counts().items()}
+    return values
+
+
 def _verdict(check: str, variant: str, steps: pd.DataFrame, index, broken_mask: pd.DataFrame, limits: dict,
              refusals: pd.DataFrame, broken_reason: str, basis: _Basis = _AGAINST_REFERENCE, nothing: str = "nothing_compared") -> Verdict:
     rows = steps.loc[index]
@@ -237,12 +246,10 @@ def _verdict(check: str, variant: str, steps: pd.DataFrame, index, broken_mask: 
     columns = [f"{basis.prefix}{n}" for n in limits if f"{basis.prefix}{n}" in judged]
     diffs = judged[columns].apply(pd.to_numeric, errors="coerce") if columns else pd.DataFrame(index=judged.index)
     compared = judged[diffs.notna().any(axis=1)] if columns else judged.iloc[0:0]
-    mine = refusals[refusals["row"].isin(rows.index)] if not refusals.empty else refusals
-    values: dict = {"compared": len(compared), "sessions": _sessions(rows, compared), "refusals": len(mine)}
-    if len(mine):
-        values["refusal_causes"] = {k: int(n) for k, n in mine["cause"].value_counts().items()}
+    values = _counts(rows, compared, refusals)
+    refused = values["refusals"]
     if not len(compared):
-        return Verdict(check, variant, "skipped", "all_refused" if len(mine) else nothing, values)
+        return Verdict(check, variant, "skipped", "all_refused" if refused else nothing, values)
     bad = broken_mask.loc[compared.index].any(axis=1)
     if not bad.any():
         largest = diffs.loc[compared.index].max()
@@ -300,12 +307,10 @@ def _finite_verdict(check: Check, scope: Scope, steps: pd.DataFrame, rows: pd.Da
     traffic at a step whose lone runs answered numbers (a step already non-finite alone is the
     lone runs' finding, counted here as non_finite_alone)."""
     judged = rows[rows["judged"].astype(bool) & (rows["error"] == "")]
-    mine = refusals[refusals["row"].isin(rows.index)] if not refusals.empty else refusals
-    values: dict = {"compared": len(judged), "sessions": _sessions(rows, judged), "refusals": len(mine)}
-    if len(mine):
-        values["refusal_causes"] = {k: int(n) for k, n in mine["cause"].value_counts().items()}
+    values = _counts(rows, judged, refusals)
+    refused = values["refusals"]
     if not len(judged):
-        return Verdict(check.code, scope.variant, "skipped", "all_refused" if len(mine) else "nothing_compared", values)
+        return Verdict(check.code, scope.variant, "skipped", "all_refused" if refused else "nothing_compared", values)
     bad = judged["nonfinite"].notna() if "nonfinite" in judged else pd.Series(False, index=judged.index)
     if scope.variant != ALONE:
         lone = _lone_non_finite(steps)
