@@ -24,10 +24,10 @@ ignored (placement), may fail its validation though the check held it within tol
 from __future__ import annotations
 
 import base64
-import struct
 import sys
 
 import numpy as np
+from tritonclient.utils import serialize_byte_tensor
 
 from app.lab.checker import compare
 from app.lab.checker.facts import TensorSpec
@@ -86,7 +86,8 @@ def _content(flat: np.ndarray, datatype: str):
                 return [v.decode("utf-8") for v in items]
         except UnicodeDecodeError:
             pass
-        return _b64(b"".join(struct.pack("<I", len(v)) + v for v in items))
+        serialized = serialize_byte_tensor(np.array(items, dtype=object))  # each element: its 4-byte length, its bytes
+        return _b64(serialized.item() if serialized.size else b"")
     if datatype == "BOOL":
         return [bool(v) for v in flat.tolist()]
     if compare.is_float(datatype):
