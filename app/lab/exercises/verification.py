@@ -81,11 +81,13 @@ def tabulate(results: dict) -> Tables:
     for code, result in results.items():
         for v in result.verdicts:
             first = v.values.get("first") or {}
+            # held: the largest difference from the reference; broken: the first one beyond tolerance
+            # (a finite verdict's first NaN or Inf has no difference: None, as nothing compared)
+            difference = v.values.get("largest_difference", first.get("difference"))
             verdicts.append({
                 "deployment": code, "model": result.facts.name, "check": v.check, "variant": v.variant, "verdict": v.verdict,
                 "reason": v.reason, "compared": int(v.values.get("compared", 0)), "wrong_steps": int(v.values.get("wrong_steps", 0)),
-                # held: the largest difference from the reference; broken: the first one beyond tolerance
-                "difference": float(v.values.get("largest_difference", first.get("difference", float("nan")))),
+                "difference": float("nan") if difference is None else float(difference),
                 "output": v.values.get("largest_output") or first.get("output") or "",
             })
         diagnoses += [{"deployment": code, "code": d["code"], "checks": ", ".join(d["checks"])} for d in result.judgement.diagnoses]
