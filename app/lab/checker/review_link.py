@@ -15,10 +15,10 @@ from app.lab.checker.facts import ModelFacts
 from app.lab.checker.options import CheckOptions
 
 
-def findings(facts: ModelFacts, options: CheckOptions, server_version: str | None = None) -> list[review.ReviewFinding]:
-    """The review of the served config for the server's version (None: a version this review
-    cannot read, so the checks that depend on it say so)."""
-    expect = replace(options.expectations(), triton_version=live_version(server_version))
+def findings(facts: ModelFacts, options: CheckOptions, version: str | None = None) -> list[review.ReviewFinding]:
+    """The review of the served config for the server's version, as live_version() read it (None:
+    none it could read, so the checks that depend on it say so)."""
+    expect = replace(options.expectations(), triton_version=version)
     return review.review(configs.from_server_json(facts.config), expect)
 
 
