@@ -9,12 +9,18 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
-from app.lab.deployment import deployments
-from app.lab.deployment.deployments import LabSettings
-from app.lab.deployment.presets import PRESETS, Traffic
+from app.lab.deployment import PRESETS, LabSettings, Traffic, deployments
 from app.lab.judgement import prediction
 from app.lab.traffic import driver
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from app.lab.deployment import Deployer
+    from app.lab.progress import Progress
+    from app.lab.server import LabServer
 
 DIFF_MODEL = "asr_demo"  # the name both configs carry in the diff, so only settings differ
 SIDES = ("before", "after")
@@ -97,11 +103,11 @@ class Side:
     side: str
     model: str
     settings: LabSettings
-    result: object  # driver.RunResult
+    result: driver.RunResult
 
 
-def run_side_by_side(server, deployer, demo: Demo, owner: str = "presenter", sessions: int | None = None,
-                     progress=None) -> dict[str, Side]:
+def run_side_by_side(server: LabServer, deployer: Deployer, demo: Demo, owner: str = "presenter", sessions: int | None = None,
+                     progress: Progress | None = None) -> dict[str, Side]:
     """Both set-ups, one after the other, on identical traffic (same seed and texts)."""
     traffic = demo.scenario_traffic(sessions)
     out = {}
@@ -122,7 +128,7 @@ class Reveal:
     share_outcome_right: float | None
 
 
-def reveal(demo: Demo, sessions, tally: dict[str, int]) -> Reveal:
+def reveal(demo: Demo, sessions: pd.DataFrame, tally: dict[str, int]) -> Reveal:
     """Judge every option against the asked side's observed sessions (a RunResult.sessions)."""
     verdicts = {option: prediction.judge(option, sessions) for option in demo.options}
     right = tuple(o for o, v in verdicts.items() if v.code == prediction.HELD)

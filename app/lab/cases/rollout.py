@@ -1,18 +1,23 @@
 """Lesson 7's pre-rollout checks: the deployment checker run on the lab's own deployments.
 
 There is one verification engine, app/lab/checker (`batching-lab check`, the "Check a deployment"
-page): the lesson runs its `engine.run_check` on a deployment the lab ships, on the lab's own
+page): the lesson runs its `run_check` on a deployment the lab ships, on the lab's own
 server, and shows its report. What this module adds is the lesson's choice of deployments, the
 options that keep a run short, and which of the lesson's readings a result calls for (codes;
 words in app/text/rollout.py).
 """
 from __future__ import annotations
 
-from app.lab.checker import compare, engine
-from app.lab.checker import target as targets
-from app.lab.checker.options import CheckOptions
+from typing import TYPE_CHECKING
+
+from app.lab.checker import CheckOptions, CheckResult, default_ignored_outputs, run_check, target_on_server
 from app.lab.problems import LabError
-from app.lab.traffic.run_queue import OnWait
+from app.lab.traffic import OnWait
+
+if TYPE_CHECKING:
+    from app.lab.deployment import Deployer
+    from app.lab.progress import Progress
+    from app.lab.server import LabServer
 
 # The recogniser under the sequence batcher (both strategies), under the dynamic batcher (the
 # mistake), and the stateless sentiment model under the dynamic batcher.
@@ -31,13 +36,15 @@ OPTIONS = CheckOptions(steps=6)
 READINGS = ("sequence_held", "stateless_held", "recogniser_keeps_state", "broken")
 
 
-def check(server, model: str, options: CheckOptions = OPTIONS, progress=None, on_wait: OnWait | None = None) -> engine.CheckResult:
+def check(server: LabServer, model: str, options: CheckOptions = OPTIONS, progress: Progress | None = None,
+          on_wait: OnWait | None = None) -> CheckResult:
     """The checker on `model`, which must be loaded on the lab's `server`; progress(done, planned,
-    phase, variant) and on_wait as engine.run_check calls them (from this thread)."""
-    return engine.run_check(targets.on_server(server, model), options, progress=progress, on_wait=on_wait)
+    stage) and on_wait as run_check calls them (from this thread)."""
+    return run_check(target_on_server(server, model), options, progress=progress, on_wait=on_wait)
 
 
-def check_target(server, deployer, model: str, progress=None, on_wait: OnWait | None = None) -> engine.CheckResult:
+def check_target(server: LabServer, deployer: Deployer, model: str, progress: Progress | None = None,
+                 on_wait: OnWait | None = None) -> CheckResult:
     """One of the lesson's TARGETS, loaded if it is not, checked with OPTIONS."""
     if model not in TARGETS:
         raise LabError("verify_target_unknown", value=model, choices=", ".join(TARGETS))
@@ -45,13 +52,13 @@ def check_target(server, deployer, model: str, progress=None, on_wait: OnWait | 
     return check(server, model, OPTIONS, progress, on_wait)
 
 
-def reading(result: engine.CheckResult) -> str:
+def reading(result: CheckResult) -> str:
     """Which of the lesson's READINGS a result calls for: every check held (on the sequence path,
     or on the stateless one), the stateless checks found the lab's recogniser keeping state (the
     lesson 3 mistake), or a check broke."""
     if not result.exit_code:
         return "sequence_held" if result.facts.sequence else "stateless_held"
-    recogniser = bool(compare.default_ignored(result.facts))  # the lab's recogniser: it reports where it ran
+    recogniser = bool(default_ignored_outputs(result.facts))  # the lab's recogniser: it reports where it ran
     if recogniser and not result.facts.sequence and any(d["code"] == "keeps_state" for d in result.judgement.diagnoses):
         return "recogniser_keeps_state"
     return "broken"

@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import tritonclient.http as http
@@ -22,13 +24,18 @@ import tritonclient.http as http
 from app.lab.deployment import deployments
 from app.lab.observation import server_stats
 from app.lab.paths import MODEL_REPOSITORY
+from app.lab.progress import REQUESTS, Progress
 from app.lab.traffic import run_queue
+
+if TYPE_CHECKING:
+    from tritonclient.grpc import model_config_pb2 as mc
+
+    from app.lab.server import LabServer
 
 MODEL = "sentiment"
 UNBATCHED = "sentiment_unbatched"
 MODEL_DIR = MODEL_REPOSITORY / MODEL
 TOKENIZER = MODEL_DIR / "1" / "tokenizer.py"
-Progress = Callable[[int, int], None]
 # How a SentimentRun sent its reviews (words: app/text/sentiment.py).
 ONE_AT_A_TIME, AT_ONCE, ONE_REQUEST = "one_at_a_time", "at_once", "one_request"
 IN_ORDER, SHUFFLED = "in_order", "shuffled"
@@ -41,9 +48,10 @@ _CLOSERS = ("as expected", "see you soon", "thanks", "all told", "in short", "ov
 
 
 @functools.lru_cache(maxsize=1)
-def tokenizer():
+def tokenizer() -> ModuleType:
     """The model's tokenizer module, imported from its file in the model repository."""
     spec = importlib.util.spec_from_file_location("sentiment_tokenizer", TOKENIZER)
+    assert spec is not None and spec.loader is not None  # a .py path always has a source loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -59,7 +67,7 @@ def reviews(count: int, seed: int = 0) -> list[str]:
     return out
 
 
-def encode(texts: list[str]) -> np.ndarray:
+def encode(texts: list[str]) -> np.ndarray[Any, Any]:
     return np.array([tokenizer().encode(t) for t in texts], dtype=np.int64)
 
 
@@ -71,10 +79,10 @@ class SentimentRun:
 
     mode: str
     wall_s: float
-    scores: np.ndarray
-    labels: np.ndarray
-    latency_ms: np.ndarray
-    server: dict = field(default_factory=dict)
+    scores: np.ndarray[Any, Any]
+    labels: np.ndarray[Any, Any]
+    latency_ms: np.ndarray[Any, Any]
+    server: dict[str, Any] = field(default_factory=dict)
     concurrency: int = 1
 
     @property
@@ -82,19 +90,19 @@ class SentimentRun:
         return len(self.scores) / self.wall_s if self.wall_s else 0.0
 
 
-def _infer(client, tokens: np.ndarray, model: str = MODEL) -> tuple[np.ndarray, np.ndarray]:
+def _infer(client: http.InferenceServerClient, tokens: np.ndarray[Any, Any], model: str = MODEL) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     tensor = http.InferInput("TOKENS", list(tokens.shape), "INT64")
     tensor.set_data_from_numpy(tokens)
     result = client.infer(model, [tensor])
     return result.as_numpy("SCORE").reshape(-1), result.as_numpy("LABEL").reshape(-1)
 
 
-def classify(client, model: str, text: str | list[str]) -> tuple[np.ndarray, np.ndarray]:
+def classify(client: http.InferenceServerClient, model: str, text: str | list[str]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
     """(scores, labels) for one review, or several sent as one request."""
     return _infer(client, encode([text] if isinstance(text, str) else list(text)), model)
 
 
-def load_variant(server, name: str, change: Callable) -> str:
+def load_variant(server: LabServer, name: str, change: Callable[[mc.ModelConfig], object]) -> str:
     """The sentiment model's code under `name`, with its shipped config altered by `change`
     (a function that edits the ModelConfig in place)."""
     config = deployments.place_instances(deployments.read_config(MODEL, server.model_repository))
@@ -105,12 +113,12 @@ def load_variant(server, name: str, change: Callable) -> str:
     return name
 
 
-def load_unbatched(server) -> str:
+def load_unbatched(server: LabServer) -> str:
     """The sentiment model under Triton's default scheduler: every request runs on its own."""
     return load_variant(server, UNBATCHED, lambda config: config.ClearField("dynamic_batching"))
 
 
-def send(server, texts: list[str], concurrency: int = 1, order: list[int] | None = None,
+def send(server: LabServer, texts: list[str], concurrency: int = 1, order: list[int] | None = None,
          mode: str | None = None, progress: Progress | None = None) -> SentimentRun:
     """One request per review; `concurrency` callers in flight at once, in `order`.
     `mode` is a MODES code; by default one_at_a_time or at_once."""
@@ -132,7 +140,7 @@ def send(server, texts: list[str], concurrency: int = 1, order: list[int] | None
         with lock:
             done[0] += 1
             if progress:
-                progress(done[0], len(texts))
+                progress(done[0], len(texts), REQUESTS)
 
     control = server.client()
     with run_queue.hold(server, MODEL):  # the statistics below then count this measurement's requests only
@@ -146,7 +154,7 @@ def send(server, texts: list[str], concurrency: int = 1, order: list[int] | None
     return SentimentRun(name, wall, scores, labels, latency, server_stats.delta(before, after), max(1, concurrency))
 
 
-def as_one_batch(server, texts: list[str], order: list[int] | None = None) -> SentimentRun:
+def as_one_batch(server: LabServer, texts: list[str], order: list[int] | None = None) -> SentimentRun:
     """Every review in a single request of shape [N, 16], rows in `order`: the client batches.
     Scores and labels come back in review order."""
     order = list(range(len(texts))) if order is None else order

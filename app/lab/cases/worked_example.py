@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +25,9 @@ from app.lab.scenario.alphabet import to_symbols, to_text
 from app.lab.scenario.audio import utterance
 from app.lab.scenario.ids import unique_ids
 from app.lab.traffic import run_queue
+
+if TYPE_CHECKING:
+    from app.lab.server import LabServer
 
 MODEL_A = sentiment.MODEL
 MODEL_B = "asr_sequence_direct"
@@ -47,7 +51,7 @@ class Sent:
     review: str = ""  # Model A's review text, verbatim
 
 
-def run(server, open_first: bool = True) -> pd.DataFrame:
+def run(server: LabServer, open_first: bool = True) -> pd.DataFrame:
     """Send the scenario's requests (and, with open_first, the sequence's first two turns)."""
     corrid = unique_ids(1)[0]
     with run_queue.hold(server, MODEL_A), run_queue.hold(server, MODEL_B):  # nobody else's batch in between
@@ -61,7 +65,7 @@ def run(server, open_first: bool = True) -> pd.DataFrame:
     return pd.DataFrame([asdict(row) for row in rows])
 
 
-def _model_a(server) -> list[Sent]:
+def _model_a(server: LabServer) -> list[Sent]:
     """Requests 1 and 2 at the same moment, each on its own client (tritonclient HTTP is not thread-safe)."""
 
     def one(text: str) -> int:
@@ -76,7 +80,7 @@ def _model_a(server) -> list[Sent]:
     ]
 
 
-def _turn(client, corrid: int, chunk: np.ndarray, k: int, label: str) -> Sent:
+def _turn(client: http.InferenceServerClient, corrid: int, chunk: np.ndarray[Any, Any], k: int, label: str) -> Sent:
     start, end = k == 0, k == len(TURNS) - 1
     inputs = [http.InferInput("AUDIO", [1, chunk.shape[1]], "FP32"), http.InferInput("SESSION", [1, 1], "UINT64")]
     inputs[0].set_data_from_numpy(chunk.astype(np.float32))

@@ -17,6 +17,7 @@ which session wrote it), so a session that reads another's state shows there too
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -44,7 +45,7 @@ def default_ignored(facts: ModelFacts) -> tuple[str, ...]:
     return ()
 
 
-def difference(ref: np.ndarray | None, got: np.ndarray | None, datatype: str) -> float:
+def difference(ref: np.ndarray[Any, Any] | None, got: np.ndarray[Any, Any] | None, datatype: str) -> float:
     """0 when equal. Integers: the largest absolute difference; BOOL and BYTES: how many elements
     differ; floats: the largest |got - ref| / max(1, |ref|). inf when either is missing, the shapes
     differ, or a float element is NaN on either side: NaN equals nothing, itself included (IEEE
@@ -83,7 +84,7 @@ class Tolerance:
     def holds(self, diff: float) -> bool:
         return diff <= self.value
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"output": self.output, "datatype": self.datatype, "value": self.value, "source": self.source,
                 "noise": _finite(self.noise), "reproducible": self.reproducible}
 
@@ -98,12 +99,12 @@ def tolerance(output: str, datatype: str, noise: float, user: float | None = Non
     return Tolerance(output, datatype, min(derived, CEILING[datatype]), "derived", noise, noise <= CEILING[datatype])
 
 
-def non_finite(array: np.ndarray | None, datatype: str) -> bool:
+def non_finite(array: np.ndarray[Any, Any] | None, datatype: str) -> bool:
     """Whether a float reply holds a NaN or an Inf anywhere (other datatypes cannot)."""
     if array is None or not is_float(datatype):
         return False
     return not bool(np.isfinite(np.asarray(array, dtype=np.float64)).all())
 
 
-def _finite(value: float):
+def _finite(value: float) -> float | None:
     return value if np.isfinite(value) else None

@@ -38,13 +38,18 @@ the check's own diagnosis (judge.DIAGNOSES).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from app.lab.checker import checks, compare
-from app.lab.checker.judge import Judgement, Verdict
+from app.lab.checker.judge import CheckJudgement, CheckVerdict
+
+if TYPE_CHECKING:
+    from app.lab.checker.measure import Tables
 
 # The sequence checks judged against the lone references (app/lab/checker/checks.py): their broken
 # sessions are the ones replayed.
@@ -75,7 +80,7 @@ class Hypothesis:
     kind: str  # lost | stale | foreign
     sends: tuple[Send, ...]
     form: str = ""  # stale: last | instance | all; foreign: replace | sent | given_up | mix
-    source: dict | None = field(default=None, hash=False)  # the conversation whose state it carries
+    source: dict[str, Any] | None = field(default=None, hash=False)  # the conversation whose state it carries
 
     @property
     def requests(self) -> int:
@@ -95,20 +100,20 @@ class Broken:
     step: int
     instance: str | None = None  # where the log placed its sequence
     slot: int | None = None
-    observed: tuple = ()  # {output: array} per step from `step` on
+    observed: tuple[Any, ...] = ()  # {output: array} per step from `step` on
     hypotheses: tuple[Hypothesis, ...] = ()
 
 
 @dataclass
 class Plan:
-    verdict: Verdict
+    verdict: CheckVerdict
     sessions: list[Broken]
     broken_sessions: int  # all of the check's broken conversations, diagnosed or not
 
 
-def plan(tables, judgement: Judgement) -> list[Plan]:
+def plan(tables: Tables, judgement: CheckJudgement) -> list[Plan]:
     """The broken sequence checks' sessions to diagnose, with their hypotheses."""
-    out = []
+    out: list[Plan] = []
     if not tables.facts.sequence:
         return out
     outputs = [t.output for t in judgement.tolerances]
@@ -124,7 +129,7 @@ def plan(tables, judgement: Judgement) -> list[Plan]:
         phases = checks.get(v.check, sequence=True).scope(v.variant).phases
         phase_rows = steps[steps["phase"].isin(phases) & (steps["variant"] == v.variant) & (steps["outcome"] != "not_sent")]
         conversations = {c: rows.sort_values("step") for c, rows in phase_rows.groupby("conversation")}
-        sessions = []
+        sessions: list[Broken] = []
         for conversation, first in firsts.iterrows():
             if len(sessions) == MAX_SESSIONS:
                 break
@@ -135,7 +140,7 @@ def plan(tables, judgement: Judgement) -> list[Plan]:
     return out
 
 
-def broken_session(tables, v: Verdict, conversations: dict[int, pd.DataFrame], conversation: int, k: int,
+def broken_session(tables: Tables, v: CheckVerdict, conversations: dict[int, pd.DataFrame], conversation: int, k: int,
                    outputs: list[str]) -> Broken | None:
     """The session's observed replies from step k and its hypotheses; None where nothing was kept."""
     mine = conversations[conversation]
@@ -155,7 +160,7 @@ def broken_session(tables, v: Verdict, conversations: dict[int, pd.DataFrame], c
     return dataclasses.replace(b, hypotheses=tuple(hypotheses(b, conversations, tables.lengths)[:MAX_HYPOTHESES]))
 
 
-def _observed(tables, row, outputs: list[str]) -> dict | None:
+def _observed(tables: Tables, row: Any, outputs: list[str]) -> dict[str, Any] | None:
     """What the request got: its kept reply, else (within tolerance) its reference; None when unknown."""
     if row.error or not row.judged or row.request_id in tables.unobserved:
         return None
@@ -234,17 +239,17 @@ def _sends(rows: pd.DataFrame) -> tuple[Send, ...]:
     return tuple(Send(int(r.session), int(r.step), bool(r.start)) for r in rows.itertuples())
 
 
-def _place(row: pd.Series) -> tuple:
+def _place(row: pd.Series) -> tuple[str | None, int | None]:
     """(instance, slot) the log gave the row's sequence; None where it did not say."""
     instance, slot = row.get("instance"), row.get("slot")
     return (instance if isinstance(instance, str) else None, None if _missing(slot) else int(slot))
 
 
-def _missing(value) -> bool:
+def _missing(value: object) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value))
 
 
-def _source(rows: pd.DataFrame, began: float) -> dict:
+def _source(rows: pd.DataFrame, began: float) -> dict[str, Any]:
     first = rows.iloc[0]
     instance, slot = _place(first)
     return {"conversation": int(first["conversation"]), "session": int(first["session"]), "corrid": str(first["corrid"]),
@@ -253,7 +258,7 @@ def _source(rows: pd.DataFrame, began: float) -> dict:
             "ended_before": bool(float(rows["t_send"].max()) < began)}
 
 
-def _foreign_candidates(b: Broken, conversations: dict[int, pd.DataFrame], row_k) -> list[tuple]:
+def _foreign_candidates(b: Broken, conversations: dict[int, pd.DataFrame], row_k: pd.Series) -> list[tuple[Any, ...]]:
     """(conversation, rows before step k, rows sent before where that differs, with the given-up
     request where it had one) for the other conversations, best placed and nearest first."""
     place = _place(row_k)
@@ -282,7 +287,7 @@ def _foreign_candidates(b: Broken, conversations: dict[int, pd.DataFrame], row_k
     return [(c, before, sent, given) for _, _, c, before, sent, given in ranked]
 
 
-def _executed_before(rows: pd.DataFrame, row_k) -> pd.Series:
+def _executed_before(rows: pd.DataFrame, row_k: pd.Series) -> pd.Series:
     """Requests that ran before step k: by the trace where both were traced, else replied before it was sent."""
     start_k = row_k.get("exec_start")
     if not _missing(start_k) and "exec_end" in rows:
@@ -292,7 +297,7 @@ def _executed_before(rows: pd.DataFrame, row_k) -> pd.Series:
     return rows["t_recv"] <= float(row_k["t_send"])
 
 
-def matched(observed: tuple, replies: list[dict | None], tolerances: list[compare.Tolerance]) -> int:
+def matched(observed: tuple[Any, ...], replies: Sequence[dict[str, Any] | None], tolerances: list[compare.Tolerance]) -> int:
     """How many steps from k the replayed replies match, in a row (0: the first does not)."""
     n = 0
     for want, got in zip(observed, replies, strict=False):
@@ -304,7 +309,7 @@ def matched(observed: tuple, replies: list[dict | None], tolerances: list[compar
     return n
 
 
-def classify(b: Broken, tried: list[tuple[Hypothesis, int]]) -> dict:
+def classify(b: Broken, tried: list[tuple[Hypothesis, int]]) -> dict[str, Any]:
     """The session's class from the hypotheses tried and their scores (in trial order)."""
     best: tuple[Hypothesis, int] | None = None
     for hypothesis, score in tried:
@@ -318,7 +323,7 @@ def classify(b: Broken, tried: list[tuple[Hypothesis, int]]) -> dict:
     return entry
 
 
-def advice_code(entry: dict, scheduler: str) -> str | None:
+def advice_code(entry: dict[str, Any], scheduler: str) -> str | None:
     """What one diagnosed session says to do (a DIAGNOSES code); None for other."""
     kind = entry["class"]
     if kind == "lost":
@@ -332,7 +337,7 @@ def advice_code(entry: dict, scheduler: str) -> str | None:
     return None
 
 
-def advice(entries: list[dict], scheduler: str) -> str | None:
+def advice(entries: list[dict[str, Any]], scheduler: str) -> str | None:
     """The check's advice: the strongest evidence among its diagnosed sessions. A session that
     answered with another's state shows that state crosses sessions, which also explains one that
     found none (under oldest, a batch row that no session, or one that ended, had written): foreign
@@ -341,10 +346,10 @@ def advice(entries: list[dict], scheduler: str) -> str | None:
     return next((code for code in ADVICE_CODES if code in codes), None)
 
 
-def attach(judgement: Judgement, diagnosed: dict[str, dict]) -> Judgement:
+def attach(judgement: CheckJudgement, diagnosed: dict[str, dict[str, Any]]) -> CheckJudgement:
     """The judgement with each diagnosed verdict's values["diagnosis"], and its checks moved to
     their advice code in `diagnoses` (the judge's own grouping and skip rule otherwise kept)."""
-    verdicts = [Verdict(v.check, v.variant, v.verdict, v.reason, {**v.values, "diagnosis": diagnosed[v.id]}) if v.id in diagnosed else v
+    verdicts = [CheckVerdict(v.check, v.variant, v.verdict, v.reason, {**v.values, "diagnosis": diagnosed[v.id]}) if v.id in diagnosed else v
                 for v in judgement.verdicts]
     groups: dict[str, list[str]] = {}
     for entry in judgement.diagnoses:
@@ -354,7 +359,7 @@ def attach(judgement: Judgement, diagnosed: dict[str, dict]) -> Judgement:
     return dataclasses.replace(judgement, verdicts=verdicts, diagnoses=[{"code": c, "checks": ids} for c, ids in groups.items()])
 
 
-def summary(p: Plan, entries: list[dict], replayed: int, scheduler: str) -> dict:
+def summary(p: Plan, entries: list[dict[str, Any]], replayed: int, scheduler: str) -> dict[str, Any]:
     """A verdict's values["diagnosis"]."""
     return {"sessions": entries, "broken_sessions": p.broken_sessions, "diagnosed": len(entries), "replayed": replayed,
             "advice": advice(entries, scheduler), "caps": dict(CAPS)}

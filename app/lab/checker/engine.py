@@ -6,9 +6,9 @@ differ only in how they show the result. Everything here is codes and values.
 For a page:
     from app.lab.checker import engine, report, target
     t = target.on_server(lab_server, model)            # the app's server; the model must be loaded
-    result = engine.run_check(t, CheckOptions(...), progress=lambda done, planned, phase, variant: ...,
+    result = engine.run_check(t, CheckOptions(...), progress=lambda done, planned, stage: ...,
                               on_wait=lambda wait: ...)  # run_queue.Wait while another run holds the model
-    result.verdicts                  # judge.Verdict per check: check, variant, verdict, reason, values
+    result.verdicts                  # judge.CheckVerdict per check: check, variant, verdict, reason, values
                                      # (which checks there are, and what each judges: checks.CHECKS)
     result.judgement.diagnoses       # [{code, checks}]: what the broken checks say about the model
     result.judgement.notes           # [{code, values}]: what to know beside the verdicts (streams_wrap)
@@ -25,9 +25,10 @@ For a page:
     report.timeline(result)          # executions over time: lane (instance) x exec_start..exec_end,
                                      # session for colour, diverged marks the steps beyond tolerance
     report.errors(result)            # each broken session's difference from its reference per step
-progress is called from the calling thread, at most five times a second, with the request
-count so far, the planned count (an estimate), and the phase and variant codes (words:
-app/text/checker.PHASES). A LabError says why a check could not run (words: app/text/problems).
+progress (app/lab/progress.Progress) is called from the calling thread, at most five times a
+second, with the request count so far, the planned count (an estimate), and the stage: the phase
+code with the variant in its values (measure.stage; words: app/text/checker.PHASES, VARIANTS).
+A LabError says why a check could not run (words: app/text/problems).
 The one-instance copy is one model process outside app/lab/deployment/loaded_models.py's budget while
 the check runs, and is unloaded before run_check returns.
 """
@@ -37,13 +38,16 @@ import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from app.lab.checker import input_data, inputs, measure, replay, review_link
 from app.lab.checker import target as targets
 from app.lab.checker.facts import ModelFacts
-from app.lab.checker.judge import Judgement, judge
+from app.lab.checker.inputs import InputSource
+from app.lab.checker.judge import CheckJudgement, CheckVerdict, judge
 from app.lab.checker.options import DEFAULT_STEPS, MAX_SESSIONS, MIN_SESSIONS, CheckOptions
 from app.lab.problems import LabError, Problem
+from app.lab.progress import Progress
 from app.lab.traffic import run_queue
 
 
@@ -52,21 +56,21 @@ class CheckResult:
     facts: ModelFacts
     options: CheckOptions
     tables: measure.Tables
-    judgement: Judgement
+    judgement: CheckJudgement
     where: str  # "embedded" or "external"
     url: str
     wall_s: float
-    review: list = field(default_factory=list)  # the config review's findings (review.ReviewFinding)
+    review: list[Any] = field(default_factory=list)  # the config review's findings (review.ReviewFinding)
     triton_version: str | None = None  # the server's version, which the review used (None: none it could read)
     inputs: inputs.InputsUsed = field(default_factory=inputs.InputsUsed)  # the shapes sent and how they were sized
-    source: object = None  # the sessions' inputs (inputs.Generated or inputs.FromData): what export.py writes
+    source: InputSource | None = None  # the sessions' inputs (inputs.Generated or inputs.FromData): what export.py writes
 
     @property
     def exit_code(self) -> int:
         return self.judgement.exit_code
 
     @property
-    def verdicts(self):
+    def verdicts(self) -> list[CheckVerdict]:
         return self.judgement.verdicts
 
     @property
@@ -81,7 +85,7 @@ def default_sessions(facts: ModelFacts) -> int:
     return min(MAX_SESSIONS, max(MIN_SESSIONS, facts.capacity + max(2, math.ceil(facts.capacity / 2))))
 
 
-def input_source(facts: ModelFacts, options: CheckOptions):
+def input_source(facts: ModelFacts, options: CheckOptions) -> InputSource:
     """The sessions' inputs and lengths: from the data file (with its golden outputs, if it has
     validation_data), else generated from the metadata."""
     if options.input_data is not None:
@@ -99,7 +103,7 @@ def input_source(facts: ModelFacts, options: CheckOptions):
     return inputs.Generated(facts, dims, lengths, options.seed, inputs.drawn_sizes(facts, dims, options.seed))
 
 
-def preflight(target, options: CheckOptions) -> tuple[ModelFacts, object]:
+def preflight(target: targets.Target, options: CheckOptions) -> tuple[ModelFacts, InputSource]:
     """Everything that can be refused before a request is sent: the options, the model (known,
     ready, not decoupled), the outputs to ignore, the inputs. LabError otherwise."""
     options.check()
@@ -115,9 +119,9 @@ def preflight(target, options: CheckOptions) -> tuple[ModelFacts, object]:
     return facts, input_source(facts, options)
 
 
-def run_check(target, options: CheckOptions | None = None, progress: measure.Progress | None = None,
+def run_check(target: targets.Target, options: CheckOptions | None = None, progress: Progress | None = None,
               on_wait: run_queue.OnWait | None = None) -> CheckResult:
-    """Check target.model on target.server. progress(done, planned, phase, variant) is called
+    """Check target.model on target.server. progress(done, planned, stage) is called
     from this thread while requests go out; on_wait hears this check's place while another run
     holds the model (the run queue's lease, held for the whole check so a class is not disturbed).
     LabError for anything that stops the check (exit code 2): an unknown or failing model, bad

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import base64
 import sys
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from tritonclient.utils import serialize_byte_tensor
@@ -32,8 +33,12 @@ from tritonclient.utils import serialize_byte_tensor
 from app.lab.checker import compare
 from app.lab.checker.facts import TensorSpec
 
+if TYPE_CHECKING:
+    from app.lab.checker.engine import CheckResult
+    from app.lab.checker.measure import Tables
 
-def failing_sessions(result) -> list[int]:
+
+def failing_sessions(result: CheckResult) -> list[int]:
     """Sessions with a step beyond tolerance in a broken check, in order."""
     wrong = result.judgement.broken_steps
     if wrong.empty:
@@ -41,10 +46,12 @@ def failing_sessions(result) -> list[int]:
     return sorted({int(s) for s in wrong[wrong["difference"] > wrong["tolerance"]]["session"]})
 
 
-def input_data(result) -> dict | None:
+def input_data(result: CheckResult) -> dict[str, Any] | None:
     """perf_analyzer's --input-data document for the failing sessions; None when nothing failed."""
     facts, tables, source = result.facts, result.tables, result.source
-    data, validation = [], []
+    assert source is not None  # run_check's results have theirs
+    data: list[list[dict[str, Any]]] = []
+    validation: list[list[dict[str, Any]]] = []
     for session in failing_sessions(result):
         steps = _referenced_steps(tables, session)
         if not steps:
@@ -56,7 +63,7 @@ def input_data(result) -> dict | None:
     return {"data": data, "validation_data": validation}
 
 
-def _referenced_steps(tables, session: int) -> list[int]:
+def _referenced_steps(tables: Tables, session: int) -> list[int]:
     length = tables.lengths[session] if session < len(tables.lengths) else 0
     steps = []
     for k in range(length):
@@ -66,19 +73,19 @@ def _referenced_steps(tables, session: int) -> list[int]:
     return steps
 
 
-def _step(specs: tuple[TensorSpec, ...], arrays: dict[str, np.ndarray], batched: bool) -> dict:
+def _step(specs: tuple[TensorSpec, ...], arrays: dict[str, np.ndarray[Any, Any]], batched: bool) -> dict[str, Any]:
     return {spec.name: tensor(arrays[spec.name][0] if batched else arrays[spec.name], spec)
             for spec in specs if arrays.get(spec.name) is not None}
 
 
-def tensor(array: np.ndarray, spec: TensorSpec):
+def tensor(array: np.ndarray[Any, Any], spec: TensorSpec) -> object:
     """One batch-1 tensor (no batch dimension) in the form perf_analyzer reads for its datatype."""
     array = np.asarray(array)
     content = _content(array.reshape(-1), spec.datatype)
     return {"content": content, "shape": [int(d) for d in array.shape]} if spec.variable else content
 
 
-def _content(flat: np.ndarray, datatype: str):
+def _content(flat: np.ndarray[Any, Any], datatype: str) -> list[Any] | dict[str, Any]:
     if datatype == "BYTES":
         items = [v if isinstance(v, bytes) else str(v).encode() for v in flat.tolist()]
         try:
@@ -97,5 +104,5 @@ def _content(flat: np.ndarray, datatype: str):
     return [int(v) for v in flat.tolist()]
 
 
-def _b64(raw: bytes) -> dict:
+def _b64(raw: bytes) -> dict[str, Any]:
     return {"b64": base64.b64encode(raw).decode("ascii")}

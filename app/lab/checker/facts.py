@@ -11,6 +11,7 @@ max_candidate_sequences.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 DEFAULT_IDLE_US = 1_000_000  # model_config.proto: "If not specified, or 0, the default is 1 second"
 
@@ -42,7 +43,7 @@ class ModelFacts:
     controls: tuple[str, ...]  # control kinds declared: START, END, READY, CORRID
     inputs: tuple[TensorSpec, ...] = field(default_factory=tuple)
     outputs: tuple[TensorSpec, ...] = field(default_factory=tuple)
-    config: dict = field(default_factory=dict, repr=False, compare=False)  # as the server gave it
+    config: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # as the server gave it
 
     @property
     def sequence(self) -> bool:
@@ -58,7 +59,7 @@ class ModelFacts:
         return self.instances * self.slots_per_instance
 
     @classmethod
-    def read(cls, config: dict, metadata: dict) -> ModelFacts:
+    def read(cls, config: dict[str, Any], metadata: dict[str, Any]) -> ModelFacts:
         seq = config.get("sequence_batching")
         max_batch = int(config.get("max_batch_size", 0))
         if seq is not None:
@@ -101,7 +102,7 @@ class ModelFacts:
             config=config,
         )
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {
             "name": self.name, "version": self.version, "scheduler": self.scheduler, "max_batch_size": self.max_batch_size,
             "instances": self.instances, "instance_kind": self.instance_kind, "slots_per_instance": self.slots_per_instance,
@@ -112,7 +113,7 @@ class ModelFacts:
         }
 
 
-def _specs(tensors: list[dict], max_batch: int, optional: dict[str, bool]) -> list[TensorSpec]:
+def _specs(tensors: list[dict[str, Any]], max_batch: int, optional: dict[str, bool]) -> list[TensorSpec]:
     out = []
     for tensor in tensors:
         shape = [int(d) for d in tensor.get("shape", [])]

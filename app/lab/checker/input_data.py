@@ -27,6 +27,7 @@ import math
 import struct
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tritonclient.utils import triton_to_np_dtype
@@ -39,21 +40,23 @@ from app.lab.problems import LabError, Problem
 class _Bad(Exception):
     """One tensor's problem; streams() adds where it is (stream, step, input) before it becomes a Problem."""
 
-    def __init__(self, code: str, **values):
+    def __init__(self, code: str, **values: object):
         super().__init__(code)
         self.code, self.values = code, values
 
 
-def load(path: Path) -> dict:
+def load(path: Path) -> dict[str, Any]:
     try:
-        return json.loads(Path(path).read_text())
+        document: dict[str, Any] = json.loads(Path(path).read_text())
+        return document
     except OSError as err:
         raise LabError("check_data_unreadable", source=str(path), error=err.strerror or str(err)) from None
     except ValueError as err:
         raise LabError("check_data_unreadable", source=str(path), error=str(err)) from None
 
 
-def streams(document: dict, facts: ModelFacts, dims: dict[str, tuple[int, ...] | None], source: str = "input data") -> list[list[dict[str, np.ndarray]]]:
+def streams(document: dict[str, Any], facts: ModelFacts, dims: dict[str, tuple[int, ...] | None],
+            source: str = "input data") -> list[list[dict[str, np.ndarray[Any, Any]]]]:
     """The file's streams of steps as arrays (no batch dimension); LabError with every problem found."""
     data = document.get("data") if isinstance(document, dict) else None
     if not isinstance(data, list) or not data:
@@ -67,7 +70,7 @@ def streams(document: dict, facts: ModelFacts, dims: dict[str, tuple[int, ...] |
     return _read(raw, _INPUTS, {s.name: s for s in facts.inputs}, dims, source)
 
 
-def golden(document: dict, facts: ModelFacts, source: str = "input data") -> list[list[dict[str, np.ndarray]]] | None:
+def golden(document: dict[str, Any], facts: ModelFacts, source: str = "input data") -> list[list[dict[str, np.ndarray[Any, Any]]]] | None:
     """The golden outputs of `validation_data`, aligned with the streams of "data" (read first,
     with streams()); None when the file has none. LabError with every problem found."""
     if not isinstance(document, dict) or "validation_data" not in document:
@@ -106,7 +109,7 @@ _INPUTS = _Side("check_data", "check_data_unknown_input", "inputs", required=Tru
 _OUTPUTS = _Side("check_golden", "check_golden_unknown_output", "outputs", required=False, refuse_nan=True)
 
 
-def _read(raw: list, side: _Side, specs: dict[str, TensorSpec], dims: dict, source: str) -> list[list[dict[str, np.ndarray]]]:
+def _read(raw: list[Any], side: _Side, specs: dict[str, TensorSpec], dims: dict[str, Any], source: str) -> list[list[dict[str, np.ndarray[Any, Any]]]]:
     problems: list[Problem] = []
     out = []
     for s, stream in enumerate(raw):
@@ -143,13 +146,13 @@ def _read(raw: list, side: _Side, specs: dict[str, TensorSpec], dims: dict, sour
     return out
 
 
-def _has_nan(array: np.ndarray) -> bool:
+def _has_nan(array: np.ndarray[Any, Any]) -> bool:
     if array.dtype.kind != "f" and array.dtype.name != "bfloat16":  # BF16 (ml_dtypes) is a kind of its own
         return False
     return bool(np.isnan(array.astype(np.float64)).any())
 
 
-def tensor(value, spec: TensorSpec, dims: tuple[int, ...] | None) -> np.ndarray:
+def tensor(value: Any, spec: TensorSpec, dims: tuple[int, ...] | None) -> np.ndarray[Any, Any]:
     """One tensor in any of the format's forms, checked against the model's dims."""
     shape = None
     if isinstance(value, dict) and "content" in value:
@@ -180,7 +183,7 @@ def _inferred(spec: TensorSpec, size: int) -> tuple[int, ...]:
     raise _Bad("check_data_shape_needed", dims=inputs.dims_text(spec.dims))
 
 
-def _flat(value, spec: TensorSpec) -> np.ndarray:
+def _flat(value: object, spec: TensorSpec) -> np.ndarray[Any, Any]:
     if isinstance(value, dict):
         if set(value) != {"b64"} or not isinstance(value["b64"], str):
             raise _Bad("check_data_bad_value", kind=spec.datatype)
@@ -207,7 +210,7 @@ def _flat(value, spec: TensorSpec) -> np.ndarray:
         raise _Bad("check_data_bad_value", kind=spec.datatype) from None
 
 
-def _from_bytes(raw: bytes, spec: TensorSpec) -> np.ndarray:
+def _from_bytes(raw: bytes, spec: TensorSpec) -> np.ndarray[Any, Any]:
     if spec.datatype != "BYTES":
         dtype = np.dtype(triton_to_np_dtype(spec.datatype)).newbyteorder("<")
         if len(raw) % dtype.itemsize:

@@ -25,8 +25,10 @@ ml_dtypes, as tritonclient wants), FP32, FP64 and BYTES (short ASCII strings).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any, TypeAlias
 
 import numpy as np
 from tritonclient.utils import triton_to_np_dtype
@@ -86,12 +88,12 @@ def concrete_shapes(facts: ModelFacts, given: dict[str, tuple[int, ...]]) -> dic
     return out
 
 
-def dims_text(dims) -> str:
+def dims_text(dims: Iterable[int]) -> str:
     """Dimensions as the messages write them: [1, -1]."""
     return "[" + ", ".join(str(d) for d in dims) + "]"
 
 
-def generate(spec: TensorSpec, dims: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+def generate(spec: TensorSpec, dims: tuple[int, ...], rng: np.random.Generator) -> np.ndarray[Any, Any]:
     """One tensor of `spec`'s datatype and `dims`, drawn from rng."""
     kind = spec.datatype
     if kind == "BYTES":
@@ -133,19 +135,19 @@ class DrawnSizes:
             session, step = 0, 0
         return int(_drawn(self.seed, self.low, self.high, session)[step % _SIZES_PER_SESSION])
 
-    def sizes(self, lengths: list[int]) -> np.ndarray:
+    def sizes(self, lengths: list[int]) -> np.ndarray[Any, Any]:
         """Every size the requests of sessions of these lengths take (one per session and step)."""
         if self.per == "run":
             return np.array([self.size(0, 0)])
         drawn = [np.resize(_drawn(self.seed, self.low, self.high, s), n) for s, n in enumerate(lengths) if n > 0]
         return np.concatenate(drawn) if drawn else np.array([self.size(0, 0)])
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"low": self.low, "high": self.high, "per": self.per}
 
 
 @lru_cache(maxsize=1024)
-def _drawn(seed: int, low: int, high: int, session: int) -> np.ndarray:
+def _drawn(seed: int, low: int, high: int, session: int) -> np.ndarray[Any, Any]:
     """One session's sizes, step by step: a generator of its own (a spawn key the tensors' seeds
     never take), so the sizes do not change the values and the same seed draws the same sizes."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_SIZES_STREAM, session)))
@@ -191,7 +193,7 @@ class ShapeUsed:
     smallest: tuple[int, ...]
     largest: tuple[int, ...]
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "dims": list(self.dims), "sized_by": self.sized_by, "smallest": list(self.smallest),
                 "largest": list(self.largest)}
 
@@ -204,7 +206,7 @@ class InputsUsed:
     sizes: DrawnSizes | None = None
     shapes: tuple[ShapeUsed, ...] = ()
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"sizes": self.sizes.to_json() if self.sizes else None, "shapes": [s.to_json() for s in self.shapes]}
 
 
@@ -231,14 +233,17 @@ class Generated:
     def sessions(self) -> int:
         return len(self.lengths)
 
-    def expected(self, session: int, step: int) -> dict[str, np.ndarray] | None:
+    def expected(self, session: int, step: int) -> dict[str, np.ndarray[Any, Any]] | None:
         return None
 
     def shape(self, spec: TensorSpec, session: int, step: int) -> tuple[int, ...]:
         dims = self.dims[spec.name]
-        return dims if dims is not None else sized(spec, self.sizes.size(session, step))
+        if dims is not None:
+            return dims
+        assert self.sizes is not None  # __post_init__ refuses a variable input without sizes
+        return sized(spec, self.sizes.size(session, step))
 
-    def arrays(self, session: int, step: int) -> dict[str, np.ndarray]:
+    def arrays(self, session: int, step: int) -> dict[str, np.ndarray[Any, Any]]:
         out = {}
         for index, spec in enumerate(self.facts.inputs):
             rng = np.random.default_rng([self.seed, session, step, index])
@@ -253,6 +258,7 @@ class Generated:
             if dims is not None:
                 shapes.append(ShapeUsed(spec.name, spec.dims, "shape" if spec.variable else "model", dims, dims))
             else:
+                assert drawn is not None  # __post_init__ refuses a variable input without sizes
                 shapes.append(ShapeUsed(spec.name, spec.dims, "drawn", sized(spec, int(drawn.min())), sized(spec, int(drawn.max()))))
         return InputsUsed(self.sizes, tuple(shapes))
 
@@ -268,9 +274,9 @@ class FromData:
     `given` holds the --shape sizes (the file's entries without a "shape" of their own take them)."""
 
     facts: ModelFacts
-    streams: list[list[dict[str, np.ndarray]]]
+    streams: list[list[dict[str, np.ndarray[Any, Any]]]]
     lengths: list[int]
-    golden: list[list[dict[str, np.ndarray]]] | None = None
+    golden: list[list[dict[str, np.ndarray[Any, Any]]]] | None = None
     given: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     source = "data_file"
@@ -282,11 +288,11 @@ class FromData:
     def stream(self, session: int) -> int:
         return session % len(self.streams)
 
-    def entry(self, session: int, step: int) -> dict[str, np.ndarray]:
+    def entry(self, session: int, step: int) -> dict[str, np.ndarray[Any, Any]]:
         stream = self.streams[self.stream(session)]
         return stream[step % len(stream)]
 
-    def arrays(self, session: int, step: int) -> dict[str, np.ndarray]:
+    def arrays(self, session: int, step: int) -> dict[str, np.ndarray[Any, Any]]:
         return {name: with_batch(self.facts, value) for name, value in self.entry(session, step).items()}
 
     def used(self) -> InputsUsed:
@@ -312,7 +318,7 @@ class FromData:
             shapes.append(ShapeUsed(spec.name, spec.dims, sized_by, smallest, largest))
         return InputsUsed(None, tuple(shapes))
 
-    def expected(self, session: int, step: int) -> dict[str, np.ndarray] | None:
+    def expected(self, session: int, step: int) -> dict[str, np.ndarray[Any, Any]] | None:
         """The golden outputs of the session's step (with the batch dimension, as replies have
         it), or None where there are none to compare with."""
         if self.golden is None:
@@ -327,6 +333,10 @@ class FromData:
         return wrapped_streams([len(s) for s in self.streams], self.lengths)
 
 
+# What the measurement plays: generated inputs or a data file's.
+InputSource: TypeAlias = "Generated | FromData"
+
+
 def wrapped_streams(stream_lengths: list[int], lengths: list[int]) -> list[int]:
     """Streams (from 0) that some session (session i plays stream i % len(stream_lengths)) plays
     for more steps than they have; none without streams."""
@@ -334,7 +344,7 @@ def wrapped_streams(stream_lengths: list[int], lengths: list[int]) -> list[int]:
     return sorted({i % n for i, length in enumerate(lengths) if length > stream_lengths[i % n]}) if n else []
 
 
-def with_batch(facts: ModelFacts, array: np.ndarray) -> np.ndarray:
+def with_batch(facts: ModelFacts, array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
     """A batch-1 request's tensor: the batch dimension in front when the model batches."""
     return array[np.newaxis, ...] if facts.batched else array
 

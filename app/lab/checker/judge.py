@@ -26,18 +26,22 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from app.lab.checker import checks, compare, inputs
 from app.lab.checker.checks import ALONE, FINITE, GOLDEN, REFERENCE, Check, Scope
-from app.lab.observation.server_log import START_REFUSAL
+from app.lab.observation import START_REFUSAL
+
+if TYPE_CHECKING:
+    from app.lab.checker.measure import Tables
 
 DIAGNOSES = checks.diagnoses()  # broken check -> what it says about the model (words in app/text/checker.py)
 SHARED_SHOWN = 12  # other requests of a diverging step's execution listed in the report
 STREAMS_WRAP = "streams_wrap"
-NOTE_CODES = (STREAMS_WRAP,)  # Judgement.notes' codes (words: app/text/checker.NOTES)
+NOTE_CODES = (STREAMS_WRAP,)  # CheckJudgement.notes' codes (words: app/text/checker.NOTES)
 
 
 @dataclass(frozen=True)
@@ -53,44 +57,44 @@ _AGAINST_GOLDEN = _Basis("gold.", "golden")
 
 
 @dataclass(frozen=True)
-class Verdict:
+class CheckVerdict:
     check: str
     variant: str  # "alone" (the reference runs), "all_instances" or "one_instance"
     verdict: str  # "held", "broken" or "skipped"
     reason: str = ""  # skipped: why; broken: what the divergence means (a DIAGNOSES code)
-    values: dict = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
         return f"{self.check}/{self.variant}"
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"check": self.check, "variant": self.variant, "verdict": self.verdict, "reason": self.reason,
-                "values": _plain(self.values)}
+                "values": jsonable(self.values)}
 
 
 @dataclass
-class Judgement:
-    verdicts: list[Verdict]
+class CheckJudgement:
+    verdicts: list[CheckVerdict]
     tolerances: list[compare.Tolerance]
     refusals: pd.DataFrame  # one row per refused request: where, Triton's message, cause
     broken_steps: pd.DataFrame  # steps that differ beyond tolerance: check, variant, conversation, session, step, output, difference
-    diagnoses: list[dict]  # {code, checks}: what the broken checks say about the model
-    notes: list[dict] = field(default_factory=list)  # {code, values}: what the reader should know, problem-free
+    diagnoses: list[dict[str, Any]]  # {code, checks}: what the broken checks say about the model
+    notes: list[dict[str, Any]] = field(default_factory=list)  # {code, values}: what the reader should know, problem-free
 
     @property
     def exit_code(self) -> int:
         """0 when every check that ran held, 1 when one broke; 2 (could not check) is raised before."""
         return 1 if any(v.verdict == "broken" for v in self.verdicts) else 0
 
-    def verdict(self, check: str, variant: str | None = None) -> Verdict:
+    def verdict(self, check: str, variant: str | None = None) -> CheckVerdict:
         for v in self.verdicts:
             if v.check == check and (variant is None or v.variant == variant):
                 return v
         raise KeyError(f"no verdict for {check}/{variant}")
 
 
-def judge(tables) -> Judgement:
+def judge(tables: Tables) -> CheckJudgement:
     steps = tables.steps
     diff_columns = [c for c in steps.columns if c.startswith("diff.")]
     types = dict(zip(tables.outputs["name"], tables.outputs["datatype"], strict=True))
@@ -104,13 +108,13 @@ def judge(tables) -> Judgement:
     refusals = _refusals(steps, tables.facts.idle_timeout_us / 1e6)
     reference = _verdict(lone.code, ALONE, steps, reference_rows.index, broken_mask, limits, refusals, broken_reason=lone.diagnosis)
     if reference.verdict == "broken" and _only_float_noise(reference_rows, broken_mask, tolerances):
-        reference = Verdict(reference.check, reference.variant, "broken", "noise_above_tolerance", reference.values)
+        reference = CheckVerdict(reference.check, reference.variant, "broken", "noise_above_tolerance", reference.values)
     elif reference.verdict == "broken" and _only_non_finite(steps, reference_rows, broken_mask):
-        reference = Verdict(reference.check, reference.variant, "broken", "non_finite", reference.values)
+        reference = CheckVerdict(reference.check, reference.variant, "broken", "non_finite", reference.values)
     blind = [s for s in tables.skipped.itertuples() if (s.check, s.variant) == (lone.code, ALONE)]
     if blind:  # run, but the server answered the repeats from its response cache: nothing to judge
-        reference = Verdict(lone.code, ALONE, "skipped", blind[0].reason, dict(blind[0].values or {}))
-    verdicts: list[Verdict] = [reference]
+        reference = CheckVerdict(lone.code, ALONE, "skipped", blind[0].reason, dict(blind[0].values or {}))
+    verdicts: list[CheckVerdict] = [reference]
     skipped = {(r.check, r.variant): r for r in tables.skipped.itertuples()}
     golden_mask = _beyond(steps, limits, _AGAINST_GOLDEN) if tables.golden else None
     for check in checks.for_path(sequence):
@@ -118,18 +122,18 @@ def judge(tables) -> Judgement:
             continue
         for scope in check.scopes:
             if check.judged_by == GOLDEN and not tables.golden:
-                verdicts.append(Verdict(check.code, scope.variant, "skipped", "no_golden_data", {}))
+                verdicts.append(CheckVerdict(check.code, scope.variant, "skipped", "no_golden_data", {}))
                 continue
             if check.judged_by == FINITE and not any(compare.is_float(types[n]) for n in compared):
-                verdicts.append(Verdict(check.code, scope.variant, "skipped", "no_float_outputs", {}))
+                verdicts.append(CheckVerdict(check.code, scope.variant, "skipped", "no_float_outputs", {}))
                 continue
             if (check.code, scope.variant) in skipped:
                 s = skipped[(check.code, scope.variant)]
-                verdicts.append(Verdict(check.code, scope.variant, "skipped", s.reason, dict(s.values or {})))
+                verdicts.append(CheckVerdict(check.code, scope.variant, "skipped", s.reason, dict(s.values or {})))
                 continue
             if check.judged_by == REFERENCE and reference.verdict == "broken":
                 why = "reference_non_finite" if reference.reason == "non_finite" else "not_reproducible"
-                verdicts.append(Verdict(check.code, scope.variant, "skipped", why, {}))
+                verdicts.append(CheckVerdict(check.code, scope.variant, "skipped", why, {}))
                 continue
             rows = _scope_rows(steps, check, scope)
             if rows.empty:
@@ -138,6 +142,7 @@ def judge(tables) -> Judgement:
                 verdict = _verdict(check.code, scope.variant, steps, rows.index, broken_mask, limits, refusals, check.diagnosis)
                 verdicts.append(_with_extras(verdict, check, steps, tables))
             elif check.judged_by == GOLDEN:
+                assert golden_mask is not None  # the data has golden outputs: checked above
                 verdict = _verdict(check.code, scope.variant, steps, rows.index, golden_mask, limits, refusals, check.diagnosis,
                                    _AGAINST_GOLDEN, nothing="no_golden_steps")
                 verdicts.append(_golden_extras(verdict, rows, tables, limits))
@@ -152,11 +157,11 @@ def judge(tables) -> Judgement:
         if v.check in ("id_reuse", "abandoned", "cancelled") and v.variant in mixed:
             continue  # sessions already mix when interleaved: that explains these too
         diagnoses.setdefault(v.reason, []).append(v.id)
-    return Judgement(verdicts, tolerances, refusals, broken_steps, [{"code": c, "checks": ids} for c, ids in diagnoses.items()],
+    return CheckJudgement(verdicts, tolerances, refusals, broken_steps, [{"code": c, "checks": ids} for c, ids in diagnoses.items()],
                      _notes(tables))
 
 
-def _notes(tables) -> list[dict]:
+def _notes(tables: Tables) -> list[dict[str, Any]]:
     """streams_wrap: on the sequence path, data streams shorter than the sessions that play them.
     Their later steps replay earlier inputs (as perf_analyzer does) onto a state that has moved
     on, so those steps have no golden output to compare with."""
@@ -169,7 +174,7 @@ def _notes(tables) -> list[dict]:
                                                 "steps": max(tables.lengths), "golden": bool(tables.golden)}}]
 
 
-def _wrapped_streams(tables) -> list[int]:
+def _wrapped_streams(tables: Tables) -> list[int]:
     return inputs.wrapped_streams(tables.streams, tables.lengths)
 
 
@@ -229,18 +234,18 @@ def _sessions(rows: pd.DataFrame, of: pd.DataFrame) -> int:
     return int(of["conversation" if rows["corrid"].ne("").any() else "session"].nunique()) if len(of) else 0
 
 
-def _counts(rows: pd.DataFrame, compared: pd.DataFrame, refusals: pd.DataFrame) -> dict:
+def _counts(rows: pd.DataFrame, compared: pd.DataFrame, refusals: pd.DataFrame) -> dict[str, Any]:
     """What every verdict says it looked at: the replies compared, their sessions, and the
     requests of its rows the server refused, by cause."""
     mine = refusals[refusals["row"].isin(rows.index)] if not refusals.empty else refusals
-    values: dict = {"compared": len(compared), "sessions": _sessions(rows, compared), "refusals": len(mine)}
+    values: dict[str, Any] = {"compared": len(compared), "sessions": _sessions(rows, compared), "refusals": len(mine)}
     if len(mine):
         values["refusal_causes"] = {k: int(n) for k, n in mine["cause"].value_counts().items()}
     return values
 
 
-def _verdict(check: str, variant: str, steps: pd.DataFrame, index, broken_mask: pd.DataFrame, limits: dict,
-             refusals: pd.DataFrame, broken_reason: str, basis: _Basis = _AGAINST_REFERENCE, nothing: str = "nothing_compared") -> Verdict:
+def _verdict(check: str, variant: str, steps: pd.DataFrame, index: pd.Index, broken_mask: pd.DataFrame, limits: dict[str, Any],
+             refusals: pd.DataFrame, broken_reason: str, basis: _Basis = _AGAINST_REFERENCE, nothing: str = "nothing_compared") -> CheckVerdict:
     rows = steps.loc[index]
     judged = rows[(rows["judged"].astype(bool)) & (rows["error"] == "")]
     columns = [f"{basis.prefix}{n}" for n in limits if f"{basis.prefix}{n}" in judged]
@@ -249,23 +254,23 @@ def _verdict(check: str, variant: str, steps: pd.DataFrame, index, broken_mask: 
     values = _counts(rows, compared, refusals)
     refused = values["refusals"]
     if not len(compared):
-        return Verdict(check, variant, "skipped", "all_refused" if refused else nothing, values)
+        return CheckVerdict(check, variant, "skipped", "all_refused" if refused else nothing, values)
     bad = broken_mask.loc[compared.index].any(axis=1)
     if not bad.any():
         largest = diffs.loc[compared.index].max()
         name = largest.idxmax() if largest.notna().any() else None
         values["largest_difference"] = float(largest.max()) if name else 0.0
         values["largest_output"] = name.removeprefix(basis.prefix) if name else None
-        return Verdict(check, variant, "held", "", values)
+        return CheckVerdict(check, variant, "held", "", values)
     wrong = compared[bad]
     first = wrong.sort_values(["t_send", "step"]).iloc[0]
     output = next(n for n in limits if broken_mask.at[first.name, n])
     values.update(wrong_steps=len(wrong), wrong_sessions=_sessions(rows, wrong),
                   first=_first_divergence(steps, first, output, limits[output], basis))
-    return Verdict(check, variant, "broken", broken_reason, values)
+    return CheckVerdict(check, variant, "broken", broken_reason, values)
 
 
-def _first_divergence(steps: pd.DataFrame, row, output: str, limit: float | None, basis: _Basis = _AGAINST_REFERENCE) -> dict:
+def _first_divergence(steps: pd.DataFrame, row: pd.Series, output: str, limit: float | None, basis: _Basis = _AGAINST_REFERENCE) -> dict[str, Any]:
     diff = row.get(f"{basis.prefix}{output}")
     first = {
         "session": int(row["session"]), "step": int(row["step"]), "corrid": row["corrid"], "role": row["role"],
@@ -285,11 +290,11 @@ def _first_divergence(steps: pd.DataFrame, row, output: str, limit: float | None
     return first
 
 
-def _golden_extras(verdict: Verdict, rows: pd.DataFrame, tables, limits: dict) -> Verdict:
+def _golden_extras(verdict: CheckVerdict, rows: pd.DataFrame, tables: Tables, limits: dict[str, Any]) -> CheckVerdict:
     """What the golden verdict's words need: the tolerance of each output it compared, the first
     mismatch's stream, and on the sequence path the streams shorter than their sessions, whose
     wrapped steps it left uncompared."""
-    extra: dict = {"tolerances": {n: limits[n] for n in limits if f"gold.{n}" in rows}}
+    extra: dict[str, Any] = {"tolerances": {n: limits[n] for n in limits if f"gold.{n}" in rows}}
     n = len(tables.streams)
     if verdict.verdict == "broken" and n:
         verdict.values["first"]["stream"] = verdict.values["first"]["session"] % n
@@ -299,10 +304,10 @@ def _golden_extras(verdict: Verdict, rows: pd.DataFrame, tables, limits: dict) -
             answered = rows[rows["judged"].astype(bool) & (rows["error"] == "")]
             beyond = [int(k) >= tables.streams[int(s) % n] for s, k in zip(answered["session"], answered["step"], strict=True)]
             extra.update(wrapped_streams=wrapped, uncompared_steps=int(sum(beyond)))
-    return Verdict(verdict.check, verdict.variant, verdict.verdict, verdict.reason, {**verdict.values, **extra})
+    return CheckVerdict(verdict.check, verdict.variant, verdict.verdict, verdict.reason, {**verdict.values, **extra})
 
 
-def _finite_verdict(check: Check, scope: Scope, steps: pd.DataFrame, rows: pd.DataFrame, refusals: pd.DataFrame) -> Verdict:
+def _finite_verdict(check: Check, scope: Scope, steps: pd.DataFrame, rows: pd.DataFrame, refusals: pd.DataFrame) -> CheckVerdict:
     """Broken at the first reply whose float output holds NaN or Inf: in the lone runs, or under
     traffic at a step whose lone runs answered numbers (a step already non-finite alone is the
     lone runs' finding, counted here as non_finite_alone)."""
@@ -310,7 +315,7 @@ def _finite_verdict(check: Check, scope: Scope, steps: pd.DataFrame, rows: pd.Da
     values = _counts(rows, judged, refusals)
     refused = values["refusals"]
     if not len(judged):
-        return Verdict(check.code, scope.variant, "skipped", "all_refused" if refused else "nothing_compared", values)
+        return CheckVerdict(check.code, scope.variant, "skipped", "all_refused" if refused else "nothing_compared", values)
     bad = judged["nonfinite"].notna() if "nonfinite" in judged else pd.Series(False, index=judged.index)
     if scope.variant != ALONE:
         lone = _lone_non_finite(steps)
@@ -318,13 +323,13 @@ def _finite_verdict(check: Check, scope: Scope, steps: pd.DataFrame, rows: pd.Da
         values["non_finite_alone"] = int(already.sum())
         bad &= ~already
     if not bad.any():
-        return Verdict(check.code, scope.variant, "held", "", values)
+        return CheckVerdict(check.code, scope.variant, "held", "", values)
     wrong = judged[bad]
     first = wrong.sort_values(["t_send", "step"]).iloc[0]
     output = next(iter(first["nonfinite"]))
     divergence = {**_first_divergence(steps, first, output, None), "difference": None, "shown": {"got": first["nonfinite"][output]}}
     values.update(wrong_steps=len(wrong), wrong_sessions=_sessions(rows, wrong), first=divergence)
-    return Verdict(check.code, scope.variant, "broken", check.diagnosis, values)
+    return CheckVerdict(check.code, scope.variant, "broken", check.diagnosis, values)
 
 
 def _lone_non_finite(steps: pd.DataFrame) -> set[tuple[int, int]]:
@@ -336,10 +341,10 @@ def _lone_non_finite(steps: pd.DataFrame) -> set[tuple[int, int]]:
     return {(int(s), int(k)) for s, k in zip(lone["session"], lone["step"], strict=True)}
 
 
-def _with_extras(verdict: Verdict, check: Check, steps: pd.DataFrame, tables) -> Verdict:
+def _with_extras(verdict: CheckVerdict, check: Check, steps: pd.DataFrame, tables: Tables) -> CheckVerdict:
     """Facts a check's words need beyond held/broken: did it reach the backlog, land reused IDs
     on old slots, put a follower on the victim's slot, get the cancellation through."""
-    extra: dict = {}
+    extra: dict[str, Any] = {}
     scope = check.scope(verdict.variant)
     rows = steps[steps["phase"].isin(scope.phases) & steps["variant"].isin(scope.row_variants)]  # every role
     phase_rows = tables.phases[(tables.phases["phase"].isin(scope.phases)) & (tables.phases["variant"] == verdict.variant)]
@@ -364,13 +369,13 @@ def _with_extras(verdict: Verdict, check: Check, steps: pd.DataFrame, tables) ->
         extra["idle_timeout_s"] = tables.facts.idle_timeout_us / 1e6
     if verdict.check == "cancelled" and verdict.verdict == "held" and extra.get("cancel_reached") is False:
         # The client gave up before its request left: what followed is the abandoned check again.
-        return Verdict(verdict.check, verdict.variant, "skipped", "cancel_not_delivered", {**verdict.values, **extra})
+        return CheckVerdict(verdict.check, verdict.variant, "skipped", "cancel_not_delivered", {**verdict.values, **extra})
     if not extra:
         return verdict
-    return Verdict(verdict.check, verdict.variant, verdict.verdict, verdict.reason, {**verdict.values, **extra})
+    return CheckVerdict(verdict.check, verdict.variant, verdict.verdict, verdict.reason, {**verdict.values, **extra})
 
 
-def _reuse_places(rows: pd.DataFrame) -> dict:
+def _reuse_places(rows: pd.DataFrame) -> dict[str, Any]:
     """How many reused IDs' sequences the log placed on an instance (and slot) that an earlier
     sequence of the same ID had used; None when the log was not read. Any earlier one counts, not
     only the last: a model that keeps state per ID and instance hands it to whichever sequence of
@@ -383,7 +388,8 @@ def _reuse_places(rows: pd.DataFrame) -> dict:
                                                    instance=("instance", "first"), slot=("slot", "first")).sort_values("t")
     same_instance = same_slot = reused = 0
     for _, group in sequences.groupby("corrid"):
-        instances, places = set(), set()
+        instances: set[Any] = set()
+        places: set[tuple[Any, Any]] = set()
         for seq in group.itertuples():
             if instances:
                 reused += 1
@@ -394,7 +400,7 @@ def _reuse_places(rows: pd.DataFrame) -> dict:
     return {"reused": reused, "same_instance": int(same_instance), "same_slot": int(same_slot)}
 
 
-def _victim_places(rows: pd.DataFrame, victim: str) -> dict:
+def _victim_places(rows: pd.DataFrame, victim: str) -> dict[str, Any]:
     """Whether a follower took the victim's slot (None: the log did not say)."""
     if "instance" not in rows:
         return {"next_on_slot": None}
@@ -450,7 +456,7 @@ def refusal_cause(error: str, first_wait_s: float, gap_s: float, idle_s: float) 
     return "server_error"
 
 
-def _broken_steps(steps: pd.DataFrame, broken_mask: pd.DataFrame, limits: dict, verdicts: list[Verdict], sequence: bool) -> pd.DataFrame:
+def _broken_steps(steps: pd.DataFrame, broken_mask: pd.DataFrame, limits: dict[str, Any], verdicts: list[CheckVerdict], sequence: bool) -> pd.DataFrame:
     """Every step beyond tolerance in a broken check judged against the reference, long format
     (one row per output), for the page's error-over-steps figure."""
     columns = ["check", "variant", "conversation", "session", "step", "role", "output", "difference", "tolerance", "t_send"]
@@ -473,7 +479,7 @@ def _broken_steps(steps: pd.DataFrame, broken_mask: pd.DataFrame, limits: dict, 
     return pd.DataFrame(records, columns=columns)
 
 
-def _value(value):
+def _value(value: Any) -> Any:
     if value is None or value is pd.NA:
         return None
     if isinstance(value, float) and math.isnan(value):
@@ -481,11 +487,12 @@ def _value(value):
     return value.item() if hasattr(value, "item") else value
 
 
-def _plain(value):
+def jsonable(value: Any) -> Any:
+    """value as JSON holds it: numpy scalars as Python's, NaN as null, infinities as "inf"/"-inf"; the report's too."""
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, np.generic):
         value = value.item()
     if isinstance(value, float) and not math.isfinite(value):

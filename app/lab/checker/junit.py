@@ -13,11 +13,16 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from app.lab.checker import checks
+from app.lab.checker.judge import CheckVerdict
+
+if TYPE_CHECKING:
+    from app.lab.checker.engine import CheckResult
 
 
-def to_xml(result, describe: Callable[[object], str] | None = None) -> str:
+def to_xml(result: CheckResult, describe: Callable[[CheckVerdict], str] | None = None) -> str:
     describe = describe or (lambda v: json.dumps(v.to_json(), default=str))
     verdicts = result.verdicts
     suites = ET.Element("testsuites")

@@ -34,6 +34,7 @@ Where the server can tell (app/lab/checker/placement.py), rows get the slot thei
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import math
 import secrets
@@ -44,27 +45,39 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 from tritonclient.utils import InferenceServerException
 
 from app.lab.checker import checks, compare, observed, placement
-from app.lab.checker.facts import ModelFacts
+from app.lab.checker.facts import ModelFacts, TensorSpec
 from app.lab.checker.options import CheckOptions
-from app.lab.checker.target import CopySkipped
+from app.lab.checker.target import CopySkipped, Target
 from app.lab.observation import server_log, server_trace
 from app.lab.problems import LabError
+from app.lab.progress import Progress, Stage
 from app.lab.scenario.ids import unique_ids
 from app.lab.scenario.transport import Transport
-from app.lab.traffic import transports
+from app.lab.traffic import NO_ANSWER, TIMEOUT_S, Link, open_link
+
+if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
+    from app.lab.checker.inputs import InputSource
+    from app.lab.server import LabServer
 
 GIVE_UP_AFTER_S = 0.0002  # the cancelled request's client timeout: shorter than any reply takes (a reply in 1 ms was seen)
 PROGRESS_EVERY_S = 0.2
 RELEASE_AFTER_IDLE = 2.0  # holders give up holding this many idle timeouts (plus a second) after the victims stopped
 
-# (requests done, requests planned, phase code, variant code); called from the measuring thread only.
-Progress = Callable[[int, int, str, str], None]
+
+def stage(phase: str, variant: str) -> Stage:
+    """The checker's progress stage: the phase code, the variant code in its values (words:
+    app/text/checker.PHASES, VARIANTS); progress is called from the measuring thread only."""
+    return Stage(phase, {"variant": variant})
+
 
 COLUMNS = ("phase", "pass", "variant", "role", "conversation", "session", "step", "corrid", "start", "end",
            "request_id", "t_send", "t_recv", "error", "judged", "outcome", "values", "golden", "nonfinite")
@@ -99,9 +112,9 @@ class Tables:
     # For the diagnosis and the export (app/lab/checker/observed.py): the replies that differed
     # from their references, by request_id; the lone references, by (session, step); and the
     # requests whose differing replies were past the memory cap and not kept.
-    observed: dict = field(default_factory=dict)
-    references: dict = field(default_factory=dict)
-    unobserved: set = field(default_factory=set)
+    observed: dict[str, dict[str, np.ndarray[Any, Any]]] = field(default_factory=dict)
+    references: dict[tuple[int, int], dict[str, np.ndarray[Any, Any]]] = field(default_factory=dict)
+    unobserved: set[str] = field(default_factory=set)
 
 
 class _Recorder:
@@ -109,11 +122,11 @@ class _Recorder:
 
     def __init__(self, diff_columns: list[str]):
         self.names = list(COLUMNS) + diff_columns
-        self.columns: dict[str, list] = {name: [] for name in self.names}
+        self.columns: dict[str, list[Any]] = {name: [] for name in self.names}
         self.lock = threading.Lock()
         self.count = 0
 
-    def add(self, row: dict) -> None:
+    def add(self, row: dict[str, Any]) -> None:
         with self.lock:
             for name in self.names:
                 self.columns[name].append(row.get(name))
@@ -137,7 +150,8 @@ class _Conversation:
 class Measurement:
     """One check's traffic. Use measure() below; this holds the state its phases share."""
 
-    def __init__(self, target, facts: ModelFacts, source, options: CheckOptions, progress: Progress | None, planned: int):
+    def __init__(self, target: Target, facts: ModelFacts, source: InputSource, options: CheckOptions, progress: Progress | None,
+                 planned: int):
         self.server = target.server
         self.facts = facts
         self.source = source
@@ -148,18 +162,18 @@ class Measurement:
         self.floats = [o for o in self.compared if compare.is_float(o.datatype)]
         golden = [f"gold.{o.name}" for o in self.compared] if source.golden is not None else []
         self.recorder = _Recorder([f"diff.{o.name}" for o in self.compared] + golden)
-        self.references: dict[tuple[int, int], dict[str, np.ndarray]] = {}
+        self.references: dict[tuple[int, int], dict[str, np.ndarray[Any, Any]]] = {}
         self.observations = observed.Observations(self.compared, options.tolerance)  # replies that differed
         self.t0 = time.perf_counter()
         self.counter = itertools.count()
         self.conversations = itertools.count()
         self.abort = threading.Event()
         self.abort_code: str | None = None
-        self.phases: list[dict] = []
-        self.skipped: list[dict] = []
+        self.phases: list[dict[str, Any]] = []
+        self.skipped: list[dict[str, Any]] = []
         self.trace_on = self.server.trace_dir is not None
         self.run_id = secrets.token_hex(4)
-        self._links: list = []
+        self._links: list[Any] = []
         self._local = threading.local()
         self.placed = False
 
@@ -172,12 +186,12 @@ class Measurement:
             return [str(i) for i in raw]
         if kind in ("INT32", "UINT32"):
             return [(i & 0x7FFFFFFF) or 1 for i in raw]  # the counter part: unique within this process
-        return raw
+        return list(raw)
 
-    def _link(self):
-        link = getattr(self._local, "link", None)
+    def _link(self) -> Link:
+        link: Link | None = getattr(self._local, "link", None)
         if link is None:
-            link = self._local.link = transports.open_link(Transport.HTTP, self.server.url)
+            link = self._local.link = open_link(Transport.HTTP, self.server.url)
             self._links.append(link)
         return link
 
@@ -188,9 +202,10 @@ class Measurement:
         self._local = threading.local()
 
     def send(self, model: str, phase: str, variant: str, role: str, conversation: int, session: int, step: int,
-             corrid=None, start=False, end=False, pass_="", judged=True, link=None, outcome="") -> dict:
+             corrid: int | str | None = None, start: bool = False, end: bool = False, pass_: str = "", judged: bool = True,
+             link: Link | None = None, outcome: str = "") -> dict[str, Any]:
         """One request, alone on `link` (default: this thread's HTTP link); its row is recorded."""
-        row = {"phase": phase, "pass": pass_, "variant": variant, "role": role, "conversation": conversation,
+        row: dict[str, Any] = {"phase": phase, "pass": pass_, "variant": variant, "role": role, "conversation": conversation,
                "session": session, "step": step, "corrid": "" if corrid is None else str(corrid), "start": start, "end": end,
                "request_id": f"{self.run_id}:{next(self.counter)}", "judged": judged, "outcome": outcome}
         if self.abort.is_set():
@@ -200,7 +215,7 @@ class Measurement:
             return row
         arrays = self.source.arrays(session, step)
         flags = {"sequence_id": corrid, "sequence_start": start, "sequence_end": end} if corrid is not None else {}
-        box: dict = {}
+        box: dict[str, Any] = {}
         link = link or self._link()
         link.acquire()
         row["t_send"] = time.perf_counter() - self.t0
@@ -208,10 +223,10 @@ class Measurement:
         self._finish(row, box.get("result"), box.get("error", "no reply recorded"))
         return row
 
-    def _finish(self, row: dict, result, error: str) -> None:
+    def _finish(self, row: dict[str, Any], result: Any, error: str) -> None:  # result: tritonclient's InferResult
         row["t_recv"] = time.perf_counter() - self.t0
         row["error"] = error or ""
-        got: dict[str, np.ndarray] = {}
+        got: dict[str, np.ndarray[Any, Any]] = {}
         if not error:
             for spec in self.facts.outputs:
                 value = result.as_numpy(spec.name)
@@ -233,11 +248,11 @@ class Measurement:
 
     def _stop_if_server_gone(self, error: str) -> None:
         """A request the server never answered, from a server that no longer answers: the check stops."""
-        if error and error.startswith(transports.NO_ANSWER) and not self.abort.is_set() and not self.server.alive():
+        if error and error.startswith(NO_ANSWER) and not self.abort.is_set() and not self.server.alive():
             self.abort_code = "check_server_gone"
             self.abort.set()
 
-    def _golden_and_finite(self, row: dict, got: dict[str, np.ndarray]) -> None:
+    def _golden_and_finite(self, row: dict[str, Any], got: dict[str, np.ndarray[Any, Any]]) -> None:
         """The reply's float outputs that hold NaN or Inf, and its difference from the step's
         golden output where the data file has one."""
         nonfinite = {o.name: _first(got.get(o.name)) for o in self.floats if compare.non_finite(got.get(o.name), o.datatype)}
@@ -249,10 +264,11 @@ class Measurement:
         row["golden"] = self._compare(row, "gold", expected, got, [s for s in self.compared if s.name in expected])
 
     @staticmethod
-    def _compare(row: dict, column: str, expected: dict[str, np.ndarray], got: dict[str, np.ndarray], specs) -> dict | None:
+    def _compare(row: dict[str, Any], column: str, expected: dict[str, np.ndarray[Any, Any]], got: dict[str, np.ndarray[Any, Any]],
+                 specs: list[TensorSpec]) -> dict[str, Any] | None:
         """Each output's difference from `expected` into row["<column>.<OUTPUT>"]; the first
         elements of both where they differ (None where none does)."""
-        shown = {}
+        shown: dict[str, Any] = {}
         for spec in specs:
             diff = compare.difference(expected.get(spec.name), got.get(spec.name), spec.datatype)
             row[f"{column}.{spec.name}"] = diff
@@ -276,7 +292,7 @@ class Measurement:
                 while not future.done():
                     wait([future], timeout=PROGRESS_EVERY_S, return_when=FIRST_EXCEPTION)
                     if self.progress:
-                        self.progress(min(self.recorder.count, self.planned), self.planned, phase, variant)
+                        self.progress(min(self.recorder.count, self.planned), self.planned, stage(phase, variant))
                 future.result()
         finally:
             self.close_links()
@@ -302,13 +318,13 @@ class Measurement:
                             "placed": bool(window is not None and window.available)})
         return frame
 
-    _stamps: list
-    _places: list
+    _stamps: list[Any]
+    _places: list[Any]
 
-    def skip(self, check: str, variant: str, reason: str, **values) -> None:
+    def skip(self, check: str, variant: str, reason: str, **values: object) -> None:
         self.skipped.append({"check": check, "variant": variant, "reason": reason, "values": values})
 
-    def pool(self, tasks: list[Callable[[], None]], workers: int) -> None:
+    def pool(self, tasks: list[Callable[[], object]], workers: int) -> None:
         """Run tasks on `workers` threads, in order (the first `workers` start together)."""
         with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="check-session") as threads:
             futures = [threads.submit(task) for task in tasks]
@@ -317,7 +333,7 @@ class Measurement:
 
     # -- a sequence ---------------------------------------------------------------------------
     def converse(self, model: str, phase: str, variant: str, c: _Conversation, pause: Callable[[int], float],
-                 on_reply: Callable[[int, dict], None] | None = None) -> list[dict]:
+                 on_reply: Callable[[int, dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
         """Send c's steps in order, pausing pause(k) before step k > 0; a refused request ends it."""
         rows = []
         for k in range(c.sends):
@@ -333,7 +349,7 @@ class Measurement:
                 break
         return rows
 
-    def conversation(self, role: str, session: int, corrid, length: int | None = None, sends: int | None = None) -> _Conversation:
+    def conversation(self, role: str, session: int, corrid: int | str, length: int | None = None, sends: int | None = None) -> _Conversation:
         length = self.source_length(session) if length is None else length
         return _Conversation(role, session, corrid, length, length if sends is None else sends, next(self.conversations))
 
@@ -349,7 +365,7 @@ class Measurement:
         return lambda k: float(rng.uniform(0.0, 2.0 * mean)) if mean else 0.0
 
 
-def _first(array) -> list | None:
+def _first(array: object) -> list[Any] | None:
     """A reply's first elements as plain values for the report: bytes as text, and NaN and Inf as
     "nan", "inf" and "-inf" (JSON has no such numbers)."""
     if array is None:
@@ -367,7 +383,7 @@ def _first(array) -> list | None:
     return out
 
 
-def _trace_off(server, model: str) -> None:
+def _trace_off(server: LabServer, model: str) -> None:
     with contextlib.suppress(Exception):  # the server went away: nothing left to switch off
         server.client(timeout_s=10).update_trace_settings(model_name=model, settings={"trace_level": ["OFF"]})
 
@@ -375,7 +391,7 @@ def _trace_off(server, model: str) -> None:
 # -- the sequence batcher ---------------------------------------------------------------------
 def _reference_sequences(m: Measurement, model: str) -> None:
     for pass_ in ("a", "b"):
-        def body(pass_=pass_):
+        def body(pass_: str = pass_) -> None:
             for session, corrid in zip(range(len(m.lengths)), m.ids(len(m.lengths)), strict=True):
                 c = m.conversation("alone", session, corrid)
                 for k in range(c.sends):
@@ -393,11 +409,11 @@ def _interleaved(m: Measurement, model: str, variant: str, capacity: int) -> Non
     workers = min(n, capacity + max(1, math.ceil(capacity / 2)))
     ids = m.ids(n)
 
-    def task(session: int, corrid):
+    def task(session: int, corrid: int | str) -> Callable[[], object]:
         c = m.conversation("interleaved", session, corrid)
         return lambda: m.converse(model, "interleaved", variant, c, m.gaps("interleaved", session, c.conversation))
 
-    tasks = [task(s, i) for s, i in zip(range(n), ids, strict=True)]
+    tasks: list[Callable[[], object]] = [task(s, i) for s, i in zip(range(n), ids, strict=True)]
     m.run_phase("interleaved", variant, model, lambda: m.pool(tasks, workers), capacity, workers, log=True)
 
 
@@ -406,14 +422,17 @@ def _id_reuse(m: Measurement, model: str, variant: str, capacity: int, instances
     wave = min(capacity, max(1, n))
     ids = m.ids(wave)
 
-    def wave_tasks(role: str, offset: int):
-        tasks = []
+    def wave_tasks(role: str, offset: int) -> list[Callable[[], object]]:
+        tasks: list[Callable[[], object]] = []
         for j, corrid in enumerate(ids):
             c = m.conversation(role, (j + offset) % n, corrid)
-            tasks.append(lambda c=c: m.converse(model, "id_reuse", variant, c, m.gaps("id_reuse", c.session, c.conversation)))
+
+            def converse(c: _Conversation = c) -> None:
+                m.converse(model, "id_reuse", variant, c, m.gaps("id_reuse", c.session, c.conversation))
+            tasks.append(converse)
         return tasks
 
-    def body():
+    def body() -> None:
         m.pool(wave_tasks("first_use", 0), wave)  # every slot taken, then every sequence ends
         m.pool(wave_tasks("reuse", wave), wave)  # each ID again, on whichever freed slot it gets
         for j in range(instances + 1):  # one ID alone, again and again: lone sequences take the lowest free slot
@@ -442,51 +461,54 @@ def _abandon_round(m: Measurement, model: str, variant: str, capacity: int) -> N
         lock = threading.Lock()
         stopped_at: list[float] = []
 
-        def holder_pause(normal):
+        def holder_pause(normal: Callable[[int], float]) -> Callable[[int], float]:
             def pause(k: int) -> float:
                 if not released.is_set() and stopped_at and time.monotonic() > stopped_at[0] + RELEASE_AFTER_IDLE * idle_s + 1.0:
                     released.set()  # the followers never got in: stop holding
                 return normal(k) if released.is_set() else idle_s / 4
             return pause
 
-        def victim_done():
+        def victim_done() -> None:
             with lock:
                 victims_left[0] -= 1
                 if victims_left[0] == 0:
                     stopped_at.append(time.monotonic())
                     stopped.set()
 
-        def follower_reply(k: int, row: dict):
+        def follower_reply(k: int, row: dict[str, Any]) -> None:
             if k == 0:
                 with lock:
                     followers_left[0] -= 1
                     if followers_left[0] == 0:
                         released.set()
 
-        tasks = []
+        tasks: list[Callable[[], object]] = []
         for h in range(holders):
             c = m.conversation("holder", order[h % len(order)], next(ids))
-            tasks.append(lambda c=c: m.converse(model, "abandon_round", variant, c, holder_pause(m.gaps("abandon_round", c.session, c.conversation))))
+
+            def hold(c: _Conversation = c) -> None:
+                m.converse(model, "abandon_round", variant, c, holder_pause(m.gaps("abandon_round", c.session, c.conversation)))
+            tasks.append(hold)
         for v, kind in enumerate(kinds):
             session = victims_pool[(holders + v) % len(victims_pool)]
             length = m.lengths[session]
             keep = max(1, min(length - 1, length // 2))
             c = m.conversation(f"victim_{kind}", session, next(ids), length, keep)
-            tasks.append(lambda c=c, kind=kind: _victim(m, model, variant, c, kind, victim_done))
+            tasks.append(functools.partial(_victim, m, model, variant, c, kind, victim_done))
         for f in range(len(kinds)):
             c = m.conversation("follower", order[(holders + len(kinds) + f) % len(order)], next(ids))
 
-            def follower(c=c):
+            def follower(c: _Conversation = c) -> None:
                 # Half an idle timeout after the victims' last requests: the follower then waits
                 # about that long in the backlog, well inside its own idle timeout, when a slot frees.
-                stopped.wait(timeout=transports.TIMEOUT_S)
+                stopped.wait(timeout=TIMEOUT_S)
                 time.sleep(idle_s / 2)
                 m.converse(model, "abandon_round", variant, c, m.gaps("abandon_round", c.session, c.conversation), follower_reply)
             tasks.append(follower)
         m.pool(tasks, len(tasks))
         released.set()
 
-    def body():
+    def body() -> None:
         for kinds in rounds:
             one_round(kinds)
 
@@ -512,7 +534,7 @@ def _given_up_request(m: Measurement, model: str, variant: str, c: _Conversation
     on Triton 2.51 a gRPC request cancelled while it executes can crash the server (SIGSEGV in
     the gRPC handler, server issue 7368, fixed after 24.10 by server PRs 7840 and 8078); seen
     here too, right after "skipping response generation as grpc transaction was cancelled"."""
-    link = transports.open_link(Transport.HTTP, m.server.url, in_flight=1, timeout_s=GIVE_UP_AFTER_S)
+    link = open_link(Transport.HTTP, m.server.url, in_flight=1, timeout_s=GIVE_UP_AFTER_S)
     try:
         m.send(model, "abandon_round", variant, c.role, c.conversation, c.session, k, c.corrid, k == 0, k == c.length - 1,
                judged=False, link=link, outcome="cancel_target")
@@ -524,8 +546,8 @@ def _given_up_request(m: Measurement, model: str, variant: str, c: _Conversation
 def _stateless(m: Measurement, model: str) -> None:
     requests = [(s, k) for s in range(len(m.lengths)) for k in range(m.lengths[s])]
 
-    def alone(order: list[tuple[int, int]], phase: str, pass_: str):
-        def body():
+    def alone(order: list[tuple[int, int]], phase: str, pass_: str) -> Callable[[], None]:
+        def body() -> None:
             for s, k in order:
                 m.send(model, phase, "alone", "alone", next(m.conversations), s, k, pass_=pass_)
         return body
@@ -547,7 +569,7 @@ def _stateless(m: Measurement, model: str) -> None:
             queue = deque(requests[i] for i in rng.permutation(len(requests)))
             lock = threading.Lock()
 
-            def client(queue=queue, lock=lock, round_=round_, w=0):
+            def client(queue: deque[tuple[int, int]] = queue, lock: threading.Lock = lock, round_: str = round_, w: int = 0) -> None:
                 pause = m.gaps("concurrent", w, 0)
                 while True:
                     with lock:
@@ -558,8 +580,9 @@ def _stateless(m: Measurement, model: str) -> None:
                     gap = pause(0)
                     if gap:
                         time.sleep(gap)
-            m.run_phase("concurrent", "all_instances", model,
-                        lambda client=client: m.pool([lambda w=w: client(w=w) for w in range(workers)], workers), 0, workers)
+            def clients(client: Callable[..., None] = client) -> None:
+                m.pool([functools.partial(client, w=w) for w in range(workers)], workers)
+            m.run_phase("concurrent", "all_instances", model, clients, 0, workers)
     if m.options.runs("after_traffic", sequence=False):
         shuffled = [requests[i] for i in rng.permutation(len(requests))]
         m.run_phase("after_traffic", "alone", model, alone(shuffled, "after_traffic", ""))
@@ -586,7 +609,7 @@ def _answered_from_cache(m: Measurement, model: str, before: int | None, request
     for check, variant in blind:
         if not m.options.wants(check):
             continue
-        if after is None:
+        if after is None or before is None:
             m.skip(check, variant, "response_cache_unknown")
         else:
             m.skip(check, variant, "response_cache", cache_hits=after - before, requests=requests)
@@ -605,8 +628,8 @@ def planned_requests(facts: ModelFacts, lengths: list[int], options: CheckOption
     return int(2 * total + variants * per_variant)
 
 
-def measure(target, facts: ModelFacts, source, lengths: list[int], options: CheckOptions, progress: Progress | None = None,
-            copy: Callable[[], object] | None = None) -> Tables:
+def measure(target: Target, facts: ModelFacts, source: InputSource, lengths: list[int], options: CheckOptions,
+            progress: Progress | None = None, copy: Callable[[], AbstractContextManager[str]] | None = None) -> Tables:
     """Run every phase the model's scheduler calls for. `copy()` returns a context manager that
     yields the one-instance copy's name (target.one_instance_copy), or raises CopySkipped."""
     m = Measurement(target, facts, source, options, progress, planned_requests(facts, lengths, options))
@@ -641,7 +664,7 @@ def _one_instance_checks(options: CheckOptions) -> list[str]:
     return [c.code for c in checks.for_path(sequence=True) if options.wants(c.code) and checks.ONE_INSTANCE in c.variants]
 
 
-def _one_instance(m: Measurement, copy) -> None:
+def _one_instance(m: Measurement, copy: Callable[[], AbstractContextManager[str]] | None) -> None:
     codes = _one_instance_checks(m.options)
     if not codes:
         return
@@ -659,7 +682,7 @@ def _one_instance(m: Measurement, copy) -> None:
         _sequence_phases(m, name, "one_instance", m.facts.slots_per_instance, 1)
 
 
-def _tables(m: Measurement, target, source) -> Tables:
+def _tables(m: Measurement, target: Target, source: InputSource) -> Tables:
     steps = m.recorder.frame()
     if m._stamps:
         stamps = pd.concat(m._stamps, ignore_index=True).drop_duplicates("request_id")

@@ -12,6 +12,7 @@ diagnosis leaves its session alone.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -34,12 +35,12 @@ class Observations:
 
     def __init__(self, compared: list[TensorSpec], user_tolerance: float | None):
         self.limits = {s.name: kept_above(s.datatype, user_tolerance) for s in compared}
-        self.arrays: dict[str, dict[str, np.ndarray]] = {}
+        self.arrays: dict[str, dict[str, np.ndarray[Any, Any]]] = {}
         self.unkept: set[str] = set()
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def keep(self, row: dict, got: dict[str, np.ndarray]) -> None:
+    def keep(self, row: dict[str, Any], got: dict[str, np.ndarray[Any, Any]]) -> None:
         """Keep `got` when a compared output of the row differs beyond what any tolerance allows."""
         if not any(_beyond(row.get(f"diff.{name}"), limit) for name, limit in self.limits.items()):
             return
@@ -53,5 +54,5 @@ class Observations:
             self.arrays[row["request_id"]] = kept
 
 
-def _beyond(diff, limit: float) -> bool:
+def _beyond(diff: float | None, limit: float) -> bool:
     return diff is not None and not (isinstance(diff, float) and np.isnan(diff)) and diff > limit

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from app.lab.checker import checks, review
 from app.lab.problems import LabError, Problem
@@ -30,7 +31,7 @@ class CheckOptions:
     think_ms: float = DEFAULT_THINK_MS  # mean gap between a reply and a session's next request
     seed: int = 0
     shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # --shape NAME:d1,d2
-    input_data: Path | dict | None = None  # perf_analyzer --input-data JSON: a path or the parsed document
+    input_data: Path | dict[str, Any] | None = None  # perf_analyzer --input-data JSON: a path or the parsed document
     ignore_outputs: tuple[str, ...] = ()
     tolerance: float | None = None  # float outputs: |got - ref| <= tolerance x max(1, |ref|)
     one_instance: bool = True  # also run on a temporary one-instance copy where the checker can load one
@@ -87,7 +88,7 @@ class CheckOptions:
         return any(self.wants(c.code) and any(phase in s.phases and variant in (None, s.variant) for s in c.scopes)
                    for c in checks.for_path(sequence))
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         data = self.input_data
         return {
             "sessions": self.sessions, "steps": self.steps, "think_ms": self.think_ms, "seed": self.seed,

@@ -16,11 +16,11 @@ overlapped, which is at most the number of instances.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 import pandas as pd
 
-from app.lab.observation import server_log
-from app.lab.observation.server_log import LogCode
+from app.lab.observation import LogCode, server_log
 
 # Only these lines matter; the rest of a verbosity-1 log (about twenty lines a request) is skipped unparsed.
 _WANTED = ("Enqueuing CORRID", "End sequence CORRID", "end sequence CORRID", "Reaper: force-ending CORRID",
@@ -29,7 +29,7 @@ _WANTED = ("Enqueuing CORRID", "End sequence CORRID", "end sequence CORRID", "Re
 _ENDED_BY = {LogCode.SEQUENCE_END: "end", LogCode.REAPER_FORCE_END: "reaped", LogCode.CANCELLED_RELEASED: "cancelled"}
 
 
-def log_lines(window) -> Iterator[str]:
+def log_lines(window: server_log.LogWindow) -> Iterator[str]:
     """The lines a server_log.LogWindow gained, read one at a time and only those naming a
     CORRID kept: at verbosity 1 a phase of thousands of requests writes tens of megabytes."""
     if window.path is None:
@@ -47,24 +47,28 @@ def log_lines(window) -> Iterator[str]:
 def sequence_events(lines: Iterable[str], model: str) -> dict[str, list[tuple[str, str | None, int | None]]]:
     """corrid -> [(event, instance or None, slot or None)] in log order, for `model`.
     event: "slot" (a request placed), or how the sequence ended: "end", "reaped", "cancelled"."""
-    out: dict[str, list] = {}
+    out: dict[str, list[Any]] = {}
     for line in lines:
         if not any(marker in line for marker in _WANTED):
             continue
-        entry = server_log.parse_line(line)
-        if entry is None or entry.corrid is None:
-            continue
-        batcher = entry.values.get("batcher")
-        if entry.model not in (None, model) or (batcher is not None and not batcher.startswith(f"{model}_")):
-            continue  # another model's line (a line naming neither is kept: the scheduler's cancel notice)
-        if entry.code == LogCode.SEQUENCE_ENQUEUED:
-            out.setdefault(entry.corrid, []).append(("slot", batcher, int(entry.values["slot"])))
-        elif entry.code in _ENDED_BY:
-            out.setdefault(entry.corrid, []).append((_ENDED_BY[entry.code], None, None))
+        for entry in server_log.parse([line]):  # a written line can hold two entries (server_log.split_line)
+            _note(out, entry, model)
     return out
 
 
-def place_sequences(steps: pd.DataFrame, events: dict[str, list]) -> pd.DataFrame:
+def _note(out: dict[str, list[Any]], entry: server_log.LogEntry, model: str) -> None:
+    if entry.corrid is None:
+        return
+    batcher = entry.values.get("batcher")
+    if entry.model not in (None, model) or (batcher is not None and not batcher.startswith(f"{model}_")):
+        return  # another model's line (a line naming neither is kept: the scheduler's cancel notice)
+    if entry.code == LogCode.SEQUENCE_ENQUEUED:
+        out.setdefault(entry.corrid, []).append(("slot", batcher, int(entry.values["slot"])))
+    elif entry.code in _ENDED_BY:
+        out.setdefault(entry.corrid, []).append((_ENDED_BY[entry.code], None, None))
+
+
+def place_sequences(steps: pd.DataFrame, events: dict[str, list[Any]]) -> pd.DataFrame:
     """Add `instance` and `slot` to the rows of one phase: the slot its sequence held (None where
     the log said nothing). Sequences of one ID are told apart by when they started."""
     steps = steps.copy()
@@ -85,10 +89,10 @@ def place_sequences(steps: pd.DataFrame, events: dict[str, list]) -> pd.DataFram
     return steps
 
 
-def _segments(events: list) -> list[tuple[str, int, str | None]]:
+def _segments(events: list[Any]) -> list[tuple[str, int, str | None]]:
     """One (instance, slot, how it ended) per sequence of an ID: the first slot line after the
     previous end, and the end that closes it (None while it is still open)."""
-    out: list = []
+    out: list[Any] = []
     current = None
     for event, instance, slot in events:
         if event == "slot":
@@ -117,7 +121,7 @@ def executions(steps: pd.DataFrame) -> pd.DataFrame:
     rows = steps[traced]
     offset_s = float(rows["t_send"].min()) - int(rows["request_start_ns"].min()) / 1e9
     keys = list(zip(rows["variant"], rows["compute_start_ns"].astype("int64"), rows["compute_end_ns"].astype("int64"), strict=True))
-    numbers: dict = {}
+    numbers: dict[tuple[Any, ...], int] = {}
     for key in sorted(set(keys), key=lambda k: (k[1], k[2])):
         numbers[key] = len(numbers)
     steps.loc[traced, "execution"] = [numbers[k] for k in keys]

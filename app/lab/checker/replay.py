@@ -12,10 +12,17 @@ any check.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING, Any
 
 from app.lab.checker import diagnosis, measure
-from app.lab.checker.judge import Judgement
+from app.lab.checker.judge import CheckJudgement
 from app.lab.problems import LabError
+from app.lab.progress import Progress
+
+if TYPE_CHECKING:
+    from app.lab.checker.facts import ModelFacts
+    from app.lab.checker.inputs import InputSource
+    from app.lab.checker.target import Target
 
 PHASE = "diagnosis"  # the progress callback's phase code while hypotheses are replayed
 
@@ -23,14 +30,15 @@ PHASE = "diagnosis"  # the progress callback's phase code while hypotheses are r
 class _Replayer(measure.Measurement):
     """Measurement's sending, each reply's compared outputs kept in its row instead of judged."""
 
-    def _finish(self, row: dict, result, error: str) -> None:
+    def _finish(self, row: dict[str, Any], result: Any, error: str) -> None:  # result: tritonclient's InferResult
         row["t_recv"] = time.perf_counter() - self.t0
         row["error"] = error or ""
         row["got"] = {} if error else {spec.name: result.as_numpy(spec.name) for spec in self.compared}
         self._stop_if_server_gone(error)
 
 
-def diagnose(target, facts, source, tables, judgement: Judgement, progress: measure.Progress | None = None) -> Judgement:
+def diagnose(target: Target, facts: ModelFacts, source: InputSource, tables: measure.Tables, judgement: CheckJudgement,
+             progress: Progress | None = None) -> CheckJudgement:
     """The judgement with every broken sequence check's sessions diagnosed (values["diagnosis"])
     and its advice in `diagnoses`. LabError check_server_gone when the server stops answering."""
     plans = diagnosis.plan(tables, judgement)
@@ -38,9 +46,9 @@ def diagnose(target, facts, source, tables, judgement: Judgement, progress: meas
         return judgement
     planned = sum(min(diagnosis.MAX_REQUESTS, sum(h.requests for b in p.sessions for h in b.hypotheses)) for p in plans)
     r = _Replayer(target, facts, source, tables.options, progress, planned)
-    counter = _Progress(progress, planned)
-    known: dict[int, dict] = {}  # conversation -> its entry: a holder or follower is in both abort checks
-    diagnosed: dict[str, dict] = {}
+    counter = _Throttle(progress, planned)
+    known: dict[int, dict[str, Any]] = {}  # conversation -> its entry: a holder or follower is in both abort checks
+    diagnosed: dict[str, dict[str, Any]] = {}
     try:
         for p in plans:
             budget, replayed, entries = diagnosis.MAX_REQUESTS, 0, []
@@ -72,12 +80,12 @@ def diagnose(target, facts, source, tables, judgement: Judgement, progress: meas
     return diagnosis.attach(judgement, diagnosed)
 
 
-def _play(r: _Replayer, model: str, b: diagnosis.Broken, h: diagnosis.Hypothesis) -> list[dict]:
+def _play(r: _Replayer, model: str, b: diagnosis.Broken, h: diagnosis.Hypothesis) -> list[dict[str, Any]]:
     """One hypothesis as a lone sequence; the replies to its compared requests, in order (fewer
     where a request failed: the sequence stops there)."""
     corrid = r.ids(1)[0]
     conversation = next(r.conversations)
-    replies = []
+    replies: list[dict[str, Any]] = []
     last = len(h.sends) - 1
     for i, send in enumerate(h.sends):
         row = r.send(model, PHASE, b.variant, "replay", conversation, send.session, send.step, corrid,
@@ -91,10 +99,10 @@ def _play(r: _Replayer, model: str, b: diagnosis.Broken, h: diagnosis.Hypothesis
     return replies
 
 
-class _Progress:
+class _Throttle:
     """The progress callback, at most every measure.PROGRESS_EVERY_S."""
 
-    def __init__(self, progress: measure.Progress | None, planned: int):
+    def __init__(self, progress: Progress | None, planned: int):
         self.progress, self.planned, self.done, self.last = progress, planned, 0, 0.0
 
     def add(self, requests: int, variant: str) -> None:
@@ -102,4 +110,4 @@ class _Progress:
         now = time.monotonic()
         if self.progress and now - self.last >= measure.PROGRESS_EVERY_S:
             self.last = now
-            self.progress(min(self.done, self.planned), self.planned, PHASE, variant)
+            self.progress(min(self.done, self.planned), self.planned, measure.stage(PHASE, variant))

@@ -55,18 +55,22 @@ from __future__ import annotations
 
 import json
 import math
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from app.lab.checker import checks, review
-from app.lab.checker.judge import _plain
+from app.lab.checker.judge import CheckVerdict, jsonable
+
+if TYPE_CHECKING:
+    from app.lab.checker.engine import CheckResult
 
 KIND = "check"
 REVIEW_KIND = "check_config"  # `check --config`: the offline review alone
 SCHEMA = 1
 
 
-def review_to_json(findings: dict, triton_version: str | None = None) -> dict:
+def review_to_json(findings: dict[str, Any], triton_version: str | None = None) -> dict[str, Any]:
     """The offline review's findings per model ({model: [ReviewFinding]}), versioned like the report,
     with the Triton version it reviewed for (None: none stated, so the checks that depend on it
     are NOT_CHECKED)."""
@@ -74,12 +78,12 @@ def review_to_json(findings: dict, triton_version: str | None = None) -> dict:
             "models": {m: [f.to_json() for f in fs] for m, fs in findings.items()}}
 
 
-def review_exit_code(findings: dict) -> int:
+def review_exit_code(findings: dict[str, Any]) -> int:
     """1 when any finding is an error, else 0: the offline review's exit status."""
     return 1 if any(f.severity == review.Severity.ERROR for fs in findings.values() for f in fs) else 0
 
 
-def to_json(result) -> dict:
+def to_json(result: CheckResult) -> dict[str, Any]:
     t = result.tables
     j = result.judgement
     return {
@@ -101,28 +105,28 @@ def to_json(result) -> dict:
         "checks": [{**v.to_json(), "judged_by": judged_by(v, result.facts.sequence)} for v in j.verdicts],
         "tolerances": [tol.to_json() for tol in j.tolerances],
         "outputs": _records(t.outputs),
-        "diagnoses": _plain(j.diagnoses),
-        "notes": _plain(j.notes),
+        "diagnoses": jsonable(j.diagnoses),
+        "notes": jsonable(j.notes),
         "refusals": _records(j.refusals.drop(columns=["row"], errors="ignore")),
         "phases": _records(t.phases),
         "review": [f.to_json() for f in result.review],
     }
 
 
-def judged_by(verdict, sequence: bool) -> str:
+def judged_by(verdict: CheckVerdict, sequence: bool) -> str:
     """What the verdict's check compares replies with (checks.Check.judged_by)."""
     return checks.get(verdict.check, sequence).judged_by
 
 
-def dumps(result) -> str:
+def dumps(result: CheckResult) -> str:
     return json.dumps(to_json(result), indent=1, default=str)
 
 
-def _records(frame: pd.DataFrame) -> list[dict]:
-    return [_plain({k: (None if _missing(v) else v) for k, v in row.items()}) for row in frame.to_dict(orient="records")]
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    return [jsonable({k: (None if _missing(v) else v) for k, v in row.items()}) for row in frame.to_dict(orient="records")]
 
 
-def _missing(value) -> bool:
+def _missing(value: object) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value))
 
 
@@ -131,7 +135,7 @@ TIMELINE_COLUMNS = ["phase", "variant", "lane", "instance", "slot", "execution",
                     "conversation", "role", "corrid", "diverged"]
 
 
-def timeline(result, variant: str | None = None) -> pd.DataFrame:
+def timeline(result: CheckResult, variant: str | None = None) -> pd.DataFrame:
     """Executions over time from the trace: one row per traced request, `lane` (the instance where
     the log said, else a packed lane) for the figure's rows, `session` for its colour, and
     `diverged` marking the steps beyond tolerance in a broken check. Empty without a trace."""
@@ -146,7 +150,7 @@ def timeline(result, variant: str | None = None) -> pd.DataFrame:
     return out.reindex(columns=TIMELINE_COLUMNS).sort_values(["exec_start", "lane"]).reset_index(drop=True)
 
 
-def errors(result) -> pd.DataFrame:
+def errors(result: CheckResult) -> pd.DataFrame:
     """Each broken session's difference from its reference over its steps, per output (the
     judgement's broken_steps): check, variant, conversation, session, step, role, output,
     difference, tolerance, t_send. A step is beyond tolerance where difference > tolerance."""

@@ -30,15 +30,27 @@ from __future__ import annotations
 
 import dataclasses as dc
 import re
-from enum import StrEnum
+import sys
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
 from tritonclient.grpc import model_config_pb2 as mc
 
 from app.lab.checker import configs
-from app.lab.deployment.deployments import scheduler_of
+from app.lab.deployment import scheduler_of
 from app.lab.problems import LabError, Problem
+
+if sys.version_info >= (3, 11):
+    from enum import StrEnum
+else:  # enum.StrEnum is new in 3.11: the same str-valued enum, printing as its value
+
+    class StrEnum(str, Enum):
+        def __str__(self) -> str:
+            return str.__str__(self)
+
+        def __format__(self, format_spec: str) -> str:
+            return str.__format__(self, format_spec)
 
 
 class Severity(StrEnum):
@@ -215,7 +227,10 @@ def parse_version(text: str | None) -> tuple[int, int, int] | None:
     """(major, minor, patch) of a server version such as "2.51.0"; None for anything else (a
     release name such as "24.10" is not a server version)."""
     match = _VERSION.match(text.strip()) if isinstance(text, str) else None
-    return tuple(int(part) for part in match.groups()) if match else None
+    if match is None:
+        return None
+    major, minor, patch = match.groups()
+    return int(major), int(minor), int(patch)
 
 
 @dc.dataclass(frozen=True)
@@ -315,7 +330,7 @@ def control_input(config: mc.ModelConfig, kind: int) -> tuple[str, mc.ModelSeque
 def slots_per_instance(config: mc.ModelConfig) -> int:
     """Sequences one instance holds: max_batch_size under direct, max_candidate_sequences under
     oldest when set; never under 1 (SequenceBatchScheduler::Create)."""
-    slots = max(1, config.max_batch_size)
+    slots: int = max(1, config.max_batch_size)
     if strategy(config) == "oldest" and config.sequence_batching.oldest.max_candidate_sequences > 0:
         slots = config.sequence_batching.oldest.max_candidate_sequences
     return slots
@@ -353,8 +368,10 @@ def triton_instance_count(config: mc.ModelConfig, expect: Expectations) -> int |
 
 def at_least(expect: Expectations, version: str) -> bool | None:
     """Whether the stated server version is `version` or later; None when none is stated."""
-    stated = expect.version
-    return None if stated is None else stated >= parse_version(version)
+    stated, wanted = expect.version, parse_version(version)
+    if wanted is None:
+        raise ValueError(f"not a server version: {version!r}")
+    return None if stated is None else stated >= wanted
 
 
 def idle_timeout_us(config: mc.ModelConfig) -> int:
@@ -522,6 +539,7 @@ def _capacity(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFindin
     needs = [name for name, known in (("sessions", expect.sessions is not None), ("gpus", instances is not None)) if not known]
     if needs:
         return [_not_checked(ReviewCode.CAPACITY_BELOW_SESSIONS, field, *needs)]
+    assert instances is not None and expect.sessions is not None  # else `needs` named it
     slots = slots_per_instance(config)
     if instances * slots < expect.sessions:
         return [_finding(ReviewCode.CAPACITY_BELOW_SESSIONS, field, instances=instances, slots=slots,

@@ -19,21 +19,20 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tritonclient.utils import InferenceServerException
 
 from app.lab.checker import compare
 from app.lab.checker.facts import ModelFacts
-from app.lab.deployment import deployments
-from app.lab.deployment.deployments import DeploymentError
+from app.lab.deployment import DeploymentError, deployments
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError
-from app.lab.server.connection import LabServer
-from app.lab.server.errors import UnreachableError
+from app.lab.server import LabServer, UnreachableError
 
 COPY_SUFFIX = "__check1_"
 MAX_FILES_BYTES = 256 * 2**20  # load_model carries files inside one JSON request: a bigger model is not copied
@@ -43,7 +42,7 @@ UNLOAD_WAIT_S = 30.0
 class CopySkipped(Exception):
     """The one-instance copy cannot be made: .reason is a code, .values what the report shows."""
 
-    def __init__(self, reason: str, **values):
+    def __init__(self, reason: str, **values: object):
         super().__init__(reason)
         self.reason, self.values = reason, values
 
@@ -66,11 +65,12 @@ class Target:
     def __enter__(self) -> Target:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def open_target(model: str, url: str | None = None, repository: Path | None = None, on_start=None) -> Target:
+def open_target(model: str, url: str | None = None, repository: Path | None = None,
+                on_start: Callable[[], None] | None = None) -> Target:
     """The target the CLI names: an external server (url, else TRITON_URL) or the embedded one
     serving `repository` (default the lab's). The embedded one is started (on_start() is called
     just before) and the model loaded."""
@@ -156,7 +156,7 @@ def server_version(target: Target) -> str | None:
     return str(version) if version else None
 
 
-def _index(client) -> list[dict]:
+def _index(client: Any) -> list[dict[str, Any]]:  # a tritonclient client
     try:
         return list(client.get_model_repository_index())
     except InferenceServerException:

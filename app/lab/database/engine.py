@@ -12,6 +12,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -60,7 +61,7 @@ def forget(url: str | None = None) -> None:
 
 def _file_gone(engine: sa.Engine) -> bool:
     database = engine.url.database if engine.dialect.name == "sqlite" else None
-    return bool(database) and database != ":memory:" and not Path(database).exists()
+    return database is not None and database not in ("", ":memory:") and not Path(database).exists()
 
 
 def _create(url: str) -> sa.Engine:
@@ -80,7 +81,7 @@ def _sqlite(parsed: sa.URL) -> sa.Engine:
     engine = sa.create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_S, "check_same_thread": False})
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection, _record) -> None:
+    def _on_connect(dbapi_connection: Any, _record: object) -> None:  # a sqlite3.Connection
         dbapi_connection.isolation_level = None  # BEGIN is ours to emit, with the lock mode we choose
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
@@ -88,7 +89,7 @@ def _sqlite(parsed: sa.URL) -> sa.Engine:
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(conn) -> None:
+    def _on_begin(conn: sa.Connection) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("lab_write") else "BEGIN")
 
     return engine

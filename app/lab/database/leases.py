@@ -8,6 +8,7 @@ import socket
 import threading
 import time
 from contextlib import suppress
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -40,7 +41,7 @@ def server_lock(conn: sa.Connection, purpose: str, server: str) -> None:
     conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext(f"{purpose} {server}"))))
 
 
-def expired(column: sa.ColumnElement, ttl_s: float) -> sa.ColumnElement[bool]:
+def expired(column: sa.ColumnElement[Any], ttl_s: float) -> sa.ColumnElement[bool]:
     return column < sa.func.now() - sa.func.make_interval(0, 0, 0, 0, 0, 0, ttl_s)
 
 

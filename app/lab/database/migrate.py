@@ -61,7 +61,9 @@ def _wal(engine: sa.Engine, attempts: int = 50) -> None:
     for attempt in range(attempts):
         raw = engine.raw_connection()
         try:
-            raw.driver_connection.execute("PRAGMA journal_mode = WAL")
+            driver = raw.driver_connection
+            assert driver is not None  # a connection just taken from the pool is open
+            driver.execute("PRAGMA journal_mode = WAL")
             return
         except sqlite3.OperationalError as exc:
             if "locked" not in str(exc) and "busy" not in str(exc) or attempt == attempts - 1:

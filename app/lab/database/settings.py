@@ -9,7 +9,9 @@ working directory's, the latter winning).
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -25,19 +27,19 @@ def secrets_files() -> list[Path]:
     return [Path.home() / ".streamlit" / "secrets.toml", Path.cwd() / ".streamlit" / "secrets.toml"]
 
 
-def _read_toml(path: Path) -> dict:
-    try:
+def _read_toml(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
         import tomllib
-    except ModuleNotFoundError:  # Python 3.10: Streamlit's own TOML reader (its dependency) reads the file
-        import toml
 
-        return toml.loads(path.read_text(encoding="utf-8"))
-    with path.open("rb") as handle:
-        return tomllib.load(handle)
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    import toml  # Python 3.10: Streamlit's own TOML reader (its dependency) reads the file
+
+    return toml.loads(path.read_text(encoding="utf-8"))
 
 
 def _from_secrets() -> str | None:
-    found: dict = {}
+    found: dict[str, Any] = {}
     for path in secrets_files():
         try:
             section = _read_toml(path).get("connections", {}).get(CONNECTION)

@@ -1,1 +1,40 @@
-"""Deployments: settings, their config.pbtxt, loading them within the class's budget, presets."""
+"""Deployments: settings, their config.pbtxt, loading them within the class's budget, presets.
+
+Callers outside this package import from here: names, and two modules as namespaces whose
+functions read with their module's name, `deployments.to_pbtxt(config)` /
+`deployments.read_config(name)` and `presets.get(name)`.
+"""
+from app.lab.deployment import deployments, presets
+from app.lab.deployment.deployer import Applied, Deployer, setup_model_name
+from app.lab.deployment.deployments import SCHEDULERS, SHIPPED, STATE_KEYS, DeploymentError, LabSettings, scheduler_of
+from app.lab.deployment.device import instance_kind
+from app.lab.deployment.loaded_models import LoadedModels
+from app.lab.deployment.presets import PRESETS, Traffic, run_preset
+from app.lab.deployment.query import values_from_query
+from app.lab.deployment.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
+from app.lab.deployment.shared_models import SharedLoadedModels
+
+__all__ = [
+    "LIMITS",
+    "PRESETS",
+    "QUERY_KEYS",
+    "SCHEDULERS",
+    "SHIPPED",
+    "STATE_KEYS",
+    "Applied",
+    "Deployer",
+    "DeploymentError",
+    "LabSettings",
+    "LabSetup",
+    "LoadedModels",
+    "SharedLoadedModels",
+    "Traffic",
+    "deployments",
+    "instance_kind",
+    "parse_texts",
+    "presets",
+    "run_preset",
+    "scheduler_of",
+    "setup_model_name",
+    "values_from_query",
+]

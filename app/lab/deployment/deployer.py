@@ -10,9 +10,23 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from app.lab.deployment import deployments
 from app.lab.deployment.deployments import LabSettings
+
+if TYPE_CHECKING:
+    from app.lab.deployment.loaded_models import LoadedModels
+
+
+class DeployServer(Protocol):
+    """What a Deployer needs of its server (app/lab/server's LabServer): the repository and the models it loads."""
+
+    @property
+    def model_repository(self) -> Path: ...
+    @property
+    def models(self) -> LoadedModels: ...
 
 
 @dataclass
@@ -24,11 +38,11 @@ class Applied:
 
 
 class Deployer:
-    def __init__(self, server):
+    def __init__(self, server: DeployServer):
         self.server = server
 
     @property
-    def models(self):
+    def models(self) -> LoadedModels:
         return self.server.models
 
     def shipped_match(self, settings: LabSettings) -> str | None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf import json_format, text_format
 from tritonclient.grpc import model_config_pb2 as mc
@@ -17,6 +19,9 @@ from app.lab.deployment.device import instance_kind
 from app.lab.deployment.query import values_from_query
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError, Problem
+
+if TYPE_CHECKING:
+    import tritonclient.http as http
 
 RECOGNISER_DEPLOYMENTS = ("asr_dynamic", "asr_sequence_direct", "asr_sequence_oldest")
 SHIPPED = (*RECOGNISER_DEPLOYMENTS, "sentiment")
@@ -32,7 +37,7 @@ class DeploymentError(LabError):
     """A config that must not be loaded; .problems say which setting and why (app/text/problems.py)."""
 
 
-def read_config(name: str, repository=MODEL_REPOSITORY) -> mc.ModelConfig:
+def read_config(name: str, repository: Path = MODEL_REPOSITORY) -> mc.ModelConfig:
     path = repository / name / "config.pbtxt"
     return parse_pbtxt(path.read_text(), source=str(path))
 
@@ -176,7 +181,7 @@ class LabSettings:
         return {f.name: str(getattr(self, f.name)).lower() if f.type in (bool, "bool") else str(getattr(self, f.name)) for f in fields(self)}
 
     @classmethod
-    def from_query(cls, query: dict) -> LabSettings:
+    def from_query(cls, query: dict[str, Any]) -> LabSettings:
         """Settings from a URL query; values that do not parse keep their defaults."""
         values = values_from_query(cls, query)
         return cls(**values)
@@ -245,7 +250,7 @@ def validate_recogniser(config: mc.ModelConfig) -> None:
         raise DeploymentError(problems)
 
 
-def load(client, config: mc.ModelConfig, with_code: bool = False) -> None:
+def load(client: http.InferenceServerClient, config: mc.ModelConfig, with_code: bool = False) -> None:
     """Load (or replace) a deployment; with_code sends the recogniser's model.py for a name not
     in the repository, after checking the config fits that code (Triton's own error is vague)."""
     files = None

@@ -16,6 +16,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
 
 from tritonclient.grpc import model_config_pb2 as mc
 from tritonclient.utils import InferenceServerException
@@ -25,6 +26,18 @@ from app.lab.deployment import deployments
 from app.lab.deployment.deployments import DeploymentError, instance_count
 from app.lab.problems import LabError
 from app.lab.traffic import run_queue
+
+if TYPE_CHECKING:
+    import tritonclient.http as http
+
+
+class ModelServer(Protocol):
+    """What the deployment stage needs of a server (app/lab/server's LabServer): its address and a client."""
+
+    @property
+    def url(self) -> str: ...
+    def client(self, timeout_s: float = 60.0) -> http.InferenceServerClient: ...
+
 
 BUDGET_ENV = "TRITON_LAB_MAX_STUBS"
 STUB_GB = 0.6  # one stub with torch's CUDA build, rounded up (benchmarks/cold_start.py measures it)
@@ -60,7 +73,7 @@ class _Known:
 
 
 class LoadedModels:
-    def __init__(self, server, budget: int | None = None, capacity_wait_s: float = CAPACITY_WAIT_S):
+    def __init__(self, server: ModelServer, budget: int | None = None, capacity_wait_s: float = CAPACITY_WAIT_S):
         self.server = server
         self.budget = budget or default_budget()
         self.capacity_wait_s = capacity_wait_s

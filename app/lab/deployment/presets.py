@@ -6,12 +6,17 @@ run these same definitions.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from app.lab.deployment.deployments import LabSettings
 from app.lab.problems import LabError
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.scenario.transport import Transport
 from app.lab.traffic import driver
+
+if TYPE_CHECKING:
+    from app.lab.deployment.deployer import Applied, Deployer
+    from app.lab.progress import Progress
 
 
 @dataclass(frozen=True)
@@ -88,7 +93,8 @@ def get(name: str) -> Preset:
         raise LabError("preset_unknown", value=name, choices=", ".join(PRESETS)) from None
 
 
-def run_preset(server, deployer, name: str, owner: str = "presets", traffic: Traffic | None = None, progress=None):
+def run_preset(server: driver.ServerView, deployer: Deployer, name: str, owner: str = "presets", traffic: Traffic | None = None,
+               progress: Progress | None = None) -> tuple[Applied, driver.RunResult]:
     """Deploy the preset's settings (reusing a shipped model when it matches) and run its traffic."""
     preset = get(name)
     applied = deployer.apply(preset.settings, owner=owner)

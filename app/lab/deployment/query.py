@@ -1,13 +1,15 @@
 """Read dataclass fields back from a URL query string, so a shared link rebuilds a set-up."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import fields
+from typing import Any
 
 
-def values_from_query(cls, query) -> dict:
+def values_from_query(cls: type, query: Mapping[str, Any]) -> dict[str, Any]:
     """{field: value} for each field of dataclass `cls` present in `query`, coerced to the
     field's type; a value that does not parse is left out, so the field keeps its default."""
-    values = {}
+    values: dict[str, Any] = {}
     for f in fields(cls):
         raw = query.get(f.name)
         if raw is None:

@@ -5,7 +5,9 @@ set-up exactly; every check here runs before anything is loaded or sent.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
+from typing import Any
 
 from app.lab.deployment.deployments import LabSettings
 from app.lab.deployment.presets import PRESETS, Traffic
@@ -88,7 +90,7 @@ class LabSetup:
         return query
 
     @classmethod
-    def from_query(cls, query) -> LabSetup:
+    def from_query(cls, query: Mapping[str, Any]) -> LabSetup:
         """A set-up from a query string; unreadable values keep their defaults."""
         settings = LabSettings.from_query(dict(query))
         values = values_from_query(Traffic, query)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from tritonclient.grpc import model_config_pb2 as mc
@@ -23,14 +24,16 @@ from app.lab.database.leases import server_lock, server_name
 from app.lab.deployment.deployments import instance_count
 from app.lab.deployment.loaded_models import LOAD_TIMEOUT_S, LoadedModels
 from app.lab.problems import LabError
-from app.lab.traffic import run_queue
-from app.lab.traffic.shared_queue import SharedRunQueue
+from app.lab.traffic import SharedRunQueue, run_queue
+
+if TYPE_CHECKING:
+    from app.lab.deployment.loaded_models import ModelServer
 
 _rows = t.loaded_deployments
 
 
 class SharedLoadedModels(LoadedModels):
-    def __init__(self, server, db_url: str, budget: int | None = None, capacity_wait_s: float | None = None):
+    def __init__(self, server: ModelServer, db_url: str, budget: int | None = None, capacity_wait_s: float | None = None):
         super().__init__(server, budget, **({} if capacity_wait_s is None else {"capacity_wait_s": capacity_wait_s}))
         self.db_url = db_url
 
@@ -38,7 +41,7 @@ class SharedLoadedModels(LoadedModels):
     def _name(self) -> str:
         return server_name(self.server.url)
 
-    def _mine(self):
+    def _mine(self) -> sa.ColumnElement[bool]:
         return _rows.c.server == self._name
 
     @contextmanager
@@ -126,7 +129,7 @@ class SharedLoadedModels(LoadedModels):
             conn.execute(_rows.delete().where(self._mine(), _rows.c.name == row.name))
             self._unload(row.name)
             in_use -= row.stubs
-        return in_use + need <= self.budget
+        return bool(in_use + need <= self.budget)
 
     def _busy(self) -> set[str]:
         queue = run_queue.for_server(self.server.url)

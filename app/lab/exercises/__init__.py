@@ -3,12 +3,17 @@
 One home per exercise. An exercise is ONE module in this package that defines:
   EXERCISE = Exercise(name="<the module's name>", options=(keys...), correct=key)
   measure(server, deployer, progress=None) -> Measured   # talks to the server, returns its tables
-  judge(tables) -> Judgement                             # pure: outcome, numbers, findings, explanation
+  judge(tables) -> ExerciseJudgement                     # pure: outcome, numbers, findings, explanation
 plus its figures, app/charts/exercises/<name>.py (figures(result, _) -> list[(caption, plotly Figure)],
 drawn only from result.tables and numbers), its words, app/text/exercises/<name>.py (title, scenario, question, options, findings,
 steps: English templates marked for translation), ONE line in REGISTRY below and its test,
 tests/lab/exercises/test_<name>.py (every outcome judged on hand-made tables, and one real
-run per test session). Nothing else lists exercises: the CLI, the page and
+run per test session, the module's `result` fixture). A learner runs an exercise once, so the tests
+pin what one run shows: the `result` fixture's docstring says why each outcome and number its tests
+pin is certain (the mechanism, and what in measure() makes it so: a barrier, lock-step sending, a
+counted capacity, a gate), or, where uncontrolled timing decides, that those tests assert only
+what holds either way; it contains the word "certain", and tests/lab/exercises/test_registry.py
+fails for a module whose fixture does not. Nothing else lists exercises: the CLI, the page and
 tests/lab/exercises/test_registry.py read the registry, and importing this package fails,
 naming the module and what it lacks, if a module is incomplete.
 
@@ -16,7 +21,8 @@ API used by the CLI and the exercises page:
   EXERCISES            name -> Exercise, in teaching order
   get(name)            the Exercise, or ValueError listing the names
   run(name, server, deployer, progress=None) -> ExerciseResult
-progress, if given, is called as progress(fraction 0..1, Finding) from the calling thread.
+progress (app/lab/progress.Progress), if given, is called as progress(steps done, steps, Stage) from
+the calling thread; the Stage is a STEPS code of the exercise's words, with its values.
 """
 from __future__ import annotations
 
@@ -24,9 +30,15 @@ import importlib
 import threading
 from contextlib import nullcontext
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from app.lab.exercises.common.base import DONE, Exercise, ExerciseResult, Finding, Judgement, Measured, Progress, Tables
+from app.lab.exercises.common.base import DONE, Exercise, ExerciseJudgement, ExerciseResult, Finding, Measured, Tables
 from app.lab.observation import run_log, server_log
+from app.lab.progress import Progress, Stage
+
+if TYPE_CHECKING:
+    from app.lab.deployment import Deployer
+    from app.lab.server import LabServer
 
 # The only list of exercises, in teaching order: one module name per line.
 REGISTRY = (
@@ -59,8 +71,10 @@ EXERCISES: dict[str, Exercise] = {name: m.EXERCISE for name, m in _MODULES.items
 # other's timings: one run per exercise at a time.
 _LOCKS = {name: threading.Lock() for name in _MODULES}
 
-__all__ = ["EXERCISES", "REGISTRY", "Exercise", "ExerciseResult", "Finding", "Judgement", "Measured", "Progress", "Tables", "get",
-           "judge", "run"]
+# Callers outside this package import from here: these names, and each exercise's module as the
+# namespace of its constants (its figures and words read them: `leaked_state.EVICT_S`).
+__all__ = ["DONE", "EXERCISES", "REGISTRY", "Exercise", "ExerciseJudgement", "ExerciseResult", "Finding", "Measured", "Tables", "get",
+           "judge", "run", *REGISTRY]
 
 
 def get(name: str) -> Exercise:
@@ -70,7 +84,7 @@ def get(name: str) -> Exercise:
         raise ValueError(f"no exercise {name!r}: choose one of {', '.join(EXERCISES)}") from None
 
 
-def run(name: str, server, deployer, progress: Progress | None = None) -> ExerciseResult:
+def run(name: str, server: LabServer, deployer: Deployer, progress: Progress | None = None) -> ExerciseResult:
     """Run one exercise and attach the server log lines that belong to its runs."""
     exercise = get(name)
     verbose = server_log.raised_verbosity(server, exercise.log_verbose) if exercise.log_verbose else nullcontext()
@@ -81,7 +95,7 @@ def run(name: str, server, deployer, progress: Progress | None = None) -> Exerci
     if result.log is None:  # an exercise that talks to Triton without the driver sets its own
         result.log = _exercise_log(window, result)
     if progress:
-        progress(1.0, Finding(DONE))
+        progress(1, 1, Stage(DONE))
     return result
 
 
@@ -90,7 +104,7 @@ def judge(name: str, measured: Measured) -> ExerciseResult:
     return ExerciseResult.of(get(name), measured, _MODULES[name].judge(measured.tables))
 
 
-def _exercise_log(window, result: ExerciseResult) -> run_log.RunLog:
+def _exercise_log(window: server_log.LogWindow, result: ExerciseResult) -> run_log.RunLog:
     """This server's lines for the exercise's models and IDs (loads included), plus the lines of
     runs that went to servers of their own (the sticky-routing replicas) as their runs read them."""
     runs = list(result.runs.values())

@@ -7,20 +7,25 @@ The deployment makes every chunk of a lone session wait a known time in its slot
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
-from app.lab.deployment.deployments import LabSettings
-from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
-from app.lab.observation import run_log, server_log
-from app.lab.observation.server_log import START_REFUSAL, LogCode
+from app.lab.deployment import LabSettings
+from app.lab.exercises.common.base import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.lab.observation import START_REFUSAL, LogCode, run_log, server_log
 from app.lab.scenario.alphabet import to_symbols
 from app.lab.scenario.audio import utterance
 from app.lab.scenario.ids import unique_ids
 from app.lab.scenario.transport import Transport
-from app.lab.traffic import driver, run_queue
-from app.lab.traffic.transports import open_link
+from app.lab.traffic import driver, open_link, run_queue
+
+if TYPE_CHECKING:
+    from app.lab.deployment import Deployer
+    from app.lab.progress import Progress
+    from app.lab.server import LabServer
 
 MODEL = "asr_ex_cancel"
 QUEUE_WAIT_S = 0.6  # every chunk of a lone session waits this long in its slot's queue
@@ -42,7 +47,7 @@ EXERCISE = Exercise(
 OUTCOMES = ("right", "wrong", "gave_up", "refused_no_start", "cancelled", "error")
 
 
-def load_model(server) -> str:
+def load_model(server: LabServer) -> str:
     """1 instance x 2 slots whose batches wait for both slots: a lone session's chunks queue."""
     settings = LabSettings(scheduler="direct", instances=1, slots=2, idle_timeout_us=5_000_000, state_key="slot")
     config = settings.to_config(MODEL)
@@ -55,15 +60,15 @@ def load_model(server) -> str:
 class _Client:
     """One streaming client, chunk by chunk: each call says which ID, flags and timeout it uses."""
 
-    def __init__(self, server, transport: Transport, label: str, t0: float):
+    def __init__(self, server: LabServer, transport: Transport, label: str, t0: float):
         self.server, self.transport, self.label, self.t0 = server, transport, label, t0
         self.url = server.grpc_url if transport.uses_grpc else server.url
         self.symbols = to_symbols(TEXT)
         self.audio = utterance(self.symbols, np.random.default_rng(11), 0.05)
         self.tag = int(unique_ids(1)[0])
-        self.rows: list[dict] = []
+        self.rows: list[dict[str, Any]] = []
 
-    def send(self, k: int, corrid: int, start: bool = False, timeout_s: float = LONG_TIMEOUT_S, note: str = "") -> dict:
+    def send(self, k: int, corrid: int, start: bool = False, timeout_s: float = LONG_TIMEOUT_S, note: str = "") -> dict[str, Any]:
         """note: what the client means by this request, a NOTES code ("" for an ordinary chunk)."""
         link = open_link(self.transport, self.url, timeout_s=timeout_s)
         row = {
@@ -81,7 +86,7 @@ class _Client:
         self.rows.append(row)
         return row
 
-    def talk(self, ks, corrid: int, first_starts: bool = False) -> list[dict]:
+    def talk(self, ks: Iterable[int], corrid: int, first_starts: bool = False) -> list[dict[str, Any]]:
         return [self.send(k, corrid, start=first_starts and i == 0) for i, k in enumerate(ks)]
 
 
@@ -92,7 +97,7 @@ def _give_up(client: _Client, corrid: int) -> None:
     time.sleep(AFTER_GIVING_UP_S)
 
 
-def measure(server, deployer, progress=None) -> Measured:
+def measure(server: LabServer, deployer: Deployer, progress: Progress | None = None) -> Measured:
     """Five clients, one after another, on a model whose chunks always queue: every request they
     sent and the server's log lines about their sequences."""
     steps = Steps(progress, 7)
@@ -107,11 +112,11 @@ def measure(server, deployer, progress=None) -> Measured:
         panel = run_log.capture(window, [MODEL], corrids)  # the page's log panel
         entries = [e for e in window.select(codes=LOG_CODES) if (e.corrid in corrids) or (e.corrid is None and e.model == MODEL)]
     steps("measuring")
-    log = pd.DataFrame([{"code": e.code.value, "corrid": e.corrid or "", "line": e.raw} for e in entries], columns=["code", "corrid", "line"])
+    log = pd.DataFrame([{"code": e.code.value if e.code else "", "corrid": e.corrid or "", "line": e.raw} for e in entries], columns=["code", "corrid", "line"])
     return Measured(tables={"chunks": chunks, "server_log": log, "log_verbose": pd.DataFrame({"raised": [raised]})}, log=panel)
 
 
-def _clients(server, steps: Steps) -> pd.DataFrame:
+def _clients(server: LabServer, steps: Steps) -> pd.DataFrame:
     """Each client's requests, in the order sent: one row per request (the chunks table, without `outcome`)."""
     ids = iter(int(i) for i in unique_ids(8))
     t0 = time.perf_counter()
@@ -144,7 +149,7 @@ def _clients(server, steps: Steps) -> pd.DataFrame:
     return pd.DataFrame([r for c in (carry, retry, http_retry, restart, patient) for r in c.rows])
 
 
-def _came_back(error: str, symbol, expected) -> str:
+def _came_back(error: str, symbol: object, expected: object) -> str:
     """What came back for one request, one of OUTCOMES, read from the reply or Triton's (or the
     client library's) error text."""
     if not error:
@@ -158,7 +163,7 @@ def _came_back(error: str, symbol, expected) -> str:
     return "error"
 
 
-def judge(tables: Tables) -> Judgement:
+def judge(tables: Tables) -> ExerciseJudgement:
     """From every client's requests and the server's log lines: what became of the chunk after the timeout?"""
     chunks = tables["chunks"].copy()
     chunks["outcome"] = [_came_back(*r) for r in zip(chunks["error"], chunks["symbol"], chunks["expected"], strict=True)]
@@ -166,11 +171,11 @@ def judge(tables: Tables) -> Judgement:
     n = _numbers(clients, tables["server_log"])
     outcome = {"refused_no_start": "refused", "right": "served", "wrong": "skipped"}.get(n["next_chunk_outcome"], "waits")
     log_read = bool(tables["log_verbose"]["raised"].iloc[0])
-    return Judgement(outcome=outcome, numbers=n, findings=_findings(n, log_read), explanation=_explanation(),
+    return ExerciseJudgement(outcome=outcome, numbers=n, findings=_findings(n, log_read), explanation=_explanation(),
                      tables={"chunks": chunks, "server_log": tables["server_log"]})
 
 
-def _numbers(clients: dict[str, pd.DataFrame], log: pd.DataFrame) -> dict:
+def _numbers(clients: dict[str, pd.DataFrame], log: pd.DataFrame) -> dict[str, Any]:
     """The headline numbers, from each client's requests (by position: GIVE_UP_AT is the one given up on)."""
     carry, retry, http_retry = clients["grpc_carry_on"], clients["grpc_retry"], clients["http_retry"]
     restart, patient = clients["grpc_restart"], clients["grpc_long_timeout"]
@@ -206,7 +211,7 @@ def _numbers(clients: dict[str, pd.DataFrame], log: pd.DataFrame) -> dict:
     }
 
 
-def _findings(n: dict, log_read: bool) -> list[Finding]:
+def _findings(n: dict[str, Any], log_read: bool) -> list[Finding]:
     k = GIVE_UP_AT + 1  # the chunk given up on, counted from 1
     http = {
         "timeout": SHORT_TIMEOUT_S, "error": n["http_timeout_error"], "chunk": k, "state_in": n["http_retry_state_in"],
@@ -237,7 +242,7 @@ def _explanation() -> list[Finding]:
     ]
 
 
-def _next_chunk(outcome: str, values: dict) -> Finding:
+def _next_chunk(outcome: str, values: dict[str, Any]) -> Finding:
     """What became of the chunk sent after the timed-out one (an OUTCOMES code)."""
     return {
         "right": Finding("next_right", values), "wrong": Finding("next_wrong", values),
@@ -246,7 +251,7 @@ def _next_chunk(outcome: str, values: dict) -> Finding:
     }[outcome]
 
 
-def _retry(outcome: str, values: dict) -> Finding:
+def _retry(outcome: str, values: dict[str, Any]) -> Finding:
     """What became of the retry of the timed-out chunk on the same ID (an OUTCOMES code)."""
     return {
         "right": Finding("retry_right", values), "wrong": Finding("retry_wrong", values),

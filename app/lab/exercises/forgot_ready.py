@@ -2,13 +2,19 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from app.lab.deployment import presets
 from app.lab.exercises.common import readings
-from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
+from app.lab.exercises.common.base import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.lab.traffic import driver
+
+if TYPE_CHECKING:
+    from app.lab.deployment import Deployer
+    from app.lab.progress import Progress
+    from app.lab.server import LabServer
 
 PRESET = "forgot_ready"
 # Six staggered talkers, 16 chunks each: enough padding rows to hit a session on most runs.
@@ -25,7 +31,7 @@ SESSION_COLUMNS = ["session", "verdict", "read_state_of", "first_wrong", "wrong_
 RUNS = ("ready_ignored", "ready_honoured")
 
 
-def measure(server, deployer, progress=None) -> Measured:
+def measure(server: LabServer, deployer: Deployer, progress: Progress | None = None) -> Measured:
     """The preset as shipped (READY ignored), then the same traffic with READY honoured."""
     steps = Steps(progress, 4)
     preset = presets.get(PRESET)
@@ -54,7 +60,7 @@ def _padding_rows(counts: pd.Series) -> int:
     return max(0, readings.rows_run(counts) - int(counts["inference_count"]))
 
 
-def judge(tables: Tables) -> Judgement:
+def judge(tables: Tables) -> ExerciseJudgement:
     """From each run's sessions and the server's batch counts: did ignoring READY corrupt anyone?"""
     sessions = tables["sessions"]
     server = tables["server"].set_index("run")
@@ -88,5 +94,5 @@ def judge(tables: Tables) -> Judgement:
         Finding("fixed_intact") if fixed_intact else Finding("fixed_verdicts", {"verdicts": readings.verdict_tally(fixed)}),
         Finding("rule"),
     ]
-    return Judgement(outcome=_outcome(broken), numbers=numbers, findings=findings, explanation=explanation,
+    return ExerciseJudgement(outcome=_outcome(broken), numbers=numbers, findings=findings, explanation=explanation,
                      tables={"sessions": sessions})

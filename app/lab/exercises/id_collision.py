@@ -1,15 +1,22 @@
 """Correlation ID collision: two clients pick the same sequence ID on the oldest strategy."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pandas as pd
 
 from app.lab.deployment import presets
 from app.lab.exercises.common import readings
-from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
-from app.lab.observation.server_log import LogCode
+from app.lab.exercises.common.base import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.lab.observation import LogCode
 from app.lab.scenario.ids import unique_ids
 from app.lab.scenario.scenario import Scenario
 from app.lab.traffic import driver
+
+if TYPE_CHECKING:
+    from app.lab.deployment import Deployer
+    from app.lab.progress import Progress
+    from app.lab.server import LabServer
 
 # Different lengths: the shorter session's END comes first, which matters once they merge.
 TEXTS = ["HELLO WORLD ONE", "GOODBYE MOON TWO"]
@@ -23,10 +30,10 @@ SESSION_COLUMNS = ["session", "corrid", "verdict", "read_state_of", "detail_code
 REQUEST_COLUMNS = ["session", "chunk", "t_send", "instance", "state_owner", "symbol", "expected", "error"]
 CHUNK_COLUMNS = ["session", "chunk", "t_send", "instance", "read_state_of", "other_session", "right", "error"]
 RUNS = ("same_id", "unique_ids")
-ENDED_FIRST = int(min(range(len(TEXTS)), key=lambda i: len(TEXTS[i])))  # the shorter session sends its END first
+ENDED_FIRST = int(min(range(len(TEXTS)), key=lambda i: len(TEXTS[i])))  # the shorter session plans to send its END first
 
 
-def measure(server, deployer, progress=None) -> Measured:
+def measure(server: LabServer, deployer: Deployer, progress: Progress | None = None) -> Measured:
     """Two sessions on oldest under one shared correlation ID, then the same two under IDs of their own."""
     steps = Steps(progress, 4)
     steps("deploying")
@@ -83,7 +90,7 @@ def _outcome(chunks: pd.DataFrame, sessions: pd.DataFrame) -> str:
     return "merged"
 
 
-def _session_finding(r) -> Finding:
+def _session_finding(r: Any) -> Finding:  # r: a row of the run's sessions
     """A broken session of the same-ID run: its verdict, and whose state it read when that was the other's."""
     other = r.read_state_of
     if r.verdict == "foreign" and isinstance(other, (int, float)) and other == other:
@@ -107,7 +114,16 @@ def _fixed_findings(fixed: pd.DataFrame) -> tuple[Finding, Finding]:
     return Finding("unique_verdicts", {"verdicts": verdicts}), Finding("fixed_verdicts", {"verdicts": verdicts})
 
 
-def _numbers(mine: pd.DataFrame, collide: pd.DataFrame, fixed: pd.DataFrame, conflicts: pd.DataFrame, log_read: bool) -> dict:
+def _ended_first(mine: pd.DataFrame) -> int:
+    """The session whose END the server answered first: the one that ended the shared sequence. The
+    shorter session plans to, but on a busy machine the other's END can come first (the margin is
+    one chunk's think time), so the run says which; ENDED_FIRST where no END was answered."""
+    last = mine.groupby("session")["chunk"].transform("max")
+    ends = mine[(mine["chunk"] == last) & (mine["error"] == "")].sort_values("t_send")
+    return int(ends.iloc[0]["session"]) if not ends.empty else ENDED_FIRST
+
+
+def _numbers(mine: pd.DataFrame, collide: pd.DataFrame, fixed: pd.DataFrame, conflicts: pd.DataFrame, log_read: bool) -> dict[str, Any]:
     refused = mine[mine["error"] != ""]
     return {
         "shared_corrid": str(collide["corrid"].iloc[0]),
@@ -117,13 +133,13 @@ def _numbers(mine: pd.DataFrame, collide: pd.DataFrame, fixed: pd.DataFrame, con
         "collide_chunks_right": int(mine["right"].sum()),
         "collide_chunks": len(mine),
         "collide_refused_chunks": len(refused),
-        "refused_after_other_end": bool(not refused.empty and refused.iloc[0]["session"] != ENDED_FIRST),
+        "refused_after_other_end": bool(not refused.empty and refused.iloc[0]["session"] != _ended_first(mine)),
         "fixed_intact": bool((fixed["verdict"] == "intact").all()),
         "conflict_warnings_logged": len(conflicts) if log_read else None,
     }
 
 
-def _findings(n: dict, mine: pd.DataFrame, collide: pd.DataFrame, conflicts: pd.DataFrame, log_read: bool, unique: Finding) -> list:
+def _findings(n: dict[str, Any], mine: pd.DataFrame, collide: pd.DataFrame, conflicts: pd.DataFrame, log_read: bool, unique: Finding) -> list[Any]:
     findings = [
         Finding("same_id", {"verdicts": n["collide_verdicts"], "cross": n["collide_chunks_reading_other_session"], "chunks": len(mine)}),
         *[_session_finding(r) for r in collide.itertuples() if r.verdict != "intact"],
@@ -137,11 +153,11 @@ def _findings(n: dict, mine: pd.DataFrame, collide: pd.DataFrame, conflicts: pd.
     if not refused.empty:
         first = refused.iloc[0]
         findings.append(Finding("refused_after_end", {"who": int(first["session"]), "chunk": int(first["chunk"]) + 1,
-                                                      "ended": ENDED_FIRST, "message": first["error"]}))
+                                                      "ended": _ended_first(mine), "message": first["error"]}))
     return findings
 
 
-def judge(tables: Tables) -> Judgement:
+def judge(tables: Tables) -> ExerciseJudgement:
     """From each chunk's STATE_OWNER, the sessions' verdicts and the server log: did the shared ID merge the sessions?"""
     requests, sessions = tables["requests"], tables["sessions"]
     by_run = {label: (requests[requests["run"] == label], sessions[sessions["run"] == label]) for label in RUNS}
@@ -156,5 +172,5 @@ def judge(tables: Tables) -> Judgement:
             "refused": Finding("seen_refused"), "apart": Finding("seen_apart")}[outcome]
     explanation = [Finding("mechanism"), seen, *([Finding("log_only_trace")] if not conflicts.empty else []), Finding("fix"),
                    fixed_sentence]
-    return Judgement(outcome=outcome, numbers=n, findings=_findings(n, mine, collide, conflicts, log_read, unique),
+    return ExerciseJudgement(outcome=outcome, numbers=n, findings=_findings(n, mine, collide, conflicts, log_read, unique),
                      explanation=explanation, tables={"chunks": chunks, "sessions": sessions[[*SESSION_COLUMNS, "run"]]})

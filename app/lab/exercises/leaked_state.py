@@ -8,16 +8,21 @@ did end the earlier sequences).
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from app.lab.deployment.deployments import LabSettings
+from app.lab.deployment import LabSettings
 from app.lab.exercises.common import models
-from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
-from app.lab.observation import run_log, server_log, server_stats, state_cells
-from app.lab.observation.server_log import LogCode
+from app.lab.exercises.common.base import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.lab.observation import LogCode, run_log, server_log, server_stats, state_cells
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.traffic import driver, run_queue
+
+if TYPE_CHECKING:
+    from app.lab.deployment import Deployer
+    from app.lab.progress import Progress
+    from app.lab.server import LabServer
 
 IDLE_TIMEOUT_US = 500_000  # Triton's reaper ends a silent sequence after 0.5 s
 SETTINGS = LabSettings(scheduler="oldest", instances=1, slots=12, idle_timeout_us=IDLE_TIMEOUT_US, state_key="corrid")
@@ -58,7 +63,7 @@ def _closing(model: str) -> Scenario:
     return Scenario(model=model, texts=["GOOD NIGHT"], think_ms=20.0, jitter_ms=0.0, seed=49)
 
 
-def measure(server, deployer, progress=None) -> Measured:
+def measure(server: LabServer, deployer: Deployer, progress: Progress | None = None) -> Measured:
     """The same waves on a model that keeps its cells and on one that evicts them: the model's
     gauge throughout, when each wave began, and per deployment what the server counted."""
     del deployer  # the two deployments carry a model parameter the lab's settings do not expose
@@ -82,7 +87,7 @@ def measure(server, deployer, progress=None) -> Measured:
     return Measured(tables=tables, runs=runs)
 
 
-def _phase(server, label: str, model: str, steps: Steps) -> dict:
+def _phase(server: LabServer, label: str, model: str, steps: Steps) -> dict[str, Any]:
     """The waves on one deployment, with the model's gauge sampled throughout."""
     # The waves and the gauge between them are one measurement: nobody else's run in between.
     with run_queue.hold(server, model):
@@ -124,7 +129,7 @@ def _phase(server, label: str, model: str, steps: Steps) -> dict:
     }
 
 
-def _tally(counts, cells: pd.DataFrame) -> dict:
+def _tally(counts: Any, cells: pd.DataFrame) -> dict[str, Any]:  # counts: a row of tables["counts"]
     """One deployment: what its gauge and the server's counts say became of the vanished sessions' cells."""
     total = state_cells.totals(cells[cells["deployment"] == counts.deployment])
     # Cells are counted from the phase's first reading: an earlier run's leftovers are not this run's.
@@ -144,14 +149,14 @@ def _tally(counts, cells: pd.DataFrame) -> dict:
     }
 
 
-def _outcome(tally: dict) -> str:
+def _outcome(tally: dict[str, Any]) -> str:
     added = tally["cells_added"]
     if added <= 0:
         return "freed"
     return "capped" if added <= SETTINGS.slots else "leak"
 
 
-def judge(tables: Tables) -> Judgement:
+def judge(tables: Tables) -> ExerciseJudgement:
     """From the model's gauge and the server's counts: did the cells of sessions that vanished stay?"""
     tallies = {counts.deployment: _tally(counts, tables["cells"]) for counts in tables["counts"].itertuples()}
     keep, evict = tallies["keep"], tallies["evict"]
@@ -185,4 +190,4 @@ def judge(tables: Tables) -> Judgement:
         Finding("why_timer"),
     ]
     tables = {"cells": tables["cells"], "marks": tables["marks"], "tally": pd.DataFrame(list(tallies.values()))}
-    return Judgement(outcome=_outcome(keep), numbers=numbers, findings=findings, explanation=explanation, tables=tables)
+    return ExerciseJudgement(outcome=_outcome(keep), numbers=numbers, findings=findings, explanation=explanation, tables=tables)

@@ -1,14 +1,22 @@
 """Never-ending sequences: the idle timeout, slow clients, dead clients, and who cleans up."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pandas as pd
 
-from app.lab.deployment.deployments import LabSettings
+from app.lab.deployment import LabSettings
 from app.lab.exercises.common import models, readings
-from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
-from app.lab.observation.server_log import START_REFUSAL
+from app.lab.exercises.common.base import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.lab.observation import START_REFUSAL
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.traffic import driver
+
+if TYPE_CHECKING:
+    from app.lab.deployment import Deployer
+    from app.lab.progress import Progress
+    from app.lab.server import LabServer
+    from app.lab.traffic import RunResult
 
 TIMEOUTS_MS = (200, 600)
 THINKS_MS = (100, 400)
@@ -57,7 +65,7 @@ def _evict(model: str) -> Scenario:
 EVICT_SETTINGS = LabSettings(scheduler="direct", instances=1, slots=2, idle_timeout_us=5_000_000, state_key="session")
 
 
-def load_evicting_model(server) -> str:
+def load_evicting_model(server: LabServer) -> str:
     """A session-keyed deployment whose model drops cells idle for EVICT_S (its own clean-up)."""
     return models.load_with_parameters(server, EVICT_MODEL, EVICT_SETTINGS, idle_evict_s=EVICT_S)
 
@@ -66,7 +74,7 @@ GRID_COLUMNS = ["timeout_ms", "think_ms", "verdict", "reaped", "chunks_answered"
 CHUNK_COLUMNS = ["chunk", "t_send", "state_in", "state_owner", "symbol", "expected", "error"]
 
 
-def _slow_cell(result, timeout: int, think: float) -> dict:
+def _slow_cell(result: RunResult, timeout: int, think: float) -> dict[str, Any]:
     """One grid cell: what the slow client's one session got, and whether Triton refused a chunk for lacking START."""
     answered = int((result.requests["error"] == "").sum())
     return {
@@ -81,7 +89,7 @@ def _slow_cell(result, timeout: int, think: float) -> dict:
     }
 
 
-def _dead_row(result, timeout: int) -> dict:
+def _dead_row(result: RunResult, timeout: int) -> dict[str, Any]:
     """How long the session behind the dead one waited for its slot, from when the dead one fell silent."""
     waits = readings.backlog_waits(result).set_index("session")
     q = result.requests
@@ -94,7 +102,7 @@ def _dead_row(result, timeout: int) -> dict:
     }
 
 
-def measure(server, deployer, progress=None) -> Measured:
+def measure(server: LabServer, deployer: Deployer, progress: Progress | None = None) -> Measured:
     """Per idle timeout: a slow client at each think time and a dead one; then the model's own clean-up."""
     steps = Steps(progress, len(TIMEOUTS_MS) * (2 + len(THINKS_MS)) + 3)
     runs, grid, dead = {}, [], []
@@ -143,7 +151,8 @@ def _dead_at(dead: pd.DataFrame, timeout: int) -> pd.Series:
     return dead[dead["timeout_ms"] == timeout].iloc[0]
 
 
-def _numbers(grid, key_cell, long_dead, short_dead, before, resumed, paused_session) -> dict:
+def _numbers(grid: pd.DataFrame, key_cell: pd.Series, long_dead: pd.Series, short_dead: pd.Series, before: pd.Series, resumed: pd.Series,
+             paused_session: pd.Series) -> dict[str, Any]:
     return {
         "slow_reaped_at_short_timeout": bool(key_cell["reaped"]),
         "slow_chunks_answered_before_reap": int(key_cell["chunks_answered"]),
@@ -160,7 +169,7 @@ def _numbers(grid, key_cell, long_dead, short_dead, before, resumed, paused_sess
     }
 
 
-def judge(tables: Tables) -> Judgement:
+def judge(tables: Tables) -> ExerciseJudgement:
     """From the grid of slow-client cells, the dead-client waits and the paused session's chunks."""
     grid, dead, chunks = _grid(tables["grid"]), tables["dead_client"], tables["evict_chunks"]
     key_cell = _cell(grid, TIMEOUTS_MS[0], THINKS_MS[-1])
@@ -197,5 +206,5 @@ def judge(tables: Tables) -> Judgement:
         Finding("model_cleans", {"evict": EVICT_S, "owner": int(resumed["state_owner"])}),
         Finding("keep_longer"),
     ]
-    return Judgement(outcome=_outcome(key_cell), numbers=numbers, findings=findings, explanation=explanation,
+    return ExerciseJudgement(outcome=_outcome(key_cell), numbers=numbers, findings=findings, explanation=explanation,
                      tables={"grid": grid, "dead_client": dead, "evict_chunks": chunks})

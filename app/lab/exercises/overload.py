@@ -10,15 +10,21 @@ a slot: its first chunk is answered, its second is refused for lacking START.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from app.lab.deployment.deployments import LabSettings
+from app.lab.deployment import LabSettings
 from app.lab.exercises.common import readings
-from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
-from app.lab.observation.server_log import START_REFUSAL, LogCode
+from app.lab.exercises.common.base import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.lab.observation import START_REFUSAL, LogCode
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.traffic import driver
+
+if TYPE_CHECKING:
+    from app.lab.deployment import Deployer
+    from app.lab.progress import Progress
+    from app.lab.server import LabServer
 
 IDLE_TIMEOUT_US = 2_000_000  # 2 s: a realistic timeout for a client that thinks 40 ms between chunks
 BASE = LabSettings(scheduler="direct", instances=1, slots=4, idle_timeout_us=IDLE_TIMEOUT_US, state_key="slot")
@@ -48,7 +54,7 @@ def _scenario(model: str, sessions: int, concurrency: int = 0) -> Scenario:
                     jitter_ms=5.0, concurrency=concurrency, seed=60 + sessions)
 
 
-def measure(server, deployer, progress=None) -> Measured:
+def measure(server: LabServer, deployer: Deployer, progress: Progress | None = None) -> Measured:
     """Each load on the base deployment, then each remedy at the heaviest load: every request's
     error, each session's wait to start and verdict, and what the server logged per run."""
     steps = Steps(progress, 2 + len(LOADS) + 2 * len(REMEDIES))
@@ -70,7 +76,7 @@ def measure(server, deployer, progress=None) -> Measured:
     return Measured(tables=_tabulate(runs, what_ran), runs=runs)
 
 
-def _tabulate(runs: dict, what_ran: list[dict]) -> Tables:
+def _tabulate(runs: dict[str, Any], what_ran: list[dict[str, Any]]) -> Tables:
     """requests: run, session, chunk, error. sessions: run, session, wait_s, verdict.
     runs: run, load, remedy ("" for a load on the base deployment), wall_s, and the server's log
     counts (None without a log) of backlogged sequences and reaper force-ends."""
@@ -116,11 +122,11 @@ def _ended(sessions: pd.DataFrame, requests: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([sessions.reset_index(drop=True), pd.DataFrame(rows, columns=["reaped", "refused_at_start", "chunks_answered"])], axis=1)
 
 
-def _logged(value) -> int | None:
+def _logged(value: Any) -> int | None:  # a table cell: a count, NaN or None
     return None if value is None or pd.isna(value) else int(value)
 
 
-def _summary(sessions: pd.DataFrame, run) -> dict:
+def _summary(sessions: pd.DataFrame, run: Any) -> dict[str, Any]:  # run: a row of tables["runs"]
     """One run (a load or a remedy): its sessions' waits and ends, and what the server logged."""
     row = {
         "run": run.run,
@@ -147,7 +153,7 @@ def _outcome(sessions: pd.DataFrame) -> str:
     return "wait"
 
 
-def judge(tables: Tables) -> Judgement:
+def judge(tables: Tables) -> ExerciseJudgement:
     """From every session's requests and wait, per run: at the heaviest load, was anyone refused,
     corrupted or reaped, or did they all just wait?"""
     per_session = _ended(tables["sessions"], tables["requests"])
@@ -162,12 +168,12 @@ def judge(tables: Tables) -> Judgement:
         Finding("why_reaped", {"load": int(first_reaped.load)}) if first_reaped else Finding("why_none_reaped"),
         Finding("why_remedies"),
     ]
-    return Judgement(outcome=_outcome(per_session[per_session["run"] == f"{OVERLOAD}x"]), numbers=numbers,
+    return ExerciseJudgement(outcome=_outcome(per_session[per_session["run"] == f"{OVERLOAD}x"]), numbers=numbers,
                      findings=_findings(numbers, loads, remedies), explanation=explanation,
                      tables={"sessions": per_session, "loads": loads, "remedies": remedies})
 
 
-def _numbers(per_session: pd.DataFrame, loads: pd.DataFrame, remedies: pd.DataFrame, first_reaped) -> dict:
+def _numbers(per_session: pd.DataFrame, loads: pd.DataFrame, remedies: pd.DataFrame, first_reaped: Any) -> dict[str, Any]:
     reaped = per_session[per_session["reaped"] & per_session["run"].isin(loads["run"])]
     got = sorted(int(n) for n in set(reaped["chunks_answered"]))
     return {
@@ -184,7 +190,7 @@ def _numbers(per_session: pd.DataFrame, loads: pd.DataFrame, remedies: pd.DataFr
     }
 
 
-def _findings(numbers: dict, loads: pd.DataFrame, remedies: pd.DataFrame) -> list[Finding]:
+def _findings(numbers: dict[str, Any], loads: pd.DataFrame, remedies: pd.DataFrame) -> list[Finding]:
     findings = [
         Finding("load", {"load": int(r.load), "sessions": int(r.sessions), "max_wait": r.max_wait_s, "mean_wait": r.mean_wait_s,
                          "reaped": int(r.reaped), "refused": int(r.refused_at_start)})
@@ -206,7 +212,7 @@ def _findings(numbers: dict, loads: pd.DataFrame, remedies: pd.DataFrame) -> lis
     return findings
 
 
-def _announce(steps: Steps, remedy: str, phase: str, values: dict) -> None:
+def _announce(steps: Steps, remedy: str, phase: str, values: dict[str, Any]) -> None:
     """The step of one remedy (a REMEDIES code): deploying it ("deploy"), then running the load on it ("run")."""
     {
         ("admission_limit", "deploy"): lambda: steps("deploy_admission_limit", **values),
@@ -218,7 +224,7 @@ def _announce(steps: Steps, remedy: str, phase: str, values: dict) -> None:
     }[(remedy, phase)]()
 
 
-def _remedy(remedy: str, values: dict) -> Finding:
+def _remedy(remedy: str, values: dict[str, Any]) -> Finding:
     """What one remedy (a REMEDIES code) did at the heaviest load; its words say what it costs."""
     return {
         "admission_limit": Finding("remedy_admission_limit", values),

@@ -6,13 +6,21 @@ from the client's side.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pandas as pd
 
 from app.lab.exercises.common import readings
-from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
+from app.lab.exercises.common.base import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.scenario.transport import Transport
 from app.lab.traffic import driver
+
+if TYPE_CHECKING:
+    from app.lab.deployment import Deployer
+    from app.lab.progress import Progress
+    from app.lab.server import LabServer
+    from app.lab.traffic import RunResult
 
 MODEL = "asr_sequence_direct"
 SESSIONS = 8  # as many as the deployment's slots: no session waits in the backlog
@@ -47,7 +55,7 @@ def _scenario(transport: Transport, in_flight: int, seed: int) -> Scenario:
     )
 
 
-def arrival_order(run) -> pd.DataFrame:
+def arrival_order(run: RunResult) -> pd.DataFrame:
     """Per chunk: the order it was sent in (its index) and the order it reached the scheduler."""
     q = run.requests.copy()
     if "queue_start_ns" not in q or q["request_start_ns"].isna().all():
@@ -66,7 +74,7 @@ def arrival_order(run) -> pd.DataFrame:
     return q[["session", "chunk", "arrival_rank", "out_of_place", "verdict", "error", "traced"]]
 
 
-def _announce(steps: Steps, label: str, **values) -> None:
+def _announce(steps: Steps, label: str, **values: object) -> None:
     """The step of one round of one way of sending (a RUNS label)."""
     {
         "http_async": lambda: steps("http_async", **values),
@@ -76,7 +84,7 @@ def _announce(steps: Steps, label: str, **values) -> None:
     }[label]()
 
 
-def _per_run(label: str, values: dict) -> Finding:
+def _per_run(label: str, values: dict[str, Any]) -> Finding:
     """What one way of sending (a RUNS label) did over its rounds."""
     return {
         "http_async": Finding("run_http_async", values),
@@ -86,7 +94,7 @@ def _per_run(label: str, values: dict) -> Finding:
     }[label]
 
 
-def measure(server, deployer, progress=None) -> Measured:
+def measure(server: LabServer, deployer: Deployer, progress: Progress | None = None) -> Measured:
     """Every way of sending, round after round: where each chunk fell in the server's arrival
     order, each session's verdict, and how long each round took."""
     steps = Steps(progress, sum(r[3] for r in RUNS) + 1)
@@ -106,7 +114,7 @@ def measure(server, deployer, progress=None) -> Measured:
     return Measured(tables=tables, runs=runs)
 
 
-def _round_row(order: pd.DataFrame, sessions: pd.DataFrame, timing) -> dict:
+def _round_row(order: pd.DataFrame, sessions: pd.DataFrame, timing: Any) -> dict[str, Any]:  # timing: a row of tables["timing"]
     """One round of one way of sending: who was overtaken, who broke, and both."""
     swapped = order.groupby("session")["out_of_place"].any()
     verdicts = readings.verdict_tally(sessions)
@@ -129,7 +137,7 @@ def _rounds(tables: Tables) -> pd.DataFrame:
     """One row per round, in the order they ran (the rounds figure's table)."""
     arrival, sessions = tables["arrival"], tables["sessions"]
 
-    def of(frame: pd.DataFrame, timing) -> pd.DataFrame:
+    def of(frame: pd.DataFrame, timing: Any) -> pd.DataFrame:
         return frame[(frame["run"] == timing.run) & (frame["round"] == timing.round)]
 
     return pd.DataFrame([_round_row(of(arrival, t), of(sessions, t), t) for t in tables["timing"].itertuples()])
@@ -142,7 +150,7 @@ def _outcome(http: pd.Series) -> str:
     return "reordered" if http["reordered_and_broken"] > 0 else "fixed_by_batcher"
 
 
-def judge(tables: Tables) -> Judgement:
+def judge(tables: Tables) -> ExerciseJudgement:
     """From the arrival order and the verdicts of every round: does pipelining reorder a session's chunks?"""
     rounds, arrival = _rounds(tables), tables["arrival"]
     by_run = rounds.groupby("run").agg(
@@ -167,7 +175,7 @@ def judge(tables: Tables) -> Judgement:
         "serial_sessions_broken": int(by_run.loc["serial", "sessions_broken"]),
     }
     explanation = [Finding("why_no_numbers"), Finding("why_unary"), Finding("why_overtake"), Finding("why_stream")]
-    return Judgement(outcome=_outcome(http), numbers=numbers, findings=_findings(by_run, arrival, numbers["traced"]),
+    return ExerciseJudgement(outcome=_outcome(http), numbers=numbers, findings=_findings(by_run, arrival, bool(numbers["traced"])),
                      explanation=explanation, tables={"rounds": rounds, "arrival": arrival})
 
 

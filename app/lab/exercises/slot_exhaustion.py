@@ -1,13 +1,21 @@
 """Slot exhaustion: more open sessions than sequence slots, on a server that is mostly idle."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pandas as pd
 
-from app.lab.deployment.deployments import LabSettings
+from app.lab.deployment import LabSettings
 from app.lab.exercises.common import readings
-from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
+from app.lab.exercises.common.base import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.traffic import driver
+
+if TYPE_CHECKING:
+    from app.lab.deployment import Deployer
+    from app.lab.progress import Progress
+    from app.lab.server import LabServer
+    from app.lab.traffic import RunResult
 
 SESSIONS = 5
 CHUNKS = 8
@@ -35,12 +43,12 @@ def _scenario(model: str, sessions: int, chunks: int, seed: int) -> Scenario:
 EXECUTIONS = ["instance", "exec_start", "exec_end", "error"]  # what busy_fraction reads; exec_* NaN when untraced
 
 
-def _sessions(run, **labels) -> pd.DataFrame:
+def _sessions(run: RunResult, **labels: object) -> pd.DataFrame:
     """Per session of one run: its first chunk's backlog wait and its verdict, labelled."""
     return readings.backlog_waits(run).assign(**labels).merge(run.sessions[["session", "verdict"]], on="session")
 
 
-def measure(server, deployer, progress=None) -> Measured:
+def measure(server: LabServer, deployer: Deployer, progress: Progress | None = None) -> Measured:
     """Five sessions on each strategy's two slots, then a sweep of 2, 4 and 6 sessions."""
     steps = Steps(progress, 1 + len(STRATEGIES) * (2 + len(SWEEP)))
     models = {}
@@ -88,7 +96,7 @@ def _sweep(rows: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _numbers(sessions: pd.DataFrame, held: pd.DataFrame, executions: pd.DataFrame) -> dict:
+def _numbers(sessions: pd.DataFrame, held: pd.DataFrame, executions: pd.DataFrame) -> dict[str, Any]:
     direct, oldest = (sessions[sessions["strategy"] == s] for s in STRATEGIES)
     settings = STRATEGIES["direct"]
     capacity = settings.instances * settings.slots
@@ -107,7 +115,7 @@ def _numbers(sessions: pd.DataFrame, held: pd.DataFrame, executions: pd.DataFram
     }
 
 
-def judge(tables: Tables) -> Judgement:
+def judge(tables: Tables) -> ExerciseJudgement:
     """From each session's backlog wait and verdict: did the sessions beyond capacity wait, fail or mix?"""
     sessions, held = tables["sessions"], tables["holding"]
     n = _numbers(sessions, held, tables["executions"])
@@ -133,5 +141,5 @@ def judge(tables: Tables) -> Judgement:
         Finding("oldest_same"),
         Finding("cure"),
     ]
-    return Judgement(outcome=_outcome(sessions[sessions["strategy"] == "direct"]), numbers=n, findings=findings,
+    return ExerciseJudgement(outcome=_outcome(sessions[sessions["strategy"] == "direct"]), numbers=n, findings=findings,
                      explanation=explanation, tables={"sessions": sessions, "holding": held, "sweep": sweep})

@@ -7,18 +7,22 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import tritonclient.http as http
 
 from app.lab.exercises.common import readings
-from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Steps, Tables
-from app.lab.observation import run_log, server_log
-from app.lab.observation.server_log import START_REFUSAL
+from app.lab.exercises.common.base import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.lab.observation import START_REFUSAL, run_log, server_log
 from app.lab.scenario.scenario import Scenario, random_texts
-from app.lab.server import proxy
-from app.lab.server.connection import LabServer
+from app.lab.server import PROXY_POLICIES, LabServer, NginxProxy, find_nginx
 from app.lab.traffic import driver
+
+if TYPE_CHECKING:
+    from app.lab.deployment import Deployer
+    from app.lab.progress import Progress
+    from app.lab.traffic import RunResult
 
 MODEL = "asr_sequence_direct"
 SESSIONS = 3
@@ -43,7 +47,11 @@ class _Untraced:
     is_embedded: bool = False  # its log is read per replica by measure() below, not through this view
     log_path: None = None
 
-    def client(self, timeout_s: float = 60.0):
+    @property
+    def grpc_url(self) -> str:
+        raise NotImplementedError("runs through the proxy are HTTP: nginx proxies Triton's HTTP port only")
+
+    def client(self, timeout_s: float = 60.0) -> http.InferenceServerClient:
         return http.InferenceServerClient(self.url, connection_timeout=timeout_s, network_timeout=timeout_s)
 
 
@@ -51,19 +59,19 @@ def _start_replicas() -> list[LabServer]:
     replicas = [LabServer(preload=(MODEL,)) for _ in range(2)]
     with ThreadPoolExecutor(max_workers=2) as pool:
         futures = [pool.submit(r.start) for r in replicas]
-    errors = [f.exception() for f in futures if f.exception()]
+    errors = [error for error in (f.exception() for f in futures) if error is not None]
     if errors:
         _stop_all(replicas)
         raise errors[0]
     return replicas
 
 
-def _stop_all(replicas) -> None:
+def _stop_all(replicas: list[LabServer]) -> None:
     with ThreadPoolExecutor(max_workers=2) as pool:
         list(pool.map(lambda r: r.stop(), replicas))
 
 
-def _routes(run, nginx: proxy.NginxProxy, names: dict[str, str], policy: str) -> pd.DataFrame:
+def _routes(run: RunResult, nginx: NginxProxy, names: dict[str, str], policy: str) -> pd.DataFrame:
     log = nginx.routes()[["request_id", "upstream", "status"]]
     merged = run.requests[["request_id", "session", "chunk", "error", "symbol", "expected"]].merge(log, on="request_id", how="left")
     merged["replica"] = merged["upstream"].map(names).fillna(NOT_LOGGED)
@@ -77,9 +85,9 @@ def _per_replica(counts: pd.Series) -> str:
     return " / ".join(f"{name} {int(n)}" for name, n in counts.items())
 
 
-def _through_proxy(replicas: list[LabServer], texts: list[str], policy: str):
+def _through_proxy(replicas: list[LabServer], texts: list[str], policy: str) -> tuple[RunResult, pd.DataFrame]:
     """The sessions through a fresh nginx with this policy: the run (its log read on both replicas) and its routes."""
-    nginx = proxy.NginxProxy([r.url for r in replicas], policy).start()
+    nginx = NginxProxy([r.url for r in replicas], policy).start()
     try:
         scenario = Scenario(
             model=MODEL, texts=texts, think_ms=20.0, jitter_ms=5.0, seed=4,
@@ -95,18 +103,18 @@ def _through_proxy(replicas: list[LabServer], texts: list[str], policy: str):
         nginx.stop()
 
 
-def measure(server, deployer, progress=None) -> Measured:
+def measure(server: LabServer, deployer: Deployer, progress: Progress | None = None) -> Measured:
     """The same sessions through nginx to two replicas, round robin and then hashed on the session."""
     del server, deployer  # this exercise brings its own servers: two replicas and a proxy
     steps = Steps(progress, 6)
     steps("nginx")
-    proxy.find_nginx()  # fail with the install hint before spending time on replicas
+    find_nginx()  # fail with the install hint before spending time on replicas
     steps("replicas")
     replicas = _start_replicas()
     runs, routes = {}, []
     try:
         texts = random_texts(SESSIONS, CHUNKS, seed=21)
-        for policy in proxy.POLICIES:
+        for policy in PROXY_POLICIES:
             if policy == "sticky":
                 steps("policy_sticky", sessions=SESSIONS)
             else:
@@ -129,7 +137,7 @@ def _outcome(routes: pd.DataFrame, sessions: pd.DataFrame) -> str:
     return "intact" if (sessions["verdict"] == "intact").all() else "garbled"
 
 
-def _numbers(routes: pd.DataFrame, sessions: pd.DataFrame) -> dict:
+def _numbers(routes: pd.DataFrame, sessions: pd.DataFrame) -> dict[str, Any]:
     spread = routes.groupby(["policy", "session"])["replica"].nunique()
     per_replica = routes.groupby(["policy", "replica"]).size()
     rr, sticky = (sessions[sessions["policy"] == policy] for policy in ("round_robin", "sticky"))
@@ -152,7 +160,7 @@ def _refusal(first: pd.Series) -> Finding:
                                "status": None if pd.isna(status) else int(status), "message": first["error"]})
 
 
-def judge(tables: Tables) -> Judgement:
+def judge(tables: Tables) -> ExerciseJudgement:
     """From which replica served each chunk and how each session came out, per policy."""
     routes, sessions = tables["routes"], tables["sessions"]
     n = _numbers(routes, sessions)
@@ -176,5 +184,5 @@ def judge(tables: Tables) -> Judgement:
         else Finding("hash_verdicts", {"verdicts": readings.verdict_tally(sticky), "per_replica": n["sticky_requests_per_replica"]}),
         Finding("consistent"),
     ]
-    return Judgement(outcome=_outcome(rr_routes, rr), numbers=n, findings=findings, explanation=explanation,
+    return ExerciseJudgement(outcome=_outcome(rr_routes, rr), numbers=n, findings=findings, explanation=explanation,
                      tables={"routes": routes})

@@ -10,13 +10,22 @@ The checker's results travel with the exercise's (Measured.checks), so the page 
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pandas as pd
 
 from app.lab.cases import rollout
 from app.lab.cases import sentiment as sentiment_case
 from app.lab.deployment import presets
-from app.lab.exercises.common.base import Exercise, Finding, Judgement, Measured, Progress, Tables
+from app.lab.exercises.common.base import Exercise, ExerciseJudgement, Finding, Measured, Tables
 from app.lab.observation import run_log, server_log
+from app.lab.progress import Progress, Stage
+
+if TYPE_CHECKING:
+    from app.lab.checker import CheckResult
+    from app.lab.deployment import Deployer
+    from app.lab.server import LabServer
+    from app.lab.traffic import Wait
 
 EXERCISE = Exercise(
     name="verification",
@@ -34,32 +43,35 @@ class _Steps:
 
     def __init__(self, progress: Progress | None, total: int):
         self.progress, self.total, self.index = progress, total, -1
-        self.current: Finding | None = None  # the step under way: what the bar says while requests go out
+        self.current: Stage | None = None  # the step under way: what the bar says while requests go out
 
-    def __call__(self, code: str, **values) -> None:
+    def __call__(self, code: str, **values: object) -> None:
         if code != "waiting":
             self.index += 1
-            self.current = Finding(code, values)
-        self._show(0.0, Finding(code, values))
+            self.current = Stage(code, values)
+        self._show(0, 0, Stage(code, values))
 
-    def requests(self, done: int, planned: int, _phase: str, _variant: str) -> None:
+    def requests(self, done: int, planned: int, _stage: Stage) -> None:
         if self.current is not None:
-            self._show(min(1.0, done / planned) if planned else 0.0, self.current)
+            self._show(min(done, planned), planned, self.current)
 
-    def _show(self, within: float, found: Finding) -> None:
+    def _show(self, done: int, planned: int, stage: Stage) -> None:
+        """The steps behind plus `done` of this step's `planned` requests, counted in requests."""
         if self.progress:
-            self.progress(min(1.0, (max(self.index, 0) + within) / self.total), found)
+            per_step = planned or 1  # nothing planned (yet): the step has just begun
+            total = self.total * per_step
+            self.progress(min(max(self.index, 0) * per_step + done, total), total, stage)
 
 
-def measure(server, deployer, progress=None) -> Measured:
+def measure(server: LabServer, deployer: Deployer, progress: Progress | None = None) -> Measured:
     """The checker on each deployment, each loaded just before its check (a small stub budget
     may unload an idle one to make room for the next)."""
     steps = _Steps(progress, len(DEPLOYMENTS))
     window = server_log.LogWindow.start(server)
-    results = {}
+    results: dict[str, CheckResult] = {}
 
-    def check(model: str):
-        def waiting(place) -> None:
+    def check(model: str) -> CheckResult:
+        def waiting(place: Wait) -> None:
             steps("waiting", model=model, ahead=place.position, expected=place.expected_s)
         return rollout.check(server, model, progress=steps.requests, on_wait=waiting)
 
@@ -75,7 +87,7 @@ def measure(server, deployer, progress=None) -> Measured:
     return Measured(tables=tabulate(results), checks=results, log=_log(window, results))
 
 
-def tabulate(results: dict) -> Tables:
+def tabulate(results: dict[str, Any]) -> Tables:
     """The judge's tables from the checker's results ({deployment code: engine.CheckResult})."""
     verdicts, diagnoses, tolerances = [], [], []
     for code, result in results.items():
@@ -98,7 +110,7 @@ def tabulate(results: dict) -> Tables:
             "tolerances": pd.DataFrame(tolerances, columns=["deployment", "output", "datatype", "value", "source"])}
 
 
-def _log(window, results: dict) -> run_log.RunLog:
+def _log(window: server_log.LogWindow, results: dict[str, CheckResult]) -> run_log.RunLog:
     """The server's lines for the checked models, their one-instance copies and the IDs the checks sent."""
     models = {m for r in results.values() for m in r.tables.phases["model"]} | {r.facts.name for r in results.values()}
     corrids = {c for r in results.values() for c in r.tables.steps["corrid"] if c}
@@ -115,7 +127,7 @@ def _same(verdicts: pd.DataFrame) -> bool:
     return bool((verdicts["verdict"] != "broken").all() and (verdicts["verdict"] == "held").any())
 
 
-def _counts(verdicts: pd.DataFrame) -> dict:
+def _counts(verdicts: pd.DataFrame) -> dict[str, Any]:
     tally = verdicts["verdict"].value_counts()
     return {"model": str(verdicts["model"].iloc[0]) if len(verdicts) else "", "checks": len(verdicts),
             **{name: int(tally.get(name, 0)) for name in ("held", "broken", "skipped")}}
@@ -126,7 +138,7 @@ def _float_tolerance(tolerances: pd.DataFrame) -> float:
     return float(tolerances["value"].max()) if len(tolerances) else 0.0
 
 
-def judge(tables: Tables) -> Judgement:
+def judge(tables: Tables) -> ExerciseJudgement:
     """Which model gave the same answers, from the checker's verdicts on each deployment."""
     verdicts, diagnoses = tables["verdicts"], tables["diagnoses"]
     per = {code: _of(verdicts, code) for code in DEPLOYMENTS}
@@ -164,5 +176,5 @@ def judge(tables: Tables) -> Judgement:
         Finding("why_every_deployment"),
         Finding("why_your_own"),  # the same checker on the learner's own model: the "Check a deployment" page
     ]
-    return Judgement(outcome=outcome, numbers=numbers, findings=findings, explanation=explanation,
+    return ExerciseJudgement(outcome=outcome, numbers=numbers, findings=findings, explanation=explanation,
                      tables={"verdicts": verdicts})

@@ -12,6 +12,7 @@ put them into words (app/text/analysis.py).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -70,7 +71,7 @@ def padding_rows(requests: pd.DataFrame) -> pd.DataFrame:
 
 def slot_rows(requests: pd.DataFrame, instances: int | None = None, slots: int | None = None) -> list[tuple[int, int]]:
     """Every (instance, slot) the timeline shows: the deployment's, plus any the data used."""
-    seen = set()
+    seen: set[tuple[int, int]] = set()
     ran = requests[requests["instance"] >= 0] if "instance" in requests else requests.iloc[0:0]
     seen.update((int(i), int(s)) for i, s in zip(ran["instance"], ran["slot"], strict=True))
     for e in executions(requests).itertuples():
@@ -80,7 +81,7 @@ def slot_rows(requests: pd.DataFrame, instances: int | None = None, slots: int |
     return sorted(seen)
 
 
-def symbol_char(value) -> str:
+def symbol_char(value: Any) -> str:  # a table cell: an index, NaN or None
     """A symbol index as the letter a learner reads ('␣' for space, '?' for none)."""
     try:
         index = int(value)
@@ -94,11 +95,11 @@ def symbol_char(value) -> str:
 OWNERS = ("fresh", "padding", "own", "session", "earlier", "unknown")
 
 
-def owner_label(owner, own_tag, tags: dict[int, int]) -> tuple[str, int | None]:
+def owner_label(reported: Any, own_tag: int, tags: dict[int, int]) -> tuple[str, int | None]:
     """Whose state a chunk read, from the STATE_OWNER the model reported: (code of OWNERS,
     the 0-based session of this run for "session", else None)."""
     try:
-        owner = int(owner)
+        owner = int(reported)
     except (TypeError, ValueError):
         return "unknown", None
     if owner == 0:
@@ -136,7 +137,7 @@ class Cell:
     first: bool
 
 
-def transcript_cells(expected_text: str, received_text: str, first_wrong) -> list[Cell]:
+def transcript_cells(expected_text: str, received_text: str, first_wrong: Any) -> list[Cell]:  # a table cell: a chunk index, NaN or None
     """Expected and received text aligned symbol by symbol, wrong ones and the first marked."""
     first = None if first_wrong is None or pd.isna(first_wrong) else int(first_wrong)
     received = received_text.ljust(len(expected_text), "?")
@@ -146,7 +147,7 @@ def transcript_cells(expected_text: str, received_text: str, first_wrong) -> lis
     ]
 
 
-def batch_distribution(server: dict, requests: pd.DataFrame) -> pd.DataFrame:
+def batch_distribution(server: dict[str, Any], requests: pd.DataFrame) -> pd.DataFrame:
     """Executions per batch size, as the server counted them and as this run's trace shows."""
     from_server = {int(k): int(v) for k, v in (server or {}).get("batch_sizes", {}).items()}
     runs = executions(requests)
@@ -161,7 +162,7 @@ def batch_distribution(server: dict, requests: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def queue_compute(requests: pd.DataFrame, server: dict) -> pd.DataFrame:
+def queue_compute(requests: pd.DataFrame, server: dict[str, Any]) -> pd.DataFrame:
     """Mean queue and compute time per request from three independent sources: source is
     "trace" (this run's), "statistics" (the statistics API) or "metrics" (Prometheus)."""
     rows = []

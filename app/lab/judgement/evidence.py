@@ -7,21 +7,35 @@ runs, so "sessions mixed" must mean: the owner is ANOTHER SESSION OF THIS RUN.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol
+
 import pandas as pd
 
-from app.lab.judgement.verdicts import PADDING_OWNER
+from app.lab.judgement.verdicts import PADDING_OWNER, SessionPlan
+
+
+class RunResult(Protocol):
+    """A run as the evidence reads it (app/lab/traffic/driver.py's RunResult)."""
+
+    @property
+    def plans(self) -> Sequence[SessionPlan]: ...
+    @property
+    def requests(self) -> pd.DataFrame: ...
+    @property
+    def sessions(self) -> pd.DataFrame: ...
 
 
 def _answered(requests: pd.DataFrame) -> pd.DataFrame:
     return requests[requests["error"] == ""]
 
 
-def owners_read(result) -> set[int]:
+def owners_read(result: RunResult) -> set[int]:
     """Every STATE_OWNER the run's answered chunks reported."""
     return {int(o) for o in _answered(result.requests)["state_owner"]}
 
 
-def owner_at_first_wrong(result, session: int) -> int | None:
+def owner_at_first_wrong(result: RunResult, session: int) -> int | None:
     """STATE_OWNER of the session's first wrong chunk (None: intact, or that chunk was refused)."""
     row = result.sessions.set_index("session").loc[session]
     if pd.isna(row["first_wrong"]):
@@ -31,7 +45,7 @@ def owner_at_first_wrong(result, session: int) -> int | None:
     return None if hit.empty else int(hit.iloc[0]["state_owner"])
 
 
-def read_other_sessions(result) -> pd.DataFrame:
+def read_other_sessions(result: RunResult) -> pd.DataFrame:
     """Answered chunks whose STATE_OWNER is ANOTHER session of this run, with that session's
     index in `owner_session`: state mixed between sessions within this very run."""
     index_of = {p.tag: p.index for p in result.plans}
@@ -40,13 +54,13 @@ def read_other_sessions(result) -> pd.DataFrame:
     return q[(q["owner_session"] >= 0) & (q["owner_session"] != q["session"])]
 
 
-def mixing_broke_letters(result) -> pd.DataFrame:
+def mixing_broke_letters(result: RunResult) -> pd.DataFrame:
     """Chunks that read another session's state of this run AND came back wrong."""
     mixed = read_other_sessions(result)
     return mixed[mixed["symbol"].astype(int) != mixed["expected"].astype(int)]
 
 
-def broke_on_another_session(result) -> dict[int, int]:
+def broke_on_another_session(result: RunResult) -> dict[int, int]:
     """Session -> the session of THIS run whose state its first wrong chunk read."""
     index_of = {p.tag: p.index for p in result.plans}
     out = {}
@@ -57,18 +71,18 @@ def broke_on_another_session(result) -> dict[int, int]:
     return out
 
 
-def broke_on_padding(result) -> list[int]:
+def broke_on_padding(result: RunResult) -> list[int]:
     """Sessions whose first wrong chunk read state a padding row (READY=0) wrote."""
     return [p.index for p in result.plans if owner_at_first_wrong(result, p.index) == PADDING_OWNER]
 
 
-def read_only_own_state(result) -> bool:
+def read_only_own_state(result: RunResult) -> bool:
     """Every answered chunk read a fresh cell or state its own session wrote: nobody else's."""
     q = _answered(result.requests)
     owner = q["state_owner"].astype("uint64")
     return bool(((owner == 0) | (owner == q["tag"].astype("uint64"))).all())
 
 
-def strangers_read(result) -> set[int]:
+def strangers_read(result: RunResult) -> set[int]:
     """Owners read that are neither fresh, padding, nor any session of this run: earlier runs."""
     return owners_read(result) - {0, PADDING_OWNER} - {p.tag for p in result.plans}

@@ -5,6 +5,7 @@ Codes only: the choices' words and the verdict's sentence live in app/text/predi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
@@ -21,19 +22,19 @@ def predicted_outcome(choice: str) -> str:
 
 
 @dataclass(frozen=True)
-class Verdict:
+class PredictionVerdict:
     held: bool  # intact vs corrupted was right
     reason_seen: bool  # the mechanism named was among the run's verdicts (or intact held)
     outcome: str  # "intact" or "corrupted"
     code: str  # HELD, WRONG_CAUSE or NOT_HELD
-    values: dict = field(default_factory=dict)  # outcome, predicted, seen (verdict codes, sorted)
+    values: dict[str, Any] = field(default_factory=dict)  # outcome, predicted, seen (verdict codes, sorted)
 
 
-def judge(choice: str, sessions: pd.DataFrame) -> Verdict:
+def judge(choice: str, sessions: pd.DataFrame) -> PredictionVerdict:
     outcome = outcome_of(sessions)
     held = predicted_outcome(choice) == outcome
     seen = set(sessions["verdict"])
     reason_seen = held and (choice == "intact" or choice in seen)
     code = HELD if held and reason_seen else WRONG_CAUSE if held else NOT_HELD
     values = {"outcome": outcome, "predicted": predicted_outcome(choice), "seen": sorted(seen - {"intact"})}
-    return Verdict(held, reason_seen, outcome, code, values)
+    return PredictionVerdict(held, reason_seen, outcome, code, values)

@@ -4,21 +4,38 @@ At the first wrong chunk k the recogniser's diagnostics say why: STATE_IN is the
 read (it should be the previous expected symbol) and STATE_OWNER the session tag of
 whoever wrote that state (0 for a fresh cell, all ones for a padding row).
 
-The judgement is codes and values only (a Verdict, a Detail and the numbers behind it);
+The judgement is codes and values only (a SessionVerdict, a Detail and the numbers behind it);
 the words for people live in app/text/verdicts.py and are rendered at the page or CLI.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
+from typing import Any, Protocol
 
 import pandas as pd
 
 from app.lab.scenario.alphabet import to_text
 
+
+class SessionPlan(Protocol):
+    """A session as the run planned it (app/lab/traffic/driver.py's SessionPlan): the judge reads these."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def tag(self) -> int: ...
+    @property
+    def corrid(self) -> int | str: ...
+    @property
+    def symbols(self) -> list[int]: ...
+    @property
+    def send_count(self) -> int: ...
+
 PADDING_OWNER = 2**64 - 1
 
 
-class Verdict(str, Enum):
+class SessionVerdict(str, Enum):
     INTACT = "intact"  # every symbol right
     LOST = "lost"  # its state came back fresh or stale
     FOREIGN = "foreign"  # it read state another session wrote
@@ -40,13 +57,13 @@ class Detail(str, Enum):
     EARLIER_SESSION = "earlier_session"  # read the state of a session of an earlier run (tag `owner_tag`)
 
 
-VERDICTS = tuple(v.value for v in Verdict)
+VERDICTS = tuple(v.value for v in SessionVerdict)
 # The values a Detail may carry in the `detail_values` column (a dict per session):
 # instance, slot (where the first wrong chunk ran), state_in, should_read (lost),
 # other_session (0-based index, foreign), owner_tag (earlier run), error (Triton's own words).
 
 
-def judge(requests: pd.DataFrame, plans) -> pd.DataFrame:
+def judge(requests: pd.DataFrame, plans: Sequence[SessionPlan]) -> pd.DataFrame:
     tags = {p.tag: p.index for p in plans}
     rows = []
     for plan in plans:
@@ -55,7 +72,10 @@ def judge(requests: pd.DataFrame, plans) -> pd.DataFrame:
         received = [int(s) if not e else -1 for s, e in zip(mine["symbol"], mine["error"], strict=True)]
         received += [-1] * (len(expected) - len(received))  # chunks never sent after a refusal
         first_wrong = next((k for k, (e, r) in enumerate(zip(expected, received, strict=True)) if e != r), None)
-        verdict, culprit, detail, values = Verdict.INTACT, None, Detail.NONE, {}
+        verdict: SessionVerdict
+        culprit: str | int | None
+        values: dict[str, Any]
+        verdict, culprit, detail, values = SessionVerdict.INTACT, None, Detail.NONE, {}
         if first_wrong is not None:
             verdict, culprit, detail, values = _cause(mine, plan, expected, first_wrong, tags)
         rows.append(
@@ -79,24 +99,25 @@ def judge(requests: pd.DataFrame, plans) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _cause(mine: pd.DataFrame, plan, expected: list[int], k: int, tags: dict[int, int]):
+def _cause(mine: pd.DataFrame, plan: SessionPlan, expected: list[int], k: int,
+           tags: dict[int, int]) -> tuple[SessionVerdict, str | int | None, Detail, dict[str, Any]]:
     hit = mine[mine["chunk"] == k]
     if hit.empty:
-        return Verdict.ERROR, None, Detail.NOT_SENT, {}
+        return SessionVerdict.ERROR, None, Detail.NOT_SENT, {}
     if hit.iloc[0]["error"]:
-        return Verdict.ERROR, None, Detail.REFUSED, {"error": str(hit.iloc[0]["error"])}
+        return SessionVerdict.ERROR, None, Detail.REFUSED, {"error": str(hit.iloc[0]["error"])}
     row = hit.iloc[0]
     owner, state_in = int(row["state_owner"]), int(row["state_in"])
     should_read = expected[k - 1] if k > 0 else 0
     where = {"instance": int(row["instance"]), "slot": int(row["slot"])}
     if owner == PADDING_OWNER:
-        return Verdict.GARBAGE, "padding", Detail.READ_PADDING, where
+        return SessionVerdict.GARBAGE, "padding", Detail.READ_PADDING, where
     if state_in == should_read:
-        return Verdict.GARBAGE, None, Detail.MISREAD, where
+        return SessionVerdict.GARBAGE, None, Detail.MISREAD, where
     if owner == 0 or owner == plan.tag:
         detail = Detail.FRESH_CELL if owner == 0 else Detail.OWN_STALE
-        return Verdict.LOST, None, detail, {**where, "state_in": state_in, "should_read": should_read}
+        return SessionVerdict.LOST, None, detail, {**where, "state_in": state_in, "should_read": should_read}
     other = tags.get(owner)
     if other is not None:
-        return Verdict.FOREIGN, other, Detail.OTHER_SESSION, {**where, "other_session": other}
-    return Verdict.FOREIGN, "earlier run", Detail.EARLIER_SESSION, {**where, "owner_tag": owner}
+        return SessionVerdict.FOREIGN, other, Detail.OTHER_SESSION, {**where, "other_session": other}
+    return SessionVerdict.FOREIGN, "earlier run", Detail.EARLIER_SESSION, {**where, "owner_tag": owner}

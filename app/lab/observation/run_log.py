@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from app.lab.observation.server_log import Level, LogCode, LogEntry, LogWindow, Unavailable
 
@@ -40,7 +41,7 @@ class RunLog:
                 out[entry.code] = out.get(entry.code, 0) + 1
         return out
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """{available, unavailable, counts{code: n}, evidence[{level, time, source, code, values, line}]}."""
         return {
             "available": self.available,
@@ -62,7 +63,7 @@ def belongs(entry: LogEntry, models: set[str], corrids: set[str]) -> bool:
     return entry.corrid is not None  # a line naming only an ID (the reaper's) that is ours
 
 
-def capture(window: LogWindow, models: Iterable[str], corrids: Iterable) -> RunLog:
+def capture(window: LogWindow, models: Iterable[str], corrids: Iterable[int | str]) -> RunLog:
     """The lines of `window` that belong to these models and correlation IDs."""
     if not window.available:
         return RunLog(window.unavailable)

@@ -29,9 +29,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from app.lab import database
 from app.lab.observation import shared_verbosity
+
+if TYPE_CHECKING:
+    import tritonclient.http as http
 
 
 class Level(str, Enum):
@@ -89,7 +93,7 @@ class Unavailable(str, Enum):
 # http_server.cc). First match wins: the START-flag refusal is also an "Infer failed".
 _ID = r"(?P<corrid>\S+)"
 _REQUEST = r"\[request id: [^\]]*\] "  # InferenceRequest::LogRequest(), before some lines
-_PATTERNS: tuple[tuple[LogCode, re.Pattern], ...] = tuple(
+_PATTERNS: tuple[tuple[LogCode, re.Pattern[str]], ...] = tuple(
     (code, re.compile(pattern))
     for code, pattern in (
         (LogCode.SEQUENCE_CONFLICT, rf"^sequence {_ID} for model '(?P<model>[^']+)' has a conflict\."),
@@ -117,8 +121,26 @@ _PREFIX = re.compile(
     r"^(?P<level>[IWEF])(?P<date>\d{4}) (?P<time>\d{2}:\d{2}:\d{2}\.\d{6})\s+(?P<pid>\d+) "
     r"(?P<file>[^\s:\]]+):(?P<line>\d+)\] ?(?P<message>.*)$"
 )
+_JSON = json.JSONDecoder()
 # Instances are named <model>_<group index>_<instance index> unless a group is named.
 _INSTANCE_SUFFIX = re.compile(r"_\d+_\d+$")
+
+
+class _Logged(Protocol):
+    """What a log window needs of a server (a LabServer, or a run's view of one)."""
+
+    @property
+    def log_path(self) -> Path | None: ...
+    @property
+    def is_embedded(self) -> bool: ...
+
+
+class LoggingServer(_Logged, Protocol):
+    """What raising the log's verbosity needs of a server (app/lab/server's LabServer)."""
+
+    @property
+    def url(self) -> str: ...
+    def client(self, timeout_s: float = 60.0) -> http.InferenceServerClient: ...
 
 
 @dataclass
@@ -146,9 +168,45 @@ class LogEntry:
         return self.values.get("corrid")
 
 
+def split_line(line: str) -> list[str]:
+    """A written line as the entries it holds, usually one.
+
+    Seen on the embedded server under load: a whole entry written inside another one, between
+    its message and its newline (`..."HTTP release: size 4, ..."I1202 04:51:10.651547 10751
+    infer_response.cc:174] "add response..."`, then an empty line), because the server's
+    frontend and its core log through loggers that do not share a lock. An escaped message is a
+    JSON string, so where it ends is known exactly; a prefix right after it starts the next entry.
+    An unescaped message has no such end and is kept whole."""
+    parts = []
+    while (rest := _entry_after_message(line)) is not None:
+        parts.append(line[: len(line) - len(rest)])
+        line = rest
+    parts.append(line)
+    return parts
+
+
+def _entry_after_message(line: str) -> str | None:
+    """What follows a prefixed line's escaped message when it is another entry; else None."""
+    match = _PREFIX.match(line)
+    if not match or not match["message"].startswith('"'):
+        return None
+    try:
+        _, end = _JSON.raw_decode(match["message"])
+    except ValueError:
+        return None
+    rest = match["message"][end:]
+    return rest if _PREFIX.match(rest) else None
+
+
 def parse_line(line: str) -> LogEntry | None:
-    """One prefixed log line; None for a line without Triton's prefix (a continuation)."""
-    match = _PREFIX.match(line.rstrip("\n"))
+    """One prefixed log line; None for a line without Triton's prefix (a continuation). A line
+    that holds several entries (split_line) gives its first."""
+    return _entry(split_line(line.rstrip("\n"))[0])
+
+
+def _entry(line: str) -> LogEntry | None:
+    """The entry of a line that holds at most one (split_line's parts)."""
+    match = _PREFIX.match(line)
     if not match:
         return None
     entry = LogEntry(
@@ -157,22 +215,25 @@ def parse_line(line: str) -> LogEntry | None:
         time=match["time"],
         source=f"{match['file']}:{match['line']}",
         message=_decode(match["message"]),
-        raw=line.rstrip("\n"),
+        raw=line,
     )
     classify(entry)
     return entry
 
 
 def parse(lines: Iterable[str]) -> list[LogEntry]:
-    """Entries from log lines; lines without a prefix continue the entry before them."""
+    """Entries from log lines; lines without a prefix continue the entry before them. Blank lines
+    are skipped: one is left wherever an entry was written inside another (split_line)."""
     entries: list[LogEntry] = []
-    for line in lines:
-        entry = parse_line(line)
+    for line in (part for written in lines for part in split_line(written.rstrip("\n"))):
+        if not line.strip():
+            continue
+        entry = _entry(line)
         if entry is not None:
             entries.append(entry)
         elif entries:
-            entries[-1].raw += "\n" + line.rstrip("\n")
-            entries[-1].message += "\n" + line.rstrip("\n")
+            entries[-1].raw += "\n" + line
+            entries[-1].message += "\n" + line
     return entries
 
 
@@ -190,7 +251,7 @@ def _decode(message: str) -> str:
     # Escaped messages are JSON strings; an unescaped one is kept as written.
     if len(message) >= 2 and message.startswith('"') and message.endswith('"'):
         try:
-            return json.loads(message)
+            return str(json.loads(message))
         except ValueError:
             pass
     return message
@@ -228,7 +289,7 @@ class LogWindow:
         self.offset = _line_start_at_end(self.path)
 
     @classmethod
-    def start(cls, server) -> LogWindow:
+    def start(cls, server: _Logged) -> LogWindow:
         """A window on a LabServer's log, opened at its current end. An external server's log is
         read only when TRITON_LOG_FILE names it (LabServer.log_path)."""
         if server.log_path is None:
@@ -273,7 +334,8 @@ class LogWindow:
     def entries(self) -> list[LogEntry]:
         return parse(self.lines())
 
-    def select(self, model: str | None = None, corrids=None, codes=None) -> list[LogEntry]:
+    def select(self, model: str | None = None, corrids: Iterable[int | str] | None = None,
+               codes: Iterable[LogCode] | None = None) -> list[LogEntry]:
         return select(self.entries(), model=model, corrids=corrids, codes=codes)
 
 
@@ -303,7 +365,7 @@ _raised: dict[str, list[int]] = {}  # url -> [holders, level before the first ra
 
 
 @contextmanager
-def raised_verbosity(server, level: int = 1) -> Iterator[bool]:
+def raised_verbosity(server: LoggingServer, level: int = 1) -> Iterator[bool]:
     """Raise the embedded server's --log-verbose for the duration (yields whether it did).
 
     Triton's logging extension changes verbosity at run time. An external server's settings

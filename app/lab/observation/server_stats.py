@@ -3,11 +3,17 @@ from __future__ import annotations
 
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
+
+if TYPE_CHECKING:
+    import tritonclient.http as http
+
+_Number = TypeVar("_Number", int, float)
 
 METRICS = (
     "nv_inference_request_success",
@@ -22,11 +28,11 @@ METRICS = (
 
 @dataclass
 class Snapshot:
-    stats: dict = field(default_factory=dict)
-    metrics: dict = field(default_factory=dict)
+    stats: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, Any] = field(default_factory=dict)
 
 
-def model_stats(client, model: str) -> dict:
+def model_stats(client: http.InferenceServerClient, model: str) -> dict[str, Any]:
     try:
         stats = client.get_inference_statistics(model_name=model).get("model_stats", [])
     except Exception:
@@ -38,12 +44,13 @@ def scrape(metrics_url: str, timeout_s: float = 5.0) -> str | None:
     """The Prometheus exposition text, or None when the endpoint does not answer."""
     try:
         with urllib.request.urlopen(metrics_url, timeout=timeout_s) as reply:
-            return reply.read().decode()
+            text: str = reply.read().decode()
+            return text
     except OSError:
         return None
 
 
-def model_samples(text: str, model: str, families) -> Iterator[tuple[str, Sample]]:
+def model_samples(text: str, model: str, families: Iterable[str]) -> Iterator[tuple[str, Sample]]:
     """(family name, sample) for every sample of `model` in the named families.
 
     The parser renames counter samples (adds _total, and a _created sample) but the family
@@ -56,7 +63,7 @@ def model_samples(text: str, model: str, families) -> Iterator[tuple[str, Sample
                 yield family.name, sample
 
 
-def model_metrics(metrics_url: str, model: str) -> dict:
+def model_metrics(metrics_url: str, model: str) -> dict[str, Any]:
     """Prometheus samples for one model, summed over versions: {name or name{reason}: value}."""
     text = scrape(metrics_url)
     if text is None:
@@ -69,11 +76,11 @@ def model_metrics(metrics_url: str, model: str) -> dict:
     return values
 
 
-def snapshot(client, metrics_url: str, model: str) -> Snapshot:
+def snapshot(client: http.InferenceServerClient, metrics_url: str, model: str) -> Snapshot:
     return Snapshot(model_stats(client, model), model_metrics(metrics_url, model))
 
 
-def snapshot_after(client, metrics_url: str, model: str, before: Snapshot, inferences: int, wait_s: float = 2.0) -> Snapshot:
+def snapshot_after(client: http.InferenceServerClient, metrics_url: str, model: str, before: Snapshot, inferences: int, wait_s: float = 2.0) -> Snapshot:
     """The snapshot once the server has counted `inferences` more requests than `before`.
 
     Triton records an execution's statistics just after it sends the replies, so a snapshot
@@ -88,15 +95,15 @@ def snapshot_after(client, metrics_url: str, model: str, before: Snapshot, infer
         time.sleep(0.05)
 
 
-def delta(before: Snapshot, after: Snapshot) -> dict:
+def delta(before: Snapshot, after: Snapshot) -> dict[str, Any]:
     """What this run added: counts, batch-size histogram, mean queue and compute per request."""
-    def stat(snap: Snapshot, *path):
-        node = snap.stats
+    def stat(snap: Snapshot, *path: str) -> float:
+        node: Any = snap.stats
         for key in path:
             node = node.get(key, {}) if isinstance(node, dict) else {}
         return float(node or 0)
 
-    def added(*path):
+    def added(*path: str) -> float:
         return _increase(stat(before, *path), stat(after, *path))
 
     inferences = added("inference_count")
@@ -128,7 +135,7 @@ def delta(before: Snapshot, after: Snapshot) -> dict:
     }
 
 
-def _increase(before, after):
+def _increase(before: _Number, after: _Number) -> _Number:
     """A counter's growth between two readings; one that went down was reset (the model was
     reloaded in between), so everything it counts now happened since."""
     return after - before if after >= before else after

@@ -10,8 +10,12 @@ import contextlib
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    import tritonclient.http as http
 
 COLUMNS = ["request_id", "request_start_ns", "queue_start_ns", "compute_start_ns", "compute_end_ns", "request_end_ns"]
 _STAMPS = {
@@ -24,7 +28,7 @@ _STAMPS = {
 STALE_AFTER_S = 600
 
 
-def enable(client, model: str) -> bool:
+def enable(client: http.InferenceServerClient, model: str) -> bool:
     """Trace every request of `model`; False where the server has no trace file (external)."""
     try:
         client.update_trace_settings(
@@ -41,7 +45,7 @@ def collect(trace_dir: Path | None, run_id: str, expected: int, wait_s: float = 
     if trace_dir is None:
         return pd.DataFrame(columns=COLUMNS)
     deadline = time.monotonic() + wait_s
-    rows: dict[str, dict] = {}
+    rows: dict[str, dict[str, Any]] = {}
     mine: list[Path] = []
     while True:
         rows.clear()
@@ -62,12 +66,12 @@ def collect(trace_dir: Path | None, run_id: str, expected: int, wait_s: float = 
     return frame
 
 
-def _read(path: Path) -> dict[str, dict]:
+def _read(path: Path) -> dict[str, dict[str, Any]]:
     try:
         events = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}  # being written right now; the next poll reads it
-    by_id: dict[int, dict] = {}
+    by_id: dict[int, dict[str, Any]] = {}
     names: dict[int, str] = {}
     for event in events:
         trace_id = event.get("id")

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from typing import TYPE_CHECKING, Protocol
 
 import sqlalchemy as sa
 
@@ -19,6 +20,16 @@ from app.lab.database import DatabaseError
 from app.lab.database import schema as t
 from app.lab.database.leases import expired, heartbeat, lease_ttl_s, server_lock, server_name
 
+if TYPE_CHECKING:
+    import tritonclient.http as http
+
+
+
+class _Logging(Protocol):
+    @property
+    def url(self) -> str: ...
+    def client(self, timeout_s: float = 60.0) -> http.InferenceServerClient: ...
+
 
 def _live(conn: sa.Connection, server: str, ttl_s: float) -> list[int]:
     conn.execute(t.log_raises.delete().where(t.log_raises.c.server == server, expired(t.log_raises.c.heartbeat_at, ttl_s)))
@@ -26,7 +37,7 @@ def _live(conn: sa.Connection, server: str, ttl_s: float) -> list[int]:
 
 
 @contextmanager
-def raised(server, level: int, db_url: str) -> Iterator[None]:
+def raised(server: _Logging, level: int, db_url: str) -> Iterator[None]:
     """Hold the server's verbosity at `level` or more while the block runs, across replicas."""
     name, ttl_s = server_name(server.url), lease_ttl_s()
     beat = heartbeat(db_url, ttl_s)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 import pandas as pd
 
@@ -47,8 +48,8 @@ class Sampler:
 
     def __init__(self, metrics_url: str, model: str, every_s: float = 0.2):
         self.metrics_url, self.model, self.every_s = metrics_url, model, every_s
-        self._rows: list[dict] = []
-        self._marks: list[dict] = []
+        self._rows: list[dict[str, Any]] = []
+        self._marks: list[dict[str, Any]] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.t0 = time.perf_counter()
@@ -56,7 +57,7 @@ class Sampler:
     def __enter__(self) -> Sampler:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
     def start(self) -> Sampler:

@@ -11,13 +11,12 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import tritonclient.http as http
 
 from app.lab import database
-from app.lab.deployment.device import instance_kind
-from app.lab.deployment.loaded_models import LoadedModels
-from app.lab.deployment.shared_models import SharedLoadedModels
+from app.lab.deployment import LoadedModels, SharedLoadedModels, instance_kind
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError, Problem
 from app.lab.server.embedded import EmbeddedServer
@@ -37,12 +36,19 @@ class ModelStatus:
 
 class LabServer:
     def __init__(self, url: str | None = None, model_repository: Path = MODEL_REPOSITORY, preload: tuple[str, ...] = (),
-                 response_cache_bytes: int = 0):
+                 response_cache_bytes: int = 0, auto_complete_config: bool | None = None):
         """`preload`: deployments loaded at start; everything else loads when first needed.
         `response_cache_bytes`: an embedded server gets a local response cache of that size (the
-        test suite's, for a zoo model that turns it on); an external server has whatever it has."""
+        test suite's, for a zoo model that turns it on); an external server has whatever it has.
+        `auto_complete_config`: whether an embedded server lets backends complete configs (Triton's
+        default). None: off for the lab's own repository, whose configs are complete and whose
+        model defines no auto_complete_config, so completing only cost a stub per load that imports
+        torch (python_be.cc LaunchAutoCompleteStubProcess, r24.10); on for any other repository
+        (the checker's), whose models may rely on it."""
         self.external_url = url
         self.model_repository = Path(model_repository)
+        self.auto_complete_config = (self.model_repository.resolve() != MODEL_REPOSITORY.resolve()
+                                     if auto_complete_config is None else auto_complete_config)
         self.preload = preload
         self.response_cache_bytes = response_cache_bytes
         self.models = self._models()
@@ -61,7 +67,7 @@ class LabServer:
         return LoadedModels(self)
 
     @classmethod
-    def from_env(cls, **kwargs) -> LabServer:
+    def from_env(cls, **kwargs: Any) -> LabServer:
         """TRITON_URL picks an external server; TRITON_TRACE_DIR names the folder where that
         server writes its trace file (started with --trace-config triton,file=DIR/trace.json);
         TRITON_LOG_FILE names its log file (started with --log-file FILE), for the log panel."""
@@ -130,6 +136,7 @@ class LabServer:
             self.embedded = EmbeddedServer(
                 model_repository=self.model_repository,
                 response_cache_bytes=self.response_cache_bytes,
+                auto_complete_config=self.auto_complete_config,
                 # A trace file must be named at start-up; runs switch tracing on per model.
                 extra_args=(
                     f"--trace-config=triton,file={self.trace_dir / TRACE_FILE}",
@@ -150,7 +157,8 @@ class LabServer:
                     future.result()
                 except LabError as err:  # the load's own problems follow, in the same words as anywhere
                     failed = ServerError("server_model_failed", model=name)
-                    failed.problems += [*err.problems, Problem("server_log_tail", {"log": self.embedded.log_tail()})]
+                    tail = self.embedded.log_tail() if self.embedded else ""
+                    failed.problems += [*err.problems, Problem("server_log_tail", {"log": tail})]
                     raise failed from None
 
     def _check_reachable(self) -> None:
@@ -161,14 +169,17 @@ class LabServer:
         if not live:
             raise UnreachableError("server_not_live", url=self.external_url)
 
-    def alive(self) -> bool:
+    def alive(self, timeout_s: float = 10.0) -> bool:
         """The embedded server: its process runs (a class keeps it too busy to answer a health
         check in seconds, and a slow answer is no reason to offer a restart that would end
-        everyone's runs). An external one: it answers."""
+        everyone's runs). An external one: it answers, or it took the connection and is too busy
+        to answer within the timeout (the same reason: a busy server is not a gone one)."""
         if self.is_embedded:
             return self.embedded is not None and self.embedded.running
         try:
-            return bool(self.client(timeout_s=10).is_server_live())
+            return bool(self.client(timeout_s=timeout_s).is_server_live())
+        except TimeoutError:
+            return True
         except Exception:
             return False
 
@@ -189,9 +200,9 @@ class LabServer:
                 shutil.rmtree(self.trace_dir, ignore_errors=True)
                 self.trace_dir = None
 
-    def status(self) -> dict:
+    def status(self) -> dict[str, Any]:
         """What a status panel shows: where the server is, what it runs on, what is deployed."""
-        info = {
+        info: dict[str, Any] = {
             "mode": "embedded" if self.is_embedded else "external",
             "url": self.url if (self.external_url or self.embedded) else None,
             "alive": self.alive(),
@@ -217,7 +228,7 @@ class LabServer:
         return info
 
 
-def _scheduler_from_json(config: dict) -> str:
+def _scheduler_from_json(config: dict[str, Any]) -> str:
     if "sequence_batching" in config:
         seq = config["sequence_batching"]
         return "sequence/oldest" if "oldest" in seq else "sequence/direct"

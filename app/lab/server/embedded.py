@@ -36,10 +36,14 @@ class EmbeddedServer(GroupLeader):
     # A local response cache of this many bytes (0: none). Only models whose config says
     # response_cache { enable: true } use it (server docs/user_guide/response_cache.md).
     response_cache_bytes: int = 0
+    # Triton's default: a backend may complete each config at load. The Python backend does it in
+    # a stub of its own, one more process per load that imports the model's module (LabServer
+    # says when that can be skipped).
+    auto_complete_config: bool = True
     ready_timeout_s: float = 120.0
     # Requests still in flight at stop get this long; a stuck sequence must not hold us 30 s.
     exit_timeout_s: int = 5
-    process: subprocess.Popen | None = field(default=None, init=False)
+    process: subprocess.Popen[bytes] | None = field(default=None, init=False)
     log_path: Path | None = field(default=None, init=False)
     grpc_port: int = field(default=0, init=False)
     metrics_port: int = field(default=0, init=False)
@@ -84,6 +88,7 @@ class EmbeddedServer(GroupLeader):
             "--allow-cpu-metrics=false",
             f"--exit-timeout-secs={self.exit_timeout_s}",
             "--log-verbose=0",
+            *([] if self.auto_complete_config else ["--disable-auto-complete-config"]),
             *self._cache_args(install),
             *self.extra_args,
         ]
@@ -96,7 +101,7 @@ class EmbeddedServer(GroupLeader):
         self.allocator = install.allocator.name if install.allocator else "glibc malloc"
         log_fd, log_name = tempfile.mkstemp(prefix="tritonserver-", suffix=".log")
         self.log_path = Path(log_name)
-        guardian = [sys.executable, "-m", "app.lab.server.guardian", str(os.getpid()), "--", *command]
+        guardian = [sys.executable, "-m", "app.lab.guardian", str(os.getpid()), "--", *command]
         self.started_at = time.monotonic()
         self.process = subprocess.Popen(
             guardian,
@@ -125,6 +130,7 @@ class EmbeddedServer(GroupLeader):
         return [f"--cache-directory={install.cache_dir}", f"--cache-config=local,size={self.response_cache_bytes}"]
 
     def _wait_ready(self) -> None:
+        assert self.process is not None  # started just before
         outcome = health.wait_until_ok(f"http://{self.url}/v2/health/ready", self.process, self.ready_timeout_s)
         if outcome == "exited":
             raise self._explain_exit()
@@ -136,7 +142,7 @@ class EmbeddedServer(GroupLeader):
         if "already in use" in tail:
             ports = f"{self.http_port}, {self.grpc_port}, {self.metrics_port}"
             return StartupError("server_ports_taken", ports=ports, log=tail)
-        return StartupError("server_exited", code=self.process.returncode, log=tail)
+        return StartupError("server_exited", code=self.process.returncode if self.process else None, log=tail)
 
     def log_tail(self, lines: int = LOG_TAIL_LINES) -> str:
         if not self.log_path or not self.log_path.exists():
@@ -167,7 +173,7 @@ class EmbeddedServer(GroupLeader):
     def __enter__(self) -> EmbeddedServer:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
 

@@ -9,7 +9,7 @@ from typing import Literal
 Outcome = Literal["ok", "exited", "timeout"]
 
 
-def wait_until_ok(url: str, process: subprocess.Popen, timeout_s: float, every_s: float = 0.2,
+def wait_until_ok(url: str, process: subprocess.Popen[bytes], timeout_s: float, every_s: float = 0.2,
                   probe_timeout_s: float = 1.0) -> Outcome:
     """Poll `url` until it answers 200 ("ok"), `process` ends first ("exited"), or `timeout_s`
     passes ("timeout"). The caller words the failure: it knows which log to show."""

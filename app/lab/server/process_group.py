@@ -10,9 +10,9 @@ from pathlib import Path
 
 class GroupLeader:
     """What the server and the proxy share about the process that leads their group: a class
-    using it holds the subprocess.Popen as `process` (None before start)."""
+    using it holds the subprocess.Popen[bytes] as `process` (None before start)."""
 
-    process: subprocess.Popen | None
+    process: subprocess.Popen[bytes] | None
 
     @property
     def running(self) -> bool:
@@ -23,7 +23,7 @@ class GroupLeader:
         return self.process.pid if self.process else None
 
 
-def stop_group(process: subprocess.Popen, grace_s: float) -> None:
+def stop_group(process: subprocess.Popen[bytes], grace_s: float) -> None:
     """SIGTERM the group, give it grace_s to finish in-flight work, then SIGKILL what is left."""
     if process.poll() is None:
         try:

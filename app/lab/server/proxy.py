@@ -85,7 +85,7 @@ class NginxProxy(GroupLeader):
     ready_timeout_s: float = 15.0
     port: int = field(default=0, init=False)
     folder: Path | None = field(default=None, init=False)
-    process: subprocess.Popen | None = field(default=None, init=False)
+    process: subprocess.Popen[bytes] | None = field(default=None, init=False)
 
     @property
     def url(self) -> str:
@@ -100,7 +100,7 @@ class NginxProxy(GroupLeader):
         conf = self.folder / "nginx.conf"
         conf.write_text(render_config(self.folder, self.port, self.backends, self.policy))
         command = [nginx, "-p", str(self.folder), "-c", str(conf), "-e", str(self.folder / "error.log")]
-        guardian = [sys.executable, "-m", "app.lab.server.guardian", str(os.getpid()), "--", *command]
+        guardian = [sys.executable, "-m", "app.lab.guardian", str(os.getpid()), "--", *command]
         with open(self.folder / "stderr.log", "wb") as stderr:
             self.process = subprocess.Popen(
                 guardian,
@@ -120,7 +120,7 @@ class NginxProxy(GroupLeader):
     def _wait_ready(self) -> None:
         deadline = time.monotonic() + self.ready_timeout_s
         while time.monotonic() < deadline:
-            if self.process.poll() is not None:
+            if self.process is None or self.process.poll() is not None:
                 raise ProxyError("nginx_exited", log=self.log_tail())
             if port_in_use(self.port):
                 return
@@ -156,5 +156,5 @@ class NginxProxy(GroupLeader):
     def __enter__(self) -> NginxProxy:
         return self.start()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

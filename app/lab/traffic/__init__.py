@@ -1,1 +1,29 @@
-"""Traffic: sending a scenario's sessions to Triton and collecting one row per request."""
+"""Traffic: sending a scenario's sessions to Triton and collecting one row per request.
+
+Callers outside this package import from here: names, and two modules as namespaces whose
+functions read with their module's name, `driver.run(server, scenario, progress, on_wait)` and
+`run_queue.hold(server, model)` / `run_queue.for_server(url)`.
+"""
+from app.lab.traffic import driver, run_queue
+from app.lab.traffic.admission import OnWait, Wait
+from app.lab.traffic.driver import RunResult
+from app.lab.traffic.report import WAITED_MS, waits_and_refusals
+from app.lab.traffic.report import to_json as run_report_json
+from app.lab.traffic.shared_queue import SharedRunQueue
+from app.lab.traffic.transports import NO_ANSWER, TIMEOUT_S, Link, open_link
+
+__all__ = [
+    "NO_ANSWER",
+    "TIMEOUT_S",
+    "WAITED_MS",
+    "Link",
+    "OnWait",
+    "RunResult",
+    "SharedRunQueue",
+    "Wait",
+    "driver",
+    "open_link",
+    "run_queue",
+    "run_report_json",
+    "waits_and_refusals",
+]

@@ -4,8 +4,9 @@ server takes at once."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from app.lab import env_settings
 
@@ -35,7 +36,16 @@ def default_parallel() -> int:
     return given if given is not None else max(1, os.cpu_count() or 1)
 
 
-def admissible(ticket, waiting: list, active: list, parallel: int) -> bool:
+class Ticket(Protocol):
+    """A place in a queue: the model it holds or waits for, and who holds it."""
+
+    @property
+    def model(self) -> str: ...
+    @property
+    def holder(self) -> object: ...
+
+
+def admissible(ticket: Ticket, waiting: Sequence[Ticket], active: Sequence[Ticket], parallel: int) -> bool:
     """Whether `ticket` (one of `waiting`, in arrival order) may start now, with `active` running.
     Tickets have .model and .holder; one rule for this process's queue and the replicas' shared one."""
     running = {held.model for held in active}

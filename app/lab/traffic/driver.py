@@ -12,19 +12,24 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import pandas as pd
 
 from app.lab.judgement.verdicts import judge
 from app.lab.observation import run_log, server_log, server_stats, server_trace, state_cells
+from app.lab.progress import REQUESTS, Progress
 from app.lab.scenario.audio import utterance
 from app.lab.scenario.ids import unique_ids
 from app.lab.scenario.scenario import Scenario
 from app.lab.traffic import run_queue, transports
 
+if TYPE_CHECKING:
+    import tritonclient.http as http
+
 OUTPUTS = ("SYMBOL", "INSTANCE", "SLOT", "BATCH", "STATE_IN", "STATE_OWNER")
-Progress = Callable[[int, int], None]
 
 
 @dataclass
@@ -38,7 +43,7 @@ class SessionPlan:
     start_s: float
     send_count: int  # chunks it will send (fewer than len(symbols) when it vanishes)
     url: str
-    audio: np.ndarray = field(repr=False, default=None)
+    audio: np.ndarray[Any, Any] | None = field(repr=False, default=None)
 
 
 @dataclass
@@ -48,7 +53,7 @@ class RunResult:
     plans: list[SessionPlan]
     requests: pd.DataFrame  # one row per request sent
     sessions: pd.DataFrame  # one row per session with its verdict
-    server: dict  # statistics and metrics deltas
+    server: dict[str, Any]  # statistics and metrics deltas
     traced: bool
     wall_s: float
     log: run_log.RunLog | None = None  # the server log lines that belong to this run
@@ -85,11 +90,29 @@ def plan_sessions(scenario: Scenario, default_url: str) -> list[SessionPlan]:
     return plans
 
 
-def is_sequence_model(client, model: str) -> bool:
+def is_sequence_model(client: http.InferenceServerClient, model: str) -> bool:
     return "sequence_batching" in client.get_model_config(model)
 
 
-def run(server, scenario: Scenario, progress: Progress | None = None, on_wait: run_queue.OnWait | None = None) -> RunResult:
+class ServerView(Protocol):
+    """What a run needs of a server: a LabServer, or a view of one (sticky routing's, through its proxy)."""
+
+    @property
+    def url(self) -> str: ...
+    @property
+    def grpc_url(self) -> str: ...
+    @property
+    def metrics_url(self) -> str: ...
+    @property
+    def trace_dir(self) -> Path | None: ...
+    @property
+    def is_embedded(self) -> bool: ...
+    @property
+    def log_path(self) -> Path | None: ...
+    def client(self, timeout_s: float = 60.0) -> http.InferenceServerClient: ...
+
+
+def run(server: ServerView, scenario: Scenario, progress: Progress | None = None, on_wait: run_queue.OnWait | None = None) -> RunResult:
     """Run one scenario against `server` (a LabServer) and judge every session.
 
     The run holds its deployment alone (run_queue): other runs of it wait, so this run's slots,
@@ -100,7 +123,7 @@ def run(server, scenario: Scenario, progress: Progress | None = None, on_wait: r
         return _run(server, scenario, progress)
 
 
-def _run(server, scenario: Scenario, progress: Progress | None) -> RunResult:
+def _run(server: ServerView, scenario: Scenario, progress: Progress | None) -> RunResult:
     plans = plan_sessions(scenario, server.grpc_url if scenario.transport.uses_grpc else server.url)
     control = server.client()
     sequence = scenario.sequence if scenario.sequence is not None else is_sequence_model(control, scenario.model)
@@ -110,17 +133,17 @@ def _run(server, scenario: Scenario, progress: Progress | None) -> RunResult:
     total = sum(p.send_count for p in plans)
     done = [0]
     lock = threading.Lock()
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     window = server_log.LogWindow.start(server)
     cells = state_cells.Sampler(server.metrics_url, scenario.model).start()
     t0 = time.perf_counter()
 
-    def tick(row: dict) -> None:
+    def tick(row: dict[str, Any]) -> None:
         with lock:
             rows.append(row)
             done[0] += 1
             if progress:
-                progress(done[0], total)
+                progress(done[0], total, REQUESTS)
 
     def session(plan: SessionPlan) -> None:
         delay = plan.start_s - (time.perf_counter() - t0)
@@ -153,13 +176,16 @@ def _run(server, scenario: Scenario, progress: Progress | None) -> RunResult:
                      log, cells.frame())
 
 
-def _converse(link, scenario: Scenario, plan: SessionPlan, sequence: bool, run_id: str, t0: float, tick) -> None:
+def _converse(link: transports.Link, scenario: Scenario, plan: SessionPlan, sequence: bool, run_id: str, t0: float,
+              tick: Callable[[dict[str, Any]], None]) -> None:
     """Send one session's chunks over `link`, pacing them as the scenario says.
 
     Serial (in_flight 1): reply, think, next chunk. Pipelined: send, think, next chunk while
     earlier replies are still out. A refused chunk ends the session, as it would a real
     client's; chunks already in flight still get their records.
     """
+    assert plan.audio is not None  # plan_sessions gives every plan its audio
+    audio = plan.audio
     jitter = np.random.default_rng([scenario.seed, plan.index, 1])
     refused = threading.Event()
     serial = scenario.in_flight == 1
@@ -182,14 +208,14 @@ def _converse(link, scenario: Scenario, plan: SessionPlan, sequence: bool, run_i
         if scenario.headers_by_session:
             headers["X-Session-ID"] = str(plan.tag)
         arrays = {
-            "AUDIO": plan.audio[k : k + 1],
+            "AUDIO": audio[k : k + 1],
             "SESSION": np.array([[plan.tag]], dtype=np.uint64),
         }
         flags = {}
         if sequence:
             flags = {"sequence_id": plan.corrid, "sequence_start": k == 0, "sequence_end": k == len(plan.symbols) - 1}
 
-        def done(result, error: str, row=row) -> None:
+        def done(result: object, error: str, row: dict[str, Any] = row) -> None:
             record(row, result, error, t0)
             if error:
                 refused.set()
@@ -202,7 +228,7 @@ def _converse(link, scenario: Scenario, plan: SessionPlan, sequence: bool, run_i
     link.drain()
 
 
-def _row(plan: SessionPlan, k: int, run_id: str) -> dict:
+def _row(plan: SessionPlan, k: int, run_id: str) -> dict[str, Any]:
     return {
         "session": plan.index,
         "chunk": k,
@@ -214,15 +240,18 @@ def _row(plan: SessionPlan, k: int, run_id: str) -> dict:
     }
 
 
-def record(row: dict, result, error: str, t0: float) -> None:
+def record(row: dict[str, Any], result: Any, error: str, t0: float) -> None:  # result: tritonclient's InferResult
     """Fill a request's record from its reply; the same fields whatever the transport."""
     row["t_recv"] = time.perf_counter() - t0
     row["error"] = error
     for name in OUTPUTS:
         value = None if error else result.as_numpy(name)
-        if value is None and not error:
-            row["error"] = error = f"the reply lacked the output {name}"
-        row[name.lower()] = -1 if error else int(value.reshape(-1)[0])
+        if value is None:
+            if not error:
+                row["error"] = error = f"the reply lacked the output {name}"
+            row[name.lower()] = -1
+        else:
+            row[name.lower()] = int(value.reshape(-1)[0])
     row["latency_ms"] = (row["t_recv"] - row["t_send"]) * 1000
 
 

@@ -22,10 +22,14 @@ compute_ms come from the server's trace and are null when the server was not tra
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from app.lab.traffic.transports import NO_ANSWER
+
+if TYPE_CHECKING:
+    from app.lab.traffic.driver import RunResult
 
 REQUEST_FIELDS = [
     "session", "chunk", "corrid", "tag", "request_id", "expected", "symbol", "instance", "slot", "batch",
@@ -37,7 +41,7 @@ REQUEST_FIELDS = [
 WAITED_MS = 100.0  # a first chunk queued longer than this waited in the backlog for a slot
 
 
-def waits_and_refusals(result) -> dict:
+def waits_and_refusals(result: RunResult) -> dict[str, Any]:
     """A run at scale, in numbers: how many sessions waited for a slot, and what stopped the others.
 
     A sequence's first chunk waits in the backlog until a slot is free, and Triton counts that
@@ -46,7 +50,7 @@ def waits_and_refusals(result) -> dict:
     refused, refused_example (sessions the server refused, and one refusal in its own words);
     no_answer, no_answer_example (sessions that lost a request on the way: no reply at all).
     """
-    out: dict = {}
+    out: dict[str, Any] = {}
     q = result.requests
     first = q.loc[q["chunk"] == 0, "queue_ms"].dropna() if "queue_ms" in q else pd.Series(dtype=float)
     if not first.empty:
@@ -62,7 +66,7 @@ def waits_and_refusals(result) -> dict:
     return out
 
 
-def to_json(result) -> dict:
+def to_json(result: RunResult) -> dict[str, Any]:
     requests = result.requests.reindex(columns=REQUEST_FIELDS)
     sessions = result.sessions.copy()
     sessions["slots"] = sessions["slots"].apply(lambda pairs: [list(p) for p in pairs])

@@ -19,10 +19,16 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
 from app.lab import database
 from app.lab.traffic.admission import FIRST_GUESS_S, PARALLEL_ENV, POLL_S, OnWait, Wait, admissible, default_parallel
 from app.lab.traffic.shared_queue import SharedRunQueue
+
+
+class _Held(Protocol):
+    @property
+    def url(self) -> str: ...
 
 __all__ = ["FIRST_GUESS_S", "PARALLEL_ENV", "POLL_S", "OnWait", "RunQueue", "SharedRunQueue", "Wait", "admissible",
            "default_parallel", "for_server", "hold"]
@@ -109,11 +115,11 @@ class RunQueue:
                 self._cond.notify_all()
 
 
-_queues: dict[str, RunQueue] = {}
+_queues: dict[str, RunQueue | SharedRunQueue] = {}
 _lock = threading.Lock()
 
 
-def for_server(url: str):
+def for_server(url: str) -> RunQueue | SharedRunQueue:
     """The queue for the server at `url`: this process's own, or with the class database on
     PostgreSQL the one all replicas share (RunQueue's interface: lease, busy, waiting)."""
     db_url = database.class_database_url()
@@ -127,7 +133,7 @@ def for_server(url: str):
 
 
 @contextmanager
-def hold(server, model: str, on_wait: OnWait | None = None) -> Iterator[None]:
+def hold(server: _Held, model: str, on_wait: OnWait | None = None) -> Iterator[None]:
     """Hold `model` on `server` for one run or measurement, loaded first if it is not (a
     LabServer loads; a bare address, such as a proxy's, has nothing to load)."""
     with for_server(server.url).lease(model, on_wait):

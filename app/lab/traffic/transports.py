@@ -23,6 +23,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable
+from typing import Any, Protocol
 
 import numpy as np
 import tritonclient.grpc as grpc
@@ -37,6 +38,14 @@ CONNECT_BACKOFF_S = (0.2, 0.5)  # the pause before each of those
 
 # (result or None, error message or "") -> None; called once per chunk, from any thread.
 Done = Callable[[object, str], None]
+
+
+class _Window(Protocol):
+    """The in-flight window: threading's semaphore, or gevent's where replies arrive on greenlets."""
+
+    def acquire(self, blocking: bool = True, timeout: float | None = None) -> bool: ...
+
+    def release(self) -> object: ...
 
 
 NO_ANSWER = "no answer from the server"  # the request failed on the way: not a refusal
@@ -66,9 +75,9 @@ class Link:
 
     def __init__(self, url: str, in_flight: int, timeout_s: float = TIMEOUT_S):
         self.url, self.in_flight, self.timeout_s = url, in_flight, timeout_s
-        self._window = threading.BoundedSemaphore(in_flight)
+        self._window: _Window = threading.BoundedSemaphore(in_flight)
 
-    def inputs(self, arrays: dict[str, np.ndarray]) -> list:
+    def inputs(self, arrays: dict[str, np.ndarray[Any, Any]]) -> list[Any]:
         out = []
         for name, array in arrays.items():
             tensor = self.module.InferInput(name, list(array.shape), np_to_triton_dtype(array.dtype))
@@ -89,10 +98,10 @@ class Link:
         if seconds > 0:
             time.sleep(seconds)
 
-    def send(self, model: str, arrays: dict[str, np.ndarray], request_id: str, headers: dict, sequence: dict, done: Done) -> None:
+    def send(self, model: str, arrays: dict[str, np.ndarray[Any, Any]], request_id: str, headers: dict[str, Any], sequence: dict[str, Any], done: Done) -> None:
         answered = threading.Event()
 
-        def finish(result, error: str) -> None:
+        def finish(result: object, error: str) -> None:
             if answered.is_set():  # one record per chunk, even if recording it failed
                 return
             answered.set()
@@ -114,7 +123,8 @@ class Link:
     def close(self) -> None:
         pass
 
-    def _send(self, model, inputs, request_id, headers, sequence, finish) -> None:
+    def _send(self, model: str, inputs: list[Any], request_id: str, headers: dict[str, Any], sequence: dict[str, Any],
+              finish: Done) -> None:
         raise NotImplementedError
 
 
@@ -148,7 +158,8 @@ class HttpLink(Link):
 
         gevent.sleep(max(0.0, seconds))
 
-    def _send(self, model, inputs, request_id, headers, sequence, finish) -> None:
+    def _send(self, model: str, inputs: list[Any], request_id: str, headers: dict[str, Any], sequence: dict[str, Any],
+              finish: Done) -> None:
         if self.in_flight == 1:
             for attempt in range(CONNECT_RETRIES + 1):
                 try:
@@ -188,7 +199,8 @@ class GrpcLink(Link):
         super().__init__(url, in_flight, timeout_s)
         self.client = grpc.InferenceServerClient(url)
 
-    def _send(self, model, inputs, request_id, headers, sequence, finish) -> None:
+    def _send(self, model: str, inputs: list[Any], request_id: str, headers: dict[str, Any], sequence: dict[str, Any],
+              finish: Done) -> None:
         headers = _metadata(headers)
         if self.in_flight == 1:
             try:
@@ -224,12 +236,12 @@ class StreamLink(Link):
     def __init__(self, url: str, in_flight: int, timeout_s: float = TIMEOUT_S):
         super().__init__(url, in_flight, timeout_s)
         self.client = grpc.InferenceServerClient(url)
-        self._pending: deque[Callable] = deque()
+        self._pending: deque[Done] = deque()
         self._lock = threading.Lock()
-        self._headers: dict | None = None
+        self._headers: dict[str, Any] | None = None
         self._started = False
 
-    def _on_response(self, result, error) -> None:
+    def _on_response(self, result: object, error: InferenceServerException | None) -> None:
         broken = error is not None and error.status() is not None  # the stream itself failed
         with self._lock:
             waiting = list(self._pending) if broken else [self._pending.popleft()] if self._pending else []
@@ -238,7 +250,8 @@ class StreamLink(Link):
         for finish in waiting:
             finish(result, error_text(error) if error else "")
 
-    def _send(self, model, inputs, request_id, headers, sequence, finish) -> None:
+    def _send(self, model: str, inputs: list[Any], request_id: str, headers: dict[str, Any], sequence: dict[str, Any],
+              finish: Done) -> None:
         if not self._started:  # the stream's metadata is fixed when it opens: no per-chunk ID there
             fixed = {k: v for k, v in _metadata(headers).items() if k != "x-request-id"}
             self.client.start_stream(callback=self._on_response, headers=fixed)
@@ -258,7 +271,7 @@ class StreamLink(Link):
         self.client.close()
 
 
-def _metadata(headers: dict) -> dict:
+def _metadata(headers: dict[str, Any]) -> dict[str, Any]:
     return {k.lower(): v for k, v in headers.items()}  # gRPC metadata keys must be lower case
 
 

@@ -2,7 +2,7 @@
 
 An exercise measures, then judges. `measure()` talks to the server and returns `Measured`: the
 tables its judge reads, plus the raw runs for the JSON report and the log. `judge(tables)` is
-pure: from those tables alone it decides the `Judgement` (the outcome, the headline numbers,
+pure: from those tables alone it decides the `ExerciseJudgement` (the outcome, the headline numbers,
 the findings and the explanation, and the tables the figures draw), so every outcome can be
 tested on small hand-made tables. The registry (app/lab/exercises/__init__.py) joins the two
 into an `ExerciseResult`.
@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import pandas as pd
 
-from app.lab.checker import report as check_report
-from app.lab.observation.run_log import RunLog
-from app.lab.traffic import report
-
-# (fraction done 0..1, what is happening now as a Finding: a STEPS code of the exercise's words)
-Progress = Callable[[float, "Finding"], None]
+from app.lab.checker import check_report_json
+from app.lab.observation import RunLog
+from app.lab.progress import Progress, Stage
+from app.lab.traffic import run_report_json
 
 
 @dataclass(frozen=True)
@@ -37,9 +35,9 @@ class Finding:
     """
 
     code: str
-    values: dict = field(default_factory=dict)
+    values: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         return {"code": self.code, "values": {k: _plain(v) for k, v in self.values.items()}}
 
 
@@ -55,7 +53,7 @@ class Exercise:
     # START-flag refusals) Triton 2.51 logs only at verbosity 1 (see app/lab/observation/server_log.py).
     log_verbose: int = 0
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.correct not in self.options:
             raise ValueError(f"exercise {self.name!r}: correct option {self.correct!r} is not one of {self.options}")
 
@@ -69,17 +67,17 @@ class Measured:
     kept for the JSON report, the log panel and the tests that look at raw requests."""
 
     tables: Tables
-    runs: dict = field(default_factory=dict)  # label -> driver.RunResult
+    runs: dict[str, Any] = field(default_factory=dict)  # label -> driver.RunResult
     log: RunLog | None = None  # set by an exercise that talks to Triton without the driver
-    checks: dict = field(default_factory=dict)  # label -> the deployment checker's engine.CheckResult, for its report
+    checks: dict[str, Any] = field(default_factory=dict)  # label -> the deployment checker's engine.CheckResult, for its report
 
 
 @dataclass(frozen=True, kw_only=True)
-class Judgement:
+class ExerciseJudgement:
     """What judge(tables) decided: pure, from the measured tables alone."""
 
     outcome: str  # option key that describes what the server did this run
-    numbers: dict  # headline measurements: name -> number, bool, text, or {verdict: count}; labels in app/text
+    numbers: dict[str, Any]  # headline measurements: name -> number, bool, text, or {verdict: count}; labels in app/text
     findings: list[Finding]  # one per measurement
     explanation: list[Finding]  # what was seen, tied to the mechanism: sentences in order
     tables: Tables  # data the figures draw
@@ -89,16 +87,16 @@ class Judgement:
 class ExerciseResult:
     exercise: Exercise
     outcome: str  # option key that describes what the server did this run
-    numbers: dict  # headline measurements: name -> number, bool, text, or {verdict: count}; labels in app/text
+    numbers: dict[str, Any]  # headline measurements: name -> number, bool, text, or {verdict: count}; labels in app/text
     tables: Tables  # data the figures draw
     explanation: list[Finding]  # what was seen, tied to the mechanism: sentences in order
     findings: list[Finding] = field(default_factory=list)  # one per measurement
-    runs: dict = field(default_factory=dict)  # label -> driver.RunResult (raw per-request data)
+    runs: dict[str, Any] = field(default_factory=dict)  # label -> driver.RunResult (raw per-request data)
     log: RunLog | None = None  # the server log lines of the whole exercise (set by exercises.run)
-    checks: dict = field(default_factory=dict)  # label -> engine.CheckResult of an exercise that runs the checker
+    checks: dict[str, Any] = field(default_factory=dict)  # label -> engine.CheckResult of an exercise that runs the checker
 
     @classmethod
-    def of(cls, exercise: Exercise, measured: Measured, judged: Judgement) -> ExerciseResult:
+    def of(cls, exercise: Exercise, measured: Measured, judged: ExerciseJudgement) -> ExerciseResult:
         if judged.outcome not in exercise.options:
             raise ValueError(f"exercise {exercise.name!r}: judge returned {judged.outcome!r}, not one of {exercise.options}")
         return cls(exercise=exercise, outcome=judged.outcome, numbers=judged.numbers, tables=judged.tables,
@@ -117,10 +115,10 @@ class ExerciseResult:
     def held(self, prediction: str) -> bool:
         return prediction == self.outcome
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """Schema 2: codes and values only, words for them in app/text/exercises/<exercise>.py:
         {schema, exercise, options[key], correct, outcome, as_taught, numbers, findings[{code, values}],
-        explanation[{code, values}], tables{name: [records]}, runs{label: report.to_json(run)},
+        explanation[{code, values}], tables{name: [records]}, runs{label: run_report_json(run)},
         log (run_log.RunLog.to_json() or null), checks{label: the checker's report (app/lab/checker/report.py)}}."""
         ex = self.exercise
         return {
@@ -134,29 +132,29 @@ class ExerciseResult:
             "findings": [f.to_json() for f in self.findings],
             "explanation": [f.to_json() for f in self.explanation],
             "tables": {name: json.loads(frame.to_json(orient="records")) for name, frame in self.tables.items()},
-            "runs": {label: report.to_json(run) for label, run in self.runs.items()},
+            "runs": {label: run_report_json(run) for label, run in self.runs.items()},
             "log": self.log.to_json() if self.log is not None else None,
-            "checks": {label: check_report.to_json(check) for label, check in self.checks.items()},
+            "checks": {label: check_report_json(check) for label, check in self.checks.items()},
         }
 
 
 class Steps:
-    """Progress in whole steps, so each exercise only says what it is doing now, as a code
-    (STEPS in its words module) with the values the sentence needs."""
+    """Progress in whole steps, so each exercise only says what it is doing now, as a Stage:
+    a code (STEPS in its words module) with the values the sentence needs."""
 
     def __init__(self, progress: Progress | None, total: int):
         self.progress, self.total, self.done = progress, max(1, total), 0
 
-    def __call__(self, code: str, **values) -> None:
+    def __call__(self, code: str, **values: object) -> None:
         if self.progress:
-            self.progress(min(1.0, self.done / self.total), Finding(code, values))
+            self.progress(min(self.done, self.total), self.total, Stage(code, values))
         self.done += 1
 
 
 DONE = "done"  # the last step of every exercise, sent by the registry after judging; its words are shared (app/text/exercises)
 
 
-def _plain(value):
+def _plain(value: Any) -> Any:
     if hasattr(value, "item"):  # numpy scalars
         value = value.item()
     if isinstance(value, dict):

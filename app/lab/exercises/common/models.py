@@ -2,10 +2,15 @@
 lab's controls do not expose (idle_evict_s: the model's own clean-up of abandoned cells)."""
 from __future__ import annotations
 
-from app.lab.deployment.deployments import LabSettings
+from typing import TYPE_CHECKING
+
+from app.lab.deployment import LabSettings
+
+if TYPE_CHECKING:
+    from app.lab.server import LabServer
 
 
-def load_with_parameters(server, name: str, settings: LabSettings, **parameters) -> str:
+def load_with_parameters(server: LabServer, name: str, settings: LabSettings, **parameters: object) -> str:
     """Load the recogniser as `name` with `settings` plus these config parameters, within the
     server's budget; a model already serving exactly this config is left as it is."""
     config = settings.to_config(name)

@@ -5,14 +5,19 @@ not traced the client's own send/receive times stand in, and the row says so.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pandas as pd
+
+if TYPE_CHECKING:
+    from app.lab.traffic import RunResult
 
 
 def _traced(requests: pd.DataFrame, column: str) -> bool:
     return column in requests and requests[column].notna().any()
 
 
-def backlog_waits(run) -> pd.DataFrame:
+def backlog_waits(run: RunResult) -> pd.DataFrame:
     """Per session: when its first chunk arrived and how long it waited before it ran.
 
     A session's first chunk waits in the sequence batcher's backlog until a slot is free,
@@ -32,7 +37,7 @@ def backlog_waits(run) -> pd.DataFrame:
     )
 
 
-def holding(run) -> pd.DataFrame:
+def holding(run: RunResult) -> pd.DataFrame:
     """Per session: the (instance, slot) its first chunk ran on, and from when to when it held it."""
     q = run.requests[run.requests["error"] == ""]
     traced = _traced(q, "exec_start")
@@ -74,7 +79,7 @@ def busy_fraction(requests: pd.DataFrame, instances: int) -> float:
             else:
                 cur_end = max(cur_end, e)
         busy += cur_end - cur_start
-    return busy / (instances * span)
+    return float(busy / (instances * span))
 
 
 def held_fraction(held: pd.DataFrame, capacity: int) -> float:
@@ -85,11 +90,11 @@ def held_fraction(held: pd.DataFrame, capacity: int) -> float:
     return float((held["held_to"] - held["held_from"]).sum() / (capacity * span)) if span > 0 else float("nan")
 
 
-def verdict_counts(run) -> dict:
+def verdict_counts(run: RunResult) -> dict[str, Any]:
     return verdict_tally(run.sessions)
 
 
-def server_counts(runs: dict) -> pd.DataFrame:
+def server_counts(runs: dict[str, Any]) -> pd.DataFrame:
     """Per run label: what the server counted for the run (statistics deltas), one row each.
 
     `batch_sizes` is {rows in the execution: executions}; `requests_sent` is what the driver sent,
@@ -114,12 +119,12 @@ def rows_run(counts: pd.Series) -> int:
     return int(sum(int(size) * int(n) for size, n in dict(counts["batch_sizes"]).items()))
 
 
-def verdict_tally(sessions: pd.DataFrame) -> dict:
+def verdict_tally(sessions: pd.DataFrame) -> dict[str, Any]:
     """{verdict: sessions} of a sessions table, as verdict_counts gives it for a run."""
     return {k: int(v) for k, v in sessions["verdict"].value_counts().items()}
 
 
-def log_lines(logs: dict) -> pd.DataFrame:
+def log_lines(logs: dict[str, Any]) -> pd.DataFrame:
     """Per run label: the classified lines of its server log (a run_log.RunLog), in log order, one row each.
 
     `code` is the LogCode's value, `level` its Level's name. A log that could not be read has no rows:
@@ -134,7 +139,7 @@ def log_lines(logs: dict) -> pd.DataFrame:
     )
 
 
-def logs_read(logs: dict) -> pd.DataFrame:
+def logs_read(logs: dict[str, Any]) -> pd.DataFrame:
     """Per run label: whether its server log could be read (not against a server started elsewhere)."""
     return pd.DataFrame([{"run": label, "available": log is not None and log.available} for label, log in logs.items()],
                         columns=["run", "available"])

@@ -4,7 +4,9 @@ Why not PR_SET_PDEATHSIG: it fires when the parent *thread* ends, and Streamlit 
 server from a script thread that ends after every rerun. Polling the parent pid instead
 catches the parent's death however it happens (exit, crash, SIGKILL).
 
-Usage: python -m app.lab.server.guardian PARENT_PID -- COMMAND ...
+Usage: python -m app.lab.guardian PARENT_PID -- COMMAND ...
+It sits outside app/lab/server so that `python -m` loads only the standard library before the
+command starts: the server package's interface (its __init__) loads the lab's engine.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ def main(argv: list[str]) -> int:
     command = argv[argv.index("--") + 1 :]
     child = subprocess.Popen(command)  # same process group as us: one killpg ends all
 
-    def stop(*_):
+    def stop(*_: object) -> None:
         _terminate_group(child)
         sys.exit(0)
 
@@ -35,7 +37,7 @@ def main(argv: list[str]) -> int:
     return child.returncode
 
 
-def _terminate_group(child: subprocess.Popen, grace_s: float = 8.0) -> None:
+def _terminate_group(child: subprocess.Popen[bytes], grace_s: float = 8.0) -> None:
     if child.poll() is None:
         child.terminate()
         with contextlib.suppress(subprocess.TimeoutExpired):
