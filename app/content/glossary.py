@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from app.i18n import language_pack, languages
 from app.lab.paths import LESSONS_DIR
 
 GLOSSARY_PATH = LESSONS_DIR / "glossary.yaml"
@@ -60,4 +61,27 @@ def load_glossary(path: Path | str = GLOSSARY_PATH) -> list[Term]:
         words = {k: v.strip() for k, v in words.items()}
         seen.add(term_id)
         terms.append(Term(term_id, en.strip(), words, tuple(keep)))
+    return _with_packs(terms)
+
+
+def _with_packs(terms: list[Term]) -> list[Term]:
+    """Each language pack's words (its glossary.yaml: `terms: {term id: word}`) added to the terms."""
+    for lang in languages():
+        pack = language_pack(lang)
+        path = pack / "glossary.yaml" if pack is not None else None
+        if path is None or not path.exists():
+            continue
+        try:
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise GlossaryError(f"{path}: cannot be read: {exc}") from exc
+        words = data.get("terms") if isinstance(data, dict) else None
+        if not isinstance(words, dict) or not all(isinstance(v, str) and v.strip() for v in words.values()):
+            raise GlossaryError(f"{path}: 'terms' must map each term id to its non-empty word in {lang}")
+        unknown = sorted(set(words) - {term.id for term in terms})
+        if unknown:
+            raise GlossaryError(f"{path}: no term with id {unknown[0]!r}")
+        for term in terms:
+            if term.id in words:
+                term.words.setdefault(lang, words[term.id].strip())
     return terms

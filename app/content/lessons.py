@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from app.content.frontmatter import FrontMatterError, split_front_matter
+from app.i18n import language_pack
 from app.lab.paths import LESSONS_DIR, REPO_ROOT
 
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -191,8 +192,12 @@ def parse_lesson(path: Path) -> Lesson:
 
 
 def lessons_dir(lang: str = "en") -> Path:
-    """English lessons sit in lessons/; a translation in lessons/<lang>/, same file names and ids."""
-    return LESSONS_DIR if lang == "en" else LESSONS_DIR / lang
+    """English lessons sit in lessons/; a translation in lessons/<lang>/ (or its language pack's
+    lessons/), same file names and ids."""
+    if lang == "en":
+        return LESSONS_DIR
+    pack = language_pack(lang)
+    return pack / "lessons" if pack is not None else LESSONS_DIR / lang
 
 
 def load_lessons(directory: Path | str = LESSONS_DIR) -> list[Lesson]:

@@ -8,10 +8,15 @@ installing the package is all a user needs.
 
 A new language is: a catalog in locale/<lang>/, lessons in lessons/<lang>/ and quiz/bank.<lang>.yaml
 keyed by the existing ids. No Python module lists languages; they are found on disk.
+
+A language can also come as a pack outside the install: TRITON_LAB_LOCALES names folders (separated
+by os.pathsep) each holding <lang>/LC_MESSAGES/messages.mo, <lang>/lessons/, <lang>/bank.yaml and
+<lang>/glossary.yaml (term id -> word), so a translator tries a language without touching the tree.
 """
 from __future__ import annotations
 
 import gettext
+import os
 import string
 from functools import cache, lru_cache
 from pathlib import Path
@@ -20,27 +25,53 @@ from typing import Any
 from app.i18n import formats
 from app.i18n.marking import N_
 
-__all__ = ["DOMAIN", "LOCALE_DIR", "N_", "SOURCE_LANGUAGE", "Words", "formats", "languages", "native_name", "parse_language", "words"]
+__all__ = ["DOMAIN", "LOCALES_ENV", "LOCALE_DIR", "N_", "SOURCE_LANGUAGE", "Words", "formats", "language_pack", "languages",
+           "native_name", "parse_language", "words"]
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "messages"
 SOURCE_LANGUAGE = "en"  # the language of the msgids: needs no catalog
+LOCALES_ENV = "TRITON_LAB_LOCALES"
 
 
-@lru_cache(maxsize=1)
+def _catalogs(root: Path) -> dict[str, Path]:
+    return {p.parent.parent.name: root for p in sorted(root.glob(f"*/LC_MESSAGES/{DOMAIN}.mo"))}
+
+
+@lru_cache(maxsize=8)
+def _found(packs: str) -> dict[str, Path]:
+    """Language -> the folder holding its catalog; the install's own win over a pack's."""
+    found: dict[str, Path] = {}
+    for root in reversed([Path(p) for p in packs.split(os.pathsep) if p]):
+        found.update(_catalogs(root))
+    found.update(_catalogs(LOCALE_DIR))
+    found.pop(SOURCE_LANGUAGE, None)
+    return found
+
+
+def _locale_dirs() -> dict[str, Path]:
+    # Keyed by the variable's value, so a pack named after import (a test, a shell) is found.
+    return _found(os.environ.get(LOCALES_ENV, ""))
+
+
 def languages() -> tuple[str, ...]:
     """Languages this install can show: English plus every locale with a compiled catalog."""
-    found = sorted(p.parent.parent.name for p in LOCALE_DIR.glob(f"*/LC_MESSAGES/{DOMAIN}.mo"))
-    return (SOURCE_LANGUAGE, *[lang for lang in found if lang != SOURCE_LANGUAGE])
+    return (SOURCE_LANGUAGE, *sorted(_locale_dirs()))
+
+
+def language_pack(lang: str) -> Path | None:
+    """The folder of lang's pack (TRITON_LAB_LOCALES), or None for English and the install's own languages."""
+    root = _locale_dirs().get(lang)
+    return None if root is None or root == LOCALE_DIR else root / lang
 
 
 def native_name(lang: str) -> str:
     """The language's name in itself ('中文', 'English'), so a learner finds theirs in any language."""
-    from babel import Locale
+    from babel import Locale, UnknownLocaleError
 
     try:
         return Locale.parse(lang).get_display_name(lang) or lang
-    except (ValueError, LookupError):
+    except (ValueError, LookupError, UnknownLocaleError):  # a code CLDR lacks names itself
         return lang
 
 
@@ -59,9 +90,9 @@ class Words:
     is written by one function per kind (app/i18n/formats.py) in every sentence that shows it.
     """
 
-    def __init__(self, lang: str):
+    def __init__(self, lang: str, localedir: Path = LOCALE_DIR):
         self.lang = lang
-        self._catalog = gettext.translation(DOMAIN, LOCALE_DIR, [lang], fallback=lang == SOURCE_LANGUAGE)
+        self._catalog = gettext.translation(DOMAIN, localedir, [lang], fallback=lang == SOURCE_LANGUAGE)
 
     def __call__(self, message: str) -> str:
         return self._catalog.gettext(message) if message else message
@@ -87,11 +118,15 @@ class _KindFormatter(string.Formatter):
         return super().format_field(value, format_spec)
 
 
-@cache
 def words(lang: str = SOURCE_LANGUAGE) -> Words:
     """The Words of lang; a language without a catalog raises ValueError naming the ones there are."""
     if lang not in languages():
         raise ValueError(f"no language {lang!r}: choose one of {', '.join(languages())}")
-    return Words(lang)
+    return _words(lang, _locale_dirs().get(lang, LOCALE_DIR))
+
+
+@cache
+def _words(lang: str, localedir: Path) -> Words:
+    return Words(lang, localedir)
 
 

@@ -6,9 +6,12 @@
     python -m app.i18n.catalogs check      # untranslated, fuzzy, placeholder or stale .mo problems; exit 1 if any
     python -m app.i18n.catalogs merge zh FRAGMENT.po...   # copy translations from fragment catalogs
     python -m app.i18n.catalogs all        # extract, update, compile, check
-    python -m app.i18n.catalogs todo FRAGMENT.po FILE.py...  # add FILEs' strings to a fragment to translate
+    python -m app.i18n.catalogs todo zh FRAGMENT.po FILE.py...  # add FILEs' strings to a fragment to translate
 
-The tests run check(): a string marked in the code but missing from a catalog fails CI.
+The tests run check(): a string marked in the code but missing from a catalog fails CI. A
+translation equal to its English is no translation, unless the message has no words outside its
+fields ('{n:count}·{m:count}') or the translator says the English is kept, in a comment of the
+entry starting with 'kept:' ('# kept: the product's name').
 """
 from __future__ import annotations
 
@@ -94,11 +97,11 @@ def merge(lang: str, fragments: list[Path]) -> int:
     return copied
 
 
-def todo(fragment: Path, files: list[Path]) -> int:
-    """Add the marked strings of files to a fragment catalog (translations already made kept or
-    taken from the zh catalog); returns how many still have no translation."""
+def todo(lang: str, fragment: Path, files: list[Path]) -> int:
+    """Add the marked strings of files to a fragment catalog of lang (translations already made kept
+    or taken from lang's catalog); returns how many still have no translation."""
     catalog = read(fragment) if fragment.exists() else Catalog(project="triton-batching-lab fragment", fuzzy=False)
-    known = read(_po("zh"), "zh") if _po("zh").exists() else Catalog()
+    known = read(_po(lang), lang) if _po(lang).exists() else Catalog()
     for path in files:
         for lineno, message, _comments, context in extract_from_file("python", str(path), keywords=KEYWORDS):
             if catalog.get(message, context) is None:
@@ -108,13 +111,37 @@ def todo(fragment: Path, files: list[Path]) -> int:
     return sum(1 for m in catalog if m.id and not (m.string if not isinstance(m.string, tuple) else all(m.string)))
 
 
-def fields(text: str | tuple) -> set[tuple[str, str]]:
+def fields(text: str | tuple[str, ...] | list[str]) -> set[tuple[str, str]]:
     """The {name:kind} fields of a template: a translation must keep the same ones."""
-    texts = text if isinstance(text, tuple) else (text,)
+    texts = tuple(text) if isinstance(text, (tuple, list)) else (text,)
     return {(m.group(1), m.group(2) or "") for t in texts if t for m in _FIELD.finditer(t)}
 
 
-def _plain(value: str | tuple | list) -> str | tuple:
+_KEPT_NOTE = "kept:"
+# What no language translates: template and plotly fields, tags, code spans.
+_NOT_WORDS = re.compile(r"%?\{[^{}]*\}|<[^<>]+>|`[^`]*`")
+# A word of prose: letters (an apostrophe or hyphen inside), punctuation after; not an identifier (async_infer).
+_WORD = re.compile(r"^[^\W\d_]+(?:['’-][^\W\d_]+)*[.,:;!?)]*$")
+
+
+def same_as_english(message, english) -> bool:
+    """Whether a translation is the English msgid itself, in any form, where the English has words
+    to translate and no 'kept:' comment says it stays English."""
+    ids = english if isinstance(english, tuple) else (english,)
+    strings = message.string if isinstance(message.string, tuple) else (message.string,)
+    if any(c.strip().startswith(_KEPT_NOTE) for c in message.user_comments):
+        return False
+    return any(s == i and re.search(r"[^\W\d_]", _NOT_WORDS.sub("", i)) or _english_inside(s, i)
+               for s, i in zip(strings, ids, strict=False))
+
+
+def _english_inside(string: str, english: str) -> bool:
+    """A translation holding a phrase of three or more words of the English, as it is, kept some English."""
+    phrases = [p.strip(" .,:;") for p in _NOT_WORDS.split(english)]
+    return any(len([w for w in p.split() if _WORD.match(w) and not w.isupper()]) >= 3 and p in string for p in phrases if p)
+
+
+def _plain(value: str | tuple[str, ...] | list[str] | None) -> str | tuple[str, ...] | None:
     """A message's id or string as one comparable value: a plural one is its forms (read_mo gives
     lists, a .po file tuples)."""
     return tuple(value) if isinstance(value, (list, tuple)) else value
@@ -136,6 +163,8 @@ def problems() -> list[str]:
                 out.append(f"{where}: untranslated {message.id!r}")
             elif ours.fuzzy:
                 out.append(f"{where}: fuzzy {message.id!r}")
+            elif same_as_english(ours, message.id):
+                out.append(f"{where}: the translation is the English {message.id!r} (a '# {_KEPT_NOTE} why' comment keeps it)")
             elif fields(message.id) != fields(strings):
                 out.append(f"{where}: placeholders differ in {message.id!r}: {sorted(fields(strings))}")
         mo = _po(lang).with_suffix(".mo")
@@ -159,7 +188,7 @@ def main(argv: list[str]) -> int:
     if command in ("update", "all"):
         update(read(TEMPLATE))
     if command == "todo":
-        print(f"{todo(Path(argv[1]), [Path(p) for p in argv[2:]])} untranslated in {argv[1]}")
+        print(f"{todo(argv[1], Path(argv[2]), [Path(p) for p in argv[3:]])} untranslated in {argv[2]}")
         return 0
     if command == "merge":
         print(f"{merge(argv[1], [Path(p) for p in argv[2:]])} translations merged")

@@ -6,15 +6,28 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import cache
 from typing import Any
 
+from babel import Locale, UnknownLocaleError
 from babel.numbers import format_decimal, format_percent
 
 from app.i18n.marking import N_
 
 
 def _locale(words) -> str:
-    return words.lang  # Babel knows every language code's number conventions
+    return _conventions(words.lang)
+
+
+@cache
+def _conventions(lang: str) -> str:
+    """The locale whose number conventions lang writes with: its own where Babel knows the code,
+    else the source language's, so a catalog for a code CLDR lacks (a pseudo-locale) still shows numbers."""
+    try:
+        Locale.parse(lang)
+    except (ValueError, UnknownLocaleError):
+        return "en"
+    return lang
 
 
 def _missing(value: Any) -> bool:

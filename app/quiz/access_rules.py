@@ -23,7 +23,7 @@ import secrets
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 ENV_KEY = "TRITON_LAB_INSTRUCTOR_KEY"
 SECRET_NAME = "instructor_key"
@@ -122,7 +122,7 @@ def parse_learner_id(text: object) -> tuple[str, str] | None:
     return match["name"], match["token"]
 
 
-def is_learner_id(text: object) -> bool:
+def is_learner_id(text: object) -> TypeGuard[str]:
     return parse_learner_id(text) is not None
 
 

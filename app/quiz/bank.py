@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 import yaml
 
@@ -139,12 +139,12 @@ class BankError(ValueError):
         super().__init__("\n".join(lines))
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[float]:
     # YAML 'true' is a bool, which Python counts as an int; it is never a quiz number.
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _nonempty(value: Any) -> bool:
+def _nonempty(value: Any) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value.strip())
 
 
@@ -192,7 +192,7 @@ class _ItemChecker:
             return None
         return Item(
             id=str(raw.get("id")),
-            topic=topic,
+            topic=str(topic),  # required, and one of TOPICS: checked above
             type=kind,
             prompt=raw["prompt"].strip(),
             lesson=raw["lesson"].strip(),

@@ -150,7 +150,9 @@ class ProgressStore:
             db.insert_ignore(conn, t.learners, name=learner, created_at=now)
             result = conn.execute(t.attempts.insert().values(
                 learner=learner, seed=seed, timed=int(timed), time_limit_s=time_limit_s, started_at=now))
-            return int(result.inserted_primary_key[0])
+            key = result.inserted_primary_key
+            assert key is not None  # an INSERT's result has the row's key
+            return int(key[0])
 
     def attempt(self, attempt_id: int) -> Attempt:
         with db.reading(self.url) as conn:
@@ -302,7 +304,7 @@ class ProgressStore:
         if learner is not None:
             query = query.where(t.attempts.c.learner == learner)
         with db.reading(self.url) as conn:
-            return conn.execute(query).all()
+            return list(conn.execute(query).all())
 
     def export_csv(self, learner: str) -> str:
         """Every answered item of the learner, one row each, oldest attempt first."""
@@ -350,7 +352,9 @@ class ProgressStore:
             db.insert_ignore(conn, t.learners, name=learner, created_at=now)
             result = conn.execute(t.predictions.insert().values(
                 learner=learner, exercise=exercise, prediction=prediction, outcome=outcome, held=int(bool(held)), at=now))
-            return int(result.inserted_primary_key[0])
+            key = result.inserted_primary_key
+            assert key is not None  # an INSERT's result has the row's key
+            return int(key[0])
 
     def predictions(self, learner: str) -> list[PredictionRecord]:
         learner = _learner_name(learner)

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from app.i18n import language_pack
 from app.lab.paths import QUIZ_DIR
 from app.quiz.bank import Bank, BankError, Item, Problem
 
@@ -20,7 +21,9 @@ _OPTION_KEYS = {"text", "explain"}
 
 
 def translation_path(lang: str) -> Path:
-    return QUIZ_DIR / f"bank.{lang}.yaml"
+    """quiz/bank.<lang>.yaml, or bank.yaml in the language's pack."""
+    pack = language_pack(lang)
+    return pack / "bank.yaml" if pack is not None else QUIZ_DIR / f"bank.{lang}.yaml"
 
 
 def translate(bank: Bank, lang: str, path: Path | None = None) -> Bank:

@@ -111,6 +111,4 @@ INTRO = N_("The rollout guide's verification, run on a model of your choice: eve
 PROGRESS = N_("{phase:text} ({variant:text}): {done:count} of about {planned:requests}")
 STARTING = N_("Checking {model:text}")
 WAITING = N_("Waiting for {model:text}: {ahead:runs} ahead of this check (about {expected:seconds})")
-TRITON_REFUSED = N_("Triton refused a request the check needs: `{message:text}`")
-STOPPED = N_("The check stopped unexpectedly ({kind:text}): `{error:text}`")
 LOAD_FAILED = N_("The lab could not load {model:text}: {reason:text}")

@@ -7,8 +7,7 @@ from __future__ import annotations
 import math
 
 from app.i18n import N_, Words
-from app.lab.checker.inputs import dims_text
-from app.lab.checker.review import LAB_TRITON_VERSION
+from app.lab.checker import LAB_TRITON_VERSION, dims_text
 from app.text.checker_review import finding_words
 
 CHECKS = {
@@ -229,7 +228,7 @@ def check_name(check: str, variant: str, _: Words) -> str:
 
 
 def verdict_sentence(v, _: Words) -> str:
-    """One verdict (app/lab/checker/judge.Verdict) as a sentence."""
+    """One verdict (app/lab/checker/judge.CheckVerdict) as a sentence."""
     values = v.values
     if v.verdict == "skipped":
         return _.render(SKIP_REASONS[v.reason], **values)
@@ -364,7 +363,7 @@ def streams_text(streams: list[int]) -> str:
 
 
 def note_lines(notes: list[dict], _: Words) -> list[str]:
-    """What the reader should know beside the verdicts (judge.Judgement.notes)."""
+    """What the reader should know beside the verdicts (judge.CheckJudgement.notes)."""
     lines = []
     for note in notes:
         values = note["values"]

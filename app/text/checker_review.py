@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.i18n import N_, Words
-from app.lab.checker.review import LESSONS, ReviewCode, ReviewFinding
+from app.lab.checker import REVIEW_LESSONS, ReviewCode, ReviewFinding
 
 C = ReviewCode
 _TO_UINT64 = N_("Declare the CORRID control as TYPE_UINT64, or keep every client's IDs at or below {largest:count}.")
@@ -233,5 +233,5 @@ def finding_words(finding: ReviewFinding, _: Words) -> FindingWords:
         why=_.render(why, **values),
         fix=_.render(fix, **values),
         # A check left undone points at the lesson of the pitfall it would have looked for.
-        lesson=LESSONS[ReviewCode(finding.values["check"] if finding.code == C.NOT_CHECKED else finding.code)],
+        lesson=REVIEW_LESSONS[ReviewCode(finding.values["check"] if finding.code == C.NOT_CHECKED else finding.code)],
     )

@@ -8,8 +8,7 @@ itself; the line is always quoted verbatim beside it.
 from __future__ import annotations
 
 from app.i18n import N_, Words, words
-from app.lab.observation.run_log import RunLog
-from app.lab.observation.server_log import Level, LogCode, LogEntry, Unavailable
+from app.lab.observation import Level, LogCode, LogEntry, RunLog, Unavailable
 
 READINGS: dict[LogCode, str] = {
     LogCode.SEQUENCE_CONFLICT: N_("A START arrived for correlation ID {corrid:text} while a sequence with that ID was still "
@@ -88,7 +87,7 @@ def summary_lines(log: RunLog | None, _: Words | None = None, per_kind: int = 3)
     _ = _ or _english()
     if log is None:
         return []
-    if not log.available:
+    if log.unavailable is not None:  # not log.available
         return [unavailable(log.unavailable, _)]
     evidence = log.evidence()
     routine = routine_counts(log, _)

@@ -145,8 +145,10 @@ def problem(found, _: Words) -> str:
 
 
 def error(err: BaseException, _: Words) -> str:
-    """A LabError's problems joined, in _'s language; any other error as its own text."""
+    """The problems a LabError, ServerError or DatabaseError carries, joined in _'s language. Pages
+    and the CLI call app/text/errors.explain, which words every exception the app meets (these
+    included, and the next step); an error that carries no problems is refused here, not quoted."""
     problems = getattr(err, "problems", None)
-    if problems:
-        return _("; ").join(problem(p, _) for p in problems)
-    return str(err)
+    if not problems:
+        raise TypeError(f"{type(err).__name__} carries no problems: word it with app/text/errors.explain")
+    return _("; ").join(problem(p, _) for p in problems)

@@ -4,17 +4,17 @@ from __future__ import annotations
 import pandas as pd
 
 from app.i18n import N_, Words
-from app.lab.traffic import report
+from app.lab import traffic
 from app.text.transports import transport
 
 
 def waits_and_refusals(result, _: Words) -> list[str]:
-    found = report.waits_and_refusals(result)
+    found = traffic.waits_and_refusals(result)
     lines = []
     if "waited" in found:
         lines.append(_.render(N_("waited for a slot: {waited:count} of {first_chunks:count} sessions queued their "
                                  "first chunk over {limit:ms} (longest {longest:ms})"),
-                              limit=report.WAITED_MS, longest=found["longest_ms"], **found))
+                              limit=traffic.WAITED_MS, longest=found["longest_ms"], **found))
     if "refused" in found:
         lines.append(_.render(N_("refused: {refused:count} session(s); the server said, e.g.: `{refused_example:text}`"), **found))
     if "no_answer" in found:

@@ -47,7 +47,7 @@ DETAILS = {
 
 
 def verdict(code: str, _: Words) -> str:
-    """A verdict code (app/lab/judgement/verdicts.Verdict) as a word; also the {x:verdict} kind."""
+    """A verdict code (app/lab/judgement/verdicts.SessionVerdict) as a word; also the {x:verdict} kind."""
     return _(VERDICT_WORDS[str(code)])
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from app.content.lessons import heading_parts, lessons_dir, load_lessons
 from app.i18n import languages, words
-from app.lab.deployment.deployments import SHIPPED
-from app.lab.exercises.common.base import Finding
+from app.lab.deployment import SHIPPED
+from app.lab.exercises import Finding
 from app.text import exercises as exercise_text
 from app.ui.lesson_body import split_sections
 

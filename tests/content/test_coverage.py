@@ -8,7 +8,8 @@ Two kinds of table, told apart by their header:
   release, an issue, NVIDIA's documentation, a seed or the lab) and its proof (a test, a live
   element, or why it is not shown);
 - sentence rows (`Section | English | Chinese | Fact`): each maps one lesson sentence, in each
-  language, to fact rows by a short fragment quoted from that sentence;
+  language, to fact rows by a short fragment quoted from that sentence; there is one column per
+  language of app.i18n.languages(), named by the language's English name (column_name);
 - text rows (`Module | English | Fact`): each maps one message of a module of app/text/ (the words
   around the lessons: review findings, checker words, log readings, presets, problems, exercise
   and rollout words), by a fragment of its English msgid, to fact rows; the row covers that
@@ -25,6 +26,7 @@ suggested fragment for each, ready to be given a fact.
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 import subprocess
 import sys
@@ -49,8 +51,20 @@ LIVE_FILE = REPO / "app" / "ui" / "live" / "__init__.py"
 # Every language the app has; the sentence rows hold one fragment column per language (MAP_COLUMNS)
 # and the rule block one word list each, so a language added without them fails here.
 LANGS = languages()
+
+
+def column_name(lang: str) -> str:
+    """A language's column in COVERAGE.md: its English name ('Chinese'), or its code where CLDR has none."""
+    from babel import Locale, UnknownLocaleError
+
+    try:
+        return Locale.parse(lang).get_display_name(SOURCE_LANGUAGE) or lang
+    except (ValueError, UnknownLocaleError):
+        return lang
+
+
 FACT_COLUMNS = ["Id", "Fact", "Lesson section", "Quiz items", "Source", "Proof"]
-MAP_COLUMNS = ["Section", "English", "Chinese", "Fact"]
+MAP_COLUMNS = ["Section", *map(column_name, LANGS), "Fact"]
 TEXT_COLUMNS = ["Module", "English", "Fact"]
 TEXT_DIR = "app/text/"
 SKIPPED_SECTIONS = {"try-it"}  # says what the live element below shows, not what Triton does
@@ -135,9 +149,10 @@ def behavioural(sentence: str, lang: str, the_rule: Rule | None = None) -> bool:
     prose = _CODE.sub(" ", sentence)
     if any(re.search(rf"\b{re.escape(word)}\b", prose) for word in the_rule.exact):
         return True
-    if lang == "en":
-        return any(re.search(r"\b" + r"\s+".join(map(re.escape, w.split())), prose, re.I) for w in the_rule.prefixes["en"])
-    return any(word in prose for word in the_rule.prefixes[lang])
+    # A word or stem at a word start: after no ASCII letter or digit, so a script without spaces
+    # between words (序列 in 积压队列里的序列) matches inside a run of its own letters.
+    return any(re.search(r"(?<![A-Za-z0-9_])" + r"\s+".join(map(re.escape, w.split())), prose, re.I)
+               for w in the_rule.prefixes[lang])
 
 
 # ------------------------------------------------------------- lesson units
@@ -145,16 +160,17 @@ def behavioural(sentence: str, lang: str, the_rule: Rule | None = None) -> bool:
 
 _FENCED = re.compile(r"^(```|~~~).*?^\1[^\n]*$", re.S | re.M)
 _ITEM = re.compile(r"^\s*(?:[-*]|\d+\.)\s+")
-_EN_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"”)]))\s+(?=[A-Z0-9`\"“(*\[])")
-_ZH_END = re.compile(r"(?<=[。！？])(?![”」）])|(?<=[。！？][”」）])")
+# A sentence ends at a full stop, ! or ? (a closing quote or bracket stays with it): in a script
+# that spaces its words, before a space and a capital; in one whose full stop is its own (。！？), there.
+_END = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"”)]))\s+(?=[A-Z0-9`\"“(*\[])|(?<=[。！？])(?![”」）])|(?<=[。！？][”」）])")
 
 
-def split_sentences(text: str, lang: str) -> list[str]:
-    parts = _EN_END.split(text) if lang == "en" else _ZH_END.split(text)
-    return [p.strip() for p in parts if p.strip()]
+def split_sentences(text: str) -> list[str]:
+    """The sentences of text, in any language."""
+    return [p.strip() for p in _END.split(text) if p.strip()]
 
 
-def units(body: str, lang: str) -> list[str]:
+def units(body: str) -> list[str]:
     """The sentences of a section body: code blocks dropped, each list item and table row on its own."""
     found: list[str] = []
     for block in re.split(r"\n\s*\n", _FENCED.sub("\n\n", body)):
@@ -172,7 +188,7 @@ def units(body: str, lang: str) -> list[str]:
             else:
                 items[-1] += " " + line.strip()
         for item in items:
-            found += split_sentences(item, lang)
+            found += split_sentences(item)
     return found
 
 
@@ -186,7 +202,7 @@ def lesson_units(lang: str) -> dict[str, list[str]]:
                 continue
             anchor = heading_parts(heading)[1]
             if anchor not in SKIPPED_SECTIONS:
-                sections[f"{lesson.id}#{anchor}"] = units(text, lang)
+                sections[f"{lesson.id}#{anchor}"] = units(text)
     return sections
 
 
@@ -218,13 +234,12 @@ def message_texts(message: str) -> dict[str, str]:
 
 def behavioural_message(message: str) -> bool:
     """A message needs a row when a sentence of it is behavioural in any language."""
-    return any(behavioural(sentence, lang) for lang, text in message_texts(message).items() for sentence in split_sentences(text, lang))
+    return any(behavioural(sentence, lang) for lang, text in message_texts(message).items() for sentence in split_sentences(text))
 
 
 def normal(text: str, lang: str) -> str:
-    """What a fragment is compared on: no backticks or emphasis, single spaces, English in lower case."""
-    text = " ".join(text.replace("`", "").replace("**", "").split())
-    return text.lower() if lang == "en" else text
+    """What a fragment is compared on: no backticks or emphasis, single spaces, no case."""
+    return " ".join(text.replace("`", "").replace("**", "").split()).casefold()
 
 
 # ------------------------------------------------------------ the document
@@ -421,6 +436,14 @@ def map_problems(path: Path = COVERAGE, units_by_lang: dict[str, dict[str, list[
     return problems
 
 
+@cache
+def chart_summaries(module: str) -> frozenset[str]:
+    """The messages a module of app/text/ lists in CHART_SUMMARIES: sentences that read a chart's
+    numbers aloud beside it, naming no behaviour, so they need no row (COVERAGE.md says so)."""
+    found = importlib.import_module(module.removesuffix(".py").replace("/", "."))
+    return frozenset(getattr(found, "CHART_SUMMARIES", {}).values())
+
+
 def text_map_problems(path: Path, facts: dict[str, Row], messages: dict[str, list[str]] | None = None) -> tuple[list[str], set[str]]:
     """(problems, facts used) of the text rows: each names a module of app/text/, a fragment found in
     exactly one of its messages and existing facts; every behavioural message has a row."""
@@ -458,7 +481,7 @@ def text_map_problems(path: Path, facts: dict[str, Row], messages: dict[str, lis
             used.add(fact_id)
     for module, texts in messages.items():
         for i, message in enumerate(texts):
-            if (module, i) not in mapped and behavioural_message(message):
+            if (module, i) not in mapped and message not in chart_summaries(module) and behavioural_message(message):
                 problems.append(f"{module}: no row maps {message[:90]!r}")
     return problems, used
 
@@ -537,10 +560,9 @@ def test_a_line_range_past_the_end_of_its_file_fails(tmp_path):
 def test_an_unmapped_behavioural_sentence_fails(tmp_path):
     # A sentence that names a Triton behaviour and has no row must be reported, in either language.
     units_by_lang = {lang: {k: list(v) for k, v in lesson_units(lang).items()} for lang in LANGS}
-    added = {
-        "en": "The sequence batcher also reorders requests by size.",
-        "zh": "序列批处理器还会按大小给请求重新排序。",
-    }
+    samples = {"en": "The sequence batcher also reorders requests by size.", "zh": "序列批处理器还会按大小给请求重新排序。"}
+    # A language without a sample of its own gets one made of its first behaviour word.
+    added = {lang: samples.get(lang) or f"{rule().prefixes[lang][0]} 1 2 3." for lang in LANGS}
     for lang, sentence in added.items():
         units_by_lang[lang]["sequence-batcher#correctness-first"].append(sentence)
     problems = map_problems(COVERAGE, units_by_lang)
@@ -557,6 +579,19 @@ def test_an_unmapped_behavioural_text_message_fails():
     problems, _ = text_map_problems(COVERAGE, facts, messages)
     assert f"app/text/log_readings.py: no row maps {added!r}" in problems
     assert not behavioural_message("{instances:count} × {slots:count}")  # placeholder names are no words
+
+
+def test_a_chart_summary_needs_no_row_but_the_same_words_as_another_message_do():
+    # A module's CHART_SUMMARIES only read a chart's numbers aloud; the same words outside it need a row.
+    facts = {row.cells[0]: row for row in fact_rows() if len(row.cells) == len(FACT_COLUMNS)}
+    said = sorted(m for m in chart_summaries("app/text/charts.py") if behavioural_message(m))
+    assert said, "no chart summary names a behaviour word: this test proves nothing"
+    messages = {module: list(texts) for module, texts in text_messages().items()}
+    problems, _ = text_map_problems(COVERAGE, facts, messages)
+    assert not [p for p in problems if any(m[:90] in p for m in said)]
+    messages["app/text/log_readings.py"].append(said[0])
+    problems, _ = text_map_problems(COVERAGE, facts, messages)
+    assert f"app/text/log_readings.py: no row maps {said[0][:90]!r}" in problems
 
 
 def test_a_text_row_whose_fragment_no_longer_matches_fails(tmp_path):
@@ -600,19 +635,21 @@ def test_the_rule_recognises_fields_and_behaviour_words():
 
 def test_units_split_sentences_items_and_rows():
     body = "First one. Second `x` one.\n\n- Item **one.** Still one.\n- Item two\n\n| a | b |\n|---|---|\n| c | d |"
-    assert units(body, "en") == ["First one.", "Second `x` one.", "Item **one.** Still one.", "Item two", "c d"]
-    assert units("第一句。第二句“引号。”结束。", "zh") == ["第一句。", "第二句“引号。”", "结束。"]
+    assert units(body) == ["First one.", "Second `x` one.", "Item **one.** Still one.", "Item two", "c d"]
+    assert units("第一句。第二句“引号。”结束。") == ["第一句。", "第二句“引号。”", "结束。"]
 
 
 # -------------------------------------------------------------- for authors
 
 
 def suggest(sentence: str, lang: str, others: list[str]) -> str:
-    """The shortest opening of sentence (4+ words, or 8+ characters in Chinese) found in no other sentence."""
-    words = normal(sentence, lang).split() if lang == "en" else list(normal(sentence, lang))
-    size = 4 if lang == "en" else 8
+    """The shortest opening of sentence (4+ words where words are spaced, else 8+ characters) found in
+    no other sentence."""
+    spaced = len(normal(sentence, lang).split()) * 8 >= len(sentence)  # about a word per 8 characters
+    words = normal(sentence, lang).split() if spaced else list(normal(sentence, lang))
+    size = 4 if spaced else 8
     while size <= len(words):
-        fragment = (" " if lang == "en" else "").join(words[:size])
+        fragment = (" " if spaced else "").join(words[:size])
         if sum(fragment in normal(other, lang) for other in others) == 1:
             return fragment
         size += 1
@@ -627,8 +664,8 @@ def main() -> None:
         for section, sentences in lesson_units(lang).items():
             for sentence in sentences:
                 if any(p == f"{lang} {section}: no row maps {sentence[:90]!r}" for p in problems):
-                    print(f"| `{section}` | " + (f'"{suggest(sentence, lang, sentences)}" | {NONE}' if lang == "en"
-                          else f'{NONE} | "{suggest(sentence, lang, sentences)}"') + " | ? |")
+                    cells = [f'"{suggest(sentence, lang, sentences)}"' if other == lang else NONE for other in LANGS]
+                    print(f"| `{section}` | " + " | ".join(cells) + " | ? |")
     for module, texts in text_messages().items():
         for message in texts:
             if f"{module}: no row maps {message[:90]!r}" in problems:

@@ -1,10 +1,13 @@
 """The gettext catalogs are complete and compiled, and values are written one way per kind."""
 from __future__ import annotations
 
+import re
+
 import pytest
+from babel.messages.catalog import Message
 
 import app.text  # noqa: F401  (the verdict words register the verdict kinds)
-from app.i18n import catalogs, formats, languages, parse_language, words
+from app.i18n import LOCALE_DIR, catalogs, formats, languages, native_name, parse_language, words
 
 
 def test_every_marked_string_is_translated_and_compiled():
@@ -13,15 +16,30 @@ def test_every_marked_string_is_translated_and_compiled():
 
 
 def test_languages_are_found_from_the_catalogs_on_disk():
-    assert languages()[0] == "en" and "zh" in languages()
-    assert parse_language("zh-CN") == "zh" and parse_language("zh_Hans_CN") == "zh"
-    assert parse_language("en-GB") == "en"
-    assert parse_language("fr") is None and parse_language("") is None and parse_language(None) is None
+    on_disk = {p.parent.parent.name for p in LOCALE_DIR.glob("*/LC_MESSAGES/messages.mo")}
+    assert languages()[0] == "en" and set(languages()[1:]) == on_disk
+    for lang in languages():
+        assert parse_language(f"{lang}-XX") == lang and parse_language(f"{lang}_Hans_XX") == lang
+        assert native_name(lang).strip()
+    assert parse_language("xx") is None and parse_language("") is None and parse_language(None) is None
 
 
 def test_an_unknown_language_is_refused_with_the_ones_there_are():
-    with pytest.raises(ValueError, match="choose one of en, zh"):
+    with pytest.raises(ValueError, match=re.escape(f"choose one of {', '.join(languages())}")):
         words("xx")
+
+
+def test_a_translation_that_is_its_english_is_no_translation():
+    def entry(english, translated, comments=()):
+        return Message(english, translated, user_comments=list(comments))
+
+    english = "The server refused the request"
+    assert catalogs.same_as_english(entry(english, english), english)
+    assert catalogs.same_as_english(entry(english, f"服务器：{english}"), english), "the English sentence kept inside"
+    assert not catalogs.same_as_english(entry(english, "[Ţĥé šéŕṽéŕ ŕéƒûšéð ţĥé ŕéǫûéšţ ~~]"), english), "in any script"
+    assert not catalogs.same_as_english(entry("{n:count}·{m:count}", "{n:count}·{m:count}"), "{n:count}·{m:count}")
+    assert not catalogs.same_as_english(entry("HTTP", "HTTP", ["kept: the protocol's name"]), "HTTP")
+    assert not catalogs.same_as_english(entry("idle_evict_s {evict} s", "idle_evict_s {evict} 秒"), "idle_evict_s {evict} s")
 
 
 @pytest.mark.parametrize(

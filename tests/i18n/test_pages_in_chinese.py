@@ -6,33 +6,12 @@ import pytest
 
 from app.i18n import words
 from tests.app_pages import view_names
-from tests.i18n.text_checks import english_label, english_runs, has_cjk
+from tests.i18n.text_checks import english_label, english_runs, has_cjk, shown_texts
 from tests.lab.exercises.conftest import show_result
 from tests.views.conftest import RUN_TIMEOUT_S
 from tests.views.learners import link_id
 
 PAGES = view_names()  # every page of app/main.py's navigation, in its order
-TEXT_KINDS = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success", "toast")
-LABELLED = ("button", "radio", "selectbox", "multiselect", "text_input", "number_input", "slider", "select_slider",
-            "checkbox", "toggle", "expander", "tabs", "metric", "text_area", "date_input", "color_picker")
-
-
-def shown_texts(at) -> list[tuple[str, str]]:
-    """(what, text) of everything a learner reads on the page, widget labels and options included."""
-    out: list[tuple[str, str]] = []
-    for kind in TEXT_KINDS:
-        out += [(kind, str(e.value)) for e in getattr(at, kind, [])]
-    for kind in LABELLED:
-        for e in getattr(at, kind, []):
-            label = getattr(e, "label", None)
-            if label:
-                out.append((f"{kind} label", str(label)))
-            for option in getattr(e, "options", None) or []:
-                out.append((f"{kind} option", str(option)))
-            help_text = getattr(e, "help", None)
-            if help_text:
-                out.append((f"{kind} help", str(help_text)))
-    return out
 
 
 def untranslated(at) -> list[tuple[str, str, list[str]]]:

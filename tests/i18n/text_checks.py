@@ -73,3 +73,39 @@ def reads_in(lang: str, text: str, english: str) -> bool:
     from app.i18n import SOURCE_LANGUAGE
 
     return text == english if lang == SOURCE_LANGUAGE else bool(text.strip()) and text != english
+
+
+TEXT_KINDS = ("title", "header", "subheader", "markdown", "caption", "info", "warning", "error", "success", "toast")
+LABELLED = ("button", "radio", "selectbox", "multiselect", "text_input", "number_input", "slider", "select_slider",
+            "checkbox", "toggle", "expander", "tabs", "metric", "text_area", "date_input", "color_picker")
+
+
+def shown_texts(at) -> list[tuple[str, str]]:
+    """(what, text) of everything a learner reads on the page, widget labels and options included."""
+    out: list[tuple[str, str]] = []
+    for kind in TEXT_KINDS:
+        out += [(kind, str(e.value)) for e in getattr(at, kind, [])]
+    for kind in LABELLED:
+        for e in getattr(at, kind, []):
+            label = getattr(e, "label", None)
+            if label:
+                out.append((f"{kind} label", str(label)))
+            for option in getattr(e, "options", None) or []:
+                out.append((f"{kind} option", str(option)))
+            help_text = getattr(e, "help", None)
+            if help_text:
+                out.append((f"{kind} help", str(help_text)))
+    return out
+
+
+_PHRASE_BREAK = re.compile(r"[.;:,()!?\[\]“”\"'`|（）：，。]|\d[\d.,]*")
+_PROSE_WORD = re.compile(r"^[^\W\d_]+(?:['’-][^\W\d_]+)*$")  # a word, not an identifier (max_batch_size)
+
+
+def kept_english(text: str, english: str, *, min_words: int = 3) -> list[str]:
+    """Phrases of min_words or more words of `english` (split at punctuation and numbers) that `text`
+    still holds as they are, outside code, identifiers and kept names: English left in a translation,
+    whatever the language's script."""
+    phrases = {" ".join(p.split()) for p in _PHRASE_BREAK.split(_CODE.sub(" | ", english))}
+    flat = " ".join(_prose(text).split())
+    return sorted(p for p in phrases if sum(bool(_PROSE_WORD.match(w)) for w in p.split()) >= min_words and p in flat)

@@ -8,6 +8,8 @@ app/lab/exercises.REGISTRY), each defining, as English templates marked with N_(
   STEPS     {code: template}              every Steps code its run() reports
 and optionally
   VALUES    {code: word}                  words for codes that appear as values in result.numbers
+  CHART_SUMMARIES {code: template}        each chart's message in words (app/charts/exercises/<name>.py),
+                                          numbers read off the chart: no COVERAGE.md row needed
 
 Templates fill {name:kind} fields from the Finding's values (kinds: app/i18n/formats.py).
 """
@@ -20,8 +22,8 @@ from types import ModuleType
 import pandas as pd
 
 from app.i18n import N_, Words, formats
-from app.lab.exercises import REGISTRY
-from app.lab.exercises.common.base import DONE, ExerciseResult, Finding
+from app.lab.exercises import DONE, REGISTRY, ExerciseResult, Finding
+from app.lab.progress import Stage
 from app.text import verdicts as verdict_words
 
 _PARTS = ("TITLE", "SCENARIO", "QUESTION", "OPTIONS", "NUMBERS", "FINDINGS", "STEPS")
@@ -63,11 +65,11 @@ def finding(name: str, found: Finding, _: Words) -> str:
     return _.render(template, **found.values)
 
 
-def step(name: str, found: Finding, _: Words) -> str:
-    template = {**COMMON_STEPS, **module(name).STEPS}.get(found.code)
+def step(name: str, stage: Stage, _: Words) -> str:
+    template = {**COMMON_STEPS, **module(name).STEPS}.get(stage.code)
     if template is None:
-        raise KeyError(f"app/text/exercises/{name}.py has no STEPS[{found.code!r}]")
-    return _.render(template, **found.values)
+        raise KeyError(f"app/text/exercises/{name}.py has no STEPS[{stage.code!r}]")
+    return _.render(template, **stage.values)
 
 
 def explanation(result: ExerciseResult, _: Words) -> str:

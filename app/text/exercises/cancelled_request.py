@@ -135,3 +135,12 @@ STEPS = {
     "grpc_long_timeout": N_("gRPC, done right: a timeout ({timeout:seconds}) above the worst queue wait"),
     "measuring": N_("Measuring"),
 }
+
+# Each chart's message in words, beside it (app/charts/exercises/cancelled_request.py): numbers read off the chart.
+CHART_SUMMARIES = {
+    "steps": N_("What came back to each client: {clients:text}."),
+    "client_item": N_("{client:text}: {outcomes:text}"),
+    "outcome_item": N_("{n:count} × {outcome:text}"),
+    "log": N_("The server logged {lines:count} lines at verbosity 1: {codes:text}."),
+    "log_item": N_("{n:count} × {code:text}"),
+}

@@ -63,3 +63,9 @@ STEPS = {
     "honoured": N_("The same sessions, READY honoured"),
     "measuring": N_("Measuring"),
 }
+
+# Each chart's message in words, beside it (app/charts/exercises/forgot_ready.py): numbers read off the chart.
+CHART_SUMMARIES = {
+    "sessions": N_("Wrong symbols per session: {runs:text}."),
+    "run_item": N_("{run:text}: {intact:count} of {total:count} sessions intact, {wrong:count} wrong symbols in all"),
+}

@@ -70,3 +70,10 @@ STEPS = {
     "unique_ids": N_("The fix: the same two clients with unique IDs"),
     "measuring": N_("Measuring"),
 }
+
+# Each chart's message in words, beside it (app/charts/exercises/id_collision.py): numbers read off the chart.
+CHART_SUMMARIES = {
+    "chunks": N_("Whose state each chunk read: {runs:text}."),
+    "run_item": N_("{run:text}: {other:count} of {chunks:count} chunks read the other session's state, {right:count} "
+                   "came back right"),
+}

@@ -88,3 +88,12 @@ STEPS = {
     ),
     "measuring": N_("Measuring"),
 }
+
+# Each chart's message in words, beside it (app/charts/exercises/leaked_state.py): numbers read off the chart.
+CHART_SUMMARIES = {
+    "gauge": N_("State cells the model held: {deployments:text}."),
+    "gauge_item": N_("{deployment:text}: {first:count} at the first sample, at most {peak:count}, {last:count} at the end"),
+    "tally": N_("The tally: {deployments:text}."),
+    "tally_item": N_("{deployment:text}: {measures:text}"),
+    "measure_item": N_("{measure:text} {n:count}"),
+}

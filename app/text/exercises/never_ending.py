@@ -89,3 +89,14 @@ STEPS = {
     "pause": N_("A session pauses {pause:ms} while another keeps talking"),
     "measuring": N_("Measuring"),
 }
+
+# Each chart's message in words, beside it (app/charts/exercises/never_ending.py): numbers read off the chart.
+CHART_SUMMARIES = {
+    "grid": N_("{reaped:count} of {cells:count} pairs of timeout and think time were reaped."),
+    "grid_reaped": N_("Reaped: {pairs:text}."),
+    "grid_item": N_("think {think:count} ms with timeout {timeout:count} ms"),
+    "dead": N_("How long the next session waited: {bars:text}."),
+    "dead_item": N_("{blocked:ms} at a timeout of {timeout:count} ms"),
+    "evict": N_("{fresh:count} of {chunks:count} chunks read a fresh cell (owner 0); letters that came back wrong: "
+                "{wrong:count}."),
+}

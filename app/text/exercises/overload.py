@@ -106,3 +106,12 @@ STEPS = {
     "run_longer_idle_timeout": N_("{sessions:count} sessions with an idle timeout of {timeout:seconds}"),
     "measuring": N_("Measuring"),
 }
+
+# Each chart's message in words, beside it (app/charts/exercises/overload.py): numbers read off the chart.
+CHART_SUMMARIES = {
+    "wait": N_("The longest wait before the first chunk ran, per load: {loads:text}. The idle timeout is {timeout:seconds}."),
+    "load_item": N_("{sessions:count} sessions at once waited up to {wait:seconds}, {reaped:count} reaped, {refused:count} "
+                    "refused at the start"),
+    "remedies": N_("At the heaviest load: {runs:text}."),
+    "remedy_item": N_("{run:text}: longest wait {wait:seconds}, {reaped:count} sessions reaped"),
+}

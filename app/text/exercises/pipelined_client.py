@@ -86,3 +86,13 @@ STEPS = {
     "serial": N_("HTTP, one at a time: round {round:count} of {rounds:count}"),
     "measuring": N_("Measuring"),
 }
+
+# Each chart's message in words, beside it (app/charts/exercises/pipelined_client.py): numbers read off the chart.
+CHART_SUMMARIES = {
+    "rounds": N_("Sessions with a chunk overtaken: {runs:text}."),
+    "rounds_item": N_("{transport:text}: {sessions:count} in all, in {reordered:count} of {rounds:count} rounds"),
+    "order": N_("Chunks that reached the scheduler out of the order they were sent: {runs:text}."),
+    "order_item": N_("{transport:text}: {out:count} of {chunks:count} (round {round:count})"),
+    "verdicts": N_("Transcripts over all rounds: {runs:text}."),
+    "verdicts_item": N_("{transport:text}: {intact:count} intact, {wrong:count} wrong, {refused:count} refused"),
+}

@@ -67,3 +67,13 @@ STEPS = {
     "sweep": N_("Sweep: {sessions:count} sessions on {strategy:text}"),
     "measuring": N_("Measuring"),
 }
+
+# Each chart's message in words, beside it (app/charts/exercises/slot_exhaustion.py): numbers read off the chart.
+CHART_SUMMARIES = {
+    "waits": N_("Sessions whose first chunk waited for a slot: {strategies:text}."),
+    "waits_item": N_("{strategy:text}: {waited:count} of {sessions:count}, the longest {longest:ms}"),
+    "holding": N_("Sessions that held a slot until END: {strategies:text}."),
+    "holding_item": N_("{strategy:text}: {sessions:count}, the longest for {longest:seconds}"),
+    "sweep": N_("The longest wait as sessions were opened (capacity {capacity:count}): {strategies:text}."),
+    "sweep_item": N_("{strategy:text}: {low:ms} with {few:count} open, {high:ms} with {many:count}"),
+}

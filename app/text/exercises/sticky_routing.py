@@ -78,3 +78,10 @@ STEPS = {
     "stopping": N_("Stopping the replicas and the proxy"),
     "measuring": N_("Measuring"),
 }
+
+# Each chart's message in words, beside it (app/charts/exercises/sticky_routing.py): numbers read off the chart.
+CHART_SUMMARIES = {
+    "routing": N_("Which replica served each chunk: {policies:text}."),
+    "policy_item": N_("{policy:text}: {moved:count} of {sessions:count} sessions moved between replicas, {right:count} "
+                      "chunks right, {wrong:count} wrong, {refused:count} refused"),
+}

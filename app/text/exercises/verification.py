@@ -95,3 +95,12 @@ STEPS = {
     "recogniser": N_("The recogniser under the dynamic batcher (`{model:text}`): the guide's checks"),
     "waiting": N_("Waiting for `{model:text}`: {ahead:count} run(s) ahead of this check (about {expected:seconds})"),
 }
+
+# Each chart's message in words, beside it (app/charts/exercises/verification.py): numbers read off the chart.
+CHART_SUMMARIES = {
+    "counts": N_("The checker's verdicts: {deployments:text}."),
+    "counts_item": N_("{deployment:text}: {held:count} held, {broken:count} broken, {skipped:count} skipped"),
+    "broken": N_("{n:count} of {checks:count} checks broke: {which:text}."),
+    "broken_item": N_("{check:text} ({variant:text}) on {deployment:text}"),
+    "none_broken": N_("None of the {checks:count} checks broke."),
+}
