@@ -16,30 +16,33 @@ from pathlib import Path
 
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
 from app.lab import exercises
-from app.lab.checker import checks, review_link
-from app.lab.checker import engine as check_engine
-from app.lab.checker import export as check_export
-from app.lab.checker import junit as check_junit
-from app.lab.checker import report as check_report
-from app.lab.checker import target as check_targets
-from app.lab.checker.inputs import parse_shape
-from app.lab.checker.options import CheckOptions
-from app.lab.database import DatabaseError
-from app.lab.deployment.deployer import Deployer
+from app.lab.checker import (
+    CheckOptions,
+    check_codes,
+    check_report_text,
+    failing_input_data,
+    junit_xml,
+    open_target,
+    parse_shape,
+    review_exit_code,
+    review_offline,
+    review_report_json,
+    run_check,
+)
+from app.lab.deployment import Deployer
 from app.lab.observation import server_log
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError
+from app.lab.progress import Stage
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.scenario.transport import Transport
-from app.lab.server.connection import LabServer
-from app.lab.server.embedded import EmbeddedServer
-from app.lab.server.errors import ServerError
-from app.lab.traffic import driver, report
+from app.lab.server import EmbeddedServer, LabServer
+from app.lab.traffic import driver, run_report_json
 from app.text import checker as check_text
 from app.text import exercises as text
 from app.text import log_readings
 from app.text import report as report_text
-from app.text.problems import error
+from app.text.errors import EXPLAINED, explain
 
 
 def default_language(environ=os.environ) -> str:
@@ -59,15 +62,12 @@ def main(argv: list[str] | None = None) -> int:
         return args.handler(args, _)
     except KeyboardInterrupt:
         return 130
-    except Exception as err:  # one clear line for the user, not a traceback
-
-        if isinstance(err, (LabError, ServerError, DatabaseError)):
-            print(f"batching-lab: {error(err, _)}", file=sys.stderr)
-            return 2
-        if isinstance(err, ValueError):  # the system's own text, as it is
-            print(f"batching-lab: {err}", file=sys.stderr)
-            return 2
-        raise
+    except EXPLAINED as err:  # one clear line for the user, not a traceback; any other error is a bug and keeps its traceback (exit 1)
+        said = explain(err, _)
+        print(f"batching-lab: {said.message}", file=sys.stderr)
+        if said.next_step:
+            print(f"batching-lab: {said.next_step}", file=sys.stderr)
+        return 2
 
 
 def _lang_option(parser: argparse.ArgumentParser) -> None:
@@ -136,7 +136,7 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--ignore-output", action="append", default=[], metavar="NAME", help="an output that reports placement, not an answer")
     check.add_argument("--tolerance", type=float, default=None, help="float outputs: |got - ref| <= X * max(1, |ref|) (default: from the measured noise)")
     check.add_argument("--only", action="append", default=[], metavar="CHECK",  # CheckOptions says an unknown one, in words
-                       help=f"run only this check (repeat for more): {', '.join(checks.codes())}; the lone runs always run")
+                       help=f"run only this check (repeat for more): {', '.join(check_codes())}; the lone runs always run")
     check.add_argument("--no-one-instance", action="store_true", help="skip the run on a temporary one-instance copy")
     clients = check.add_argument_group("your clients and server, for the config review")
     clients.add_argument("--max-corrid", type=int, default=None, metavar="N", help="the largest integer correlation ID your clients send")
@@ -232,7 +232,7 @@ def _run(args, _: Words) -> int:
     print(report_text.summary_table(result, _))
     print(_("server log:"), *log_readings.summary_lines(result.log, _), sep="\n")
     if args.json:
-        args.json.write_text(json.dumps(report.to_json(result), indent=1))
+        args.json.write_text(json.dumps(run_report_json(result), indent=1))
         print(_.render(N_("wrote {path:text}"), path=args.json))
     return 0
 
@@ -271,7 +271,7 @@ def print_exercise(result, _: Words, json_path: Path | None = None) -> None:
 
 
 def _check(args, _: Words) -> int:
-    """Exit 0 when every check held, 1 when one broke, 2 (main's LabError path) when it could not check."""
+    """Exit 0 when every check held, 1 when one broke, 2 (main's explained-error path) when it could not check."""
     options = CheckOptions(
         sessions=args.sessions, steps=args.steps, think_ms=args.think_ms, seed=args.seed,
         shapes=dict(parse_shape(s) for s in args.shape), input_data=args.input_data,
@@ -283,20 +283,20 @@ def _check(args, _: Words) -> int:
         raise LabError("check_triton_version_live", version=args.triton_version)
     options.check()
     if args.config is not None:
-        findings = review_link.offline(args.config, options)
+        findings = review_offline(args.config, options)
         for line in check_text.review_lines(findings, _, options.triton_version):
             print(line)
         if args.json:
-            args.json.write_text(json.dumps(check_report.review_to_json(findings, options.triton_version), indent=1))
+            args.json.write_text(json.dumps(review_report_json(findings, options.triton_version), indent=1))
             print(_.render(N_("wrote {path:text}"), path=args.json))
-        return check_report.review_exit_code(findings)
-    target = check_targets.open_target(args.model, url=args.url, repository=args.model_repository,
-                                       on_start=lambda: print(_("Starting the embedded Triton server..."), file=sys.stderr))
+        return review_exit_code(findings)
+    target = open_target(args.model, url=args.url, repository=args.model_repository,
+                         on_start=lambda: print(_("Starting the embedded Triton server..."), file=sys.stderr))
     try:
-        def progress(done: int, planned: int, phase: str, variant: str) -> None:
-            print(f"\r{_(check_text.PHASES[phase])}: {done}/{planned}", end="", file=sys.stderr, flush=True)
+        def progress(done: int, planned: int, stage: Stage) -> None:
+            print(f"\r{_(check_text.PHASES[stage.code])}: {done}/{planned}", end="", file=sys.stderr, flush=True)
 
-        result = check_engine.run_check(target, options, progress=progress if sys.stderr.isatty() else None)
+        result = run_check(target, options, progress=progress if sys.stderr.isatty() else None)
     finally:
         target.close()
     if sys.stderr.isatty():
@@ -304,10 +304,10 @@ def _check(args, _: Words) -> int:
     print("\n".join(check_text.summary_lines(result, _)))
     print(_(check_text.OUTCOME[result.exit_code]))
     if args.json:
-        args.json.write_text(check_report.dumps(result))
+        args.json.write_text(check_report_text(result))
         print(_.render(N_("wrote {path:text}"), path=args.json))
     if args.junit_xml:
-        args.junit_xml.write_text(check_junit.to_xml(result, describe=lambda v: check_text.junit_message(v, _)))
+        args.junit_xml.write_text(junit_xml(result, describe=lambda v: check_text.junit_message(v, _)))
         print(_.render(N_("wrote {path:text}"), path=args.junit_xml))
     if args.export_failures:
         _export_failures(result, args.export_failures, _)
@@ -316,7 +316,7 @@ def _check(args, _: Words) -> int:
 
 def _export_failures(result, path: Path, _: Words) -> None:
     """The failing sessions as perf_analyzer --input-data JSON at `path`; nothing written when none failed."""
-    document = check_export.input_data(result)
+    document = failing_input_data(result)
     if document is None:
         print(_.render(check_text.EXPORT_NOTHING, path=path))
         return

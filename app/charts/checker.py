@@ -3,7 +3,8 @@ and each broken session's difference from its reference over the steps. No Strea
 
 Both are drawn from the engine's tables (app/lab/checker/report.timeline and .errors), so a test or
 a benchmark builds exactly what the page shows. Every title, axis, legend entry and hover label
-passes through `_`, the reader's Words.
+passes through `_`, the reader's Words; timeline_summary and each errors() Chart's summary say the
+figure's message in words (app/text/charts.py).
 """
 from __future__ import annotations
 
@@ -13,16 +14,18 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.charts.figures import LEGEND_SESSIONS, WRONG_COLOUR, empty_figure, session_colour
+from app.charts import palette
+from app.charts.figures import LEGEND_SESSIONS, WRONG_COLOUR, Chart, empty_figure, session_colour
 from app.i18n import N_, Words
-from app.lab.checker import report
+from app.lab.checker import check_errors, check_timeline
 from app.text import check_page
 from app.text import checker as check_words
+from app.text.charts import CHART_SUMMARIES as SUMMARIES
 
 LANE_HEIGHT = 0.8  # of a lane's row; an execution's requests share it in stripes, one per request
-PHASE_COLOURS = ("rgba(76,120,168,0.07)", "rgba(245,133,24,0.07)")
+PHASE_COLOURS = (palette.rgba(palette.BLUE, 0.07), palette.rgba(palette.ORANGE, 0.07))
 MIN_LABELLED_SHARE = 0.08  # a phase band narrower than this share of the check gets no label
-DASHES = ("solid", "dot", "dash", "dashdot", "longdash")  # one per output, the colour being the session's
+DASHES = palette.DASHES  # one per output, the colour being the session's
 
 
 def _row_label(variant: str, lane, two_variants: bool, _: Words) -> str:
@@ -37,7 +40,7 @@ def timeline(result, _: Words) -> go.Figure:
     execution a bar split into one stripe per request, coloured by its session; a red mark on
     every step that differed from its reference beyond tolerance; the check's phases as bands."""
     title = _(N_("Executions over time: one row per instance, coloured by session"))
-    rows = report.timeline(result)
+    rows = check_timeline(result)
     if rows.empty:
         return empty_figure(title, _(N_("No server trace for this check: the trace is read from the embedded server, or from "
                                   "TRITON_TRACE_DIR for the app's external one.")))
@@ -98,7 +101,20 @@ def timeline(result, _: Words) -> go.Figure:
         legend=dict(yanchor="top", y=1, x=1.01),  # beside the rows, which may be only one or two
         margin=dict(l=10, r=10, t=90, b=10), hoverlabel=dict(align="left"),
     )
-    return fig
+    return palette.finish(fig)
+
+
+def timeline_summary(result, _: Words) -> str:
+    """What timeline shows, in words: executions, sessions, rows, and the steps that differed."""
+    rows = check_timeline(result)
+    if rows.empty:
+        return _(N_("No server trace for this check: the trace is read from the embedded server, or from "
+                    "TRITON_TRACE_DIR for the app's external one."))
+    lanes = {(v, lane) for v, lane in zip(rows["variant"] if result.facts.sequence else ["all"] * len(rows),
+                                            rows["lane"].astype(str), strict=True)}
+    return _.render(SUMMARIES["check_timeline"], executions=rows["execution"].nunique(),
+                    sessions=rows["session"].astype(int).nunique(), lanes=len(lanes),
+                    diverged=int(rows["diverged"].astype(bool).sum()))
 
 
 def _phase_bands(fig: go.Figure, result, first: float, last: float, _: Words) -> None:
@@ -118,26 +134,43 @@ def _phase_bands(fig: go.Figure, result, first: float, last: float, _: Words) ->
                                text=label, showarrow=False, font=dict(size=10))
 
 
-def errors(result, _: Words) -> list[tuple[str, go.Figure]]:
+def errors(result, _: Words) -> list[Chart]:
     """For each broken check, each broken session's difference from its reference over its steps,
     one line per session and output, with the tolerance it was judged by. A step with no reply to
-    compare (none, or one of another shape) is marked at the top."""
-    frame = report.errors(result)
-    out: list[tuple[str, go.Figure]] = []
+    compare (none, or one of another shape) is marked at the top. Each Chart's summary names the
+    largest difference, or the steps without a reply."""
+    frame = check_errors(result)
+    out: list[Chart] = []
     if frame.empty:
         return out
     for (check, variant), rows in frame.groupby(["check", "variant"], sort=False):
         name = check_words.check_name(check, variant, _)
         title = _.render(N_("Difference from the reference, step by step: {check:text}"), check=name)
-        out.append((title, _error_figure(rows, title, result.facts.sequence, _)))
+        out.append(Chart(title, _error_figure(rows, title, result.facts.sequence, _), _error_summary(rows, name, result.facts.sequence, _)))
     return out
 
 
-def _error_figure(rows: pd.DataFrame, title: str, sequence: bool, _: Words) -> go.Figure:
+def _beyond(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the outputs that went beyond their tolerance somewhere (what _error_figure draws)."""
     rows = rows.assign(difference=rows["difference"].astype(float))
-    # Only the outputs that went beyond their tolerance somewhere in this check.
     beyond = rows[rows["difference"] > rows["tolerance"]]
-    rows = rows[rows["output"].isin(set(beyond["output"]))]
+    return rows[rows["output"].isin(set(beyond["output"]))]
+
+
+def _error_summary(rows: pd.DataFrame, name: str, sequence: bool, _: Words) -> str:
+    rows = _beyond(rows)
+    lines = rows.groupby(["conversation" if sequence else "session", "output"], sort=False).ngroups
+    finite = rows[np.isfinite(rows["difference"])]
+    if finite.empty:
+        return _.render(SUMMARIES["check_errors_no_reply"], check=name, lines=lines,
+                        missing=int((~np.isfinite(rows["difference"])).sum()))
+    worst = finite.loc[finite["difference"].idxmax()]
+    return _.render(SUMMARIES["check_errors"], check=name, lines=lines, largest=check_words.number(float(worst["difference"])),
+                    session=int(worst["session"]), output=worst["output"], step=int(worst["step"]) + 1)
+
+
+def _error_figure(rows: pd.DataFrame, title: str, sequence: bool, _: Words) -> go.Figure:
+    rows = _beyond(rows)  # only the outputs that went beyond their tolerance somewhere in this check
     finite = rows["difference"][np.isfinite(rows["difference"])]
     top = float(finite.max()) if len(finite) else 1.0
     top = top if top > 0 else 1.0
@@ -179,4 +212,4 @@ def _error_figure(rows: pd.DataFrame, title: str, sequence: bool, _: Words) -> g
         legend=dict(orientation="h", yanchor="top", y=-0.2, x=0), margin=dict(l=10, r=10, t=60, b=10),
         hoverlabel=dict(align="left"),
     )
-    return fig
+    return palette.finish(fig)

@@ -6,27 +6,34 @@ one for padding, one for queue waits) so a 32 x 40 run rebuilds in well under a 
 
 Every builder takes `_`, the reader's Words (app/i18n), and passes each title, axis title,
 legend entry, category name and hover label through it; the default `str` keeps English.
+
+Beside each builder, `<builder>_summary` (same arguments) says the chart's message in a sentence,
+read from the same analysis table, for a learner who cannot tell its colours apart or uses a
+screen reader; the pages show it under the chart (app/ui/chart.py). Its words: app/text/charts.py.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from app.charts import palette
 from app.i18n import N_, words
 from app.lab.judgement import analysis
+from app.text import charts as chart_words
+from app.text.charts import CHART_SUMMARIES as SUMMARIES
 
 # One word list for the sentiment modes, shared with pages.
 from app.text.sentiment import MODES as SENTIMENT_MODES
 
-PALETTE = qualitative.Dark24 + qualitative.Light24
 PADDING_COLOUR = "rgba(120,120,120,0.45)"
 QUEUE_COLOUR = "rgba(90,90,90,0.9)"
-WRONG_COLOUR = "#d62728"
+WRONG_COLOUR = palette.BAD
 BAR_WIDTH = 0.62
-INSTANCE_COLOUR = "#4c78a8"  # neutral: session colours would suggest a session-to-instance link
+INSTANCE_COLOUR = palette.BLUE  # neutral: session colours would suggest a session-to-instance link
 # Beyond this many sessions a legend entry per session would outgrow the chart: hover names them.
 LEGEND_SESSIONS = 16
 
@@ -56,6 +63,30 @@ def render(_, template: str, **values) -> str:
     return words().render(_(template), **values)
 
 
+class Chart(NamedTuple):
+    """A figure with its caption (a heading) and its summary: the chart's message in words."""
+
+    caption: str
+    figure: go.Figure
+    summary: str
+
+
+def listed(items, _=str, limit: int = 8, clauses: bool = False) -> str:
+    """Items in a sentence, in _'s language: 'session 2, session 5' (past `limit`, 'and 3 more');
+    `clauses` (items that hold commas of their own) are set apart by semicolons."""
+    items = [str(i) for i in items]
+    joined = _(chart_words.CLAUSE_SEPARATOR if clauses else chart_words.LIST_SEPARATOR).join(items[:limit])
+    return render(_, chart_words.MORE, list=joined, n=len(items) - limit) if len(items) > limit else joined
+
+
+def sentences(*parts: str) -> str:
+    """Sentences of a summary, one after another: after a full stop of its own (。) a language puts no space."""
+    out = ""
+    for part in (p for p in parts if p):
+        out += part if not out or out.endswith(("。", "！", "？")) else " " + part
+    return out
+
+
 def owner_words(code: str, session, _=str) -> str:
     return render(_, OWNER_WORDS.get(code, OWNER_WORDS["unknown"]), number=(session or 0) + 1)
 
@@ -67,14 +98,14 @@ def length_words(low: int, high: int, _=str) -> str:
 
 
 def session_colour(session: int) -> str:
-    return PALETTE[int(session) % len(PALETTE)]
+    return palette.session_colour(session)
 
 
 def empty_figure(title: str, message: str) -> go.Figure:  # both already in the reader's language
     fig = go.Figure()
     fig.update_layout(title=title, height=220, xaxis_visible=False, yaxis_visible=False)
     fig.add_annotation(text=message, showarrow=False, x=0.5, y=0.5, xref="paper", yref="paper")
-    return fig
+    return palette.finish(fig)
 
 
 def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: int | None = None,
@@ -119,7 +150,7 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
                 x=width_ms,
                 base=start_ms,
                 width=BAR_WIDTH,
-                marker=dict(color=session_colour(session), line=dict(width=0)),
+                marker=dict(color=session_colour(session), pattern=dict(shape=palette.session_pattern(session)), line=dict(width=0)),
                 customdata=custom,
                 hovertemplate=(
                     f"<b>{name}</b>, "
@@ -196,7 +227,7 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
         margin=dict(l=10, r=10, t=50, b=10),
         hoverlabel=dict(align="left"),
     )
-    return fig
+    return palette.finish(fig)
 
 
 def batch_sizes(server: dict, requests: pd.DataFrame, _=str) -> go.Figure:
@@ -213,7 +244,7 @@ def batch_sizes(server: dict, requests: pd.DataFrame, _=str) -> go.Figure:
     )
     fig.update_layout(title=title, barmode="group", height=300, xaxis=dict(title=_("batch size"), dtick=1),
                       yaxis_title=_("executions"), margin=dict(l=10, r=10, t=50, b=10))
-    return fig
+    return palette.finish(fig)
 
 
 def queue_vs_compute(requests: pd.DataFrame, server: dict, _=str) -> go.Figure:
@@ -231,7 +262,7 @@ def queue_vs_compute(requests: pd.DataFrame, server: dict, _=str) -> go.Figure:
     )
     fig.update_layout(title=title, barmode="stack", height=260, xaxis_title=_("ms"),
                       margin=dict(l=10, r=10, t=50, b=10))
-    return fig
+    return palette.finish(fig)
 
 
 def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame, _=str) -> go.Figure:
@@ -253,7 +284,7 @@ def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame, _=str) -
         )
     fig.update_layout(title=title, barmode="group", height=320, yaxis_title=_("ms"),
                       margin=dict(l=10, r=10, t=50, b=10))
-    return fig
+    return palette.finish(fig)
 
 
 def instance_work(requests: pd.DataFrame, _=str) -> go.Figure:
@@ -268,7 +299,7 @@ def instance_work(requests: pd.DataFrame, _=str) -> go.Figure:
         fig.add_trace(go.Bar(x=labels, y=table[column], showlegend=False,
                              marker_color=INSTANCE_COLOUR), row=1, col=col)
     fig.update_layout(title=title, height=300, margin=dict(l=10, r=10, t=70, b=10))
-    return fig
+    return palette.finish(fig)
 
 
 
@@ -285,7 +316,7 @@ def throughput(runs, _=str) -> go.Figure:
                            text=[f"{r.throughput:.0f}/s" for r in runs], textposition="outside"))
     fig.update_layout(title=_("Throughput: reviews scored per second"), yaxis_title=_("reviews / s"), height=300,
                       margin=dict(l=10, r=10, t=50, b=10))
-    return fig
+    return palette.finish(fig)
 
 
 def server_batches(runs, _=str) -> go.Figure:
@@ -303,7 +334,7 @@ def server_batches(runs, _=str) -> go.Figure:
     fig.update_layout(title=_("Reviews per batch size the server formed"), barmode="group", height=300,
                       xaxis=dict(title=_("batch size"), dtick=1), yaxis_title=_("reviews"),
                       margin=dict(l=10, r=10, t=50, b=10))
-    return fig
+    return palette.finish(fig)
 
 
 def state_cells(frame: pd.DataFrame | None, marks: pd.DataFrame | None = None,
@@ -330,7 +361,100 @@ def state_cells(frame: pd.DataFrame | None, marks: pd.DataFrame | None = None,
                       annotation_position="top left", annotation_textangle=-90)
     fig.update_layout(title=title, xaxis_title=_("seconds from the start"), yaxis_title=_("cells"), height=320,
                       margin=dict(l=10, r=10, t=50, b=10), legend_title_text="")
-    return fig
+    return palette.finish(fig)
+
+
+# ------------------------------------------------- each chart's message, in words
+
+
+def _session_words(values, _=str) -> str:
+    return listed([render(_, N_("session {number:count}"), number=int(v) + 1) for v in sorted(set(values))], _)
+
+
+def slot_timeline_summary(requests: pd.DataFrame, scheduler: str = "direct", instances: int | None = None,
+                          slots: int | None = None, _=str) -> str:
+    """What slot_timeline shows: how many chunks ran where, which came back wrong, padding, the longest wait."""
+    marks = analysis.marks(requests)
+    if marks.empty:
+        return _("No server trace for this run (external server without TRITON_TRACE_DIR).")
+    wrong = marks[marks["wrong"]]
+    padding = analysis.padding_rows(requests)
+    wait_ms = float(((marks["exec_start"] - marks["queued_from"]).clip(lower=0) * 1000).max())
+    told = render(_, SUMMARIES["timeline"], chunks=len(marks), sessions=marks["session"].nunique(),
+                  rows=len(analysis.slot_rows(requests, instances, slots)), wait=wait_ms)
+    letters = (render(_, SUMMARIES["timeline_wrong"], n=len(wrong), sessions=_session_words(wrong["session"], _))
+               if len(wrong) else _(SUMMARIES["timeline_right"]))
+    rows = ""
+    if len(padding):
+        rows = render(_, SUMMARIES["timeline_padding" if scheduler == "direct" else "timeline_other_rows"], n=len(padding))
+    return sentences(told, letters, rows)
+
+
+def batch_sizes_summary(server: dict, requests: pd.DataFrame, _=str) -> str:
+    table = analysis.batch_distribution(server, requests)
+    if table.empty:
+        return _("The server reported no executions.")
+    counted = table[table["server"] > 0]
+    usual = int(counted.loc[counted["server"].idxmax(), "batch_size"]) if len(counted) else 0
+    return render(_, SUMMARIES["batch_sizes"], executions=int(table["server"].sum()), usual=usual,
+                  largest=int(counted["batch_size"].max()) if len(counted) else 0, traced=int(table["trace"].sum()))
+
+
+def queue_vs_compute_summary(requests: pd.DataFrame, server: dict, _=str) -> str:
+    table = analysis.queue_compute(requests, server)
+    if table.empty:
+        return _("No timing data from the server.")
+    items = [render(_, SUMMARIES["queue_vs_compute_item"], source=_(SOURCE_WORDS[r.source]), queue=r.queue_ms, compute=r.compute_ms)
+             for r in table.itertuples()]
+    return render(_, SUMMARIES["queue_vs_compute"], sources=listed(items, _, clauses=True))
+
+
+def latency_percentiles_summary(requests: pd.DataFrame, sessions: pd.DataFrame, _=str) -> str:
+    table = analysis.latency_percentiles(requests, sessions)
+    if table.empty:
+        return _("No successful requests.")
+    high, low = table.loc[table["p99"].idxmax()], table.loc[table["p50"].idxmin()]
+    return render(_, SUMMARIES["latency"], p99=high["p99"], source=_(SOURCE_LATENCY_WORDS[high["source"]]),
+                  length=length_words(int(high["length_low"]), int(high["length_high"]), _),
+                  p50=low["p50"], low_source=_(SOURCE_LATENCY_WORDS[low["source"]]),
+                  low_length=length_words(int(low["length_low"]), int(low["length_high"]), _))
+
+
+def instance_work_summary(requests: pd.DataFrame, _=str) -> str:
+    table = analysis.instance_work(requests)
+    if table.empty:
+        return _("No request reached an instance.")
+    items = [render(_, SUMMARIES["instances_item"], instance=r.instance, requests=r.requests, executions=r.executions,
+                    busy=r.busy_ms, batch=r.mean_batch) for r in table.itertuples()]
+    return render(_, SUMMARIES["instances"], instances=listed(items, _, clauses=True))
+
+
+def throughput_summary(runs, _=str) -> str:
+    items = [render(_, SUMMARIES["throughput_item"], mode=mode_words(r, _), rate=round(r.throughput)) for r in runs]
+    rates = [r.throughput for r in runs if r.throughput > 0]
+    gain = (render(_, SUMMARIES["throughput_gain"], ratio=max(rates) / min(rates)) if len(rates) > 1 else "")
+    return sentences(render(_, SUMMARIES["throughput"], runs=listed(items, _)), gain)
+
+
+def server_batches_summary(runs, _=str) -> str:
+    items = []
+    for run in runs:
+        sizes = {int(k): int(v) for k, v in run.server.get("batch_sizes", {}).items()}
+        items.append(render(_, SUMMARIES["server_batches_item"], mode=mode_words(run, _),
+                            reviews=sum(k * v for k, v in sizes.items()), executions=sum(sizes.values()),
+                            largest=max(sizes, default=0)))
+    return render(_, SUMMARIES["server_batches"], runs=listed(items, _, clauses=True))
+
+
+def state_cells_summary(frame: pd.DataFrame | None, _=str) -> str:
+    if frame is None or frame.empty:
+        return _("The model reported no state-cell metric (a model without it, or no metrics endpoint).")
+    items = []
+    for instance, rows in frame.groupby("instance"):
+        rows = rows.sort_values("t")
+        items.append(render(_, SUMMARIES["state_cells_item"], instance=instance, peak=int(rows["cells"].max()),
+                            last=int(rows["cells"].iloc[-1]), evicted=int(rows["evicted"].max() - rows["evicted"].iloc[0])))
+    return render(_, SUMMARIES["state_cells"], instances=listed(items, _, clauses=True))
 
 
 def lab_figures(result, scheduler: str = "direct", instances: int | None = None, slots: int | None = None,
@@ -342,4 +466,16 @@ def lab_figures(result, scheduler: str = "direct", instances: int | None = None,
         "queue_vs_compute": queue_vs_compute(result.requests, result.server, _=_),
         "latency": latency_percentiles(result.requests, result.sessions, _=_),
         "instances": instance_work(result.requests, _=_),
+    }
+
+
+def lab_summaries(result, scheduler: str = "direct", instances: int | None = None, slots: int | None = None,
+                  _=str) -> dict[str, str]:
+    """What each of lab_figures says, in words (same keys)."""
+    return {
+        "timeline": slot_timeline_summary(result.requests, scheduler, instances, slots, _=_),
+        "batch_sizes": batch_sizes_summary(result.server, result.requests, _=_),
+        "queue_vs_compute": queue_vs_compute_summary(result.requests, result.server, _=_),
+        "latency": latency_percentiles_summary(result.requests, result.sessions, _=_),
+        "instances": instance_work_summary(result.requests, _=_),
     }

@@ -3,7 +3,7 @@
 Takes plain lists (the page puts each option's words together, app/quiz/item_analysis.py counts
 the choices), so the chart knows nothing of the bank. Right options are drawn in the green that
 marks intact transcripts, wrong ones in the red of a wrong letter: a long red bar is the
-misconception to talk about.
+misconception to talk about. option_counts_summary says it in words.
 """
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from app.charts.figures import WRONG_COLOUR, render
+from app.charts import palette
+from app.charts.figures import WRONG_COLOUR, render, sentences
 from app.charts.plots import VERDICT_COLOURS
 from app.i18n import N_
+from app.text.charts import CHART_SUMMARIES as SUMMARIES
 
 RIGHT_COLOUR = VERDICT_COLOURS["intact"]
 
@@ -32,6 +34,7 @@ def option_counts(labels: Sequence[str], counts: Sequence[int], correct: Sequenc
     fig = go.Figure(go.Bar(
         x=counts, y=list(labels), orientation="h", text=counts, textposition="auto",
         marker_color=[RIGHT_COLOUR if c else WRONG_COLOUR for c in correct],
+        marker_pattern_shape=["" if c else "/" for c in correct],  # wrong ones hatched: not by colour alone
         customdata=[right if c else wrong for c in correct],
         hovertemplate="%{y}: %{x} (%{customdata})<extra></extra>",
     ))
@@ -45,4 +48,18 @@ def option_counts(labels: Sequence[str], counts: Sequence[int], correct: Sequenc
     if font_size:
         layout["font"] = {"size": font_size}
     fig.update_layout(**layout)
-    return fig
+    return palette.finish(fig)
+
+
+def option_counts_summary(labels: Sequence[str], counts: Sequence[int], correct: Sequence[bool], answered: int,
+                          _=str) -> str:
+    """What option_counts shows, in words: how often right and wrong options were chosen, and the wrong
+    option chosen most (the misconception to talk about). Labels as the chart gets them (<br> breaks read as spaces)."""
+    counts = [int(n) for n in counts]
+    right = sum(n for n, c in zip(counts, correct, strict=True) if c)
+    wrong = [(n, label) for n, label, c in zip(counts, labels, correct, strict=True) if not c and n > 0]
+    told = render(_, SUMMARIES["options"], n=answered, right=right, wrong=sum(n for n, _label in wrong))
+    if not wrong:
+        return told
+    n, label = max(wrong, key=lambda pair: pair[0])
+    return sentences(told, render(_, SUMMARIES["options_wrong"], option=" ".join(label.split("<br>")), n=n))

@@ -1,4 +1,4 @@
-"""What the exercises' figures share (no Streamlit): colours, session labels, layout.
+"""What the exercises' figures share (no Streamlit): colours (from app/charts/palette.py), session labels, layout.
 
 Each exercise draws its own figures in its module (`figures(result, _)`), from the result's
 tables, so what a learner sees is exactly what the CLI's JSON holds. Tables hold codes
@@ -10,13 +10,15 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from app.charts import palette
 from app.i18n import N_
 from app.text.verdicts import VERDICT_WORDS
 
-READ_COLOURS = {"own": "#2ca02c", "fresh": "#9edae5", "refused": "#d62728", "unknown": "#7f7f7f"}
+READ_COLOURS = {"own": palette.GOOD, "fresh": palette.SKY_BLUE, "refused": palette.BAD, "unknown": palette.GREY}
 READ_LABELS = {"own": N_("own state"), "fresh": N_("fresh state"), "refused": N_("refused"), "unknown": N_("unknown")}
 LETTER_LABELS = {True: N_("right letter"), False: N_("wrong letter")}
-VERDICT_COLOURS = {"intact": "#2ca02c", "lost": "#ff7f0e", "foreign": "#9467bd", "garbage": "#8c564b", "error": "#d62728"}
+VERDICT_COLOURS = {"intact": palette.GOOD, "lost": palette.ORANGE, "foreign": palette.REDDISH_PURPLE, "garbage": palette.BLACK,
+                   "error": palette.BAD}
 SESSION = N_("session {number}")  # the same words as app/i18n/formats.session
 
 
@@ -47,4 +49,4 @@ def verdict_colours(_=str) -> dict:
 
 def layout(fig: go.Figure, height: int = 320) -> go.Figure:
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=40, b=10), legend_title_text="")
-    return fig
+    return palette.finish(fig)

@@ -12,20 +12,24 @@ side_by_side draws two runs' slot timelines (figures.slot_timeline) on one time 
 deployments have the same instances x slots, one row layout, so the mistake reads beside the fix.
 
 Builders take `_`, the reader's Words, as figures.py does; `projector=True` sets type large enough
-for a room.
+for a room. replay_summary says in words what the replay shows (side_by_side's timelines say
+theirs through figures.slot_timeline_summary).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import pandas as pd
 import plotly.graph_objects as go
 
-from app.charts.figures import WRONG_COLOUR, owner_words, render, session_colour, slot_timeline
+from app.charts import palette
+from app.charts.figures import WRONG_COLOUR, owner_words, render, sentences, session_colour, slot_timeline, slot_timeline_summary
 from app.i18n import N_
 from app.lab.judgement import analysis
+from app.text.charts import CHART_SUMMARIES as SUMMARIES
 
 FRAME_MS = 700  # one batch on screen at 1x
 SPEEDS = (0.5, 1.0, 2.0, 4.0)
@@ -37,7 +41,7 @@ EMPTY_COLOUR = "rgba(200,200,200,0.25)"
 JUST_LINE = "#111111"
 PATH_COLOUR = "#111111"
 STRIP_COLOUR = "rgba(110,110,110,0.55)"
-CURSOR_COLOUR = "#e45756"
+CURSOR_COLOUR = palette.BAD
 
 # Trace order: the frames replace traces 0-3 and 5; 4 (the run's executions) never changes.
 CELLS, JUST, FOREIGN_MARKS, PATH, STRIP, CURSOR = range(6)
@@ -153,6 +157,14 @@ def side_by_side(a, b, _=str, slots: int | None = None, instances: int | None = 
     return figs[0], figs[1]
 
 
+def side_by_side_summaries(a, b, _=str, slots: int | None = None, instances: int | None = None,
+                           schedulers: tuple[str, str] = ("direct", "direct")) -> tuple[str, str]:
+    """What each of side_by_side's timelines shows, in words, on the same rows it draws."""
+    n_instances, n_slots = _layout_of(a.requests, b.requests, instances, slots)
+    first, second = (slot_timeline_summary(r.requests, schedulers[k], n_instances, n_slots, _=_) for k, r in enumerate((a, b)))
+    return first, second
+
+
 def _projector(fig: go.Figure, base: int = 20, legend_beside: bool = False) -> None:
     fig.update_layout(font=dict(size=base), title_font_size=base + 8, hoverlabel_font_size=base,
                       legend_font_size=base - 2)
@@ -167,7 +179,7 @@ def _projector(fig: go.Figure, base: int = 20, legend_beside: bool = False) -> N
 def _ink(colour: str) -> str:
     """Black or white text, whichever reads on `colour` (#rrggbb or rgb/rgba)."""
     if colour.startswith("#") and len(colour) == 7:
-        r, g, b = (int(colour[i : i + 2], 16) for i in (1, 3, 5))
+        r, g, b = (float(int(colour[i : i + 2], 16)) for i in (1, 3, 5))
     else:
         r, g, b = (float(v) for v in colour[colour.index("(") + 1 : colour.index(")")].split(",")[:3])
     return "#111111" if 0.299 * r + 0.587 * g + 0.114 * b > 150 else "#ffffff"
@@ -204,13 +216,13 @@ def replay_figure(result, _=str, highlight: int | None = None, x_range: tuple[fl
         return fig
     n_instances, n_slots = grid_shape(requests, instances, slots)
     big = 22 if projector else 13
-    x_range = tuple(x_range) if x_range is not None else time_range(requests)
+    x_range = (x_range[0], x_range[1]) if x_range is not None else time_range(requests)
 
     # Grid state after each batch: what each cell holds (newest first).
     held: dict[tuple[int, int], list[Chunk]] = {}
     path: list[Chunk] = []
     foreign_so_far = 0
-    frames = []
+    frames: list[dict[str, Any]] = []
     cells = [(i, s) for i in range(n_instances) for s in range(n_slots)]
     for k, batch in enumerate(steps):
         for c in batch.chunks:
@@ -242,6 +254,24 @@ def replay_figure(result, _=str, highlight: int | None = None, x_range: tuple[fl
     return fig
 
 
+def replay_summary(result, _=str, highlight: int | None = None, instances: int | None = None,
+                   slots: int | None = None) -> str:
+    """What replay_figure plays, in words: its batches, the grid, the chunks that read someone else's state
+    and, with `highlight`, that session's path."""
+    requests = result.requests
+    steps = batches(requests)
+    if not steps:
+        return _("No server trace for this run (external server without TRITON_TRACE_DIR).")
+    n_instances, n_slots = grid_shape(requests, instances, slots)
+    chunks = [c for b in steps for c in b.chunks]
+    told = render(_, SUMMARIES["replay"], batches=len(steps), instances=n_instances, slots=n_slots,
+                  foreign=sum(c.foreign for c in chunks))
+    path = [c for c in chunks if c.session == highlight]
+    followed = (render(_, SUMMARIES["replay_path"], session=highlight, chunks=len(path),
+                       cells=len({(c.instance, c.slot) for c in path})) if highlight is not None else "")
+    return sentences(told, followed)
+
+
 @lru_cache(maxsize=1024)
 def _where(_, cell: tuple[int, int]) -> str:
     return render(_, N_("instance {instance:text} · slot {slot:text}"), instance=cell[0], slot=cell[1])
@@ -265,7 +295,10 @@ def _cells_trace(_, cells, held, just, highlight, big) -> dict:
         chunks = held.get(cell, [])
         now = chunks[0] if chunks else None
         if now is None:
-            colours.append(EMPTY_COLOUR), opacity.append(1.0), text.append(""), ink.append("#111111")
+            colours.append(EMPTY_COLOUR)
+            opacity.append(1.0)
+            text.append("")
+            ink.append("#111111")
             hover.append(f"{_where(_, cell)}<br>" + _("no chunk of this run has run here yet"))
             continue
         colour = session_colour(now.session)

@@ -13,11 +13,19 @@ from functools import partial
 
 import streamlit as st
 
-from app.lab.checker import compare
-from app.lab.checker.facts import ModelFacts
-from app.lab.checker.inputs import DEFAULT_SIZES, parse_shape
-from app.lab.checker.options import DEFAULT_STEPS, DEFAULT_THINK_MS, MAX_SESSIONS, MAX_STEPS, MAX_THINK_MS, CheckOptions
-from app.lab.checker.target import COPY_SUFFIX
+from app.lab.checker import (
+    COPY_SUFFIX,
+    DEFAULT_SIZES,
+    DEFAULT_STEPS,
+    DEFAULT_THINK_MS,
+    MAX_SESSIONS,
+    MAX_STEPS,
+    MAX_THINK_MS,
+    CheckOptions,
+    ModelFacts,
+    default_ignored_outputs,
+    parse_shape,
+)
 from app.lab.problems import LabError, Problem
 from app.text import check_page as words
 from app.ui.language import _, t
@@ -152,7 +160,7 @@ def choose_options(facts: ModelFacts | None, key: str = "check") -> Chosen:
     shapes_text = st.text_input(_("Shapes of variable inputs (NAME:d1,d2, separated by spaces)"), key=f"{key}.shapes",
                                 placeholder="TOKENS:16", help=t().render(words.SHAPES_HELP, low=DEFAULT_SIZES[0], high=DEFAULT_SIZES[1]))
     outputs = [o.name for o in facts.outputs] if facts is not None else []
-    by_lab = set(compare.default_ignored(facts)) if facts is not None else set()
+    by_lab = set(default_ignored_outputs(facts)) if facts is not None else set()
     ignore = st.multiselect(_("Outputs to leave out (they report placement, not an answer)"), [o for o in outputs if o not in by_lab],
                             key=f"{key}.ignore", disabled=facts is None, placeholder=_("none: compare every output"))
     if by_lab:

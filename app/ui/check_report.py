@@ -8,20 +8,25 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
 
 from app.charts import checker as charts
 from app.i18n import N_, Words
-from app.lab.checker import junit, report
+from app.lab.checker import check_report_text, junit_xml
+from app.lab.progress import Stage
 from app.quiz.links import lesson_ref
 from app.text import check_page as words
 from app.text import checker as check_words
 from app.text.checker_review import finding_words
-from app.ui import course
+from app.ui import chart, course
 from app.ui.language import _, t
 from app.ui.lesson_link import show_lesson_link
+
+if TYPE_CHECKING:
+    from app.lab.checker import CheckResult
 
 RESULT_KEY = "check-last-run"  # where the page keeps the last check (a CheckRun) for this browser session
 SEVERITY_BOX = {"error": st.error, "warning": st.warning, "info": st.info}
@@ -29,7 +34,7 @@ SEVERITY_BOX = {"error": st.error, "warning": st.warning, "info": st.info}
 
 @dataclass
 class CheckRun:
-    result: object  # app/lab/checker/engine.CheckResult
+    result: CheckResult
     data_name: str | None = None  # the uploaded data file, when the inputs came from one
 
 
@@ -41,10 +46,10 @@ def progress_bar(model: str) -> Iterator[tuple]:
     _t = t()
     bar = st.progress(0.0, text=_t.render(words.STARTING, model=model))
 
-    def progress(done: int, planned: int, phase: str, variant: str) -> None:
+    def progress(done: int, planned: int, stage: Stage) -> None:
         bar.progress(min(done / planned, 1.0) if planned else 0.0,
-                     text=_t.render(words.PROGRESS, phase=_t(check_words.PHASES[phase]),
-                                    variant=_t(check_words.VARIANTS[variant]), done=done, planned=planned))
+                     text=_t.render(words.PROGRESS, phase=_t(check_words.PHASES[stage.code]),
+                                    variant=_t(check_words.VARIANTS[stage.values["variant"]]), done=done, planned=planned))
 
     def waiting(place) -> None:
         bar.progress(0.0, text=_t.render(words.WAITING, model=model, ahead=place.position, expected=place.expected_s))
@@ -57,7 +62,7 @@ def progress_bar(model: str) -> Iterator[tuple]:
 
 def downloads(result, _: Words) -> tuple[str, str]:
     """(JSON, JUnit XML) exactly as the CLI writes them for `result`, the XML's messages in _'s language."""
-    return report.dumps(result), junit.to_xml(result, describe=lambda v: check_words.junit_message(v, _))
+    return check_report_text(result), junit_xml(result, describe=lambda v: check_words.junit_message(v, _))
 
 
 def checks_table(result, _: Words) -> pd.DataFrame:
@@ -178,9 +183,9 @@ def body(run: CheckRun, key: str = "check") -> None:
     _review(result.review)
 
     st.subheader(_("Figures"))
-    st.plotly_chart(charts.timeline(result, words_), key=f"{key}-timeline", width="stretch")
-    for index, (_caption, fig) in enumerate(charts.errors(result, words_)):
-        st.plotly_chart(fig, key=f"{key}-errors-{index}", width="stretch")
+    chart.show(charts.timeline(result, words_), charts.timeline_summary(result, words_), key=f"{key}-timeline", width="stretch")
+    for index, drawn in enumerate(charts.errors(result, words_)):
+        chart.show(drawn.figure, drawn.summary, key=f"{key}-errors-{index}", width="stretch")
 
     json_text, xml_text = downloads(result, words_)
     left, right, _spacer = st.columns([1, 1, 2])

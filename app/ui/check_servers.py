@@ -109,6 +109,7 @@ def choose(own_url: str, key: str = "check") -> Choice | None:
     if option == OWN:
         return Choice(OWN, own_url)
     if option != ENTERED:
+        assert option is not None  # the box always offers OWN and has no empty choice
         return Choice(LISTED, option.partition(":")[2])
     text = st.text_input(_("Server address (host:port)"), key=f"{key}.address", placeholder="127.0.0.1:8000")
     if not text.strip():

@@ -8,19 +8,19 @@ import functools
 import streamlit as st
 
 from app.lab.database import DatabaseError
-from app.text import problems
+from app.text.errors import explain
 from app.ui.language import _, t
 
 
 def unavailable(err: DatabaseError, key: str = "class-store-retry") -> None:
-    st.error(problems.error(err, t()), icon=":material/cloud_off:")
+    st.error(str(explain(err, t())), icon=":material/cloud_off:")
     if st.button(_("Try again"), key=key, icon=":material/refresh:"):
         st.rerun()
 
 
 def saving_failed(err: BaseException) -> str:
     """A save that failed beside a result that stands (a lab run's prediction): its reason."""
-    return problems.error(err, t())
+    return str(explain(err, t()))
 
 
 def guarded(key: str):

@@ -6,16 +6,15 @@ this browser session used, and every rerun writes the current set-up back to the
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import fields, replace
 from functools import partial
+from typing import Any
 
 import streamlit as st
 
 from app.i18n import N_
-from app.lab.deployment.deployments import SCHEDULERS, STATE_KEYS, LabSettings
-from app.lab.deployment.presets import Traffic
-from app.lab.deployment.query import values_from_query
-from app.lab.deployment.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
+from app.lab.deployment import LIMITS, QUERY_KEYS, SCHEDULERS, STATE_KEYS, LabSettings, LabSetup, Traffic, parse_texts, values_from_query
 from app.lab.scenario.transport import Transport
 from app.text import presets as preset_words
 from app.text.transports import transport as transport_words
@@ -150,7 +149,7 @@ def preset_buttons() -> None:
 
 def controls() -> LabSetup:
     """Render the controls and return the set-up they describe (not yet checked)."""
-    get = st.session_state.get
+    get: Callable[..., Any] = st.session_state.get  # widget values: whatever each widget holds
     deploy, traffic = st.columns(2, gap="large")
     with deploy:
         st.markdown(_("**Deployment** (one setting changes one line of config.pbtxt)"))

@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from app.charts import figures
 from app.i18n import N_
-from app.lab.deployment.deployer import Applied
-from app.lab.deployment.setup import LabSetup
+from app.lab.deployment import Applied, LabSetup
 from app.lab.judgement import prediction
 from app.lab.observation import server_log as log_reader
 from app.lab.traffic import driver
@@ -17,19 +17,23 @@ from app.quiz.store import ProgressStore
 from app.text import prediction as prediction_words
 from app.text import presets as preset_words
 from app.text import problems as problem_words
-from app.ui import class_store, lab_controls, run_views, server_log, session, transcripts
+from app.text.errors import EXPLAINED
+from app.ui import chart, class_store, lab_controls, run_views, server_log, session, transcripts
 from app.ui.language import _, t
 from app.ui.live.common import explained_failures
 from app.ui.progress import run_with_progress
+
+if TYPE_CHECKING:
+    from app.lab.traffic import RunResult
 
 
 @dataclass
 class LabRun:
     setup: LabSetup
     applied: Applied
-    result: object  # driver.RunResult
+    result: RunResult
     choice: str
-    verdict: prediction.Verdict
+    verdict: prediction.PredictionVerdict
 
 
 def render() -> None:
@@ -115,12 +119,12 @@ def _run(setup: LabSetup, choice: str, server, deployer) -> None:
     _record(setup, choice, verdict)
 
 
-def _record(setup: LabSetup, choice: str, verdict: prediction.Verdict) -> None:
+def _record(setup: LabSetup, choice: str, verdict: prediction.PredictionVerdict) -> None:
     try:
         ProgressStore().record_prediction(session.learner(), setup.preset_name() or "custom", choice,
                                           verdict.outcome, held=verdict.held)
-    except Exception as err:  # a locked or read-only progress file must not lose the run
-        st.warning(t().render(N_("Your prediction could not be saved: `{error:text}`"), error=class_store.saving_failed(err)))
+    except EXPLAINED as err:  # a locked or read-only progress file must not lose the run
+        st.warning(t().render(N_("Your prediction could not be saved: {reason:text}"), reason=class_store.saving_failed(err)))
 
 
 def _show_run(run: LabRun) -> None:
@@ -152,7 +156,8 @@ def _show_run(run: LabRun) -> None:
     st.subheader(_("Work per instance"))
     run_views.instance_work(result, key="lab-instance-work")
     st.subheader(_("State the model holds"))
-    st.plotly_chart(figures.state_cells(result.state_cells, _=words), key="lab-state-cells", width="stretch")
+    chart.show(figures.state_cells(result.state_cells, _=words), figures.state_cells_summary(result.state_cells, _=words),
+               key="lab-state-cells", width="stretch")
     st.caption(_(
         "The recogniser's own metric (asr_state_cells on Triton's metrics endpoint): the state cells each "
         "instance keeps. A session that ends with END gives its cell back; one that vanishes leaves it until "

@@ -49,7 +49,7 @@ def bad_choice() -> str | None:
 def _switch(key: str) -> None:
     """The switch's callback: runs before the page, so the whole run is in the new language."""
     choice = st.session_state.get(key)
-    if parse_language(choice) is not None:
+    if isinstance(choice, str) and parse_language(choice) is not None:
         st.session_state[STATE_KEY] = choice
         st.query_params["lang"] = choice  # every other query parameter, and the page, stay as they are
 
@@ -58,11 +58,17 @@ def show(key: str = "language") -> None:
     """The sidebar switch; the choice goes into the URL."""
     lang = current()
     options = list(languages())
+    # The widget's default is the language in use: a browser whose switch was drawn afresh
+    # reports no choice, and Streamlit then hands back the default (English, were it index 0),
+    # which would switch a learner's pages to English. A default beside a value set through
+    # state draws Streamlit's warning, so a run that sets the value leaves the default alone.
+    index = options.index(lang)
     if st.session_state.get(key) != lang:  # the URL changed the language: the widget follows it
         st.session_state[key] = lang
+        index = 0
     label = _(N_("Language"))
     st.sidebar.selectbox(
-        label if lang == SOURCE_LANGUAGE else f"{label} · Language", options, key=key,
+        label if lang == SOURCE_LANGUAGE else f"{label} · Language", options, index=index, key=key,
         # Each language names itself, so a learner who cannot read the current one finds theirs.
         format_func=native_name, on_change=_switch, args=(key,),
     )

@@ -7,12 +7,15 @@ from urllib.parse import urlencode
 import plotly.graph_objects as go
 import streamlit as st
 
+from app.charts import palette
+from app.charts.figures import listed, sentences
 from app.i18n import N_, Words
 from app.lab.cases.demos import DiffLine
 from app.text import prediction as prediction_words
+from app.text.charts import CHART_SUMMARIES as SUMMARIES
 
 ROOT = "presenter"  # the key of the container whose type is projector-size
-RIGHT_COLOUR, WRONG_COLOUR, VOTE_COLOUR = "#1b7f3b", "#9aa5b1", "#4c78a8"
+RIGHT_COLOUR, WRONG_COLOUR, VOTE_COLOUR = palette.GOOD, palette.GREY, palette.BLUE
 FONT = 22  # figure type on a projector
 
 CSS = f"""
@@ -44,7 +47,8 @@ def projector_type() -> None:
 
 def diff_html(lines: list[DiffLine]) -> str:
     marks = {"removed": "−", "added": "+", "context": " ", "gap": " "}
-    rows = "".join(f'<div class="{d.kind}">{marks[d.kind]} {html.escape(d.text)}</div>' for d in lines)
+    # Each line's text is config, marked as code for readers (and tools) that tell code from prose.
+    rows = "".join(f'<div class="{d.kind}">{marks[d.kind]} <code>{html.escape(d.text)}</code></div>' for d in lines)
     return f'<div class="presenter-diff">{rows}</div>'
 
 
@@ -86,7 +90,8 @@ def votes_figure(options, tally: dict[str, int], words: Words, right: tuple[str,
     labels = [wrap(prediction_words.choice(o, words)) for o in options]
     counts = [int(tally.get(o, 0)) for o in options]
     colours = [VOTE_COLOUR if right is None else RIGHT_COLOUR if o in right else WRONG_COLOUR for o in options]
-    fig = go.Figure(go.Bar(x=counts, y=labels, orientation="h", marker_color=colours, text=counts,
+    hatched = ["/" if right is not None and o not in right else "" for o in options]  # wrong ones: not by colour alone
+    fig = go.Figure(go.Bar(x=counts, y=labels, orientation="h", marker_color=colours, marker_pattern_shape=hatched, text=counts,
                            textposition="auto", textfont={"size": FONT + 6},
                            hovertemplate="%{y}: %{x}<extra></extra>"))
     total = sum(counts)
@@ -95,4 +100,15 @@ def votes_figure(options, tally: dict[str, int], words: Words, right: tuple[str,
         height=120 + 95 * len(options), margin={"l": 10, "r": 20, "t": 70, "b": 40},
         yaxis={"autorange": "reversed", "automargin": True}, xaxis={"rangemode": "tozero", "dtick": 1 if total <= 10 else None},
     )
-    return fig
+    return palette.finish(fig)
+
+
+def votes_summary(options, tally: dict[str, int], words: Words, right: tuple[str, ...] | None = None) -> str:
+    """What votes_figure shows, in words: the votes for each option and, after the reveal, the right ones."""
+    counts = [(prediction_words.choice(o, words), int(tally.get(o, 0))) for o in options]
+    told = words.render(SUMMARIES["votes"], n=sum(n for _o, n in counts),
+                        options=listed([words.render(SUMMARIES["votes_item"], option=o, n=n) for o, n in counts], words))
+    if right is None:
+        return told
+    named = [prediction_words.choice(o, words) for o in options if o in right]
+    return sentences(told, words.render(SUMMARIES["votes_right"], options=listed(named, words))) if named else told

@@ -14,7 +14,8 @@ from typing import TypeVar
 import streamlit as st
 
 from app.i18n import N_
-from app.lab.traffic.run_queue import Wait
+from app.lab.progress import Stage
+from app.lab.traffic import Wait
 from app.ui.language import t
 
 T = TypeVar("T")
@@ -28,7 +29,7 @@ class _Progress:
         self.counts = (0, 0)
         self.waiting: Wait | None = None
 
-    def __call__(self, done: int, total: int) -> None:
+    def __call__(self, done: int, total: int, _stage: Stage) -> None:
         with self.lock:
             self.counts, self.waiting = (done, total), None
 

@@ -159,7 +159,7 @@ def show_timer(quiz: QuizSession) -> None:
         minutes, seconds = divmod(int(left), 60)
         st.markdown(":material/timer: " + t().render(N_("**{left:text}** left of {limit:count} min"),
                                                      left=f"{minutes}:{seconds:02d}",
-                                                     limit=int(quiz.attempt.time_limit_s // 60)))
+                                                     limit=int((quiz.attempt.time_limit_s or 0) // 60)))  # timed: it has a limit
         if left <= 0 and st.session_state.get("quiz-timer-open", True):
             st.session_state["quiz-timer-open"] = False
             st.rerun()

@@ -65,6 +65,7 @@ def show_explanations(item: Item, options: list[Option], record: AnswerRecord) -
     if item.type == "numeric":
         unit = f" {item.unit}" if item.unit else ""
         tolerance = f" (± {fmt_number(item.tolerance)})" if item.tolerance else ""
+        assert item.answer is not None  # a numeric item has its answer (the bank checks)
         st.markdown(t().render(N_("Your answer: **{answer:text}** · expected: **{expected:text}**{tolerance:text}"),
                                answer=fmt_number(record.answer) + unit, expected=fmt_number(item.answer) + unit,
                                tolerance=tolerance))

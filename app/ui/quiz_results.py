@@ -7,7 +7,7 @@ import streamlit as st
 from app.content.lessons import Lesson
 from app.i18n import N_, formats
 from app.quiz import access_rules
-from app.quiz.links import lesson_ref
+from app.quiz.links import LessonRef, lesson_ref
 from app.quiz.session import QuizSession
 from app.ui import quiz_feedback
 from app.ui.language import _, t
@@ -40,7 +40,7 @@ def show_final(quiz: QuizSession, lessons: list[Lesson], why: str) -> None:
         st.warning(_t.render(N_("Topics to revisit: {topics:text}"),
                              topics=_(", ").join(quiz_feedback.topic_label(topic) for topic in s.revisit)))
         # One link per lesson section behind the missed items of those topics.
-        refs = {}
+        refs: dict[str, LessonRef] = {}
         for item_id in s.missed:
             item = quiz.bank[item_id]
             if item.topic in s.revisit:
@@ -60,12 +60,14 @@ def show_review(quiz: QuizSession, lessons: list[Lesson]) -> None:
     st.caption(t().render(N_("{answered:count} answered of {total:count}, in question order."),
                           answered=len(entries), total=len(quiz.order)))
     for entry in entries:
-        mark = (":material/check_circle:" if entry.record.correct
-                else ":material/contrast:" if entry.record.score > 0 else ":material/cancel:")
+        record = entry.record
+        assert record is not None  # entries are the answered items
+        mark = (":material/check_circle:" if record.correct
+                else ":material/contrast:" if record.score > 0 else ":material/cancel:")
         short = entry.item.prompt[:90] + ("…" if len(entry.item.prompt) > 90 else "")
         with st.expander(f"Q{entry.number}: {short}", icon=mark):
             st.markdown(entry.item.prompt)
-            quiz_feedback.show_explanations(entry.item, entry.options, entry.record)
+            quiz_feedback.show_explanations(entry.item, entry.options, record)
             show_lesson_link(lesson_ref(entry.item.lesson, lessons))
 
 

@@ -8,19 +8,15 @@ record still says what the server did.
 from __future__ import annotations
 
 import streamlit as st
-from tritonclient.utils import InferenceServerException
 
 from app.i18n import N_
-from app.lab.deployment.deployments import DeploymentError
-from app.lab.problems import LabError
-from app.lab.server.errors import ServerError
 from app.quiz.bank import Item
 from app.quiz.session import QuizSession
 from app.quiz.store import AnswerRecord
 from app.quiz.verify import Verification, exercise_name, verify
 from app.text import presets as preset_words
 from app.text import verdicts as verdict_words
-from app.text.problems import error as problem_text
+from app.text.errors import EXPLAINED, explain
 from app.ui import session
 from app.ui.language import _, t
 from app.ui.progress import run_with_progress
@@ -50,13 +46,10 @@ def _run(quiz: QuizSession, item: Item, chosen: int) -> Verification | None:
         # The driver reports progress from its own threads; run_with_progress draws it here.
         return run_with_progress(
             lambda progress: verify(server, deployer, quiz.store, quiz.learner, item, chosen, progress=progress),
-            t().render(N_("Running {scenario:text} on Triton"), scenario=t()(preset_words.TITLES[item.scenario])),
+            t().render(N_("Running {scenario:text} on Triton"), scenario=t()(preset_words.TITLES[str(item.scenario)])),
         )
-    except (LabError, ServerError) as err:  # ours: worded in the learner's language
-        st.error(t().render(N_("The scenario could not run on the server: {reason:text}"), reason=problem_text(err, t())))
-        return None
-    except (DeploymentError, InferenceServerException, OSError) as err:
-        st.error(t().render(N_("The scenario could not run on the server: `{error:text}`"), error=err))
+    except EXPLAINED as err:
+        st.error(t().render(N_("The scenario could not run on the server: {reason:text}"), reason=str(explain(err, t(), next_steps=session.NEXT_STEPS))))
         return None
 
 

@@ -6,6 +6,7 @@ import streamlit as st
 from app.charts import figures
 from app.i18n import N_
 from app.lab.judgement import analysis
+from app.ui import chart
 from app.ui.language import _, t
 
 ROWS_MEANING = {
@@ -22,11 +23,10 @@ INSTANCE_COLUMNS = {"instance": N_("instance"), "requests": N_("requests"), "exe
 
 
 def timeline(result, settings=None, key: str = "slot-timeline", explain: bool = True) -> None:
-    if settings is None:
-        fig = figures.slot_timeline(result.requests, _=t())
-    else:
-        fig = figures.slot_timeline(result.requests, settings.scheduler, settings.instances, settings.slots, _=t())
-    st.plotly_chart(fig, key=key, width="stretch")
+    # Without settings: the figures' own defaults (direct, the layout read off the requests).
+    scheduler, instances, slots = ("direct", None, None) if settings is None else (settings.scheduler, settings.instances, settings.slots)
+    chart.show(figures.slot_timeline(result.requests, scheduler, instances, slots, _=t()),
+               figures.slot_timeline_summary(result.requests, scheduler, instances, slots, _=t()), key=key, width="stretch")
     if explain:
         explain_timeline(settings.scheduler if settings else "direct")
 
@@ -44,8 +44,12 @@ def explain_timeline(*schedulers: str) -> None:
 def server_side(result, key_prefix: str = "lab") -> None:
     """Batch sizes, queue vs compute, and latency percentiles, from trace and server statistics."""
     left, right = st.columns(2)
-    left.plotly_chart(figures.batch_sizes(result.server, result.requests, _=t()), key=f"{key_prefix}-batches", width="stretch")
-    right.plotly_chart(figures.queue_vs_compute(result.requests, result.server, _=t()), key=f"{key_prefix}-queue", width="stretch")
+    chart.show(figures.batch_sizes(result.server, result.requests, _=t()),
+               figures.batch_sizes_summary(result.server, result.requests, _=t()), key=f"{key_prefix}-batches",
+               where=left, width="stretch")
+    chart.show(figures.queue_vs_compute(result.requests, result.server, _=t()),
+               figures.queue_vs_compute_summary(result.requests, result.server, _=t()), key=f"{key_prefix}-queue",
+               where=right, width="stretch")
     srv = result.server
     st.caption(t().render(N_(
         "Server statistics for this run: {requests:count} requests in {executions:count} model executions "
@@ -53,7 +57,9 @@ def server_side(result, key_prefix: str = "lab") -> None:
         "A run holds its deployment alone, so these are this run's requests only."
     ), requests=srv.get("inference_count", 0), executions=sum(srv.get("batch_sizes", {}).values()),
         batch=srv.get("mean_executed_batch", 0)))
-    st.plotly_chart(figures.latency_percentiles(result.requests, result.sessions, _=t()), key=f"{key_prefix}-latency", width="stretch")
+    chart.show(figures.latency_percentiles(result.requests, result.sessions, _=t()),
+               figures.latency_percentiles_summary(result.requests, result.sessions, _=t()), key=f"{key_prefix}-latency",
+               width="stretch")
     table = latency_table(result)
     if not table.empty:
         st.dataframe(table, hide_index=True, width="stretch")
@@ -77,7 +83,8 @@ def latency_table(result):
 
 
 def instance_work(result, key: str = "instance-work") -> None:
-    st.plotly_chart(figures.instance_work(result.requests, _=t()), key=key, width="stretch")
+    chart.show(figures.instance_work(result.requests, _=t()), figures.instance_work_summary(result.requests, _=t()),
+               key=key, width="stretch")
     table = analysis.instance_work(result.requests)
     if not table.empty:
         st.dataframe(table.round(2).rename(columns={k: _(v) for k, v in INSTANCE_COLUMNS.items()}),

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from app.i18n import N_
-from app.lab.observation.run_log import RunLog
+from app.lab.observation import RunLog
 from app.text.log_readings import reading, routine_counts, unavailable
 from app.ui.language import _, t
 
@@ -26,7 +26,7 @@ def table(log: RunLog) -> pd.DataFrame:
 def show(log: RunLog | None, key: str) -> None:
     if log is None:
         return
-    if not log.available:
+    if log.unavailable is not None:  # not log.available
         with st.expander(_("Server log: not available"), expanded=False):
             st.info(unavailable(log.unavailable, t()))
         return

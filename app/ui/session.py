@@ -14,13 +14,15 @@ import threading
 import streamlit as st
 
 from app.i18n import N_
-from app.lab.deployment.deployer import Deployer
-from app.lab.deployment.device import instance_kind
-from app.lab.server.connection import LabServer
-from app.lab.server.errors import ServerError
+from app.lab.deployment import Deployer, instance_kind
+from app.lab.server import LabServer, ServerError
 from app.quiz import access_rules
-from app.text.problems import error as problem_text
+from app.text.errors import SERVER_SILENT, explain
 from app.ui.language import _, t
+
+# What to do when the app's own server stops answering under a page (app/text/errors.explain's
+# next_steps): lab() offers the restart once the page is drawn again.
+NEXT_STEPS = {SERVER_SILENT: N_("If it stopped, reload the page: it then offers to restart it.")}
 
 GRACE_S = 0.25  # a page waits this long at most before drawing "still starting" instead
 
@@ -96,9 +98,9 @@ def lab() -> tuple[LabServer, Deployer] | None:
     try:
         server, deployer = _lab()
     except ServerError as err:
-        st.error(t().render(N_("The Triton server could not be started: {reason:text}"), reason=problem_text(err, t())))
+        st.error(t().render(N_("The Triton server could not be started: {reason:text}"), reason=str(explain(err, t()))))
         if st.button(_("Try again"), key="lab-retry-start"):
-            _lab.clear()
+            _lab.clear()  # type: ignore[attr-defined]  # set on the function after its definition, below
             st.rerun()
         return None
     if not server.alive():

@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from app.i18n import N_
-from app.text.problems import error as problem_text
+from app.text.errors import EXPLAINED, explain
 from app.ui import session
 from app.ui.language import _, t
 
@@ -23,8 +23,8 @@ def server_status() -> None:
     server, _unused = lab
     try:
         info = server.status()
-    except Exception as err:  # a server dying between alive() and status() is still data
-        st.error(t().render(N_("The server stopped answering: `{error:text}`"), error=problem_text(err, t())))
+    except EXPLAINED as err:  # a server dying between alive() and status() is still data
+        st.error(t().render(N_("The server stopped answering: {reason:text}"), reason=str(explain(err, t(), next_steps=session.NEXT_STEPS))))
         return
     device = "GPU" if info["instance_kind"] == "KIND_GPU" else "CPU"
     where = _("embedded (started by this app)") if info["mode"] == "embedded" else _("external (TRITON_URL)")

@@ -10,35 +10,28 @@ app/ui/check_report.py. Whatever stops a check is said once, in the learner's la
 from __future__ import annotations
 
 import streamlit as st
-from tritonclient.utils import InferenceServerException
 
-from app.lab.checker import engine
-from app.lab.checker import target as targets
-from app.lab.deployment.deployments import DeploymentError
+from app.lab.checker import Target, run_check, target_facts, target_on_server
 from app.lab.problems import LabError, Problem
-from app.lab.server.connection import LabServer
-from app.lab.server.errors import ServerError, UnreachableError
+from app.lab.server import LabServer
 from app.text import check_page as words
-from app.text.problems import error as problem_text
+from app.text.errors import EXPLAINED, explain
 from app.ui import check_controls, check_report, check_servers, session
 from app.ui.language import _, t
 
+# A server that does not answer, in this page's words (start it, or choose another server), whoever
+# said so: the server layer's and the checker's words name TRITON_URL and --url, which this page does not read.
+PAGE_WORDING = {code: words.PROBLEMS["check_server_unreachable"] for code in ("server_unreachable", "check_server_unreachable")}
+
 
 def failure(err: BaseException, data_name: str | None = None, url: str = "") -> str:
-    """One message for whatever stopped a check: the engine's problem in words (with what to do on
-    this page where it names a command-line option), an unreachable server, or Triton's own refusal."""
-    _t = t()
-    if isinstance(err, LabError):
-        problems = [Problem(p.code, {**p.values, "source": data_name}) if data_name and p.code.startswith("check_data_") else p
-                    for p in err.problems]
-        text = problem_text(LabError(problems), _t)
-        hint = next((words.PAGE_HINTS[p.code] for p in problems if p.code in words.PAGE_HINTS), None)
-        return text + (" " + _t(hint) if hint else "")
-    if isinstance(err, ServerError):
-        return _t.render(words.PROBLEMS["check_server_unreachable"], url=url)
-    if isinstance(err, InferenceServerException):
-        return _t.render(words.TRITON_REFUSED, message=err.message())
-    return _t.render(words.STOPPED, kind=type(err).__name__, error=err)
+    """One message for whatever stopped a check (app/text/errors.explain): a server that does not
+    answer in this page's words, a checker problem with what to do on this page where it names a
+    command-line option, the data file's problems naming the uploaded file."""
+    if data_name and isinstance(err, LabError):
+        err = LabError([Problem(p.code, {**p.values, "source": data_name}) if p.code.startswith("check_data_") else p
+                        for p in err.problems])
+    return str(explain(err, t(), url=url or None, wording=PAGE_WORDING, next_steps=words.PAGE_HINTS))
 
 
 def _server_for(choice: check_servers.Choice, own: LabServer) -> LabServer:
@@ -60,20 +53,15 @@ def _facts(server: LabServer, model: check_controls.ModelChoice, own: bool):
             try:
                 with st.spinner(t().render(words.STARTING, model=model.name)):
                     server.models.ensure(model.name)
-            except (DeploymentError, LabError) as err:
-                reason = problem_text(err, t()) if isinstance(err, LabError) else str(err)
-                st.error(t().render(words.LOAD_FAILED, model=model.name, reason=reason))
+            except EXPLAINED as err:
+                st.error(t().render(words.LOAD_FAILED, model=model.name, reason=str(explain(err, t(), url=server.url))))
                 return None
             st.rerun()
         return None
     try:
-        return targets.facts(targets.Target(server, model.name))
-    except LabError as err:
-        st.error(failure(err))
-    except (ServerError, InferenceServerException) as err:
+        return target_facts(Target(server, model.name))
+    except EXPLAINED as err:
         st.error(failure(err, url=server.url))
-    except OSError as err:  # the socket itself failed before Triton said anything: a server that does not answer
-        st.error(failure(UnreachableError("server_unreachable", url=server.url, kind=type(err).__name__), url=server.url))
     return None
 
 
@@ -87,8 +75,8 @@ def _run(server: LabServer, own: LabServer, choice: check_servers.Choice, model:
         with check_report.progress_bar(model) as (progress, waiting):
             if server is not own:
                 server.start()  # an external server: only asks whether it answers
-            result = engine.run_check(targets.on_server(server, model), chosen.options, progress=progress, on_wait=waiting)
-    except Exception as err:  # one message, never a traceback; the engine has unloaded its copy and let the lease go
+            result = run_check(target_on_server(server, model), chosen.options, progress=progress, on_wait=waiting)
+    except EXPLAINED as err:  # one message; the engine has unloaded its copy and let the lease go (a bug keeps its traceback)
         st.error(failure(err, chosen.data_name, url=server.url))
         return
     st.session_state[check_report.RESULT_KEY] = check_report.CheckRun(result, chosen.data_name)
@@ -110,8 +98,8 @@ def render() -> None:
         server = _server_for(choice, own)
         try:
             entries = check_controls.index(server)
-        except Exception:  # refused, timed out, not a Triton: the same for a learner
-            st.error(t().render(words.PROBLEMS["check_server_unreachable"], url=server.url))
+        except EXPLAINED as err:  # refused, timed out, not a Triton
+            st.error(failure(err, url=server.url))
             entries = None
         if entries is not None:
             model = check_controls.choose_model(entries)

@@ -51,7 +51,7 @@ def ballot() -> None:
         choice = st.radio(_("Your prediction"), list(demo.options), key="demo-choice",
                           index=list(demo.options).index(mine) if mine in demo.options else None,
                           format_func=partial(prediction_words.choice, _=t()))
-        if st.button(_("Vote"), key="demo-vote", type="primary", disabled=choice is None):
+        if st.button(_("Vote"), key="demo-vote", type="primary", disabled=choice is None) and choice is not None:
             try:
                 store.vote(code, voter, choice)
                 mine = choice

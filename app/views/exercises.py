@@ -7,51 +7,37 @@ reads in whichever language the learner switches to.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import streamlit as st
-from tritonclient.utils import InferenceServerException
 
 from app.charts import exercises as exercise_charts
 from app.i18n import N_
 from app.lab import exercises
-from app.lab.deployment.deployments import DeploymentError
-from app.lab.problems import LabError
-from app.lab.server.errors import ServerError
 from app.quiz.store import ProgressStore
 from app.text import exercises as words
-from app.text.problems import error as problem_text
-from app.ui import check_report, class_store, language, server_log
+from app.text.errors import EXPLAINED, explain
+from app.ui import chart, check_report, class_store, language, server_log
 from app.ui.language import _, t
-from app.ui.session import lab, learner
+from app.ui.session import NEXT_STEPS, lab, learner
+
+if TYPE_CHECKING:
+    from app.lab.progress import Stage
 
 RESULT_KEY = "exercise-result-{}"
 
 # What part of the exercise failed, for _failure's sentence.
 RUN, DRAW = "run", "draw"
-_COULD_NOT = {
-    RUN: N_("The exercise could not run: `{error:text}`"),
-    DRAW: N_("The exercise could not draw its charts: `{error:text}`"),
-}
-# The same, when the reason is ours (a LabError's problems), worded in the learner's language.
 _BECAUSE = {
     RUN: N_("The exercise could not run: {reason:text}"),
     DRAW: N_("The exercise could not draw its charts: {reason:text}"),
 }
 
 
-def _failure(err: Exception, doing: str) -> str:
-    """What a learner reads when part of an exercise fails: the reason, never a traceback."""
+def _failure(err: BaseException, doing: str) -> str:
+    """What a learner reads when part of an exercise fails: the reason (app/text/errors.explain)."""
     _t = t()
-    if isinstance(err, (LabError, ServerError)):
-        return _t.render(_BECAUSE[doing], reason=problem_text(err, _t))
-    if isinstance(err, (DeploymentError, ValueError)):
-        return _t.render(_COULD_NOT[doing], error=err)
-    if isinstance(err, InferenceServerException):
-        return _t.render(N_("Triton refused a request the exercise needs: `{error:text}`"), error=err.message())
-    if isinstance(err, OSError):
-        return _t.render(N_("The exercise could not reach a server or start a process: `{error:text}`"), error=err)
-    return _t.render(N_("The exercise stopped unexpectedly ({kind:text}): `{error:text}`"),
-                     kind=type(err).__name__, error=err)
+    return _t.render(_BECAUSE[doing], reason=str(explain(err, _t, next_steps=NEXT_STEPS)))
 
 
 def _run(name: str, choice: str, server, deployer) -> None:
@@ -60,9 +46,10 @@ def _run(name: str, choice: str, server, deployer) -> None:
     try:
         with st.spinner(_("Running on the Triton server...")):
             # Exercises call progress from this (the script) thread, so it may draw directly.
-            result = exercises.run(name, server, deployer,
-                                   progress=lambda f, step: bar.progress(f, text=words.step(name, step, _t)))
-    except Exception as err:
+            def progress(done: int, total: int, stage: Stage) -> None:
+                bar.progress(done / total, text=words.step(name, stage, _t))
+            result = exercises.run(name, server, deployer, progress=progress)
+    except EXPLAINED as err:  # a bug keeps its traceback
         st.error(_failure(err, RUN))
         return
     finally:
@@ -70,8 +57,8 @@ def _run(name: str, choice: str, server, deployer) -> None:
     st.session_state[RESULT_KEY.format(name)] = (choice, result)
     try:
         ProgressStore().record_prediction(learner(), f"exercise:{name}", choice, result.outcome, result.held(choice))
-    except Exception as err:  # progress is a bonus; the result is still shown
-        st.warning(_t.render(N_("Your prediction could not be saved: `{error:text}`"), error=class_store.saving_failed(err)))
+    except EXPLAINED as err:  # progress is a bonus; the result is still shown
+        st.warning(_t.render(N_("Your prediction could not be saved: {reason:text}"), reason=class_store.saving_failed(err)))
 
 
 def _show(exercise, choice: str, result) -> None:
@@ -88,12 +75,15 @@ def _show(exercise, choice: str, result) -> None:
     st.markdown("**" + _("Measured") + "**")
     st.dataframe(words.numbers_table(result, _t), hide_index=True, width="stretch")
     try:
-        charts = exercise_charts.figures(result, _t)
-    except Exception as err:  # the measurements above and the findings below still stand
+        charts = exercise_charts.charts(result, _t)
+    except EXPLAINED as err:  # the measurements above and the findings below still stand
         st.error(_failure(err, DRAW))
         charts = []
-    for index, (_caption, fig) in enumerate(charts):
-        st.plotly_chart(fig, key=f"exercise-{result.name}-fig-{index}", width="stretch")
+    except Exception as err:  # a bug in the charts: shown as one, with its traceback, and the rest of the result still stands
+        st.exception(err)
+        charts = []
+    for index, drawn in enumerate(charts):
+        chart.show(drawn.figure, drawn.summary, key=f"exercise-{result.name}-fig-{index}", width="stretch")
     findings = "\n".join(f"- {words.finding(result.name, found, _t)}" for found in result.findings)
     st.markdown("**" + _("What happened") + "**\n" + findings)
     st.markdown("**" + _("Why") + "**\n\n" + words.explanation(result, _t))

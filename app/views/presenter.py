@@ -17,12 +17,11 @@ from app.charts import item_analysis as item_charts
 from app.charts import replay
 from app.i18n import N_
 from app.lab.cases import demos
-from app.lab.problems import LabError
 from app.quiz import item_analysis, votes
 from app.text import demos as demo_words
 from app.text import prediction as prediction_words
-from app.text import problems as problem_words
-from app.ui import class_store, language, session, transcripts
+from app.text.errors import EXPLAINED, explain
+from app.ui import chart, class_store, language, session, transcripts
 from app.ui import item_analysis as analysis_words
 from app.ui import presenter as ui
 from app.ui import quiz_sources as sources
@@ -142,7 +141,9 @@ def step_votes() -> None:
 @class_store.guarded("presenter-retry")
 def histogram(code: str) -> None:
     """The class's votes, re-read every two seconds while this step is on screen."""
-    st.plotly_chart(ui.votes_figure(demo.options, store.tally(code), t()), key="presenter-histogram", theme=None)
+    tally = store.tally(code)
+    chart.show(ui.votes_figure(demo.options, tally, t()), ui.votes_summary(demo.options, tally, t()), key="presenter-histogram",
+               theme=None)
 
 
 def _run(lab) -> None:
@@ -152,8 +153,8 @@ def _run(lab) -> None:
     with st.spinner(_("Running both set-ups on the same traffic...")):
         try:
             runs[run_key] = demos.run_side_by_side(server, deployer, demo, owner="presenter")
-        except LabError as err:
-            st.error(problem_words.error(err, t()))
+        except EXPLAINED as err:
+            st.error(str(explain(err, t(), next_steps=session.NEXT_STEPS)))
 
 
 def step_run() -> None:
@@ -186,19 +187,22 @@ def show_runs(sides: dict) -> None:
     timelines = _figure(f"timelines:{a.run_id}:{b.run_id}", lambda: replay.side_by_side(
         a, b, _=t(), schedulers=(sa.scheduler, sb.scheduler), instances=sa.instances, slots=sa.slots, projector=True))
     # One above the other at full width: the same time axis lines up, and projector type fits.
-    for side, fig in zip(demos.SIDES, timelines, strict=True):
+    said = replay.side_by_side_summaries(a, b, _=t(), schedulers=(sa.scheduler, sb.scheduler), instances=sa.instances,
+                                         slots=sa.slots)
+    for side, fig, summary in zip(demos.SIDES, timelines, said, strict=True):
         st.markdown("### " + t().render(N_("{side:text}: {setup:text}"), side=demo_words.side(side, t()),
                                         setup=demo_words.setup_title(demo.preset(side), t())))
-        st.plotly_chart(fig, key=f"presenter-timeline-{side}", theme=None)
+        chart.show(fig, summary, key=f"presenter-timeline-{side}", theme=None)
     for col, side in zip(st.columns(2), demos.SIDES, strict=True):
         with col:
             transcripts.board(sides[side].result, key=f"presenter-board-{side}", audio=False)
 
     st.markdown("## " + _("Replay"))
     pick_side, pick_session = st.columns(2)
-    side = pick_side.radio(_("Set-up"), list(demos.SIDES), horizontal=True, key="presenter-replay-side",
-                           format_func=partial(demo_words.side, _=t()))
-    chosen = sides[side]
+    picked = pick_side.radio(_("Set-up"), list(demos.SIDES), horizontal=True, key="presenter-replay-side",
+                             format_func=partial(demo_words.side, _=t()))
+    assert picked is not None  # a radio with a default index always has a choice
+    chosen = sides[picked]
     sessions = list(range(len(chosen.result.sessions)))
     highlight = pick_session.selectbox(
         _("Follow one session"), [None, *sessions], key="presenter-replay-session",
@@ -206,7 +210,8 @@ def show_runs(sides: dict) -> None:
     fig = _figure(f"replay:{chosen.result.run_id}:{highlight}", lambda: replay.replay_figure(
         chosen.result, _=t(), highlight=highlight, x_range=replay.shared_range(a, b),
         instances=chosen.settings.instances, slots=chosen.settings.slots, projector=True))
-    st.plotly_chart(fig, key="presenter-replay", theme=None)
+    chart.show(fig, replay.replay_summary(chosen.result, _=t(), highlight=highlight, instances=chosen.settings.instances,
+                                          slots=chosen.settings.slots), key="presenter-replay", theme=None)
 
 
 def step_reveal() -> None:
@@ -240,7 +245,8 @@ def step_reveal() -> None:
 
     b.metric(_("Right"), share(answer.share_right))
     c.metric(_("Right outcome, any cause"), share(answer.share_outcome_right))
-    st.plotly_chart(ui.votes_figure(demo.options, tally, t(), right=answer.right), key="presenter-result", theme=None)
+    chart.show(ui.votes_figure(demo.options, tally, t(), right=answer.right),
+               ui.votes_summary(demo.options, tally, t(), right=answer.right), key="presenter-result", theme=None)
     st.markdown(_("Discuss: what in the change made the difference?"))
 
 
@@ -264,10 +270,11 @@ def quiz_item_answers() -> None:
             return
         counts = analysis.option_counts(item.id)
         labels = [ui.wrap(f"{analysis_words.letter(k)}. {o.text}", 40) for k, o in enumerate(item.options)]
-        st.plotly_chart(item_charts.option_counts(labels, [counts.get(o.key, 0) for o in item.options],
-                                                  [o.correct for o in item.options], answered, t(),
-                                                  font_size=ui.FONT),
-                        key="presenter-quiz-item-chart", theme=None)
+        chosen_by = [counts.get(o.key, 0) for o in item.options]
+        right = [o.correct for o in item.options]
+        chart.show(item_charts.option_counts(labels, chosen_by, right, answered, t(), font_size=ui.FONT),
+                   item_charts.option_counts_summary(labels, chosen_by, right, answered, t()),
+                   key="presenter-quiz-item-chart", theme=None)
         st.markdown("\n".join(analysis_words.option_lines(item, counts)))
         st.caption(t().render(N_("Answered: {n:count}. Each learner counts once, with their latest attempt that "
                                  "has an answer; a multiple-choice answer counts every option it picked."), n=answered))

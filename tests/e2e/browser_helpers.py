@@ -12,6 +12,9 @@ missed, and a page that reruns itself is waited for to the end.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 RUN_TIMEOUT_MS = 120_000
@@ -78,16 +81,44 @@ def settle(page: Page) -> None:
     expect(page.locator('[data-testid="stStatusWidget"]')).to_have_count(0, timeout=RUN_TIMEOUT_MS)
 
 
-def full_screenshot(page: Page, path) -> None:
-    """Grow the viewport to the content first, then shoot the full page."""
+@contextmanager
+def whole_content_on_screen(page: Page) -> Iterator[None]:
+    """The viewport grown to the content (Streamlit scrolls inside its main block, so a full-page
+    shot or a contrast check would see one screen), plotly re-laid out and painted; restored after."""
     height = page.evaluate(
         "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], "
         "[data-testid=\"stAppViewContainer\"], body')].map(e => e.scrollHeight))"
     )
     size = page.viewport_size
     page.set_viewport_size({"width": size["width"], "height": min(int(height) + 50, 16000)})
-    page.mouse.move(0, 0)  # no tooltip of the last clicked button over the content
-    page.wait_for_function(_PLOTS_FIT, timeout=RUN_TIMEOUT_MS)  # plotly re-lays out to the new size
-    page.evaluate(_TWO_FRAMES)  # and that layout is painted
-    page.screenshot(path=str(path), full_page=True)
-    page.set_viewport_size(size)
+    try:
+        page.wait_for_function(_PLOTS_FIT, timeout=RUN_TIMEOUT_MS)  # plotly re-lays out to the new size
+        page.evaluate(_TWO_FRAMES)  # and that layout is painted
+        yield
+    finally:
+        page.set_viewport_size(size)
+
+
+def full_screenshot(page: Page, path) -> None:
+    """Grow the viewport to the content first, then shoot the full page."""
+    with whole_content_on_screen(page):
+        page.mouse.move(0, 0)  # no tooltip of the last clicked button over the content
+        page.screenshot(path=str(path), full_page=True)
+
+
+def run_small_check(page: Page, app_url: str, model: str, lang: str) -> None:
+    """The check page on `model` in `lang`: a small check (6 sessions x 4 steps) run until its results show."""
+    from app.i18n import words
+
+    _ = words(lang)
+    page.goto(f"{app_url}/check?model={model}&lang={lang}")
+    expect(page.get_by_role("heading", name=_("Check a deployment"))).to_be_visible(timeout=60_000)
+    settle(page)
+    for label, value in (("Sessions", "6"), ("Steps", "4")):
+        box = page.get_by_role("spinbutton", name=_(label))
+        box.fill(value)
+        box.press("Enter")
+        settle(page)
+    page.get_by_role("button", name=_("Run the check"), exact=True).click()
+    settle(page)
+    expect(page.get_by_role("heading", name=_("Results of the last check"))).to_be_visible(timeout=RUN_TIMEOUT_MS)

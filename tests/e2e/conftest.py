@@ -5,17 +5,17 @@ would set; nothing is mocked. A missing Chromium fails loudly with the install c
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from app.lab.paths import REPO_ROOT
-from app.lab.server.health import wait_until_ok
-from app.lab.server.ports import free_ports
-from app.lab.server.process_group import stop_group
+from app.lab.server import free_ports, stop_group, wait_until_ok
 from tests.e2e.browser_helpers import new_context, settle
 from tests.e2e.replicas import ReplicaSet
 
@@ -30,13 +30,24 @@ REPLICAS = 3
 INSTRUCTOR_KEY = "e2e staff room key"  # the replicas' key: a class past one process sets one
 LEASE_TTL_S = "10"  # a dead replica's leases expire after this (the app's default, set explicitly)
 REPLICA_LOGS = REPO_ROOT / "artifacts" / "replicas"
+# How long an expect() waits for what it expects (Playwright's default is 5 s). A page of a loaded
+# two-core machine was seen to draw its vote count later than that; the wait ends when the text
+# appears, so only a failing test waits this long.
+EXPECT_TIMEOUT_MS = 30_000
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 
 @pytest.fixture(scope="session")
 def app_url(lab_server, tmp_path_factory):
+    with running_app(lab_server, tmp_path_factory.mktemp("streamlit") / "streamlit.log") as url:
+        yield url
+
+
+@contextlib.contextmanager
+def running_app(lab_server, log_path: Path, **extra_env: str):
+    """The app on a free port, with extra_env over the session's variables; yields its URL."""
     port = free_ports(1)[0]
-    log_path = tmp_path_factory.mktemp("streamlit") / "streamlit.log"
-    env = {**os.environ, **lab_server.environment(), "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, **lab_server.environment(), "PYTHONUNBUFFERED": "1", **extra_env}
     command = [
         sys.executable, "-m", "streamlit", "run", "app/main.py",
         "--server.headless", "true", "--server.port", str(port), "--server.address", "127.0.0.1",

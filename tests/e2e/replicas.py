@@ -28,10 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.lab.paths import REPO_ROOT
-from app.lab.server.health import wait_until_ok
-from app.lab.server.ports import free_ports, port_in_use
-from app.lab.server.process_group import stop_group
-from app.lab.server.proxy import find_nginx
+from app.lab.server import find_nginx, free_ports, port_in_use, stop_group, wait_until_ok
 from tests.waiting import wait_for
 
 COOKIE = "lab_replica"
@@ -205,7 +202,7 @@ class ReplicaSet:
         conf = folder / "nginx.conf"
         conf.write_text(render_nginx_config(folder, self.nginx_port, [r.address for r in self.replicas]))
         command = [find_nginx(), "-p", str(folder), "-c", str(conf), "-e", str(folder / "error.log")]
-        guardian = [sys.executable, "-m", "app.lab.server.guardian", str(os.getpid()), "--", *command]
+        guardian = [sys.executable, "-m", "app.lab.guardian", str(os.getpid()), "--", *command]
         with open(folder / "stderr.log", "wb") as stderr:
             self.nginx = subprocess.Popen(guardian, stdout=subprocess.DEVNULL, stderr=stderr, stdin=subprocess.DEVNULL,
                                           cwd=str(REPO_ROOT), start_new_session=True)

@@ -10,8 +10,7 @@ import sys
 import pytest
 
 from app.lab.paths import REPO_ROOT
-from app.lab.server.ports import free_ports
-from app.lab.server.process_group import group_alive
+from app.lab.server import free_ports, group_alive
 from tests.e2e.browser_helpers import new_context
 from tests.e2e.conftest import _wait_healthy
 from tests.waiting import wait_for
@@ -20,7 +19,7 @@ SERVER_VARIABLES = ("TRITON_URL", "TRITON_TRACE_DIR", "TRITON_METRICS_URL")
 
 
 def guardians_of(pid: int) -> list[int]:
-    found = subprocess.run(["pgrep", "-P", str(pid), "-f", "app.lab.server.guardian"], capture_output=True, text=True)
+    found = subprocess.run(["pgrep", "-P", str(pid), "-f", "app.lab.guardian"], capture_output=True, text=True)
     return [int(p) for p in found.stdout.split()]
 
 

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.i18n import languages, words
-from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, new_context, settle
+from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, new_context, run_small_check
 
 pytestmark = pytest.mark.browser
 
@@ -20,17 +20,7 @@ def test_a_check_of_a_shipped_model_shows_its_table_and_figures(browser, app_url
     page = context.new_page()
     page.set_default_timeout(30_000)
     try:
-        page.goto(f"{app_url}/check?model={MODEL}&lang={lang}")
-        expect(page.get_by_role("heading", name=_("Check a deployment"))).to_be_visible(timeout=60_000)
-        settle(page)
-        for label, value in (("Sessions", "6"), ("Steps", "4")):
-            box = page.get_by_role("spinbutton", name=_(label))
-            box.fill(value)
-            box.press("Enter")
-            settle(page)
-        page.get_by_role("button", name=_("Run the check"), exact=True).click()
-        settle(page)
-        expect(page.get_by_role("heading", name=_("Results of the last check"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
+        run_small_check(page, app_url, MODEL, lang)
         expect(page.get_by_text(_("A check broke."), exact=True)).to_be_visible()
         expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
         expect(page.locator(".js-plotly-plot")).to_have_count(2, timeout=RUN_TIMEOUT_MS)  # the timeline and the error figure

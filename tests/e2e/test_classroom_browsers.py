@@ -13,7 +13,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.lab.deployment.presets import PRESETS
+from app.lab.deployment import PRESETS
 from app.lab.scenario.scenario import random_texts
 from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, new_context, settle
 

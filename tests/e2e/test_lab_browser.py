@@ -6,7 +6,6 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.app_pages import main_pages
 from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, settle
 
 pytestmark = pytest.mark.browser
@@ -61,18 +60,3 @@ def test_mistake_then_fix(page: Page, app_url, screenshots):
     assert "scheduler=direct" in page.url
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
     full_screenshot(page, screenshots / "lab-the-fix.png")
-
-def test_every_page_opens_in_the_browser(page: Page, app_url, screenshots):
-    page.goto(app_url)
-    expect(page.get_by_role("heading", name="Triton Batching Lab")).to_be_visible(timeout=60_000)
-    settle(page)
-    links = page.locator('[data-testid="stSidebarNav"] a')
-    titles = [links.nth(i).inner_text() for i in range(links.count())]
-    assert any("Live lab" in t for t in titles) and len(titles) == len(main_pages()), titles
-    for title in titles:
-        links.nth(titles.index(title)).click()
-        settle(page)
-        expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-    page.goto(app_url)
-    settle(page)
-    full_screenshot(page, screenshots / "home.png")

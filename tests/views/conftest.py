@@ -41,6 +41,20 @@ def open_page(data_dir, server_env):
 
 
 @pytest.fixture()
+def own_lab_cache():
+    """For a test that changes what the app's server is built from (the class database's URL,
+    another server): the app keeps its LabServer in st.cache_resource, which outlives an AppTest
+    in this process, and a LabServer settles at construction whether a shared database counts its
+    loads. So the test gets one built for it, and later tests build theirs again (the session's).
+    A fixture that uses this one is torn down first: its server stops before the cache is cleared."""
+    from app.ui import session  # the page layer: imported only by the tests that need it
+
+    session._lab.clear()
+    yield
+    session._lab.clear()
+
+
+@pytest.fixture()
 def unload_at_end(lab_server):
     """unload_at_end(model): unload `model` from the session's server when the test ends, pass or
     fail, so a test that deploys a set-up leaves the shared server as it found it."""

@@ -10,10 +10,12 @@ import threading
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.lab.server.connection import LabServer
+from app.lab.server import LabServer
 from app.ui import session
 from tests.i18n.text_checks import english_runs, has_cjk
 from tests.views.conftest import MAIN
+
+pytestmark = pytest.mark.server  # a real embedded server of its own
 
 START_TIMEOUT_S = 240  # a fresh Triton on two busy cores
 
@@ -31,17 +33,15 @@ class HeldServer(LabServer):
 
 
 @pytest.fixture()
-def held_server(monkeypatch, data_dir):
+def held_server(monkeypatch, data_dir, own_lab_cache):
     go = threading.Event()
     server = HeldServer(go)  # loads what its LabServer loads at start (the lazy server: nothing)
     for key in ("TRITON_URL", "TRITON_TRACE_DIR", "TRITON_METRICS_URL"):
         monkeypatch.delenv(key, raising=False)
     monkeypatch.setattr(session.LabServer, "from_env", classmethod(lambda cls, **kwargs: server))
-    session._lab.clear()
     yield server
     go.set()
     session._start_lab().wait(START_TIMEOUT_S)  # the start this test began ends before the server is stopped
-    session._lab.clear()  # later tests build their own (the session's) server again
     server.stop()
 
 

@@ -18,12 +18,10 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
 from app.i18n import SOURCE_LANGUAGE, languages, words
-from app.lab.checker import inputs, junit, report
-from app.lab.checker.engine import CheckResult
+from app.lab.checker import CheckResult, inputs, junit, report
 from app.lab.checker.judge import judge
 from app.lab.problems import LabError
-from app.lab.server.connection import LabServer
-from app.lab.server.ports import free_ports
+from app.lab.server import LabServer, free_ports
 from app.lab.traffic import run_queue
 from app.quiz import access_rules
 from app.text import check_page as page_words
@@ -510,9 +508,8 @@ def test_without_the_models_files_the_one_instance_variant_is_skipped_and_said(l
 def test_a_broken_sequence_checks_sessions_are_shown_with_their_diagnosis_in_every_language(lab_server, zoo):
     """zoo_evicting_cache keeps state for fewer sequences than its slots: the page lists each diagnosed
     session with its class, and advises on the state store's size rather than on its key."""
-    from app.lab.checker import engine
+    from app.lab.checker import CheckOptions, engine
     from app.lab.checker import target as targets
-    from app.lab.checker.options import CheckOptions
     from tests.lab.checker.conftest import zoo_files
 
     name = "zoo_evicting_cache"

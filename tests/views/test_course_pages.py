@@ -115,3 +115,16 @@ def test_switching_language_keeps_the_page_and_a_graded_check(open_page):
     radio = at.radio(key=f"check:{lesson.id}:0:choice")
     assert radio.disabled and radio.value == check.answer
     assert any(s.value.startswith("正确。") and zh.checks[0].explain in s.value for s in at.success)
+
+
+def test_a_language_switch_that_reports_no_choice_keeps_the_language(open_page):
+    """A browser whose switch lost its value (a widget drawn afresh) reports none; Streamlit then
+    hands the page the widget's default. The default is the language in use, so the page stays in
+    it: with English as the default, one such rerun turned a learner's pages back to English."""
+    at = open_page("home.py", lang="zh")
+    at.query_params.pop("lang")  # a page switch drops the URL's ?lang=; the session remembers it
+    at.sidebar.selectbox(key="language").set_value(None).run(timeout=RUN_TIMEOUT_S)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.sidebar.selectbox(key="language").value == "zh"
+    assert "lang" not in at.query_params, "the switch reported no change, so its callback wrote nothing"
+    assert "学习路径" in shown(at)

@@ -7,23 +7,23 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.lab.server.connection import LabServer
+from app.lab.server import LabServer
 from app.ui import session
 from tests.views.conftest import MAIN, RUN_TIMEOUT_S
+
+pytestmark = pytest.mark.server  # starts an embedded server and kills it
 
 RESTART_TIMEOUT_S = 240  # a fresh Triton on two busy cores
 
 
 @pytest.fixture()
-def own_server(monkeypatch, data_dir):
+def own_server(monkeypatch, data_dir, own_lab_cache):
     server = LabServer(preload=("sentiment",)).start()
     for key in ("TRITON_URL", "TRITON_TRACE_DIR", "TRITON_METRICS_URL"):
         monkeypatch.delenv(key, raising=False)
     # The app builds its server with LabServer.from_env(); hand it this one instead of a new one.
     monkeypatch.setattr(session.LabServer, "from_env", classmethod(lambda cls, **kwargs: server))
-    session._lab.clear()
     yield server
-    session._lab.clear()  # later tests must build their own (the session's) server again
     server.stop()
 
 

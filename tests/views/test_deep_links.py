@@ -5,9 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.i18n import words
-from app.lab.deployment.deployments import SCHEDULERS, LabSettings
-from app.lab.deployment.presets import Traffic
-from app.lab.deployment.setup import LIMITS
+from app.lab.deployment import LIMITS, SCHEDULERS, LabSettings, Traffic
 from app.quiz.shuffle import SEED_LIMIT
 from app.ui import lab_controls, lesson_body, quiz_controls
 from tests.views.learners import link_id

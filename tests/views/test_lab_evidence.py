@@ -9,6 +9,7 @@ from tests.views.learners import link_id
 def run(node):
     at = node.run(timeout=RUN_TIMEOUT_S)
     assert not at.exception, [e.value for e in at.exception]
+    assert not at.error, [e.value for e in at.error]  # a failed run says why here, not as a missing chart
     return at
 
 

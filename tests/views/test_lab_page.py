@@ -1,8 +1,9 @@
 """The live lab in AppTest against the session's real server: runs, URL set-ups, refusals."""
 from __future__ import annotations
 
-from app.lab.deployment.deployer import setup_model_name
-from app.lab.deployment.deployments import LabSettings
+from app.charts import figures
+from app.i18n import words
+from app.lab.deployment import LabSettings, setup_model_name
 from app.quiz.store import ProgressStore
 from tests.views.conftest import RUN_TIMEOUT_S
 from tests.views.learners import link_id
@@ -44,6 +45,10 @@ def test_preset_run_shows_board_timeline_measurements_and_records_the_prediction
     charts = [c.proto.id for c in at.get("plotly_chart")]
     assert any(c.endswith("-slot-timeline") for c in charts)
     assert any(c.endswith("-lab-batches") for c in charts) and any(c.endswith("-lab-latency") for c in charts)
+    last = at.session_state["lab-last-run"]  # each chart's message in words under it, from the run it draws
+    said = figures.lab_summaries(last.result, last.applied.settings.scheduler,
+                                 last.applied.settings.instances, last.applied.settings.slots, _=words("en"))
+    assert set(said.values()) <= {c.value for c in at.caption}, said
     assert len(at.get("audio")) == 8
     assert "sequence_batching" in at.code[0].value and "direct" in at.code[0].value
     assert at.query_params["scheduler"] == "direct" and at.query_params["sessions"] == "8"

@@ -3,19 +3,20 @@ tables and numbers; captions, axes and legends pass through _ (a Words, for the 
 from __future__ import annotations
 
 import plotly.express as px
-import plotly.graph_objects as go
 
-from app.charts import plots
+from app.charts import palette, plots
+from app.charts.figures import Chart, listed, render
 from app.i18n import N_
-from app.lab.exercises.common.base import ExerciseResult
+from app.lab.exercises import ExerciseResult
+from app.text.exercises.cancelled_request import CHART_SUMMARIES as SAID
 
 OUTCOME_LABELS = {
     "right": N_("right symbol"), "wrong": N_("wrong symbol"), "gave_up": N_("client gave up"),
     "refused_no_start": N_("refused: no START"), "cancelled": N_("cancelled"), "error": N_("other error"),
 }
 OUTCOME_COLOURS = {
-    "right": "#2ca02c", "wrong": "#ff7f0e", "gave_up": "#7f7f7f", "refused_no_start": "#d62728", "cancelled": "#9467bd",
-    "error": "#8c564b",
+    "right": palette.GOOD, "wrong": palette.ORANGE, "gave_up": palette.GREY, "refused_no_start": palette.BAD,
+    "cancelled": palette.REDDISH_PURPLE, "error": palette.BLACK,
 }
 CLIENT_LABELS = {
     "grpc_carry_on": N_("gRPC: gives up, carries on"),
@@ -30,7 +31,7 @@ NOTES = {
 }
 
 
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
+def figures(result: ExerciseResult, _=str) -> list[Chart]:
     chunks = result.tables["chunks"].copy()
     chunks["chunk no."] = chunks["chunk"] + 1
     chunks["client"] = [_(CLIENT_LABELS[r]) for r in chunks["run"]]
@@ -46,11 +47,25 @@ def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
         title=_(N_("Each client's requests: which chunk, and what came back")),
     )
     steps.update_traces(marker_size=20, textfont_color="white")
-    figs = [(_(N_("What each client got back")), plots.layout(steps, height=300))]
+    figs = [Chart(_(N_("What each client got back")), plots.layout(steps, height=300), _steps_summary(result, _))]
     log = result.tables["server_log"]
     if not log.empty:
         counts = log.groupby("code").size().reset_index(name="lines")
         bars = px.bar(counts, x="code", y="lines", labels={"code": _(N_("log line")), "lines": _(N_("lines"))},
                       title=_(N_("What the server logged (verbosity 1)")))
-        figs.append((_(N_("Server log")), plots.layout(bars)))
+        told = render(_, SAID["log"], lines=int(counts["lines"].sum()),
+                      codes=listed([render(_, SAID["log_item"], n=r.lines, code=r.code) for r in counts.itertuples()], _))
+        figs.append(Chart(_(N_("Server log")), plots.layout(bars), told))
     return figs
+
+
+def _steps_summary(result: ExerciseResult, _=str) -> str:
+    """What came back to each client, counted by outcome (the colours of the steps chart)."""
+    chunks = result.tables["chunks"]
+    clients = []
+    for run, mine in chunks.groupby("run", sort=False):
+        came = mine["outcome"].value_counts()
+        outcomes = listed([render(_, SAID["outcome_item"], n=int(came[code]), outcome=_(OUTCOME_LABELS[code]))
+                           for code in OUTCOME_LABELS if code in came], _)
+        clients.append(render(_, SAID["client_item"], client=_(CLIENT_LABELS[run]), outcomes=outcomes))
+    return render(_, SAID["steps"], clients=listed(clients, _, clauses=True))

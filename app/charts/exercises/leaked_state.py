@@ -2,14 +2,15 @@
 tables and numbers; captions, axes and legends pass through _ (a Words, for the learner's language)."""
 from __future__ import annotations
 
+import pandas as pd
 import plotly.express as px
-import plotly.graph_objects as go
 
-from app.charts import plots
+from app.charts import palette, plots
+from app.charts.figures import Chart, listed, render
 from app.i18n import N_
-from app.lab.exercises.common.base import ExerciseResult
-from app.lab.exercises.leaked_state import EVICT_S, HEALTHY
+from app.lab.exercises import ExerciseResult, leaked_state
 from app.lab.observation import state_cells
+from app.text.exercises.leaked_state import CHART_SUMMARIES as SAID
 
 DEPLOYMENT_LABELS = {"keep": N_("no eviction"), "evict": N_("idle_evict_s {evict} s")}
 MEASURE_LABELS = {
@@ -21,16 +22,16 @@ MEASURE_LABELS = {
 
 
 def deployment_name(code: str, _=str) -> str:
-    return _(DEPLOYMENT_LABELS[code]).format(evict=f"{EVICT_S:g}")
+    return _(DEPLOYMENT_LABELS[code]).format(evict=f"{leaked_state.EVICT_S:g}")
 
 
 def mark_name(mark: str, _=str) -> str:
-    if mark == HEALTHY:
+    if mark == leaked_state.HEALTHY:
         return _(N_("healthy session"))
     return _(N_("wave {n}")).format(n=mark.removeprefix("wave_"))
 
 
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
+def figures(result: ExerciseResult, _=str) -> list[Chart]:
     """The exercise's charts, each drawn from one of the result's tables."""
     cells = state_cells.totals(result.tables["cells"], by=("deployment",))
     cells["deployment"] = cells["deployment"].map(lambda code: deployment_name(code, _))
@@ -40,7 +41,7 @@ def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
                     title=_(N_("The model's own gauge (asr_state_cells) as sessions vanish without END")))
     marks = result.tables["marks"]
     for mark in marks.drop_duplicates("label").itertuples():
-        gauge.add_vline(x=mark.t, line_dash="dot", line_color="#888", annotation_text=mark_name(mark.label, _),
+        gauge.add_vline(x=mark.t, line_dash="dot", line_color=palette.GREY, annotation_text=mark_name(mark.label, _),
                         annotation_position="top left")
     tally = result.tables["tally"].melt(id_vars="deployment", value_vars=list(MEASURE_LABELS),
                                         var_name="measure", value_name="count")
@@ -49,4 +50,25 @@ def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
     bars = px.bar(tally.dropna(), x="measure", y="count", color="deployment", barmode="group", text="count",
                   labels={"measure": "", "count": "", "deployment": ""},
                   title=_(N_("Triton freed every slot; only the model's own eviction freed its state")))
-    return [(_(N_("The model's gauge")), plots.layout(gauge, 380)), (_(N_("Tally")), plots.layout(bars))]
+    return [Chart(_(N_("The model's gauge")), plots.layout(gauge, 380), _gauge_summary(result, _)),
+            Chart(_(N_("Tally")), plots.layout(bars), _tally_summary(result, _))]
+
+
+def _gauge_summary(result: ExerciseResult, _=str) -> str:
+    """Per deployment (a line of the gauge): the cells at the first sample, at most, and at the end."""
+    cells = state_cells.totals(result.tables["cells"], by=("deployment",))
+    lines = [render(_, SAID["gauge_item"], deployment=deployment_name(code, _), first=int(mine["cells"].iloc[0]),
+                    peak=int(mine["cells"].max()), last=int(mine["cells"].iloc[-1]))
+             for code, mine in ((c, m.sort_values("t")) for c, m in cells.groupby("deployment", sort=False))]
+    return render(_, SAID["gauge"], deployments=listed(lines, _, clauses=True))
+
+
+def _tally_summary(result: ExerciseResult, _=str) -> str:
+    """Per deployment (a group of bars): each measure the tally counted."""
+    tally = result.tables["tally"]
+    groups = []
+    for row in tally.itertuples():
+        counted = [render(_, SAID["measure_item"], measure=_(MEASURE_LABELS[m]), n=int(getattr(row, m)))
+                   for m in MEASURE_LABELS if pd.notna(getattr(row, m))]  # not measured: left out, as the chart drops it
+        groups.append(render(_, SAID["tally_item"], deployment=deployment_name(row.deployment, _), measures=listed(counted, _)))
+    return render(_, SAID["tally"], deployments=listed(groups, _, clauses=True))

@@ -6,9 +6,11 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from app.charts import plots
+from app.charts import palette, plots
+from app.charts.figures import Chart, listed, render
 from app.i18n import N_
-from app.lab.exercises.common.base import ExerciseResult
+from app.lab.exercises import ExerciseResult
+from app.text.exercises.overload import CHART_SUMMARIES as SAID
 
 REMEDY_LABELS = {
     "admission_limit": N_("admission limit"),
@@ -19,15 +21,16 @@ ENDED_LABELS = {
     "intact": N_("intact"), "reaped": N_("reaped after getting a slot"), "refused_at_start": N_("refused at the start"),
     "lost": N_("lost"), "foreign": N_("foreign"), "garbage": N_("garbage"), "error": N_("error"),
 }
-ENDED_COLOURS = {"intact": "#2ca02c", "reaped": "#d62728", "refused_at_start": "#7f7f7f"}
+ENDED_COLOURS = {"intact": palette.GOOD, "reaped": palette.BAD, "refused_at_start": palette.GREY}
 
 
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
+def figures(result: ExerciseResult, _=str) -> list[Chart]:
     """The exercise's charts, each drawn from one of the result's tables."""
     s = result.tables["sessions"].copy()
     loads = result.tables["loads"]
     ended = s.apply(lambda r: "reaped" if r.reaped else ("refused_at_start" if r.refused_at_start else r.verdict), axis=1)
     s["ended"] = [_(ENDED_LABELS.get(code, code)) for code in ended]
+    s["ended_code"] = list(ended)
     by_load = s[s["run"].isin(loads["run"])].merge(loads[["run", "sessions"]], on="run")
     timeout_s = result.numbers["idle_timeout_s"]
     wait = px.strip(by_load, x="sessions", y="wait_s", color="ended",
@@ -45,4 +48,14 @@ def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
         go.Bar(name=_(N_("sessions reaped")), x=remedies["run"], y=remedies["reaped"], text=remedies["reaped"]),
     ])
     bars.update_layout(barmode="group", title=_(N_("Remedies at the heaviest load: the wait, and who was reaped")))
-    return [(_(N_("Wait against load")), plots.layout(wait, 380)), (_(N_("Remedies")), plots.layout(bars))]
+    # One group of points per load, as the strip chart draws them (the ended column is their colour).
+    loads_said = [render(_, SAID["load_item"], sessions=n, wait=float(mine["wait_s"].max()),
+                         reaped=int((mine["ended_code"] == "reaped").sum()),
+                         refused=int((mine["ended_code"] == "refused_at_start").sum()))
+                  for n, mine in by_load.groupby("sessions", sort=True)]
+    told_wait = render(_, SAID["wait"], loads=listed(loads_said, _, clauses=True), timeout=timeout_s)
+    told_remedies = render(_, SAID["remedies"], runs=listed(
+        [render(_, SAID["remedy_item"], run=name, wait=float(w), reaped=int(r))
+         for name, w, r in zip(remedies["run"], remedies["max_wait_s"], remedies["reaped"], strict=True)], _, clauses=True))
+    return [Chart(_(N_("Wait against load")), plots.layout(wait, 380), told_wait),
+            Chart(_(N_("Remedies")), plots.layout(bars), told_remedies)]

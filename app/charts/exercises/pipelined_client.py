@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 import plotly.express as px
-import plotly.graph_objects as go
 
-from app.charts import plots
+from app.charts import palette, plots
+from app.charts.figures import Chart, listed, render
 from app.i18n import N_
-from app.lab.exercises.common.base import ExerciseResult
-from app.lab.exercises.pipelined_client import IN_FLIGHT, RUNS
+from app.lab.exercises import ExerciseResult, pipelined_client
+from app.text.exercises.pipelined_client import CHART_SUMMARIES as SAID
 
 RUN_LABELS = {
     "http_async": N_("HTTP async_infer, {in_flight} in flight"),
@@ -22,10 +22,10 @@ ENDED_LABELS = {"intact": N_("intact"), "wrong": N_("wrong"), "refused": N_("ref
 
 
 def run_label(code: str, _=str) -> str:
-    return _(RUN_LABELS[code]).format(in_flight=IN_FLIGHT)
+    return _(RUN_LABELS[code]).format(in_flight=pipelined_client.IN_FLIGHT)
 
 
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
+def figures(result: ExerciseResult, _=str) -> list[Chart]:
     rounds = result.tables["rounds"].copy()
     rounds["transport"] = rounds["run"].map(lambda code: run_label(code, _))
     bars = px.bar(
@@ -35,7 +35,7 @@ def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
     )
     arrival = result.tables["arrival"]
     shown = []
-    for label in [r[0] for r in RUNS]:
+    for label in [r[0] for r in pipelined_client.RUNS]:
         mine = arrival[arrival["run"] == label]
         worst = mine.groupby("round")["out_of_place"].sum()
         pick = int(worst.idxmax()) if not worst.empty else 1  # the round with most to see
@@ -47,7 +47,7 @@ def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
     order = px.scatter(
         shown, x="chunk", y="arrival_rank", color="placed", facet_col="transport", facet_col_wrap=2,
         hover_data=["session no.", "verdict", "error"],
-        color_discrete_map={_(PLACED_LABELS[True]): "#d62728", _(PLACED_LABELS[False]): "#2ca02c"},
+        color_discrete_map={_(PLACED_LABELS[True]): palette.BAD, _(PLACED_LABELS[False]): palette.GOOD},
         labels={"chunk": _(N_("sent as chunk")), "arrival_rank": _(N_("reached the scheduler as")), "placed": "",
                 "session no.": _(N_("session")), "verdict": _(N_("verdict")), "error": _(N_("error text"))},
         title=_(N_("Sent order vs the order chunks reached the scheduler (all sessions, one round each)")),
@@ -63,8 +63,18 @@ def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
         labels={"transport": "", "sessions": _(N_("sessions")), "ended": ""},
         title=_(N_("Transcripts over all rounds")),
     )
+    per_round = [render(_, SAID["rounds_item"], transport=name, sessions=int(mine["sessions_reordered"].sum()),
+                        reordered=int((mine["sessions_reordered"] > 0).sum()), rounds=len(mine))
+                 for name, mine in rounds.groupby("transport", sort=False)]
+    placed = [render(_, SAID["order_item"], transport=name, out=int(mine["out_of_place"].astype(bool).sum()), chunks=len(mine),
+                     round=int(mine["round"].iloc[0]))
+              for name, mine in shown.groupby("transport", sort=False)]
+    ended = verdicts.pivot(index="transport", columns="ended", values="sessions").reindex(verdicts["transport"].unique())
+    said = [render(_, SAID["verdicts_item"], transport=name, intact=int(row[_(ENDED_LABELS["intact"])]),
+                   wrong=int(row[_(ENDED_LABELS["wrong"])]), refused=int(row[_(ENDED_LABELS["refused"])]))
+            for name, row in ended.iterrows()]
     return [
-        (_(N_("Reordering per round")), plots.layout(bars)),
-        (_(N_("Sent vs arrival order")), plots.layout(order, height=520)),
-        (_(N_("Verdicts")), plots.layout(outcome)),
+        Chart(_(N_("Reordering per round")), plots.layout(bars), render(_, SAID["rounds"], runs=listed(per_round, _, clauses=True))),
+        Chart(_(N_("Sent vs arrival order")), plots.layout(order, height=520), render(_, SAID["order"], runs=listed(placed, _, clauses=True))),
+        Chart(_(N_("Verdicts")), plots.layout(outcome), render(_, SAID["verdicts"], runs=listed(said, _, clauses=True))),
     ]

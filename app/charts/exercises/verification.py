@@ -5,27 +5,28 @@ from __future__ import annotations
 
 import plotly.graph_objects as go
 
-from app.charts import plots
+from app.charts import palette, plots
+from app.charts.figures import Chart, listed, render
 from app.i18n import N_
-from app.lab.exercises.common.base import ExerciseResult
-from app.lab.exercises.verification import DEPLOYMENTS
+from app.lab.exercises import ExerciseResult, verification
 from app.text import checker as check_words
+from app.text.exercises.verification import CHART_SUMMARIES as SAID
 
 DEPLOYMENT_LABELS = {
     "sequence": N_("recogniser, sequence batcher"),
     "sentiment": N_("sentiment, dynamic batcher"),
     "recogniser": N_("recogniser, dynamic batcher"),
 }
-VERDICT_COLOURS = {"held": "#2ca02c", "broken": "#d62728", "skipped": "#9e9e9e"}
+VERDICT_COLOURS = {"held": palette.GOOD, "broken": palette.BAD, "skipped": palette.GREY}
 
 
-def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
+def figures(result: ExerciseResult, _=str) -> list[Chart]:
     """The checker's verdicts per deployment: counted, then listed check by check."""
     verdicts = result.tables["verdicts"]
-    labels = [_(DEPLOYMENT_LABELS[d]) for d in DEPLOYMENTS]
+    labels = [_(DEPLOYMENT_LABELS[d]) for d in verification.DEPLOYMENTS]
     counts = go.Figure([
         go.Bar(name=_(check_words.VERDICTS[verdict]), x=labels, marker_color=colour,
-               y=[int(((verdicts["deployment"] == d) & (verdicts["verdict"] == verdict)).sum()) for d in DEPLOYMENTS])
+               y=[int(((verdicts["deployment"] == d) & (verdicts["verdict"] == verdict)).sum()) for d in verification.DEPLOYMENTS])
         for verdict, colour in VERDICT_COLOURS.items()
     ])
     counts.update_layout(barmode="stack", title=_(N_("The checker's verdicts on each deployment")),
@@ -39,4 +40,13 @@ def figures(result: ExerciseResult, _=str) -> list[tuple[str, go.Figure]]:
                    align="left"),
     ))
     table.update_layout(title=_(N_("Check by check")))
-    return [(_(N_("Verdicts")), plots.layout(counts)), (_(N_("Checks")), plots.layout(table, 120 + 28 * len(verdicts)))]
+    per_deployment = [render(_, SAID["counts_item"], deployment=label,
+                             **{v: int(((verdicts["deployment"] == d) & (verdicts["verdict"] == v)).sum()) for v in VERDICT_COLOURS})
+                      for d, label in zip(verification.DEPLOYMENTS, labels, strict=True)]
+    broken = verdicts[verdicts["verdict"] == "broken"]
+    which = [render(_, SAID["broken_item"], check=_(check_words.CHECKS[r.check]), variant=_(check_words.VARIANTS[r.variant]),
+                    deployment=_(DEPLOYMENT_LABELS[r.deployment])) for r in broken.itertuples()]
+    listed_checks = (render(_, SAID["broken"], n=len(broken), checks=len(verdicts), which=listed(which, _)) if which
+                     else render(_, SAID["none_broken"], checks=len(verdicts)))
+    return [Chart(_(N_("Verdicts")), plots.layout(counts), render(_, SAID["counts"], deployments=listed(per_deployment, _, clauses=True))),
+            Chart(_(N_("Checks")), plots.layout(table, 120 + 28 * len(verdicts)), listed_checks)]

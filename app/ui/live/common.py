@@ -4,12 +4,9 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import streamlit as st
-from tritonclient.utils import InferenceServerException
 
-from app.i18n import N_
-from app.lab.problems import LabError
-from app.lab.server.errors import ServerError
-from app.text.problems import error as problem_text
+from app.text.errors import EXPLAINED, explain
+from app.ui import session
 from app.ui.language import t
 
 
@@ -23,18 +20,9 @@ def store(key: str, value) -> None:
 
 @contextmanager
 def explained_failures():
-    """Show what went wrong (bad input, a refused deployment, a dead server) instead of a traceback.
-
-    Input problems (a LabError: bad settings, bad text, Triton refusing a deployment) are worded in
-    the learner's language; Triton's and the system's own text is quoted as it is."""
+    """Show what went wrong (bad input, a refused deployment, a dead server) instead of a traceback,
+    in the learner's language (app/text/errors.explain); a bug keeps its traceback."""
     try:
         yield
-    except LabError as err:
-        st.error(problem_text(err, t()))
-    except ValueError as err:
-        st.error(t().render(N_("That input cannot be used: `{error:text}`"), error=err))
-    except InferenceServerException as err:
-        st.error(t().render(N_("Triton refused the request: `{message:text}`"), message=err.message()))
-    except (ServerError, ConnectionError, OSError) as err:  # a ServerError in the learner's words, others as they are
-        st.error(t().render(N_("The server did not answer (`{error:text}`). If it stopped, the restart button appears on reload."),
-                            error=problem_text(err, t())))
+    except EXPLAINED as err:
+        st.error(str(explain(err, t(), next_steps=session.NEXT_STEPS)))

@@ -6,10 +6,7 @@ import streamlit as st
 from app.i18n import N_
 from app.lab.cases import worked_example as worked_example_run
 from app.lab.cases.worked_example import TURNS
-from app.lab.deployment import presets
-from app.lab.deployment.deployments import LabSettings
-from app.lab.deployment.presets import Traffic
-from app.lab.deployment.setup import parse_texts
+from app.lab.deployment import LabSettings, Traffic, parse_texts, presets
 from app.lab.judgement import analysis
 from app.lab.scenario.scenario import Scenario
 from app.lab.traffic import driver
@@ -182,6 +179,7 @@ def instances_vs_batching(server, deployer) -> None:
     instances = cols[1].number_input(_("Instances"), 1, 4, 2, key="ivb-instances")
     slots = cols[2].number_input(_("Slots per instance"), 1, 8, 4, key="ivb-slots")
     sessions = cols[3].number_input(_("Sessions"), 1, 24, 8, key="ivb-sessions")
+    assert scheduler is not None  # a radio with a default index always has a choice
     settings = LabSettings(scheduler=scheduler, instances=int(instances), slots=int(slots),
                            state_key="slot" if scheduler == "direct" else "corrid")
     st.caption(t().render(N_("Capacity: {instances:count} × {slots:count} = {capacity:count} sessions at once."),
@@ -198,10 +196,10 @@ def instances_vs_batching(server, deployer) -> None:
         return
     applied, result = saved
     waited = analysis.waited_for_slot(result.requests)
-    cols = st.columns(3)
-    cols[0].metric(_("Sessions"), len(result.sessions))
-    cols[1].metric(_("Capacity"), applied.settings.instances * applied.settings.slots)
-    cols[2].metric(_("Waited for a slot"), int(waited.sum()))
+    shown = st.columns(3)
+    shown[0].metric(_("Sessions"), len(result.sessions))
+    shown[1].metric(_("Capacity"), applied.settings.instances * applied.settings.slots)
+    shown[2].metric(_("Waited for a slot"), int(waited.sum()))
     st.markdown(transcripts.verdict_summary(result.sessions))
     run_views.instance_work(result, key="ivb-work")
     run_views.timeline(result, applied.settings, key="ivb-timeline")

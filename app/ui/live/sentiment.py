@@ -8,6 +8,7 @@ from app.charts import figures
 from app.i18n import N_
 from app.lab.cases import sentiment
 from app.text import sentiment as sentiment_words
+from app.ui import chart
 from app.ui.language import _, t
 from app.ui.live.common import explained_failures, store, stored
 from app.ui.progress import run_with_progress
@@ -29,8 +30,8 @@ def batch_vs_single(server, deployer) -> None:
     if not runs:
         return
     words = t()
-    cols = st.columns(len(runs))
-    for col, run in zip(cols, runs, strict=True):
+    run_cols = st.columns(len(runs))
+    for col, run in zip(run_cols, runs, strict=True):
         srv = run.server
         col.metric(sentiment_words.mode(run, words), words.render(N_("{rate:count} reviews/s"), rate=round(run.throughput)),
                    help=words.render(N_("{n:count} reviews in {wall:ms}"), n=len(run.scores), wall=run.wall_s * 1000))
@@ -39,8 +40,10 @@ def batch_vs_single(server, deployer) -> None:
             executions=srv.get("execution_count", 0), requests=srv.get("inference_count", 0),
             batch=srv.get("mean_executed_batch", 0)))
     left, right = st.columns(2)
-    left.plotly_chart(figures.throughput(runs, _=words), key="bvs-throughput", width="stretch")
-    right.plotly_chart(figures.server_batches(runs, _=words), key="bvs-batches", width="stretch")
+    chart.show(figures.throughput(runs, _=words), figures.throughput_summary(runs, _=words), key="bvs-throughput",
+               where=left, width="stretch")
+    chart.show(figures.server_batches(runs, _=words), figures.server_batches_summary(runs, _=words), key="bvs-batches",
+               where=right, width="stretch")
     agreement = sentiment.agreement(runs)
     if agreement.identical:
         st.success(_("Every review got the same label both ways: grouping changed the speed, not the answers."))
@@ -72,9 +75,10 @@ def dynamic_batching_demo(server, deployer) -> None:
         return
     texts, runs = saved
     words = t()
-    st.plotly_chart(figures.server_batches(runs, _=words), key="dbd-batches", width="stretch")
-    cols = st.columns(len(runs))
-    for col, run in zip(cols, runs, strict=True):
+    chart.show(figures.server_batches(runs, _=words), figures.server_batches_summary(runs, _=words), key="dbd-batches",
+               width="stretch")
+    run_cols = st.columns(len(runs))
+    for col, run in zip(run_cols, runs, strict=True):
         col.metric(words.render(N_("{mode:text}: mean queue wait"), mode=sentiment_words.mode(run, words)),
                    words.render("{wait:ms}", wait=run.server.get("mean_queue_us", 0) / 1000),
                    help=_("Server statistics: time each request waited for its batch to form"))

@@ -1,0 +1,267 @@
+"""Every chart the app shows has its message said in words beside it, in every language, read from
+the data the chart draws (issue 24: a learner who cannot tell the colours apart, or uses a screen
+reader, gets what the chart shows). Pure: figures built from the hand-made tables of the judge and
+figure tests; the pages read as source.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import re
+
+import pandas as pd
+import plotly.graph_objects as go
+import pytest
+
+from app.charts import checker as check_charts
+from app.charts import exercises as exercise_charts
+from app.charts import figures, item_analysis, replay
+from app.charts.figures import Chart
+from app.i18n import SOURCE_LANGUAGE, languages, words
+from app.lab.exercises import (
+    REGISTRY,
+    ExerciseResult,
+    Measured,
+    cancelled_request,
+    forgot_ready,
+    get,
+    id_collision,
+    leaked_state,
+    never_ending,
+    overload,
+    pipelined_client,
+    slot_exhaustion,
+    sticky_routing,
+    verification,
+)
+from app.lab.paths import REPO_ROOT
+from app.ui import presenter
+from tests.lab.checker.test_placement_and_report import broken_result
+from tests.lab.exercises import test_cancelled_request as t_cancelled
+from tests.lab.exercises import test_forgot_ready as t_forgot
+from tests.lab.exercises import test_id_collision as t_collision
+from tests.lab.exercises import test_leaked_state as t_leaked
+from tests.lab.exercises import test_never_ending as t_never
+from tests.lab.exercises import test_overload as t_overload
+from tests.lab.exercises import test_pipelined_client as t_pipelined
+from tests.lab.exercises import test_slot_exhaustion as t_slots
+from tests.lab.exercises import test_sticky_routing as t_sticky
+from tests.lab.exercises import test_verification as t_verification
+from tests.lab.test_analysis import request
+from tests.lab.test_chart_palette import SERVER, hand_made_run
+
+LANGS = languages()
+OTHERS = [lang for lang in LANGS if lang != SOURCE_LANGUAGE]
+
+
+@pytest.fixture()
+def requests() -> pd.DataFrame:
+    return hand_made_run()
+
+
+class Run:
+    """What a RunResult gives the charts (requests, sessions, server) and a sentiment run (mode, throughput)."""
+
+    def __init__(self, requests: pd.DataFrame | None = None, mode: str = "single", throughput: float = 40.0,
+                 concurrency: int = 1, batch_sizes: dict | None = None):
+        self.requests = requests
+        self.sessions = pd.DataFrame({"session": [0, 1, 2], "chunks": [2, 1, 2]})
+        self.server = {**SERVER, "batch_sizes": batch_sizes or SERVER["batch_sizes"]}
+        self.mode, self.throughput, self.concurrency = mode, throughput, concurrency
+
+
+def drawn(requests: pd.DataFrame, _) -> dict[str, tuple[go.Figure, str]]:
+    """Every chart outside the exercises, with its summary, in _'s language: one of each the pages show."""
+    run = Run(requests)
+    cells = pd.DataFrame({"t": [0.0, 1.0, 0.0, 1.0], "instance": ["0", "0", "1", "1"], "cells": [1, 2, 0, 1],
+                          "evicted": [0, 1, 0, 0]})
+    sentiment = [Run(mode="single", throughput=40.0), Run(mode="concurrent", throughput=300.0, concurrency=16,
+                                                          batch_sizes={8: 6, 16: 1})]
+    options = (["A. a", "B. b<br>more", "C. c"], [3, 1, 0], [True, False, False], 4)
+    votes = (("intact", "foreign"), {"intact": 3, "foreign": 5})
+    check = broken_result()
+    out = {name: (fig, lab) for (name, fig), lab in zip(figures.lab_figures(run, "direct", 2, 4, _=_).items(),
+                                                        figures.lab_summaries(run, "direct", 2, 4, _=_).values(), strict=True)}
+    out |= {
+        "throughput": (figures.throughput(sentiment, _=_), figures.throughput_summary(sentiment, _=_)),
+        "server batches": (figures.server_batches(sentiment, _=_), figures.server_batches_summary(sentiment, _=_)),
+        "state cells": (figures.state_cells(cells, _=_), figures.state_cells_summary(cells, _=_)),
+        "no state cells": (figures.state_cells(None, _=_), figures.state_cells_summary(None, _=_)),
+        "replay": (replay.replay_figure(run, _=_, highlight=0), replay.replay_summary(run, _=_, highlight=0)),
+        "quiz options": (item_analysis.option_counts(*options, _=_), item_analysis.option_counts_summary(*options, _=_)),
+        "class vote": (presenter.votes_figure(*votes, words=_), presenter.votes_summary(*votes, words=_)),
+        "class vote revealed": (presenter.votes_figure(*votes, words=_, right=("intact",)),
+                                presenter.votes_summary(*votes, words=_, right=("intact",))),
+        "check timeline": (check_charts.timeline(check, _), check_charts.timeline_summary(check, _)),
+    }
+    pair = replay.side_by_side(run, run, _=_)
+    said = replay.side_by_side_summaries(run, run, _=_)
+    out |= {f"side by side {k}": (fig, s) for k, (fig, s) in enumerate(zip(pair, said, strict=True))}
+    out |= {f"check errors {k}": (c.figure, c.summary) for k, c in enumerate(check_charts.errors(check, _))}
+    return out
+
+
+# Builders whose words have another name than <builder>_summary.
+PAIRED = {"side_by_side": "side_by_side_summaries", "lab_figures": "lab_summaries", "replay_figure": "replay_summary",
+          "votes_figure": "votes_summary"}
+
+
+def test_every_figure_builder_has_a_summary_beside_it():
+    """A chart module's figure builder (a public function that returns a Figure) has <name>_summary
+    next to it, so a new chart cannot come without its words."""
+    for module in (figures, replay, check_charts, item_analysis, presenter):
+        for name, function in inspect.getmembers(module, inspect.isfunction):
+            if function.__module__ != module.__name__ or name.startswith("_") or name == "empty_figure":
+                continue
+            if "Figure" in str(function.__annotations__.get("return", "")):
+                wanted = PAIRED.get(name, f"{name}_summary")
+                assert callable(getattr(module, wanted, None)), f"{module.__name__}.{name} has no {wanted}"
+
+
+def test_every_chart_has_a_summary_in_every_language(requests):
+    english = drawn(requests, words(SOURCE_LANGUAGE))
+    assert len(english) >= 16
+    for name, (fig, summary) in english.items():
+        assert isinstance(fig, go.Figure) and summary.strip(), name
+    for lang in OTHERS:
+        theirs = drawn(requests, words(lang))
+        assert theirs.keys() == english.keys()
+        for name, (_fig, summary) in theirs.items():
+            assert summary.strip() and summary != english[name][1], (lang, name, summary)
+
+
+def _bars(fig: go.Figure, prefix: str) -> list:
+    return [t for t in fig.data if (t.name or "").startswith(prefix)]
+
+
+def test_the_timeline_summary_counts_what_the_timeline_draws(requests):
+    fig = figures.slot_timeline(requests, "direct", 2, 4)
+    summary = figures.slot_timeline_summary(requests, "direct", 2, 4)
+    sessions = _bars(fig, "session ")
+    chunks = sum(len(t.x) for t in sessions)
+    wrong = next(t for t in fig.data if t.name == "letter came back wrong")
+    padding = next(t for t in fig.data if t.name == "padding row (READY=0)")
+    rows = len(fig.layout.yaxis.tickvals)
+    assert f"{chunks} chunks of {len(sessions)} sessions ran in {rows} instance × slot rows" in summary
+    assert f"Letters that came back wrong: {len(wrong.x)}, in session 1." in summary  # session 0's second chunk: 9 for 5
+    assert f"Padding rows (READY=0) in the same batches: {len(padding.x)}." in summary
+    assert "the longest wait in the queue was 8.0 ms" in summary  # session 2's first chunk waited 8 ms
+    assert (chunks, len(sessions), rows, len(wrong.x), len(padding.x)) == (5, 3, 8, 1, 2)
+
+
+def test_the_server_side_summaries_read_the_bars_and_panels(requests):
+    batches = figures.batch_sizes(SERVER, requests)
+    server = next(t for t in batches.data if t.name == "server statistics")
+    trace = next(t for t in batches.data if t.name == "this run's trace")
+    sizes = dict(zip(server.x, server.y, strict=True))
+    usual = max(sizes, key=sizes.get)
+    said = figures.batch_sizes_summary(SERVER, requests)
+    assert said == (f"The server counted {sum(server.y)} executions, most often of batch size {usual}, the largest of "
+                    f"{max(k for k, v in sizes.items() if v)}; this run's trace counted {sum(trace.y)}.")
+    work = figures.instance_work(requests)
+    per_instance = dict(zip(work.data[1].x, work.data[1].y, strict=True))  # the "requests" panel
+    said = figures.instance_work_summary(requests)
+    for label, n in per_instance.items():
+        assert re.search(rf"{label} ran {n} requests in \d+ executions", said), (label, said)
+
+
+def test_an_untraced_run_says_so_in_words():
+    untraced = pd.DataFrame([{**request(0, 0, 0, 0, 1, 0.01, queue_ms=0.1), "exec_start": float("nan")}])
+    assert figures.slot_timeline_summary(untraced.iloc[0:0]) == \
+        "No server trace for this run (external server without TRITON_TRACE_DIR)."
+
+
+# ------------------------------------------------------------------ exercises
+
+# Each exercise's result built from its judge test's hand-made tables (tests/lab/exercises/test_<name>.py).
+HAND_MADE = {
+    "cancelled_request": (cancelled_request, lambda: _as_measured(t_cancelled._tables({"error": t_cancelled._no_start("11")}))),
+    "forgot_ready": (forgot_ready, lambda: t_forgot._tables([("garbage", "padding"), ("intact", "")], ["intact", "intact"],
+                                                            {4: 4}, inferences=12)),
+    "id_collision": (id_collision, lambda: t_collision._tables(t_collision.MERGED)),
+    "leaked_state": (leaked_state, lambda: t_leaked._tables([3, 9, 15, 21, 27])),
+    "never_ending": (never_ending, lambda: t_never._tables(t_never.REAPED, waiter_verdict="error")),
+    "overload": (overload, lambda: t_overload._tables({"2x": t_overload.CALM, "4x": [(0.5, "intact"), (2.1, "reaped")],
+                                                       "8x": [(0.2, "intact"), (2.5, "reaped"), (3.0, "reaped")]})),
+    "pipelined_client": (pipelined_client, lambda: t_pipelined._tables([[(True, "garbage"), (True, "intact"), (False, "intact")],
+                                                                        [(False, "intact")] * 3])),
+    "slot_exhaustion": (slot_exhaustion, lambda: t_slots._tables()),
+    "sticky_routing": (sticky_routing, lambda: t_sticky._tables()),
+    "verification": (verification, lambda: t_verification._tables()),
+}
+
+
+def _as_measured(tables: dict) -> dict:
+    """The cancelled_request judge's tables with the columns only its charts read, as its run writes them
+    (app/lab/exercises/cancelled_request.py: each chunk's START flag, timeout and note)."""
+    chunks = tables["chunks"]
+    tables["chunks"] = chunks.assign(start=chunks["chunk"] == 0, timeout_s=1.0, note="")
+    return tables
+
+
+def hand_made(name: str) -> ExerciseResult:
+    module, tables = HAND_MADE[name]
+    made = tables()
+    return ExerciseResult.of(get(name), Measured(tables=made), module.judge(made))
+
+
+def test_every_exercise_has_hand_made_tables_here():
+    assert set(HAND_MADE) == set(REGISTRY)
+
+
+@pytest.mark.parametrize("name", sorted(HAND_MADE))
+def test_every_exercise_chart_has_a_summary_in_every_language(name):
+    result = hand_made(name)
+    english = exercise_charts.charts(result, words(SOURCE_LANGUAGE))
+    assert english and all(isinstance(c, Chart) and c.caption and c.summary.strip() for c in english), name
+    assert [(c.caption, c.figure.layout.title.text) for c in english] == \
+        [(caption, fig.layout.title.text) for caption, fig in exercise_charts.figures(result, words(SOURCE_LANGUAGE))]
+    for lang in OTHERS:
+        theirs = exercise_charts.charts(result, words(lang))
+        assert len(theirs) == len(english)
+        for mine, en in zip(theirs, english, strict=True):
+            assert mine.summary.strip() and mine.summary != en.summary, (lang, name, mine.summary)
+
+
+def test_the_verification_summary_reads_the_bars_it_sits_under():
+    result = hand_made("verification")
+    counts, table = exercise_charts.charts(result, words(SOURCE_LANGUAGE))
+    bars = {t.name: dict(zip(t.x, t.y, strict=True)) for t in counts.figure.data}
+    for deployment in bars["HELD"]:
+        told = (f"{deployment}: {bars['HELD'][deployment]} held, {bars['BROKEN'][deployment]} broken, "
+                f"{bars['SKIPPED'][deployment]} skipped")
+        assert told in counts.summary, (told, counts.summary)
+    verdicts = table.figure.data[0].cells.values[3]
+    assert f"{list(verdicts).count('BROKEN')} of {len(verdicts)} checks broke" in table.summary
+
+
+def test_the_forgot_ready_summary_counts_the_wrong_symbols_drawn():
+    result = hand_made("forgot_ready")
+    (chart,) = exercise_charts.charts(result, words(SOURCE_LANGUAGE))
+    drawn_wrong = {}
+    for trace in chart.figure.data:  # one trace per verdict and facet row (the run)
+        row = trace.yaxis
+        drawn_wrong[row] = drawn_wrong.get(row, 0) + sum(trace.y)
+    totals = sorted(drawn_wrong.values())
+    said = sorted(int(n) for n in re.findall(r"(\d+) wrong symbols in all", chart.summary))
+    assert said == totals and len(said) == 2
+
+
+# ------------------------------------------------------------------ pages
+
+
+def test_every_page_shows_a_chart_only_through_the_helper_that_writes_its_summary():
+    """st.plotly_chart is called in one place, app/ui/chart.py, whose show() requires the summary."""
+    callers = []
+    for path in sorted((REPO_ROOT / "app").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        if any(isinstance(n, ast.Attribute) and n.attr == "plotly_chart" for n in ast.walk(tree)):
+            callers.append(path.relative_to(REPO_ROOT).as_posix())
+    assert callers == ["app/ui/chart.py"]
+    assert list(inspect.signature(__import__("app.ui.chart", fromlist=["show"]).show).parameters)[:3] == ["fig", "summary", "key"]
+
+
+def test_a_summary_counts_one_session_in_the_singular(requests):
+    one = requests[requests["session"] == requests["session"].min()]
+    summary = figures.slot_timeline_summary(one, "direct", 2, 4)
+    assert " of 1 session ran in " in summary, summary
