@@ -12,7 +12,7 @@ def torch_build() -> str:
     CI's test venv a CPU one, and the figures differ between them. Every benchmark's header has it."""
     import torch
 
-    from app.lab.deployment.device import instance_kind
+    from app.lab.deployment import instance_kind
 
     cuda = torch.cuda.is_available()
     gpu = f" ({torch.cuda.get_device_name(0)})" if cuda else ""

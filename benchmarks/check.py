@@ -35,11 +35,9 @@ import tritonclient.http as http  # noqa: E402
 from tritonclient.utils import np_to_triton_dtype  # noqa: E402
 
 from app.i18n import words  # noqa: E402
-from app.lab.checker import engine, measure  # noqa: E402
-from app.lab.checker import target as targets  # noqa: E402
-from app.lab.checker.options import CheckOptions  # noqa: E402
+from app.lab.checker import CheckOptions, engine, measure, run_check, target_facts, target_on_server  # noqa: E402
 from app.lab.problems import LabError  # noqa: E402
-from app.lab.server.connection import LabServer  # noqa: E402
+from app.lab.server import LabServer  # noqa: E402
 from app.text.problems import error  # noqa: E402
 from benchmarks._common import PeakMemory, print_build  # noqa: E402
 
@@ -71,7 +69,7 @@ def check_one(server, name: str, sessions: int | None, steps: int) -> dict:
     row = {"model": name}
     with PeakMemory(server.embedded.pid) as group:
         try:
-            result = engine.run_check(targets.on_server(server, name), CheckOptions(sessions=sessions, steps=steps, **OPTIONS.get(name, {})))
+            result = run_check(target_on_server(server, name), CheckOptions(sessions=sessions, steps=steps, **OPTIONS.get(name, {})))
         except LabError as err:
             row.update(outcome=f"refused: {err.code}", wall_s=time.perf_counter() - started, requests=0)
         else:
@@ -93,11 +91,11 @@ def send_rates(server, requests: int, rounds: int) -> list[tuple[float, float, f
     """(checker, plain) requests per second for `requests` lone requests, and the client's own
     CPU per request of each (ms; the part of a request the client spends, whatever the load), per round."""
     server.models.ensure(RATE_MODEL)
-    facts = targets.facts(targets.on_server(server, RATE_MODEL))
+    facts = target_facts(target_on_server(server, RATE_MODEL))
     source = engine.input_source(facts, CheckOptions(sessions=1, steps=requests))
     out = []
     for _ in range(rounds):
-        m = measure.Measurement(targets.on_server(server, RATE_MODEL), facts, source, CheckOptions(), None, requests)
+        m = measure.Measurement(target_on_server(server, RATE_MODEL), facts, source, CheckOptions(), None, requests)
         m.lengths = source.lengths
         for k in range(requests):  # the references: what later passes are compared with
             m.send(RATE_MODEL, "reference", "alone", "alone", 0, 0, k, pass_="a")
@@ -132,7 +130,7 @@ def _plain_values(array) -> list:
 def golden_document(server, model: str, sessions: int, steps: int) -> dict:
     """perf_analyzer --input-data JSON: generated inputs, one stream per session, and validation_data
     from each session run alone (sequences with their START and END) through a bare client loop."""
-    facts = targets.facts(targets.on_server(server, model))
+    facts = target_facts(target_on_server(server, model))
     source = engine.input_source(facts, CheckOptions(sessions=sessions, steps=steps))
     client = http.InferenceServerClient(server.url)
     data, golden = [], []
@@ -168,7 +166,7 @@ def golden_cost(server, model: str, sessions: int, steps: int, rounds: int) -> l
         row = {}
         for label, doc in (("without", plain), ("with", document)):
             cpu = time.process_time()
-            result = engine.run_check(targets.on_server(server, model), CheckOptions(input_data=doc, one_instance=False))
+            result = run_check(target_on_server(server, model), CheckOptions(input_data=doc, one_instance=False))
             row[label] = {"wall_s": result.wall_s, "cpu_s": time.process_time() - cpu, "requests": result.requests,
                           "golden": ",".join(f"{v.variant}:{v.verdict}" for v in result.verdicts if v.check == "golden")}
         out.append(row)

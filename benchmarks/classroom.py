@@ -66,14 +66,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from app.lab.deployment import loaded_models
-from app.lab.deployment.deployer import Deployer  # noqa: E402
-from app.lab.deployment.deployments import LabSettings  # noqa: E402
-from app.lab.deployment.presets import PRESETS, Traffic  # noqa: E402
-from app.lab.deployment.setup import LabSetup  # noqa: E402
+from app.lab.deployment import PRESETS, Deployer, LabSettings, LabSetup, Traffic, loaded_models  # noqa: E402
 from app.lab.judgement import prediction
 from app.lab.observation import server_log
-from app.lab.server.connection import LabServer  # noqa: E402
+from app.lab.server import LabServer  # noqa: E402
 from app.lab.traffic import driver, run_queue  # noqa: E402
 from benchmarks._common import PeakMemory, run_workers, torch_build  # noqa: E402
 
@@ -123,7 +119,7 @@ def press_run(server, deployer, learner: str, name: str) -> Outcome:
             out.waited = max(out.waited, wait.position)
 
         with server_log.raised_verbosity(server, 1):
-            result = driver.run(server, scenario, progress=lambda done, total: None, on_wait=on_wait)
+            result = driver.run(server, scenario, progress=lambda done, total, stage: None, on_wait=on_wait)
         out.verdicts = tuple(result.sessions.sort_values("session")["verdict"])
         out.outcome = prediction.outcome_of(result.sessions)
         out.refusals = [e for e in result.requests["error"] if e]
@@ -415,7 +411,7 @@ class Worker:
         self.process.stdin.flush()
 
     def stop(self) -> None:
-        from app.lab.server.process_group import stop_group
+        from app.lab.server import stop_group
 
         stop_group(self.process, grace_s=10)
 

@@ -16,10 +16,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.lab.deployment import deployments  # noqa: E402
-from app.lab.deployment.deployer import Deployer  # noqa: E402
+from app.lab.deployment import Deployer, deployments  # noqa: E402
 from app.lab.scenario.scenario import Scenario, random_texts  # noqa: E402
-from app.lab.server.connection import LabServer  # noqa: E402
+from app.lab.server import LabServer  # noqa: E402
 from app.lab.traffic import driver
 from benchmarks._common import PeakMemory, group_rss_mb, print_build  # noqa: E402
 

@@ -28,8 +28,7 @@ import numpy as np  # noqa: E402
 import tritonclient.http as http  # noqa: E402
 
 from app.lab.scenario.scenario import Scenario, random_texts  # noqa: E402
-from app.lab.server.connection import LabServer  # noqa: E402
-from app.lab.server.embedded import EmbeddedServer  # noqa: E402
+from app.lab.server import EmbeddedServer, LabServer  # noqa: E402
 from app.lab.traffic import driver  # noqa: E402
 from benchmarks._common import run_workers, torch_build  # noqa: E402
 

@@ -22,9 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from app.lab.server.health import wait_until_ok  # noqa: E402
-from app.lab.server.ports import free_ports  # noqa: E402
-from app.lab.server.process_group import stop_group  # noqa: E402
+from app.lab.server import free_ports, stop_group, wait_until_ok  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",

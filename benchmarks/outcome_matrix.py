@@ -20,9 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.lab.deployment import presets  # noqa: E402
-from app.lab.deployment.deployer import Deployer  # noqa: E402
-from app.lab.server.connection import LabServer  # noqa: E402
+from app.lab.deployment import Deployer, presets  # noqa: E402
+from app.lab.server import LabServer  # noqa: E402
 from benchmarks._common import torch_build  # noqa: E402
 from benchmarks.outcome_reliability import last_words, preset_outcome, responsive, taught_outcome  # noqa: E402
 

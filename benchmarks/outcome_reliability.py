@@ -27,10 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.lab import exercises
 from app.lab.cases import sentiment
-from app.lab.deployment import presets
-from app.lab.deployment.deployer import Deployer  # noqa: E402
+from app.lab.deployment import Deployer, presets  # noqa: E402
 from app.lab.judgement import evidence  # noqa: E402
-from app.lab.server.connection import LabServer  # noqa: E402
+from app.lab.server import LabServer  # noqa: E402
 from benchmarks._common import torch_build  # noqa: E402
 
 # What each corrupting preset teaches, as the verdict a single run must show; presets that

@@ -16,7 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.i18n import words  # noqa: E402
 from app.lab.scenario.scenario import Scenario, random_texts  # noqa: E402
 from app.lab.scenario.transport import Transport  # noqa: E402
-from app.lab.server.connection import LabServer  # noqa: E402
+from app.lab.server import LabServer  # noqa: E402
 from app.lab.traffic import driver  # noqa: E402
 from app.text.transports import transport as transport_words  # noqa: E402
 from benchmarks._common import torch_build  # noqa: E402

@@ -6,14 +6,17 @@ at the end.
 """
 from __future__ import annotations
 
+import fcntl
 import os
+import pickle
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
 from app.lab import exercises
-from app.lab.deployment import deployments
-from app.lab.deployment.deployer import Deployer
-from app.lab.server.connection import LabServer
+from app.lab.deployment import Deployer, deployments
+from app.lab.server import LabServer
 from tests.postgres import postgres_server, postgres_url  # noqa: F401  (fixtures for every test folder)
 
 
@@ -24,10 +27,49 @@ def _private_data_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def lab_server():
+def lab_server(request):
     server = LabServer.from_env(preload=deployments.SHIPPED).start()
     yield server
+    if request.session.testsfailed:
+        _SERVER_REPORTS.append(_server_report(server))
     server.stop()
+
+
+# How each worker's Triton stood at the end of a session with failures, printed in the summary: a
+# CI log has nothing else to tell a server that died or stopped answering from a test's own fault.
+_SERVER_REPORTS: list[str] = []
+SERVER_LOG_LINES = 30
+
+
+def _server_report(server: LabServer) -> str:
+    embedded = server.embedded
+    if embedded is None:
+        return f"external server {server.url}"
+    state = "running" if embedded.running else f"exited with {embedded.process.returncode if embedded.process else '?'}"
+    try:
+        live = server.client(timeout_s=5).is_server_live()
+    except Exception as err:  # what the report is for: a server that does not answer says how
+        live = f"no answer ({type(err).__name__}: {err})"
+    return (f"Triton {server.url} (pid {embedded.pid}): {state}, live: {live}; the last {SERVER_LOG_LINES} lines of "
+            f"its log:\n{embedded.log_tail(SERVER_LOG_LINES)}")
+
+
+def pytest_sessionfinish(session):
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: hand the reports to the controller
+        workeroutput["server_reports"] = list(_SERVER_REPORTS)
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: unknown without it
+def pytest_testnodedown(node, error):
+    _SERVER_REPORTS.extend(getattr(node, "workeroutput", {}).get("server_reports", []))
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _SERVER_REPORTS:
+        terminalreporter.section("the test servers at the end")
+        for report in _SERVER_REPORTS:
+            terminalreporter.write_line(report)
 
 
 @pytest.fixture(scope="session")
@@ -43,27 +85,77 @@ def server_env(lab_server, monkeypatch):
     return lab_server.environment()
 
 
+# Fixtures that start a real server (Triton, PostgreSQL): a test that uses one, directly or through
+# another fixture, is marked `server`, so `pytest -m "not server and not browser"` is the pure tier.
+# A test that starts a server itself (a CLI in a subprocess) carries the marker by hand.
+SERVER_FIXTURES = frozenset({"lab_server", "postgres_server"})
+
+
+# Each worker starts a Triton with the shipped models (about 0.8 GB) and a PostgreSQL: more than
+# four buys little on a laptop and costs memory.
+MAX_WORKERS = 4
+
+
+def pytest_xdist_auto_num_workers(config):
+    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.server)
+
+
+@contextmanager
+def _exclusive(path: Path):
+    """An advisory lock that pytest-xdist's workers share (a file in their common temp folder)."""
+    with open(path, "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 class ExerciseResults:
-    """exercise_result(name): one real run of the exercise per test session, for every test that
+    """exercise_result(name): one real run of the exercise per test run, for every test that
     reads a result (the exercise's own tests, the page, the CLI's printing, the language tests).
+
+    Under pytest-xdist the workers share it: the first worker to need an exercise runs it on its
+    own server and leaves the result (pickled) in the folder every worker sees; the others wait
+    on that exercise's lock and read it, so no exercise runs twice.
 
     No retries: a learner runs an exercise once, so the tests pin the outcome of one run, and
     benchmarks/outcome_reliability.py measures how often one run shows it."""
 
-    def __init__(self, server, deployer):
-        self.server, self.deployer = server, deployer
+    def __init__(self, server, deployer, shared: Path):
+        self.server, self.deployer, self.shared = server, deployer, shared
         self._cache: dict = {}
 
     def __call__(self, name: str):
         if name not in self._cache:
-            self._cache[name] = exercises.run(name, self.server, self.deployer)
+            with _exclusive(self.shared / f"{name}.lock"):
+                kept = self.shared / f"{name}.pickle"
+                if kept.exists():
+                    self._cache[name] = pickle.loads(kept.read_bytes())
+                else:
+                    self._cache[name] = exercises.run(name, self.server, self.deployer)
+                    kept.write_bytes(pickle.dumps(self._cache[name]))
         return self._cache[name]
 
     def keep(self, name: str, result) -> None:
         """A real run a test made anyway (the page test that presses Run): later readers reuse it."""
-        self._cache.setdefault(name, result)
+        with _exclusive(self.shared / f"{name}.lock"):
+            kept = self.shared / f"{name}.pickle"
+            if name not in self._cache and not kept.exists():
+                kept.write_bytes(pickle.dumps(result))
+            self._cache.setdefault(name, result)
 
 
 @pytest.fixture(scope="session")
-def exercise_result(lab_server, deployer) -> ExerciseResults:
-    return ExerciseResults(lab_server, deployer)
+def exercise_result(lab_server, deployer, tmp_path_factory, worker_id) -> ExerciseResults:
+    # pytest-xdist's workers each have a basetemp under one common folder; alone, the run's own.
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if worker_id != "master" else base) / "exercise-results"
+    shared.mkdir(exist_ok=True)
+    return ExerciseResults(lab_server, deployer, shared)

@@ -31,14 +31,14 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
-from app.lab.server.ports import free_ports
+from app.lab.server import free_ports
+from tests.waiting import wait_for
 
 ROOT = Path("/usr/lib/postgresql")
 INSTALL = "apt-get update && apt-get install -y postgresql"
@@ -221,9 +221,7 @@ class PostgresServer:
         if _alive(pid) or group_members(pid):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL)
-            deadline = time.monotonic() + 10
-            while (_alive(pid) or group_members(pid)) and time.monotonic() < deadline:
-                time.sleep(0.05)
+            wait_for(lambda: not (_alive(pid) or group_members(pid)), f"PostgreSQL's processes (group {pid}) to be gone", 10)
         self.postmaster_pid = None
 
     def restart(self) -> PostgresServer:

@@ -15,13 +15,16 @@ import pytest
 from app.cli import print_exercise
 from app.i18n import N_, languages, words
 from app.lab import exercises
-from app.lab.observation.server_log import LogCode
+from app.lab.observation import LogCode
 from app.lab.paths import MODEL_REPOSITORY
-from app.lab.server.ports import free_ports
+from app.lab.server import free_ports
 from app.lab.traffic import run_queue
 from app.text import exercises as text
+from app.text.errors import NEXT_STEPS
 from tests.i18n.text_checks import reads_in
 from tests.waiting import wait_for
+
+pytestmark = pytest.mark.server  # the CLI runs in a process of its own, most on a real server
 
 CLI = [sys.executable, "-m", "app.cli"]
 HEADLESS = "id_collision"  # the exercise the subprocess test runs: the quickest (about 2 s)
@@ -204,8 +207,12 @@ def test_a_class_database_that_cannot_be_reached_is_said_in_the_chosen_language_
     for lang in languages():
         done = run_cli(["run", "--model", "asr_sequence_direct", "--sessions", "1", "--chunks", "2", "--lang", lang], away)
         assert done.returncode == 2 and done.stdout == "", done.stderr
-        assert "Traceback" not in done.stderr and "secret" not in done.stderr and "127.0.0.1" in done.stderr
+        # The password, not the word: the next step names .streamlit/secrets.toml.
+        assert "Traceback" not in done.stderr and ":secret@" not in done.stderr and "127.0.0.1" in done.stderr
         said[lang] = done.stderr
     assert "class database" in said["en"] and "cannot be reached" in said["en"]
     for lang, shown in said.items():
         assert reads_in(lang, shown, said["en"])
+        # What to do next, on a line of its own (app/text/errors.NEXT_STEPS): the address to check.
+        message, step = shown.splitlines()
+        assert message.startswith("batching-lab: ") and step == f"batching-lab: {words(lang)(NEXT_STEPS['database_unreachable'])}"

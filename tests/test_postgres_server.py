@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from tests.postgres import INSTALL, PostgresMissing, PostgresServer, find_bin, group_members, processes_naming
 
 
+@pytest.mark.server  # a PostgreSQL of its own
 def test_start_write_restart_read_stop_leaves_nothing_running():
     server = PostgresServer()
     try:

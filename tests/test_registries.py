@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app.i18n import languages, words
-from app.lab.deployment.presets import PRESETS
+from app.lab.deployment import PRESETS
 from app.lab.paths import REPO_ROOT
 from app.text import presets as preset_words
 from tests.app_pages import main_pages, view_names
@@ -41,8 +41,10 @@ def test_the_page_walks_take_their_pages_from_the_navigation():
 
     assert view_names() == test_pages_in_chinese.PAGES
     # The browser walks click the live navigation's links; each checks it saw them all.
-    for walk in ("e2e/test_chinese_browser.py", "e2e/test_lab_browser.py"):
-        assert "len(titles) == len(main_pages())" in (TESTS / walk).read_text(encoding="utf-8"), walk
+    walks = {"e2e/test_chinese_browser.py": "len(titles) == len(main_pages())",
+             "e2e/test_accessibility_browser.py": "expect(links).to_have_count(len(main_pages())"}
+    for walk, check in walks.items():
+        assert check in (TESTS / walk).read_text(encoding="utf-8"), walk
 
 
 def _spelled_languages(path: Path) -> list[int]:
@@ -96,7 +98,7 @@ def test_every_problem_code_the_engine_raises_has_its_words():
 
     from app.lab.database import DatabaseError
     from app.lab.problems import LabError, Problem
-    from app.lab.server.errors import ServerError
+    from app.lab.server import ServerError
     from app.text.problems import PROBLEMS
 
     raised = set()
@@ -132,7 +134,7 @@ def test_the_checkers_codes_and_its_words_are_the_same_lists():
             emitted["skip"].add(args[2])
         elif name == "CopySkipped" and args and args[0]:
             emitted["skip"].add(args[0])
-        elif name == "Verdict" and "skipped" in args:
+        elif name == "CheckVerdict" and "skipped" in args:
             after = node.args[args.index("skipped") + 1]
             emitted["skip"] |= {_literal(n) for n in ast.walk(after) if _literal(n)}
         elif name == "run_phase" and args and args[0]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import time
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +22,7 @@ from tritonclient.utils import InferenceServerException
 
 from app.lab.deployment import deployments
 from app.lab.scenario.audio import chunk
+from tests.waiting import wait_for
 
 START_FLAG_ERROR = "must specify the START flag on the first request of the sequence"
 # Core PR #425 (commit eeb283a), first released in 25.01 (server 2.54): a correlation ID whose type
@@ -231,11 +231,7 @@ class Gate:
 
     def _wait(self, name: str, timeout_s: float) -> Path:
         path = self.folder / name
-        deadline = time.monotonic() + timeout_s
-        while not path.exists():
-            if time.monotonic() > deadline:
-                raise AssertionError(f"the gate probe never wrote {name} within {timeout_s:.0f} s")
-            time.sleep(0.01)
+        wait_for(path.exists, f"the gate probe to write {name}", timeout_s)
         return path
 
     def wait_started(self, tag: int, timeout_s: float = 60) -> None:

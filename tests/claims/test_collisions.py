@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from app.lab.observation.server_log import Level, LogCode, LogWindow
+from app.lab.observation import Level, LogCode, LogWindow
 from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import START_FLAG_ERROR, send
 

@@ -15,7 +15,7 @@ import pytest
 from tritonclient.utils import InferenceServerException
 
 from app.lab.deployment import deployments
-from app.lab.observation.server_log import Level, LogCode, LogWindow
+from app.lab.observation import Level, LogCode, LogWindow
 from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import recogniser_config, send, unique_name
 from tests.waiting import wait_for_log

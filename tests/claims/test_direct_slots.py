@@ -18,7 +18,7 @@ from app.lab.observation import server_stats
 from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
 from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import deployed, recogniser_config, send, unique_name
-from tests.waiting import has_line, wait_for_log
+from tests.waiting import has_line, wait_for, wait_for_log
 
 MODEL = "claims_direct_1x4"
 
@@ -153,10 +153,17 @@ def test_backlogged_sequence_is_dropped_when_its_request_timeout_expires(lab_ser
     with pytest.raises(InferenceServerException) as dropped:
         send(client, direct_model, late, late, start=True, timeout_us=500_000)
     waited = time.monotonic() - started
-    after = server_stats.model_metrics(lab_server.metrics_url, direct_model)
     assert dropped.value.message() == "timeout of the corresponding sequence has been expired"
     assert waited >= 0.45, f"dropped after {waited:.2f} s, before its 0.5 s timeout"
+    # RespondIfError (infer_request.cc, r24.10) sends the error before it counts it, so the counter
+    # may lag the reply: wait for it to move, then check it moved by one.
     rejected = "nv_inference_request_failure{reason=REJECTED}"
+
+    def counted():
+        after = server_stats.model_metrics(lab_server.metrics_url, direct_model)
+        return after if after.get(rejected, 0) > before.get(rejected, 0) else None
+
+    after = wait_for(counted, "the REJECTED failure to be counted")
     assert after.get(rejected, 0) - before.get(rejected, 0) == 1
     for corrid in holders:
         send(client, direct_model, corrid, corrid, end=True)

@@ -32,6 +32,7 @@ from tests.claims.helpers import (
     probe_config,
     unique_name,
 )
+from tests.waiting import wait_for
 
 MODEL = "claims_batch_probe"
 REQUESTS = 14
@@ -210,10 +211,7 @@ def test_delay_policy_lets_a_later_request_overtake_an_expired_one(lab_server, l
         gate.wait_started(tags["G"])  # the only instance is busy: what comes next queues
         for queued, (name, timeout_us) in enumerate((("X", EXPIRES_US), ("Y", None), ("Z", None)), start=1):
             futures.append(pool.submit(one, name, timeout_us))
-            deadline = time.monotonic() + 60
-            while _pending(lab_server, model) < queued:
-                assert time.monotonic() < deadline, f"{name} never showed as pending"
-                time.sleep(0.02)
+            wait_for(lambda queued=queued: _pending(lab_server, model) >= queued, f"{name} to show as pending")
             if name == "X":
                 x_queued_by = time.monotonic()
         time.sleep(max(0.0, x_queued_by + EXPIRES_US / 1e6 + 1.0 - time.monotonic()))  # X's timeout has run out

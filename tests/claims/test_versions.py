@@ -8,13 +8,12 @@ lines 356-375, ModelLifeCycle::GetModel).
 """
 from __future__ import annotations
 
-import time
-
 import pytest
 import tritonclient.http as http
 from tritonclient.utils import InferenceServerException
 
 from tests.claims.helpers import GATE_CODE, gate_config, gate_inputs, gate_reply, unique_name
+from tests.waiting import wait_for
 
 
 def _version_served(client, model: str, version: str = "") -> int:
@@ -23,12 +22,12 @@ def _version_served(client, model: str, version: str = "") -> int:
 
 def _ready_versions(client, model: str, deadline_s: float = 60) -> dict[str, bool]:
     """{version: ready} for versions 1 and 2 once no version is still loading or unloading."""
-    deadline = time.monotonic() + deadline_s
-    while True:
+    def settled() -> bool:
         states = {e.get("version"): e.get("state") for e in client.get_model_repository_index() if e["name"] == model}
-        if not {"LOADING", "UNLOADING"} & set(states.values()) or time.monotonic() > deadline:
-            return {v: client.is_model_ready(model, v) for v in ("1", "2")}
-        time.sleep(0.05)
+        return not {"LOADING", "UNLOADING"} & set(states.values())
+
+    wait_for(settled, f"no version of {model} to be loading or unloading", deadline_s)
+    return {v: client.is_model_ready(model, v) for v in ("1", "2")}
 
 
 def _load_version_1(load, gate, stem: str, num_versions: int | None):

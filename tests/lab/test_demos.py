@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from app.lab.cases import demos
-from app.lab.deployment.presets import PRESETS
+from app.lab.deployment import PRESETS
 
 
 @pytest.mark.parametrize("name, removed, added", [

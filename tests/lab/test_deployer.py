@@ -5,8 +5,7 @@ import re
 
 import pytest
 
-from app.lab.deployment.deployer import setup_model_name
-from app.lab.deployment.deployments import DeploymentError, LabSettings
+from app.lab.deployment import DeploymentError, LabSettings, setup_model_name
 from app.lab.scenario.scenario import Scenario
 from app.lab.traffic import driver
 

@@ -13,8 +13,7 @@ import pytest
 from tritonclient.grpc import model_config_pb2 as mc
 
 from app.i18n import languages, words
-from app.lab.deployment import deployments, device
-from app.lab.deployment.deployments import DeploymentError, LabSettings
+from app.lab.deployment import DeploymentError, LabSettings, deployments, device
 from app.lab.paths import MODEL_REPOSITORY, REPO_ROOT
 from app.text import problems as problems_text
 from tests.i18n.text_checks import reads_in

@@ -124,7 +124,7 @@ def test_128_sessions_end_intact_or_refused_in_the_servers_words(lab_server):
 
 
 def test_a_request_that_never_reached_the_server_is_not_called_a_refusal(lab_server):
-    from app.lab.server.ports import free_ports
+    from app.lab.server import free_ports
 
     nobody = f"127.0.0.1:{free_ports(1)[0]}"  # nothing listens there
     result = driver.run(lab_server, Scenario(model=MODEL, texts=["HI"], urls=[nobody]))
@@ -148,7 +148,7 @@ class Relay:
     every pump ended) nothing more can reach Triton through it."""
 
     def __init__(self, target: str, listening: bool = True, drop_replies: bool = False):
-        from app.lab.server.ports import free_ports
+        from app.lab.server import free_ports
 
         self.target_host, port = target.rsplit(":", 1)
         self.target_port = int(port)
@@ -240,7 +240,7 @@ def _send_one_chunk(url: str, on_link=None) -> tuple[list, transports.HttpLink]:
 
 
 def test_a_refused_connection_is_tried_again_and_then_recorded_once():
-    from app.lab.server.ports import free_ports
+    from app.lab.server import free_ports
 
     answers, link = _send_one_chunk(f"127.0.0.1:{free_ports(1)[0]}")  # nothing listens there
     assert len(answers) == 1 and answers[0].startswith(transports.NO_ANSWER) and "ConnectionRefusedError" in answers[0]

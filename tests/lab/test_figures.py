@@ -15,8 +15,7 @@ import pandas as pd
 import pytest
 
 from app.charts import figures
-from app.lab.deployment import presets
-from app.lab.deployment.presets import Traffic
+from app.lab.deployment import Traffic, presets
 from tests.lab.test_analysis import request
 
 ROW = {(i, s): 4 * i + s for i in range(2) for s in range(4)}  # y index of each instance x slot row

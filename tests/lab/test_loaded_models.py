@@ -12,16 +12,16 @@ from collections.abc import Iterator
 import pytest
 
 from app.lab import database
-from app.lab.deployment.deployer import Deployer
-from app.lab.deployment.deployments import LabSettings
+from app.lab.deployment import Deployer, LabSettings, SharedLoadedModels
 from app.lab.deployment.loaded_models import LoadedModels, default_budget
-from app.lab.deployment.shared_models import SharedLoadedModels
-from app.lab.observation.server_log import LogCode, LogWindow
+from app.lab.observation import LogCode, LogWindow
 from app.lab.problems import LabError
 from app.lab.scenario.scenario import Scenario
-from app.lab.server.connection import LabServer
+from app.lab.server import LabServer
 from app.lab.traffic import driver, run_queue
 from tests.waiting import wait_for, wait_for_log
+
+pytestmark = pytest.mark.server  # each test starts an embedded Triton of its own
 
 ONE = dict(instances=1, slots=2)
 

@@ -11,8 +11,7 @@ import pytest
 
 from app.charts import replay
 from app.i18n import words
-from app.lab.deployment import presets
-from app.lab.deployment.presets import Traffic
+from app.lab.deployment import Traffic, presets
 from app.lab.judgement.verdicts import PADDING_OWNER
 from tests.i18n.text_checks import english_runs, has_cjk
 from tests.lab.test_figures import Marked

@@ -6,12 +6,11 @@ import pytest
 import tritonclient.http as http
 
 from app.i18n import languages, words
-from app.lab.deployment.deployments import LabSettings
-from app.lab.observation import run_log, server_log, state_cells
-from app.lab.observation.server_log import LogCode, Unavailable
+from app.lab.deployment import LabSettings
+from app.lab.observation import LogCode, Unavailable, run_log, server_log, state_cells
 from app.lab.scenario.ids import unique_ids
 from app.lab.scenario.scenario import Scenario, random_texts
-from app.lab.server.connection import LabServer
+from app.lab.server import LabServer
 from app.lab.traffic import driver
 from app.text import log_readings
 from tests.i18n.text_checks import reads_in

@@ -23,7 +23,7 @@ from app.lab.traffic.run_queue import RunQueue, SharedRunQueue
 from tests.waiting import wait_for
 
 
-@pytest.fixture(params=["process", "shared"])
+@pytest.fixture(params=["process", pytest.param("shared", marks=pytest.mark.server)])
 def make_queue(request):
     """make_queue(parallel, replica=...) -> a queue of the kind under test; shared queues of one
     test talk about one server on one database, as replicas of one class do."""

@@ -18,10 +18,12 @@ from app.lab.observation.server_log import MIN_VERBOSITY, Level, LogCode, LogWin
 from app.lab.paths import REPO_ROOT
 from app.lab.scenario.audio import chunk
 from app.lab.scenario.ids import unique_ids
-from app.lab.server.connection import LabServer
+from app.lab.server import LabServer
 from tests.waiting import wait_for
 
 CAPTURED = Path(__file__).parent / "fixtures" / "triton_2_51.log"
+# Lines the embedded server wrote under load (a full test run), one entry written inside another.
+INTERLEAVED = Path(__file__).parent / "fixtures" / "triton_2_51_interleaved.log"
 MODEL = "asr_sequence_direct"
 
 
@@ -57,9 +59,32 @@ def test_a_line_without_triton_prefix_is_not_an_entry():
 
 
 def test_every_captured_line_is_an_entry_or_continues_one(entries):
-    lines = CAPTURED.read_text().splitlines()
-    assert "\n".join(e.raw for e in entries) == "\n".join(lines)  # nothing dropped, nothing added
+    lines = [line for line in CAPTURED.read_text().splitlines() if line.strip()]
+    assert "\n".join(e.raw for e in entries) == "\n".join(lines)  # nothing dropped but blank lines, nothing added
     assert len(entries) == sum(1 for line in lines if parse_line(line) is not None) == 17
+
+
+def test_an_entry_written_inside_another_is_read_as_two():
+    lines = INTERLEAVED.read_text().splitlines()
+    inside = lines[1]
+    assert inside.count("] \"") == 2 and lines[2] == ""  # as written: two prefixes on a line, then its newline alone
+    entries = parse(lines)
+    assert [e.source for e in entries] == [
+        "infer_request.cc:132", "http_server.cc:4599", "sequence_batch_scheduler.cc:816", "infer_request.cc:132",
+        "http_server.cc:1354", "http_server.cc:1354", "infer_response.cc:174", "http_server.cc:4599",
+    ]
+    backlog = entries[2]
+    assert (backlog.code, backlog.values) == (LogCode.BACKLOG_ENQUEUED, {"corrid": "5381763247894431012", "model": "zoo_no_reset"})
+    assert entries[1].message == "HTTP request: 2 /v2/models/zoo_no_reset/infer"
+    assert "".join(e.raw for e in entries[1:3]) == inside  # each part quoted as written, nothing lost
+    assert parse_line(inside).source == "http_server.cc:4599"  # one line read alone: its first entry
+
+
+def test_a_prefix_inside_an_escaped_message_is_part_of_it():
+    line = 'I1202 04:54:28.807806 10751 http_server.cc:4599] "quoted: I1202 04:54:28.807893 10751 x.cc:1] y"'
+    assert [e.message for e in parse([line])] == ["quoted: I1202 04:54:28.807893 10751 x.cc:1] y"]
+    unescaped = "I1202 04:54:28.807806 10751 model_config_utils.cc:716] Server side I1202 04:54:28.807893 10751 x.cc:1] y"
+    assert len(parse([unescaped])) == 1  # no closing quote to end it: kept whole
 
 
 def test_tables_and_unescaped_configs_stay_with_their_heading(entries):

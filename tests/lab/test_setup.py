@@ -4,9 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.i18n import languages, words
-from app.lab.deployment.deployments import LabSettings
-from app.lab.deployment.presets import PRESETS, Traffic
-from app.lab.deployment.setup import LabSetup, parse_texts
+from app.lab.deployment import PRESETS, LabSettings, LabSetup, Traffic, parse_texts
 from app.lab.problems import Problem
 from app.text.problems import problem
 from tests.i18n.text_checks import reads_in

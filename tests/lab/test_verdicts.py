@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from app.i18n import languages, words
-from app.lab.judgement.verdicts import PADDING_OWNER, Detail, Verdict, judge
+from app.lab.judgement.verdicts import PADDING_OWNER, Detail, SessionVerdict, judge
 from app.lab.scenario.alphabet import to_symbols
 from app.lab.traffic.driver import SessionPlan
 from app.text import verdicts as text
@@ -181,7 +181,7 @@ def test_uint64_owner_column_as_the_driver_records_it():
     assert judge(frame, [a]).iloc[0]["read_state_of"] == "padding"
 
 
-@pytest.mark.parametrize("verdict", [v.value for v in Verdict])
+@pytest.mark.parametrize("verdict", [v.value for v in SessionVerdict])
 def test_every_verdict_has_words_for_the_board_in_every_language(verdict):
     en = words("en")
     english = {"explanation": text.explanation(verdict, en), "badge": text.badge(verdict, en), "verdict": text.verdict(verdict, en)}

@@ -46,7 +46,7 @@ def clock() -> FakeClock:
 ENGINES = ("sqlite", "postgresql")
 
 
-@pytest.fixture(params=ENGINES)
+@pytest.fixture(params=[pytest.param(e, marks=[pytest.mark.server] if e == "postgresql" else []) for e in ENGINES])
 def database(request, tmp_path: Path) -> str:
     """A URL of an empty class database: every store test runs on both engines the app supports."""
     if request.param == "sqlite":

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from app.i18n import languages, words
 from app.lab import database
 from app.lab.database import DatabaseError, migrate
-from app.lab.server.ports import free_ports
+from app.lab.server import free_ports
 from app.quiz.store import ProgressStore
 from app.quiz.votes import VoteStore
 from app.text import problems
@@ -111,6 +111,7 @@ def test_every_database_problem_has_words_in_every_language(code):
         assert "postgresql+psycopg://lab:***@db:5432/lab" in text and code not in text
 
 
+@pytest.mark.server  # a PostgreSQL of its own, restarted
 def test_acknowledged_writes_survive_a_database_restart_and_the_store_recovers(tmp_path):
     with PostgresServer() as server:
         url = server.create_database("restart")

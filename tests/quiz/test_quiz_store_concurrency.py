@@ -5,6 +5,7 @@ import multiprocessing
 import threading
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 
 from app.lab.database import sqlite_url
@@ -88,6 +89,7 @@ def _process_writer(path: str, name: str, start: multiprocessing.synchronize.Eve
         _write_answers(store, f"{name}-{round_}")
 
 
+@pytest.mark.server  # other processes of the app
 def test_two_processes_write_one_file(tmp_path):
     path = tmp_path / "progress.sqlite3"  # not created yet: the processes race to create it
     ctx = multiprocessing.get_context("spawn")  # no fork of a threaded pytest process

@@ -101,6 +101,7 @@ def _process_voter(path: str, code: str, name: str, start) -> None:
         store.vote(code, f"{name}-{n}", "foreign" if n % 2 else "intact")
 
 
+@pytest.mark.server  # other processes of the app
 def test_three_processes_vote_into_one_file(tmp_path):
     path = tmp_path / "progress.sqlite3"
     code = VoteStore(path).open_demo("scheduler")
@@ -121,6 +122,7 @@ def _process_opener(path: str, out, start) -> None:
     out.put([VoteStore(Path(path)).open_demo("ready") for _ in range(20)])
 
 
+@pytest.mark.server  # other processes of the app
 def test_processes_racing_to_create_the_file_get_distinct_codes(tmp_path):
     path = tmp_path / "fresh" / "progress.sqlite3"  # not there yet
     ctx = multiprocessing.get_context("spawn")

@@ -2,13 +2,13 @@
 
 Stateless. Each execution sleeps `delay_ms` (so requests queue up behind it) and answers
 every request with its own SEQ, the instance's running batch number, its row in the batch
-and the batch size. Tensors go through DLPack, as in the recogniser (numpy 1 or 2).
+and the batch size. Tensors go through numpy (`as_numpy`, `pb_utils.Tensor`), which needs
+numpy 1 (the project pins numpy<2): no torch, so the stub loads in a fraction of the time.
 """
 import json
 import time
 
-import torch
-import torch.utils.dlpack as dlpack
+import numpy as np
 import triton_python_backend_utils as pb_utils
 
 
@@ -23,11 +23,8 @@ class TritonPythonModel:
         time.sleep(self.delay_s)
         responses = []
         for row, request in enumerate(requests):
-            seq = dlpack.from_dlpack(pb_utils.get_input_tensor_by_name(request, "SEQ").to_dlpack())
-            values = {"SEQ_OUT": int(seq.reshape(-1)[0].item()), "BATCH_NO": self.batches, "ROW": row, "BATCH_SIZE": len(requests)}
-            tensors = [
-                pb_utils.Tensor.from_dlpack(name, dlpack.to_dlpack(torch.tensor([[value]], dtype=torch.int32)))
-                for name, value in values.items()
-            ]
+            seq = pb_utils.get_input_tensor_by_name(request, "SEQ").as_numpy()
+            values = {"SEQ_OUT": int(seq.reshape(-1)[0]), "BATCH_NO": self.batches, "ROW": row, "BATCH_SIZE": len(requests)}
+            tensors = [pb_utils.Tensor(name, np.array([[value]], dtype=np.int32)) for name, value in values.items()]
             responses.append(pb_utils.InferenceResponse(output_tensors=tensors))
         return responses

@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import json
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
-from app.lab.checker import engine
+from app.lab.checker import CheckOptions, engine
 from app.lab.checker import target as targets
-from app.lab.checker.options import CheckOptions
 from app.lab.deployment import deployments
+from tests.waiting import wait_for
 
 ZOO = Path(__file__).parent / "zoo"
 REVIEW_CONFIGS = Path(__file__).parent / "review_configs"  # configs the offline review reads; never loaded
@@ -42,9 +41,7 @@ def unload(server, names) -> None:
     for name in names:
         with contextlib.suppress(Exception):  # never loaded (its load failed): nothing to unload
             client.unload_model(name)
-    deadline = time.monotonic() + UNLOAD_WAIT_S
-    while time.monotonic() < deadline and any(ready(server, n) for n in names):
-        time.sleep(0.1)
+    wait_for(lambda: not any(ready(server, n) for n in names), f"the server to serve none of {', '.join(names)}", UNLOAD_WAIT_S)
 
 
 def ready(server, name: str) -> bool:

@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from app.lab.checker.facts import ModelFacts, TensorSpec
+from app.lab.checker import CheckOptions, ModelFacts, TensorSpec
 from app.lab.checker.measure import COLUMNS, Tables
-from app.lab.checker.options import CheckOptions
 
 
 def facts(sequence: bool = True, outputs=(("OUTPUT", "INT64"),), instances: int = 2, slots: int = 2, idle_us: int = 1_000_000) -> ModelFacts:

@@ -9,12 +9,10 @@ import json
 import pytest
 
 from app.i18n import words
-from app.lab.checker import engine
+from app.lab.checker import CheckOptions, engine, parse_shape
 from app.lab.checker import target as targets
-from app.lab.checker.inputs import parse_shape
-from app.lab.checker.options import CheckOptions
 from app.lab.problems import LabError
-from app.lab.server.connection import LabServer
+from app.lab.server import LabServer
 from app.text import checker as text
 from app.text.problems import error
 from tests.lab.checker.conftest import TEST_STEPS, ZOO, as_json, check_copies_gone, ready, verdicts, zoo_files, zoo_fixture
@@ -128,13 +126,14 @@ def test_on_an_external_server_it_loads_nothing_and_says_which_variant_it_skippe
     assert after == before
 
 
+@pytest.mark.server  # an embedded server of its own, stopped mid-check
 def test_a_server_that_stops_mid_check_stops_it_with_one_message():
     server = LabServer(model_repository=ZOO).start()
     try:
         server.models.ensure("zoo_batch_dependent")
         target = targets.on_server(server, "zoo_batch_dependent")
 
-        def kill_after_some(done: int, planned: int, phase: str, variant: str) -> None:
+        def kill_after_some(done: int, planned: int, stage) -> None:
             if done > 20 and server.embedded.running:
                 server.embedded.kill_for_demo()
 

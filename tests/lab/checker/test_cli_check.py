@@ -13,10 +13,12 @@ import pytest
 from app.i18n import languages, words
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError
-from app.lab.server.ports import free_ports
+from app.lab.server import free_ports
 from app.text import problems as problems_text
 from tests.i18n.text_checks import reads_in
 from tests.lab.checker.conftest import REVIEW_CONFIGS, ZOO
+
+pytestmark = pytest.mark.server  # the CLI runs in a process of its own, most on a real server
 
 CLI = [sys.executable, "-m", "app.cli", "check"]
 

@@ -6,10 +6,9 @@ import dataclasses
 
 import numpy as np
 
-from app.lab.checker import diagnosis
+from app.lab.checker import TensorSpec, diagnosis
 from app.lab.checker.compare import Tolerance
 from app.lab.checker.diagnosis import Send
-from app.lab.checker.facts import TensorSpec
 from app.lab.checker.judge import judge
 from app.lab.checker.observed import Observations, kept_above
 from tests.lab.checker.tables import Rows, facts, tables

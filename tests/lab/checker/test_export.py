@@ -10,8 +10,7 @@ import numpy as np
 import pandas as pd
 from tritonclient.utils import triton_to_np_dtype
 
-from app.lab.checker import export, input_data
-from app.lab.checker.facts import TensorSpec
+from app.lab.checker import TensorSpec, export, input_data
 from tests.lab.checker.tables import facts
 
 TYPES = ("BOOL", "UINT8", "UINT16", "UINT32", "UINT64", "INT8", "INT16", "INT32", "INT64", "FP16", "BF16", "FP32", "FP64", "BYTES")

@@ -9,9 +9,7 @@ import numpy as np
 import pytest
 
 from app.i18n import words
-from app.lab.checker import compare, input_data, inputs
-from app.lab.checker.facts import ModelFacts, TensorSpec
-from app.lab.checker.options import CheckOptions
+from app.lab.checker import CheckOptions, ModelFacts, TensorSpec, compare, input_data, inputs
 from app.lab.checker.review import Expectations
 from app.lab.problems import LabError
 from app.text.problems import error

@@ -5,9 +5,8 @@ import dataclasses
 
 import pytest
 
-from app.lab.checker import compare
+from app.lab.checker import CheckOptions, compare
 from app.lab.checker.judge import judge, refusal_cause
-from app.lab.checker.options import CheckOptions
 from tests.lab.checker.tables import Rows, facts, tables
 
 START_REFUSAL = "inference request for sequence 7 to model 'm' must specify the START flag on the first request of the sequence"

@@ -8,10 +8,8 @@ import pandas as pd
 import pytest
 
 from app.i18n import languages, words
-from app.lab.checker import compare, inputs, junit, placement, report
-from app.lab.checker.engine import CheckResult
-from app.lab.checker.judge import Verdict, judge
-from app.lab.checker.options import CheckOptions
+from app.lab.checker import CheckOptions, CheckResult, compare, inputs, junit, placement, report
+from app.lab.checker.judge import CheckVerdict, judge
 from app.text import checker as text
 from tests.i18n.text_checks import reads_in
 from tests.lab.checker.tables import Rows, facts, tables
@@ -49,6 +47,13 @@ def test_the_log_places_each_sequence_of_a_reused_id_and_says_how_it_ended():
     assert list(placed["instance"]) == ["m_0_1", "m_0_1", "m_0_0", "m_0_0"]
     assert list(placed["slot"]) == [0, 0, 1, 0]
     assert list(placed["ended_by"]) == ["end", "end", "end", "reaped"]
+
+
+def test_a_placement_written_inside_another_line_is_still_read():
+    # As the server writes under load (tests/lab/fixtures/triton_2_51_interleaved.log): one entry
+    # inside another's line, its newline left alone after them.
+    inside = line("HTTP request: 2 /v2/models/m/infer", "http_server.cc:4599") + LINES[0]
+    assert placement.sequence_events([inside + "\n", "\n"], "m") == {"41": [("slot", "m_0_1", 0)]}
 
 
 def test_requests_with_the_same_compute_stamps_ran_in_one_execution_and_lanes_pack_the_rest():
@@ -220,7 +225,7 @@ def test_the_summary_names_the_version_and_counts_in_the_languages_singular_and_
 ])
 def test_verdict_sentences_count_in_the_languages_singular_and_plural(lang, one, several):
     def held(compared, sessions, refusals, in_flight, capacity):
-        return Verdict("interleaved", "all_instances", "held", values={
+        return CheckVerdict("interleaved", "all_instances", "held", values={
             "compared": compared, "sessions": sessions, "largest_difference": 0.0, "refusals": refusals, "in_flight": in_flight,
             "capacity": capacity, "overflow": in_flight > capacity})
     assert text.verdict_sentence(held(1, 1, 1, 1, 1), words(lang)) == one

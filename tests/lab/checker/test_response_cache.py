@@ -12,10 +12,12 @@ from __future__ import annotations
 import pytest
 
 from app.i18n import words
-from app.lab.checker.review import ReviewCode
-from app.lab.server.connection import LabServer
+from app.lab.checker import ReviewCode
+from app.lab.server import LabServer
 from app.text import checker as check_text
 from tests.lab.checker.conftest import Zoo, as_json, load_zoo, zoo_fixture
+
+pytestmark = pytest.mark.server  # a real Triton, one of them started with a response cache
 
 zoo = zoo_fixture("zoo_cached_state")
 CACHE_BYTES = 1 << 20  # the docs warn that a very small local cache may fail to start; a run of this test needs a few kB

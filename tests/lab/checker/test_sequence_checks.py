@@ -113,22 +113,28 @@ def test_state_keyed_by_batch_row_under_oldest_breaks_interleaving(zoo):
         assert source["corrid"] != entry["corrid"] and source["instance"] == entry["instance"] is not None
         theirs = steps[steps["conversation"] == source["conversation"]]
         mine = steps[steps["conversation"] == entry["conversation"]]
-        diverged = mine[mine["step"] == entry["step"]]["t_send"].iloc[0]
-        assert theirs["t_send"].min() < diverged < theirs["t_send"].max() + 1.0  # active in the same window
+        diverged = mine[mine["step"] == entry["step"]].iloc[0]
+        # Active in the same window. Causality is what is certain: the source wrote the row's state
+        # before this step ran, so it was sent before this step's reply came back (a session sent a
+        # few ms later can still run first on a busy machine, so not before this step was sent).
+        assert theirs["t_send"].min() < diverged["t_recv"] and diverged["t_send"] < theirs["t_send"].max() + 1.0
     assert result.judgement.diagnoses[0] == {"code": "foreign_state_oldest", "checks": ["interleaved/all_instances"]}
 
 
 def test_direct_that_ignores_ready_folds_padding_rows_into_the_state(zoo):
     """Under direct, a batch has a row for every slot up to the highest ready one; the rows of empty
-    slots carry no request's data. A model that adds them to its state as if READY were 1 gives a
-    session other answers once it shares an execution with padding: alone, a session runs in slot 0
-    of a batch of one and never sees padding."""
+    slots hold memory Triton allocated without clearing it (InferenceRequest::CopyAsNull, r24.10).
+    A model that adds them to its state as if READY were 1 gives a session other answers once it
+    shares an execution with padding: alone, a session runs in slot 0 of a batch of one and never
+    sees padding. What that memory held is not defined, so the diagnosis is not either: the check's
+    own (sessions_mix), or foreign_state_direct when a replay of another session's steps happens to
+    give the same answers (seen once on a loaded machine); both say the state crossed sessions."""
     result = zoo.check("zoo_direct_no_ready", one_instance=False)
     assert result.judgement.verdict("reference").verdict == "held"
     broken = result.judgement.verdict("interleaved", "all_instances")
     assert (broken.verdict, broken.reason) == ("broken", "sessions_mix")
     assert broken.values["first"]["step"] >= 1 and broken.values["first"]["difference"] > 0
-    assert result.judgement.diagnoses[0]["code"] == "sessions_mix" and result.exit_code == 1
+    assert result.judgement.diagnoses[0]["code"] in {"sessions_mix", "foreign_state_direct"} and result.exit_code == 1
 
 
 def test_a_state_cache_smaller_than_the_slots_loses_sessions_state_and_says_so(zoo):

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.lab.checker import engine
+from app.lab.checker import CheckOptions, engine
 from app.lab.checker import target as targets
-from app.lab.checker.options import CheckOptions
 from app.lab.deployment import presets
 from tests.lab.checker.conftest import TEST_STEPS, check_copies_gone, unload, verdicts
 

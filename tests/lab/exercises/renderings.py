@@ -1,8 +1,8 @@
 """Are an exercise's findings and figures really in each translated language?
 
 gettext falls back to English for a msgid a catalog lacks, so "every finding rendered" holds for an
-empty catalog. A translated rendering must differ from the English one, be written in the language's
-script, and still carry every value of the finding, written by the value's kind in that language.
+empty catalog. A translated rendering must differ from the English one, keep no phrase of it (in any
+script), and still carry every value of the finding, written by the value's kind in that language.
 """
 from __future__ import annotations
 
@@ -11,11 +11,9 @@ import string
 from app.charts import exercises as charts
 from app.i18n import SOURCE_LANGUAGE, formats, languages, words
 from app.text import exercises as text
-from tests.i18n.text_checks import has_cjk
+from tests.i18n.text_checks import kept_english
 
 TRANSLATED = [lang for lang in languages() if lang != SOURCE_LANGUAGE]
-# How to tell a language's own script; a language added without an entry here fails loudly.
-IN_SCRIPT = {"zh": has_cjk}
 
 
 def written_values(name: str, found, lang: str) -> list[str]:
@@ -33,26 +31,25 @@ def written_values(name: str, found, lang: str) -> list[str]:
 
 def untranslated(name: str, findings, lang: str) -> list[tuple[str, str, list[str]]]:
     """(code, rendering, values missing from it) of each finding not rendered in `lang`: the English
-    sentence, text outside the language's script, or a value of the finding left out."""
-    in_script = IN_SCRIPT[lang]
+    sentence, a phrase of it left as it is, or a value of the finding left out."""
     bad = []
     for found in findings:
         english, rendered = text.finding(name, found, words(SOURCE_LANGUAGE)), text.finding(name, found, words(lang))
         missing = [v for v in written_values(name, found, lang) if v not in rendered]
-        if rendered == english or not in_script(rendered) or missing:
+        if rendered == english or kept_english(rendered, english) or missing:
             bad.append((found.code, rendered, missing))
     return bad
 
 
 def untranslated_figures(result, lang: str) -> list[str]:
-    """Captions and titles of the result's figures that are empty, English, or outside `lang`'s script."""
+    """Captions and titles of the result's figures that are empty, English, or keep a phrase of the English."""
     english = charts.figures(result, words(SOURCE_LANGUAGE))
     theirs = charts.figures(result, words(lang))
     assert len(theirs) == len(english) > 0
     bad = []
     for (caption_en, fig_en), (caption, fig) in zip(english, theirs, strict=True):
         for en, shown in ((caption_en, caption), (fig_en.layout.title.text, fig.layout.title.text)):
-            if not shown or shown == en or not IN_SCRIPT[lang](shown):
+            if not shown or shown == en or kept_english(shown, en):
                 bad.append(shown)
     return bad
 

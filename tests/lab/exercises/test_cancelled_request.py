@@ -8,9 +8,9 @@ import pytest
 
 from app.charts import exercises as charts
 from app.i18n import languages, words
+from app.lab.exercises import Finding
 from app.lab.exercises import cancelled_request as ex
-from app.lab.exercises.common.base import Finding
-from app.lab.observation.server_log import START_REFUSAL, LogCode
+from app.lab.observation import START_REFUSAL, LogCode
 from app.lab.scenario.alphabet import to_symbols
 from app.text import exercises as text
 from tests.lab.exercises.renderings import assert_translated
@@ -128,6 +128,16 @@ def test_judge_without_the_servers_log_says_so_and_counts_no_release():
 
 @pytest.fixture(scope="module")
 def result(exercise_result):
+    """One real run. Why what these tests pin is certain: a gate, not timing. The model waits for
+    both of its 2 slots (minimum_slot_utilization 1.0) up to max_queue_delay 0.6 s, and every client
+    is a lone session, so each chunk is queued 0.6 s before it runs (measure() runs the clients one
+    after another under run_queue.hold on a model of its own):
+    - a 0.3 s client timeout always runs out while the chunk is queued; gRPC cancels it on the server,
+      which releases the sequence when it looks at the queue (at 0.6 s), before the next chunk comes
+      AFTER_GIVING_UP_S (0.9 s) later, so that chunk and a retry are refused for lacking START;
+    - HTTP cancels nothing: the chunk runs at 0.6 s, so a retry of it applies it twice;
+    - the freed slot is the lowest free one, which the client's new sequence then takes;
+    - a 1.8 s timeout is above the 0.6 s wait, so the patient session is intact."""
     return exercise_result("cancelled_request")
 
 

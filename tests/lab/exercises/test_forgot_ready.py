@@ -50,29 +50,45 @@ def test_judge_refused_when_the_server_refused_a_chunk():
 
 @pytest.fixture(scope="module")
 def result(exercise_result):
+    """One real run. Not certain: `garbage`. A padding row corrupts a session only when it runs in the
+    slot of a live session whose next request is not in that batch; whether any batch of this run
+    does is timing (the exercise says "on most runs"), so the tests pin the outcome the evidence
+    makes certain: `garbage` exactly when some session's first wrong chunk read a padding row's
+    state, else `intact`; never `refused` (6 sessions on capacity 2 x 4: no backlog; pauses of at
+    most 75 ms against the 5 s idle timeout). Certain whatever the timing:
+    - no session reads another's state: direct pins a sequence to its slot, START resets that cell;
+    - every session that broke broke on a padding row: the honoured run decodes the same texts and
+      audio intact, so nothing is misread;
+    - padding rows ran: 6 sessions on 2 instances of 4 slots put at least two on one instance; their
+      think times differ by at least 12 ms a pause (staggered 5..65 ms, 180 ms over 15 pauses), so
+      their 16 chunks cannot all share executions, and an execution with the higher slot's request
+      but not the lower slot's carries a padding row for it (live, ended, or not yet started);
+    - READY honoured: every padding row is skipped, so every session of that run is intact."""
     return exercise_result("forgot_ready")
 
 
 def test_ignoring_ready_folds_padding_into_live_sessions(result):
-    assert result.outcome == "garbage"
     broken = result.runs["ready_ignored"]
     # The model's own report: a session's first wrong chunk read state a padding row wrote.
     hit = evidence.broke_on_padding(broken)
-    assert hit, broken.sessions[["session", "verdict", "detail_code"]].to_dict("records")
+    # Whether a padding row lands in a live session's slot is timing (the fixture): the outcome
+    # follows from that evidence, and whichever it is, every session that broke broke on padding.
+    assert result.outcome == ("garbage" if hit else "intact"), broken.sessions[["session", "verdict", "detail_code"]].to_dict("records")
+    assert set(broken.sessions.loc[broken.sessions["verdict"] != "intact", "session"]) == set(hit)
     assert result.numbers["ignored_sessions_read_padding"] == len(hit)
     sessions = broken.sessions.set_index("session")
-    assert set(sessions.loc[hit, "read_state_of"]) == {"padding"}
+    assert set(sessions.loc[hit, "read_state_of"]) <= {"padding"}
     # Direct still pins each session to its slot: no other session's state is ever read.
     assert not evidence.broke_on_another_session(broken) and not evidence.strangers_read(broken)
     n = result.numbers
     assert n["ignored_verdicts"] == {k: int(v) for k, v in broken.sessions["verdict"].value_counts().items()}
-    assert n["ignored_verdicts"].get("garbage", 0) >= len(hit)
+    assert n["ignored_verdicts"].get("garbage", 0) == len(hit)
     # One finding per session that read a padding row's state, naming that session.
     assert sorted(f.values["who"] for f in result.findings if f.code == "session_padding") == sorted(hit)
     assert result.findings[0] == forgot_ready.Finding("ignored", {"verdicts": n["ignored_verdicts"], "padding": len(hit)})
     sessions = result.tables["sessions"]
     assert set(sessions["run"]) == {"ready_ignored", "ready_honoured"}
-    assert set(sessions[sessions["run"] == "ready_ignored"].set_index("session").loc[hit, "detail_code"]) == {"read_padding"}
+    assert set(sessions[sessions["run"] == "ready_ignored"].set_index("session").loc[hit, "detail_code"]) <= {"read_padding"}
 
 
 def test_direct_runs_padding_rows(result):

@@ -12,10 +12,8 @@ import pytest
 from app.charts import exercises as charts
 from app.cli import print_exercise
 from app.i18n import languages, words
-from app.lab.exercises import leaked_state
-from app.lab.exercises.common.base import Finding
-from app.lab.observation import state_cells
-from app.lab.observation.server_log import LogCode
+from app.lab.exercises import Finding, leaked_state
+from app.lab.observation import LogCode, state_cells
 from app.text import exercises as text
 from tests.lab.exercises.renderings import assert_translated
 
@@ -82,6 +80,18 @@ def test_judge_freed_when_the_cells_went_back_to_where_they_started():
 
 @pytest.fixture(scope="module")
 def result(exercise_result):
+    """One real run. Why what these tests pin is certain (measure() holds each deployment alone
+    through its waves, run_queue.hold, on models of the exercise's own):
+    - `leak`: every vanished session (unique IDs, corrid-keyed cells) adds one cell at its START and
+      never sends END; Triton's reaper (0.5 s) never tells the model, and the `keep` model evicts only
+      after 600 s, so exactly 24 cells stay, more than the 12 slots; the closing session's END drops its own.
+    - no refusals: 6 sessions a wave on 12 slots (two waves fit even unreaped), 3 chunks 20 ms apart,
+      far inside 0.5 s; each of the 24 is reaped (and logged at verbosity 1) well before the log
+      closes, 1.2 s gaps and 1.6 s of settling against 0.5 s; oldest has no padding rows, so the
+      model ran only the answered chunks.
+    - eviction at 1 s: the next wave (1.2 s later) or the closing session (1.6 s) makes the model
+      execute after the older cells are 1 s old, so the gauge never holds all 24 and ends at 0.
+    - the gauge, sampled every 0.1 s, has read each wave's cells before the next wave's mark, 1.2 s on."""
     return exercise_result("leaked_state")
 
 

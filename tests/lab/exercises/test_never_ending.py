@@ -6,9 +6,8 @@ import pandas as pd
 import pytest
 
 from app.i18n import languages, words
-from app.lab.exercises import never_ending
-from app.lab.exercises.common.base import ExerciseResult, Finding, Measured
-from app.lab.observation.server_log import START_REFUSAL
+from app.lab.exercises import ExerciseResult, Finding, Measured, never_ending
+from app.lab.observation import START_REFUSAL
 from app.text import exercises as text
 from tests.lab.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
 
@@ -101,6 +100,20 @@ def test_judged_findings_and_figures_render_translated(lang):
 
 @pytest.fixture(scope="module")
 def result(exercise_result):
+    """One real run. Why what these tests pin is certain (Triton stamps a sequence's idle clock
+    at each request's arrival and its reaper wakes at the earliest expiry: sequence_batch_scheduler.cc,
+    r24.10, Enqueue and ReaperThread; jitter is 0 in every scenario here):
+    - `reaped`: at timeout 200 ms a client that thinks 400 ms after each reply is idle twice the
+      timeout, so its sequence is force-ended before its second chunk, which is refused for lacking
+      START; the reaper's null request never reaches the model, so the model ran only what was answered.
+    - intact at 600 ms: 100 and 400 ms of thinking stay under 600 ms, the latter by 200 ms less a round trip.
+    - the dead client: 1 slot; the waiter arrives 300 ms after the dead one's START. At 600 ms the
+      slot stays held until the reaper frees it, about 300 ms after the waiter arrived; at 200 ms it
+      is free before the waiter arrives.
+    - the model's eviction: session 1 sends 20 chunks 40 ms apart (>= 760 ms), so it makes the model
+      execute (which evicts at the end of execute) more than EVICT_S after session 0's third chunk and
+      before session 0's fourth, sent after a 1 s pause; 1 s is far below Triton's 5 s timeout, so
+      Triton accepts the chunk and the model answers it from a fresh cell (owner 0, `lost`)."""
     return exercise_result("never_ending")
 
 
@@ -181,6 +194,11 @@ def test_every_finding_renders_in_every_language(result):
 
 
 def test_eviction_model_has_its_own_name_and_parameter(lab_server, result):
-    config = lab_server.client().get_model_config(never_ending.EVICT_MODEL)
+    assert result.log is not None and any(e.values.get("model") == never_ending.EVICT_MODEL for e in result.log.entries)
+    # The run may have been another pytest-xdist worker's, on its own server: the exercise's own
+    # loader leaves the model as it is where that run loaded it, and loads it here otherwise.
+    name = never_ending.load_evicting_model(lab_server)
+    config = lab_server.client().get_model_config(name)
+    assert name == never_ending.EVICT_MODEL
     assert config["parameters"]["idle_evict_s"]["string_value"] == str(never_ending.EVICT_S)
     assert config["parameters"]["state_key"]["string_value"] == "session"

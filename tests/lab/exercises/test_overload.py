@@ -10,8 +10,7 @@ import pytest
 
 from app.charts import exercises as charts
 from app.i18n import languages, words
-from app.lab.exercises import overload
-from app.lab.exercises.common.base import Finding
+from app.lab.exercises import Finding, overload
 from app.text import exercises as text
 from tests.lab.exercises.renderings import assert_translated
 
@@ -103,6 +102,23 @@ def test_judge_corrupt_when_a_session_came_out_wrong():
 
 @pytest.fixture(scope="module")
 def result(exercise_result):
+    """One real run. Not certain: `reaped`. A session that waited in the backlog past the 2 s timeout
+    is force-ended after it gets a slot only if the reaper passes (every 50 ms while an idle sequence
+    waits in the backlog: ReaperThread, sequence_batch_scheduler.cc at r24.10) before its second
+    chunk arrives 35 to 45 ms after the first one's reply, which refreshes its idle clock; one was
+    seen to escape, so at 8x (several such sessions) reaping is very likely, not certain. The tests
+    pin `reaped` or `wait`, the reaped sessions' evidence when there are any, and what is certain:
+    - never `refused`: the sequence batcher has no queue policy, its backlog is unbounded; never
+      `corrupt`: direct, slot-keyed, READY honoured, START resets the cell;
+    - waits grow with the load, and at 8x some sessions wait past the timeout: lock-step sessions hold
+      a slot for 9 think pauses (at least 315 ms), so in 2 s each of the 4 slots starts at most 7 of
+      the 32 sessions; at 2x the second wave waits one holding, far below 2 s;
+    - a reaped session got exactly its first chunk: the reaper's release is queued behind it in the
+      slot; one force-end and one START refusal are logged per reaped session (verbosity 1);
+    - every START queued before the first END was queued (both on the server's clock) found the 4
+      slots held, so all but the 4 first went to the backlog;
+    - each remedy keeps every wait under the timeout: 4 sessions admitted at a time never wait,
+      16 slots make the longest wait one holding, and 10 s outlasts 8 waves of holdings."""
     return exercise_result("overload")
 
 
@@ -116,20 +132,23 @@ def test_nobody_is_refused_and_the_wait_grows_with_the_load(result):
 
 
 def test_at_8x_sessions_that_waited_past_the_timeout_are_reaped_after_getting_a_slot(result):
-    assert result.outcome == "reaped"
     s = result.tables["sessions"]
     heavy = s[s["run"] == f"{overload.OVERLOAD}x"]
     reaped = heavy[heavy["reaped"]]
-    assert not reaped.empty
-    assert set(reaped["chunks_answered"]) == {1}  # the first chunk ran in the slot; the next lacked START
     timeout_s = overload.IDLE_TIMEOUT_US / 1e6
-    assert reaped["wait_s"].min() > timeout_s - overload.THINK_MS / 1000 - 0.05
+    # Certain (the fixture): some waited past the timeout, and the outcome is one of these two.
+    assert heavy["wait_s"].max() > timeout_s
+    assert result.outcome == ("reaped" if not reaped.empty else "wait")
     # No upper bound on the waits of sessions that were not reaped: when the reaper thread runs late
     # on a loaded machine, a session can take its slot after 2.5 s and still send in time (seen once).
     assert (heavy[~heavy["reaped"]]["verdict"] == "intact").all()
     n = result.numbers
-    assert n["first_load_with_reaping"] in ("4x", "8x") and n["chunks_a_reaped_session_got"] == "1"
     assert n["reaped_8x"] == len(reaped) and n["refused_at_start"] == 0
+    if reaped.empty:  # every late session sent its second chunk before the reaper passed
+        return
+    assert set(reaped["chunks_answered"]) == {1}  # the first chunk ran in the slot; the next lacked START
+    assert reaped["wait_s"].min() > timeout_s - overload.THINK_MS / 1000 - 0.05
+    assert n["first_load_with_reaping"] in ("4x", "8x") and n["chunks_a_reaped_session_got"] == "1"
     found = {f.code: f.values for f in result.findings}
     assert found["reaped_sessions"] == {"wait": reaped_min(s), "timeout": timeout_s, "chunks": "1"}
     loads = [f.values for f in result.findings if f.code == "load"]
@@ -148,17 +167,20 @@ def test_the_servers_log_shows_one_reaper_force_end_and_one_start_refusal_per_re
     reaped = loads.loc[f"{overload.OVERLOAD}x", "reaped"]
     assert loads.loc[f"{overload.OVERLOAD}x", "reaper_force_ends_logged"] == reaped
     assert heavy.log.count(overload.LogCode.START_FLAG_MISSING) == reaped
-    # Sessions that reached the server while all CAPACITY slots were held had to wait in the
-    # backlog; one that arrives after an END freed a slot need not. So count only the sessions
-    # whose START was sent before the first END ran (server time, from the trace), with a margin
-    # for the trip to the server: at least that many minus CAPACITY were backlogged.
+    # Sessions that reached the scheduler while all CAPACITY slots were held had to wait in the
+    # backlog; one that arrives after an END freed a slot need not. No slot is freed before the
+    # first END is even queued (QUEUE_START is stamped on entering SequenceBatchScheduler::Enqueue,
+    # the slot released once the END is batched, r24.10), so count the STARTs queued before it,
+    # both on the server's clock (the trace): at least that many minus CAPACITY were backlogged.
+    # (This once failed by one: a backlog line the server wrote inside another line, which the
+    # parser now splits, server_log.split_line.)
     q = heavy.requests
     last = q[q["error"] == ""].sort_values("chunk").groupby("session").tail(1)
     ended = last.merge(heavy.sessions[["session", "chunks"]], on="session")
     ended = ended[ended["chunk"] == ended["chunks"] - 1]
-    first_release = ended["exec_end"].min() if not ended.empty else float("inf")
+    first_end_queued = ended["queue_start_ns"].min() if not ended.empty else float("inf")
     starts = q[q["chunk"] == 0]
-    early = int((starts["t_send"] < first_release - 0.05).sum())
+    early = int((starts["queue_start_ns"] < first_end_queued).sum())
     assert loads.loc[f"{overload.OVERLOAD}x", "backlog_logged"] >= early - overload.CAPACITY
     assert loads.loc[f"{overload.OVERLOAD}x", "backlog_logged"] <= heavy.sessions.shape[0] - 1
 

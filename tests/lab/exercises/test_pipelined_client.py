@@ -8,8 +8,8 @@ import pytest
 
 from app.charts import exercises as charts
 from app.i18n import languages, words
+from app.lab.exercises import Finding
 from app.lab.exercises import pipelined_client as ex
-from app.lab.exercises.common.base import Finding
 from app.text import exercises as text
 from tests.lab.exercises.renderings import assert_translated
 
@@ -83,7 +83,17 @@ def test_judge_says_when_the_order_is_the_clients_not_the_servers():
 
 @pytest.fixture(scope="module")
 def result(exercise_result):
-    # One run, as a learner's; pipelined HTTP is a race, so the exercise itself runs ROUNDS rounds.
+    """One real run, as a learner's. Not certain: `reordered`. Whether pipelined HTTP overtakes a
+    chunk in one of its ROUNDS rounds is a race between connections (measured 20 of 20 single runs
+    with 10 rounds, 17 of 20 with 5; benchmarks/outcome_reliability.py), and no mechanism rules out
+    another outcome: an overtaken session usually breaks (no swap of two or three neighbouring chunks
+    of these texts keeps every letter of the running sum mod 27 right, but some of four do), and
+    Triton stamps QUEUE_START before it takes the scheduler's lock (sequence_batch_scheduler.cc at
+    r24.10, Enqueue), so two chunks sent back to back can be stamped in one order and queued in the
+    other. So the tests pin the taught case's evidence when it showed, the trace's when it did not.
+    Certain whatever the timing: a serial client sends after each reply and a gRPC stream delivers a
+    session's requests in order, so neither reorders; the client sends in chunk order; the server
+    saw each chunk once."""
     return exercise_result("pipelined_client")
 
 
@@ -97,10 +107,13 @@ def test_arrival_order_comes_from_the_servers_trace(result):
 
 def test_pipelined_http_reorders_and_the_reordered_sessions_break(result):
     n = result.numbers
-    assert result.outcome == "reordered"
-    assert n["http_async_sessions_reordered"] > 0
-    assert n["http_async_reordered_sessions_broken"] > 0
-    assert 0 < n["http_async_rounds_reordered"] <= n["http_async_rounds"] == ex.ROUNDS
+    # Whether a round overtakes is a race (the fixture): pinned is what holds either way.
+    assert result.outcome in ex.EXERCISE.options and n["http_async_rounds"] == ex.ROUNDS
+    overtaken = result.outcome in ("reordered", "fixed_by_batcher")
+    assert (n["http_async_sessions_reordered"] > 0) == (n["http_async_rounds_reordered"] > 0) == overtaken
+    if result.outcome == "reordered":
+        assert n["http_async_reordered_sessions_broken"] > 0
+        assert n["http_async_rounds_reordered"] <= n["http_async_rounds"]
     http = next(f for f in result.findings if f.code == "run_http_async").values
     assert http["in_flight"] == ex.IN_FLIGHT and http["rounds"] == ex.ROUNDS
     assert (http["rounds_reordered"], http["sessions_reordered"], http["reordered_broken"]) == (

@@ -12,7 +12,7 @@ import pytest
 from app.charts import exercises as exercise_charts
 from app.i18n import languages, words
 from app.lab import exercises
-from app.lab.exercises.common.base import DONE, ExerciseResult
+from app.lab.exercises import DONE, ExerciseResult
 from app.text import exercises as text
 from tests.i18n.text_checks import reads_in
 
@@ -155,3 +155,28 @@ def test_every_outcome_of_an_exercise_has_a_judge_test_on_hand_made_tables(name)
     outcome it offers without a server."""
     assert (Path(__file__).parent / f"test_{name}.py").is_file(), f"tests/lab/exercises/test_{name}.py is missing"
     assert _judged_outcomes(name) == set(exercises.get(name).options), name
+
+
+def _why_certain(source: str) -> str | None:
+    """The docstring of a test module's `result` fixture (its one real run), or None without one."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef) and node.name == "result" and any(
+                "fixture" in ast.unparse(d) for d in node.decorator_list):
+            return ast.get_docstring(node)
+    return None
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_exercise_test_module_says_why_its_pinned_outcome_is_certain(name):
+    """The convention of app/lab/exercises/__init__.py: one real run is pinned, so its fixture says why
+    what the tests pin cannot come out otherwise, or that they assert only what holds either way."""
+    why = _why_certain((Path(__file__).parent / f"test_{name}.py").read_text())
+    assert why and "certain" in why.lower(), f"test_{name}.py: the `result` fixture's docstring must say why its outcome is certain"
+
+
+def test_a_module_without_the_reason_is_found():
+    silent = "import pytest\n\n@pytest.fixture(scope='module')\ndef result(exercise_result):\n    return exercise_result('x')\n"
+    assert _why_certain(silent) is None
+    assert _why_certain("def result():\n    '''certain, but no fixture'''\n") is None
+    said = "import pytest\n\n@pytest.fixture(scope='module')\ndef result(exercise_result):\n    '''Certain: a barrier.'''\n"
+    assert _why_certain(said) == "Certain: a barrier."

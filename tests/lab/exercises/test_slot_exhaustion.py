@@ -6,8 +6,7 @@ import pandas as pd
 import pytest
 
 from app.i18n import words
-from app.lab.exercises import slot_exhaustion
-from app.lab.exercises.common.base import ExerciseResult, Finding, Measured
+from app.lab.exercises import ExerciseResult, Finding, Measured, slot_exhaustion
 from app.text import exercises as text
 from tests.lab.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
 
@@ -87,6 +86,18 @@ def test_judged_findings_and_figures_render_translated(lang):
 
 @pytest.fixture(scope="module")
 def result(exercise_result):
+    """One real run. Why what these tests pin is certain:
+    - `wait`, no errors: 5 lock-step sessions (each sends its next chunk only after the reply) open at
+      once on capacity 1 instance x 2 slots; a sequence keeps its slot from START to END, and END
+      comes after 7 think pauses of at least 35 ms (40 +- 5), so the 3rd session's START, sent with
+      the others, waits in the FIFO backlog at least 245 ms less the threads' start skew: over
+      WAITED_MS on direct, and on oldest, whose capacity is max_candidate_sequences = 2. The longest
+      backlog wait (about two holdings, under 1 s) is far below the 5 s idle timeout, so the reaper
+      refuses nobody; slot-keyed state with READY honoured cannot mix sessions.
+    - the sweep: 2 sessions find 2 free slots (no backlog), 6 must wait for a holder's END (5 pauses).
+    - slots held > instance busy: every execution lies inside its sessions' holdings, and each
+      session's holding also spans its 7 think pauses (>= 245 ms, 1.2 s over the 5 sessions), which
+      outweighs the model's millisecond executions."""
     return exercise_result("slot_exhaustion")
 
 

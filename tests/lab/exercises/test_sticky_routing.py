@@ -11,9 +11,8 @@ import pytest
 
 from app.i18n import words
 from app.lab import exercises
-from app.lab.exercises import sticky_routing
-from app.lab.exercises.common.base import ExerciseResult, Finding, Measured
-from app.lab.observation.server_log import START_REFUSAL
+from app.lab.exercises import ExerciseResult, Finding, Measured, sticky_routing
+from app.lab.observation import START_REFUSAL
 from app.lab.server import proxy
 from app.text import exercises as text
 from app.text import problems as problems_text
@@ -139,6 +138,14 @@ def before(session_group):
 
 @pytest.fixture(scope="module")
 def result(exercise_result, before):
+    """One real run. Why what these tests pin is certain:
+    - `refused` under round robin: nginx runs one worker (proxy.render_config: worker_processes 1,
+      max_fails=0, proxy_next_upstream off), so requests alternate A, B, A, ... whatever their timing.
+      For no session to change replica, each session's 8 chunks would all take even or all odd places
+      in that order: 12 even and 12 odd places cannot be filled by sessions of 8 chunks each, so some
+      session's chunk reaches the replica that never saw its START and is refused there (HTTP 400).
+    - hash on X-Session-ID (consistent): one session, one replica, so every session is intact (direct,
+      slot-keyed, READY honoured); nginx writes each request to its access log as it completes."""
     return exercise_result("sticky_routing")
 
 

@@ -13,15 +13,13 @@ from pathlib import Path
 import pytest
 
 from app.i18n import languages, words
-from app.lab.server import installation
-from app.lab.server.connection import LabServer
-from app.lab.server.embedded import EmbeddedServer
-from app.lab.server.errors import InstallationError, StartupError, UnreachableError
-from app.lab.server.process_group import group_alive
+from app.lab.server import EmbeddedServer, InstallationError, LabServer, StartupError, UnreachableError, group_alive, installation
 from app.text import problems as problems_text
 from app.text.problems import SERVER_PROBLEMS
 from tests.i18n.text_checks import reads_in
 from tests.waiting import wait_for
+
+pytestmark = pytest.mark.server  # starts, kills and restarts embedded servers
 
 
 def wait_gone(pgid: int, what: str, timeout_s: float = 20) -> None:
@@ -93,6 +91,19 @@ def test_an_unreachable_external_server_is_reported():
     assert re.match(rf"cannot reach Triton at 127\.0\.0\.1:{port} .* unset TRITON_URL", said(raised.value))
 
 
+def test_an_external_server_too_busy_to_answer_is_alive_and_a_closed_port_is_not():
+    # A class can keep a shared server too busy to answer a health check in time; that is no
+    # reason to tell every learner it is gone. A port where nothing listens is.
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)  # takes the connection, never answers
+        assert LabServer(url=f"127.0.0.1:{busy.getsockname()[1]}").alive(timeout_s=0.5)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            closed = probe.getsockname()[1]
+    assert not LabServer(url=f"127.0.0.1:{closed}").alive(timeout_s=0.5)
+
+
 def test_a_python_without_a_stub_is_reported(monkeypatch):
     monkeypatch.setattr(sys, "version_info", (3, 7, 0, "final", 0))
     with pytest.raises(InstallationError) as raised:
@@ -161,3 +172,23 @@ def test_a_clean_stop_removes_the_server_log_and_a_crash_keeps_it(started):
     crashed.kill_for_demo()
     crashed.stop()
     assert crashed.log_path.exists()  # the fixture removes it
+
+
+def test_the_labs_own_server_skips_auto_complete_and_a_checked_repository_keeps_it(lab_server, tmp_path):
+    # Triton prints its options at start-up; strict_model_config is 1 when auto-complete is off.
+    def strict(server: LabServer) -> str:
+        text = server.log_path.read_text(errors="replace")
+        match = re.search(r"^\| strict_model_config\s+\| (\d)", text, re.MULTILINE)
+        assert match, "no strict_model_config row in the server's start-up table"
+        return match.group(1)
+
+    assert lab_server.auto_complete_config is False and strict(lab_server) == "1"
+    other = tmp_path / "repository"
+    other.mkdir()
+    checked = LabServer(model_repository=other)
+    assert checked.auto_complete_config is True
+    checked.start()
+    try:
+        assert strict(checked) == "0"
+    finally:
+        checked.stop()

@@ -1,7 +1,10 @@
 """The checker's zoo: one test-only Python-backend model, sound or broken by its config parameters.
 
 Every zoo deployment links to this file; its config.pbtxt decides what it does. Tensors go
-through DLPack into torch (numpy 1 or 2), except BYTES, which DLPack cannot carry (numpy path).
+through numpy (`as_numpy`, `pb_utils.Tensor`), which needs numpy 1 (the project pins numpy<2),
+so a zoo model loads without torch (seconds faster per instance). Only TYPE_BF16, which numpy has
+no type for (the backend's `as_numpy` refuses it), goes through DLPack into torch: a config with a
+BF16 input or output (zoo_all_types) imports torch when it loads, and no other does.
 
 Config parameters (string values):
   mode            sum | echo | plus_start | accumulate | fail   what one request computes (default sum)
@@ -32,19 +35,44 @@ A decoupled config (model_transaction_policy.decoupled) answers through each req
 """
 from __future__ import annotations
 
+import importlib
 import json
 
-import torch
-import torch.utils.dlpack as dlpack
+import numpy as np
 import triton_python_backend_utils as pb_utils
 
-TORCH_TYPES = {
-    "TYPE_BOOL": torch.bool, "TYPE_UINT8": torch.uint8, "TYPE_UINT16": torch.uint16, "TYPE_UINT32": torch.uint32,
-    "TYPE_UINT64": torch.uint64, "TYPE_INT8": torch.int8, "TYPE_INT16": torch.int16, "TYPE_INT32": torch.int32,
-    "TYPE_INT64": torch.int64, "TYPE_FP16": torch.float16, "TYPE_BF16": torch.bfloat16, "TYPE_FP32": torch.float32,
-    "TYPE_FP64": torch.float64,
+NUMPY_TYPES = {
+    "TYPE_BOOL": np.bool_, "TYPE_UINT8": np.uint8, "TYPE_UINT16": np.uint16, "TYPE_UINT32": np.uint32,
+    "TYPE_UINT64": np.uint64, "TYPE_INT8": np.int8, "TYPE_INT16": np.int16, "TYPE_INT32": np.int32,
+    "TYPE_INT64": np.int64, "TYPE_FP16": np.float16, "TYPE_FP32": np.float32, "TYPE_FP64": np.float64,
 }
+FLOATS = ("TYPE_FP16", "TYPE_BF16", "TYPE_FP32", "TYPE_FP64")
 CONTROLS = ("START", "END", "READY")
+
+
+def _bf16_input(tensor):
+    """A BF16 input as a torch tensor, through DLPack (torch imported only here)."""
+    import torch.utils.dlpack as dlpack
+
+    return dlpack.from_dlpack(tensor.to_dlpack())
+
+
+def _bf16_output(name: str, value) -> pb_utils.Tensor:
+    """A BF16 output from `value`, a torch tensor (an echoed input) or a float64 numpy array."""
+    import torch
+    import torch.utils.dlpack as dlpack
+
+    tensor = value if isinstance(value, torch.Tensor) else torch.from_numpy(value)
+    return pb_utils.Tensor.from_dlpack(name, dlpack.to_dlpack(tensor.to(torch.bfloat16).contiguous()))
+
+
+def _total(value) -> float:
+    """The sum of every element as a float; for BYTES, the length of every element."""
+    if not isinstance(value, np.ndarray):  # a BF16 torch tensor
+        return float(value.double().sum().item())
+    if value.dtype == np.object_:  # BYTES
+        return float(sum(len(v) for v in value.reshape(-1)))
+    return float(value.astype(np.float64).sum())
 
 
 def _param(config: dict, name: str, default: str) -> str:
@@ -67,19 +95,21 @@ class TritonPythonModel:
         self.non_finite = _param(config, "non_finite", "none")
         self.batched = int(config.get("max_batch_size", 0)) > 0
         self.inputs = [i["name"] for i in config["input"]]
+        self.input_types = {i["name"]: i["data_type"] for i in config["input"]}
         self.outputs = [(o["name"], o["data_type"]) for o in config["output"]]
         self.decoupled = bool(config.get("model_transaction_policy", {}).get("decoupled", False))
         self.cells: dict = {}
-        self.generator = torch.Generator().manual_seed(int(args.get("model_instance_device_id", 0) or 0) + 1)
+        self.rng = np.random.default_rng(int(args.get("model_instance_device_id", 0) or 0) + 1)
+        if "TYPE_BF16" in self.input_types.values() or any(t == "TYPE_BF16" for _, t in self.outputs):
+            importlib.import_module("torch.utils.dlpack")  # at load, as before, not inside the first request
 
     def _tensor(self, request, name):
         tensor = pb_utils.get_input_tensor_by_name(request, name)
         if tensor is None:
             return None
-        try:
-            return dlpack.from_dlpack(tensor.to_dlpack())
-        except Exception:  # BYTES: DLPack has no string type
-            return tensor.as_numpy()
+        if self.input_types.get(name) == "TYPE_BF16":  # as_numpy refuses BF16: numpy has no such type
+            return _bf16_input(tensor)
+        return tensor.as_numpy()
 
     def _flag(self, request, name: str, default: int) -> int:
         tensor = self._tensor(request, name)
@@ -89,10 +119,8 @@ class TritonPythonModel:
         total = 0.0
         for name in self.inputs:
             value = self._tensor(request, name)
-            if isinstance(value, torch.Tensor):
-                total += float(value.to(torch.float64).sum().item())
-            elif value is not None:  # BYTES: the length of every element
-                total += float(sum(len(v) for v in value.reshape(-1)))
+            if value is not None:
+                total += _total(value)
         return total
 
     def _key(self, request, row: int):
@@ -129,16 +157,16 @@ class TritonPythonModel:
     def _out(self, name: str, data_type: str, value, batch: int = 1) -> pb_utils.Tensor:
         shape = (1, 1) if self.batched else (1,)
         if data_type == "TYPE_STRING":
-            import numpy as np
-
             return pb_utils.Tensor(name, np.array([str(value).encode()], dtype=object).reshape(shape))
-        dtype = TORCH_TYPES[data_type]
-        tensor = torch.tensor(value, dtype=torch.float64).reshape(shape)
-        if dtype.is_floating_point and self.noise:
-            tensor = tensor * (1 + self.noise * torch.randn(shape, generator=self.generator, dtype=torch.float64))
-        if dtype.is_floating_point and (self.non_finite == "nan" or self.non_finite == "inf_batched" and batch > 1):
-            tensor = torch.full(shape, float("nan") if self.non_finite == "nan" else float("inf"), dtype=torch.float64)
-        return pb_utils.Tensor.from_dlpack(name, dlpack.to_dlpack(tensor.to(dtype).contiguous()))
+        floating = data_type in FLOATS
+        array = np.full(shape, value, dtype=np.float64)
+        if floating and self.noise:
+            array = array * (1 + self.noise * self.rng.standard_normal(shape))
+        if floating and (self.non_finite == "nan" or self.non_finite == "inf_batched" and batch > 1):
+            array = np.full(shape, float("nan") if self.non_finite == "nan" else float("inf"), dtype=np.float64)
+        if data_type == "TYPE_BF16":
+            return _bf16_output(name, array)
+        return pb_utils.Tensor(name, array.astype(NUMPY_TYPES[data_type]))
 
     def execute(self, requests):
         responses = []
@@ -150,10 +178,10 @@ class TritonPythonModel:
                 tensors = []
                 for name in self.inputs:
                     value = self._tensor(request, name)
-                    if isinstance(value, torch.Tensor):
-                        tensors.append(pb_utils.Tensor.from_dlpack(f"OUT_{name}", dlpack.to_dlpack(value.contiguous())))
-                    else:
+                    if isinstance(value, np.ndarray):
                         tensors.append(pb_utils.Tensor(f"OUT_{name}", value))
+                    else:  # BF16, a torch tensor
+                        tensors.append(_bf16_output(f"OUT_{name}", value))
                 responses.append(pb_utils.InferenceResponse(output_tensors=tensors))
                 continue
             if self.mode == "plus_start":
