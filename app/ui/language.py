@@ -92,7 +92,8 @@ def choice(widget, label: str, options, *, key: str, **kwargs):
 
     The browser sends a radio's or selectbox's choice back as its label; after a switch no label
     matches, and Streamlit would hand the page the old label instead of the id. So the last id
-    chosen is remembered beside the widget and put back before it is drawn.
+    chosen is remembered beside the widget and put back before it is drawn. And, as in show(), the
+    default is the choice held: a browser that reports no choice gets the default, not option 0.
     """
     options = list(options)
     state = st.session_state
@@ -106,6 +107,8 @@ def choice(widget, label: str, options, *, key: str, **kwargs):
             kwargs["index"] = 0  # the value is set through state now; a second default would warn
         elif held is not None and held not in options:
             del state[key]
+        elif held is not None:
+            kwargs["index"] = options.index(held)
     value = widget(label, options, key=key, **kwargs)
     state[chosen_key(key)] = (lang, value)
     return value

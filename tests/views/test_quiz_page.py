@@ -181,6 +181,20 @@ def test_a_submit_without_an_answer_is_refused(quiz):
     assert score_line(quiz).startswith("**Score 0 / ")
 
 
+def test_a_question_and_a_mode_that_report_no_choice_stay_as_they_were(quiz):
+    """A browser that reports no choice for a widget gets its default; the default is the choice
+    held (language.choice), so such a rerun neither sends the learner to the first question nor
+    leaves review mode."""
+    first = quiz.selectbox(key="quiz-item").value
+    item = next(i for i in (SINGLE, MULTIPLE) if i.id != first)
+    go_to(quiz, item)
+    run(quiz.selectbox(key="quiz-item").set_value(None))
+    assert quiz.selectbox(key="quiz-item").value == item.id
+    run(quiz.radio(key="quiz-mode").set_value(REVIEW))
+    run(quiz.radio(key="quiz-mode").set_value(None))
+    assert quiz.radio(key="quiz-mode").value == REVIEW
+
+
 def test_progress_survives_an_app_restart(open_page):
     first = open_page("quiz.py", learner=link_id("page-bob"), seed=SEED)
     answer_single(first, SINGLE, next(iter(SINGLE.correct_keys)))

@@ -106,7 +106,8 @@ def result(exercise_result):
     - `reaped`: at timeout 200 ms a client that thinks 400 ms after each reply is idle twice the
       timeout, so its sequence is force-ended before its second chunk, which is refused for lacking
       START; the reaper's null request never reaches the model, so the model ran only what was answered.
-    - intact at 600 ms: 100 and 400 ms of thinking stay under 600 ms, the latter by 200 ms less a round trip.
+    - intact at 600 ms: 100 and 400 ms of thinking stay under 600 ms, the latter by 200 ms less a round
+      trip, which a loaded machine can use up: that test reads the gaps the run had.
     - the dead client: 1 slot; the waiter arrives 300 ms after the dead one's START. At 600 ms the
       slot stays held until the reaper frees it, about 300 ms after the waiter arrived; at 200 ms it
       is free before the waiter arrives.
@@ -147,9 +148,18 @@ def test_the_reaper_sends_the_model_nothing(result):
 
 
 def test_slow_client_survives_a_timeout_above_its_think_time(result):
+    # Certain only while each gap between its requests (think time plus a reply's latency) stays
+    # under the timeout: a loaded runner can stretch a reply past the 200 ms margin of the 400 ms
+    # think, and then Triton rightly reaps it. So the gaps the run had decide what is asserted.
     grid = result.tables["grid"].set_index(["timeout_ms", "think_ms"])
+    timeout = max(never_ending.TIMEOUTS_MS)
     for think in never_ending.THINKS_MS:
-        assert grid.loc[(max(never_ending.TIMEOUTS_MS), think), "verdict"] == "intact"
+        gap_ms = result.runs[f"slow_t{timeout}_think{think}"].requests["t_send"].sort_values().diff().max() * 1000
+        verdict = grid.loc[(timeout, think), "verdict"]
+        if gap_ms < 0.8 * timeout:  # a margin for the client's clock against the server's arrival stamps
+            assert verdict == "intact", (think, gap_ms)
+        else:
+            assert verdict in ("intact", "error"), (think, gap_ms)
 
 
 def test_dead_client_blocks_the_next_session_until_the_timeout(result):
