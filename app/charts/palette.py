@@ -7,6 +7,10 @@ deuteranopia and tritanopia. Meanings keep one colour across the app: bluish gre
 went right (an intact transcript, the right letter, a check that held), vermillion what went
 wrong, grey what is neither (padding, queue time, a skipped check).
 
+Okabe and Ito's orange, sky blue and yellow are lighter than WCAG 2.1's 3:1 for a shape against
+white (success criterion 1.4.11, non-text contrast), so `finish` gives every bar and marker filled
+that light a dark outline, which is the shape's edge a learner sees; the fill keeps its colour.
+
 Importing this module also makes it plotly express's default sequences, so a px chart that
 names no colours of its own draws from it too; `finish(fig)` gives every trace still without a
 colour, symbol or dash its own from here. tests/lab/test_chart_palette.py holds every chart to it.
@@ -32,6 +36,8 @@ DARK_GREY = "#555555"
 LIGHT_GREY = "#c7c7c7"
 WHITE = "#ffffff"
 NEUTRALS: tuple[str, ...] = (GREY, DARK_GREY, LIGHT_GREY, WHITE, "#111111", "#888888", "#8a8a8a", "#dddddd")
+NON_TEXT = 3.0  # WCAG 2.1 1.4.11: a shape against what it sits on
+OUTLINE = DARK_GREY  # 7.5:1 on white
 
 # The second cue, in the order categories meet them.
 SYMBOLS: tuple[str, ...] = ("circle", "square", "diamond", "triangle-up", "x", "cross", "star", "triangle-down")
@@ -64,6 +70,38 @@ def session_pattern(session: int) -> str:
     return PATTERNS[(int(session) // len(CATEGORY)) % len(PATTERNS)]
 
 
+def luminance(colour: str) -> float:
+    """WCAG 2.1 relative luminance of #rrggbb."""
+    channels = [int(colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2.1 contrast ratio of two #rrggbb colours (1 to 21)."""
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def _on_white(colour: str) -> str | None:
+    """A #rrggbb or rgba() colour as it shows on white, as #rrggbb; None for anything else."""
+    colour = colour.strip().lower()
+    if len(colour) == 7 and colour.startswith("#"):
+        return colour
+    if colour.startswith("rgba(") or colour.startswith("rgb("):
+        r, g, b, *alpha = (float(v) for v in colour[colour.index("(") + 1:colour.rindex(")")].split(","))
+        share = alpha[0] if alpha else 1.0
+        return "#" + "".join(f"{round(255 - share * (255 - c)):02x}" for c in (r, g, b))
+    return None
+
+
+def faint(colours) -> bool:
+    """Whether a fill (one colour or one per point) has a colour under NON_TEXT against white."""
+    values = [colours] if isinstance(colours, str) else list(colours) if isinstance(colours, (list, tuple)) else []
+    shown = [v for c in values if isinstance(c, str) and (v := _on_white(c)) is not None]
+    return any(contrast(v, WHITE) < NON_TEXT for v in shown)
+
+
 def _key(trace) -> str:
     """A trace's category; tables and other traces without a legend have none of their own."""
     return str(getattr(trace, "legendgroup", None) or getattr(trace, "name", None) or "")
@@ -94,15 +132,27 @@ def finish(fig: go.Figure) -> go.Figure:
             trace.marker.color = own
         if trace.type == "bar" and len(bars) > 1 and trace.marker.pattern.shape is None:
             trace.marker.pattern.shape = PATTERNS[bars.index(key) % len(PATTERNS)]
+        if trace.type in ("bar", "histogram"):
+            _outline(trace)
         if trace.type != "scatter":
             continue
         if trace.marker.color is None and trace.line.color is None:
             trace.marker.color = trace.line.color = own
         if "markers" in _modes(trace) and trace.marker.symbol is None:
             trace.marker.symbol = SYMBOLS[with_markers.index(key) % len(SYMBOLS)]
+        if "markers" in _modes(trace):
+            _outline(trace)
         if "lines" in _modes(trace) and trace.line.dash is None:
             trace.line.dash = DASHES[with_lines.index(key) % len(DASHES)]
     return fig
+
+
+def _outline(trace) -> None:
+    """A dark edge on bars or markers filled too light to see against white, unless they have one."""
+    if trace.marker.line.color is None and faint(trace.marker.color):
+        trace.marker.line.color = OUTLINE
+        if not trace.marker.line.width:
+            trace.marker.line.width = 1
 
 
 px.defaults.color_discrete_sequence = list(CATEGORY)

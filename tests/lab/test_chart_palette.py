@@ -195,3 +195,39 @@ def test_finish_takes_every_kind_of_trace_the_charts_draw():
     palette.finish(fig)
     assert fig.data[3].marker.color == palette.CATEGORY[2]  # the table and heatmap share the nameless category
     assert fig.data[4].marker.symbol == palette.SYMBOLS[0]
+
+
+def _shapes(fig):
+    """The bars and markers of a figure: the filled shapes whose edge a learner must see."""
+    for trace in fig.data:
+        if trace.type in ("bar", "histogram") or (trace.type == "scatter" and "markers" in palette._modes(trace)):
+            yield trace
+
+
+def test_every_bar_and_marker_stands_out_from_white_by_its_fill_or_its_outline(requests):
+    """WCAG 2.1 1.4.11: a shape 3:1 against white, by its fill or by a dark edge (palette.finish)."""
+    outlined = 0
+    for name, fig in built(requests).items():
+        for trace in _shapes(fig):
+            if palette.faint(trace.marker.color):
+                outlined += 1
+                edge = trace.marker.line
+                assert edge.color and palette.contrast(edge.color, palette.WHITE) >= palette.NON_TEXT, (name, trace.name)
+                assert edge.width and edge.width >= 1, (name, trace.name)
+    assert outlined, "no chart here has a light fill: the test would hold whatever finish does"
+
+
+def test_a_light_fill_gets_an_outline_and_a_dark_one_or_a_chosen_edge_keeps_its_own():
+    fig = palette.finish(go.Figure([
+        go.Bar(x=[1], y=[1], name="light", marker={"color": palette.YELLOW}),
+        go.Bar(x=[1], y=[1], name="dark", marker={"color": palette.BLUE}),
+        go.Bar(x=[1], y=[1], name="edged", marker={"color": palette.SKY_BLUE, "line": {"color": palette.BLACK, "width": 2}}),
+        go.Scatter(x=[1, 2], y=[1, 2], name="dots", mode="markers", marker={"color": [palette.BLUE, palette.ORANGE]}),
+    ]))
+    light, dark, edged, dots = fig.data
+    assert (light.marker.line.color, light.marker.line.width) == (palette.OUTLINE, 1)
+    assert dark.marker.line.color is None
+    assert (edged.marker.line.color, edged.marker.line.width) == (palette.BLACK, 2)
+    assert dots.marker.line.color == palette.OUTLINE  # one point of the two is light
+    assert palette.contrast(palette.OUTLINE, palette.WHITE) >= palette.NON_TEXT
+    assert palette.contrast(palette.YELLOW, palette.WHITE) < palette.NON_TEXT

@@ -7,24 +7,13 @@ import re
 
 import pytest
 
+from app.charts.palette import contrast
 from app.lab.paths import REPO_ROOT
 from app.ui import style
 
 AA_TEXT = 4.5
 WHITE = "#ffffff"
 CAPTION_OPACITY = 0.6  # Streamlit draws captions (theme fadedText60) as textColor at 60 % opacity
-
-
-def luminance(colour: str) -> float:
-    """WCAG 2.1 relative luminance of #rrggbb."""
-    channels = [int(colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
-    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-
-def contrast(a: str, b: str) -> float:
-    high, low = sorted((luminance(a), luminance(b)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 def over(colour: str, background: str, opacity: float) -> str:
