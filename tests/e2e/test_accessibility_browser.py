@@ -2,7 +2,11 @@
 every language, and on the live lab and the check page after a run (their results are most of what
 a learner reads). Zero violations from the app's own elements; what Streamlit's own interface
 commits is listed in axe_streamlit_chrome.yaml with its upstream issue, printed and written to
-artifacts/axe/<lang>.txt, and not failed on. One browser session per language."""
+artifacts/axe/<lang>.txt, and not failed on. One browser session per language.
+
+The same walk asks, in every language but the source one, that no English is left on any page
+(tests/e2e/english_left.py) and photographs each page (artifacts/screenshots/<lang>/): one walk of
+the pages per language serves both checks."""
 from __future__ import annotations
 
 import re
@@ -11,11 +15,12 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.i18n import languages, words
+from app.i18n import SOURCE_LANGUAGE, languages, words
 from app.lab.paths import REPO_ROOT
 from tests.app_pages import main_pages
 from tests.e2e import axe
 from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, new_context, run_small_check, settle
+from tests.e2e.english_left import english_on
 
 pytestmark = pytest.mark.browser
 
@@ -23,13 +28,19 @@ REPORTS = REPO_ROOT / "artifacts" / "axe"
 CHECKED_MODEL = "asr_dynamic"  # the shipped mistake: quick to check, and it breaks, so every result part shows
 
 
-def _walk_navigation(page: Page, app_url: str, lang: str, chrome: list[axe.ChromeEntry], shots: Path) -> list[axe.Finding]:
+def _walk_navigation(page: Page, app_url: str, lang: str, chrome: list[axe.ChromeEntry], shots: Path,
+                     english: dict[str, list[str]]) -> list[axe.Finding]:
     """Every page of the navigation opens without an exception (in every language, so this is also
-    the walk that proves the pages open), and axe scans it; the home page is photographed."""
+    the walk that proves the pages open), and axe scans it; the home page is photographed. In a
+    translated language every page is photographed too, and what English it still shows goes into
+    `english`, by page title."""
     page.goto(f"{app_url}/?lang={lang}")
     expect(page.get_by_role("heading", name="Triton Batching Lab")).to_be_visible(timeout=60_000)
     settle(page)
     full_screenshot(page, shots / f"home-{lang}.png")
+    translated = lang != SOURCE_LANGUAGE
+    if translated:
+        (shots / lang).mkdir(exist_ok=True)
     links = page.locator('[data-testid="stSidebarNav"] a')
     expect(links).to_have_count(len(main_pages()), timeout=60_000)
     titles = [links.nth(i).inner_text().splitlines()[-1] for i in range(links.count())]  # the title, not its icon's name
@@ -39,6 +50,10 @@ def _walk_navigation(page: Page, app_url: str, lang: str, chrome: list[axe.Chrom
         settle(page)
         expect(page.locator('[data-testid="stException"]')).to_have_count(0)
         found += axe.scan(page, title, lang, chrome)
+        if translated:
+            full_screenshot(page, shots / lang / f"{index:02d}.png")
+            if left := english_on(page):
+                english[title] = left
     return found
 
 
@@ -88,8 +103,9 @@ def test_every_page_passes_axe_in_every_language(browser, app_url, lang, screens
     context = new_context(browser, viewport={"width": 1400, "height": 1000}, locale=lang)
     page = context.new_page()
     page.set_default_timeout(30_000)
+    english: dict[str, list[str]] = {}
     try:
-        found = _walk_navigation(page, app_url, lang, chrome, screenshots)
+        found = _walk_navigation(page, app_url, lang, chrome, screenshots, english)
         found += _lab_after_a_run(page, app_url, lang, chrome)
         found += _check_after_a_run(page, app_url, lang, chrome)
     finally:
@@ -100,3 +116,4 @@ def test_every_page_passes_axe_in_every_language(browser, app_url, lang, screens
     (REPORTS / f"{lang}.txt").write_text(report + "\n", encoding="utf-8")
     print(report)
     assert not own, report
+    assert not english, "\n".join(f"{t}: {p}" for t, left in english.items() for p in left[:12])
