@@ -147,9 +147,17 @@ def finish(fig: go.Figure) -> go.Figure:
     return fig
 
 
+def fill_of(trace):
+    """The colour a trace's bars or markers are filled with: their own, or (plotly's rule for a
+    scatter whose markers name none) the line's."""
+    if trace.marker.color is not None or trace.type != "scatter":
+        return trace.marker.color
+    return trace.line.color
+
+
 def _outline(trace) -> None:
     """A dark edge on bars or markers filled too light to see against white, unless they have one."""
-    if trace.marker.line.color is None and faint(trace.marker.color):
+    if trace.marker.line.color is None and faint(fill_of(trace)):
         trace.marker.line.color = OUTLINE
         if not trace.marker.line.width:
             trace.marker.line.width = 1

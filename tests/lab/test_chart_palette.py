@@ -209,7 +209,7 @@ def test_every_bar_and_marker_stands_out_from_white_by_its_fill_or_its_outline(r
     outlined = 0
     for name, fig in built(requests).items():
         for trace in _shapes(fig):
-            if palette.faint(trace.marker.color):
+            if palette.faint(palette.fill_of(trace)):
                 outlined += 1
                 edge = trace.marker.line
                 assert edge.color and palette.contrast(edge.color, palette.WHITE) >= palette.NON_TEXT, (name, trace.name)
@@ -223,11 +223,13 @@ def test_a_light_fill_gets_an_outline_and_a_dark_one_or_a_chosen_edge_keeps_its_
         go.Bar(x=[1], y=[1], name="dark", marker={"color": palette.BLUE}),
         go.Bar(x=[1], y=[1], name="edged", marker={"color": palette.SKY_BLUE, "line": {"color": palette.BLACK, "width": 2}}),
         go.Scatter(x=[1, 2], y=[1, 2], name="dots", mode="markers", marker={"color": [palette.BLUE, palette.ORANGE]}),
+        go.Scatter(x=[1, 2], y=[1, 2], name="drawn", mode="lines+markers", line={"color": palette.SKY_BLUE}),
     ]))
-    light, dark, edged, dots = fig.data
+    light, dark, edged, dots, drawn = fig.data
     assert (light.marker.line.color, light.marker.line.width) == (palette.OUTLINE, 1)
     assert dark.marker.line.color is None
     assert (edged.marker.line.color, edged.marker.line.width) == (palette.BLACK, 2)
     assert dots.marker.line.color == palette.OUTLINE  # one point of the two is light
+    assert drawn.marker.line.color == palette.OUTLINE  # markers that take the line's light colour
     assert palette.contrast(palette.OUTLINE, palette.WHITE) >= palette.NON_TEXT
     assert palette.contrast(palette.YELLOW, palette.WHITE) < palette.NON_TEXT
