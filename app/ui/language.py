@@ -7,6 +7,7 @@ its query parameters and the learner's progress stay where they were.
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.runtime.state import get_session_state
 
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, native_name, parse_language, words
 
@@ -107,7 +108,9 @@ def choice(widget, label: str, options, *, key: str, **kwargs):
             kwargs["index"] = 0  # the value is set through state now; a second default would warn
         elif held is not None and held not in options:
             del state[key]
-        elif held is not None:
+        elif held is not None and not get_session_state().is_new_state_value(key):
+            # (A value the page set through state this run is shown anyway; a default beside it
+            # would only draw Streamlit's warning.)
             kwargs["index"] = options.index(held)
     value = widget(label, options, key=key, **kwargs)
     state[chosen_key(key)] = (lang, value)
