@@ -70,6 +70,42 @@ def new_context(browser: Browser, **options) -> BrowserContext:
     return watch_runs(browser.new_context(**options))
 
 
+@contextmanager
+def new_page(browser: Browser, locale: str, viewport: dict[str, int] | None = None) -> Iterator[Page]:
+    """A page in a browser context of its own (`new_context`), 1400 x 1000 unless told, that waits
+    30 s for an element; the context is closed after."""
+    context = new_context(browser, viewport=viewport or {"width": 1400, "height": 1000}, locale=locale)
+    try:
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        yield page
+    finally:
+        context.close()
+
+
+# Text nodes a learner can see in the sidebar and the page, those inside `skip` (a CSS selector
+# list) and hidden ones left out.
+_VISIBLE_TEXT = """(skip) => {
+  const roots = [...document.querySelectorAll('[data-testid="stSidebar"], [data-testid="stMain"]')];
+  const out = [];
+  for (const root of roots) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const el = node.parentElement;
+      const text = node.textContent.trim();
+      if (!text || !el || el.closest(skip) || el.offsetParent === null) continue;
+      out.push(text);
+    }
+  }
+  return out;
+}"""
+
+
+def visible_texts(page: Page, skip: str) -> list[str]:
+    """Every text node shown in the sidebar and the page, outside the elements `skip` selects."""
+    return page.evaluate(_VISIBLE_TEXT, skip)
+
+
 def settle(page: Page) -> None:
     """Wait for a script run that finished after the last input and the last settle (a page
     load's first run, or the rerun a click started), then for the app to say it is not running

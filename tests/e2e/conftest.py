@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from app.lab.paths import REPO_ROOT
 from app.lab.server import free_ports, stop_group, wait_until_ok
-from tests.e2e.browser_helpers import new_context, settle
+from tests.e2e.browser_helpers import new_context, new_page, settle
 from tests.e2e.replicas import ReplicaSet
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -90,11 +90,8 @@ def browser():
 
 @pytest.fixture()
 def page(browser):
-    context = new_context(browser, viewport={"width": 1400, "height": 1000}, locale="en-US")  # English tests stay English whatever the machine's locale
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    yield page
-    context.close()
+    with new_page(browser, "en-US") as page:  # English tests stay English whatever the machine's locale
+        yield page
 
 
 @pytest.fixture(scope="session")

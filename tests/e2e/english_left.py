@@ -6,24 +6,11 @@ from __future__ import annotations
 
 from playwright.sync_api import Page
 
+from tests.e2e.browser_helpers import visible_texts
 from tests.i18n.text_checks import english_label, english_runs
 
-# Text nodes a learner reads in the sidebar and the page, code and hidden parts left out.
-_VISIBLE_TEXT = """() => {
-  const roots = [...document.querySelectorAll('[data-testid="stSidebar"], [data-testid="stMain"]')];
-  const skip = 'pre, code, style, script, [data-testid="stCode"], .stCode, [data-testid="stExpanderDetails"] pre';
-  const out = [];
-  for (const root of roots) {
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const el = node.parentElement;
-      const text = node.textContent.trim();
-      if (!text || !el || el.closest(skip) || el.offsetParent === null) continue;
-      out.push(text);
-    }
-  }
-  return out;
-}"""
+# Code and hidden parts are not read as prose.
+_SKIP = 'pre, code, style, script, [data-testid="stCode"], .stCode, [data-testid="stExpanderDetails"] pre'
 _LABELS = """() => [...document.querySelectorAll(
   '[data-testid="stWidgetLabel"], [data-testid="stSidebar"] [data-testid="stWidgetLabel"], button[kind] p, '
   + '[data-testid="stTab"] p, [data-testid="stExpander"] summary p')]
@@ -32,6 +19,6 @@ _LABELS = """() => [...document.querySelectorAll(
 
 def english_on(page: Page) -> list[str]:
     """What on the page, as shown now, is still English."""
-    found = [f"English text: {t[:90]!r}" for t in page.evaluate(_VISIBLE_TEXT) if english_runs(t)]
+    found = [f"English text: {t[:90]!r}" for t in visible_texts(page, _SKIP) if english_runs(t)]
     found += [f"English label: {label!r}" for label in page.evaluate(_LABELS) if english_label(label)]
     return found

@@ -19,7 +19,7 @@ from app.i18n import SOURCE_LANGUAGE, languages, words
 from app.lab.paths import REPO_ROOT
 from tests.app_pages import main_pages
 from tests.e2e import axe
-from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, new_context, run_small_check, settle
+from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, new_page, run_small_check, settle
 from tests.e2e.english_left import english_on
 
 pytestmark = pytest.mark.browser
@@ -100,16 +100,11 @@ def test_every_page_passes_axe_in_every_language(browser, app_url, lang, screens
     if not axe.AXE_JS.exists():
         pytest.fail(axe.missing_axe_message())
     chrome = axe.chrome_entries()
-    context = new_context(browser, viewport={"width": 1400, "height": 1000}, locale=lang)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
     english: dict[str, list[str]] = {}
-    try:
+    with new_page(browser, lang) as page:
         found = _walk_navigation(page, app_url, lang, chrome, screenshots, english)
         found += _lab_after_a_run(page, app_url, lang, chrome)
         found += _check_after_a_run(page, app_url, lang, chrome)
-    finally:
-        context.close()
     own, streamlits = axe.split(found, chrome)
     report = _report(lang, own, streamlits)
     REPORTS.mkdir(parents=True, exist_ok=True)

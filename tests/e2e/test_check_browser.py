@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.i18n import languages, words
-from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, new_context, run_small_check
+from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, new_page, run_small_check
 
 pytestmark = pytest.mark.browser
 
@@ -16,10 +16,7 @@ MODEL = "asr_dynamic"  # the shipped mistake: quick to check (dynamic batcher), 
 @pytest.mark.parametrize("lang", languages())
 def test_a_check_of_a_shipped_model_shows_its_table_and_figures(browser, app_url, screenshots, lang):
     _ = words(lang)
-    context = new_context(browser, viewport={"width": 1400, "height": 1000}, locale=lang)
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    try:
+    with new_page(browser, lang) as page:
         run_small_check(page, app_url, MODEL, lang)
         expect(page.get_by_text(_("A check broke."), exact=True)).to_be_visible()
         expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
@@ -27,5 +24,3 @@ def test_a_check_of_a_shipped_model_shows_its_table_and_figures(browser, app_url
         expect(page.get_by_text(_("Executions over time: one row per instance, coloured by session"))).to_be_visible()
         expect(page.locator('[data-testid="stException"]')).to_have_count(0)
         full_screenshot(page, screenshots / f"check-{MODEL}-{lang}.png")
-    finally:
-        context.close()

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.app_pages import main_pages
-from tests.e2e.browser_helpers import new_context, settle
+from tests.e2e.browser_helpers import new_page, settle
 from tests.i18n.text_checks import has_cjk
 
 pytestmark = pytest.mark.browser
@@ -18,11 +18,8 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture()
 def chinese_page(browser):
-    context = new_context(browser, viewport={"width": 1400, "height": 1000}, locale="zh-CN")
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    yield page
-    context.close()
+    with new_page(browser, "zh-CN") as page:
+        yield page
 
 
 def test_a_chinese_browser_gets_chinese_without_asking(chinese_page: Page, app_url):

@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 from app.i18n import words
 from app.quiz import votes
 from app.text import prediction as prediction_words
-from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, new_context, settle
+from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, new_context, new_page, settle
 
 pytestmark = pytest.mark.browser
 
@@ -125,10 +125,7 @@ def test_a_class_votes_and_the_presenter_runs_replays_and_reveals(page: Page, br
 def test_the_vote_screen_and_the_learner_page_in_chinese(browser, app_url, screenshots):
     shots = screenshots / "presenter"
     shots.mkdir(parents=True, exist_ok=True)
-    context = new_context(browser, viewport={"width": 1400, "height": 1000}, locale="zh-CN")
-    try:
-        page = context.new_page()
-        page.set_default_timeout(30_000)
+    with new_page(browser, "zh-CN") as page:
         page.goto(f"{app_url}/presenter?demo=ready&step=3&lang=zh")
         expect(page.get_by_role("heading", name="Direct：遵守 READY")).to_be_visible(timeout=60_000)
         settle(page)
@@ -140,5 +137,3 @@ def test_the_vote_screen_and_the_learner_page_in_chinese(browser, app_url, scree
         settle(page)
         expect(page.get_by_role("button", name="投票", exact=True)).to_be_visible()
         full_screenshot(page, shots / "learner-zh.png")
-    finally:
-        context.close()

@@ -12,33 +12,19 @@ from playwright.sync_api import Page, expect
 
 from app.i18n import LOCALES_ENV
 from tests.app_pages import main_pages
-from tests.e2e.browser_helpers import full_screenshot, new_context, settle
+from tests.e2e.browser_helpers import full_screenshot, new_page, settle, visible_texts
 from tests.e2e.conftest import running_app
 from tests.i18n.pseudo import LANG, build_pack, english_left, pseudo
 
 pytestmark = pytest.mark.browser
 
-# Every text node a learner can see in the sidebar and the page (widget labels and chart text included),
-# code left out, and the tab's title. Streamlit's and plotly's own controls name themselves in English
-# in aria-label attributes ("Copy to clipboard", "Zoom in"): their chrome, not the app's words.
-_SHOWN = """() => {
-  const roots = [...document.querySelectorAll('[data-testid="stSidebar"], [data-testid="stMain"]')];
-  // An icon's name is a ligature the icon font draws, not a word anyone reads; a file uploader's
-  // drop zone ("Upload", "200MB per file") is Streamlit's own words, written into its front end.
-  const skip = 'pre, code, style, script, [data-testid="stCode"], .stCode, [data-testid="stIconMaterial"], '
-    + '[data-testid="stFileUploaderDropzone"]';
-  const out = [];
-  for (const root of roots) {
-    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const el = node.parentElement;
-      const text = node.textContent.trim();
-      if (!text || !el || el.closest(skip) || el.offsetParent === null) continue;
-      out.push(text);
-    }
-  }
-  return [...out, document.title];
-}"""
+# What a learner can see in the sidebar and the page (widget labels and chart text included), code
+# left out, and the tab's title. Streamlit's and plotly's own controls name themselves in English in
+# aria-label attributes ("Copy to clipboard", "Zoom in"): their chrome, not the app's words. An icon's
+# name is a ligature the icon font draws, not a word anyone reads; a file uploader's drop zone
+# ("Upload", "200MB per file") is Streamlit's own words, written into its front end.
+_SKIP = ('pre, code, style, script, [data-testid="stCode"], .stCode, [data-testid="stIconMaterial"], '
+         '[data-testid="stFileUploaderDropzone"]')
 
 
 @pytest.fixture(scope="module")
@@ -50,15 +36,13 @@ def pseudo_url(lab_server, tmp_path_factory):
 
 @pytest.fixture()
 def pseudo_page(browser):
-    context = new_context(browser, viewport={"width": 1400, "height": 1000}, locale="en-US")
-    page = context.new_page()
-    page.set_default_timeout(30_000)
-    yield page
-    context.close()
+    with new_page(browser, "en-US") as page:
+        yield page
 
 
 def english_on(page: Page, where: str) -> list[str]:
-    return [f"{where}: {left} in {text[:100]!r}" for text in page.evaluate(_SHOWN) if (left := english_left(text))]
+    shown = [*visible_texts(page, _SKIP), page.title()]
+    return [f"{where}: {left} in {text[:100]!r}" for text in shown if (left := english_left(text))]
 
 
 def test_every_page_in_the_pseudo_locale(pseudo_page: Page, pseudo_url, screenshots):
