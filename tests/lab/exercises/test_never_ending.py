@@ -10,6 +10,7 @@ from app.lab.exercises import ExerciseResult, Finding, Measured, never_ending
 from app.lab.observation import START_REFUSAL
 from app.text import exercises as text
 from tests.lab.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
+from tests.lab.idle_gaps import assert_intact_unless_idle_too_long, largest_gaps_s
 
 REFUSAL = "inference request for sequence 7 to model 'm' must specify the START flag on the first request of the sequence"
 KEY = (200, 400)  # the question's cell: short timeout, think time above it
@@ -148,18 +149,13 @@ def test_the_reaper_sends_the_model_nothing(result):
 
 
 def test_slow_client_survives_a_timeout_above_its_think_time(result):
-    # Certain only while each gap between its requests (think time plus a reply's latency) stays
-    # under the timeout: a loaded runner can stretch a reply past the 200 ms margin of the 400 ms
-    # think, and then Triton rightly reaps it. So the gaps the run had decide what is asserted.
+    # Certain only while each gap between its requests stays under the timeout: a loaded runner can
+    # stretch a reply past the 200 ms margin of the 400 ms think (tests/lab/idle_gaps.py).
     grid = result.tables["grid"].set_index(["timeout_ms", "think_ms"])
     timeout = max(never_ending.TIMEOUTS_MS)
     for think in never_ending.THINKS_MS:
-        gap_ms = result.runs[f"slow_t{timeout}_think{think}"].requests["t_send"].sort_values().diff().max() * 1000
-        verdict = grid.loc[(timeout, think), "verdict"]
-        if gap_ms < 0.8 * timeout:  # a margin for the client's clock against the server's arrival stamps
-            assert verdict == "intact", (think, gap_ms)
-        else:
-            assert verdict in ("intact", "error"), (think, gap_ms)
+        (gap_s,) = largest_gaps_s(result.runs[f"slow_t{timeout}_think{think}"].requests)  # its one session
+        assert_intact_unless_idle_too_long(grid.loc[(timeout, think), "verdict"], gap_s, timeout / 1000, think)
 
 
 def test_dead_client_blocks_the_next_session_until_the_timeout(result):
