@@ -90,8 +90,7 @@ def _on_white(colour: str) -> str | None:
         return colour
     if colour.startswith("rgba(") or colour.startswith("rgb("):
         r, g, b, *alpha = (float(v) for v in colour[colour.index("(") + 1:colour.rindex(")")].split(","))
-        share = alpha[0] if alpha else 1.0
-        return "#" + "".join(f"{round(255 - share * (255 - c)):02x}" for c in (r, g, b))
+        return tint("#" + "".join(f"{round(c):02x}" for c in (r, g, b)), alpha[0] if alpha else 1.0)
     return None
 
 
