@@ -48,7 +48,8 @@ class Chosen:
 
 def index(server) -> list[dict]:
     """The server's repository index, the checker's own one-instance copies left out."""
-    entries = server.client(timeout_s=10).get_model_repository_index()
+    with server.client(timeout_s=10) as client:
+        entries = client.get_model_repository_index()
     return [e for e in entries if COPY_SUFFIX not in e.get("name", "")]
 
 

@@ -109,7 +109,8 @@ def load_variant(server: LabServer, name: str, change: Callable[[mc.ModelConfig]
     config.name = name
     change(config)
     files = {f"file:1/{p.name}": p.read_bytes() for p in (MODEL_DIR / "1").glob("*.py")}
-    server.client(timeout_s=300).load_model(name, config=deployments.to_json(config), files=files)
+    with server.client(timeout_s=300) as client:
+        client.load_model(name, config=deployments.to_json(config), files=files)
     return name
 
 

@@ -277,6 +277,10 @@ class Measurement:
         return shown or None
 
     # -- running a phase --------------------------------------------------------------------
+    def _trace_every_request(self, model: str) -> bool:
+        with self.server.client(timeout_s=10) as client:  # closed here, not by the garbage collector mid-test
+            return server_trace.enable(client, model)
+
     def run_phase(self, phase: str, variant: str, model: str, body: Callable[[], None], capacity: int = 0, workers: int = 1,
                   log: bool = False) -> pd.DataFrame:
         """Run body() (which sends the phase's requests from worker threads) while reporting
@@ -285,7 +289,7 @@ class Measurement:
         self.run_id = secrets.token_hex(4)
         started = time.perf_counter() - self.t0
         window = server_log.LogWindow.start(self.server) if log else None
-        traced = self.trace_on and phase != "reference" and server_trace.enable(self.server.client(timeout_s=10), model)
+        traced = self.trace_on and phase != "reference" and self._trace_every_request(model)
         try:
             with ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"check-{phase}") as runner:
                 future = runner.submit(body)
@@ -384,8 +388,8 @@ def _first(array: object) -> list[Any] | None:
 
 
 def _trace_off(server: LabServer, model: str) -> None:
-    with contextlib.suppress(Exception):  # the server went away: nothing left to switch off
-        server.client(timeout_s=10).update_trace_settings(model_name=model, settings={"trace_level": ["OFF"]})
+    with contextlib.suppress(Exception), server.client(timeout_s=10) as client:  # the server went away: nothing left to switch off
+        client.update_trace_settings(model_name=model, settings={"trace_level": ["OFF"]})
 
 
 # -- the sequence batcher ---------------------------------------------------------------------
@@ -592,7 +596,8 @@ def _cache_hits(m: Measurement, model: str) -> int | None:
     """Requests the server has answered from its response cache for `model` so far (the statistics
     extension's inference_stats.cache_hit count, over its versions); None when it does not say."""
     try:
-        stats = m.server.client(timeout_s=30).get_inference_statistics(model)
+        with m.server.client(timeout_s=30) as client:
+            stats = client.get_inference_statistics(model)
     except InferenceServerException:
         return None
     return sum(int((s.get("inference_stats", {}).get("cache_hit") or {}).get("count", 0)) for s in stats.get("model_stats", []))

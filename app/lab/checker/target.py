@@ -131,26 +131,28 @@ def repository_files(model_dir: Path) -> dict[str, bytes] | None:
 def facts(target: Target) -> ModelFacts:
     """The model's config and metadata as the server gives them; LabError when it has no such
     model ready."""
-    client = target.server.client(timeout_s=30)
-    try:
-        config = client.get_model_config(target.model)
-        metadata = client.get_model_metadata(target.model)
-    except InferenceServerException as err:
-        index = _index(client)
-        entry = next((e for e in index if e.get("name") == target.model), None)
-        if entry is None:
-            names = ", ".join(sorted(e["name"] for e in index if e.get("state") == "READY" and COPY_SUFFIX not in e["name"]))
-            raise LabError("check_model_unknown", model=target.model, url=target.server.url, models=names or "-") from None
-        raise LabError("check_model_not_ready", model=target.model, state=entry.get("state", "") or "-",
-                       reason=entry.get("reason", "") or err.message() or "-") from None
-    return ModelFacts.read(config, metadata)
+    with target.server.client(timeout_s=30) as client:
+        try:
+            config = client.get_model_config(target.model)
+            metadata = client.get_model_metadata(target.model)
+        except InferenceServerException as err:
+            index, message = _index(client), err.message()
+        else:
+            return ModelFacts.read(config, metadata)
+    entry = next((e for e in index if e.get("name") == target.model), None)
+    if entry is None:
+        names = ", ".join(sorted(e["name"] for e in index if e.get("state") == "READY" and COPY_SUFFIX not in e["name"]))
+        raise LabError("check_model_unknown", model=target.model, url=target.server.url, models=names or "-")
+    raise LabError("check_model_not_ready", model=target.model, state=entry.get("state", "") or "-",
+                   reason=entry.get("reason", "") or message or "-")
 
 
 def server_version(target: Target) -> str | None:
     """The version the server reports in its metadata (GET /v2: "2.51.0" for release 24.10), or
     None when it reports none."""
     try:
-        version = target.server.client(timeout_s=30).get_server_metadata().get("version")
+        with target.server.client(timeout_s=30) as client:
+            version = client.get_server_metadata().get("version")
     except InferenceServerException:
         return None
     return str(version) if version else None
@@ -190,9 +192,9 @@ def one_instance_copy(target: Target, model_facts: ModelFacts) -> Iterator[str]:
     if groups[0].get("gpus"):
         first["gpus"] = groups[0]["gpus"][:1]
     config["instance_group"] = [first]
-    client = target.server.client(timeout_s=300)
     try:
-        client.load_model(name, config=json.dumps(config), files=files)
+        with target.server.client(timeout_s=300) as client:
+            client.load_model(name, config=json.dumps(config), files=files)
     except InferenceServerException as err:
         _unload(target, name)  # a half-loaded copy must not stay behind
         raise CopySkipped("copy_refused", message=err.message() or str(err)) from None
@@ -204,16 +206,16 @@ def one_instance_copy(target: Target, model_facts: ModelFacts) -> Iterator[str]:
 
 def _unload(target: Target, name: str) -> None:
     """Unload the copy and wait until the server no longer serves it (a dead server holds nothing)."""
-    try:
-        client = target.server.client(timeout_s=30)
-        client.unload_model(name)
-    except Exception:
-        return
-    deadline = time.monotonic() + UNLOAD_WAIT_S
-    while time.monotonic() < deadline:
+    with target.server.client(timeout_s=30) as client:
         try:
-            if not client.is_model_ready(name):
-                return
+            client.unload_model(name)
         except Exception:
             return
-        time.sleep(0.1)
+        deadline = time.monotonic() + UNLOAD_WAIT_S
+        while time.monotonic() < deadline:
+            try:
+                if not client.is_model_ready(name):
+                    return
+            except Exception:
+                return
+            time.sleep(0.1)

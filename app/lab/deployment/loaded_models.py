@@ -170,7 +170,8 @@ class LoadedModels:
 
     def _ready(self, name: str) -> bool:
         try:
-            return bool(self.server.client(timeout_s=10).is_model_ready(name))
+            with self.server.client(timeout_s=10) as client:
+                return bool(client.is_model_ready(name))
         except Exception:
             return False
 
@@ -217,5 +218,5 @@ class LoadedModels:
         return None
 
     def _unload(self, name: str) -> None:
-        with contextlib.suppress(Exception):  # gone already (a restarted server): nothing of ours to free
-            self.server.client(timeout_s=30).unload_model(name)
+        with contextlib.suppress(Exception), self.server.client(timeout_s=30) as client:  # gone already (a restarted server): nothing of ours to free
+            client.unload_model(name)

@@ -391,10 +391,12 @@ def raised_verbosity(server: LoggingServer, level: int = 1) -> Iterator[bool]:
         holders = _raised.get(url)
         try:
             if holders is None:
-                before = int(server.client(timeout_s=10).get_log_settings().get("log_verbose_level", 0))
+                with server.client(timeout_s=10) as client:
+                    before = int(client.get_log_settings().get("log_verbose_level", 0))
                 holders = _raised[url] = [0, before, before]
             if level > holders[2]:
-                server.client(timeout_s=10).update_log_settings({"log_verbose_level": level})
+                with server.client(timeout_s=10) as client:
+                    client.update_log_settings({"log_verbose_level": level})
                 holders[2] = level
         except Exception:  # no logging extension, or the server is gone: the run goes on without
             if holders is not None and holders[0] == 0:
@@ -413,5 +415,5 @@ def raised_verbosity(server: LoggingServer, level: int = 1) -> Iterator[bool]:
             holders[0] -= 1
             if holders[0] == 0:
                 del _raised[url]
-                with contextlib.suppress(Exception):  # a server that died meanwhile has no verbosity to restore
-                    server.client(timeout_s=10).update_log_settings({"log_verbose_level": holders[1]})
+                with contextlib.suppress(Exception), server.client(timeout_s=10) as client:  # a server that died meanwhile has no verbosity to restore
+                    client.update_log_settings({"log_verbose_level": holders[1]})

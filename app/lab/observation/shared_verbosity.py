@@ -44,7 +44,8 @@ def raised(server: _Logging, level: int, db_url: str) -> Iterator[None]:
     with database.writing(db_url) as conn:
         server_lock(conn, "log", name)
         live = _live(conn, name, ttl_s)
-        now = int(server.client(timeout_s=10).get_log_settings().get("log_verbose_level", 0))
+        with server.client(timeout_s=10) as client:
+            now = int(client.get_log_settings().get("log_verbose_level", 0))
         if not live:
             # No live raise: what the server runs at now is its own level (a dead replica's raise
             # expired, so the recorded level stands, not the one it left).
@@ -52,7 +53,8 @@ def raised(server: _Logging, level: int, db_url: str) -> Iterator[None]:
             if recorded is None:
                 conn.execute(t.log_baselines.insert().values(server=name, level=now))
         if level > now:
-            server.client(timeout_s=10).update_log_settings({"log_verbose_level": level})
+            with server.client(timeout_s=10) as client:
+                client.update_log_settings({"log_verbose_level": level})
         row = int(conn.execute(t.log_raises.insert().values(server=name, level=level).returning(t.log_raises.c.id)).scalar_one())
     beat.add(t.log_raises, row)
     try:
@@ -65,5 +67,5 @@ def raised(server: _Logging, level: int, db_url: str) -> Iterator[None]:
             live = _live(conn, name, ttl_s)
             baseline = conn.execute(sa.select(t.log_baselines.c.level).where(t.log_baselines.c.server == name)).scalar()
             target = max(live, default=baseline if baseline is not None else 0)
-            with suppress(Exception):  # a server that died meanwhile has no verbosity to restore
-                server.client(timeout_s=10).update_log_settings({"log_verbose_level": target})
+            with suppress(Exception), server.client(timeout_s=10) as client:  # a server that died meanwhile has no verbosity to restore
+                client.update_log_settings({"log_verbose_level": target})

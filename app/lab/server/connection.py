@@ -163,7 +163,8 @@ class LabServer:
 
     def _check_reachable(self) -> None:
         try:
-            live = self.client(timeout_s=5).is_server_live()
+            with self.client(timeout_s=5) as client:
+                live = client.is_server_live()
         except Exception as err:  # connection refused, DNS, timeouts all mean the same here
             raise UnreachableError("server_unreachable", url=self.external_url, kind=type(err).__name__) from None
         if not live:
