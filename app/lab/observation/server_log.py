@@ -390,14 +390,13 @@ def raised_verbosity(server: LoggingServer, level: int = 1) -> Iterator[bool]:
     with _raise_lock:
         holders = _raised.get(url)
         try:
-            if holders is None:
-                with server.client(timeout_s=10) as client:
+            with server.client(timeout_s=10) as client:
+                if holders is None:
                     before = int(client.get_log_settings().get("log_verbose_level", 0))
-                holders = _raised[url] = [0, before, before]
-            if level > holders[2]:
-                with server.client(timeout_s=10) as client:
+                    holders = _raised[url] = [0, before, before]
+                if level > holders[2]:
                     client.update_log_settings({"log_verbose_level": level})
-                holders[2] = level
+                    holders[2] = level
         except Exception:  # no logging extension, or the server is gone: the run goes on without
             if holders is not None and holders[0] == 0:
                 del _raised[url]

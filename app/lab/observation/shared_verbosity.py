@@ -41,11 +41,10 @@ def raised(server: _Logging, level: int, db_url: str) -> Iterator[None]:
     """Hold the server's verbosity at `level` or more while the block runs, across replicas."""
     name, ttl_s = server_name(server.url), lease_ttl_s()
     beat = heartbeat(db_url, ttl_s)
-    with database.writing(db_url) as conn:
+    with database.writing(db_url) as conn, server.client(timeout_s=10) as client:
         server_lock(conn, "log", name)
         live = _live(conn, name, ttl_s)
-        with server.client(timeout_s=10) as client:
-            now = int(client.get_log_settings().get("log_verbose_level", 0))
+        now = int(client.get_log_settings().get("log_verbose_level", 0))
         if not live:
             # No live raise: what the server runs at now is its own level (a dead replica's raise
             # expired, so the recorded level stands, not the one it left).
@@ -53,8 +52,7 @@ def raised(server: _Logging, level: int, db_url: str) -> Iterator[None]:
             if recorded is None:
                 conn.execute(t.log_baselines.insert().values(server=name, level=now))
         if level > now:
-            with server.client(timeout_s=10) as client:
-                client.update_log_settings({"log_verbose_level": level})
+            client.update_log_settings({"log_verbose_level": level})
         row = int(conn.execute(t.log_raises.insert().values(server=name, level=level).returning(t.log_raises.c.id)).scalar_one())
     beat.add(t.log_raises, row)
     try:
