@@ -18,6 +18,7 @@ from app.lab import exercises
 from app.lab.deployment import Deployer, deployments
 from app.lab.server import LabServer
 from tests.postgres import postgres_server, postgres_url  # noqa: F401  (fixtures for every test folder)
+from tests.server_calls import ask
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -47,7 +48,7 @@ def _server_report(server: LabServer) -> str:
         return f"external server {server.url}"
     state = "running" if embedded.running else f"exited with {embedded.process.returncode if embedded.process else '?'}"
     try:
-        live = server.client(timeout_s=5).is_server_live()
+        live = ask(server, "is_server_live", timeout_s=5)
     except Exception as err:  # what the report is for: a server that does not answer says how
         live = f"no answer ({type(err).__name__}: {err})"
     return (f"Triton {server.url} (pid {embedded.pid}): {state}, live: {live}; the last {SERVER_LOG_LINES} lines of "

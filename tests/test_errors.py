@@ -26,6 +26,7 @@ from app.text import errors as errors_text
 from app.text.errors import EXPLAINED, explain
 from app.ui import session
 from tests.i18n.text_checks import reads_in
+from tests.server_calls import ask
 
 ZOO_CONFIG = Path(__file__).parent / "lab" / "checker" / "zoo" / "zoo_stateless" / "config.pbtxt"
 
@@ -149,7 +150,7 @@ def test_the_cli_says_a_file_it_cannot_write_in_one_line_and_exits_2(capsys):
 
 
 def test_tritons_own_refusal_is_quoted_in_every_language(lab_server):
-    err = raised(lambda: lab_server.client().get_model_config("no_such_model"))
+    err = raised(lambda: ask(lab_server, "get_model_config", "no_such_model"))
     assert isinstance(err, InferenceServerException) and err.message()
     english = explain(err, words(SOURCE_LANGUAGE))
     assert english.codes == (errors_text.TRITON_REFUSED,) and english.next_step is None

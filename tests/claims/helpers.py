@@ -22,6 +22,7 @@ from tritonclient.utils import InferenceServerException
 
 from app.lab.deployment import deployments
 from app.lab.scenario.audio import chunk
+from tests.server_calls import ask
 from tests.waiting import wait_for
 
 START_FLAG_ERROR = "must specify the START flag on the first request of the sequence"
@@ -32,7 +33,7 @@ PROBE_CODE = Path(__file__).parent / "models" / "batch_probe.py"
 
 
 def server_version(server) -> tuple[int, ...]:
-    return tuple(int(p) for p in server.client().get_server_metadata()["version"].split(".")[:3])
+    return tuple(int(p) for p in ask(server, "get_server_metadata")["version"].split(".")[:3])
 
 
 def recogniser_config(

@@ -32,6 +32,7 @@ from tests.claims.helpers import (
     probe_config,
     unique_name,
 )
+from tests.server_calls import ask
 from tests.waiting import wait_for
 
 MODEL = "claims_batch_probe"
@@ -131,7 +132,7 @@ def _burst(lab_server, model: str, count: int) -> tuple[list[dict], float]:
     def one(seq: int) -> dict:
         data = http.InferInput("SEQ", [1, 1], "INT32")
         data.set_data_from_numpy(np.array([[seq]], dtype=np.int32))
-        result = lab_server.client().infer(model, [data])
+        result = ask(lab_server, "infer", model, [data])
         return {k: int(result.as_numpy(k)[0, 0]) for k in ("BATCH_NO", "BATCH_SIZE")}
 
     with ThreadPoolExecutor(max_workers=count) as pool:
@@ -154,7 +155,7 @@ def test_delay_holds_a_lone_request_and_a_full_batch_goes_at_once(lab_server, de
     full, full_queue = _burst(lab_server, WAITING, 4)
     assert [r["BATCH_SIZE"] for r in full] == [4] * 4 and len({r["BATCH_NO"] for r in full}) == 1
     assert full_queue < 0.5, f"a full batch still queued {full_queue:.3f} s"
-    unset = lab_server.client().get_model_config(NOT_WAITING)["dynamic_batching"]
+    unset = ask(lab_server, "get_model_config", NOT_WAITING)["dynamic_batching"]
     assert int(unset["max_queue_delay_microseconds"]) == 0
     # Triton fills an unset preferred_batch_size with max_batch_size (model_config_utils.cc
     # NormalizeModelConfig), which changes nothing: the batcher aims for the maximum anyway.
@@ -202,8 +203,7 @@ def test_delay_policy_lets_a_later_request_overtake_an_expired_one(lab_server, l
     replies: dict[str, dict] = {}
 
     def one(name: str, timeout_us: int | None = None) -> None:
-        result = lab_server.client().infer(model, gate_inputs(http, tags[name], hold=name == "G"), request_id=f"{run_id}:{name}",
-                                           timeout=timeout_us)
+        result = ask(lab_server, "infer", model, gate_inputs(http, tags[name], hold=name == "G"), request_id=f"{run_id}:{name}", timeout=timeout_us)
         replies[name] = gate_reply(result)
 
     with ThreadPoolExecutor(max_workers=4) as pool:

@@ -18,6 +18,7 @@ from tritonclient.utils import InferenceServerException
 from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
 from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import FLAG_START, GATE_CODE, START_FLAG_ERROR, deployed, gate_config, gate_inputs, gate_reply, recogniser_config, send, unique_name
+from tests.server_calls import ask
 from tests.waiting import has_line, log_gap_s, wait_for_log
 
 KEEPS, EVICTS = "claims_reaper_keeps", "claims_reaper_evicts"
@@ -108,7 +109,7 @@ def _in_thread(lab_server, model: str, corrid: int, tag: int, **kwargs) -> Futur
     """One request on its own client in a thread of its own; the future holds its gate reply."""
     inputs = gate_inputs(http, tag, hold=kwargs.pop("hold", False))
     pool = ThreadPoolExecutor(max_workers=1)
-    future = pool.submit(lambda: gate_reply(lab_server.client().infer(model, inputs, sequence_id=corrid, **kwargs)))
+    future = pool.submit(lambda: gate_reply(ask(lab_server, "infer", model, inputs, sequence_id=corrid, **kwargs)))
     pool.shutdown(wait=False)
     return future
 

@@ -21,6 +21,7 @@ from tritonclient.utils import InferenceServerException
 
 from app.lab.scenario.ids import unique_ids
 from tests.claims.helpers import GATE_CODE, STRING_ID_CHECK_SINCE, Loader, gate_config, gate_inputs, gate_reply, server_version, unique_name
+from tests.server_calls import ask
 
 NO_ID = "must specify a non-zero or non-empty correlation ID"
 
@@ -99,7 +100,7 @@ def test_correlation_id_zero_is_refused(lab_server, models):
     assert _raw_infer(lab_server, model, {"sequence_id": 0, "sequence_start": True, "sequence_end": True}) == (400, expected)
     assert _raw_infer(lab_server, model, {"sequence_start": True, "sequence_end": True}) == (400, expected)
     with pytest.raises(InferenceServerException, match=NO_ID):
-        lab_server.client().infer(model, gate_inputs(http, 1), sequence_id=0, sequence_start=True, sequence_end=True)
+        ask(lab_server, "infer", model, gate_inputs(http, 1), sequence_id=0, sequence_start=True, sequence_end=True)
     (corrid,) = unique_ids(1)
     status, served = _raw_infer(lab_server, model, {"sequence_id": corrid, "sequence_start": True, "sequence_end": True})
     assert status == 200, served

@@ -8,6 +8,7 @@ import pytest
 from app.lab.deployment import DeploymentError, LabSettings, setup_model_name
 from app.lab.scenario.scenario import Scenario
 from app.lab.traffic import driver
+from tests.server_calls import ask
 
 
 def test_matching_settings_reuse_the_shipped_deployment(deployer):
@@ -21,7 +22,7 @@ def test_a_rejected_setting_leaves_the_applied_model_serving(lab_server, deploye
         deployer.apply(LabSettings(scheduler="dynamic", state_key="corrid"), owner="t-keep")
     result = driver.run(lab_server, Scenario(good.model, ["STILL HERE"]))
     assert result.all_intact
-    assert lab_server.client().get_model_config(good.model)["max_batch_size"] == 2
+    assert ask(lab_server, "get_model_config", good.model)["max_batch_size"] == 2
 
 
 def test_learners_who_choose_the_same_set_up_share_one_model(deployer):

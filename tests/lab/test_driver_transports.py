@@ -16,6 +16,7 @@ from app.lab.traffic import driver, report, transports
 from app.text import problems as problems_text
 from app.text import report as report_text
 from tests.i18n.text_checks import reads_in
+from tests.server_calls import ask
 from tests.waiting import wait_for
 
 MODEL = "asr_sequence_direct"
@@ -217,7 +218,7 @@ class Relay:
 
 
 def _executed(server, model: str) -> int:
-    stats = server.client().get_inference_statistics(model_name=model)["model_stats"]
+    stats = ask(server, "get_inference_statistics", model_name=model)["model_stats"]
     return sum(int(s.get("inference_count", 0)) for s in stats)
 
 

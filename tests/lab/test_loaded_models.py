@@ -19,6 +19,7 @@ from app.lab.problems import LabError
 from app.lab.scenario.scenario import Scenario
 from app.lab.server import LabServer
 from app.lab.traffic import driver, run_queue
+from tests.server_calls import ask
 from tests.waiting import wait_for, wait_for_log
 
 pytestmark = pytest.mark.server  # each test starts an embedded Triton of its own
@@ -27,11 +28,11 @@ ONE = dict(instances=1, slots=2)
 
 
 def ready(server, name: str) -> bool:
-    return bool(server.client().is_model_ready(name))
+    return bool(ask(server, "is_model_ready", name))
 
 
 def ready_in_repository(server) -> list[str]:
-    return [m["name"] for m in server.client().get_model_repository_index() if m.get("state") == "READY"]
+    return [m["name"] for m in ask(server, "get_model_repository_index") if m.get("state") == "READY"]
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +56,7 @@ def empty_server(own_server):
     yield server
     names = set(server.models.loaded()) | set(ready_in_repository(server))
     for name in names:
-        server.client().unload_model(name)
+        ask(server, "unload_model", name)
     for name in names:
         wait_for(lambda name=name: not ready(server, name), f"{name} to unload")
 

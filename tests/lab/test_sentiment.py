@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from app.lab.cases import sentiment
 from app.lab.paths import MODEL_REPOSITORY
+from tests.server_calls import ask
 
 
 def test_tokenizer_is_the_models_own_file():
@@ -27,7 +28,7 @@ def test_concurrency_forms_batches_and_answers_do_not_change(lab_server):
 
 def test_the_same_model_with_batching_off_runs_every_request_alone(lab_server):
     model = sentiment.load_unbatched(lab_server)
-    assert "dynamic_batching" not in lab_server.client().get_model_config(model)
+    assert "dynamic_batching" not in ask(lab_server, "get_model_config", model)
     client = lab_server.client()
     batched_scores, batched_labels = sentiment.classify(client, sentiment.MODEL, ["great food", "rude staff"])
     scores, labels = sentiment.classify(client, model, ["great food", "rude staff"])

@@ -19,6 +19,7 @@ from app.lab.paths import REPO_ROOT
 from app.lab.scenario.audio import chunk
 from app.lab.scenario.ids import unique_ids
 from app.lab.server import LabServer
+from tests.server_calls import ask
 from tests.waiting import wait_for
 
 CAPTURED = Path(__file__).parent / "fixtures" / "triton_2_51.log"
@@ -258,7 +259,7 @@ def test_replicas_sharing_the_server_keep_its_log_level_until_the_last_raise_end
     one, two = LabServer.from_env(), LabServer.from_env()
 
     def level() -> int:
-        return int(lab_server.client().get_log_settings()["log_verbose_level"])
+        return int(ask(lab_server, "get_log_settings")["log_verbose_level"])
 
     assert level() == 0
     with server_log.raised_verbosity(one, 1) as raised:

@@ -34,6 +34,7 @@ from tests.i18n.test_pages_in_chinese import untranslated
 from tests.i18n.text_checks import reads_in
 from tests.lab.checker.conftest import ZOO, check_copies_gone, load_zoo, ready, unload
 from tests.lab.checker.tables import Rows, facts, tables
+from tests.server_calls import ask
 from tests.views.conftest import MAIN, RUN_TIMEOUT_S
 from tests.waiting import wait_for
 
@@ -101,7 +102,7 @@ def texts(at, kinds=("error", "warning", "info", "success", "caption", "markdown
 
 
 def ready_models(server) -> set[str]:
-    return {e["name"] for e in server.client().get_model_repository_index() if e.get("state") == "READY"}
+    return {e["name"] for e in ask(server, "get_model_repository_index") if e.get("state") == "READY"}
 
 
 def nothing_left(server, models=()) -> None:
@@ -377,7 +378,7 @@ def one_error(at) -> str:
 
 
 def stats(server, model: str) -> int:
-    return server.client().get_inference_statistics(model)["model_stats"][0]["inference_count"]
+    return ask(server, "get_inference_statistics", model)["model_stats"][0]["inference_count"]
 
 
 @pytest.mark.parametrize("lang", languages())

@@ -5,6 +5,7 @@ from app.charts import figures
 from app.i18n import words
 from app.lab.deployment import LabSettings, setup_model_name
 from app.quiz.store import ProgressStore
+from tests.server_calls import ask
 from tests.views.conftest import RUN_TIMEOUT_S
 from tests.views.learners import link_id
 
@@ -22,12 +23,12 @@ def setup_errors(at) -> list[str]:
 
 
 def loaded_models(server) -> set[str]:
-    return {m["name"] for m in server.client().get_model_repository_index() if m.get("state") == "READY"}
+    return {m["name"] for m in ask(server, "get_model_repository_index") if m.get("state") == "READY"}
 
 
 def setup_model_ready(server, settings: LabSettings) -> bool:
     # A set-up's model is loaded from files, outside the repository: the index does not list it.
-    return server.client().is_model_ready(setup_model_name(settings))
+    return ask(server, "is_model_ready", setup_model_name(settings))
 
 
 def test_preset_run_shows_board_timeline_measurements_and_records_the_prediction(open_page):
@@ -75,7 +76,7 @@ def test_custom_deployment_is_a_model_named_for_its_settings_with_its_exact_conf
     run(at.button(key="lab.apply").click())
     pbtxt = at.code[0].value
     assert f'name: "{model}"' in pbtxt and "max_batch_size: 2" in pbtxt and "session" in pbtxt
-    assert lab_server.client().is_model_ready(model)
+    assert ask(lab_server, "is_model_ready", model)
 
 
 def test_impossible_setting_is_explained_and_loads_nothing(open_page, lab_server):

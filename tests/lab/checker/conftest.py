@@ -12,6 +12,7 @@ import pytest
 from app.lab.checker import CheckOptions, engine
 from app.lab.checker import target as targets
 from app.lab.deployment import deployments
+from tests.server_calls import ask
 from tests.waiting import wait_for
 
 ZOO = Path(__file__).parent / "zoo"
@@ -28,7 +29,7 @@ def load_zoo(server, names) -> None:
     """Load zoo models on `server` under their own names, with their files, all at once."""
     def load(name: str) -> None:
         config = deployments.place_instances(deployments.read_config(name, ZOO))
-        server.client(timeout_s=300).load_model(name, config=deployments.to_json(config), files=zoo_files(name))
+        ask(server, "load_model", name, config=deployments.to_json(config), files=zoo_files(name), timeout_s=300)
 
     with ThreadPoolExecutor(max_workers=len(names) or 1) as pool:
         for future in [pool.submit(load, n) for n in names]:
@@ -46,14 +47,14 @@ def unload(server, names) -> None:
 
 def ready(server, name: str) -> bool:
     try:
-        return bool(server.client(timeout_s=10).is_model_ready(name))
+        return bool(ask(server, "is_model_ready", name, timeout_s=10))
     except Exception:
         return False
 
 
 def check_copies_gone(server) -> list[str]:
     """Names of one-instance copies the server still serves (there must be none)."""
-    index = server.client(timeout_s=10).get_model_repository_index()
+    index = ask(server, "get_model_repository_index", timeout_s=10)
     return [e["name"] for e in index if targets.COPY_SUFFIX in e["name"] and e.get("state") == "READY"]
 
 

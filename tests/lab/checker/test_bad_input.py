@@ -16,6 +16,7 @@ from app.lab.server import LabServer
 from app.text import checker as text
 from app.text.problems import error
 from tests.lab.checker.conftest import TEST_STEPS, ZOO, as_json, check_copies_gone, ready, verdicts, zoo_files, zoo_fixture
+from tests.server_calls import ask
 
 zoo = zoo_fixture("zoo_varlen", "zoo_fails", "zoo_decoupled", "zoo_direct_slot")
 
@@ -44,10 +45,10 @@ def test_a_model_that_fails_every_request_stops_the_check_with_tritons_words(zoo
 
 
 def test_a_decoupled_model_is_refused_before_any_request(zoo):
-    before = zoo.server.client().get_inference_statistics("zoo_decoupled")["model_stats"][0]["inference_count"]
+    before = ask(zoo.server, "get_inference_statistics", "zoo_decoupled")["model_stats"][0]["inference_count"]
     err = refused(zoo.server, "zoo_decoupled")
     assert err.code == "check_decoupled_unsupported" and "not supported" in english(err)
-    assert zoo.server.client().get_inference_statistics("zoo_decoupled")["model_stats"][0]["inference_count"] == before
+    assert ask(zoo.server, "get_inference_statistics", "zoo_decoupled")["model_stats"][0]["inference_count"] == before
 
 
 SOUND_VARLEN = {"reference/alone": "held", "interleaved/all_instances": "held", "id_reuse/all_instances": "held",
@@ -79,10 +80,10 @@ def test_a_variable_length_integer_input_sized_by_shape_passes(zoo):
 @pytest.mark.parametrize(("shape", "code"), [("TOKENS:5,5", "check_shape_mismatch"), ("IDS:5", "check_shape_unknown_input"),
                                              ("TOKENS:2000000", "check_shape_too_large")])
 def test_a_shape_that_does_not_fit_the_model_keeps_its_own_problem_and_nothing_is_sent(zoo, shape, code):
-    before = zoo.server.client().get_inference_statistics("zoo_varlen")["model_stats"][0]["inference_count"]
+    before = ask(zoo.server, "get_inference_statistics", "zoo_varlen")["model_stats"][0]["inference_count"]
     err = refused(zoo.server, "zoo_varlen", shapes=dict([parse_shape(shape)]))
     assert err.code == code and shape.split(":")[0] in english(err)
-    assert zoo.server.client().get_inference_statistics("zoo_varlen")["model_stats"][0]["inference_count"] == before
+    assert ask(zoo.server, "get_inference_statistics", "zoo_varlen")["model_stats"][0]["inference_count"] == before
 
 
 def test_one_stream_per_session_from_a_perf_analyzer_data_file_with_shapes_of_its_own(zoo, tmp_path):
@@ -117,12 +118,12 @@ def test_without_the_models_files_the_one_instance_variant_is_skipped_and_said(z
 
 def test_on_an_external_server_it_loads_nothing_and_says_which_variant_it_skipped(zoo):
     external = LabServer(url=zoo.server.url).start()  # the same server, seen from outside: no files, no loading
-    before = {e["name"] for e in zoo.server.client().get_model_repository_index() if e.get("state") == "READY"}
+    before = {e["name"] for e in ask(zoo.server, "get_model_repository_index") if e.get("state") == "READY"}
     result = engine.run_check(targets.on_server(external, "zoo_direct_slot", files=zoo_files("zoo_direct_slot")),
                               CheckOptions(steps=TEST_STEPS, only=("interleaved",)))
     skipped = result.judgement.verdict("interleaved", "one_instance")
     assert (skipped.verdict, skipped.reason) == ("skipped", "external_server") and result.where == "external"
-    after = {e["name"] for e in zoo.server.client().get_model_repository_index() if e.get("state") == "READY"}
+    after = {e["name"] for e in ask(zoo.server, "get_model_repository_index") if e.get("state") == "READY"}
     assert after == before
 
 

@@ -16,6 +16,7 @@ from app.lab.checker import ReviewCode
 from app.lab.server import LabServer
 from app.text import checker as check_text
 from tests.lab.checker.conftest import Zoo, as_json, load_zoo, zoo_fixture
+from tests.server_calls import ask
 
 pytestmark = pytest.mark.server  # a real Triton, one of them started with a response cache
 
@@ -24,7 +25,7 @@ CACHE_BYTES = 1 << 20  # the docs warn that a very small local cache may fail to
 
 
 def cache_stats(server, model: str) -> dict:
-    stats = server.client(timeout_s=30).get_inference_statistics(model)["model_stats"][0]["inference_stats"]
+    stats = ask(server, "get_inference_statistics", model, timeout_s=30)["model_stats"][0]["inference_stats"]
     return {"hits": int(stats["cache_hit"]["count"]), "misses": int(stats["cache_miss"]["count"])}
 
 
@@ -37,7 +38,7 @@ def test_without_a_server_cache_triton_runs_the_model_for_every_request_and_its_
     assert cache_stats(lab_server, "zoo_cached_state") == {"hits": 0, "misses": 0}  # the cache was never asked
     # The review still says what a server with a cache would do, for the version this server reports.
     assert ReviewCode.RESPONSE_CACHE_HIDES_STATE in {f.code for f in result.review}
-    assert result.triton_version == lab_server.client().get_server_metadata()["version"] == "2.51.0"
+    assert result.triton_version == ask(lab_server, "get_server_metadata")["version"] == "2.51.0"
     assert as_json(result)["server"]["triton_version"] == "2.51.0"
     assert "reviewed for Triton 2.51.0" in check_text.summary_lines(result, words("en"))
 

@@ -23,6 +23,7 @@ from app.text import problems as problems_text
 from tests import mirrors
 from tests.i18n.text_checks import reads_in
 from tests.lab.checker.conftest import REVIEW_CONFIGS
+from tests.server_calls import ask
 
 ENGLISH = words("en")  # problems are worded at the edge; str() of a LabError is its codes
 
@@ -464,7 +465,7 @@ def test_server_json_with_fields_this_client_does_not_know_is_read():
 def test_a_config_read_from_the_server_reviews_like_its_file(lab_server, name):
     """Triton normalises what it reports (the 1 s idle default, latest-1 version policy, preferred
     sizes and instance kinds written out): the review reads both forms to the same findings."""
-    served = lab_server.client().get_model_config(name)
+    served = ask(lab_server, "get_model_config", name)
     assert served["name"] == name
     assert review_target(served, lab_expectations()) == review_target(MODEL_REPOSITORY / name, lab_expectations())
 

@@ -11,6 +11,7 @@ from app.lab.observation import START_REFUSAL
 from app.text import exercises as text
 from tests.lab.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
 from tests.lab.idle_gaps import assert_intact_unless_idle_too_long, largest_gaps_s
+from tests.server_calls import ask
 
 REFUSAL = "inference request for sequence 7 to model 'm' must specify the START flag on the first request of the sequence"
 KEY = (200, 400)  # the question's cell: short timeout, think time above it
@@ -204,7 +205,7 @@ def test_eviction_model_has_its_own_name_and_parameter(lab_server, result):
     # The run may have been another pytest-xdist worker's, on its own server: the exercise's own
     # loader leaves the model as it is where that run loaded it, and loads it here otherwise.
     name = never_ending.load_evicting_model(lab_server)
-    config = lab_server.client().get_model_config(name)
+    config = ask(lab_server, "get_model_config", name)
     assert name == never_ending.EVICT_MODEL
     assert config["parameters"]["idle_evict_s"]["string_value"] == str(never_ending.EVICT_S)
     assert config["parameters"]["state_key"]["string_value"] == "session"
