@@ -8,7 +8,8 @@ from tests.claims.helpers import Gate, Loader
 
 @pytest.fixture()
 def client(lab_server):
-    return lab_server.client()
+    with lab_server.client() as client:
+        yield client
 
 
 @pytest.fixture()

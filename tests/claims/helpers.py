@@ -93,18 +93,18 @@ def probe_config(name: str, delay_ms: int, max_batch_size: int = 4, queue_delay_
 @contextmanager
 def deployed(server, *configs: mc.ModelConfig, code: Path | None = None):
     """Load test-only deployments (the recogniser's code unless `code` is given); unload after."""
-    client = server.client(timeout_s=300)
-    try:
-        for config in configs:
-            if code is None:
-                deployments.load(client, config, with_code=True)
-            else:
-                client.load_model(config.name, config=deployments.to_json(config), files={"file:1/model.py": code.read_bytes()})
-        yield [c.name for c in configs]
-    finally:
-        for config in configs:
-            with suppress(InferenceServerException):
-                client.unload_model(config.name)
+    with server.client(timeout_s=300) as client:
+        try:
+            for config in configs:
+                if code is None:
+                    deployments.load(client, config, with_code=True)
+                else:
+                    client.load_model(config.name, config=deployments.to_json(config), files={"file:1/model.py": code.read_bytes()})
+            yield [c.name for c in configs]
+        finally:
+            for config in configs:
+                with suppress(InferenceServerException):
+                    client.unload_model(config.name)
 
 
 @dataclass
@@ -219,9 +219,13 @@ class Loader:
         return config.name
 
     def unload_all(self) -> None:
-        for name in dict.fromkeys(self.loaded):
-            with suppress(InferenceServerException):
-                self.control.unload_model(name)
+        """Unload what was loaded, then close the client (the fixture's teardown, on its thread)."""
+        try:
+            for name in dict.fromkeys(self.loaded):
+                with suppress(InferenceServerException):
+                    self.control.unload_model(name)
+        finally:
+            self.control.close()
 
 
 class Gate:

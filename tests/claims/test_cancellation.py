@@ -206,27 +206,27 @@ def test_cancelling_after_dispatch_keeps_the_sequence_and_its_slot(apart, load_a
     1634-1657 (only a request still in a slot queue is checked for cancellation) and
     1785-1800 (a request leaves the queue when its batch is formed).
     """
-    client = apart.client()
-    model = _gate_model(load_apart, gate, "cancel_running")
-    a, c, held = unique_ids(3)
-    assert (_start(client, model, a)["ROW"], _start(client, model, a)["SEEN"]) == (0, 1)
-    channel = grpc.InferenceServerClient(apart.grpc_url)
-    try:
-        with raised_verbosity(apart, 1):
-            window = LogWindow.start(apart)
-            running = _Pending(channel, model, a, held, hold=True)
-            gate.wait_started(held)  # the request is inside the model
-            running.context.cancel()
-            result, error = running.outcome()
-            assert result is None and "CANCELLED" in str(error.status()).upper()
-            wait_for_log(window, lambda es: any("Issuing cancellation for" in e.message for e in es), "the cancellation reach the core")
-            gate.open(held)
-            assert gate.wait_done(held) == {"cancelled": True}  # Triton did mark it cancelled
-        after = gate_reply(client.infer(model, gate_inputs(http, a), sequence_id=a))
-        assert (after["ROW"], after["SEEN"]) == (0, 3)  # same slot; the cancelled request ran too
-        assert _start(client, model, c)["ROW"] == 1
-        assert not window.select(codes=[LogCode.CANCELLED_RELEASED])
-    finally:
-        channel.close()
-    for corrid in (a, c):
-        client.infer(model, gate_inputs(http, corrid), sequence_id=corrid, sequence_end=True)
+    with apart.client() as client:
+        model = _gate_model(load_apart, gate, "cancel_running")
+        a, c, held = unique_ids(3)
+        assert (_start(client, model, a)["ROW"], _start(client, model, a)["SEEN"]) == (0, 1)
+        channel = grpc.InferenceServerClient(apart.grpc_url)
+        try:
+            with raised_verbosity(apart, 1):
+                window = LogWindow.start(apart)
+                running = _Pending(channel, model, a, held, hold=True)
+                gate.wait_started(held)  # the request is inside the model
+                running.context.cancel()
+                result, error = running.outcome()
+                assert result is None and "CANCELLED" in str(error.status()).upper()
+                wait_for_log(window, lambda es: any("Issuing cancellation for" in e.message for e in es), "the cancellation reach the core")
+                gate.open(held)
+                assert gate.wait_done(held) == {"cancelled": True}  # Triton did mark it cancelled
+            after = gate_reply(client.infer(model, gate_inputs(http, a), sequence_id=a))
+            assert (after["ROW"], after["SEEN"]) == (0, 3)  # same slot; the cancelled request ran too
+            assert _start(client, model, c)["ROW"] == 1
+            assert not window.select(codes=[LogCode.CANCELLED_RELEASED])
+        finally:
+            channel.close()
+        for corrid in (a, c):
+            client.infer(model, gate_inputs(http, corrid), sequence_id=corrid, sequence_end=True)

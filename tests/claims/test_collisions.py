@@ -24,19 +24,19 @@ def test_start_for_inflight_id_logs_conflict_warning(lab_server):
     Source: Enqueue, LOG_WARNING "sequence <id> for model '<m>' has a conflict. The previous
     sequence did not end before this sequence start. Previous sequence will be terminated early."
     """
-    first, second = lab_server.client(), lab_server.client()
-    (corrid,) = unique_ids(1)
-    tag_1, tag_2 = unique_ids(2)
-    window = LogWindow.start(lab_server)
-    send(first, MODEL, corrid, tag_1, start=True)
-    send(second, MODEL, corrid, tag_2, start=True)  # no exception: the client is not told
-    warnings = window.select(model=MODEL, corrids=[corrid])
-    assert [(e.level, e.code) for e in warnings] == [(Level.WARNING, LogCode.SEQUENCE_CONFLICT)]
-    assert warnings[0].message == (
-        f"sequence {corrid} for model '{MODEL}' has a conflict. The previous sequence did not end "
-        "before this sequence start. Previous sequence will be terminated early."
-    )
-    send(second, MODEL, corrid, tag_2, end=True)
+    with lab_server.client() as first, lab_server.client() as second:
+        (corrid,) = unique_ids(1)
+        tag_1, tag_2 = unique_ids(2)
+        window = LogWindow.start(lab_server)
+        send(first, MODEL, corrid, tag_1, start=True)
+        send(second, MODEL, corrid, tag_2, start=True)  # no exception: the client is not told
+        warnings = window.select(model=MODEL, corrids=[corrid])
+        assert [(e.level, e.code) for e in warnings] == [(Level.WARNING, LogCode.SEQUENCE_CONFLICT)]
+        assert warnings[0].message == (
+            f"sequence {corrid} for model '{MODEL}' has a conflict. The previous sequence did not end "
+            "before this sequence start. Previous sequence will be terminated early."
+        )
+        send(second, MODEL, corrid, tag_2, end=True)
 
 
 @pytest.mark.parametrize("ender", ["first", "second"])
@@ -66,14 +66,14 @@ def test_colliding_start_continues_in_the_same_slot(lab_server):
     Source: Enqueue ("In this case we continue the new sequence (in either backlog or sequence
     slot). It is ok for a backlog/slot to have multiple starts... as long as it has a single end.")
     """
-    first, second = lab_server.client(), lab_server.client()
-    (corrid,) = unique_ids(1)
-    tag_1, tag_2 = unique_ids(2)
-    opened = send(first, MODEL, corrid, tag_1, start=True)
-    send(first, MODEL, corrid, tag_1)
-    restarted = send(second, MODEL, corrid, tag_2, start=True)
-    merged = send(first, MODEL, corrid, tag_1)
-    assert (restarted.instance, restarted.slot) == (merged.instance, merged.slot) == (opened.instance, opened.slot)
-    assert restarted.state_in == 0  # the model saw START in that slot and began afresh
-    assert merged.state_owner == tag_2  # the first client now reads the second client's state
-    send(second, MODEL, corrid, tag_2, end=True)
+    with lab_server.client() as first, lab_server.client() as second:
+        (corrid,) = unique_ids(1)
+        tag_1, tag_2 = unique_ids(2)
+        opened = send(first, MODEL, corrid, tag_1, start=True)
+        send(first, MODEL, corrid, tag_1)
+        restarted = send(second, MODEL, corrid, tag_2, start=True)
+        merged = send(first, MODEL, corrid, tag_1)
+        assert (restarted.instance, restarted.slot) == (merged.instance, merged.slot) == (opened.instance, opened.slot)
+        assert restarted.state_in == 0  # the model saw START in that slot and began afresh
+        assert merged.state_owner == tag_2  # the first client now reads the second client's state
+        send(second, MODEL, corrid, tag_2, end=True)

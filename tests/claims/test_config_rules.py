@@ -48,26 +48,26 @@ def test_both_batchers_in_one_config_fail_to_load(lab_server, load):
     directory ..."), src/model_repository_manager/model_lifecycle.cc lines 458-470 (a READY
     version keeps serving until a new load of it has succeeded).
     """
-    control = lab_server.client(timeout_s=300)
-    serving = load(recogniser_config(unique_name("rules_serving"), slots=2))
-    fresh = unique_name("rules_fresh")
-    window = LogWindow.start(lab_server)
+    with lab_server.client(timeout_s=300) as control:
+        serving = load(recogniser_config(unique_name("rules_serving"), slots=2))
+        fresh = unique_name("rules_fresh")
+        window = LogWindow.start(lab_server)
 
-    refused = _load_both_batchers(control, fresh, slots=2)
-    assert refused.message() == f"failed to load '{fresh}', failed to poll from model repository"
-    assert not control.is_model_ready(fresh)
+        refused = _load_both_batchers(control, fresh, slots=2)
+        assert refused.message() == f"failed to load '{fresh}', failed to poll from model repository"
+        assert not control.is_model_ready(fresh)
 
-    over = _load_both_batchers(control, serving, slots=4)
-    assert over.message() == f"failed to load '{serving}', failed to poll from model repository"
-    assert control.is_model_ready(serving)
-    kept = control.get_model_config(serving)
-    assert "sequence_batching" in kept and "dynamic_batching" not in kept and int(kept["max_batch_size"]) == 2
-    (corrid,) = unique_ids(1)
-    assert send(lab_server.client(), serving, corrid, corrid, start=True, end=True).batch == 1  # it still serves
+        over = _load_both_batchers(control, serving, slots=4)
+        assert over.message() == f"failed to load '{serving}', failed to poll from model repository"
+        assert control.is_model_ready(serving)
+        kept = control.get_model_config(serving)
+        assert "sequence_batching" in kept and "dynamic_batching" not in kept and int(kept["max_batch_size"]) == 2
+        (corrid,) = unique_ids(1)
+        assert send(lab_server.client(), serving, corrid, corrid, start=True, end=True).batch == 1  # it still serves
 
-    reasons = [(e.level, e.message) for e in window.entries() if "Poll failed" in e.message]
-    assert reasons == [(Level.ERROR, f"Poll failed for model directory '{name}': : {ONEOF_ERROR}") for name in (fresh, serving)]
-    assert not window.select(model=serving, codes=[LogCode.MODEL_UNLOADED, LogCode.MODEL_LOADING])
+        reasons = [(e.level, e.message) for e in window.entries() if "Poll failed" in e.message]
+        assert reasons == [(Level.ERROR, f"Poll failed for model directory '{name}': : {ONEOF_ERROR}") for name in (fresh, serving)]
+        assert not window.select(model=serving, codes=[LogCode.MODEL_UNLOADED, LogCode.MODEL_LOADING])
 
 
 def test_response_cache_with_sequence_batching_fails_to_load(lab_server):
@@ -78,18 +78,18 @@ def test_response_cache_with_sequence_batching_fails_to_load(lab_server):
     Source: core r24.10 src/model_config_utils.cc lines 1500-1510 (ValidateModelConfig: "Response
     Cache does not currently support model ... with sequence batching scheduler").
     """
-    control = lab_server.client(timeout_s=300)
-    name = unique_name("rules_cache")
-    config = recogniser_config(name, slots=2)
-    config.response_cache.enable = True
-    window = LogWindow.start(lab_server)
-    try:
-        with pytest.raises(InferenceServerException) as refused:
-            control.load_model(name, config=deployments.to_json(config), files={"file:1/model.py": deployments.RECOGNISER_CODE.read_bytes()})
-        assert not control.is_model_ready(name)
-    finally:
-        with contextlib.suppress(InferenceServerException):
-            control.unload_model(name)
-    assert refused.value.message() == f"failed to load '{name}', failed to poll from model repository"
-    reason = f"Response Cache does not currently support model {name} with sequence batching scheduler"
-    wait_for_log(window, lambda entries: any(reason in e.message for e in entries), "why the cached config was refused")
+    with lab_server.client(timeout_s=300) as control:
+        name = unique_name("rules_cache")
+        config = recogniser_config(name, slots=2)
+        config.response_cache.enable = True
+        window = LogWindow.start(lab_server)
+        try:
+            with pytest.raises(InferenceServerException) as refused:
+                control.load_model(name, config=deployments.to_json(config), files={"file:1/model.py": deployments.RECOGNISER_CODE.read_bytes()})
+            assert not control.is_model_ready(name)
+        finally:
+            with contextlib.suppress(InferenceServerException):
+                control.unload_model(name)
+        assert refused.value.message() == f"failed to load '{name}', failed to poll from model repository"
+        reason = f"Response Cache does not currently support model {name} with sequence batching scheduler"
+        wait_for_log(window, lambda entries: any(reason in e.message for e in entries), "why the cached config was refused")

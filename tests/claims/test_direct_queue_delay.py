@@ -34,11 +34,11 @@ def delay_models(lab_server):
 
 def _queue_s(lab_server, model: str, send_all) -> tuple[list, float]:
     """Run `send_all`, return its replies and the mean queue time Triton recorded for them."""
-    client = lab_server.client()
-    before = server_stats.snapshot(client, lab_server.metrics_url, model)
-    replies = send_all()
-    after = server_stats.snapshot_after(client, lab_server.metrics_url, model, before, len(replies))
-    return replies, server_stats.delta(before, after)["mean_queue_us"] / 1e6
+    with lab_server.client() as client:
+        before = server_stats.snapshot(client, lab_server.metrics_url, model)
+        replies = send_all()
+        after = server_stats.snapshot_after(client, lab_server.metrics_url, model, before, len(replies))
+        return replies, server_stats.delta(before, after)["mean_queue_us"] / 1e6
 
 
 def test_queue_delay_ignored_without_min_slot_utilization(lab_server, delay_models, client):

@@ -44,8 +44,7 @@ GAP_S = 0.06
 def probe_run(lab_server):
     """One run of REQUESTS requests, one thread each, sent GAP_S apart."""
     assert lab_server.trace_dir is not None, "the arrival order comes from the embedded server's trace"
-    with deployed(lab_server, probe_config(MODEL, delay_ms=300), code=PROBE_CODE):
-        control = lab_server.client()
+    with deployed(lab_server, probe_config(MODEL, delay_ms=300), code=PROBE_CODE), lab_server.client() as control:
         assert server_trace.enable(control, MODEL)
         before = server_stats.snapshot(control, lab_server.metrics_url, MODEL)
         run_id = secrets.token_hex(4)
@@ -56,11 +55,11 @@ def probe_run(lab_server):
         def one(seq: int) -> None:
             try:
                 time.sleep(max(0.0, t0 + seq * GAP_S - time.perf_counter()))
-                client = lab_server.client()
-                data = http.InferInput("SEQ", [1, 1], "INT32")
-                data.set_data_from_numpy(np.array([[seq]], dtype=np.int32))
-                result = client.infer(MODEL, [data], request_id=f"{run_id}:{seq}")
-                replies[seq] = {k: int(result.as_numpy(k)[0, 0]) for k in ("SEQ_OUT", "BATCH_NO", "ROW", "BATCH_SIZE")}
+                with lab_server.client() as client:
+                    data = http.InferInput("SEQ", [1, 1], "INT32")
+                    data.set_data_from_numpy(np.array([[seq]], dtype=np.int32))
+                    result = client.infer(MODEL, [data], request_id=f"{run_id}:{seq}")
+                    replies[seq] = {k: int(result.as_numpy(k)[0, 0]) for k in ("SEQ_OUT", "BATCH_NO", "ROW", "BATCH_SIZE")}
             except BaseException as err:  # reported below, with the test's own message
                 errors.append(err)
 
@@ -126,19 +125,19 @@ def delay_probes(lab_server):
 
 def _burst(lab_server, model: str, count: int) -> tuple[list[dict], float]:
     """`count` requests sent together; their replies and Triton's mean queue time for them (s)."""
-    control = lab_server.client()
-    before = server_stats.snapshot(control, lab_server.metrics_url, model)
+    with lab_server.client() as control:
+        before = server_stats.snapshot(control, lab_server.metrics_url, model)
 
-    def one(seq: int) -> dict:
-        data = http.InferInput("SEQ", [1, 1], "INT32")
-        data.set_data_from_numpy(np.array([[seq]], dtype=np.int32))
-        result = ask(lab_server, "infer", model, [data])
-        return {k: int(result.as_numpy(k)[0, 0]) for k in ("BATCH_NO", "BATCH_SIZE")}
+        def one(seq: int) -> dict:
+            data = http.InferInput("SEQ", [1, 1], "INT32")
+            data.set_data_from_numpy(np.array([[seq]], dtype=np.int32))
+            result = ask(lab_server, "infer", model, [data])
+            return {k: int(result.as_numpy(k)[0, 0]) for k in ("BATCH_NO", "BATCH_SIZE")}
 
-    with ThreadPoolExecutor(max_workers=count) as pool:
-        replies = list(pool.map(one, range(count)))
-    after = server_stats.snapshot_after(control, lab_server.metrics_url, model, before, count)
-    return replies, server_stats.delta(before, after)["mean_queue_us"] / 1e6
+        with ThreadPoolExecutor(max_workers=count) as pool:
+            replies = list(pool.map(one, range(count)))
+        after = server_stats.snapshot_after(control, lab_server.metrics_url, model, before, count)
+        return replies, server_stats.delta(before, after)["mean_queue_us"] / 1e6
 
 
 def test_delay_holds_a_lone_request_and_a_full_batch_goes_at_once(lab_server, delay_probes):
@@ -196,34 +195,34 @@ def test_delay_policy_lets_a_later_request_overtake_an_expired_one(lab_server, l
     policy.default_timeout_microseconds = 60_000_000
     policy.allow_timeout_override = True
     model = load(config, code=GATE_CODE)
-    control = lab_server.client()
-    assert server_trace.enable(control, model)
-    run_id = secrets.token_hex(4)
-    tags = {"G": 1, "X": 2, "Y": 3, "Z": 4}
-    replies: dict[str, dict] = {}
+    with lab_server.client() as control:
+        assert server_trace.enable(control, model)
+        run_id = secrets.token_hex(4)
+        tags = {"G": 1, "X": 2, "Y": 3, "Z": 4}
+        replies: dict[str, dict] = {}
 
-    def one(name: str, timeout_us: int | None = None) -> None:
-        result = ask(lab_server, "infer", model, gate_inputs(http, tags[name], hold=name == "G"), request_id=f"{run_id}:{name}", timeout=timeout_us)
-        replies[name] = gate_reply(result)
+        def one(name: str, timeout_us: int | None = None) -> None:
+            result = ask(lab_server, "infer", model, gate_inputs(http, tags[name], hold=name == "G"), request_id=f"{run_id}:{name}", timeout=timeout_us)
+            replies[name] = gate_reply(result)
 
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        futures = [pool.submit(one, "G")]
-        gate.wait_started(tags["G"])  # the only instance is busy: what comes next queues
-        for queued, (name, timeout_us) in enumerate((("X", EXPIRES_US), ("Y", None), ("Z", None)), start=1):
-            futures.append(pool.submit(one, name, timeout_us))
-            wait_for(lambda queued=queued: _pending(lab_server, model) >= queued, f"{name} to show as pending")
-            if name == "X":
-                x_queued_by = time.monotonic()
-        time.sleep(max(0.0, x_queued_by + EXPIRES_US / 1e6 + 1.0 - time.monotonic()))  # X's timeout has run out
-        gate.open(tags["G"])
-        for future in futures:
-            future.result(timeout=60)
-    order = sorted(replies, key=lambda name: replies[name]["BATCH_NO"])
-    assert order == ["G", "Y", "Z", "X"], order
-    trace = server_trace.collect(lab_server.trace_dir, run_id, expected=4).set_index("request_id")
-    queue_start = {name: trace.loc[f"{run_id}:{name}", "queue_start_ns"] for name in tags}
-    assert queue_start["X"] < queue_start["Y"] < queue_start["Z"], "X arrived first"
-    assert trace.loc[f"{run_id}:Y", "compute_start_ns"] > queue_start["X"] + EXPIRES_US * 1000, "X had expired when Y overtook it"
+        with ThreadPoolExecutor(max_workers=4) as pool:
+            futures = [pool.submit(one, "G")]
+            gate.wait_started(tags["G"])  # the only instance is busy: what comes next queues
+            for queued, (name, timeout_us) in enumerate((("X", EXPIRES_US), ("Y", None), ("Z", None)), start=1):
+                futures.append(pool.submit(one, name, timeout_us))
+                wait_for(lambda queued=queued: _pending(lab_server, model) >= queued, f"{name} to show as pending")
+                if name == "X":
+                    x_queued_by = time.monotonic()
+            time.sleep(max(0.0, x_queued_by + EXPIRES_US / 1e6 + 1.0 - time.monotonic()))  # X's timeout has run out
+            gate.open(tags["G"])
+            for future in futures:
+                future.result(timeout=60)
+        order = sorted(replies, key=lambda name: replies[name]["BATCH_NO"])
+        assert order == ["G", "Y", "Z", "X"], order
+        trace = server_trace.collect(lab_server.trace_dir, run_id, expected=4).set_index("request_id")
+        queue_start = {name: trace.loc[f"{run_id}:{name}", "queue_start_ns"] for name in tags}
+        assert queue_start["X"] < queue_start["Y"] < queue_start["Z"], "X arrived first"
+        assert trace.loc[f"{run_id}:Y", "compute_start_ns"] > queue_start["X"] + EXPIRES_US * 1000, "X had expired when Y overtook it"
 
 
 def test_dynamic_batcher_passes_the_correlation_id_to_the_model(load, gate, client):

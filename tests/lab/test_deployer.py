@@ -53,7 +53,7 @@ def test_applying_another_set_up_leaves_the_first_serving(lab_server, deployer):
     first = deployer.apply(LabSettings(scheduler="dynamic", slots=3), owner="t-flip")
     second = deployer.apply(LabSettings(scheduler="direct", slots=3), owner="t-flip")
     assert first.model != second.model
-    client = lab_server.client()
-    assert "dynamic_batching" in client.get_model_config(first.model)
-    assert "sequence_batching" in client.get_model_config(second.model)
-    assert "sequence_batching" in second.pbtxt
+    with lab_server.client() as client:
+        assert "dynamic_batching" in client.get_model_config(first.model)
+        assert "sequence_batching" in client.get_model_config(second.model)
+        assert "sequence_batching" in second.pbtxt

@@ -29,8 +29,8 @@ def test_concurrency_forms_batches_and_answers_do_not_change(lab_server):
 def test_the_same_model_with_batching_off_runs_every_request_alone(lab_server):
     model = sentiment.load_unbatched(lab_server)
     assert "dynamic_batching" not in ask(lab_server, "get_model_config", model)
-    client = lab_server.client()
-    batched_scores, batched_labels = sentiment.classify(client, sentiment.MODEL, ["great food", "rude staff"])
-    scores, labels = sentiment.classify(client, model, ["great food", "rude staff"])
-    assert list(labels) == list(batched_labels) == [1, 0]
-    assert abs(scores - batched_scores).max() <= sentiment.SCORE_TOLERANCE
+    with lab_server.client() as client:
+        batched_scores, batched_labels = sentiment.classify(client, sentiment.MODEL, ["great food", "rude staff"])
+        scores, labels = sentiment.classify(client, model, ["great food", "rude staff"])
+        assert list(labels) == list(batched_labels) == [1, 0]
+        assert abs(scores - batched_scores).max() <= sentiment.SCORE_TOLERANCE

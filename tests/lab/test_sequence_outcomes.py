@@ -116,13 +116,13 @@ def test_the_mistake_preset_on_the_shared_deployment_mixes_sessions_of_the_same_
 
 
 def test_a_new_sequence_without_start_is_refused_by_the_server(lab_server):
-    client = lab_server.client()
-    audio = http.InferInput("AUDIO", [1, 160], "FP32")
-    audio.set_data_from_numpy(np.zeros((1, 160), dtype=np.float32))
-    tag = http.InferInput("SESSION", [1, 1], "UINT64")
-    tag.set_data_from_numpy(np.array([[1]], dtype=np.uint64))
-    with pytest.raises(InferenceServerException, match="START flag"):
-        client.infer("asr_sequence_direct", [audio, tag], sequence_id=987654321, sequence_start=False)
+    with lab_server.client() as client:
+        audio = http.InferInput("AUDIO", [1, 160], "FP32")
+        audio.set_data_from_numpy(np.zeros((1, 160), dtype=np.float32))
+        tag = http.InferInput("SESSION", [1, 1], "UINT64")
+        tag.set_data_from_numpy(np.array([[1]], dtype=np.uint64))
+        with pytest.raises(InferenceServerException, match="START flag"):
+            client.infer("asr_sequence_direct", [audio, tag], sequence_id=987654321, sequence_start=False)
 
 
 def test_a_session_idle_past_the_timeout_is_reaped_and_the_run_goes_on(lab_server, deployer):

@@ -194,50 +194,50 @@ def _inputs(tag: int) -> list[http.InferInput]:
 
 
 def test_window_quotes_this_runs_conflict_warning_at_default_verbosity(lab_server):
-    client = lab_server.client()
-    assert client.get_log_settings()["log_verbose_level"] == 0
-    before = LogWindow.start(lab_server)
-    (corrid,) = unique_ids(1)
-    client.infer(MODEL, _inputs(corrid), sequence_id=corrid, sequence_start=True)
-    window = LogWindow.start(lab_server)
-    client.infer(MODEL, _inputs(corrid), sequence_id=corrid, sequence_start=True)
-    client.infer(MODEL, _inputs(corrid), sequence_id=corrid, sequence_end=True)
+    with lab_server.client() as client:
+        assert client.get_log_settings()["log_verbose_level"] == 0
+        before = LogWindow.start(lab_server)
+        (corrid,) = unique_ids(1)
+        client.infer(MODEL, _inputs(corrid), sequence_id=corrid, sequence_start=True)
+        window = LogWindow.start(lab_server)
+        client.infer(MODEL, _inputs(corrid), sequence_id=corrid, sequence_start=True)
+        client.infer(MODEL, _inputs(corrid), sequence_id=corrid, sequence_end=True)
 
-    mine = window.select(model=MODEL, corrids=[corrid])
-    assert [(e.level, e.code) for e in mine] == [(Level.WARNING, LogCode.SEQUENCE_CONFLICT)]
-    assert mine[0].raw in lab_server.log_path.read_text()
-    # the earlier window also saw it, a window on another ID does not
-    assert len(before.select(corrids=[corrid])) == 1
-    assert window.select(corrids=[corrid + 1]) == []
+        mine = window.select(model=MODEL, corrids=[corrid])
+        assert [(e.level, e.code) for e in mine] == [(Level.WARNING, LogCode.SEQUENCE_CONFLICT)]
+        assert mine[0].raw in lab_server.log_path.read_text()
+        # the earlier window also saw it, a window on another ID does not
+        assert len(before.select(corrids=[corrid])) == 1
+        assert window.select(corrids=[corrid + 1]) == []
 
 
 def test_start_flag_refusal_is_logged_only_at_verbosity_one(lab_server):
-    client = lab_server.client()
-    quiet_id, loud_id = unique_ids(2)
-    quiet = LogWindow.start(lab_server)
-    with pytest.raises(InferenceServerException, match="must specify the START flag"):
-        client.infer(MODEL, _inputs(quiet_id), sequence_id=quiet_id)
-    assert quiet.select(corrids=[quiet_id]) == []
-
-    with raised_verbosity(lab_server, 1) as raised:
-        assert raised and client.get_log_settings()["log_verbose_level"] == 1
-        loud = LogWindow.start(lab_server)
+    with lab_server.client() as client:
+        quiet_id, loud_id = unique_ids(2)
+        quiet = LogWindow.start(lab_server)
         with pytest.raises(InferenceServerException, match="must specify the START flag"):
-            client.infer(MODEL, _inputs(loud_id), sequence_id=loud_id)
-    assert client.get_log_settings()["log_verbose_level"] == 0
-    refused = loud.select(model=MODEL, corrids=[loud_id])
-    assert [(e.code, e.source.split(":")[0]) for e in refused] == [(LogCode.START_FLAG_MISSING, "http_server.cc")]
+            client.infer(MODEL, _inputs(quiet_id), sequence_id=quiet_id)
+        assert quiet.select(corrids=[quiet_id]) == []
+
+        with raised_verbosity(lab_server, 1) as raised:
+            assert raised and client.get_log_settings()["log_verbose_level"] == 1
+            loud = LogWindow.start(lab_server)
+            with pytest.raises(InferenceServerException, match="must specify the START flag"):
+                client.infer(MODEL, _inputs(loud_id), sequence_id=loud_id)
+        assert client.get_log_settings()["log_verbose_level"] == 0
+        refused = loud.select(model=MODEL, corrids=[loud_id])
+        assert [(e.code, e.source.split(":")[0]) for e in refused] == [(LogCode.START_FLAG_MISSING, "http_server.cc")]
 
 
 def test_overlapping_raises_share_one_level_and_the_last_restores_it(lab_server):
-    client = lab_server.client()
-    level = lambda: client.get_log_settings()["log_verbose_level"]  # noqa: E731
-    assert level() == 0
-    with raised_verbosity(lab_server, 1):
-        with raised_verbosity(lab_server, 2):
-            assert level() == 2
-        assert level() == 2  # never lowered under a holder that is still running
-    assert level() == 0
+    with lab_server.client() as client:
+        level = lambda: client.get_log_settings()["log_verbose_level"]  # noqa: E731
+        assert level() == 0
+        with raised_verbosity(lab_server, 1):
+            with raised_verbosity(lab_server, 2):
+                assert level() == 2
+            assert level() == 2  # never lowered under a holder that is still running
+        assert level() == 0
 
 
 RAISER = """

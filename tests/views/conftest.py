@@ -60,7 +60,7 @@ def unload_at_end(lab_server):
     fail, so a test that deploys a set-up leaves the shared server as it found it."""
     names: list[str] = []
     yield names.append
-    client = lab_server.client(timeout_s=60)
-    for name in names:
-        with contextlib.suppress(InferenceServerException):  # never loaded: the test failed before
-            client.unload_model(name)
+    with lab_server.client(timeout_s=60) as client:
+        for name in names:
+            with contextlib.suppress(InferenceServerException):  # never loaded: the test failed before
+                client.unload_model(name)

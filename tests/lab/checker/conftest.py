@@ -38,11 +38,11 @@ def load_zoo(server, names) -> None:
 
 def unload(server, names) -> None:
     """Unload and wait until the server serves none of them (a finalizer's job)."""
-    client = server.client(timeout_s=60)
-    for name in names:
-        with contextlib.suppress(Exception):  # never loaded (its load failed): nothing to unload
-            client.unload_model(name)
-    wait_for(lambda: not any(ready(server, n) for n in names), f"the server to serve none of {', '.join(names)}", UNLOAD_WAIT_S)
+    with server.client(timeout_s=60) as client:
+        for name in names:
+            with contextlib.suppress(Exception):  # never loaded (its load failed): nothing to unload
+                client.unload_model(name)
+        wait_for(lambda: not any(ready(server, n) for n in names), f"the server to serve none of {', '.join(names)}", UNLOAD_WAIT_S)
 
 
 def ready(server, name: str) -> bool:

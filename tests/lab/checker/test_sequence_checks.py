@@ -264,12 +264,12 @@ def test_the_client_examples_values_come_back_from_simple_sequence(zoo):
     import numpy as np
     import tritonclient.http as http
 
-    client = zoo.server.client()
-    values = [0, 11, 7, 5, 3, 2, 0, 1]
-    got = []
-    for k, value in enumerate(values):
-        tensor = http.InferInput("INPUT", [1, 1], "INT32")
-        tensor.set_data_from_numpy(np.array([[value]], dtype=np.int32))
-        reply = client.infer("simple_sequence", [tensor], sequence_id=1000, sequence_start=k == 0, sequence_end=k == len(values) - 1)
-        got.append(int(reply.as_numpy("OUTPUT")[0][0]))
-    assert got == [1, 11, 7, 5, 3, 2, 0, 1]
+    with zoo.server.client() as client:
+        values = [0, 11, 7, 5, 3, 2, 0, 1]
+        got = []
+        for k, value in enumerate(values):
+            tensor = http.InferInput("INPUT", [1, 1], "INT32")
+            tensor.set_data_from_numpy(np.array([[value]], dtype=np.int32))
+            reply = client.infer("simple_sequence", [tensor], sequence_id=1000, sequence_start=k == 0, sequence_end=k == len(values) - 1)
+            got.append(int(reply.as_numpy("OUTPUT")[0][0]))
+        assert got == [1, 11, 7, 5, 3, 2, 0, 1]
