@@ -24,11 +24,11 @@ import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
 
 from benchmarks._common import print_build  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
 TICK = os.sysconf("SC_CLK_TCK")
 EVERY_S = 0.5
 # (kind, a pattern of the command line): the first that matches names a process.
@@ -50,8 +50,8 @@ STUB_INSTANCE = re.compile(r"\s(\S+)_\d+_\d+(?=\s|$)")
 HASHED = re.compile(r"_[0-9a-f]{6,}$")
 
 
-def kind_of(command: str) -> str | None:
-    return next((kind for kind, pattern in KINDS if pattern.search(command)), None)
+def kind_of(command: str) -> str:
+    return next((kind for kind, pattern in KINDS if pattern.search(command)), "other")
 
 
 class Sampler(threading.Thread):
@@ -131,7 +131,7 @@ def main() -> int:
     for (pid, _), (command, first, last) in sampler.seen.items():
         if pid == own or not command:
             continue  # this script, and kernel threads (no command line)
-        kind = kind_of(command) or "other"
+        kind = kind_of(command)
         used = last - first
         by_kind[kind] += used
         processes[kind] += 1
@@ -144,7 +144,7 @@ def main() -> int:
     cores = os.cpu_count() or 1
     print(f"\npytest exit {rc}; wall {wall:.0f} s; CPU {total:.0f} s over {cores} cores "
           f"({100 * total / (wall * cores):.0f} % of what the cores could give)")
-    print("\nCPU seconds by process kind (processes started):")
+    print("\nCPU seconds by process kind (processes seen):")
     for kind, used in by_kind.most_common():
         print(f"  {used:8.1f} s  {100 * used / total:5.1f} %  {processes[kind]:5d}  {kind}")
     print(f"\nPython-backend stubs: {sum(stub_loads.values())} started, {sum(stub_cpu.values()):.0f} s CPU; "

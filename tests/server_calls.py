@@ -1,8 +1,8 @@
 """One call to the server on a tritonclient client of its own, closed when the call returns.
 
 A client left to the garbage collector closes its connection pool on whatever thread collects it
-(gevent's close then warns in an unrelated test); the app closes every client with a with-block,
-and a test's one-off question does the same through here."""
+(gevent's close then warns in an unrelated test), so a test's one-off question closes its client
+here, in the thread that asked."""
 from __future__ import annotations
 
 from typing import Any
