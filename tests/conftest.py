@@ -93,18 +93,36 @@ SERVER_FIXTURES = frozenset({"lab_server", "postgres_server"})
 
 
 # Each worker starts a Triton with the shipped models (about 0.8 GB) and a PostgreSQL: more than
-# four buys little on a laptop and costs memory.
+# four buys little on a laptop and costs memory. One worker more than the cores: a good part of a
+# server test is waiting (think times, queue delays, timeouts, a page's next poll), which another
+# worker's test fills.
 MAX_WORKERS = 4
 
 
 def pytest_xdist_auto_num_workers(config):
-    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
+    return max(1, min(MAX_WORKERS, (os.cpu_count() or 1) + 1))
+
+
+# The order modules are handed to workers in (pyproject's --no-loadscope-reorder keeps it): browser
+# modules first, then server modules, then pure ones. A browser module is a few long tests and a
+# pure one many short ones, so the long ones start early and the short ones even out the end,
+# rather than a long module starting last while the other workers have nothing left.
+_START_FIRST = ("browser", "server")
+
+
+def _rank(item) -> int:
+    return next((i for i, mark in enumerate(_START_FIRST) if item.get_closest_marker(mark)), len(_START_FIRST))
 
 
 def pytest_collection_modifyitems(items):
     for item in items:
         if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.server)
+    # A module ranks as its most demanding test; the sort is stable, so a module's tests keep their order.
+    rank: dict[str, int] = {}
+    for item in items:
+        rank[item.nodeid.split("::")[0]] = min(rank.get(item.nodeid.split("::")[0], len(_START_FIRST)), _rank(item))
+    items.sort(key=lambda item: rank[item.nodeid.split("::")[0]])
 
 
 @contextmanager

@@ -59,9 +59,21 @@ _PLOTS_FIT = """() => [...document.querySelectorAll('.js-plotly-plot')]
 _TWO_FRAMES = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
 
 
+# No CSS animation or transition: headless Chromium paints in software, and Streamlit's running
+# indicator and fades repaint the page every frame while a script or a fragment on a timer runs.
+# What a test waits for is the page's state, which motion never changes.
+NO_MOTION = """(() => {
+  const style = document.createElement("style");
+  style.textContent = "*, *::before, *::after { animation: none !important; transition: none !important; }";
+  const add = () => (document.head || document.documentElement).appendChild(style);
+  if (document.documentElement) add(); else document.addEventListener("DOMContentLoaded", add);
+})();"""
+
+
 def watch_runs(context: BrowserContext) -> BrowserContext:
-    """Count script runs in every page this context opens (settle needs it)."""
+    """Count script runs in every page this context opens (settle needs it), with no motion."""
     context.add_init_script(RUN_COUNTER)
+    context.add_init_script(NO_MOTION)
     return context
 
 
