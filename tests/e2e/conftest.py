@@ -18,6 +18,7 @@ from app.lab.paths import REPO_ROOT
 from app.lab.server import free_ports, stop_group, wait_until_ok
 from tests.e2e.browser_helpers import new_context, new_page, settle
 from tests.e2e.replicas import ReplicaSet
+from tests.postgres import start_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -146,10 +147,21 @@ def keep_replica_logs(replicas: ReplicaSet, label: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def app_replicas(lab_server, postgres_server, browser, request):
-    """REPLICAS app processes behind one nginx, sharing the session's Triton and a fresh PostgreSQL
-    database; a browser context goes to replica i after app_replicas.pin(context, i)."""
-    database = postgres_server.fresh_database(f"replicas_{request.module.__name__.rsplit('.', 1)[-1]}")
+def replicas_postgres():
+    """A PostgreSQL of the module's own, not the session's: its last test may restart it."""
+    server = start_server()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.fixture(scope="module")
+def app_replicas(lab_server, replicas_postgres, browser, request):
+    """REPLICAS app processes behind one nginx, sharing the session's Triton and a database on the
+    module's PostgreSQL (replicas_postgres); a browser context goes to replica i after
+    app_replicas.pin(context, i)."""
+    database = replicas_postgres.fresh_database(f"replicas_{request.module.__name__.rsplit('.', 1)[-1]}")
     replicas = start_replicas(browser, replica_env(lab_server, database))
     try:
         yield replicas

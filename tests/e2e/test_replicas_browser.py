@@ -33,11 +33,10 @@ from app.lab.scenario.scenario import random_texts
 from app.quiz.bank import load_bank
 from app.text import prediction as prediction_words
 from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, new_context, settle
-from tests.e2e.conftest import INSTRUCTOR_KEY, REPLICAS, keep_replica_logs, open_home, replica_env, start_replicas
+from tests.e2e.conftest import INSTRUCTOR_KEY, REPLICAS, open_home
 from tests.e2e.conftest import LEASE_TTL_S as REPLICA_LEASE_TTL_S
 from tests.e2e.replicas import HEADER, ReplicaSet
 from tests.e2e.test_classroom_browsers import EXPECTED_ROWS, FIX, fill_in_the_fix
-from tests.postgres import start_server
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.browser
@@ -335,58 +334,51 @@ def test_a_killed_replica_does_not_hold_its_deployment_past_the_lease(browser, a
         open_home(browser, app_replicas, 0)
 
 
-def test_postgres_restarted_mid_class_loses_no_acknowledged_vote_and_the_pages_recover(browser, lab_server):
-    server = start_server()  # a server of this test's own: restarting it disturbs no other test
-    replicas = None
-    try:
-        database = server.fresh_database("restart_mid_class")
-        replicas = start_replicas(browser, replica_env(lab_server, database))
-        plan = [(0, "foreign"), (1, "intact"), (0, "lost"), (1, "foreign")]
-        with pinned_page(browser, replicas, 2) as presenter, \
-             pinned_page(browser, replicas, 0) as early_a, pinned_page(browser, replicas, 1) as early_b:
-            code, link = open_poll(presenter, replicas, 2)
-            early = {0: early_a, 1: early_b}
-            for index, option in plan[:2]:  # these two pages stay open across the restart
-                vote(early[index], replicas, index, link, option)
-            for index, option in plan[2:]:
-                with pinned_page(browser, replicas, index) as voter:
-                    vote(voter, replicas, index, link, option)
-            expect(presenter.get_by_text(f"Votes: {len(plan)}")).to_be_visible(timeout=LIVE_MS)
-            acknowledged = stored_votes(database, code)
-            assert sorted(acknowledged.values()) == sorted(option for _i, option in plan)
+def test_postgres_restarted_mid_class_loses_no_acknowledged_vote_and_the_pages_recover(browser, app_replicas, replicas_postgres):
+    # The module's own PostgreSQL (no other module's test uses it) and the last test of the module,
+    # so the restart disturbs no other test; the replicas are the module's, already used by the class.
+    replicas, database = app_replicas, app_replicas.database_url
+    plan = [(0, "foreign"), (1, "intact"), (0, "lost"), (1, "foreign")]
+    with pinned_page(browser, replicas, 2) as presenter, \
+         pinned_page(browser, replicas, 0) as early_a, pinned_page(browser, replicas, 1) as early_b:
+        code, link = open_poll(presenter, replicas, 2)
+        early = {0: early_a, 1: early_b}
+        for index, option in plan[:2]:  # these two pages stay open across the restart
+            vote(early[index], replicas, index, link, option)
+        for index, option in plan[2:]:
+            with pinned_page(browser, replicas, index) as voter:
+                vote(voter, replicas, index, link, option)
+        expect(presenter.get_by_text(f"Votes: {len(plan)}")).to_be_visible(timeout=LIVE_MS)
+        acknowledged = stored_votes(database, code)
+        assert sorted(acknowledged.values()) == sorted(option for _i, option in plan)
 
-            server.restart()
+        replicas_postgres.restart()
 
-            # Every vote acknowledged before the restart is there after it, in the database and on screen.
-            assert stored_votes(database, code) == acknowledged
-            wait_for(lambda: (press_retry_if_offered(presenter),
-                              presenter.get_by_text(f"Votes: {len(plan)}").count())[1],
-                     "the presenter's count after the restart", timeout_s=LIVE_MS / 1000 * 2)
-            for index, option in plan[:2]:
-                wait_for(lambda page=early[index], option=option: (press_retry_if_offered(page), your_vote(page, option).count())[1],
-                         f"r{index}'s open ballot to show its vote again", timeout_s=LIVE_MS / 1000 * 2)
-                expect(early[index].locator('[data-testid="stException"]')).to_have_count(0)
+        # Every vote acknowledged before the restart is there after it, in the database and on screen.
+        assert stored_votes(database, code) == acknowledged
+        wait_for(lambda: (press_retry_if_offered(presenter),
+                          presenter.get_by_text(f"Votes: {len(plan)}").count())[1],
+                 "the presenter's count after the restart", timeout_s=LIVE_MS / 1000 * 2)
+        for index, option in plan[:2]:
+            wait_for(lambda page=early[index], option=option: (press_retry_if_offered(page), your_vote(page, option).count())[1],
+                     f"r{index}'s open ballot to show its vote again", timeout_s=LIVE_MS / 1000 * 2)
+            expect(early[index].locator('[data-testid="stException"]')).to_have_count(0)
 
-            # A vote after the restart is stored (if the first try meets a dead connection, the page says so
-            # and the learner presses again).
-            with pinned_page(browser, replicas, 0) as late:
-                open_on(late, replicas, 0, link)
-                expect(late.get_by_role("heading", name="Class vote")).to_be_visible(timeout=60_000)
+        # A vote after the restart is stored (if the first try meets a dead connection, the page says so
+        # and the learner presses again).
+        with pinned_page(browser, replicas, 0) as late:
+            open_on(late, replicas, 0, link)
+            expect(late.get_by_role("heading", name="Class vote")).to_be_visible(timeout=60_000)
+            settle(late)
+            for _attempt in range(3):
+                late.get_by_text(LABELS["garbage"], exact=True).click()
                 settle(late)
-                for _attempt in range(3):
-                    late.get_by_text(LABELS["garbage"], exact=True).click()
-                    settle(late)
-                    late.get_by_role("button", name="Vote", exact=True).click()
-                    settle(late)
-                    if your_vote(late, "garbage").count():
-                        break
-                    press_retry_if_offered(late)
-                expect(your_vote(late, "garbage")).to_be_visible()
-                late_voter = parse_qs(urlparse(late.url).query)["learner"][0]
-            assert stored_votes(database, code) == {**acknowledged, late_voter: "garbage"}
-            expect(presenter.get_by_text(f"Votes: {len(plan) + 1}")).to_be_visible(timeout=LIVE_MS)
-    finally:
-        if replicas is not None:
-            keep_replica_logs(replicas, "postgres-restart")
-            replicas.remove()
-        server.close()
+                late.get_by_role("button", name="Vote", exact=True).click()
+                settle(late)
+                if your_vote(late, "garbage").count():
+                    break
+                press_retry_if_offered(late)
+            expect(your_vote(late, "garbage")).to_be_visible()
+            late_voter = parse_qs(urlparse(late.url).query)["learner"][0]
+        assert stored_votes(database, code) == {**acknowledged, late_voter: "garbage"}
+        expect(presenter.get_by_text(f"Votes: {len(plan) + 1}")).to_be_visible(timeout=LIVE_MS)
