@@ -35,6 +35,11 @@ EVERY_S = 0.5
 KINDS = (
     ("python-backend stub", re.compile(r"triton_python_backend_stub")),
     ("tritonserver", re.compile(r"tritonserver")),
+    # Chromium by process type: the renderers run the pages, the others drive and paint them.
+    ("chromium renderer", re.compile(r"chromium.*--type=renderer")),
+    ("chromium gpu", re.compile(r"chromium.*--type=gpu")),
+    ("chromium utility", re.compile(r"chromium.*--type=utility")),
+    ("chromium zygote", re.compile(r"chromium.*--type=zygote")),
     ("chromium", re.compile(r"chromium")),
     ("playwright driver", re.compile(r"playwright/driver")),
     ("streamlit app", re.compile(r"streamlit run")),
