@@ -119,10 +119,10 @@ def pytest_collection_modifyitems(items):
         if SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.server)
     # A module ranks as its most demanding test; the sort is stable, so a module's tests keep their order.
-    rank: dict[str, int] = {}
+    rank: dict[Path, int] = {}
     for item in items:
-        rank[item.nodeid.split("::")[0]] = min(rank.get(item.nodeid.split("::")[0], len(_START_FIRST)), _rank(item))
-    items.sort(key=lambda item: rank[item.nodeid.split("::")[0]])
+        rank[item.path] = min(rank.get(item.path, len(_START_FIRST)), _rank(item))
+    items.sort(key=lambda item: rank[item.path])
 
 
 @contextmanager
