@@ -7,6 +7,7 @@ at the end.
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import pickle
 from contextlib import contextmanager
@@ -19,6 +20,24 @@ from app.lab.deployment import Deployer, deployments
 from app.lab.server import LabServer
 from tests.postgres import postgres_server, postgres_url  # noqa: F401  (fixtures for every test folder)
 from tests.server_calls import ask
+
+
+def _scan_installed_components_once() -> None:
+    """Every new AppTest has Streamlit scan the metadata of every installed distribution for
+    components (streamlit.components.v2.manifest_scanner): 0.7 s of CPU on two cores, paid by
+    hundreds of AppTests for the same answer, since nothing installs a package while the tests
+    run. One scan per process serves them all; each caller gets a list of its own. A Streamlit
+    without that scanner has nothing to scan."""
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:
+        return
+    scan = functools.cache(manifest_scanner.scan_component_manifests)
+    manifest_scanner.scan_component_manifests = lambda *args, **kwargs: list(scan(*args, **kwargs))
+
+
+def pytest_configure(config):
+    _scan_installed_components_once()
 
 
 @pytest.fixture(scope="session", autouse=True)
