@@ -9,6 +9,8 @@ from typing import Any
 
 import yaml
 
+from app.content import yaml_text
+
 FENCE = "---"
 
 
@@ -28,7 +30,7 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
         raise FrontMatterError("front matter has no closing '---' line")
     raw = "\n".join(lines[1:end])
     try:
-        data = yaml.safe_load(raw)
+        data = yaml_text.parse(raw)
     except yaml.YAMLError as exc:
         raise FrontMatterError(f"front matter is not valid YAML: {exc}") from exc
     if data is None:

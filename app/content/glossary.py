@@ -10,6 +10,7 @@ from pathlib import Path
 
 import yaml
 
+from app.content import yaml_text
 from app.i18n import language_pack, languages
 from app.lab.paths import LESSONS_DIR
 
@@ -35,7 +36,7 @@ class Term:
 def load_glossary(path: Path | str = GLOSSARY_PATH) -> list[Term]:
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml_text.parse(path.read_text(encoding="utf-8"))
     except (OSError, yaml.YAMLError) as exc:
         raise GlossaryError(f"{path.name}: cannot be read: {exc}") from exc
     raw = data.get("terms") if isinstance(data, dict) else None
@@ -72,7 +73,7 @@ def _with_packs(terms: list[Term]) -> list[Term]:
         if path is None or not path.exists():
             continue
         try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+            data = yaml_text.parse(path.read_text(encoding="utf-8"))
         except (OSError, yaml.YAMLError) as exc:
             raise GlossaryError(f"{path}: cannot be read: {exc}") from exc
         words = data.get("terms") if isinstance(data, dict) else None

@@ -14,6 +14,7 @@ from typing import Any, TypeGuard
 
 import yaml
 
+from app.content import yaml_text
 from app.content.lessons import Lesson, LessonLinkError, display_path, resolve_link
 from app.lab.paths import QUIZ_DIR
 
@@ -313,7 +314,7 @@ def load_bank(path: Path | str = QUIZ_DIR / "bank.yaml", lessons: Iterable[Lesso
     """Read and validate the bank; lesson links are resolved only when lessons are given."""
     path = Path(path)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml_text.parse(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise BankError(path, [Problem("", "file", "not found")]) from None
     except yaml.YAMLError as exc:

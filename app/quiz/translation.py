@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 
+from app.content import yaml_text
 from app.i18n import language_pack
 from app.lab.paths import QUIZ_DIR
 from app.quiz.bank import Bank, BankError, Item, Problem
@@ -32,7 +33,7 @@ def translate(bank: Bank, lang: str, path: Path | None = None) -> Bank:
         return bank
     path = path or translation_path(lang)
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml_text.parse(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise BankError(path, [Problem("", "file", f"not found: no quiz in {lang!r}")]) from None
     except yaml.YAMLError as exc:

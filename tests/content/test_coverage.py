@@ -35,9 +35,9 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 import pytest
-import yaml
 from tritonclient.grpc import model_config_pb2
 
+from app.content import yaml_text
 from app.content.lessons import heading_parts, lessons_dir, load_lessons
 from app.i18n import SOURCE_LANGUAGE, languages, words
 from app.i18n.catalogs import extract
@@ -309,7 +309,7 @@ def anchors() -> dict[str, set[str]]:
 
 @lru_cache(maxsize=1)
 def bank_ids() -> set[str]:
-    return {item["id"] for item in yaml.safe_load(BANK.read_text(encoding="utf-8"))["items"]}
+    return {item["id"] for item in yaml_text.parse(BANK.read_text(encoding="utf-8"))["items"]}
 
 
 # ------------------------------------------------------------------ checks

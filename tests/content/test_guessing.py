@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
+from app.content import yaml_text
 from app.content.lessons import Lesson, load_lessons
 from app.quiz.bank import Item, Option
 from app.quiz.grading import grade
@@ -269,7 +269,7 @@ def table(rows: Sequence[Row], title: str) -> str:
 
 
 def working_tree() -> tuple[list[Item], list[Item]]:
-    raw = yaml.safe_load((REPO / "quiz" / "bank.yaml").read_text(encoding="utf-8"))["items"]
+    raw = yaml_text.parse((REPO / "quiz" / "bank.yaml").read_text(encoding="utf-8"))["items"]
     return items_from_raw_bank(raw), items_from_lessons(load_lessons(REPO / "lessons"))
 
 
@@ -278,7 +278,7 @@ def at_revision(rev: str) -> tuple[list[Item], list[Item]]:
     def show(path: str) -> str:
         return subprocess.run(["git", "-C", str(REPO), "show", f"{rev}:{path}"],
                               check=True, capture_output=True, text=True).stdout
-    raw = yaml.safe_load(show("quiz/bank.yaml"))["items"]
+    raw = yaml_text.parse(show("quiz/bank.yaml"))["items"]
     names = subprocess.run(["git", "-C", str(REPO), "ls-tree", "--name-only", rev, "lessons/"],
                            check=True, capture_output=True, text=True).stdout.split()
     with tempfile.TemporaryDirectory() as folder:

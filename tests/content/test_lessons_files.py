@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+
+from app.content import yaml_text
 
 REPO = Path(__file__).resolve().parents[2]
 LESSONS = REPO / "lessons"
@@ -70,7 +71,7 @@ def split_lesson(path: Path) -> tuple[dict[str, Any], str]:
     lines = text.split("\n")
     assert lines[0].strip() == "---", f"{path.name}: must start with '---'"
     end = next(i for i, line in enumerate(lines[1:], start=1) if line.strip() == "---")
-    meta = yaml.safe_load("\n".join(lines[1:end]))
+    meta = yaml_text.parse("\n".join(lines[1:end]))
     assert isinstance(meta, dict), f"{path.name}: front matter must be a mapping"
     return meta, "\n".join(lines[end + 1 :])
 
@@ -104,7 +105,7 @@ def anchors(lessons) -> dict[str, set[str]]:
 
 @pytest.fixture(scope="module")
 def items() -> list[dict[str, Any]]:
-    data = yaml.safe_load(BANK.read_text(encoding="utf-8"))
+    data = yaml_text.parse(BANK.read_text(encoding="utf-8"))
     assert isinstance(data, dict) and set(data) == {"items"}, "bank.yaml must hold exactly one key, 'items'"
     assert isinstance(data["items"], list)
     return data["items"]

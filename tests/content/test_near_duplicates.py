@@ -20,8 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from app.content import yaml_text
 from app.content.lessons import Lesson, load_lessons
 
 REPO = Path(__file__).resolve().parents[2]
@@ -65,7 +64,7 @@ def check_questions(lessons: Iterable[Lesson]) -> dict[str, str]:
 
 
 def all_questions() -> dict[str, str]:
-    raw = yaml.safe_load((REPO / "quiz" / "bank.yaml").read_text(encoding="utf-8"))["items"]
+    raw = yaml_text.parse((REPO / "quiz" / "bank.yaml").read_text(encoding="utf-8"))["items"]
     return {**bank_questions(raw), **check_questions(load_lessons(REPO / "lessons"))}
 
 
