@@ -16,17 +16,18 @@ from app.cli import print_exercise
 from app.i18n import N_, languages, words
 from app.lab import exercises
 from app.lab.observation import LogCode
-from app.lab.paths import MODEL_REPOSITORY
 from app.lab.server import free_ports
 from app.lab.traffic import run_queue
 from app.text import exercises as text
 from app.text.errors import NEXT_STEPS
 from tests.i18n.text_checks import reads_in
+from tests.lab.checker.conftest import ZOO
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.server  # the CLI runs in a process of its own, most on a real server
 
 CLI = [sys.executable, "-m", "app.cli"]
+SERVED = "zoo_stateless"  # what `serve` is given in a repository of its own
 HEADLESS = "id_collision"  # the exercise the subprocess test runs: the quickest (about 2 s)
 
 
@@ -80,17 +81,18 @@ def _as_a_background_job() -> None:
 
 @pytest.mark.parametrize("start", [None, _as_a_background_job], ids=["plain", "background_job"])
 def test_serve_serves_any_repository_given_to_it_and_ctrl_c_stops_it(tmp_path, start):
+    # A repository of the user's own: one of the checker's test models (numpy, no torch to import).
     repo = tmp_path / "repo"
-    shutil.copytree(MODEL_REPOSITORY / "sentiment", repo / "sentiment")
+    shutil.copytree(ZOO / SERVED, repo / SERVED)
     proc = subprocess.Popen(CLI + ["serve", "--model-repository", str(repo)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=start)
     try:
         line = proc.stdout.readline()
         url = re.search(r"http://(127\.0\.0\.1:\d+)", line).group(1)
-        with urllib.request.urlopen(f"http://{url}/v2/models/sentiment/ready", timeout=5) as reply:
+        with urllib.request.urlopen(f"http://{url}/v2/models/{SERVED}/ready", timeout=5) as reply:
             assert reply.status == 200
         index = json.loads(urllib.request.urlopen(urllib.request.Request(f"http://{url}/v2/repository/index", method="POST"), timeout=5).read())
-        assert [m["name"] for m in index] == ["sentiment"]
+        assert [m["name"] for m in index] == [SERVED]
     finally:
         proc.send_signal(signal.SIGINT)
         try:
