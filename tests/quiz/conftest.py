@@ -2,6 +2,9 @@
 database on both engines (an SQLite file, and a fresh database on the suite's real PostgreSQL)."""
 from __future__ import annotations
 
+import multiprocessing
+import sys
+import types
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -57,3 +60,16 @@ def database(request, tmp_path: Path) -> str:
 @pytest.fixture
 def store(database: str, clock: FakeClock) -> ProgressStore:
     return ProgressStore(database, clock=clock)
+
+
+@pytest.fixture()
+def spawn(monkeypatch) -> multiprocessing.context.SpawnContext:
+    """multiprocessing's spawn context (no fork of a threaded pytest process), for processes of the
+    app that each run a function of the test's module.
+
+    A spawned child first runs its parent's __main__ again. In a test process that has run an
+    AppTest, __main__ is the last page script Streamlit ran (its script runner installs each page
+    as __main__), so every child would import the whole app and run that page before its function.
+    The children get a bare __main__ instead and import only the test module they unpickle."""
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))
+    return multiprocessing.get_context("spawn")

@@ -90,9 +90,9 @@ def _process_writer(path: str, name: str, start: multiprocessing.synchronize.Eve
 
 
 @pytest.mark.server  # other processes of the app
-def test_two_processes_write_one_file(tmp_path):
+def test_two_processes_write_one_file(tmp_path, spawn):
     path = tmp_path / "progress.sqlite3"  # not created yet: the processes race to create it
-    ctx = multiprocessing.get_context("spawn")  # no fork of a threaded pytest process
+    ctx = spawn
     start = ctx.Event()
     procs = [ctx.Process(target=_process_writer, args=(str(path), f"proc-{n}", start)) for n in range(2)]
     for p in procs:

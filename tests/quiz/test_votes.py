@@ -2,7 +2,6 @@
 engines: an SQLite file and a real PostgreSQL; the processes racing to create a file are SQLite's own case)."""
 from __future__ import annotations
 
-import multiprocessing
 import sqlite3
 import threading
 from contextlib import closing
@@ -102,10 +101,10 @@ def _process_voter(path: str, code: str, name: str, start) -> None:
 
 
 @pytest.mark.server  # other processes of the app
-def test_three_processes_vote_into_one_file(tmp_path):
+def test_three_processes_vote_into_one_file(tmp_path, spawn):
     path = tmp_path / "progress.sqlite3"
     code = VoteStore(path).open_demo("scheduler")
-    ctx = multiprocessing.get_context("spawn")
+    ctx = spawn
     start = ctx.Event()
     procs = [ctx.Process(target=_process_voter, args=(str(path), code, f"proc-{n}", start)) for n in range(3)]
     for p in procs:
@@ -123,9 +122,9 @@ def _process_opener(path: str, out, start) -> None:
 
 
 @pytest.mark.server  # other processes of the app
-def test_processes_racing_to_create_the_file_get_distinct_codes(tmp_path):
+def test_processes_racing_to_create_the_file_get_distinct_codes(tmp_path, spawn):
     path = tmp_path / "fresh" / "progress.sqlite3"  # not there yet
-    ctx = multiprocessing.get_context("spawn")
+    ctx = spawn
     start, out = ctx.Event(), ctx.Queue()
     procs = [ctx.Process(target=_process_opener, args=(str(path), out, start)) for n in range(3)]
     for p in procs:
