@@ -6,7 +6,8 @@ artifacts/axe/<lang>.txt, and not failed on. One browser session per language.
 
 The same walk asks, in every language but the source one, that no English is left on any page
 (tests/e2e/english_left.py) and photographs each page (artifacts/screenshots/<lang>/): one walk of
-the pages per language serves both checks."""
+the pages per language serves both checks. Its check of a shipped model is also the check page's
+own browser test, in every language: the verdict, the checks table and both figures show."""
 from __future__ import annotations
 
 import re
@@ -76,10 +77,17 @@ def _lab_after_a_run(page: Page, app_url: str, lang: str, chrome: list[axe.Chrom
     return axe.scan(page, _("Live lab") + " (after a run)", lang, chrome)
 
 
-def _check_after_a_run(page: Page, app_url: str, lang: str, chrome: list[axe.ChromeEntry]) -> list[axe.Finding]:
+def _check_after_a_run(page: Page, app_url: str, lang: str, chrome: list[axe.ChromeEntry], shots: Path) -> list[axe.Finding]:
+    """The check page on a shipped model, a small check run: its verdict, the checks table and both
+    figures show (the timeline and the error figure), with no exception; photographed, then scanned."""
     _ = words(lang)
     run_small_check(page, app_url, CHECKED_MODEL, lang)
+    expect(page.get_by_text(_("A check broke."), exact=True)).to_be_visible()
+    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
     expect(page.locator(".js-plotly-plot")).to_have_count(2, timeout=RUN_TIMEOUT_MS)
+    expect(page.get_by_text(_("Executions over time: one row per instance, coloured by session"))).to_be_visible()
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+    full_screenshot(page, shots / f"check-{CHECKED_MODEL}-{lang}.png")
     return axe.scan(page, _("Check a deployment") + " (after a run)", lang, chrome)
 
 
@@ -104,7 +112,7 @@ def test_every_page_passes_axe_in_every_language(browser, app_url, lang, screens
     with new_page(browser, lang) as page:
         found = _walk_navigation(page, app_url, lang, chrome, screenshots, english)
         found += _lab_after_a_run(page, app_url, lang, chrome)
-        found += _check_after_a_run(page, app_url, lang, chrome)
+        found += _check_after_a_run(page, app_url, lang, chrome, screenshots)
     own, streamlits = axe.split(found, chrome)
     report = _report(lang, own, streamlits)
     REPORTS.mkdir(parents=True, exist_ok=True)
