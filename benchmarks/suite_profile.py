@@ -34,6 +34,8 @@ EVERY_S = 0.5
 # (kind, a pattern of the command line): the first that matches names a process.
 KINDS = (
     ("python-backend stub", re.compile(r"triton_python_backend_stub")),
+    # The guardian's command line holds the server's, so it is named before the server.
+    ("server guardian", re.compile(r"-m app\.lab\.guardian")),
     ("tritonserver", re.compile(r"tritonserver")),
     # Chromium by process type: the renderers run the pages, the others drive and paint them.
     ("chromium renderer", re.compile(r"chromium.*--type=renderer")),
@@ -45,6 +47,7 @@ KINDS = (
     ("streamlit app", re.compile(r"streamlit run")),
     ("pytest-xdist worker", re.compile(r"-c import sys;exec\(eval\(sys\.stdin\.readline\(\)\)\)")),
     ("pytest", re.compile(r"-m pytest")),
+    ("multiprocessing child", re.compile(r"multiprocessing")),
     ("postgres", re.compile(r"postgres")),
     ("nginx", re.compile(r"nginx")),
     ("batching-lab CLI", re.compile(r"batching-lab|-m app\b")),
@@ -94,6 +97,18 @@ class Sampler(threading.Thread):
                 continue  # gone between listing and reading
 
 
+def calibration_s() -> float:
+    """CPU seconds of a fixed pure-Python loop, the best of three: the same machine was seen to run
+    it a third slower or faster from one run to the next, so wall and CPU figures of two runs
+    compare only next to it."""
+    best = float("inf")
+    for _ in range(3):
+        started = time.process_time()
+        sum(i * i for i in range(6_000_000))
+        best = min(best, time.process_time() - started)
+    return best
+
+
 def uptime_ticks() -> int:
     return int(float(Path("/proc/uptime").read_text().split()[0]) * TICK)
 
@@ -117,6 +132,7 @@ def main() -> int:
     print_build()
     print(f"cores: {os.cpu_count()}; pytest {' '.join(args.pytest_args) or '(the whole suite)'}", flush=True)
 
+    before = calibration_s()
     with tempfile.TemporaryDirectory(prefix="suite-profile-") as folder:
         junit = Path(folder) / "junit.xml"
         sampler = Sampler()
@@ -127,12 +143,14 @@ def main() -> int:
         sampler.stopped.set()
         sampler.join()
         files = junit_files(junit) if junit.exists() else []
+    after = calibration_s()
 
     own = os.getpid()
     by_kind: collections.Counter[str] = collections.Counter()
     processes: collections.Counter[str] = collections.Counter()
     stub_loads: collections.Counter[str] = collections.Counter()
     stub_cpu: collections.Counter[str] = collections.Counter()
+    others: collections.Counter[str] = collections.Counter()  # what "other" is, by the start of its command
     for (pid, _), (command, first, last) in sampler.seen.items():
         if pid == own or not command:
             continue  # this script, and kernel threads (no command line)
@@ -140,6 +158,8 @@ def main() -> int:
         used = last - first
         by_kind[kind] += used
         processes[kind] += 1
+        if kind == "other":
+            others[command[:100]] += used
         if kind == "python-backend stub":
             names = STUB_INSTANCE.findall(command)
             model = HASHED.sub("_*", names[-1]) if names else "?"
@@ -149,6 +169,7 @@ def main() -> int:
     cores = os.cpu_count() or 1
     print(f"\npytest exit {rc}; wall {wall:.0f} s; CPU {total:.0f} s over {cores} cores "
           f"({100 * total / (wall * cores):.0f} % of what the cores could give)")
+    print(f"machine speed: a fixed loop took {before:.2f} s of CPU before the suite and {after:.2f} s after")
     print("\nCPU seconds by process kind (processes seen):")
     for kind, used in by_kind.most_common():
         print(f"  {used:8.1f} s  {100 * used / total:5.1f} %  {processes[kind]:5d}  {kind}")
@@ -156,6 +177,10 @@ def main() -> int:
           f"by model (a lab deployment's settings hash is *):")
     for model, loads in stub_loads.most_common(args.top):
         print(f"  {loads:4d} stubs  {stub_cpu[model]:7.1f} s  {model}")
+    if others:
+        print("\nthe busiest processes of no kind above:")
+        for command, used in others.most_common(min(args.top, 10)):
+            print(f"  {used:7.1f} s  {command}")
     if files:
         print(f"\nslowest test modules by JUnit time (summed over workers: {sum(s for _, s, _ in files):.0f} s):")
         for module, seconds, tests in files[:args.top]:
