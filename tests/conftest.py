@@ -36,6 +36,11 @@ def _scan_installed_components_once() -> None:
     manifest_scanner.scan_component_manifests = lambda *args, **kwargs: list(scan(*args, **kwargs))
 
 
+def pytest_addoption(parser):
+    parser.addoption("--screenshots", action="store_true",
+                     help="browser tests save their photographs under artifacts/screenshots/ (tests/e2e/browser_helpers.Photos)")
+
+
 def pytest_configure(config):
     _scan_installed_components_once()
 

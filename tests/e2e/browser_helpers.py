@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
@@ -152,6 +153,32 @@ def full_screenshot(page: Page, path) -> None:
     with whole_content_on_screen(page):
         page.mouse.move(0, 0)  # no tooltip of the last clicked button over the content
         page.screenshot(path=str(path), full_page=True)
+
+
+class Photos:
+    """Where the browser tests' photographs go: a folder under artifacts/screenshots/ when pytest runs
+    with --screenshots, else nowhere. They are for people (a translation's pages, the presenter's
+    steps, README's picture); no test reads them, and each costs Chromium a repaint of the whole
+    page and a PNG (0.4 to 0.9 s of CPU on two cores, about 50 a run)."""
+
+    def __init__(self, folder: Path | None) -> None:
+        self.folder = folder
+
+    def __truediv__(self, name: str) -> Photos:
+        return Photos(self.folder / name if self.folder is not None else None)
+
+    def whole(self, page: Page, name: str) -> None:
+        """The whole page (full_screenshot), as `name` in this folder."""
+        if self.folder is not None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            full_screenshot(page, self.folder / name)
+
+    def screen(self, page: Page, name: str) -> None:
+        """What the viewport shows now, as `name` in this folder."""
+        if self.folder is not None:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            page.mouse.move(0, 0)  # no tooltip of the last clicked button over the content
+            page.screenshot(path=str(self.folder / name))
 
 
 def run_small_check(page: Page, app_url: str, model: str, lang: str) -> None:

@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from app.lab.paths import REPO_ROOT
 from app.lab.server import free_ports, stop_group, wait_until_ok
-from tests.e2e.browser_helpers import new_context, new_page, settle
+from tests.e2e.browser_helpers import Photos, new_context, new_page, settle
 from tests.e2e.replicas import ReplicaSet
 from tests.postgres import start_server
 
@@ -99,9 +99,9 @@ def page(browser):
 
 
 @pytest.fixture(scope="session")
-def screenshots() -> Path:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return SCREENSHOTS
+def screenshots(request) -> Photos:
+    """Photographs under artifacts/screenshots/, taken only with `pytest --screenshots`."""
+    return Photos(SCREENSHOTS if request.config.getoption("screenshots") else None)
 
 
 def replica_env(lab_server, database_url: str, **extra: str) -> dict[str, str]:

@@ -11,7 +11,6 @@ own browser test, in every language: the verdict, the checks table and both figu
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
@@ -20,7 +19,7 @@ from app.i18n import SOURCE_LANGUAGE, languages, words
 from app.lab.paths import REPO_ROOT
 from tests.app_pages import main_pages
 from tests.e2e import axe
-from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, new_page, run_small_check, settle
+from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, Photos, new_page, run_small_check, settle
 from tests.e2e.english_left import english_on
 
 pytestmark = pytest.mark.browser
@@ -29,7 +28,7 @@ REPORTS = REPO_ROOT / "artifacts" / "axe"
 CHECKED_MODEL = "asr_dynamic"  # the shipped mistake: quick to check, and it breaks, so every result part shows
 
 
-def _walk_navigation(page: Page, app_url: str, lang: str, chrome: list[axe.ChromeEntry], shots: Path,
+def _walk_navigation(page: Page, app_url: str, lang: str, chrome: list[axe.ChromeEntry], shots: Photos,
                      english: dict[str, list[str]]) -> list[axe.Finding]:
     """Every page of the navigation opens without an exception (in every language, so this is also
     the walk that proves the pages open), and axe scans it; the home page is photographed. In a
@@ -38,10 +37,8 @@ def _walk_navigation(page: Page, app_url: str, lang: str, chrome: list[axe.Chrom
     page.goto(f"{app_url}/?lang={lang}")
     expect(page.get_by_role("heading", name="Triton Batching Lab")).to_be_visible(timeout=60_000)
     settle(page)
-    full_screenshot(page, shots / f"home-{lang}.png")
+    shots.whole(page, f"home-{lang}.png")
     translated = lang != SOURCE_LANGUAGE
-    if translated:
-        (shots / lang).mkdir(exist_ok=True)
     links = page.locator('[data-testid="stSidebarNav"] a')
     expect(links).to_have_count(len(main_pages()), timeout=60_000)
     titles = [links.nth(i).inner_text().splitlines()[-1] for i in range(links.count())]  # the title, not its icon's name
@@ -52,7 +49,7 @@ def _walk_navigation(page: Page, app_url: str, lang: str, chrome: list[axe.Chrom
         expect(page.locator('[data-testid="stException"]')).to_have_count(0)
         found += axe.scan(page, title, lang, chrome)
         if translated:
-            full_screenshot(page, shots / lang / f"{index:02d}.png")
+            (shots / lang).whole(page, f"{index:02d}.png")
             if left := english_on(page):
                 english[title] = left
     return found
@@ -77,7 +74,7 @@ def _lab_after_a_run(page: Page, app_url: str, lang: str, chrome: list[axe.Chrom
     return axe.scan(page, _("Live lab") + " (after a run)", lang, chrome)
 
 
-def _check_after_a_run(page: Page, app_url: str, lang: str, chrome: list[axe.ChromeEntry], shots: Path) -> list[axe.Finding]:
+def _check_after_a_run(page: Page, app_url: str, lang: str, chrome: list[axe.ChromeEntry], shots: Photos) -> list[axe.Finding]:
     """The check page on a shipped model, a small check run: its verdict, the checks table and both
     figures show (the timeline and the error figure), with no exception; photographed, then scanned."""
     _ = words(lang)
@@ -87,7 +84,7 @@ def _check_after_a_run(page: Page, app_url: str, lang: str, chrome: list[axe.Chr
     expect(page.locator(".js-plotly-plot")).to_have_count(2, timeout=RUN_TIMEOUT_MS)
     expect(page.get_by_text(_("Executions over time: one row per instance, coloured by session"))).to_be_visible()
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-    full_screenshot(page, shots / f"check-{CHECKED_MODEL}-{lang}.png")
+    shots.whole(page, f"check-{CHECKED_MODEL}-{lang}.png")
     return axe.scan(page, _("Check a deployment") + " (after a run)", lang, chrome)
 
 

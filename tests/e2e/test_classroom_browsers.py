@@ -15,7 +15,7 @@ from playwright.sync_api import Page, expect
 
 from app.lab.deployment import PRESETS
 from app.lab.scenario.scenario import random_texts
-from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, new_context, settle
+from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, new_context, settle
 
 pytestmark = pytest.mark.browser
 
@@ -90,7 +90,7 @@ def test_four_learners_press_run_together_and_each_sees_only_their_own_run(brows
             others = {t for j, texts in own.items() if j != i for t in texts} - set(own[i])
             assert not others & set(shown), f"learner {i}'s board shows another learner's sessions"
             expect(page.get_by_text(re.compile("Your prediction could not be saved"))).to_have_count(0)
-            full_screenshot(page, screenshots / f"classroom-learner-{i + 1}.png")
+            screenshots.whole(page, f"classroom-learner-{i + 1}.png")
     finally:
         for context in contexts:
             context.close()

@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, settle
+from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, Photos, settle
 
 pytestmark = pytest.mark.browser
 
@@ -31,12 +31,11 @@ def _run_preset(page: Page, preset: str, prediction: str, scheduler: str) -> Non
     run.click()
     settle(page)
 
-def _readme_picture(page: Page, path) -> None:
+def _readme_picture(page: Page, photos: Photos) -> None:
     """README's screenshot (docs/lab-after-a-run.png is this file, committed): one screen of the
     results of a run of the mistake, from their heading down: the timeline and the board."""
     page.get_by_role("heading", name="Results of the last run").evaluate("e => e.scrollIntoView({block: 'start'})")
-    page.mouse.move(0, 0)  # no tooltip of the last clicked button over the content
-    page.screenshot(path=str(path))
+    photos.screen(page, "readme-lab-after-a-run.png")
 
 
 def test_mistake_then_fix(page: Page, app_url, screenshots):
@@ -51,12 +50,12 @@ def test_mistake_then_fix(page: Page, app_url, screenshots):
     expect(page.locator(".js-plotly-plot").first).to_be_visible()
     assert "scheduler=dynamic" in page.url, "the set-up is in the address bar"
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-    full_screenshot(page, screenshots / "lab-the-mistake.png")
-    _readme_picture(page, screenshots / "readme-lab-after-a-run.png")
+    screenshots.whole(page, "lab-the-mistake.png")
+    _readme_picture(page, screenshots)
 
     _run_preset(page, "The fix", "Intact: every session keeps its own state", "direct")
     expect(board.get_by_text(re.compile(r"All \d+ sessions intact"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
     expect(board.get_by_text("CORRUPTED", exact=False)).to_have_count(0)
     assert "scheduler=direct" in page.url
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-    full_screenshot(page, screenshots / "lab-the-fix.png")
+    screenshots.whole(page, "lab-the-fix.png")

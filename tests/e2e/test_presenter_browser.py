@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 from app.i18n import words
 from app.quiz import votes
 from app.text import prediction as prediction_words
-from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, new_context, new_page, settle
+from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, new_context, new_page, settle
 
 pytestmark = pytest.mark.browser
 
@@ -38,18 +38,17 @@ def _frame_ms(page: Page, label: str) -> int:
 
 def test_a_class_votes_and_the_presenter_runs_replays_and_reveals(page: Page, browser, app_url, screenshots):
     shots = screenshots / "presenter"
-    shots.mkdir(parents=True, exist_ok=True)
     page.goto(f"{app_url}/presenter?demo=state_key&step=1")
     expect(page.get_by_role("heading", name="Oldest: where the model keeps its state")).to_be_visible(timeout=60_000)
     settle(page)
     expect(page.locator(".presenter-diff .removed")).to_have_text(re.compile(r'string_value: "slot"'))
     expect(page.locator(".presenter-diff .added")).to_have_text(re.compile(r'string_value: "corrid"'))
-    full_screenshot(page, shots / "1-change.png")
+    shots.whole(page, "1-change.png")
 
     _next(page)
     expect(page.get_by_text("What happens to their transcripts?")).to_be_visible()
     assert "step=2" in page.url
-    full_screenshot(page, shots / "2-question.png")
+    shots.whole(page, "2-question.png")
 
     _next(page)
     code_box = page.locator(".presenter-code")
@@ -71,10 +70,10 @@ def test_a_class_votes_and_the_presenter_runs_replays_and_reveals(page: Page, br
         voter.get_by_role("button", name="Vote", exact=True).click()
         settle(voter)
         expect(voter.get_by_text(re.compile(r"^Your vote: Corrupted: sessions read each other's state\."))).to_be_visible()
-        full_screenshot(voter, shots / "learner-voted.png")
+        shots.whole(voter, "learner-voted.png")
 
         expect(page.get_by_text("Votes: 1")).to_be_visible(timeout=LIVE_MS)  # no click: the fragment re-reads
-        full_screenshot(page, shots / "3-votes.png")
+        shots.whole(page, "3-votes.png")
 
         _next(page)
         page.get_by_role("button", name="Run both set-ups").click()
@@ -84,7 +83,7 @@ def test_a_class_votes_and_the_presenter_runs_replays_and_reveals(page: Page, br
         expect(after.get_by_text(re.compile(r"All \d+ sessions intact"))).to_be_visible()
         expect(page.locator(".js-plotly-plot")).to_have_count(3)  # two timelines and the replay
         expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-        full_screenshot(page, shots / "4-run.png")
+        shots.whole(page, "4-run.png")
 
         assert _replay_frame(page) == 0
         page.locator(".js-plotly-plot").last.locator(".updatemenu-button", has_text="▶").first.click()
@@ -96,7 +95,7 @@ def test_a_class_votes_and_the_presenter_runs_replays_and_reveals(page: Page, br
         # a replay still playing would have moved on.
         page.wait_for_timeout(3 * _frame_ms(page, "▶"))
         assert _replay_frame(page) == paused > 2, "play moves the replay on, pause holds it"
-        full_screenshot(page, shots / "4-replay.png")
+        shots.whole(page, "4-replay.png")
 
         voter.reload()  # the learner's address now carries their id: a reload keeps their vote
         expect(voter.get_by_text("Voting is closed", exact=False)).to_be_visible(timeout=LIVE_MS)
@@ -113,27 +112,26 @@ def test_a_class_votes_and_the_presenter_runs_replays_and_reveals(page: Page, br
         right = page.locator('[data-testid="stMetric"]', has_text="Right").first
         expect(right).to_contain_text(re.compile(r"100(\.0)?%" if held else r"\b0(\.0)?%"))
         expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-        full_screenshot(page, shots / "5-reveal.png")
+        shots.whole(page, "5-reveal.png")
 
         verdict = "Your prediction held." if held else "Your prediction did not hold."
         expect(voter.get_by_text(verdict, exact=True)).to_be_visible(timeout=LIVE_MS)
-        full_screenshot(voter, shots / "learner-revealed.png")
+        shots.whole(voter, "learner-revealed.png")
     finally:
         learner.close()
 
 
 def test_the_vote_screen_and_the_learner_page_in_chinese(browser, app_url, screenshots):
     shots = screenshots / "presenter"
-    shots.mkdir(parents=True, exist_ok=True)
     with new_page(browser, "zh-CN") as page:
         page.goto(f"{app_url}/presenter?demo=ready&step=3&lang=zh")
         expect(page.get_by_role("heading", name="Direct：遵守 READY")).to_be_visible(timeout=60_000)
         settle(page)
         code = page.locator(".presenter-code").inner_text().strip()
         expect(page.get_by_text("票数：0")).to_be_visible()
-        full_screenshot(page, shots / "3-votes-zh.png")
+        shots.whole(page, "3-votes-zh.png")
         page.goto(f"{app_url}/demo?code={code}&lang=zh")
         expect(page.get_by_role("heading", name="课堂投票")).to_be_visible(timeout=60_000)
         settle(page)
         expect(page.get_by_role("button", name="投票", exact=True)).to_be_visible()
-        full_screenshot(page, shots / "learner-zh.png")
+        shots.whole(page, "learner-zh.png")

@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 
 from app.i18n import LOCALES_ENV
 from tests.app_pages import main_pages
-from tests.e2e.browser_helpers import full_screenshot, new_page, settle, visible_texts
+from tests.e2e.browser_helpers import new_page, settle, visible_texts
 from tests.e2e.conftest import running_app
 from tests.i18n.pseudo import LANG, build_pack, english_left, pseudo
 
@@ -48,7 +48,6 @@ def english_on(page: Page, where: str) -> list[str]:
 def test_every_page_in_the_pseudo_locale(pseudo_page: Page, pseudo_url, screenshots):
     page = pseudo_page
     folder = screenshots / LANG
-    folder.mkdir(exist_ok=True)
     page.goto(f"{pseudo_url}/?lang={LANG}")
     settle(page)
     links = page.locator('[data-testid="stSidebarNav"] a')
@@ -60,7 +59,7 @@ def test_every_page_in_the_pseudo_locale(pseudo_page: Page, pseudo_url, screensh
         links.nth(index).click()
         settle(page)
         expect(page.locator('[data-testid="stException"]')).to_have_count(0)
-        full_screenshot(page, folder / f"{index:02d}.png")
+        folder.whole(page, f"{index:02d}.png")
         found += english_on(page, f"page {index} {title!r} ({page.url.removeprefix(pseudo_url)})")
     assert not found, f"{len(found)} texts with English left:\n" + "\n".join(found[:60])
 

@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.quiz.bank import load_bank
-from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, full_screenshot, settle
+from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, settle
 from tests.views.learners import link_id
 
 pytestmark = pytest.mark.browser
@@ -93,4 +93,4 @@ def test_one_question_of_each_type(page: Page, app_url, screenshots):
     # One page view of the whole attempt's progress: 1 + 1/n + 1 + 1 of the bank.
     total = len(BANK)
     expect(page.get_by_text(re.compile(rf"^Score 3\.\d+ / {total} · 4 of {total} answered"))).to_be_visible()
-    full_screenshot(page, screenshots / "quiz.png")
+    screenshots.whole(page, "quiz.png")
