@@ -38,6 +38,7 @@ from tests.waiting import wait_for
 MODEL = "claims_batch_probe"
 REQUESTS = 14
 GAP_S = 0.06
+TIE_NS = 5_000_000  # 5 ms: closer than this, two arrivals are a race for the queue's lock (see the test)
 
 
 @pytest.fixture(scope="module")
@@ -76,19 +77,27 @@ def probe_run(lab_server):
 
 def test_batches_keep_arrival_order(probe_run):
     """The dynamic batcher adds requests to a batch in the order it received them, and takes
-    each next batch from the front of its queue: sorted by the moment each request entered
-    the queue (trace QUEUE_START), the (batch, row) each one ran in only ever increases.
+    each next batch from the front of its queue: of two requests that entered the queue apart
+    (trace QUEUE_START), the earlier ran in an earlier batch, or earlier in the same one.
 
     Source: server docs/user_guide/batcher.md ("Dynamic Batcher": requests are added in the
     order received; only priority levels let one overtake); core
-    src/dynamic_batch_scheduler.cc (one FIFO queue per priority level).
+    src/dynamic_batch_scheduler.cc (one FIFO queue per priority level). Enqueue takes the
+    QUEUE_START time before it takes the queue's lock, so two requests that arrive together
+    (a thread of this test held back by a busy machine) may join the queue in the other order
+    than their times: pairs closer than TIE_NS are not held to an order.
     """
     replies, trace, _ = probe_run
     assert len(trace) == REQUESTS, "every request must be in the server's trace"
     trace["seq"] = trace["request_id"].str.split(":").str[1].astype(int)
-    arrival = trace.sort_values("queue_start_ns")["seq"].tolist()
-    placed = [(replies[seq]["BATCH_NO"], replies[seq]["ROW"]) for seq in arrival]
-    assert placed == sorted(placed), f"arrival order {arrival} ran as (batch, row) {placed}"
+    start = dict(zip(trace["seq"], trace["queue_start_ns"].astype(int), strict=True))
+    placed = {seq: (replies[seq]["BATCH_NO"], replies[seq]["ROW"]) for seq in replies}
+    overtaken = [(a, b, (start[b] - start[a]) / 1e6) for a in start for b in start
+                 if start[b] - start[a] > TIE_NS and placed[a] > placed[b]]
+    assert not overtaken, ("(earlier, later, ms apart) pairs where the later request ran first: "
+                           f"{overtaken}; (batch, row) by request: {placed}")
+    apart = sum(1 for a in start for b in start if start[b] - start[a] > TIE_NS)
+    assert apart >= REQUESTS * (REQUESTS - 1) // 4, "most pairs arrived apart: the order was tested"
     assert all(replies[s]["SEQ_OUT"] == s for s in replies)
     # The scenario did batch: otherwise order within a batch was never tested.
     assert max(r["BATCH_SIZE"] for r in replies.values()) >= 3
