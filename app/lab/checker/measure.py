@@ -12,8 +12,8 @@ Sequence batcher, on all instances and then on a temporary one-instance copy:
   abandon_round  the slots filled by holders and two victims: one stops without END (left to the
                  idle timeout read from the config), one gives up on a request (a client timeout
                  shorter than any reply) and stops; a follower per victim waits in the backlog and takes the
-                 freed slot. Holders pace their requests at a quarter of the idle timeout until the
-                 followers are served, so the freed slots are the victims'.
+                 freed slot. Holders, and followers already in, pace their requests at a quarter of the
+                 idle timeout until every follower is served, so the freed slots are the victims'.
 Dynamic or no batcher: every request alone twice (reference), then all of them concurrently in
 two shuffled orders (batches of other compositions), then alone again in another order after
 that traffic (after_traffic). A model whose config turns the response cache on is answered from
@@ -507,7 +507,11 @@ def _abandon_round(m: Measurement, model: str, variant: str, capacity: int) -> N
                 # about that long in the backlog, well inside its own idle timeout, when a slot frees.
                 stopped.wait(timeout=TIMEOUT_S)
                 time.sleep(idle_s / 2)
-                m.converse(model, "abandon_round", variant, c, m.gaps("abandon_round", c.session, c.conversation), follower_reply)
+                # A follower holds its slot, as the holders do, until every follower is in: the
+                # victims' slots free at their own idle timeouts, and a quick follower that ended
+                # first would free a slot for the next follower before the other victim's freed.
+                pause = holder_pause(m.gaps("abandon_round", c.session, c.conversation))
+                m.converse(model, "abandon_round", variant, c, pause, follower_reply)
             tasks.append(follower)
         m.pool(tasks, len(tasks))
         released.set()
