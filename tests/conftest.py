@@ -117,15 +117,14 @@ SERVER_FIXTURES = frozenset({"lab_server", "postgres_server"})
 
 
 # Each worker starts a Triton with the shipped models (about 0.8 GB) and a PostgreSQL: more than
-# four buys little on a laptop and costs memory. Two workers per core: a good part of a server test
-# is waiting (think times, queue delays, timeouts, a page's next poll), which another worker's test
-# fills. On two cores, four workers kept the cores 91 % busy against 87 % for three, for the same CPU
-# seconds, and finished the suite in less time (benchmarks/suite_profile.py -- -n 3, then -n 4).
+# four buys little on a laptop and costs memory. One worker more than the cores: a good part of a
+# server test is waiting (think times, queue delays, timeouts, a page's next poll), which another
+# worker's test fills.
 MAX_WORKERS = 4
 
 
 def pytest_xdist_auto_num_workers(config):
-    return max(1, min(MAX_WORKERS, 2 * (os.cpu_count() or 1)))
+    return max(1, min(MAX_WORKERS, (os.cpu_count() or 1) + 1))
 
 
 # The order modules are handed to workers in (pyproject's --no-loadscope-reorder keeps it): browser
