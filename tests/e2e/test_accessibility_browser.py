@@ -5,7 +5,7 @@ commits is listed in axe_streamlit_chrome.yaml with its upstream issue, printed 
 artifacts/axe/<lang>.txt, and not failed on. One browser session per language.
 
 The same walk asks, in every language but the source one, that no English is left on any page
-(tests/e2e/english_left.py) and photographs each page (artifacts/screenshots/<lang>/): one walk of
+(tests/e2e/english_left.py) and, under --screenshots, photographs each page (artifacts/screenshots/<lang>/): one walk of
 the pages per language serves both checks. Its check of a shipped model is also the check page's
 own browser test, in every language: the verdict, the checks table and both figures show."""
 from __future__ import annotations
@@ -31,8 +31,8 @@ CHECKED_MODEL = "asr_dynamic"  # the shipped mistake: quick to check, and it bre
 def _walk_navigation(page: Page, app_url: str, lang: str, chrome: list[axe.ChromeEntry], shots: Photos,
                      english: dict[str, list[str]]) -> list[axe.Finding]:
     """Every page of the navigation opens without an exception (in every language, so this is also
-    the walk that proves the pages open), and axe scans it; the home page is photographed. In a
-    translated language every page is photographed too, and what English it still shows goes into
+    the walk that proves the pages open), and axe scans it; the home page is photographed (Photos: only
+    under --screenshots). In a translated language every page is photographed too, and what English it still shows goes into
     `english`, by page title."""
     page.goto(f"{app_url}/?lang={lang}")
     expect(page.get_by_role("heading", name="Triton Batching Lab")).to_be_visible(timeout=60_000)

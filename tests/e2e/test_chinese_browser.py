@@ -1,6 +1,6 @@
 """The app in Chinese in a real Chromium: a browser whose locale is zh-CN gets Chinese without
 asking, and the switch turns it English and keeps it so. That every page opens in Chinese with no
-English prose or English label left (screenshots: artifacts/screenshots/zh/) is asked on the
+English prose or English label left (with --screenshots, photographs in artifacts/screenshots/zh/) is asked on the
 accessibility walk (test_accessibility_browser.py), which opens every page in every language."""
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 pack more (TRITON_LAB_LOCALES) shows every page of its navigation in it, with no Streamlit exception
 and no English word of the English sources left in what a learner reads (text, labels, the tab's
 title, chart text); the lab is run once. A failure names the word, the text and the page.
-Screenshots: artifacts/screenshots/qps/."""
+With --screenshots, photographs in artifacts/screenshots/qps/."""
 from __future__ import annotations
 
 import re
