@@ -7,7 +7,7 @@ target.on_server), it is exported under a name that says what it is.
 from app.lab.checker.checks import codes as check_codes
 from app.lab.checker.compare import default_ignored as default_ignored_outputs
 from app.lab.checker.engine import CheckResult, run_check
-from app.lab.checker.export import input_data as failing_input_data
+from app.lab.checker.stream_export import failing_input_data
 from app.lab.checker.facts import ModelFacts, TensorSpec
 from app.lab.checker.inputs import DEFAULT_SIZES, dims_text, parse_shape
 from app.lab.checker.judge import CheckJudgement, CheckVerdict

@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from app.lab.checker import checks, review
+from app.lab.checker import checks, review, stream_check
 from app.lab.checker.judge import CheckVerdict, jsonable
 
 if TYPE_CHECKING:
@@ -101,8 +101,8 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         "traced": t.traced,
         "placed": t.placed,
         "declared": [{"check": c.code, "judged_by": c.judged_by, "diagnosis": c.diagnosis, "variants": list(c.variants)}
-                     for c in checks.for_path(result.facts.sequence)],
-        "checks": [{**v.to_json(), "judged_by": judged_by(v, result.facts.sequence)} for v in j.verdicts],
+                     for c in checks.for_path(_path(result))],
+        "checks": [{**v.to_json(), "judged_by": judged_by(v, _path(result))} for v in j.verdicts],
         "tolerances": [tol.to_json() for tol in j.tolerances],
         "outputs": _records(t.outputs),
         "diagnoses": jsonable(j.diagnoses),
@@ -110,10 +110,15 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         "refusals": _records(j.refusals.drop(columns=["row"], errors="ignore")),
         "phases": _records(t.phases),
         "review": [f.to_json() for f in result.review],
+        "streams": stream_check.to_json(result.streams) if result.streams is not None else None,
     }
 
 
-def judged_by(verdict: CheckVerdict, sequence: bool) -> str:
+def _path(result: CheckResult) -> str:
+    return checks.path_of(result.facts.sequence, result.facts.decoupled)
+
+
+def judged_by(verdict: CheckVerdict, sequence: bool | str) -> str:
     """What the verdict's check compares replies with (checks.Check.judged_by)."""
     return checks.get(verdict.check, sequence).judged_by
 
