@@ -24,8 +24,8 @@ DIAGNOSES = {
     "stream_not_reproducible": N_("A request sent alone twice did not stream the same responses: the model is nondeterministic "
                                   "beyond the tolerance, or keeps something from one request to the next. Nothing else could be "
                                   "judged against its streams."),
-    "stream_foreign_state": N_("Part-way through, a stream carried on with another request's stream: the model read another "
-                               "request's state. Requests join and leave running executions at any step, so the row a request "
+    "stream_foreign_state": N_("Part-way through, a stream carried on with another request's state, whole or in part: the model "
+                               "read another request's state. Requests join and leave running executions at any step, so the row a request "
                                "has in one execution says nothing about which request it is: key each request's state by the "
                                "CORRID control (or request.correlation_id() in a Python model), never by its row."),
     "stream_lost_state": N_("Part-way through, a stream started over from its first response: the model lost the request's state "
@@ -48,6 +48,8 @@ DIAGNOSED = {
     # one diagnosed stream; {step} counts responses from 1
     "foreign": N_("request {request:count} from response {step:count}: it carried on with request {source:count}'s stream from "
                   "that request's response {source_step:count} ({matched:count} of {compared:count} responses matched)"),
+    "mixed": N_("request {request:count} from response {step:count}: part of request {source:count}'s state went into it ("
+                "{outputs:text} equal that request's response {source_step:count} alone)"),
     "lost": N_("request {request:count} from response {step:count}: state lost, it started over as if new ({matched:count} of "
                "{compared:count} responses matched its own first ones)"),
     "never_ended": N_("request {request:count}: never ended ({responses:replies}, then nothing for {idle:seconds}; alone it "
@@ -131,7 +133,8 @@ def diagnosed_stream(entry: dict, _: Words, idle: float | None = None) -> str:
     step = entry["step"] if entry["step"] is not None else 0
     return _.render(DIAGNOSED[kind], request=entry["request"] + 1, step=step + 1, source=source.get("request", 0) + 1,
                     source_step=source.get("step", 0) + 1, matched=entry["matched"], compared=entry["compared"],
-                    responses=entry["responses"], expected=entry["expected"], idle=idle or 0.0, error=entry.get("error") or "")
+                    responses=entry["responses"], expected=entry["expected"], idle=idle or 0.0, error=entry.get("error") or "",
+                    outputs=", ".join(entry.get("outputs") or []))
 
 
 def summary_lines(result, _: Words) -> list[str]:

@@ -11,6 +11,9 @@ compared output within its tolerance (compare.py). Where it differs, the class s
                 responses that match, at least MIN_RUN, or a single response that matches
                 exactly one candidate); `origins` says, response by response, whose lone
                 stream each wrong response was, where only one matches;
+  mixed         the first wrong response matches no lone response whole, but some of its outputs
+                equal those of exactly one other request's lone response, more of them than
+                any other's: part of that request's state went into it (`source`, `outputs`);
   lost          from the first wrong response on, the stream starts over as its own request's
                 lone stream from its first response: the state was lost (the model began afresh);
   ended_early   every response it sent matches, but it ended with fewer than its reference;
@@ -28,9 +31,9 @@ import numpy as np
 from app.lab.checker import compare
 from app.lab.checker.streams import Stream
 
-NEVER_ENDED, FAILED, FOREIGN, LOST, ENDED_EARLY, ENDED_LATE, OTHER = (
-    "never_ended", "failed", "foreign", "lost", "ended_early", "ended_late", "other")
-CLASSES = (FOREIGN, LOST, NEVER_ENDED, ENDED_EARLY, ENDED_LATE, FAILED, OTHER)  # most telling first
+NEVER_ENDED, FAILED, FOREIGN, MIXED, LOST, ENDED_EARLY, ENDED_LATE, OTHER = (
+    "never_ended", "failed", "foreign", "mixed", "lost", "ended_early", "ended_late", "other")
+CLASSES = (FOREIGN, MIXED, LOST, NEVER_ENDED, ENDED_EARLY, ENDED_LATE, FAILED, OTHER)  # most telling first
 MIN_RUN = 2  # responses in a row that must match another stream to name it
 
 Response = dict[str, np.ndarray[Any, Any]]
@@ -91,7 +94,28 @@ def classify(got: Stream, own: Stream, others: dict[int, Stream], comparer: Comp
     if found is not None:
         source, at, length, compared = found
         return {**entry, "class": FOREIGN, "matched": length, "compared": compared, "source": {"request": source, "step": at}}
+    partial = _partly(got.responses[wrong], got.request, others, comparer)
+    if partial is not None:
+        source, at, outputs = partial
+        return {**entry, "class": MIXED, "source": {"request": source, "step": at}, "outputs": outputs}
     return {**entry, "class": OTHER}
+
+
+def _partly(response: Response, own: int, others: dict[int, Stream], comparer: Comparer) -> tuple[int, int, list[str]] | None:
+    """(request, step, outputs) of the one other lone response sharing the most outputs with
+    `response` (at least one, not all); None where none does, or two share as many."""
+    best: list[tuple[int, int, list[str]]] = []
+    top = 0
+    for request, other in others.items():
+        if request == own:
+            continue
+        for at, ref in enumerate(other.responses):
+            equal = [n for n, d in comparer.differences(ref, response).items() if d <= comparer.limits[n]]
+            if len(equal) > top:
+                top, best = len(equal), [(request, at, equal)]
+            elif len(equal) == top and top:
+                best.append((request, at, equal))
+    return best[0] if top and len(best) == 1 and top < len(comparer.types) else None
 
 
 def _continued(got: Stream, wrong: int, others: dict[int, Stream], comparer: Comparer) -> tuple[int, int, int, int] | None:

@@ -38,6 +38,7 @@ MAX_SHOWN = 20  # diagnosed streams kept per verdict
 SHOWN_ELEMENTS = 8
 DIAGNOSIS_OF = {  # a stream class -> the diagnosis code its check's verdict and the judgement carry
     stream_diagnosis.FOREIGN: "stream_foreign_state",
+    stream_diagnosis.MIXED: "stream_foreign_state",
     stream_diagnosis.LOST: "stream_lost_state",
     stream_diagnosis.NEVER_ENDED: "stream_never_ended",
     stream_diagnosis.ENDED_EARLY: "stream_ended_early",
