@@ -162,7 +162,7 @@ REVIEW_WORDS: dict[ReviewCode, tuple[str, str, str]] = {
         N_("Triton runs each request of an iterative sequence again and again until the model completes it. A model that is "
            "not decoupled sends one response per request, so the client hears nothing until the whole answer is ready: no "
            "token streams back while the request generates."),
-        N_("Set model_transaction_policy { decoupled: true } and send a response at each step through the request's response "
+        N_("Set decoupled: true in model_transaction_policy and send a response at each step through the request's response "
            "sender, the last one with the final flag, if clients should see the answer as it is made."),
     ),
     C.ITERATIVE_CANDIDATES_BELOW_BATCH: (

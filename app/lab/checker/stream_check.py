@@ -1,7 +1,7 @@
 """A streaming (decoupled) model's check, start to finish, for engine.run_check: measure the
 streams (streams.py), judge them (stream_judge.py), and lay them out as the tables every report,
-figure and export reads (measure.Tables: one row per response in `steps`, the phases, the
-outputs). Codes and values only."""
+figure and export reads (measure.Tables: one row per request sent in `steps`, so a result's
+`requests` counts requests, the phases, the outputs). Codes and values only."""
 from __future__ import annotations
 
 from typing import Any
@@ -17,7 +17,8 @@ from app.lab.checker.options import CheckOptions
 from app.lab.checker.target import Target
 from app.lab.progress import Progress
 
-STEP_COLUMNS = ["phase", "pass", "variant", "role", "conversation", "session", "step", "corrid", "t_send", "t_recv", "error"]
+STEP_COLUMNS = ["phase", "pass", "variant", "role", "conversation", "session", "step", "corrid", "t_send", "t_recv", "responses", "ended",
+                "error"]
 
 
 def run(target: Target, facts: ModelFacts, source: InputSource, options: CheckOptions, progress: Progress | None = None,
@@ -28,12 +29,15 @@ def run(target: Target, facts: ModelFacts, source: InputSource, options: CheckOp
 
 
 def tables(facts: ModelFacts, options: CheckOptions, measured: streams.StreamTables, source: InputSource, where: str) -> Tables:
+    """One row per request sent (a whole stream): its phase, pass, variant, request (session, with
+    step 0), when it was sent and ended, how many responses it got, and its error; the lone
+    response counts as the sessions' lengths."""
     rows: list[dict[str, Any]] = []
     runs = [*(("alone", s) for p in streams.PASSES for s in measured.alone[p]), *(("all_instances", s) for s in measured.staggered)]
     for variant, s in runs:
-        for r, t in enumerate(s.times):
-            rows.append({"phase": s.phase, "pass": s.pass_, "variant": variant, "role": s.phase, "conversation": s.request,
-                         "session": s.request, "step": r, "corrid": "", "t_send": s.sent_s, "t_recv": t, "error": s.error or None})
+        rows.append({"phase": s.phase, "pass": s.pass_, "variant": variant, "role": s.phase, "conversation": s.request,
+                     "session": s.request, "step": 0, "corrid": "", "t_send": s.sent_s, "t_recv": s.ended_s,
+                     "responses": len(s.responses), "ended": s.ended, "error": s.error or None})
     outputs = pd.DataFrame([{"name": o.name, "datatype": o.datatype, "compared": o.name in measured.outputs,
                              "ignored_by": "user" if o.name in measured.ignored else ""} for o in facts.outputs],
                            columns=["name", "datatype", "compared", "ignored_by"])

@@ -21,7 +21,9 @@ The client knows only the model's metadata and config: the inputs are the checke
 (generated, or a data file's entries, one request each; inputs.py, input_data.py), and no
 sequence ID or flags are sent (an iterative sequence is numbered by Triton itself). A stream that
 hears nothing for `idle_s` is given up (never ended) and its stream cancelled; one that runs past
-MAX_RESPONSES responses is given up as well. Codes and values only.
+MAX_RESPONSES responses is given up as well. An error response on the gRPC stream names no request
+(tritonclient passes only the message), so it is charged to every stream still open then.
+Codes and values only.
 """
 from __future__ import annotations
 

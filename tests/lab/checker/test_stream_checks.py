@@ -38,6 +38,7 @@ def test_a_generator_keyed_by_corrid_streams_alike_alone_and_staggered_and_its_r
     assert max(lone) > 1 and all(s.ended for s in result.streams.staggered)
     report = as_json(result)
     assert report["outcome"] == "held" and report["streams"]["requests"] == REQUESTS
+    assert report["requests"] == result.requests == 3 * REQUESTS  # each request alone twice, then staggered
     assert [c["judged_by"] for c in report["checks"]][:2] == ["reference", "reference"]
     assert failing_input_data(result) is None
 
