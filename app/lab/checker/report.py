@@ -48,7 +48,18 @@ JSON schema (kind "check", schema 1):
      data streams shorter than their sessions, whose later steps replay earlier inputs),
    "refusals": [{phase, variant, role, session, step, corrid, error, cause, waited_s}],
    "phases": [{phase, variant, model, started_s, wall_s, requests, workers, capacity, overflow, traced, placed}],
-   "review": [{code, severity, field, values}] (the config review, app/lab/checker/review.py)}
+   "review": [{code, severity, field, values}] (the config review, app/lab/checker/review.py),
+   "streams": null, or for a decoupled model (app/lab/checker/stream_check.py) {requests, gap_s (between staggered
+     arrivals), idle_s (a silent stream is given up after), compared_outputs, alone {a, b: [stream]}, staggered [stream]},
+     stream {request, phase, pass, sent_s, responses, ended, given_up: idle | too_long | null, error, duration_s};
+     its checks (stream_reference, stream_staggered, stream_golden, stream_finite) count requests in values.sessions and
+     responses in values.compared; broken stream_reference/stream_staggered: values.stream_diagnosis {streams [{request,
+       class: foreign | mixed | lost | never_ended | ended_early | ended_late | failed | other, step (first wrong response),
+       responses, expected, matched, compared, source {request, step} | null, origins [{response, request?, step?}],
+       outputs (mixed), given_up (never_ended), error (failed)}], broken_streams, headline}, first, gap_s, shared, idle_s
+       (app/lab/checker/stream_diagnosis.py, stream_judge.py); reason and diagnoses codes: stream_foreign_state,
+       stream_lost_state, stream_never_ended, stream_ended_early, stream_ended_late, stream_failed,
+       stream_batch_dependent, stream_not_reproducible}
 Sessions, streams and steps count from 0; times are seconds from the check's start.
 """
 from __future__ import annotations
