@@ -8,6 +8,7 @@ import math
 
 from app.i18n import N_, Words
 from app.lab.checker import LAB_TRITON_VERSION, dims_text
+from app.text import checker_streams as streams
 from app.text.checker_review import finding_words
 
 CHECKS = {
@@ -138,6 +139,10 @@ PHASES = {
     "after_traffic": N_("alone again, after the traffic"),
     "diagnosis": N_("diagnosis: replaying broken sessions alone"),
 }
+# the streaming checks' words (app/text/checker_streams.py)
+CHECKS.update(streams.CHECKS)
+DIAGNOSES.update(streams.DIAGNOSES)
+PHASES.update(streams.PHASES)
 PROBLEMS = {
     "check_shape_syntax": N_("--shape takes NAME:d1,d2 with whole dimensions of at least 1 (as perf_analyzer's): got '{value:text}'"),
     "check_shape_unknown_input": N_("--shape names '{name:text}', which is not an input of the model: its inputs are {inputs:text}"),
@@ -205,6 +210,7 @@ PROBLEMS = {
                                 "never loads a model it did not create: load it first"),
     "check_decoupled_unsupported": N_("'{model:text}' is decoupled: it may send any number of responses per request, and the checker "
                                       "compares one reply per request, so decoupled models are not supported"),
+    "check_stream_failed": N_("the response stream to '{model:text}' failed: `{message:text}`"),
     "check_ignore_unknown_output": N_("--ignore-output names '{name:text}', which is not an output of the model: its outputs are {outputs:text}"),
     "check_nothing_to_compare": N_("every output of '{model:text}' is ignored: nothing is left to compare"),
     "check_model_fails": N_("model '{model:text}' refused every request, so there is nothing to compare: `{error:text}`"),
@@ -232,6 +238,8 @@ def verdict_sentence(v, _: Words) -> str:
     values = v.values
     if v.verdict == "skipped":
         return _.render(SKIP_REASONS[v.reason], **values)
+    if v.check in streams.CHECKS:
+        return streams.verdict_sentence(v, _)
     if v.check == "golden":
         text = _golden_sentence(v, _)
     elif v.check == "finite":
@@ -262,6 +270,8 @@ def verdict_sentence(v, _: Words) -> str:
 def diagnosis_lines(v, _: Words) -> list[str]:
     """A broken check's diagnosis (values["diagnosis"], app/lab/checker/diagnosis.py): a heading,
     then one line per diagnosed session; empty where there is none."""
+    if v.check in streams.CHECKS:
+        return streams.diagnosis_lines(v, _)
     d = v.values.get("diagnosis")
     if not d or not d["sessions"]:
         return []
@@ -411,6 +421,8 @@ def summary_lines(result, _: Words) -> list[str]:
         lines.append(_.render(N_("{sessions:sessions} of {low:count} to {high:steps}, inputs {source:text}"), sessions=len(lengths),
                               low=min(lengths), high=max(lengths), source=source))
     lines += shape_lines(result.inputs, _)
+    if getattr(result, "streams", None) is not None:
+        lines += streams.summary_lines(result, _)
     ignored = result.tables.outputs[~result.tables.outputs["compared"]]
     if len(ignored):
         lines.append(_.render(N_("left out: {names:text}"), names=", ".join(ignored["name"])))

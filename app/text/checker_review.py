@@ -157,6 +157,30 @@ REVIEW_WORDS: dict[ReviewCode, tuple[str, str, str]] = {
            "stream per sequence. Releases 25.09 to 26.07 do not keep the order it promises anyway (a change in core pull "
            "request 449, undone by pull request 520 in 26.08)."),
     ),
+    C.ITERATIVE_NOT_DECOUPLED: (
+        N_("Iterative sequence without a decoupled transaction policy"),
+        N_("Triton runs each request of an iterative sequence again and again until the model completes it. A model that is "
+           "not decoupled sends one response per request, so the client hears nothing until the whole answer is ready: no "
+           "token streams back while the request generates."),
+        N_("Set decoupled: true in model_transaction_policy and send a response at each step through the request's response "
+           "sender, the last one with the final flag, if clients should see the answer as it is made."),
+    ),
+    C.ITERATIVE_CANDIDATES_BELOW_BATCH: (
+        N_("Fewer candidate sequences than batch rows in an iterative sequence"),
+        N_("Under oldest a batch takes its requests from the candidate sequences only, and each request of an iterative "
+           "sequence is a sequence of its own, so an execution holds at most {candidates:count} requests of the "
+           "{max_batch_size:count} max_batch_size allows; the requests beyond wait in the backlog."),
+        N_("Raise max_candidate_sequences to at least max_batch_size, so every row of an execution can carry a request in flight."),
+    ),
+    C.ITERATIVE_ZERO_QUEUE_DELAY: (
+        N_("Iterative sequence with no queue delay under oldest"),
+        N_("A request the model reschedules joins the queue again after the execution that sent its response, like a new one. "
+           "With max_queue_delay_microseconds 0 the next batch is formed from whatever is queued at that moment, so executions "
+           "may run with fewer of the in-flight requests than max_batch_size ({max_batch_size:count}) would allow while others "
+           "are about to return."),
+        N_("Give the oldest strategy a small max_queue_delay_microseconds (a fraction of one step's time) so that rescheduled "
+           "requests can rejoin the same execution, and measure the gain."),
+    ),
     C.RESPONSE_CACHE_HIDES_STATE: (
         N_("Response cache: repeated requests do not reach the model"),
         N_("When the response cache is on (response_cache here and --cache-config on the server), Triton answers a request whose "

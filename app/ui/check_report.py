@@ -140,6 +140,8 @@ def summary(run: CheckRun, _: Words) -> list[str]:
     else:
         lines.append(_.render(words.INPUTS_SUMMARY, sessions=len(lengths), low=min(lengths), high=max(lengths), source=source))
     lines += check_words.shape_lines(result.inputs, _)
+    if result.streams is not None:  # a decoupled model's: how its streams were sent
+        lines += check_words.streams.summary_lines(result, _)
     outputs = result.tables.outputs
     for by, group in outputs[outputs["ignored_by"] != ""].groupby("ignored_by"):
         lines.append(_.render(words.LEFT_OUT, names=", ".join(group["name"]), why=_(words.LEFT_OUT_BY[by])))

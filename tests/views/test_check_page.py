@@ -39,7 +39,7 @@ from tests.views.conftest import MAIN, RUN_TIMEOUT_S
 from tests.waiting import wait_for
 
 SESSIONS, STEPS = 6, 4  # small checks: every check still has steps to compare and a backlog to reach
-ZOO_MODELS = ("zoo_fails", "zoo_decoupled", "zoo_varlen", "zoo_direct_slot", "zoo_evicting_cache")
+ZOO_MODELS = ("zoo_fails", "zoo_decoupled", "zoo_varlen", "zoo_direct_slot", "zoo_evicting_cache", "zoo_stream_by_row")
 WAIT_S = 60.0
 
 
@@ -394,15 +394,47 @@ def test_an_unknown_model_is_named_with_the_models_there_are(lab_server, zoo, la
 
 
 @pytest.mark.parametrize("lang", languages())
-def test_a_decoupled_model_is_refused_before_any_request(lab_server, zoo, lang):
+def test_a_decoupled_model_is_checked_by_its_response_streams(lab_server, zoo, lang):
     before = stats(lab_server, "zoo_decoupled")
-    at = run(small(typed("zoo_decoupled", lang=lang)).button(key="check.run").click())
-    err = LabError("check_decoupled_unsupported", model="zoo_decoupled")
-    english = problem_text(err, words(SOURCE_LANGUAGE))
-    expected = problem_text(err, words(lang))
-    assert one_error(at) == expected and reads_in(lang, expected, english) and "are not supported" in english
-    assert stats(lab_server, "zoo_decoupled") == before and RESULT_KEY not in at.session_state
+    at = run(small(typed("zoo_decoupled", lang=lang), steps=None).button(key="check.run").click())
+    result = at.session_state[RESULT_KEY].result
+    _ = words(lang)
+    assert result.exit_code == 0 and result.streams is not None
+    assert stats(lab_server, "zoo_decoupled") - before == 3 * SESSIONS  # alone twice, then staggered
+    table = at.dataframe[0].value
+    assert _(check_words.CHECKS["stream_staggered"]) in set(table[_(page_words.COLUMNS["check"])])
+    assert _(check_words.OUTCOME[0]) in [e.value for e in at.success]
     nothing_left(lab_server, ["zoo_decoupled"])
+
+
+def test_a_broken_streaming_checks_streams_are_shown_with_their_diagnosis_in_every_language(lab_server, zoo):
+    """zoo_stream_by_row keys each request's state by its batch row: the page lists each broken stream,
+    naming the request whose stream it carried on with, and advises keying state by CORRID."""
+    from app.lab.checker import CheckOptions, engine
+    from app.lab.checker import target as targets
+    from tests.lab.checker.conftest import zoo_files
+
+    name = "zoo_stream_by_row"
+    result = engine.run_check(targets.on_server(lab_server, name, files=zoo_files(name)), CheckOptions(sessions=12))
+    broken = result.judgement.verdict("stream_staggered")
+    assert broken.verdict == "broken"
+    for lang in languages():
+        _ = words(lang)
+        at = AppTest.from_file(str(MAIN), default_timeout=RUN_TIMEOUT_S)
+        at.query_params["lang"] = lang
+        at.query_params["model"] = name
+        at.session_state[RESULT_KEY] = CheckRun(result)
+        at = run(at.run(timeout=RUN_TIMEOUT_S).switch_page("views/check.py"))
+        shown = [str(m.value) for m in at.markdown]
+        lines = check_words.diagnosis_lines(broken, _)
+        assert len(lines) > 1 and any(all(f"- {line}" in m for line in lines[1:]) for m in shown), lang
+        for d in result.judgement.diagnoses:
+            assert _(check_words.DIAGNOSES[d["code"]]) in [w.value for w in at.warning], lang
+        assert any(check_words.streams.summary_lines(result, _)[0] in c.value for c in at.caption), lang
+        if lang != SOURCE_LANGUAGE:
+            found = untranslated(at)
+            assert not found, found[:10]
+    nothing_left(lab_server, [name])
 
 
 def test_a_model_that_fails_every_request_stops_the_check_with_tritons_words(lab_server, zoo):

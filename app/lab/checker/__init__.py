@@ -7,7 +7,6 @@ target.on_server), it is exported under a name that says what it is.
 from app.lab.checker.checks import codes as check_codes
 from app.lab.checker.compare import default_ignored as default_ignored_outputs
 from app.lab.checker.engine import CheckResult, run_check
-from app.lab.checker.export import input_data as failing_input_data
 from app.lab.checker.facts import ModelFacts, TensorSpec
 from app.lab.checker.inputs import DEFAULT_SIZES, dims_text, parse_shape
 from app.lab.checker.judge import CheckJudgement, CheckVerdict
@@ -22,6 +21,7 @@ from app.lab.checker.report import to_json as check_report_json
 from app.lab.checker.review import LAB_TRITON_VERSION, ReviewCode, ReviewFinding
 from app.lab.checker.review import LESSONS as REVIEW_LESSONS
 from app.lab.checker.review_link import offline as review_offline
+from app.lab.checker.stream_export import failing_input_data
 from app.lab.checker.target import COPY_SUFFIX, Target, open_target
 from app.lab.checker.target import facts as target_facts
 from app.lab.checker.target import on_server as target_on_server

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SEQUENCE, STATELESS = "sequence", "stateless"
+SEQUENCE, STATELESS, STREAM = "sequence", "stateless", "stream"
 REFERENCE, GOLDEN, FINITE = "reference", "golden", "finite"
 ALONE, ALL_INSTANCES, ONE_INSTANCE = "alone", "all_instances", "one_instance"
 SEQUENCE_TRAFFIC = ("interleaved", "id_reuse", "abandon_round")  # the sequence path's phases after the reference
@@ -77,6 +77,7 @@ def _each_instance_run(*phases: str) -> tuple[Scope, ...]:
 
 # Every reply of every phase: the lone runs, then each traffic run on its own.
 _EVERY_SEQUENCE_REPLY = (_alone("reference"), *_each_instance_run(*SEQUENCE_TRAFFIC))
+_EVERY_STREAM = (_alone("stream_alone"), Scope(ALL_INSTANCES, ("staggered",), (ALL_INSTANCES,)))
 _EVERY_STATELESS_REPLY = (_alone("reference"), Scope(ALL_INSTANCES, ("concurrent", "after_traffic"), (ALL_INSTANCES, ALONE)))
 
 CHECKS: tuple[Check, ...] = (
@@ -95,21 +96,33 @@ CHECKS: tuple[Check, ...] = (
     Check("after_traffic", STATELESS, (_alone("after_traffic"),), REFERENCE, "keeps_state"),
     Check("golden", STATELESS, _EVERY_STATELESS_REPLY, GOLDEN, "differs_from_golden"),
     Check("finite", STATELESS, _EVERY_STATELESS_REPLY, FINITE, "non_finite"),
+    # A decoupled model's response streams (app/lab/checker/streams.py): each request alone twice,
+    # then staggered so that later requests join running ones, compared response by response.
+    Check("stream_reference", STREAM, (_alone("stream_alone"),), REFERENCE, "stream_not_reproducible", passes=("b",), always=True),
+    Check("stream_staggered", STREAM, (Scope(ALL_INSTANCES, ("staggered",), (ALL_INSTANCES,)),), REFERENCE, "stream_batch_dependent"),
+    Check("stream_golden", STREAM, _EVERY_STREAM, GOLDEN, "differs_from_golden"),
+    Check("stream_finite", STREAM, _EVERY_STREAM, FINITE, "non_finite"),
 )
 
 
-def for_path(sequence: bool) -> tuple[Check, ...]:
-    """The checks of one path, in the order their verdicts are given."""
-    path = SEQUENCE if sequence else STATELESS
+def path_of(sequence: bool, decoupled: bool = False) -> str:
+    """A model's path: STREAM for a decoupled model (whatever its batcher), else by its batcher."""
+    return STREAM if decoupled else SEQUENCE if sequence else STATELESS
+
+
+def for_path(sequence: bool | str) -> tuple[Check, ...]:
+    """The checks of one path (a path code, or whether the model has a sequence batcher), in the
+    order their verdicts are given."""
+    path = sequence if isinstance(sequence, str) else SEQUENCE if sequence else STATELESS
     return tuple(c for c in CHECKS if c.path == path)
 
 
-def reference(sequence: bool) -> Check:
+def reference(sequence: bool | str) -> Check:
     """The path's lone-runs check, which every check judged by REFERENCE leans on."""
     return next(c for c in for_path(sequence) if c.always)
 
 
-def get(code: str, sequence: bool) -> Check:
+def get(code: str, sequence: bool | str) -> Check:
     return next(c for c in for_path(sequence) if c.code == code)
 
 

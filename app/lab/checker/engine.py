@@ -16,6 +16,9 @@ For a page:
                                      # each lost, stale, foreign (with its source) or other, from
                                      # replayed hypotheses (app/lab/checker/diagnosis.py, replay.py)
     export.input_data(result)        # the failing sessions as perf_analyzer --input-data JSON, or None
+                                     # (stream_export.failing_input_data: a decoupled model's broken requests too)
+    result.streams                   # a decoupled model's response streams, alone and staggered (streams.StreamTables;
+                                     # its checks and diagnosis: stream_check.py, stream_judge.py, stream_diagnosis.py)
     result.judgement.refusals        # refused requests: Triton's message and its cause
     result.judgement.tolerances      # per compared output: value, source, measured noise
     result.review                    # the config review's findings (ReviewFinding.to_json())
@@ -40,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.lab.checker import input_data, inputs, measure, replay, review_link
+from app.lab.checker import input_data, inputs, measure, replay, review_link, stream_check, streams
 from app.lab.checker import target as targets
 from app.lab.checker.facts import ModelFacts
 from app.lab.checker.inputs import InputSource
@@ -64,6 +67,7 @@ class CheckResult:
     triton_version: str | None = None  # the server's version, which the review used (None: none it could read)
     inputs: inputs.InputsUsed = field(default_factory=inputs.InputsUsed)  # the shapes sent and how they were sized
     source: InputSource | None = None  # the sessions' inputs (inputs.Generated or inputs.FromData): what export.py writes
+    streams: streams.StreamTables | None = None  # a decoupled model's response streams (stream_check.py); None otherwise
 
     @property
     def exit_code(self) -> int:
@@ -105,18 +109,16 @@ def input_source(facts: ModelFacts, options: CheckOptions) -> InputSource:
 
 def preflight(target: targets.Target, options: CheckOptions) -> tuple[ModelFacts, InputSource]:
     """Everything that can be refused before a request is sent: the options, the model (known,
-    ready, not decoupled), the outputs to ignore, the inputs. LabError otherwise."""
+    ready), the outputs to ignore, the inputs (a decoupled model's: one request per session). LabError otherwise."""
     options.check()
     facts = targets.facts(target)
-    if facts.decoupled:
-        raise LabError("check_decoupled_unsupported", model=facts.name)
     names = {o.name for o in facts.outputs}
     unknown = [n for n in options.ignore_outputs if n not in names]
     if unknown:
         raise LabError([Problem("check_ignore_unknown_output", {"name": n, "outputs": ", ".join(sorted(names))}) for n in unknown])
     if names and not (names - set(options.ignore_outputs)):
         raise LabError("check_nothing_to_compare", model=facts.name)
-    return facts, input_source(facts, options)
+    return facts, streams.input_source(facts, options) if facts.decoupled else input_source(facts, options)
 
 
 def run_check(target: targets.Target, options: CheckOptions | None = None, progress: Progress | None = None,
@@ -132,6 +134,10 @@ def run_check(target: targets.Target, options: CheckOptions | None = None, progr
     version = review_link.live_version(targets.server_version(target))
     findings = review_link.findings(facts, options, version)
     with run_queue.for_server(target.server.url).lease(target.model, on_wait):
+        if facts.decoupled:  # response streams, alone and staggered (stream_check.py)
+            tables, judgement, measured = stream_check.run(target, facts, source, options, progress)
+            return CheckResult(facts, options, tables, judgement, target.where, target.server.url, time.perf_counter() - started,
+                               findings, version, source.used(), source, measured)
         tables = measure.measure(target, facts, source, source.lengths, options, progress,
                                  copy=lambda: targets.one_instance_copy(target, facts))
         # still under the lease: the broken sessions' hypotheses replay on the model undisturbed

@@ -41,7 +41,7 @@ def to_xml(result: CheckResult, describe: Callable[[CheckVerdict], str] | None =
         ET.SubElement(properties, "property", name=name, value=value)
     for v in verdicts:
         case = ET.SubElement(suite, "testcase", classname=f"check.{result.facts.name}", name=f"{v.check}[{v.variant}]")
-        check = checks.get(v.check, result.facts.sequence)
+        check = checks.get(v.check, checks.path_of(result.facts.sequence, result.facts.decoupled))
         ET.SubElement(ET.SubElement(case, "properties"), "property", name="judged_by", value=check.judged_by)
         if v.verdict == "broken":
             failure = ET.SubElement(case, "failure", message=describe(v), type=v.reason or "broken")

@@ -48,7 +48,18 @@ JSON schema (kind "check", schema 1):
      data streams shorter than their sessions, whose later steps replay earlier inputs),
    "refusals": [{phase, variant, role, session, step, corrid, error, cause, waited_s}],
    "phases": [{phase, variant, model, started_s, wall_s, requests, workers, capacity, overflow, traced, placed}],
-   "review": [{code, severity, field, values}] (the config review, app/lab/checker/review.py)}
+   "review": [{code, severity, field, values}] (the config review, app/lab/checker/review.py),
+   "streams": null, or for a decoupled model (app/lab/checker/stream_check.py) {requests, gap_s (between staggered
+     arrivals), idle_s (a silent stream is given up after), compared_outputs, alone {a, b: [stream]}, staggered [stream]},
+     stream {request, phase, pass, sent_s, responses, ended, given_up: idle | too_long | null, error, duration_s};
+     its checks (stream_reference, stream_staggered, stream_golden, stream_finite) count requests in values.sessions and
+     responses in values.compared; broken stream_reference/stream_staggered: values.stream_diagnosis {streams [{request,
+       class: foreign | mixed | lost | never_ended | ended_early | ended_late | failed | other, step (first wrong response),
+       responses, expected, matched, compared, source {request, step} | null, origins [{response, request?, step?}],
+       outputs (mixed), given_up (never_ended), error (failed)}], broken_streams, headline}, first, gap_s, shared, idle_s
+       (app/lab/checker/stream_diagnosis.py, stream_judge.py); reason and diagnoses codes: stream_foreign_state,
+       stream_lost_state, stream_never_ended, stream_ended_early, stream_ended_late, stream_failed,
+       stream_batch_dependent, stream_not_reproducible}
 Sessions, streams and steps count from 0; times are seconds from the check's start.
 """
 from __future__ import annotations
@@ -59,7 +70,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from app.lab.checker import checks, review
+from app.lab.checker import checks, review, stream_check
 from app.lab.checker.judge import CheckVerdict, jsonable
 
 if TYPE_CHECKING:
@@ -101,8 +112,8 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         "traced": t.traced,
         "placed": t.placed,
         "declared": [{"check": c.code, "judged_by": c.judged_by, "diagnosis": c.diagnosis, "variants": list(c.variants)}
-                     for c in checks.for_path(result.facts.sequence)],
-        "checks": [{**v.to_json(), "judged_by": judged_by(v, result.facts.sequence)} for v in j.verdicts],
+                     for c in checks.for_path(_path(result))],
+        "checks": [{**v.to_json(), "judged_by": judged_by(v, _path(result))} for v in j.verdicts],
         "tolerances": [tol.to_json() for tol in j.tolerances],
         "outputs": _records(t.outputs),
         "diagnoses": jsonable(j.diagnoses),
@@ -110,10 +121,15 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         "refusals": _records(j.refusals.drop(columns=["row"], errors="ignore")),
         "phases": _records(t.phases),
         "review": [f.to_json() for f in result.review],
+        "streams": stream_check.to_json(result.streams) if result.streams is not None else None,
     }
 
 
-def judged_by(verdict: CheckVerdict, sequence: bool) -> str:
+def _path(result: CheckResult) -> str:
+    return checks.path_of(result.facts.sequence, result.facts.decoupled)
+
+
+def judged_by(verdict: CheckVerdict, sequence: bool | str) -> str:
     """What the verdict's check compares replies with (checks.Check.judged_by)."""
     return checks.get(verdict.check, sequence).judged_by
 

@@ -79,6 +79,9 @@ class ReviewCode(StrEnum):
     DYNAMIC_NO_BATCHING = "dynamic_no_batching"
     OLDEST_WITHOUT_CORRID = "oldest_without_corrid"
     DECOUPLED_PRESERVE_ORDERING = "decoupled_preserve_ordering"
+    ITERATIVE_NOT_DECOUPLED = "iterative_not_decoupled"
+    ITERATIVE_CANDIDATES_BELOW_BATCH = "iterative_candidates_below_batch"
+    ITERATIVE_ZERO_QUEUE_DELAY = "iterative_zero_queue_delay"
     RESPONSE_CACHE_HIDES_STATE = "response_cache_hides_state"
     NO_ROLLBACK_VERSION = "no_rollback_version"
     NO_CONFIG_FILE = "no_config_file"
@@ -105,6 +108,9 @@ SEVERITY: dict[ReviewCode, Severity] = {
     ReviewCode.DYNAMIC_NO_BATCHING: Severity.INFO,
     ReviewCode.OLDEST_WITHOUT_CORRID: Severity.WARNING,
     ReviewCode.DECOUPLED_PRESERVE_ORDERING: Severity.WARNING,
+    ReviewCode.ITERATIVE_NOT_DECOUPLED: Severity.INFO,
+    ReviewCode.ITERATIVE_CANDIDATES_BELOW_BATCH: Severity.WARNING,
+    ReviewCode.ITERATIVE_ZERO_QUEUE_DELAY: Severity.INFO,
     ReviewCode.RESPONSE_CACHE_HIDES_STATE: Severity.INFO,
     ReviewCode.NO_ROLLBACK_VERSION: Severity.WARNING,
     ReviewCode.NO_CONFIG_FILE: Severity.WARNING,
@@ -153,6 +159,14 @@ SOURCES: dict[ReviewCode, str] = {
     ReviewCode.DYNAMIC_NO_BATCHING: f"core src/dynamic_batch_scheduler.cc:L92; {_MCDOC}:L112-L127",
     ReviewCode.OLDEST_WITHOUT_CORRID: f"{_ARCH}:L533-L544; {_PROTO}:L1473-L1493",
     ReviewCode.DECOUPLED_PRESERVE_ORDERING: f"{_PROTO}:L1513-L1534",
+    # An iterative sequence is one request, run again and again; decoupled, it streams as it goes.
+    ReviewCode.ITERATIVE_NOT_DECOUPLED: f"{_MCDOC}:L1115-L1121, L1128-L1130; {_PROTO}:L1589-L1597",
+    # Under oldest a batch draws requests from the candidate sequences only, and an iterative
+    # sequence has one request: an execution holds at most max_candidate_sequences of them.
+    ReviewCode.ITERATIVE_CANDIDATES_BELOW_BATCH: f"{_PROTO}:L1473-L1493; {_MCDOC}:L1115-L1121",
+    # A rescheduled request is enqueued again like a new one, after the execution that sent its
+    # response; with no queue delay the next batch forms without it (seen: fragmented executions).
+    ReviewCode.ITERATIVE_ZERO_QUEUE_DELAY: f"{_PROTO}:L1505-L1511; core src/sequence_batch_scheduler/sequence_utils.cc:L32-L38",
     # Both schedulers that may cache (the default one is the dynamic one with batching off) look
     # the request's hash up before any instance runs it; a hit is answered from the cache.
     ReviewCode.RESPONSE_CACHE_HIDES_STATE: ("server docs/user_guide/response_cache.md:L43-L50, L82-L93, L263-L265; "
@@ -185,6 +199,9 @@ LESSONS: dict[ReviewCode, str] = {
     ReviewCode.DYNAMIC_NO_BATCHING: "dynamic-batching#sizing-the-batch",
     ReviewCode.OLDEST_WITHOUT_CORRID: "direct-vs-oldest#oldest-an-instance-but-no-fixed-slot",
     ReviewCode.DECOUPLED_PRESERVE_ORDERING: "dynamic-batching#arrival-order-and-what-is-free",
+    ReviewCode.ITERATIVE_NOT_DECOUPLED: "sequence-batcher#one-scheduler-per-model",
+    ReviewCode.ITERATIVE_CANDIDATES_BELOW_BATCH: "sequence-batcher#one-scheduler-per-model",
+    ReviewCode.ITERATIVE_ZERO_QUEUE_DELAY: "sequence-batcher#one-scheduler-per-model",
     ReviewCode.RESPONSE_CACHE_HIDES_STATE: "dynamic-batching#why-it-is-safe-for-stateless-work",
     ReviewCode.NO_ROLLBACK_VERSION: "choosing-and-rolling-out#versions-and-models-of-their-own",
     ReviewCode.NO_CONFIG_FILE: "choosing-and-rolling-out#check-the-configuration-on-the-target",
@@ -575,6 +592,25 @@ def _decoupled_order(config: mc.ModelConfig, expect: Expectations) -> list[Revie
     return []
 
 
+def _iterative(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]:
+    """An iterative sequence (one request, rescheduled until the model completes it): whether it
+    streams, whether an execution can fill its rows, whether rescheduled requests can rejoin one."""
+    if strategy(config) is None or not config.sequence_batching.iterative_sequence:
+        return []
+    found = []
+    if not config.model_transaction_policy.decoupled:
+        found.append(_finding(ReviewCode.ITERATIVE_NOT_DECOUPLED, "model_transaction_policy.decoupled"))
+    if strategy(config) == "oldest" and config.max_batch_size > 1:
+        candidates = slots_per_instance(config)
+        if candidates < config.max_batch_size:
+            found.append(_finding(ReviewCode.ITERATIVE_CANDIDATES_BELOW_BATCH, "sequence_batching.oldest.max_candidate_sequences",
+                                  candidates=candidates, max_batch_size=config.max_batch_size))
+        if candidates > 1 and config.sequence_batching.oldest.max_queue_delay_microseconds == 0:
+            found.append(_finding(ReviewCode.ITERATIVE_ZERO_QUEUE_DELAY, "sequence_batching.oldest.max_queue_delay_microseconds",
+                                  max_batch_size=config.max_batch_size))
+    return found
+
+
 def _response_cache(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]:
     # A sequence or decoupled model with the cache is refused at load (ValidateModelConfig): only
     # the stateless schedulers look requests up in the cache.
@@ -599,7 +635,7 @@ def _versions(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFindin
 
 
 _CHECKS = (_idle, _ready, _corrid, _string_id_length, _state, _state_order, _warmup_corrid, _direct_delay, _preferred, _capacity,
-           _unbatched, _oldest_corrid, _decoupled_order, _response_cache, _versions)
+           _unbatched, _oldest_corrid, _decoupled_order, _iterative, _response_cache, _versions)
 _SEQUENCE_ONLY = {_idle, _ready, _corrid, _string_id_length, _state, _state_order, _warmup_corrid}
 
 

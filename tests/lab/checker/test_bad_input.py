@@ -1,5 +1,5 @@
 """What the checker refuses, and what it skips, each with one clear message and nothing left behind:
-unknown, failing and decoupled models, shapes and data files that do not match the model,
+unknown and failing models (and a decoupled one, checked by its response streams), shapes and data files that do not match the model,
 servers where it may not load a copy, and a server that goes away mid-check; and the sizes it
 draws itself for a variable input that no --shape sizes."""
 from __future__ import annotations
@@ -44,11 +44,14 @@ def test_a_model_that_fails_every_request_stops_the_check_with_tritons_words(zoo
     assert err.code == "check_model_fails" and err.values["error"] == "the zoo's failing model refuses every request"
 
 
-def test_a_decoupled_model_is_refused_before_any_request(zoo):
+def test_a_decoupled_model_is_checked_by_its_response_streams_not_refused(zoo):
     before = ask(zoo.server, "get_inference_statistics", "zoo_decoupled")["model_stats"][0]["inference_count"]
-    err = refused(zoo.server, "zoo_decoupled")
-    assert err.code == "check_decoupled_unsupported" and "not supported" in english(err)
-    assert ask(zoo.server, "get_inference_statistics", "zoo_decoupled")["model_stats"][0]["inference_count"] == before
+    result = engine.run_check(targets.on_server(zoo.server, "zoo_decoupled", files=zoo_files("zoo_decoupled")), CheckOptions(sessions=4))
+    assert result.exit_code == 0 and verdicts(result)["stream_reference/alone"] == "held"
+    assert verdicts(result)["stream_staggered/all_instances"] == "held"
+    assert all(len(s.responses) == 1 and s.ended for s in result.streams.alone["a"])  # one response, with the final flag
+    after = ask(zoo.server, "get_inference_statistics", "zoo_decoupled")["model_stats"][0]["inference_count"]
+    assert after - before == 3 * 4  # each request alone twice, then staggered once
 
 
 SOUND_VARLEN = {"reference/alone": "held", "interleaved/all_instances": "held", "id_reuse/all_instances": "held",

@@ -99,6 +99,29 @@ def test_a_repository_of_ones_own_served_embedded_with_a_one_instance_copy_and_n
         urllib.request.urlopen(f"http://{data['server']['url']}/v2/health/live", timeout=5)
 
 
+def test_a_streaming_model_exits_0_when_keyed_by_corrid_and_1_when_keyed_by_row_naming_whose_state_continued(tmp_path):
+    """The iterative generators of the zoo (zoo_stream_corrid, zoo_stream_by_row), checked as a user would."""
+    report, xml, failures = tmp_path / "check.json", tmp_path / "check.xml", tmp_path / "failures.json"
+    done = run_check(["--model", "zoo_stream_corrid", "--model-repository", str(ZOO), "--sessions", "10"], own_env())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "decoupled: 10 requests, each alone twice, then staggered" in done.stdout and "Every check held." in done.stdout
+    done = run_check(["--model", "zoo_stream_by_row", "--model-repository", str(ZOO), "--sessions", "10", "--json", str(report),
+                      "--junit-xml", str(xml), "--export-failures", str(failures)], own_env())
+    assert done.returncode == 1, done.stdout + done.stderr
+    data = json.loads(report.read_text())
+    staggered = next(c for c in data["checks"] if c["check"] == "stream_staggered")
+    entries = staggered["values"]["stream_diagnosis"]["streams"]
+    assert staggered["verdict"] == "broken" and entries
+    others = [o for e in entries for o in e.get("origins", []) if "request" in o and o["request"] != e["request"]]
+    assert others or any(e["class"] == "foreign" for e in entries), entries
+    assert "carried on with request" in done.stdout or "state lost" in done.stdout
+    assert len(data["streams"]["staggered"]) == 10 and data["model"]["decoupled"] is True
+    assert ET.parse(xml).getroot().find("testsuite").get("failures") == "1"
+    exported = json.loads(failures.read_text())
+    assert len(exported["data"]) == len(exported["validation_data"]) >= 2
+    assert f"wrote {failures}" in done.stdout
+
+
 def test_a_deliberately_wrong_validation_data_exits_1_naming_the_first_mismatch_and_a_right_one_exits_0(tmp_path):
     """zoo_stateless answers OUTPUT = ROUNDED = the sum of every input element (its model.py), so the
     right golden outputs are computed here; the wrong file is off by one at its second entry (session 1, request 2)."""

@@ -87,6 +87,9 @@ def variant(base: str, old: str, new: str) -> str:
 
 
 OLDEST = variant(DIRECT, "direct { }", "oldest { max_candidate_sequences: 4 preferred_batch_size: [ 4 ] }")
+# An iterative sequence (in-flight batching): decoupled, a small queue delay, as many candidates as rows.
+ITERATIVE = variant(variant(OLDEST, "oldest {", "iterative_sequence: true\n  oldest { max_queue_delay_microseconds: 1000"),
+                    'name: "m"', 'name: "m" model_transaction_policy { decoupled: true }')
 
 
 def parse(text: str) -> mc.ModelConfig:
@@ -98,7 +101,7 @@ def codes(text: str, expect: Expectations = FULL) -> list[ReviewCode]:
 
 
 def test_the_sound_configs_give_no_finding_when_every_figure_is_stated():
-    assert codes(DIRECT) == [] and codes(OLDEST) == [] and codes(DYNAMIC) == []
+    assert codes(DIRECT) == [] and codes(OLDEST) == [] and codes(DYNAMIC) == [] and codes(ITERATIVE) == []
 
 
 # (code, config that fires, near-identical config that does not, expectations for each)
@@ -186,6 +189,11 @@ CASES = [
     (C.NO_ROLLBACK_VERSION, variant(DIRECT, "latest { num_versions: 2 }", "specific { versions: [ 3 ] }"),
      variant(DIRECT, "latest { num_versions: 2 }", "specific { versions: [ 2, 3 ] }"), FULL, FULL),
     (C.NOT_CHECKED, DIRECT, DIRECT, Expectations(), FULL),
+    (C.ITERATIVE_NOT_DECOUPLED, variant(ITERATIVE, "model_transaction_policy { decoupled: true }", ""), ITERATIVE, FULL, FULL),
+    (C.ITERATIVE_CANDIDATES_BELOW_BATCH, variant(ITERATIVE, "max_candidate_sequences: 4", "max_candidate_sequences: 2"), ITERATIVE,
+     FULL, FULL),
+    (C.ITERATIVE_ZERO_QUEUE_DELAY, variant(ITERATIVE, "max_queue_delay_microseconds: 1000", ""), ITERATIVE, FULL, FULL),
+    (C.ITERATIVE_ZERO_QUEUE_DELAY, variant(ITERATIVE, "max_queue_delay_microseconds: 1000", ""), OLDEST, FULL, FULL),  # not iterative
 ]
 
 
@@ -496,6 +504,12 @@ EVIDENCE = {
     C.DYNAMIC_NO_BATCHING: ["max_batch_size_((size_t)std::max(1, max_batch_size))", "*max_batch_size* must be set to\nzero"],
     C.OLDEST_WITHOUT_CORRID: ["must typically use\nthe CONTROL_SEQUENCE_CORRID control", "'max_candidate_sequences' can be greater"],
     C.DECOUPLED_PRESERVE_ORDERING: ["When using decoupled models, setting this to true may block"],
+    C.ITERATIVE_NOT_DECOUPLED: ["single incoming request to initiate the sequence", "non-decoupled where",
+                                "a single response is generated when the full response is complete", "bool iterative_sequence"],
+    C.ITERATIVE_CANDIDATES_BELOW_BATCH: ["chooses from the candidate sequences up to 'max_batch_size'",
+                                         "Excess sequences are kept in an ordered backlog", "single incoming request to initiate the sequence"],
+    C.ITERATIVE_ZERO_QUEUE_DELAY: ["wait for additional requests for batching. Default is 0.", "set flags to be not START and not END",
+                                   "return base_->Enqueue(request);"],
     C.IMPLICIT_STATE_ORDER: ["std::map<std::string, std::shared_ptr<SequenceState>> input_states_;",
                              "output_tensor->SetOtherState(input_tensor.get());",
                              "std::distance(output_states_.begin(), output_states_.find(name))",

@@ -1,0 +1,115 @@
+"""Streaming (decoupled) models on the real server: every request's stream alone, then the same
+requests staggered so they share executions in flight, compared response by response; a broken
+stream is diagnosed (whose state it continued, ended early, never ended) and exported as a reproducer."""
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+from app.i18n import words
+from app.lab.checker import CheckOptions, engine, failing_input_data, junit_xml
+from app.lab.checker import target as targets
+from app.text import checker as text
+from tests.lab.checker.conftest import as_json, verdicts, zoo_files, zoo_fixture
+
+zoo = zoo_fixture("zoo_stream_corrid", "zoo_stream_by_row", "zoo_stream_ends_early", "zoo_stream_stalls")
+REQUESTS = 12
+
+
+def check(zoo, name: str, **options):
+    return zoo.check(name, sessions=options.pop("sessions", REQUESTS), **options)
+
+
+def same(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_a_generator_keyed_by_corrid_streams_alike_alone_and_staggered_and_its_requests_did_share_executions(zoo):
+    result = check(zoo, "zoo_stream_corrid")
+    assert result.exit_code == 0, result.verdicts
+    assert verdicts(result) == {"stream_reference/alone": "held", "stream_staggered/all_instances": "held",
+                                "stream_golden/alone": "skipped", "stream_golden/all_instances": "skipped",
+                                "stream_finite/alone": "skipped", "stream_finite/all_instances": "skipped"}
+    staggered = result.judgement.verdict("stream_staggered").values
+    assert staggered["shared"] >= REQUESTS // 2  # most streams generated beside another: the run tested in-flight batching
+    lone = [len(s.responses) for s in result.streams.alone["a"]]
+    assert max(lone) > 1 and all(s.ended for s in result.streams.staggered)
+    report = as_json(result)
+    assert report["outcome"] == "held" and report["streams"]["requests"] == REQUESTS
+    assert report["requests"] == result.requests == 3 * REQUESTS  # each request alone twice, then staggered
+    assert [c["judged_by"] for c in report["checks"]][:2] == ["reference", "reference"]
+    assert failing_input_data(result) is None
+
+
+def test_a_generator_keyed_by_batch_row_breaks_when_staggered_and_names_whose_state_a_stream_continued(zoo):
+    result = check(zoo, "zoo_stream_by_row")
+    assert result.exit_code == 1
+    assert verdicts(result)["stream_reference/alone"] == "held"  # alone, the row is always 0: nothing shows
+    broken = result.judgement.verdict("stream_staggered")
+    assert broken.verdict == "broken"
+    entries = broken.values["stream_diagnosis"]["streams"]
+    lone = result.streams.alone["a"]
+    staggered = {s.request: s for s in result.streams.staggered}
+    named = [(e, o) for e in entries for o in e.get("origins", []) if "request" in o and o["request"] != e["request"]]
+    named += [(e, {"response": e["step"], **e["source"]}) for e in entries if e["class"] == "foreign"]
+    assert named, entries  # some broken stream carried on with another request's lone stream
+    for entry, origin in named:  # and the claim holds: that response IS the other request's lone response at that step
+        got = staggered[entry["request"]].responses[origin["response"]]
+        assert same(got, lone[origin["request"]].responses[origin["step"]])
+        assert not same(got, lone[entry["request"]].responses[origin["response"]]) if origin["response"] < len(
+            lone[entry["request"]].responses) else True
+    codes = {d["code"] for d in result.judgement.diagnoses}
+    assert codes & {"stream_foreign_state", "stream_lost_state"}
+    sentence = text.verdict_sentence(broken, words("en"))
+    assert "request" in sentence and ("carried on with request" in sentence or "state lost" in sentence)
+
+
+def test_a_broken_streams_reproducer_is_perf_analyzer_input_data_whose_golden_streams_the_sound_model_matches(zoo):
+    broken = check(zoo, "zoo_stream_by_row")
+    document = failing_input_data(broken)
+    assert document is not None and len(document["data"]) == len(document["validation_data"]) >= 2
+    assert set(document["data"][0]) == {"PROMPT", "LENGTH"} and len(document["data"][0]["PROMPT"]) == 4
+    token = document["validation_data"][0]["TOKEN"]
+    assert token["shape"][1:] == [1] and len(token["content"]) == token["shape"][0]
+    # the lone streams are the same model's answers: the sound deployment matches them, alone and staggered
+    replay = engine.run_check(targets.on_server(zoo.server, "zoo_stream_corrid", files=zoo_files("zoo_stream_corrid")),
+                              CheckOptions(input_data=json.loads(json.dumps(document))))
+    assert verdicts(replay)["stream_golden/alone"] == "held" and verdicts(replay)["stream_golden/all_instances"] == "held"
+    assert replay.streams.requests == len(document["data"])
+    # a golden stream one token off breaks the golden check at that request and response
+    document["validation_data"][0]["TOKEN"]["content"][0] = (token["content"][0] + 1) % 64
+    wrong = engine.run_check(targets.on_server(zoo.server, "zoo_stream_corrid", files=zoo_files("zoo_stream_corrid")),
+                             CheckOptions(input_data=document))
+    golden = wrong.judgement.verdict("stream_golden", "alone")
+    assert golden.verdict == "broken" and golden.values["first"]["session"] == 0 and golden.values["first"]["step"] == 0
+
+
+def test_the_junit_xml_has_a_case_per_stream_check_and_a_failure_typed_by_the_diagnosis(zoo):
+    result = check(zoo, "zoo_stream_by_row")
+    suite = ET.fromstring(junit_xml(result, describe=lambda v: text.junit_message(v, words("en")))).find("testsuite")
+    cases = {c.get("name"): c for c in suite.findall("testcase")}
+    assert set(cases) == {"stream_reference[alone]", "stream_staggered[all_instances]", "stream_golden[alone]",
+                          "stream_golden[all_instances]", "stream_finite[alone]", "stream_finite[all_instances]"}
+    failure = cases["stream_staggered[all_instances]"].find("failure")
+    assert failure is not None and failure.get("type").startswith("stream_") and suite.get("failures") == "1"
+
+
+def test_a_stream_that_ends_early_when_sharing_executions_is_diagnosed_as_ended_early(zoo):
+    result = check(zoo, "zoo_stream_ends_early")
+    assert result.exit_code == 1 and verdicts(result)["stream_reference/alone"] == "held"
+    entries = result.judgement.verdict("stream_staggered").values["stream_diagnosis"]["streams"]
+    early = [e for e in entries if e["class"] == "ended_early"]
+    assert early and all(e["responses"] < e["expected"] for e in early)
+    assert "stream_ended_early" in {d["code"] for d in result.judgement.diagnoses}
+
+
+def test_a_stream_that_never_ends_is_given_up_after_the_idle_limit_and_diagnosed(zoo):
+    result = check(zoo, "zoo_stream_stalls", sessions=6)
+    assert result.exit_code == 1
+    entries = result.judgement.verdict("stream_staggered").values["stream_diagnosis"]["streams"]
+    never = [e for e in entries if e["class"] == "never_ended"]
+    assert never and all(e["given_up"] == "idle" for e in never)
+    assert result.judgement.verdict("stream_staggered").reason == "stream_never_ended"
+    assert "never ended" in text.verdict_sentence(result.judgement.verdict("stream_staggered"), words("en"))

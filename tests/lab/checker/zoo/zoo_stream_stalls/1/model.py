@@ -1,0 +1,1 @@
+../../zoo_stream_corrid/1/model.py
