@@ -106,6 +106,7 @@ TOPIC_WORDS = {
     "failure-modes": N_("failure modes"),
     "instances": N_("instances"),
     "rollout": N_("rolling out"),
+    "generation": N_("generation in flight"),
 }
 
 

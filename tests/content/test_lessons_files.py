@@ -29,6 +29,7 @@ EXPECTED_LESSONS: dict[str, tuple[str, str]] = {
     "05-direct-vs-oldest.md": ("direct-vs-oldest", "direct_vs_oldest"),
     "06-instances-vs-batching.md": ("instances-vs-batching", "instances_vs_batching"),
     "07-choosing-and-rolling-out.md": ("choosing-and-rolling-out", "rollout_checks"),
+    "08-generation-in-flight.md": ("generation-in-flight", "generation_in_flight"),
 }
 LESSON_KEYS = {"id", "title", "summary", "live", "next", "check"}
 # Every check in the shipped lessons names its source (the loader keeps it optional for other lesson sets).
@@ -36,7 +37,7 @@ CHECK_KEYS = {"question", "options", "answer", "explain", "source"}
 
 TOPICS = {
     "choosing", "symptoms", "guarantees", "mechanics", "control-tensors",
-    "direct-oldest", "capacity", "failure-modes", "instances", "rollout",
+    "direct-oldest", "capacity", "failure-modes", "instances", "rollout", "generation",
 }
 TYPES = {"single", "multiple", "numeric", "predict"}
 # What the lab really observes for each scenario: the correct prediction must match it.
@@ -114,7 +115,7 @@ def items() -> list[dict[str, Any]]:
 # ------------------------------------------------------------------ lessons
 
 
-def test_exactly_the_seven_lesson_files_exist():
+def test_exactly_the_eight_lesson_files_exist():
     found = {p.name for p in LESSONS.glob("[0-9][0-9]-*.md")}
     assert found == set(EXPECTED_LESSONS)
 
