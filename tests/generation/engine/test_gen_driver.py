@@ -11,7 +11,8 @@ import threading
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from app.generation.engine import GeneratorSettings, Workload, analysis, run, state_cells
+from app.generation.engine import GeneratorSettings, Workload, analysis, deployments, run, state_cells
+from app.lab.checker.configs import from_server_json
 from app.lab.server import LabServer, UnreachableError, free_ports
 from tests.claims.helpers import deployed, unique_name
 from tests.server_calls import ask
@@ -132,3 +133,17 @@ def test_a_server_that_does_not_answer_is_reported_as_unreachable():
 def test_an_unknown_model_is_refused_in_tritons_words(lab_server):
     with pytest.raises(InferenceServerException, match="unknown model"):
         run(lab_server, "gen_nowhere", Workload(requests=1), hold=False)
+
+
+def test_a_set_up_of_ones_own_loads_with_the_generators_code_and_unloads(lab_server):
+    settings = GeneratorSettings(step_ms=5, max_batch_size=2, state_key="row")
+    name = deployments.ensure(lab_server, settings)
+    try:
+        assert name == deployments.setup_name(settings) and name in lab_server.models.loaded()
+        assert deployments.settings_of(from_server_json(ask(lab_server, "get_model_config", name))) == settings
+        result = run(lab_server, name, Workload(requests=2, mean_gap_ms=0, min_tokens=4, max_tokens=4))
+        assert set(analysis.token_rows(result.trace)["batch"]) <= {1, 2}
+    finally:
+        lab_server.models.unload(name)
+    assert name not in lab_server.models.loaded()
+    wait_for(lambda: not ask(lab_server, "is_model_ready", name), f"{name} to unload")
