@@ -6,6 +6,8 @@ STATE_OWNER) and from Triton's statistics and metrics.
 """
 from __future__ import annotations
 
+import os
+import signal
 import threading
 
 import pytest
@@ -100,12 +102,12 @@ def _failures(server, model) -> int:
 
 def test_a_cancelled_request_ends_and_its_cell_is_freed_when_the_model_honours_cancellation(lab_server, quick):
     model = quick[True]
-    workload = Workload(requests=3, mean_gap_ms=0, min_tokens=40, max_tokens=40, seed=0)
+    workload = Workload(requests=3, mean_gap_ms=0, min_tokens=60, max_tokens=60, seed=0)
     result = run(lab_server, model, workload, cancel_after={1: 3})
     requests = table(result).set_index("index")
-    assert requests.loc[1, "status"] == "cancelled" and 3 <= requests.loc[1, "tokens"] < 40
+    assert requests.loc[1, "status"] == "cancelled" and 3 <= requests.loc[1, "tokens"] < 60
     assert requests.loc[1, "correct"]  # what it got was right
-    assert requests.loc[[0, 2], "correct"].all() and (requests.loc[[0, 2], "tokens"] == 40).all()
+    assert requests.loc[[0, 2], "correct"].all() and (requests.loc[[0, 2], "tokens"] == 60).all()
     wait_for(lambda: state_cells(lab_server.metrics_url, model) == 0, "the cancelled request's cell to be freed")
 
 
@@ -120,6 +122,31 @@ def test_a_cancelled_request_leaves_its_cell_behind_when_the_model_never_asks(la
     # Later requests run to their end on the same instance, and the cell is still held after them.
     assert table(run(lab_server, model, Workload(requests=2, min_tokens=3, max_tokens=3, seed=1)))["correct"].all()
     assert state_cells(lab_server.metrics_url, model) == 1
+
+
+def test_a_server_that_dies_during_a_run_is_reported_as_unreachable():
+    """On a server of its own, killed once the first request has ended: the stream breaks and the
+    run says the server is gone, at once rather than at its timeout."""
+    if LabServer.from_env().external_url:
+        pytest.skip("needs an embedded server of its own")
+    server = LabServer(preload=("gen_inflight",)).start()
+    first_done = threading.Event()
+    try:
+        def kill_when_one_ended() -> None:
+            first_done.wait(120)
+            os.killpg(server.embedded.pid, signal.SIGKILL)
+
+        killer = threading.Thread(target=kill_when_one_ended)
+        killer.start()
+        with pytest.raises(UnreachableError) as err:
+            run(server, "gen_inflight", Workload(requests=30, mean_gap_ms=100, min_tokens=20, max_tokens=40),
+                progress=lambda done, total, stage: first_done.set(), timeout_s=120)
+        first_done.set()
+        killer.join()
+        assert err.value.code == "server_unreachable" and "UNAVAILABLE" in err.value.values["kind"]
+    finally:
+        first_done.set()
+        server.stop()
 
 
 def test_a_server_that_does_not_answer_is_reported_as_unreachable():
