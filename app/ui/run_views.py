@@ -102,7 +102,7 @@ def quantile_table(found: dict):
         values = found.get(kind)
         if not values:
             continue
-        row = {words(N_("Triton's time")): words(label)}
+        row: dict[str, object] = {words(N_("Triton's time")): words(label)}
         for quantile, column in QUANTILE_COLUMNS.items():
             value = values.get(quantile)
             row[column] = None if value is None or value != value else round(value / 1000, 2)  # NaN: none in the window

@@ -5,9 +5,9 @@ the other; on one model a second START for a live ID takes over that sequence (t
 """
 from __future__ import annotations
 
-from tests.claims.helpers import GATE_CODE, gate_config, gate_inputs, gate_reply, unique_name
-
 import tritonclient.http as http
+
+from tests.claims.helpers import GATE_CODE, gate_config, gate_inputs, gate_reply, unique_name
 
 CORRID = 4242
 

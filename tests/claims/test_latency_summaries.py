@@ -40,7 +40,7 @@ def test_triton_exports_per_model_quantiles_of_request_queue_and_compute_time(la
             timeout_s=10, what="the summaries to count every request")
         counters = server_stats.model_metrics(lab_server.metrics_url, model)
     for kind in server_stats.SUMMARIES:
-        assert DEFAULT_QUANTILES <= set(found[kind]), (kind, found[kind])
+        assert set(found[kind]) >= DEFAULT_QUANTILES, (kind, found[kind])
         assert all(not math.isnan(found[kind][q]) for q in DEFAULT_QUANTILES), found[kind]
     # The summaries' count is the success counter's; every execution sleeps DELAY_MS, so the
     # median compute time, and the median request time, are at least that.
