@@ -11,6 +11,7 @@ The gate probe holds the one instance busy, so a later request waits in the queu
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 import tritonclient.grpc as grpc
@@ -80,3 +81,35 @@ def test_the_client_timeout_is_the_clients_own_deadline(lab_server, held):
     message = str(caught.value)
     assert "Deadline" in message and "Request timeout expired" not in message, message
     assert _failures(lab_server, held).get("nv_inference_request_failure{reason=REJECTED}", 0) == 0
+
+
+HOLD_S = 0.5  # how long the test keeps the instance busy after request 4 is seen waiting
+
+
+def test_queue_time_includes_the_wait_for_a_free_instance(lab_server, held, gate):
+    """Triton's queue time runs from a request's entry into the scheduler to the start of its
+    execution (core src/infer_stats.cc, compute_start - queue_start): with no queue delay, a
+    request that waits only for the busy instance still counts that wait as queue time."""
+    with lab_server.client() as control:
+        before = server_stats.snapshot(control, lab_server.metrics_url, held)
+        result: dict = {}
+
+        def fourth() -> None:
+            with grpc.InferenceServerClient(lab_server.grpc_url) as c:
+                result["reply"] = c.infer(held, gate_inputs(grpc, 4))
+
+        thread = threading.Thread(target=fourth)
+        thread.start()
+        wait_for(lambda: server_stats.model_metrics(lab_server.metrics_url, held).get("nv_inference_pending_request_count") == 1,
+                 what="request 4 waiting for the busy instance", timeout_s=10)
+        waiting_since = time.monotonic()
+        time.sleep(HOLD_S)  # the wait to be measured: the instance stays busy this long
+        gate.open(1)
+        thread.join(timeout=60)
+        waited_s = time.monotonic() - waiting_since
+        assert "reply" in result
+        after = server_stats.snapshot_after(control, lab_server.metrics_url, held, before, 2)
+    added = server_stats.delta(before, after)
+    # Two requests ran: request 1 (no wait) and request 4, which waited at least HOLD_S.
+    assert added["inference_count"] == 2
+    assert added["mean_queue_us"] * 2 >= HOLD_S * 1e6 * 0.9, (added["mean_queue_us"], waited_s)
