@@ -22,6 +22,7 @@ from app.lab.checker.report import to_json as check_report_json
 from app.lab.checker.review import LAB_TRITON_VERSION, ReviewCode, ReviewFinding
 from app.lab.checker.review import LESSONS as REVIEW_LESSONS
 from app.lab.checker.review_link import offline as review_offline
+from app.lab.checker.routing import ROUTING_DIAGNOSES, Routing, check_through_balancer
 from app.lab.checker.target import COPY_SUFFIX, Target, open_target
 from app.lab.checker.target import facts as target_facts
 from app.lab.checker.target import on_server as target_on_server
@@ -36,6 +37,7 @@ __all__ = [
     "MAX_STEPS",
     "MAX_THINK_MS",
     "REVIEW_LESSONS",
+    "ROUTING_DIAGNOSES",
     "CheckJudgement",
     "CheckOptions",
     "CheckResult",
@@ -43,12 +45,14 @@ __all__ = [
     "ModelFacts",
     "ReviewCode",
     "ReviewFinding",
+    "Routing",
     "Target",
     "TensorSpec",
     "check_codes",
     "check_errors",
     "check_report_json",
     "check_report_text",
+    "check_through_balancer",
     "check_timeline",
     "default_ignored_outputs",
     "dims_text",

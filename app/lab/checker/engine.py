@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.lab.checker import input_data, inputs, measure, replay, review_link
+from app.lab.checker import input_data, inputs, measure, replay, review, review_link
 from app.lab.checker import target as targets
 from app.lab.checker.facts import ModelFacts
 from app.lab.checker.inputs import InputSource
@@ -64,10 +64,26 @@ class CheckResult:
     triton_version: str | None = None  # the server's version, which the review used (None: none it could read)
     inputs: inputs.InputsUsed = field(default_factory=inputs.InputsUsed)  # the shapes sent and how they were sized
     source: InputSource | None = None  # the sessions' inputs (inputs.Generated or inputs.FromData): what export.py writes
+    routing: Any = None  # routing.Routing where the check ran through a balancer with --replica (routing.py), else None
+
+    @property
+    def review_errors(self) -> list[Any]:
+        """The config review's error-level findings (review.Severity.ERROR)."""
+        return [f for f in self.review if f.severity == review.Severity.ERROR]
+
+    @property
+    def failed_by(self) -> list[str]:
+        """What fails the check: "checks" (a verdict broke), "review" (an error-level finding, unless
+        options.allow_review_errors). Empty: it passed."""
+        out = ["checks"] if self.judgement.exit_code else []
+        if self.review_errors and not self.options.allow_review_errors:
+            out.append("review")
+        return out
 
     @property
     def exit_code(self) -> int:
-        return self.judgement.exit_code
+        """0 passed, 1 failed (failed_by says by what); 2, could not check, is a LabError raised before."""
+        return 1 if self.failed_by else 0
 
     @property
     def verdicts(self) -> list[CheckVerdict]:
