@@ -14,22 +14,10 @@ import threading
 from contextlib import nullcontext
 from pathlib import Path
 
+from app import checker_api
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
 from app.lab import exercises
-from app.lab.checker import (
-    CheckOptions,
-    check_codes,
-    check_report_text,
-    check_through_balancer,
-    failing_input_data,
-    junit_xml,
-    open_target,
-    parse_shape,
-    review_exit_code,
-    review_offline,
-    review_report_json,
-    run_check,
-)
+from app.lab.checker import check_codes, check_report_text, failing_input_data, parse_shape, review_exit_code, review_report_json
 from app.lab.deployment import Deployer
 from app.lab.observation import server_log
 from app.lab.paths import MODEL_REPOSITORY
@@ -299,41 +287,36 @@ def print_exercise(result, _: Words, json_path: Path | None = None) -> None:
 
 
 def _check(args, _: Words) -> int:
-    """Exit 0 when every check held, 1 when one broke, 2 (main's explained-error path) when it could not check."""
-    options = CheckOptions(
+    """A shell over app.checker_api: exit 0 when the check passed, 1 when it failed (a check broke, or
+    the config review found an error), 2 (main's explained-error path) when it could not check."""
+    values = dict(
         sessions=args.sessions, steps=args.steps, think_ms=args.think_ms, seed=args.seed,
         shapes=dict(parse_shape(s) for s in args.shape), input_data=args.input_data,
-        ignore_outputs=tuple(args.ignore_output), tolerance=args.tolerance, one_instance=not args.no_one_instance,
-        only=tuple(args.only), max_corrid=args.max_corrid, string_id_bytes=args.string_id_bytes, backend=args.backend,
+        ignore_outputs=args.ignore_output, tolerance=args.tolerance, one_instance=not args.no_one_instance,
+        only=args.only, max_corrid=args.max_corrid, string_id_bytes=args.string_id_bytes, backend=args.backend,
         gpus=args.gpus, triton_version=args.triton_version, allow_review_errors=args.allow_review_errors,
         transport=args.transport, session_header=args.session_header,
     )
-    if args.model is not None and args.triton_version is not None:
-        raise LabError("check_triton_version_live", version=args.triton_version)
-    options.check()
+    try:
+        if args.config is not None:
+            findings = checker_api.review_config(args.config, **values)
+        else:
+            def progress(done: int, planned: int, stage: Stage) -> None:
+                print(f"\r{_(check_text.PHASES[stage.code])}: {done}/{planned}", end="", file=sys.stderr, flush=True)
+
+            report = checker_api.check(args.model, url=args.url, model_repository=args.model_repository, replicas=args.replica,
+                                       grpc_url=args.grpc_url, progress=progress if sys.stderr.isatty() else None,
+                                       on_start=lambda: print(_("Starting the embedded Triton server..."), file=sys.stderr), **values)
+    except checker_api.CheckError as err:
+        raise err.cause from None  # main() words it as it words every error, and exits 2
     if args.config is not None:
-        findings = review_offline(args.config, options)
-        for line in check_text.review_lines(findings, _, options.triton_version):
+        for line in check_text.review_lines(findings, _, args.triton_version):
             print(line)
         if args.json:
-            args.json.write_text(json.dumps(review_report_json(findings, options.triton_version), indent=1))
+            args.json.write_text(json.dumps(review_report_json(findings, args.triton_version), indent=1))
             print(_.render(N_("wrote {path:text}"), path=args.json))
         return review_exit_code(findings)
-    if args.replica and not args.url:
-        raise LabError("check_replica_without_balancer")
-    target = open_target(args.model, url=args.url, repository=args.model_repository, grpc_url=args.grpc_url,
-                         on_start=lambda: print(_("Starting the embedded Triton server..."), file=sys.stderr))
-    try:
-        def progress(done: int, planned: int, stage: Stage) -> None:
-            print(f"\r{_(check_text.PHASES[stage.code])}: {done}/{planned}", end="", file=sys.stderr, flush=True)
-
-        shown = progress if sys.stderr.isatty() else None
-        if args.replica:
-            result = check_through_balancer(target, args.replica, options, progress=shown)
-        else:
-            result = run_check(target, options, progress=shown)
-    finally:
-        target.close()
+    result = report.result
     if sys.stderr.isatty():
         print(file=sys.stderr)
     print("\n".join(check_text.summary_lines(result, _)))
@@ -342,11 +325,11 @@ def _check(args, _: Words) -> int:
         args.json.write_text(check_report_text(result))
         print(_.render(N_("wrote {path:text}"), path=args.json))
     if args.junit_xml:
-        args.junit_xml.write_text(junit_xml(result, describe=lambda v: check_text.junit_message(v, _)))
+        args.junit_xml.write_text(report.junit_xml(describe=lambda v: check_text.junit_message(v, _)))
         print(_.render(N_("wrote {path:text}"), path=args.junit_xml))
     if args.export_failures:
         _export_failures(result, args.export_failures, _)
-    return result.exit_code
+    return report.exit_code
 
 
 def _export_failures(result, path: Path, _: Words) -> None:

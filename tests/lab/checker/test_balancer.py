@@ -9,7 +9,6 @@ This module starts its own two servers (not the session's): run it on its own.
 """
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
@@ -22,7 +21,7 @@ from app.lab.checker import CheckOptions, ReviewCode, engine
 from app.lab.checker import target as targets
 from app.lab.deployment import deployments
 from app.lab.server import LabServer, NginxProxy, proxy
-from tests.lab.checker.conftest import ZOO, load_zoo, zoo_files
+from tests.lab.checker.conftest import ZOO, load_zoo, read_report, zoo_files
 from tests.server_calls import ask
 
 pytestmark = [
@@ -79,7 +78,7 @@ def test_round_robin_in_front_of_two_servers_is_no_held_check(round_robin, tmp_p
     done = cli(["--url", round_robin.url, "--model", MODEL, "--steps", "4", "--json", str(report)])
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Every check held." not in done.stdout and "A check broke." in done.stdout
-    data = json.loads(report.read_text())
+    data = read_report(report)
     assert (data["exit_code"], data["outcome"], data["failed_by"]) == (1, "broken", ["checks"])
     interleaved = next(c for c in data["checks"] if (c["check"], c["variant"]) == ("interleaved", "all_instances"))
     assert (interleaved["verdict"], interleaved["reason"]) == ("broken", "sequence_split")
@@ -96,7 +95,7 @@ def test_through_round_robin_with_the_replicas_the_diagnosis_names_the_balancer(
                 "--json", str(report)])
     assert done.returncode == 1, done.stdout + done.stderr
     assert "the balancer splits sequences" in done.stdout
-    routing = json.loads(report.read_text())["routing"]
+    routing = read_report(report)["routing"]
     assert routing["diagnosis"] == "balancer_splits_sequences" and "interleaved/all_instances" in routing["split_checks"]
     assert routing["transport"] == transport
     assert routing["direct"]["exit_code"] == 0 and routing["direct"]["replica"] == replicas[0].url
@@ -110,7 +109,7 @@ def test_hashing_on_the_session_header_keeps_every_sequence_on_one_replica(repli
     done = cli(["--url", hashed.url, "--model", MODEL, *QUICK, *grpc, "--session-header", "X-Session-ID",
                 "--replica", replicas[0].url, "--replica", replicas[1].url, "--json", str(report)])
     assert done.returncode == 0, done.stdout + done.stderr
-    data = json.loads(report.read_text())
+    data = read_report(report)
     assert data["routing"]["diagnosis"] == "held" and data["routing"]["session_header"] == "X-Session-ID"
     assert all(c["values"].get("refusals", 0) == 0 for c in data["checks"])
     assert sum(r["served"] for r in data["routing"]["replicas"]) >= data["requests"]
