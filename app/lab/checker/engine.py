@@ -20,6 +20,9 @@ For a page:
     result.judgement.tolerances      # per compared output: value, source, measured noise
     result.review                    # the config review's findings (ReviewFinding.to_json())
     result.triton_version            # the server's version the review used (None: it reported none)
+    result.failed_by, result.exit_code  # ["checks"] a verdict broke (a refused request breaks its check),
+                                     # ["review"] an error-level finding (unless options.allow_review_errors)
+    result.routing                   # through a balancer (routing.check_through_balancer): spread, direct run, diagnosis
     result.inputs                    # inputs.InputsUsed: each input's shapes, and the sizes drawn where no --shape gave them
     report.to_json(result)           # the JSON the CLI writes; junit.to_xml(result, describe) the XML
     report.timeline(result)          # executions over time: lane (instance) x exec_start..exec_end,
