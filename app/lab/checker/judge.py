@@ -48,7 +48,7 @@ SHARED_SHOWN = 12  # other requests of a diverging step's execution listed in th
 # A refusal's cause (refusal_cause) -> the diagnosis of a check that breaks on it (words: app/text/checker.DIAGNOSES)
 REFUSAL_DIAGNOSES = {"sequence_ended": "sequence_split", "reaped_after_backlog": "reaped", "idle_gap": "reaped",
                      "timed_out": "requests_refused", "no_answer": "requests_refused", "server_error": "requests_refused"}
-REFUSED = frozenset(REFUSAL_DIAGNOSES.values())
+REFUSED = frozenset(checks.REFUSAL_REASONS)
 STREAMS_WRAP = "streams_wrap"
 NOTE_CODES = (STREAMS_WRAP,)  # CheckJudgement.notes' codes (words: app/text/checker.NOTES)
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from app.i18n import words
+from app.i18n import languages, words
 from app.lab.server import AddressError, LabServer, address
 from app.text import problems as problems_text
 from app.ui import check_servers
@@ -57,7 +57,7 @@ def test_a_variable_that_is_no_address_is_refused_when_the_server_is_made_naming
         with pytest.raises(AddressError) as err:
             LabServer.from_env()
     assert err.value.values == {"source": name, "value": "triton-host"}
-    for lang in ("en", "zh"):
+    for lang in languages():
         said = problems_text.error(err.value, words(lang))
         assert name in said and "triton-host" in said
 
