@@ -487,3 +487,18 @@ def test_an_error_in_the_config_review_fails_a_check_whose_every_verdict_held_un
     assert (allowed.failed_by, allowed.exit_code) == ([], 0) and to_json(allowed)["options"]["allow_review_errors"] is True
     assert "<skipped" in to_xml(allowed)
     assert _result(CheckOptions(), [warning]).exit_code == 0  # a warning never fails it
+
+
+def test_the_outcome_says_when_the_review_fails_the_check_in_every_language():
+    from app.i18n import languages, words
+    from app.lab.checker import ReviewCode, ReviewFinding
+    from app.lab.checker.review import Severity
+    from app.text import checker as check_text
+
+    error = ReviewFinding(ReviewCode.IDLE_TIMEOUT_BELOW_THINK, Severity.ERROR, "sequence_batching.max_sequence_idle_microseconds", {})
+    for lang in languages():
+        _ = words(lang)
+        strict = check_text.outcome_lines(_result(CheckOptions(), [error]), _)
+        allowed = check_text.outcome_lines(_result(CheckOptions(allow_review_errors=True), [error]), _)
+        assert strict[0] == _(check_text.OUTCOME[0]) and "--allow-review-errors" in strict[1] and len(strict) == 2
+        assert allowed[1] != strict[1] and "--allow-review-errors" in allowed[1]
