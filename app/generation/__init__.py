@@ -1,0 +1,1 @@
+"""Generation, in flight: a token generator served by Triton with static and in-flight batching."""

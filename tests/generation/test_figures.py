@@ -1,0 +1,62 @@
+"""The generation figures and their summaries, on hand-made tables, in English and Chinese."""
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from app.generation import figures
+from app.i18n import words
+from tests.generation import tables
+
+
+def _marks(fig, name):
+    return [t for t in fig.data if t.name == name]
+
+
+def test_the_timeline_shows_empty_rows_joins_leaves_and_the_wrong_token_with_whose_state_it_continued():
+    tokens = tables.tokens(wrong_at=(3, 1))
+    fig = figures.timeline(tokens, 4)
+    empty = _marks(fig, "empty row")
+    assert len(empty) == 1 and len(empty[0].x) == 5 * 4 - len(tokens)  # every unused row of every execution
+    late = _marks(fig, "request 3")[0]
+    assert list(late.marker.symbol) == ["triangle-right", "triangle-left"]  # joins, then leaves
+    wrong = _marks(fig, "wrong token")[0]
+    assert list(wrong.x) == [4] and "request 1" in wrong.hovertext[0]
+    said = figures.timeline_summary(tokens, 4)
+    assert "Wrong tokens: 1" in said and "request 1" in said and "joined a running batch: 2" in said
+
+
+def test_a_run_without_mistakes_says_every_token_was_right_and_time_can_run_across():
+    tokens = tables.tokens()
+    assert "Every token was right." in figures.timeline_summary(tokens, 4)
+    fig = figures.timeline(tokens, 4, x="time")
+    assert max(max(t.x) for t in fig.data) == pytest.approx(tokens["t_s"].max())
+
+
+def test_latencies_and_fill_put_both_modes_side_by_side_and_say_their_medians_and_means():
+    requests = pd.concat([tables.requests("static", [100, 110, 300], [300, 310, 500]),
+                          tables.requests("inflight", [20, 40, 60], [120, 140, 160])])
+    fig = figures.latencies(requests)
+    assert {t.name for t in fig.data} == {"static batching", "in-flight batching"} and len(fig.data) == 4
+    said = figures.latencies_summary(requests)
+    assert "static batching 110.0 ms" in said and "in-flight batching 40.0 ms" in said
+    executions = pd.concat([tables.executions("static", [3, 3]), tables.executions("inflight", [1, 2, 3, 3, 2])])
+    assert len(figures.fill(executions).data) == 2
+    assert "55%" in figures.fill_summary(executions) and "75%" in figures.fill_summary(executions)
+
+
+def test_the_charts_read_in_chinese():
+    zh = words("zh")
+    tokens = tables.tokens(wrong_at=(3, 1))
+    requests = tables.requests("inflight", [20, 40, 60], [120, 140, 160])
+    drawn = figures.charts(tokens, requests, tables.executions("inflight", [1, 2, 3, 3, 2]), 4, _=zh)
+    english = figures.charts(tokens, requests, tables.executions("inflight", [1, 2, 3, 3, 2]), 4)
+    assert len(drawn) == 3
+    for ours, theirs in zip(drawn, english, strict=True):
+        assert ours.caption != theirs.caption and ours.summary != theirs.summary
+
+
+def test_empty_tables_draw_a_message_not_an_error():
+    empty = tables.tokens().iloc[0:0]
+    assert figures.timeline(empty, 4).layout.annotations
+    assert figures.timeline_summary(empty, 4)
