@@ -1,12 +1,14 @@
 """Plotly figures of a generation run (no Streamlit), drawn from plain tables, labels through `_`
 (a Words, for the learner's language; plain `str` keeps English).
 
-The tables (app/generation/views.py makes them from the engine's analysis):
-  tokens      one row per token response: mode, tag, instance, execution, row, step, last (bool: the
-              request's final token), t_s (seconds from the run's start), wrong (bool), owner (tag whose
-              state it continued; equal to tag when the token continued its own)
+The tables (app/generation/runs.py makes them from a run's trace):
+  tokens      one row per token response: mode, tag, instance, execution, tick (the instance's model step:
+              one per execution in flight, one per token position inside a static batch's execution), row,
+              batch, step, last (bool: the request's final token), t_s (seconds from the run's start), wrong
+              (bool), owner (tag whose state it continued; equal to tag when the token continued its own)
   requests    one row per request: mode, tag, ttft_ms, e2e_ms, tokens
-  executions  one row per execution: mode, instance, execution, rows, fill (rows / max_batch_size)
+  steps       one row per model step: mode, instance, tick, rows (requests that made a token), fill
+              (rows / max_batch_size)
 
 Beside each figure, `<figure>_summary` (same arguments) says its message in a sentence for a learner
 who cannot tell its colours apart; its words are app/generation/words.CHART_SUMMARIES.
@@ -49,10 +51,10 @@ def _mark(row: Any) -> str:
     return "leave" if bool(row.last) else "step"
 
 
-def timeline(tokens: pd.DataFrame, max_batch_size: int, x: str = "execution", _=str) -> go.Figure:
-    """The step-by-row timeline: one panel per instance, execution (or time) across, batch row up;
+def timeline(tokens: pd.DataFrame, max_batch_size: int, x: str = "tick", _=str) -> go.Figure:
+    """The step-by-row timeline: one panel per instance, model steps (or time) across, batch row up;
     each token a mark in its request's colour, its first token a right-pointing triangle (the request
-    joins), its last a left-pointing one (it leaves); grey open squares are rows an execution left
+    joins), its last a left-pointing one (it leaves); grey open squares are rows a step left
     empty; a wrong token is crossed, its hover naming whose state it continued."""
     title = _(N_("Which request ran in which batch row, step by step"))
     if tokens.empty:
@@ -61,15 +63,15 @@ def timeline(tokens: pd.DataFrame, max_batch_size: int, x: str = "execution", _=
     fig = make_subplots(rows=len(instances), cols=1, shared_xaxes=True, vertical_spacing=0.08,
                         subplot_titles=[render(_, N_("instance {n:count}"), n=i) for i in instances])
     tags = sorted(int(t) for t in tokens["tag"].unique())
-    x_title = _(N_("execution of the instance")) if x == "execution" else _(N_("seconds from the first request"))
+    x_title = _(N_("model step of the instance")) if x == "tick" else _(N_("seconds from the first request"))
     for panel, instance in enumerate(instances, start=1):
         mine = tokens[tokens["instance"] == instance]
-        # Every row slot an execution left empty, so a half-empty batch shows as one.
-        at = mine.groupby("execution").agg(used=("row", lambda r: set(int(v) for v in r)), t_s=("t_s", "min"))
+        # Every row place a step left empty, so a half-empty batch shows as one.
+        at = mine.groupby("tick").agg(used=("row", lambda r: set(int(v) for v in r)), t_s=("t_s", "min"))
         empty = [(e, r, t) for e, (used, t) in at.iterrows() for r in range(max_batch_size) if r not in used]
         if empty:
             fig.add_trace(go.Scatter(
-                x=[e if x == "execution" else t for e, _r, t in empty], y=[r for _e, r, _t in empty], mode="markers",
+                x=[e if x == "tick" else t for e, _r, t in empty], y=[r for _e, r, _t in empty], mode="markers",
                 name=_(MARKS["empty"]), legendgroup="empty", showlegend=panel == 1, hoverinfo="skip",
                 marker=dict(symbol="square-open", size=12, color=palette.LIGHT_GREY)), row=panel, col=1)
         for tag in tags:
@@ -81,7 +83,7 @@ def timeline(tokens: pd.DataFrame, max_batch_size: int, x: str = "execution", _=
                             request=request_name(tag, _), step=int(r.step) + 1, row=int(r.row),
                             batch=int(r.batch) if "batch" in own else max_batch_size) for r in own.itertuples()]
             fig.add_trace(go.Scatter(
-                x=own[x if x == "execution" else "t_s"], y=own["row"], mode="markers", name=request_name(tag, _),
+                x=own["tick" if x == "tick" else "t_s"], y=own["row"], mode="markers", name=request_name(tag, _),
                 legendgroup=f"tag-{tag}", showlegend=bool(panel == 1 or instance == own["instance"].iloc[0]),
                 hovertext=hover, hoverinfo="text",
                 marker=dict(symbol=[MARK_SYMBOLS[m] for m in marks], size=12, color=request_colour(tags, tag),
@@ -89,7 +91,7 @@ def timeline(tokens: pd.DataFrame, max_batch_size: int, x: str = "execution", _=
         wrong = mine[mine["wrong"].astype(bool)]
         if not wrong.empty:
             fig.add_trace(go.Scatter(
-                x=wrong[x if x == "execution" else "t_s"], y=wrong["row"], mode="markers", name=_(MARKS["wrong"]),
+                x=wrong["tick" if x == "tick" else "t_s"], y=wrong["row"], mode="markers", name=_(MARKS["wrong"]),
                 legendgroup="wrong", showlegend=True,
                 hovertext=[render(_, N_("{request:text}: wrong token, it continued {owner:text}'s state"),
                                   request=request_name(r.tag, _), owner=request_name(r.owner, _)) for r in wrong.itertuples()],
@@ -102,14 +104,14 @@ def timeline(tokens: pd.DataFrame, max_batch_size: int, x: str = "execution", _=
     return palette.finish(fig)
 
 
-def timeline_summary(tokens: pd.DataFrame, max_batch_size: int, x: str = "execution", _=str) -> str:
+def timeline_summary(tokens: pd.DataFrame, max_batch_size: int, x: str = "tick", _=str) -> str:
     del x  # the same counts whichever axis runs across
     if tokens.empty:
         return _(N_("No tokens came back in this run."))
+    ticks = tokens.drop_duplicates(["instance", "tick"])
     executions = tokens.drop_duplicates(["instance", "execution"])
-    slots = len(executions) * max_batch_size
     said = render(_, SAID["timeline"], tokens=len(tokens), requests=tokens["tag"].nunique(), executions=len(executions),
-                  rows=max_batch_size, empty=slots - len(tokens))
+                  ticks=len(ticks), rows=max_batch_size, empty=len(ticks) * max_batch_size - len(tokens))
     joined = _joined(tokens)
     parts = [said, render(_, SAID["timeline_joined"], n=joined)]
     wrong = tokens[tokens["wrong"].astype(bool)]
@@ -156,38 +158,38 @@ def latencies_summary(requests: pd.DataFrame, _=str) -> str:
     return render(_, SAID["latencies"], modes=listed(items, _, clauses=True))
 
 
-def fill(executions: pd.DataFrame, _=str) -> go.Figure:
-    """Each execution's fill (rows used / max batch size), one line of steps per mode, executions across."""
-    title = _(N_("How full each execution was"))
-    if executions.empty:
+def fill(steps: pd.DataFrame, _=str) -> go.Figure:
+    """Each model step's fill (rows that made a token / max batch size), one line per mode, steps across."""
+    title = _(N_("How full each model step was"))
+    if steps.empty:
         return empty_figure(title, _(N_("No executions in this run.")))
     fig = go.Figure()
-    for mode, mine in executions.groupby("mode", sort=False):
-        ordered = mine.sort_values(["instance", "execution"]).reset_index(drop=True)
+    for mode, mine in steps.groupby("mode", sort=False):
+        ordered = mine.sort_values(["tick", "instance"]).reset_index(drop=True)
         fig.add_trace(go.Scatter(x=list(range(1, len(ordered) + 1)), y=ordered["fill"], mode="lines+markers",
                                  line_shape="hv", name=mode_name(str(mode), _), line=dict(color=MODE_COLOURS[str(mode)]),
                                  marker=dict(color=MODE_COLOURS[str(mode)])))
     fig.update_layout(title=title, height=300, margin=dict(l=10, r=10, t=60, b=10), legend_title_text="",
-                      xaxis_title=_(N_("execution, in order")), yaxis_title=_(N_("rows used / max batch size")),
+                      xaxis_title=_(N_("model step, in order")), yaxis_title=_(N_("rows used / max batch size")),
                       yaxis=dict(range=[0, 1.05], tickformat=".0%"))
     return palette.finish(fig)
 
 
-def fill_summary(executions: pd.DataFrame, _=str) -> str:
-    if executions.empty:
+def fill_summary(steps: pd.DataFrame, _=str) -> str:
+    if steps.empty:
         return _(N_("No executions in this run."))
-    items = [render(_, SAID["fill_item"], mode=mode_name(str(mode), _), fill=float(mine["fill"].mean()), executions=len(mine))
-             for mode, mine in executions.groupby("mode", sort=False)]
+    items = [render(_, SAID["fill_item"], mode=mode_name(str(mode), _), fill=float(mine["fill"].mean()), steps=len(mine))
+             for mode, mine in steps.groupby("mode", sort=False)]
     return render(_, SAID["fill"], modes=listed(items, _, clauses=True))
 
 
-def charts(tokens: pd.DataFrame, requests: pd.DataFrame, executions: pd.DataFrame, max_batch_size: int,
-           x: str = "execution", _=str) -> list[Chart]:
+def charts(tokens: pd.DataFrame, requests: pd.DataFrame, steps: pd.DataFrame, max_batch_size: int,
+           x: str = "tick", _=str) -> list[Chart]:
     """The run's charts with their captions and summaries: one timeline per mode, then latencies and fill."""
     out = []
     for mode, mine in tokens.groupby("mode", sort=False):
         out.append(Chart(render(_, N_("Timeline: {mode:text}"), mode=mode_name(str(mode), _)),
                          timeline(mine, max_batch_size, x, _), timeline_summary(mine, max_batch_size, x, _)))
     out.append(Chart(_(N_("Latency per request")), latencies(requests, _), latencies_summary(requests, _)))
-    out.append(Chart(_(N_("Execution fill")), fill(executions, _), fill_summary(executions, _)))
+    out.append(Chart(_(N_("Step fill")), fill(steps, _), fill_summary(steps, _)))
     return out

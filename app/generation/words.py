@@ -28,8 +28,8 @@ MARKS = {
 
 CHART_SUMMARIES = {
     # figures.timeline
-    "timeline": N_("{tokens:count} tokens of {requests:count} requests in {executions:count} executions of at most "
-                   "{rows:count} rows; {empty:count} row slots stayed empty."),
+    "timeline": N_("{tokens:count} tokens of {requests:count} requests in {executions:count} executions, "
+                   "{ticks:count} model steps of {rows:count} rows each; {empty:count} row places stayed empty."),
     "timeline_joined": N_("Requests that joined a running batch: {n:count}."),
     "timeline_wrong": N_("Wrong tokens: {n:count}, continuing the state of {owners:text}."),
     "timeline_right": N_("Every token was right."),
@@ -37,6 +37,6 @@ CHART_SUMMARIES = {
     "latencies": N_("Time to first token, median: {modes:text}."),
     "latencies_item": N_("{mode:text} {ttft:ms} (end to end {e2e:ms})"),
     # figures.fill
-    "fill": N_("Mean execution fill: {modes:text}."),
-    "fill_item": N_("{mode:text} {fill:percent} over {executions:count} executions"),
+    "fill": N_("Mean step fill: {modes:text}."),
+    "fill_item": N_("{mode:text} {fill:percent} over {steps:count} model steps"),
 }

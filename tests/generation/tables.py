@@ -14,7 +14,7 @@ def tokens(mode: str = "inflight", wrong_at: tuple[int, int] | None = None) -> p
         for step in range(n):
             execution = start + step
             row = sorted(t for t, (s, k) in plan.items() if s <= execution < s + k).index(tag)
-            rows.append(dict(mode=mode, tag=tag, instance=0, execution=execution, row=row, batch=0, step=step,
+            rows.append(dict(mode=mode, tag=tag, instance=0, execution=execution, tick=execution, row=row, batch=0, step=step,
                              last=step == n - 1, t_s=0.02 * (execution + 1), wrong=False, owner=tag))
     frame = pd.DataFrame(rows)
     frame["batch"] = frame.groupby("execution")["tag"].transform("size")
@@ -30,6 +30,6 @@ def requests(mode: str, ttft: list[float], e2e: list[float]) -> pd.DataFrame:
                              tokens=[5] * len(ttft)))
 
 
-def executions(mode: str, rows: list[int], max_batch_size: int = 4) -> pd.DataFrame:
-    return pd.DataFrame(dict(mode=mode, instance=0, execution=range(len(rows)), rows=rows,
+def steps(mode: str, rows: list[int], max_batch_size: int = 4) -> pd.DataFrame:
+    return pd.DataFrame(dict(mode=mode, instance=0, tick=range(len(rows)), rows=rows,
                              fill=[r / max_batch_size for r in rows]))
