@@ -8,6 +8,7 @@ traces.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,9 +16,20 @@ import numpy as np
 import pandas as pd
 
 
+@dataclass(frozen=True)
+class Planned:
+    """One request of a workload: its tag, when it is sent (seconds from the run's start), its prompt and length."""
+
+    tag: int
+    arrival_s: float
+    prompt: tuple[int, int, int, int]
+    max_tokens: int
+
+
 @dataclass(frozen=True, kw_only=True)
 class GenRun:
     mode: str  # static | inflight | inflight_by_row
+    label: str  # what the run is called among a comparison's runs (the mode, or an exercise's code)
     model: str
     max_batch_size: int
     tokens: pd.DataFrame
@@ -36,6 +48,29 @@ def ticks(tokens: pd.DataFrame) -> pd.Series:
     per_execution["offset"] = per_execution.groupby("instance")["width"].cumsum() - per_execution["width"]
     offset = frame.merge(per_execution, on=["instance", "execution"], how="left")["offset"].to_numpy()
     return pd.Series(offset + within.to_numpy(), index=frame.index).reindex(tokens.index)
+
+
+def joined(done: Iterable[GenRun]) -> dict[str, pd.DataFrame]:
+    """The tables of several runs, one below the other, each row labelled with its run's label."""
+    done = list(done)
+    return {name: pd.concat([getattr(r, name).assign(label=r.label) for r in done], ignore_index=True)
+            for name in ("tokens", "requests", "steps")}
+
+
+def answer(kind: str, done: list[GenRun]) -> str:
+    """What the server did, as the answer key of the lab page's question (app/generation/words.ANSWERS):
+    compare: which mode gave the median request its first token sooner (within a fifth: the same);
+    single: whether some step ran with rows left empty."""
+    if kind == "compare":
+        by_mode = {r.mode: r.numbers["ttft_p50_ms"] for r in done}
+        static, inflight = by_mode["static"], by_mode["inflight"]
+        if static < inflight / SAME:
+            return "static"
+        return "inflight" if inflight < static / SAME else "same"
+    return "yes" if any(r.numbers["mean_fill"] < 1 for r in done) else "no"
+
+
+SAME = 1.2  # first tokens within this ratio count as about the same
 
 
 def tables(trace: pd.DataFrame, mode: str, max_batch_size: int) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:

@@ -65,5 +65,5 @@ PRESETS: dict[str, GenSetup] = {
     "side_by_side": GenSetup(),
     "long_and_short": GenSetup(requests=6, mean_gap_ms=30, min_tokens=2, max_tokens=24, seed=3),
     "sparse": GenSetup(requests=6, mean_gap_ms=300, min_tokens=4, max_tokens=8),
-    "patient_queue": GenSetup(mode="inflight", queue_delay_ms=60, requests=10, mean_gap_ms=20),
+    "patient_queue": GenSetup(mode="static", queue_delay_ms=60, requests=10, mean_gap_ms=20),
 }

@@ -30,7 +30,6 @@ REGISTRY = (
     "head_of_line",
     "queue_delay_trade",
     "state_by_row",
-    "cancelled_generation",
 )
 
 
