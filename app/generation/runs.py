@@ -8,12 +8,22 @@ traces.
 """
 from __future__ import annotations
 
+import random
+import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+import tritonclient.grpc as grpcclient
+
+from app.generation.setup import GenSetup
+from app.lab.traffic import run_queue
+
+if TYPE_CHECKING:
+    from app.lab.server import LabServer
 
 
 @dataclass(frozen=True)
@@ -113,3 +123,113 @@ def numbers(tokens: pd.DataFrame, requests: pd.DataFrame, steps: pd.DataFrame) -
         "mean_fill": float(steps["fill"].mean()),
         "wrong_tokens": int(tokens["wrong"].sum()),
     }
+
+
+# -- Talking to the server ---------------------------------------------------------------------------------------
+
+VOCAB = 64
+SHIPPED = {"static": "gen_static", "inflight": "gen_inflight", "inflight_by_row": "gen_inflight_by_row"}
+WAIT_S = 60.0  # a run that has not ended by then is cut short (its missing tokens show as missing)
+
+
+def expected_tokens(prompt: tuple[int, ...], n: int) -> list[int]:
+    """The model's token rule (model_repository/gen_inflight/1/model.py), pure."""
+    h = (prompt[0] + 3 * prompt[1] + 5 * prompt[2] + 7 * prompt[3]) % VOCAB
+    out = [(h * 11 + 5) % VOCAB]
+    for k in range(1, n):
+        out.append((out[-1] * 17 + h * 13 + k * 7 + 3) % VOCAB)
+    return out
+
+
+def plan(setup: GenSetup) -> list[Planned]:
+    """The set-up's workload: arrivals with exponential gaps of mean mean_gap_ms and lengths uniform in
+    min_tokens..max_tokens (both from seed), prompts from prompt_seed; tags from 1."""
+    timing, prompts = random.Random(setup.seed), random.Random(setup.prompt_seed)
+    at, out = 0.0, []
+    for k in range(setup.requests):
+        if k:
+            at += timing.expovariate(1000 / setup.mean_gap_ms) if setup.mean_gap_ms > 0 else 0.0
+        prompt = (prompts.randrange(VOCAB), prompts.randrange(VOCAB), prompts.randrange(VOCAB), prompts.randrange(VOCAB))
+        out.append(Planned(tag=k + 1, arrival_s=at, prompt=prompt, max_tokens=timing.randint(setup.min_tokens, setup.max_tokens)))
+    return out
+
+
+def model_for(setup: GenSetup, mode: str, step_ms: int) -> str:
+    """The deployment a run of `mode` with these settings uses."""
+    del setup, step_ms
+    return SHIPPED[mode]
+
+
+def run_setup(server: LabServer, setup: GenSetup) -> list[GenRun]:
+    """Each mode of the set-up on the same planned workload, one after the other."""
+    planned = plan(setup)
+    return [run(server, setup, mode, planned) for mode in setup.modes()]
+
+
+def run(server: LabServer, setup: GenSetup, mode: str, planned: list[Planned], step_ms: int = 20,
+        label: str | None = None) -> GenRun:
+    """Deploy `mode` with the set-up's settings, hold it alone, send `planned`, and tabulate what came back."""
+    model = model_for(setup, mode, step_ms)
+    with run_queue.hold(server, model):
+        trace = _drive(server.grpc_url, model, planned)
+    tokens, requests, steps = tables(trace, mode, setup.max_batch_size)
+    return GenRun(mode=mode, label=label or mode, model=model, max_batch_size=setup.max_batch_size, tokens=tokens,
+                  requests=requests, steps=steps, numbers=numbers(tokens, requests, steps))
+
+
+def _drive(url: str, model: str, planned: list[Planned]) -> pd.DataFrame:
+    """Send each planned request at its arrival time on one gRPC stream; one row per token that came back."""
+    rows: list[dict[str, Any]] = []
+    finals: set[int] = set()
+    errors: list[str] = []
+    done = threading.Condition()
+    sent: dict[int, float] = {}
+    by_tag = {p.tag: p for p in planned}
+
+    def on_response(result: Any, error: Any) -> None:
+        now = time.perf_counter()
+        with done:
+            if error is not None:  # the stream carries no tag with an error: counted, so the wait ends
+                errors.append(str(error))
+                done.notify_all()
+                return
+            response = result.get_response()
+            tag = int(response.id)
+            token = result.as_numpy("TOKEN")
+            if token is not None and token.size:
+                step = int(result.as_numpy("STEP").reshape(-1)[0])
+                rows.append(dict(tag=tag, t=now, instance=int(result.as_numpy("INSTANCE").reshape(-1)[0]),
+                                 execution=int(result.as_numpy("EXECUTION").reshape(-1)[0]),
+                                 row=int(result.as_numpy("ROW").reshape(-1)[0]), batch=int(result.as_numpy("BATCH").reshape(-1)[0]),
+                                 step=step, token=int(token.reshape(-1)[0]),
+                                 owner=int(result.as_numpy("STATE_OWNER").reshape(-1)[0])))
+            if response.parameters["triton_final_response"].bool_param:
+                finals.add(tag)
+                done.notify_all()
+
+    client = grpcclient.InferenceServerClient(url)
+    try:
+        client.start_stream(callback=on_response)
+        start = time.perf_counter()
+        for p in sorted(planned, key=lambda p: p.arrival_s):
+            wait = start + p.arrival_s - time.perf_counter()
+            if wait > 0:
+                time.sleep(wait)
+            inputs = [grpcclient.InferInput("PROMPT", [1, 4], "INT32"), grpcclient.InferInput("MAX_TOKENS", [1, 1], "INT32"),
+                      grpcclient.InferInput("TAG", [1, 1], "UINT64")]
+            inputs[0].set_data_from_numpy(np.array([p.prompt], dtype=np.int32))
+            inputs[1].set_data_from_numpy(np.array([[p.max_tokens]], dtype=np.int32))
+            inputs[2].set_data_from_numpy(np.array([[p.tag]], dtype=np.uint64))
+            sent[p.tag] = time.perf_counter()
+            client.async_stream_infer(model, inputs, request_id=str(p.tag), enable_empty_final_response=True)
+        with done:
+            done.wait_for(lambda: len(finals) + len(errors) >= len(planned), timeout=WAIT_S)
+    finally:
+        client.stop_stream()
+        client.close()
+    trace = pd.DataFrame(rows, columns=["tag", "t", "instance", "execution", "row", "batch", "step", "token", "owner"])
+    first = min(sent.values()) if sent else 0.0
+    trace["t_s"] = trace["t"] - first
+    trace["sent_s"] = trace["tag"].map(lambda t: sent[t] - first)
+    trace["expected"] = [expected_tokens(by_tag[t].prompt, s + 1)[s] for t, s in zip(trace["tag"], trace["step"], strict=True)]
+    return trace.drop(columns="t")
