@@ -87,7 +87,7 @@ def tables(trace: pd.DataFrame, mode: str, max_batch_size: int) -> tuple[pd.Data
     """(tokens, requests, steps) of app/generation/figures.py from a trace with one row per token:
     tag, sent_s (when its request was sent), t_s (when this token arrived, both from the run's start),
     instance, execution, row, batch, step, token, expected (the pure rule's token at that step) and owner
-    (STATE_OWNER: the tag whose state the model continued)."""
+    (STATE_OWNER: the tag whose state the model continued); step is the request's own position."""
     tokens = trace.copy()
     tokens["mode"] = mode
     tokens["wrong"] = tokens["token"] != tokens["expected"]
@@ -197,11 +197,10 @@ def _drive(url: str, model: str, planned: list[Planned]) -> pd.DataFrame:
             tag = int(response.id)
             token = result.as_numpy("TOKEN")
             if token is not None and token.size:
-                step = int(result.as_numpy("STEP").reshape(-1)[0])
-                rows.append(dict(tag=tag, t=now, instance=int(result.as_numpy("INSTANCE").reshape(-1)[0]),
+                rows.append(dict(tag=tag, t=now, state_step=int(result.as_numpy("STEP").reshape(-1)[0]), instance=int(result.as_numpy("INSTANCE").reshape(-1)[0]),
                                  execution=int(result.as_numpy("EXECUTION").reshape(-1)[0]),
                                  row=int(result.as_numpy("ROW").reshape(-1)[0]), batch=int(result.as_numpy("BATCH").reshape(-1)[0]),
-                                 step=step, token=int(token.reshape(-1)[0]),
+                                 token=int(token.reshape(-1)[0]),
                                  owner=int(result.as_numpy("STATE_OWNER").reshape(-1)[0])))
             if response.parameters["triton_final_response"].bool_param:
                 finals.add(tag)
@@ -227,7 +226,11 @@ def _drive(url: str, model: str, planned: list[Planned]) -> pd.DataFrame:
     finally:
         client.stop_stream()
         client.close()
-    trace = pd.DataFrame(rows, columns=["tag", "t", "instance", "execution", "row", "batch", "step", "token", "owner"])
+    trace = pd.DataFrame(rows, columns=["tag", "t", "state_step", "instance", "execution", "row", "batch", "token", "owner"])
+    trace = trace.sort_values("t", kind="stable").reset_index(drop=True)
+    # The request's own position is the order its tokens came in (one stream keeps a request's responses in
+    # order); STEP says where the state the model read stood, which differs once a request continues another's.
+    trace["step"] = trace.groupby("tag").cumcount()
     first = min(sent.values()) if sent else 0.0
     trace["t_s"] = trace["t"] - first
     trace["sent_s"] = trace["tag"].map(lambda t: sent[t] - first)
