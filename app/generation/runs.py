@@ -197,11 +197,10 @@ def _drive(url: str, model: str, planned: list[Planned]) -> pd.DataFrame:
             tag = int(response.id)
             token = result.as_numpy("TOKEN")
             if token is not None and token.size:
-                rows.append(dict(tag=tag, t=now, state_step=int(result.as_numpy("STEP").reshape(-1)[0]), instance=int(result.as_numpy("INSTANCE").reshape(-1)[0]),
-                                 execution=int(result.as_numpy("EXECUTION").reshape(-1)[0]),
-                                 row=int(result.as_numpy("ROW").reshape(-1)[0]), batch=int(result.as_numpy("BATCH").reshape(-1)[0]),
-                                 token=int(token.reshape(-1)[0]),
-                                 owner=int(result.as_numpy("STATE_OWNER").reshape(-1)[0])))
+                out = {name: int(result.as_numpy(name).reshape(-1)[0]) for name in ("STEP", "INSTANCE", "EXECUTION", "ROW", "BATCH",
+                                                                                     "STATE_OWNER")}
+                rows.append(dict(tag=tag, t=now, state_step=out["STEP"], instance=out["INSTANCE"], execution=out["EXECUTION"],
+                                 row=out["ROW"], batch=out["BATCH"], token=int(token.reshape(-1)[0]), owner=out["STATE_OWNER"]))
             if response.parameters["triton_final_response"].bool_param:
                 finals.add(tag)
                 done.notify_all()

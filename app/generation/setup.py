@@ -1,6 +1,6 @@
 """The generation lab's set-up as one flat dataclass (settings and workload), its presets, and its
 round trip through the URL (app/lab/deployment/query.py reads it back), so a copied link reproduces it.
-Streamlit-free and word-free: the page (app/generation/page.py) draws it, the exercises and tests build it.
+Streamlit-free and word-free: the page (app/views/generation.py) draws it, the exercises and tests build it.
 """
 from __future__ import annotations
 

@@ -41,7 +41,7 @@ CHART_SUMMARIES = {
     "fill_item": N_("{mode:text} {fill:percent} over {steps:count} model steps"),
 }
 
-# The lab's generation page (app/generation/page.py).
+# The generation lab page (app/views/generation.py).
 PAGE_TITLE = N_("Generation lab")
 PAGE_INTRO = N_(
     "A tiny token generator runs on the real Triton server, one token per step. Choose static batching (the dynamic "
