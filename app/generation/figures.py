@@ -15,6 +15,7 @@ who cannot tell its colours apart; its words are app/generation/words.CHART_SUMM
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
@@ -27,16 +28,18 @@ from app.generation.words import CHART_SUMMARIES as SAID
 from app.generation.words import MARKS, MODES, REQUEST
 from app.i18n import N_
 
+Say = Callable[[str], str]  # the reader's Words (app/i18n), or str for English
+
 MARK_SYMBOLS = {"join": "triangle-right", "step": "square", "leave": "triangle-left"}
 MODE_COLOURS = {"static": palette.ORANGE, "inflight": palette.BLUE, "inflight_by_row": palette.REDDISH_PURPLE}
 MODE_PATTERNS = {"static": "/", "inflight": "", "inflight_by_row": "x"}
 
 
-def request_name(tag: Any, _=str) -> str:
+def request_name(tag: Any, _: Say = str) -> str:
     return _(REQUEST).format(tag=int(tag))
 
 
-def mode_name(mode: str, _=str) -> str:
+def mode_name(mode: str, _: Say = str) -> str:
     return _(MODES[mode])
 
 
@@ -51,7 +54,7 @@ def _mark(row: Any) -> str:
     return "leave" if bool(row.last) else "step"
 
 
-def timeline(tokens: pd.DataFrame, max_batch_size: int, x: str = "tick", _=str) -> go.Figure:
+def timeline(tokens: pd.DataFrame, max_batch_size: int, x: str = "tick", _: Say = str) -> go.Figure:
     """The step-by-row timeline: one panel per instance, model steps (or time) across, batch row up;
     each token a mark in its request's colour, its first token a right-pointing triangle (the request
     joins), its last a left-pointing one (it leaves); grey open squares are rows a step left
@@ -104,7 +107,7 @@ def timeline(tokens: pd.DataFrame, max_batch_size: int, x: str = "tick", _=str) 
     return palette.finish(fig)
 
 
-def timeline_summary(tokens: pd.DataFrame, max_batch_size: int, x: str = "tick", _=str) -> str:
+def timeline_summary(tokens: pd.DataFrame, max_batch_size: int, x: str = "tick", _: Say = str) -> str:
     del x  # the same counts whichever axis runs across
     if tokens.empty:
         return _(N_("No tokens came back in this run."))
@@ -131,7 +134,7 @@ def _joined(tokens: pd.DataFrame) -> int:
     return int(sum((i, e) in running for i, e in zip(firsts["instance"], firsts["execution"], strict=True)))
 
 
-def latencies(requests: pd.DataFrame, _=str) -> go.Figure:
+def latencies(requests: pd.DataFrame, _: Say = str) -> go.Figure:
     """Per request, time to first token and end to end, one bar per mode side by side (the same workload)."""
     title = _(N_("Time to first token and end to end, per request"))
     if requests.empty:
@@ -149,16 +152,16 @@ def latencies(requests: pd.DataFrame, _=str) -> go.Figure:
     return palette.finish(fig)
 
 
-def latencies_summary(requests: pd.DataFrame, _=str) -> str:
+def latencies_summary(requests: pd.DataFrame, _: Say = str) -> str:
     if requests.empty:
         return _(N_("No requests in this run."))
     items = [render(_, SAID["latencies_item"], mode=mode_name(str(mode), _), ttft=float(mine["ttft_ms"].median()),
                     e2e=float(mine["e2e_ms"].median()))
              for mode, mine in requests.groupby("mode", sort=False)]
-    return render(_, SAID["latencies"], modes=listed(items, _, clauses=True))
+    return str(render(_, SAID["latencies"], modes=listed(items, _, clauses=True)))
 
 
-def fill(steps: pd.DataFrame, _=str) -> go.Figure:
+def fill(steps: pd.DataFrame, _: Say = str) -> go.Figure:
     """Each model step's fill (rows that made a token / max batch size), one line per mode, steps across."""
     title = _(N_("How full each model step was"))
     if steps.empty:
@@ -175,16 +178,16 @@ def fill(steps: pd.DataFrame, _=str) -> go.Figure:
     return palette.finish(fig)
 
 
-def fill_summary(steps: pd.DataFrame, _=str) -> str:
+def fill_summary(steps: pd.DataFrame, _: Say = str) -> str:
     if steps.empty:
         return _(N_("No executions in this run."))
     items = [render(_, SAID["fill_item"], mode=mode_name(str(mode), _), fill=float(mine["fill"].mean()), steps=len(mine))
              for mode, mine in steps.groupby("mode", sort=False)]
-    return render(_, SAID["fill"], modes=listed(items, _, clauses=True))
+    return str(render(_, SAID["fill"], modes=listed(items, _, clauses=True)))
 
 
 def charts(tokens: pd.DataFrame, requests: pd.DataFrame, steps: pd.DataFrame, max_batch_size: int,
-           x: str = "tick", _=str) -> list[Chart]:
+           x: str = "tick", _: Say = str) -> list[Chart]:
     """The run's charts with their captions and summaries: one timeline per mode, then latencies and fill."""
     out = []
     for mode, mine in tokens.groupby("mode", sort=False):

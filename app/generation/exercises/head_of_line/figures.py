@@ -4,13 +4,14 @@ from __future__ import annotations
 from app.charts import plots
 from app.charts.figures import Chart, render, sentences
 from app.generation import figures as drawing
+from app.generation.figures import Say
 from app.generation.exercises.head_of_line import engine
 from app.generation.exercises.head_of_line.words import CHART_SUMMARIES as SAID
 from app.i18n import N_
 from app.lab.exercises import ExerciseResult
 
 
-def figures(result: ExerciseResult, _=str) -> list[Chart]:
+def figures(result: ExerciseResult, _: Say = str) -> list[Chart]:
     tokens, requests = result.tables["tokens"], result.tables["requests"]
     rows = engine.SETUP.max_batch_size
     out = [Chart(render(_, N_("Timeline: {mode:text}"), mode=drawing.mode_name(str(mode), _)),

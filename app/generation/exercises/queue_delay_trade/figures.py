@@ -6,6 +6,7 @@ from plotly.subplots import make_subplots
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, listed, render
+from app.generation.figures import Say
 from app.generation.exercises.queue_delay_trade import engine
 from app.generation.exercises.queue_delay_trade.words import CHART_SUMMARIES as SAID
 from app.i18n import N_
@@ -15,11 +16,11 @@ DELAY_LABELS = {"no_delay": N_("no queue delay"), "delay": N_("queue delay {ms} 
 COLOURS = {"no_delay": palette.BLUE, "delay": palette.ORANGE}
 
 
-def delay_name(code: str, _=str) -> str:
+def delay_name(code: str, _: Say = str) -> str:
     return _(DELAY_LABELS[code]).format(ms=engine.DELAY_MS)
 
 
-def figures(result: ExerciseResult, _=str) -> list[Chart]:
+def figures(result: ExerciseResult, _: Say = str) -> list[Chart]:
     steps, requests = result.tables["steps"], result.tables["requests"]
     both = make_subplots(rows=1, cols=2, subplot_titles=[_(N_("mean step fill")), _(N_("time to first token, median (ms)"))])
     items = []

@@ -51,4 +51,4 @@ STEPS = {
     "run_row": N_("In flight, state keyed by batch row: the same {requests:count} requests"),
     "measuring": N_("Measuring"),
 }
-CHART_SUMMARIES = {}
+CHART_SUMMARIES: dict[str, str] = {}
