@@ -5,8 +5,8 @@ from __future__ import annotations
 from app.charts import plots
 from app.charts.figures import Chart, render
 from app.generation import figures as drawing
-from app.generation.figures import Say
 from app.generation.exercises.state_by_row import engine
+from app.generation.figures import Say
 from app.i18n import N_
 from app.lab.exercises import ExerciseResult
 
