@@ -12,7 +12,7 @@ from app.lab.deployment import values_from_query
 MODES = ("static", "inflight", "compare")  # compare: both, on the same workload
 LIMITS: dict[str, tuple[int, int]] = {  # field -> (lowest, highest) the page offers
     "max_batch_size": (1, 8),
-    "queue_delay_ms": (0, 200),
+    "queue_delay_ms": (0, 100),  # the engine's deployments.QUEUE_DELAY_US
     "max_candidates": (1, 8),
     "instances": (1, 2),
     "requests": (1, 24),

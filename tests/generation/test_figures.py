@@ -63,20 +63,32 @@ def test_empty_tables_draw_a_message_not_an_error():
 
 
 def test_a_static_batch_generated_in_one_execution_spreads_over_model_steps_and_shows_its_empty_rows():
-    """Two requests batched in one execution (3 and 1 tokens), then one more alone: the short one's row
-    stays empty while the long one finishes, and the next batch starts after it."""
+    """Two requests batched in one execution (3 and 1 tokens), then one more alone whose token is wrong: the
+    short one's row stays empty while the long one finishes, and the next batch starts after it."""
     from app.generation import runs
+    from app.generation.engine import PlannedRequest, expected_tokens
 
-    trace = pd.DataFrame([
-        dict(tag=1, sent_s=0.0, t_s=0.02 * (k + 1), instance=0, execution=0, row=0, batch=2, step=k, token=k, expected=k,
-             owner=1) for k in range(3)] + [
-        dict(tag=2, sent_s=0.0, t_s=0.02, instance=0, execution=0, row=1, batch=2, step=0, token=0, expected=0, owner=2),
-        dict(tag=3, sent_s=0.01, t_s=0.08, instance=0, execution=1, row=0, batch=1, step=0, token=5, expected=4, owner=3)])
-    tokens, requests, steps = runs.tables(trace, "static", 2)
+    plans = [PlannedRequest(index=i, tag=100 + i, arrival_s=0.0, prompt=(i, 1, 2, 3), max_tokens=n)
+             for i, n in enumerate((3, 1, 1))]
+    rows = []
+
+    def token(plan, k, t, execution, row, batch, value=None):
+        value = expected_tokens(plan.prompt, k + 1)[k] if value is None else value
+        rows.append(dict(run_id="r", index=plan.index, tag=plan.tag, request_id=f"r:{plan.index}", t_send=0.01 * plan.index,
+                         t_recv=t, final=k == plan.max_tokens - 1, empty=False, error="", token=value, step=k, row=row,
+                         batch=batch, execution=execution, instance=0, state_owner=plan.tag))
+
+    for k in range(3):
+        token(plans[0], k, 0.02 * (k + 1), 1, 0, 2)
+    token(plans[1], 0, 0.02, 1, 1, 2)
+    token(plans[2], 0, 0.08, 2, 0, 1, value=(expected_tokens(plans[2].prompt, 1)[0] + 1) % 64)
+    trace = pd.DataFrame(rows).sort_values("t_recv", kind="stable")
+    tokens, requests, steps = runs.tables(trace, plans, "static", 2)
     assert tokens.set_index(["tag", "step"])["tick"].to_dict() == {(1, 0): 0, (1, 1): 1, (1, 2): 2, (2, 0): 0, (3, 0): 3}
     assert steps["rows"].tolist() == [2, 1, 1, 1] and steps["fill"].tolist() == [1.0, 0.5, 0.5, 0.5]
-    assert requests.set_index("tag")["ttft_ms"].round(1).to_dict() == {1: 20.0, 2: 20.0, 3: 70.0}
-    assert tokens["wrong"].tolist() == [False, False, False, False, True]
-    said = runs.numbers(tokens, requests, steps)
-    assert said["wrong_tokens"] == 1 and said["tokens"] == 5 and said["mean_fill"] == 0.625
+    assert requests.set_index("tag")["ttft_ms"].round(1).to_dict() == {1: 20.0, 2: 10.0, 3: 60.0}
+    assert tokens.sort_values(["tag", "step"])["wrong"].tolist() == [False, False, False, False, True]
+    assert requests.set_index("tag")["wrong"].to_dict() == {1: 0, 2: 0, 3: 1}
+    assert tokens.set_index(["tag", "step"])["last"].to_dict() == {(1, 0): False, (1, 1): False, (1, 2): True, (2, 0): True,
+                                                                   (3, 0): True}
     assert len(figures.timeline(tokens, 2).data[0].x) == 3  # the empty row places at steps 1, 2 and 3

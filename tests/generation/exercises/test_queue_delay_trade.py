@@ -31,19 +31,19 @@ def test_fuller_steps_without_later_first_tokens_are_free_and_no_fuller_steps_ar
 def test_the_scenario_quotes_the_constants():
     from app.generation.exercises.queue_delay_trade import words
 
-    for said in (f"{engine.REQUESTS} short requests ({engine.TOKENS} tokens each)", f"{engine.GAP_MS} ms apart",
+    for said in (f"{engine.REQUESTS} short requests ({engine.TOKENS} token each)", f"{engine.GAP_MS} ms apart",
                  f"{engine.DELAY_MS} ms"):
         assert said in words.SCENARIO
 
 
 @pytest.fixture(scope="module")
 def result(exercise_result):
-    """One real run. The outcome is certain: requests arrive 30 ms apart, so four are queued 90 ms after the first,
-    inside the 150 ms delay, and the dynamic batcher sends batches of four (it sends at once when max_batch_size
-    requests are queued); with no delay it sends what is queued whenever the instance is free, and a 2-token batch
-    takes 40 to 50 ms, so at most two wait at a time and the mean fill stays near half. The first request of each
-    batch of four waits for the three after it (90 ms), where with no delay it ran at once, so the median first
-    token is later."""
+    """One real run. The outcome is certain: requests arrive 25 ms apart, so four are queued 75 ms after the first,
+    inside the 100 ms delay, and the dynamic batcher sends batches of four (it sends at once when max_batch_size
+    requests are queued): every step is full and the requests wait 75, 50, 25 and 0 ms for their batch. With no
+    delay it sends what is queued whenever the instance is free, and a 1-token step takes 20 ms, shorter than the
+    gap, so most requests run alone at once: fill near a quarter, first tokens after about one step. Both gaps are
+    wide against the machine's jitter (tens of ms)."""
     return exercise_result("queue_delay_trade")
 
 

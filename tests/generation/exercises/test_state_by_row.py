@@ -36,16 +36,15 @@ def result(exercise_result):
     every token is right whatever the timing; under row keys a wrong token needs a request to change rows, which
     happens when an earlier row's request finishes while it runs; with 8 requests of 3 to 12 tokens arriving
     40 ms apart on 20 ms steps such changes are many, but how many is timing's, so the test asserts only that the
-    by-row deployment went wrong somewhere and that each request's first wrong token continued a state it did not
-    write itself (another request's, or a cell found empty: owner 0); later wrong tokens may name the request
-    itself, since it wrote the wrong state it then continues."""
+    by-row deployment went wrong somewhere and that some wrong tokens continued another request's state. It does
+    not pin whose state each request's first wrong token read: a foreign state gives the right token by chance
+    (one in 64), and a request that moves back to a row it wrote before continues its own stale state."""
     return exercise_result("state_by_row")
 
 
 def test_a_real_run_crosses_state_only_where_it_is_keyed_by_row(result):
     assert result.outcome == "crossed"
     assert result.numbers["wrong_tokens_corrid"] == 0 and result.numbers["wrong_tokens_row"] > 0
-    wrong = result.tables["tokens"].query("wrong").sort_values("step")
-    first = wrong.groupby("tag").first()
-    assert (first["owner"] != first.index).all()
     assert result.numbers["wrong_tokens_from_another_request"] > 0
+    wrong = result.tables["tokens"].query("wrong")
+    assert set(wrong["mode"]) == {"inflight_by_row"} and (wrong["owner"] != wrong["tag"]).any()

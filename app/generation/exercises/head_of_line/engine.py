@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.generation import runs
+from app.generation.engine import PlannedRequest
 from app.generation.setup import GenSetup
 from app.lab.exercises import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 
@@ -25,16 +26,15 @@ SHORT = 3  # short requests, each SHORT_GAP_MS after the one before, the first S
 SHORT_GAP_MS = 30
 STEP_MS = 20
 HOSTAGE_RATIO = 3.0  # static's short first tokens this many times later than in flight's: held behind the long one
-SETUP = GenSetup(max_batch_size=4, queue_delay_ms=0, requests=1 + SHORT)
+SETUP = GenSetup(max_batch_size=4, queue_delay_ms=5, requests=1 + SHORT)  # gen_static's and gen_inflight's settings
 
 EXERCISE = Exercise(name="head_of_line", options=("hostage", "same", "static_faster"), correct="hostage")
 
 
-def plan() -> list[runs.Planned]:
+def plan() -> list[PlannedRequest]:
     """The long request at 0, then the short ones: the same for both modes."""
-    long = runs.Planned(tag=1, arrival_s=0.0, prompt=(1, 2, 3, 4), max_tokens=LONG_TOKENS)
-    shorts = [runs.Planned(tag=2 + k, arrival_s=(k + 1) * SHORT_GAP_MS / 1000, prompt=(5 + k, 6, 7, 8), max_tokens=SHORT_TOKENS)
-              for k in range(SHORT)]
+    long = runs.request(0, 0.0, (1, 2, 3, 4), LONG_TOKENS)
+    shorts = [runs.request(1 + k, (k + 1) * SHORT_GAP_MS / 1000, (5 + k, 6, 7, 8), SHORT_TOKENS) for k in range(SHORT)]
     return [long, *shorts]
 
 

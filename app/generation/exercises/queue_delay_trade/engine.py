@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from app.generation import runs
+from app.generation.engine import PlannedRequest
 from app.generation.setup import GenSetup
 from app.lab.exercises import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 
@@ -19,10 +20,10 @@ if TYPE_CHECKING:
     from app.lab.progress import Progress
     from app.lab.server import LabServer
 
-DELAY_MS = 150
+DELAY_MS = 100  # the engine's highest: GeneratorSettings.QUEUE_DELAY_US
 REQUESTS = 8
-GAP_MS = 30
-TOKENS = 2
+GAP_MS = 25
+TOKENS = 1
 STEP_MS = 20
 FULLER = 0.15  # mean step fill this much higher with the delay counts as fuller
 SETUP = GenSetup(mode="static", max_batch_size=4, requests=REQUESTS)
@@ -31,10 +32,9 @@ DELAYS = {"no_delay": 0, "delay": DELAY_MS}  # code -> max_queue_delay in ms; wo
 EXERCISE = Exercise(name="queue_delay_trade", options=("trade", "free", "nothing"), correct="trade")
 
 
-def plan() -> list[runs.Planned]:
+def plan() -> list[PlannedRequest]:
     """REQUESTS short requests, evenly GAP_MS apart: the same for both delays."""
-    return [runs.Planned(tag=k + 1, arrival_s=k * GAP_MS / 1000, prompt=(k, k + 1, 3, 5), max_tokens=TOKENS)
-            for k in range(REQUESTS)]
+    return [runs.request(k, k * GAP_MS / 1000, (k, k + 1, 3, 5), TOKENS) for k in range(REQUESTS)]
 
 
 def measure(server: LabServer, deployer: Deployer, progress: Progress | None = None) -> Measured:

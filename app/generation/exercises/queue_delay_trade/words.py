@@ -1,15 +1,15 @@
 """Words of the queue_delay_trade exercise (engine.py beside it). SCENARIO quotes its constants
-(DELAY_MS 150, REQUESTS 8, GAP_MS 30, TOKENS 2)."""
+(DELAY_MS 100, REQUESTS 8, GAP_MS 25, TOKENS 1)."""
 from __future__ import annotations
 
 from app.i18n import N_
 
 TITLE = N_("The queue delay's trade: fuller steps, later first tokens")
 SCENARIO = N_(
-    "Static batching on one instance with max_batch_size 4: 8 short requests (2 tokens each) arrive 30 ms apart. "
-    "The same traffic runs twice: with max_queue_delay_microseconds 0, and with 150 ms."
+    "Static batching on one instance with max_batch_size 4, 20 ms per step: 8 short requests (1 token each) arrive "
+    "25 ms apart. The same traffic runs twice: with max_queue_delay_microseconds 0, and with 100 ms."
 )
-QUESTION = N_("What does the 150 ms queue delay change?")
+QUESTION = N_("What does the 100 ms queue delay change?")
 OPTIONS = {
     "trade": N_("Steps run fuller, but the first tokens come later: the batcher holds early requests back to gather more."),
     "free": N_("Steps run fuller and the first tokens come no later: batching only helps."),
