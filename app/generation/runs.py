@@ -92,13 +92,15 @@ def run_setup(server: LabServer, setup: GenSetup) -> list[GenRun]:
 
 
 def run(server: LabServer, setup: GenSetup, mode: str, planned: list[PlannedRequest], step_ms: float = 20.0,
-        label: str | None = None, honour_cancel: bool = True, cancel_after: dict[int, int] | None = None) -> GenRun:
+        label: str | None = None, honour_cancel: bool = True, cancel_after: dict[int, int] | None = None,
+        hold: bool = True) -> GenRun:
     """Deploy `mode` with the set-up's settings, send `planned` (each request with a fresh tag, so no two runs share
     one) through the engine's driver, and tabulate the run. cancel_after: {request index: tokens after which its
-    client cancels it}. numbers holds the engine's run figures, the wrong tokens and the model's state cells after."""
+    client cancels it}; hold False: the caller holds the deployment already (app/lab/traffic run_queue). numbers holds
+    the engine's run figures, the wrong tokens and the model's state cells after."""
     model = deploy(server, setup, mode, step_ms, honour_cancel)
     plans = [replace(p, tag=int(tag)) for p, tag in zip(planned, unique_ids(len(planned)), strict=True)]
-    done = engine_run(server, model, plans, cancel_after=cancel_after)
+    done = engine_run(server, model, plans, cancel_after=cancel_after, hold=hold)
     tokens, requests, steps = tables(done.trace, plans, mode, setup.max_batch_size)
     figures = analysis.run_figures(analysis.requests_table(done.trace, plans), done.trace, setup.max_batch_size)
     numbers = {**figures.to_json(), "wrong_tokens": int(tokens["wrong"].sum()),

@@ -30,6 +30,7 @@ REGISTRY = (
     "head_of_line",
     "queue_delay_trade",
     "state_by_row",
+    "cancelled_generation",
 )
 
 
