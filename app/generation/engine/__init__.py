@@ -6,7 +6,7 @@ here, by name, and the modules `deployments` and `analysis` as namespaces.
 from app.generation.engine import analysis, deployments
 from app.generation.engine.analysis import RunFigures, mixed_passes, passes, report_json, requests_table, run_figures, timeline
 from app.generation.engine.deployments import GeneratorSettings
-from app.generation.engine.driver import OUTPUTS, TRACE_COLUMNS, GenerationRun, RunUnfinished, run
+from app.generation.engine.driver import OUTPUTS, TRACE_COLUMNS, GenerationRun, RunUnfinished, run, state_cells
 from app.generation.engine.tokens import MAX_TOKENS_LIMIT, PROMPT_LENGTH, VOCAB, expected_tokens, prompt_hash
 from app.generation.engine.workload import PlannedRequest, Workload
 
@@ -32,5 +32,6 @@ __all__ = [
     "requests_table",
     "run",
     "run_figures",
+    "state_cells",
     "timeline",
 ]

@@ -79,8 +79,10 @@ class GeneratorSettings:
             raise LabError(problems)
 
     def normalised(self) -> GeneratorSettings:
-        """Settings the deployment ignores set to one value, so equal deployments compare equal."""
-        return replace(self, state_key="row") if self.batching == "static" else self
+        """Settings the deployment ignores set to one value (and step_ms a float), so equal
+        deployments compare, and are named, equal."""
+        normal = replace(self, step_ms=float(self.step_ms))
+        return replace(normal, state_key="row") if self.batching == "static" else normal
 
     def to_config(self, name: str) -> mc.ModelConfig:
         self.check()

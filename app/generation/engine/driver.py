@@ -274,6 +274,19 @@ def _run(server: GenServer, model: str, plans: list[PlannedRequest], cancels: di
                          server=server_stats.delta(before, after), wall_s=wall)
 
 
+CELLS_METRIC = "gen_state_cells"
+
+
+def state_cells(metrics_url: str, model: str, timeout_s: float = 5.0) -> int | None:
+    """The state cells every instance of `model` holds now (the model's gauge, summed), or None
+    when the metrics endpoint does not answer or the model exports none yet."""
+    text = server_stats.scrape(metrics_url, timeout_s)
+    if text is None:
+        return None
+    samples = [sample.value for _name, sample in server_stats.model_samples(text, model, {CELLS_METRIC})]
+    return int(sum(samples)) if samples else None
+
+
 def _cancel_loop(recorder: _Recorder, own: dict[int, grpcclient.InferenceServerClient]) -> None:
     """Stop each chosen request's own stream with cancel_requests=True once its tokens are in.
     Runs apart from the callbacks: stopping a stream joins the thread that runs its callbacks."""
