@@ -22,18 +22,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from app.generation.engine import GeneratorSettings, PlannedRequest, Workload, analysis, deployments
+from app.generation.engine import GeneratorSettings, PlannedRequest, Workload, analysis, deployments, state_cells
 from app.generation.engine import run as engine_run
 from app.generation.engine.tokens import PROMPT_LENGTH, VOCAB
 from app.generation.setup import GenSetup
-from app.lab.observation import server_stats
 from app.lab.scenario.ids import unique_ids
 
 if TYPE_CHECKING:
     from app.lab.server import LabServer
 
 MODE_SETTINGS = {"static": ("static", "row"), "inflight": ("inflight", "corrid"), "inflight_by_row": ("inflight", "row")}
-CELLS_METRIC = "gen_state_cells"  # the model's gauge of the state cells an instance holds (model_repository/gen_inflight)
 SAME = 1.2  # first tokens within this ratio count as about the same
 
 
@@ -160,11 +158,3 @@ def answer(kind: str, done: list[GenRun]) -> str:
         return "inflight" if inflight < static / SAME else "same"
     return "yes" if any(float(r.steps["fill"].min()) < 1 for r in done) else "no"
 
-
-def state_cells(metrics_url: str, model: str) -> int | None:
-    """The state cells the model's instances hold now, by its own gauge (None when the endpoint has none)."""
-    text = server_stats.scrape(metrics_url, 5.0)
-    if text is None:
-        return None
-    samples = list(server_stats.model_samples(text, model, {CELLS_METRIC: "cells"}))
-    return int(sum(sample.value for _name, sample in samples)) if samples else None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from app.generation import runs
-from app.generation.engine import PlannedRequest
+from app.generation.engine import PlannedRequest, state_cells
 from app.generation.setup import GenSetup
 from app.lab.exercises import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.lab.traffic import run_queue
@@ -53,7 +53,7 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
             steps("run_ignore", tokens=CANCEL_AFTER, long=LONG_TOKENS)
         model = runs.deploy(server, SETUP, "inflight", STEP_MS, honour)
         with run_queue.hold(server, model):  # the gauge's readings and the run are one measurement
-            before = runs.state_cells(server.metrics_url, model)
+            before = state_cells(server.metrics_url, model)
             ran = runs.run(server, SETUP, "inflight", plan(), step_ms=STEP_MS, label=code, honour_cancel=honour,
                            cancel_after={0: CANCEL_AFTER}, hold=False)
             after, waited = _settled(server.metrics_url, model, before)
@@ -70,7 +70,7 @@ def _settled(metrics_url: str, model: str, before: int | None) -> tuple[int | No
     """The gauge once it is back where it started, or after SETTLE_S if it never gets there; and how long that took."""
     start = time.monotonic()
     while True:
-        now = runs.state_cells(metrics_url, model)
+        now = state_cells(metrics_url, model)
         waited = time.monotonic() - start
         if now is None or (before is not None and now <= before) or waited >= SETTLE_S:
             return now, waited
