@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from app.charts import exercises as exercise_charts
+from app.generation import words as generation_words
 from app.i18n import N_
 from app.lab.exercises import families
 from app.quiz.store import ProgressStore
@@ -37,7 +38,8 @@ _BECAUSE = {
 def _failure(err: BaseException, doing: str) -> str:
     """What a learner reads when part of an exercise fails: the reason (app/text/errors.explain)."""
     _t = t()
-    return _t.render(_BECAUSE[doing], reason=str(explain(err, _t, next_steps=NEXT_STEPS)))
+    # The generator's exercises raise the generation engine's codes too (app/generation/words.PROBLEMS).
+    return _t.render(_BECAUSE[doing], reason=str(explain(err, _t, wording=generation_words.PROBLEMS, next_steps=NEXT_STEPS)))
 
 
 def _run(name: str, choice: str, server, deployer) -> None:

@@ -16,10 +16,11 @@ from app.generation import figures, runs
 from app.generation import words as gw
 from app.generation.setup import LIMITS, MODES, PRESETS, QUERY_KEYS, GenSetup
 from app.i18n import N_, formats
+from app.quiz.store import ProgressStore
 from app.text.errors import EXPLAINED, explain
-from app.ui import chart, language
+from app.ui import chart, class_store, language
 from app.ui.language import _, t
-from app.ui.session import NEXT_STEPS, lab
+from app.ui.session import NEXT_STEPS, lab, learner
 
 P = "gen."  # widget key prefix
 SETUP_KEY = P + "setup"
@@ -93,9 +94,15 @@ def _run(setup: GenSetup, kind: str, choice: str, server) -> None:
         with st.spinner(_("Running on the Triton server...")):
             done = runs.run_setup(server, setup)
     except EXPLAINED as err:  # a bug keeps its traceback
-        st.error(t().render(N_("The run could not finish: {reason:text}"), reason=str(explain(err, t(), next_steps=NEXT_STEPS))))
+        said = explain(err, t(), wording=gw.PROBLEMS, next_steps=NEXT_STEPS)
+        st.error(t().render(N_("The run could not finish: {reason:text}"), reason=str(said)))
         return
     st.session_state[RESULT_KEY] = (setup, kind, choice, done)
+    seen = runs.answer(kind, done)
+    try:  # the instructor's page lists every prediction; progress is a bonus, the result is still shown
+        ProgressStore().record_prediction(learner(), f"generation:{kind}", choice, seen, seen == choice)
+    except EXPLAINED as err:
+        st.warning(t().render(N_("Your prediction could not be saved: {reason:text}"), reason=class_store.saving_failed(err)))
 
 
 def _show(setup: GenSetup, kind: str, choice: str, done: list[runs.GenRun]) -> None:

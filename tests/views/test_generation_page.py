@@ -6,7 +6,9 @@ from app.generation import figures, runs
 from app.generation import words as gw
 from app.generation.setup import PRESETS, GenSetup
 from app.i18n import words
+from app.quiz.store import ProgressStore
 from tests.views.conftest import RUN_TIMEOUT_S
+from tests.views.learners import link_id
 
 
 def run(node):
@@ -16,7 +18,7 @@ def run(node):
 
 
 def test_a_preset_compared_on_the_server_shows_both_modes_figures_numbers_and_requests(open_page):
-    at = open_page("generation.py")
+    at = open_page("generation.py", learner=link_id("gen-ada"))
     assert at.title[0].value == "Generation lab"
     run(at.button(key="gen.preset-long_and_short").click())
     wanted = PRESETS["long_and_short"]
@@ -42,6 +44,9 @@ def test_a_preset_compared_on_the_server_shows_both_modes_figures_numbers_and_re
     numbers, requests = at.dataframe[0].value, at.dataframe[1].value
     assert list(numbers.columns) == ["static batching", "in-flight batching"] and "tokens/s" in numbers.index
     assert len(requests) == 2 * wanted.requests
+    records = ProgressStore().predictions(link_id("gen-ada"))  # the instructor's page sees the prediction
+    assert [(r.exercise, r.prediction, r.outcome, r.held) for r in records] == [("generation:compare", "inflight", seen,
+                                                                                 seen == "inflight")]
 
 
 def test_a_link_in_chinese_rebuilds_the_set_up_and_a_single_mode_run_asks_about_empty_rows(open_page):
