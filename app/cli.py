@@ -14,6 +14,7 @@ import threading
 from contextlib import nullcontext
 from pathlib import Path
 
+from app import exercise_families as families
 from app.generation import engine as generation
 from app.generation import words as generation_words
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
@@ -31,7 +32,6 @@ from app.lab.checker import (
     run_check,
 )
 from app.lab.deployment import Deployer
-from app.lab.exercises import families
 from app.lab.observation import server_log
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError

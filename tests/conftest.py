@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from app import exercise_families as families
 from app.lab.deployment import Deployer, deployments
-from app.lab.exercises import families
 from app.lab.server import LabServer
 from tests.postgres import postgres_server, postgres_url  # noqa: F401  (fixtures for every test folder)
 from tests.server_calls import ask

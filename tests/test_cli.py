@@ -12,10 +12,10 @@ import urllib.request
 
 import pytest
 
+from app import exercise_families as families
 from app.cli import print_exercise
 from app.i18n import N_, languages, words
 from app.lab import exercises
-from app.lab.exercises import families
 from app.lab.observation import LogCode
 from app.lab.server import free_ports
 from app.lab.traffic import run_queue

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from app import exercise_families as families
 from app.charts import exercises as exercise_charts
 from app.generation import words as generation_words
 from app.i18n import N_
-from app.lab.exercises import families
 from app.quiz.store import ProgressStore
 from app.text import exercises as words
 from app.text.errors import EXPLAINED, explain

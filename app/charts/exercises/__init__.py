@@ -1,6 +1,6 @@
 """Each exercise's figures: one module per exercise, a recogniser exercise's here (named as it is in
 app/lab/exercises.REGISTRY), a generator exercise's beside its engine, app/generation/exercises/<name>/figures.py
-(app/lab/exercises/families.py finds which).
+(app/exercise_families.py finds which).
 
 A module defines figures(result, _=str) -> list[Chart] (app/charts/figures.py: caption, plotly
 Figure, summary), drawn only from the result's tables and numbers, labels passed through _ (a
@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import cache
 
+from app import exercise_families as families
 from app.charts.figures import Chart
-from app.lab.exercises import ExerciseResult, families
+from app.lab.exercises import ExerciseResult
 
 
 def _load(name: str) -> Callable:

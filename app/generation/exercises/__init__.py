@@ -1,6 +1,6 @@
 """The generator's exercises: predict, run on the real server, see why. The same API as app.lab.exercises
 (EXERCISES, get, run, judge), so the Failure modes page, the CLI and the tests list both families
-(app/lab/exercises/families.py).
+(app/exercise_families.py).
 
 One folder per exercise, app/generation/exercises/<name>/:
   engine.py   EXERCISE, measure(server, deployer, progress) -> Measured, pure judge(tables) -> ExerciseJudgement

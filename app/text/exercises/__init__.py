@@ -1,6 +1,6 @@
 """The words of each exercise: a recogniser exercise's in app/text/exercises/<name>.py (named as in
 app/lab/exercises.REGISTRY), a generator exercise's beside its engine, app/generation/exercises/<name>/words.py
-(app/lab/exercises/families.py finds which), each defining, as English templates marked with N_():
+(app/exercise_families.py finds which), each defining, as English templates marked with N_():
 
   TITLE, SCENARIO, QUESTION   the situation and the question
   OPTIONS   {option key: text}            every key of EXERCISE.options
@@ -21,8 +21,9 @@ from types import ModuleType
 
 import pandas as pd
 
+from app import exercise_families as families
 from app.i18n import N_, Words, formats
-from app.lab.exercises import DONE, ExerciseResult, Finding, families
+from app.lab.exercises import DONE, ExerciseResult, Finding
 from app.lab.progress import Stage
 from app.text import verdicts as verdict_words
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
+from app import exercise_families as families
 from app.charts import exercises as exercise_charts
 from app.i18n import words
-from app.lab.exercises import families
 from app.lab.server import proxy
 from app.quiz.store import ProgressStore
 from app.text import exercises as text

@@ -1,4 +1,4 @@
-"""The exercise registries the CLI and the page rely on (both families: app/lab/exercises/families.py):
+"""The exercise registries the CLI and the page rely on (both families: app/exercise_families.py):
 every registered exercise is complete."""
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ from pathlib import Path
 import plotly.graph_objects as go
 import pytest
 
+from app import exercise_families as families
 from app.charts import exercises as exercise_charts
 from app.i18n import languages, words
 from app.lab import exercises
-from app.lab.exercises import DONE, ExerciseResult, families
+from app.lab.exercises import DONE, ExerciseResult
 from app.text import exercises as text
 from tests.i18n.text_checks import reads_in
 

@@ -7,9 +7,10 @@ the registry tests) lists and runs exercises through here, so both families appe
 teaching order, the recogniser's first. Each family's package offers the same API: REGISTRY,
 EXERCISES, get(name), run(name, server, deployer, progress), judge(name, measured).
 
-The packages are found by name (importlib), not imported at the top: the generation feature sits
-beside the engine's stages, draws with app.charts and speaks with app.i18n, so a static import from
-here, app.text or app.charts would make a cycle between the stages.
+It sits beside the stages, not in the lab engine (which knows nothing of the generation feature), and finds
+each family's modules by name (importlib), as app/text/exercises and app/charts/exercises find each exercise's:
+the generation feature sits above app.charts and app.text (it draws and speaks with them), so those lookups
+cannot import it.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from app.lab.exercises.common.base import Exercise, ExerciseResult, Measured
+from app.lab.exercises import Exercise, ExerciseResult, Measured
 
 if TYPE_CHECKING:
     from app.lab.deployment import Deployer
