@@ -61,8 +61,8 @@ PROMPT_LENGTH = 4
 STATE_KEYS = ("corrid", "row")
 CELLS_METRIC = "gen_state_cells"
 BATCH_COST = 0.15  # each row beyond the first adds this share of a step
-SWEEP_STEPS = 20  # a running request is rescheduled every step; a cell idle this long is orphaned
-SWEEP_MIN_S = 1.0
+SWEEP_STEPS = 50  # a running request is rescheduled every step; a cell idle this long is orphaned
+SWEEP_MIN_S = 5.0  # room for a machine too busy to run a step on time
 
 
 def _param(config: dict, name: str, default: str) -> str:

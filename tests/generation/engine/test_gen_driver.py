@@ -6,12 +6,15 @@ STATE_OWNER) and from Triton's statistics and metrics.
 """
 from __future__ import annotations
 
+import os
+import signal
 import threading
 
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from app.generation.engine import GeneratorSettings, Workload, analysis, run, state_cells
+from app.generation.engine import GeneratorSettings, Workload, analysis, deployments, run, state_cells
+from app.lab.checker.configs import from_server_json
 from app.lab.server import LabServer, UnreachableError, free_ports
 from tests.claims.helpers import deployed, unique_name
 from tests.server_calls import ask
@@ -99,12 +102,12 @@ def _failures(server, model) -> int:
 
 def test_a_cancelled_request_ends_and_its_cell_is_freed_when_the_model_honours_cancellation(lab_server, quick):
     model = quick[True]
-    workload = Workload(requests=3, mean_gap_ms=0, min_tokens=40, max_tokens=40, seed=0)
+    workload = Workload(requests=3, mean_gap_ms=0, min_tokens=60, max_tokens=60, seed=0)
     result = run(lab_server, model, workload, cancel_after={1: 3})
     requests = table(result).set_index("index")
-    assert requests.loc[1, "status"] == "cancelled" and 3 <= requests.loc[1, "tokens"] < 40
+    assert requests.loc[1, "status"] == "cancelled" and 3 <= requests.loc[1, "tokens"] < 60
     assert requests.loc[1, "correct"]  # what it got was right
-    assert requests.loc[[0, 2], "correct"].all() and (requests.loc[[0, 2], "tokens"] == 40).all()
+    assert requests.loc[[0, 2], "correct"].all() and (requests.loc[[0, 2], "tokens"] == 60).all()
     wait_for(lambda: state_cells(lab_server.metrics_url, model) == 0, "the cancelled request's cell to be freed")
 
 
@@ -121,6 +124,31 @@ def test_a_cancelled_request_leaves_its_cell_behind_when_the_model_never_asks(la
     assert state_cells(lab_server.metrics_url, model) == 1
 
 
+def test_a_server_that_dies_during_a_run_is_reported_as_unreachable():
+    """On a server of its own, killed once the first request has ended: the stream breaks and the
+    run says the server is gone, at once rather than at its timeout."""
+    if LabServer.from_env().external_url:
+        pytest.skip("needs an embedded server of its own")
+    server = LabServer(preload=("gen_inflight",)).start()
+    first_done = threading.Event()
+    try:
+        def kill_when_one_ended() -> None:
+            first_done.wait(120)
+            os.killpg(server.embedded.pid, signal.SIGKILL)
+
+        killer = threading.Thread(target=kill_when_one_ended)
+        killer.start()
+        with pytest.raises(UnreachableError) as err:
+            run(server, "gen_inflight", Workload(requests=30, mean_gap_ms=100, min_tokens=20, max_tokens=40),
+                progress=lambda done, total, stage: first_done.set(), timeout_s=120)
+        first_done.set()
+        killer.join()
+        assert err.value.code == "server_unreachable" and "UNAVAILABLE" in err.value.values["kind"]
+    finally:
+        first_done.set()
+        server.stop()
+
+
 def test_a_server_that_does_not_answer_is_reported_as_unreachable():
     port = free_ports(1)[0]
     server = LabServer(url=f"127.0.0.1:{port}")
@@ -132,3 +160,17 @@ def test_a_server_that_does_not_answer_is_reported_as_unreachable():
 def test_an_unknown_model_is_refused_in_tritons_words(lab_server):
     with pytest.raises(InferenceServerException, match="unknown model"):
         run(lab_server, "gen_nowhere", Workload(requests=1), hold=False)
+
+
+def test_a_set_up_of_ones_own_loads_with_the_generators_code_and_unloads(lab_server):
+    settings = GeneratorSettings(step_ms=5, max_batch_size=2, state_key="row")
+    name = deployments.ensure(lab_server, settings)
+    try:
+        assert name == deployments.setup_name(settings) and name in lab_server.models.loaded()
+        assert deployments.settings_of(from_server_json(ask(lab_server, "get_model_config", name))) == settings
+        result = run(lab_server, name, Workload(requests=2, mean_gap_ms=0, min_tokens=4, max_tokens=4))
+        assert set(analysis.token_rows(result.trace)["batch"]) <= {1, 2}
+    finally:
+        lab_server.models.unload(name)
+    assert name not in lab_server.models.loaded()
+    wait_for(lambda: not ask(lab_server, "is_model_ready", name), f"{name} to unload")
