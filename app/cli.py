@@ -15,10 +15,10 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from app import checker_api
+from app import exercise_families as families
 from app.generation import engine as generation
 from app.generation import words as generation_words
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
-from app.lab import exercises
 from app.lab.checker import check_codes, check_report_text, failing_input_data, parse_shape, review_exit_code, review_report_json
 from app.lab.deployment import Deployer
 from app.lab.observation import server_log
@@ -305,7 +305,7 @@ def _run_generation(args, _: Words) -> int:
 def exercise_titles(_: Words) -> list[tuple[str, str]]:
     """(name, title in _'s language) of every exercise, in teaching order."""
 
-    return [(name, text.title(name, _)) for name in exercises.EXERCISES]
+    return [(name, text.title(name, _)) for name in families.names()]
 
 
 def _exercise(args, _: Words) -> int:
@@ -314,11 +314,11 @@ def _exercise(args, _: Words) -> int:
         for name, title in exercise_titles(_):
             print(f"{name:22} {title}")
         return 0
-    if args.name not in exercises.EXERCISES:  # unknown names fail before a server starts
-        raise LabError("exercise_unknown", value=args.name, choices=", ".join(exercises.EXERCISES))
+    if args.name not in families.names():  # unknown names fail before a server starts
+        raise LabError("exercise_unknown", value=args.name, choices=", ".join(families.names()))
     server = _server(args.url, _)
     try:
-        result = exercises.run(args.name, server, Deployer(server))
+        result = families.run(args.name, server, Deployer(server))
     finally:
         server.stop()
     print_exercise(result, _, args.json)
