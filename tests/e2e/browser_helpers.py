@@ -181,8 +181,9 @@ class Photos:
             page.screenshot(path=str(self.folder / name))
 
 
-def run_small_check(page: Page, app_url: str, model: str, lang: str) -> None:
-    """The check page on `model` in `lang`: a small check (6 sessions x 4 steps) run until its results show."""
+def run_small_check(page: Page, app_url: str, model: str, lang: str, leave_out: tuple[str, ...] = ()) -> None:
+    """The check page on `model` in `lang`: a small check (6 sessions x 4 steps), the outputs named in
+    `leave_out` left out of the comparison, run until its results show."""
     from app.i18n import words
 
     _ = words(lang)
@@ -194,6 +195,11 @@ def run_small_check(page: Page, app_url: str, model: str, lang: str) -> None:
         box.fill(value)
         box.press("Enter")
         settle(page)
+    for output in leave_out:  # the list stays open after a pick; Escape closes it
+        page.get_by_role("combobox", name=_("Outputs to leave out (they report placement, not an answer)")).click()
+        page.get_by_role("option", name=output, exact=True).click()
+        settle(page)
+        page.keyboard.press("Escape")
     page.get_by_role("button", name=_("Run the check"), exact=True).click()
     settle(page)
     expect(page.get_by_role("heading", name=_("Results of the last check"))).to_be_visible(timeout=RUN_TIMEOUT_MS)
