@@ -14,6 +14,8 @@ import threading
 from contextlib import nullcontext
 from pathlib import Path
 
+from app.generation import engine as generation
+from app.generation import words as generation_words
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
 from app.lab import exercises
 from app.lab.checker import (
@@ -63,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except EXPLAINED as err:  # one clear line for the user, not a traceback; any other error is a bug and keeps its traceback (exit 1)
-        said = explain(err, _)
+        said = explain(err, _, wording=generation_words.PROBLEMS)
         print(f"batching-lab: {said.message}", file=sys.stderr)
         if said.next_step:
             print(f"batching-lab: {said.next_step}", file=sys.stderr)
@@ -90,7 +92,8 @@ def _parser() -> argparse.ArgumentParser:
     _lang_option(models)
     models.set_defaults(handler=_models)
 
-    run = sub.add_parser("run", help="fire interleaved sessions at one deployment and judge the transcripts")
+    run = sub.add_parser("run", help="fire interleaved sessions at one deployment and judge the transcripts; at a "
+                                     "generator deployment (gen_*), a generation workload on one gRPC stream")
     run.add_argument("--model", required=True)
     run.add_argument("--sessions", type=int, default=8)
     run.add_argument("--chunks", type=_lengths, default=[24], help="utterance length in symbols (random words); '12,40' mixes lengths")
@@ -106,6 +109,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", type=Path, default=None, help="write sessions and per-request trace here")
     run.add_argument("--log-verbose", type=int, choices=(0, 1), default=0,
                      help="Triton's log verbosity during the run (1 logs the backlog, the reaper and refusals)")
+    gen = run.add_argument_group("a generator deployment (gen_static, gen_inflight, gen_inflight_by_row, gen_lab_*)")
+    gen.add_argument("--requests", type=int, default=generation.Workload.requests, help="requests to send")
+    gen.add_argument("--gap-ms", type=float, default=generation.Workload.mean_gap_ms,
+                     help="mean gap between arrivals (exponential gaps), in ms")
+    gen.add_argument("--tokens", type=_token_range, default=(generation.Workload.min_tokens, generation.Workload.max_tokens),
+                     metavar="MIN,MAX", help="each request asks for MIN to MAX tokens (uniform)")
+    gen.add_argument("--cancel", action="append", default=[], type=_cancel, metavar="INDEX:N",
+                     help="cancel request INDEX (0-based) after its N-th token: it travels on its own gRPC stream, "
+                          "stopped with cancel_requests=True (repeat for more)")
     _lang_option(run)
     run.set_defaults(handler=_run)
 
@@ -209,7 +221,25 @@ def _models(args, _: Words) -> int:
     return 0
 
 
+def _token_range(text: str) -> tuple[int, int]:
+    low, _sep, high = text.partition(",")
+    try:
+        return int(low), int(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected MIN,MAX (two whole numbers), got {text!r}") from None
+
+
+def _cancel(text: str) -> tuple[int, int]:
+    index, _sep, after = text.partition(":")
+    try:
+        return int(index), int(after)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected INDEX:N (two whole numbers), got {text!r}") from None
+
+
 def _run(args, _: Words) -> int:
+    if generation.deployments.is_generator_name(args.model):
+        return _run_generation(args, _)
 
     texts = args.text or random_texts(args.sessions, args.chunks, args.seed)
     scenario = Scenario(
@@ -233,6 +263,25 @@ def _run(args, _: Words) -> int:
     print(_("server log:"), *log_readings.summary_lines(result.log, _), sep="\n")
     if args.json:
         args.json.write_text(json.dumps(run_report_json(result), indent=1))
+        print(_.render(N_("wrote {path:text}"), path=args.json))
+    return 0
+
+
+def _run_generation(args, _: Words) -> int:
+    """A generation workload on a generator deployment: its figures printed, its tables in --json."""
+    workload = generation.Workload(requests=args.requests, mean_gap_ms=args.gap_ms, min_tokens=args.tokens[0],
+                                   max_tokens=args.tokens[1], seed=args.seed)
+    workload.check()  # before a server starts
+    server = _server(args.url, _)
+    try:
+        result = generation.run(server, args.model, workload, cancel_after=dict(args.cancel))
+    finally:
+        server.stop()
+    print(*generation_words.summary_lines(result, _), sep="\n")
+    if args.json:
+        report = generation.report_json(result.run_id, result.model, result.trace, result.plans, result.max_batch_size,
+                                        result.server)
+        args.json.write_text(json.dumps(report, indent=1))
         print(_.render(N_("wrote {path:text}"), path=args.json))
     return 0
 

@@ -10,6 +10,7 @@ import fcntl
 import functools
 import os
 import pickle
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -95,6 +96,19 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("the test servers at the end")
         for report in _SERVER_REPORTS:
             terminalreporter.write_line(report)
+
+
+@pytest.fixture(scope="module")
+def generators(lab_server):
+    """The generator's shipped deployments (GENERATOR_DEPLOYMENTS), loaded for the module that asks
+    and unloaded at its end. The suite's servers do not preload them: three more stubs that import
+    torch in every worker's Triton, for the few modules that use them."""
+    names = deployments.GENERATOR_DEPLOYMENTS
+    with ThreadPoolExecutor(max_workers=len(names)) as pool:
+        list(pool.map(lab_server.models.ensure, names))
+    yield names
+    for name in names:
+        lab_server.models.unload(name)
 
 
 @pytest.fixture(scope="session")
