@@ -14,10 +14,10 @@ import threading
 from contextlib import nullcontext
 from pathlib import Path
 
+from app import exercise_families as families
 from app.generation import engine as generation
 from app.generation import words as generation_words
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
-from app.lab import exercises
 from app.lab.checker import (
     CheckOptions,
     check_codes,
@@ -289,7 +289,7 @@ def _run_generation(args, _: Words) -> int:
 def exercise_titles(_: Words) -> list[tuple[str, str]]:
     """(name, title in _'s language) of every exercise, in teaching order."""
 
-    return [(name, text.title(name, _)) for name in exercises.EXERCISES]
+    return [(name, text.title(name, _)) for name in families.names()]
 
 
 def _exercise(args, _: Words) -> int:
@@ -298,11 +298,11 @@ def _exercise(args, _: Words) -> int:
         for name, title in exercise_titles(_):
             print(f"{name:22} {title}")
         return 0
-    if args.name not in exercises.EXERCISES:  # unknown names fail before a server starts
-        raise LabError("exercise_unknown", value=args.name, choices=", ".join(exercises.EXERCISES))
+    if args.name not in families.names():  # unknown names fail before a server starts
+        raise LabError("exercise_unknown", value=args.name, choices=", ".join(families.names()))
     server = _server(args.url, _)
     try:
-        result = exercises.run(args.name, server, Deployer(server))
+        result = families.run(args.name, server, Deployer(server))
     finally:
         server.stop()
     print_exercise(result, _, args.json)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from app.lab import exercises
+from app import exercise_families as families
 from app.lab.deployment import Deployer, deployments
 from app.lab.server import LabServer
 from tests.postgres import postgres_server, postgres_url  # noqa: F401  (fixtures for every test folder)
@@ -196,7 +196,7 @@ class ExerciseResults:
                 if kept.exists():
                     self._cache[name] = pickle.loads(kept.read_bytes())
                 else:
-                    self._cache[name] = exercises.run(name, self.server, self.deployer)
+                    self._cache[name] = families.run(name, self.server, self.deployer)
                     kept.write_bytes(pickle.dumps(self._cache[name]))
         return self._cache[name]
 
