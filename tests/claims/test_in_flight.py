@@ -217,3 +217,39 @@ def test_oldest_runs_only_its_candidates_and_a_finished_generation_frees_its_pla
     runs = [k for k, r in enumerate(made) if k == 0 or r.request != made[k - 1].request]
     assert len(runs) == 3, [r.request for r in made]  # each stream whole before the next starts
     assert [b - a for a, b in zip(before, after, strict=True)] == [total, total]
+
+
+def test_a_decoupled_generator_is_refused_on_the_http_endpoint_and_the_unary_rpc_and_streams_over_grpc(
+        lab_server, generators):
+    """A decoupled model may send any number of responses per request, so Triton serves it only on the gRPC stream:
+    the HTTP infer endpoint and the unary ModelInfer RPC refuse it (server r24.10 src/http_server.cc and
+    src/grpc/infer_handler.cc check the model's TRITONSERVER_TXN_DECOUPLED property), while the stream delivers one
+    response per token."""
+    import tritonclient.http as http
+    from tritonclient.utils import InferenceServerException
+
+    inputs = generation((1, 2, 3, 4), 3, int(unique_ids(1)[0]))
+    refusals = []
+    for module, url in ((http, lab_server.url), (grpc, lab_server.grpc_url)):
+        tensors = []
+        for name, value in inputs.items():
+            tensor = module.InferInput(name, list(value.shape), "UINT64" if value.dtype == np.uint64 else "INT32")
+            tensor.set_data_from_numpy(value)
+            tensors.append(tensor)
+        client = module.InferenceServerClient(url)
+        try:
+            client.infer("gen_inflight", tensors)
+        except InferenceServerException as err:
+            refusals.append(err.message())
+        finally:
+            client.close()
+    assert len(refusals) == 2, refusals
+    assert "HTTP end point doesn't support models with decoupled transaction policy" in refusals[0]
+    assert "ModelInfer RPC doesn't support models with decoupled transaction policy" in refusals[1]
+    stream = Stream(lab_server)
+    try:
+        stream.send("gen_inflight", "three", inputs)
+        replies = stream.until(final_of("three"))
+    finally:
+        stream.close()
+    assert len(of(replies, "three")) == 3
