@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import json
 import os
 import pickle
 from concurrent.futures import ThreadPoolExecutor
@@ -109,6 +110,26 @@ def generators(lab_server):
     yield names
     for name in names:
         lab_server.models.unload(name)
+@pytest.fixture(scope="session", autouse=True)
+def _check_reports_match_their_schema():
+    """Every check report written in this process (the CLI's, the page's download, an exercise's
+    record) is validated against the JSON Schema the package ships; the CLI's reports from a
+    subprocess are validated where the tests read them (tests/lab/checker/conftest.read_report)."""
+    from app.lab import checker
+    from app.lab.checker import report, report_schema
+    from app.lab.exercises.common import base
+
+    original = report.to_json
+
+    def validated(result):
+        data = original(result)
+        report_schema.validate(json.loads(json.dumps(data, default=str)))  # as the file holds it
+        return data
+
+    with pytest.MonkeyPatch.context() as patch:
+        for owner, name in ((report, "to_json"), (checker, "check_report_json"), (base, "check_report_json")):
+            patch.setattr(owner, name, validated)
+        yield
 
 
 @pytest.fixture(scope="session")

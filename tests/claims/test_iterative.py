@@ -13,7 +13,10 @@ The probe (tests/claims/models/iterative_probe.py) reports the CORRID and START 
 """
 from __future__ import annotations
 
+import json
 import queue
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -110,3 +113,29 @@ def test_inference_count_counts_every_step_of_an_iterative_request(lab_server, p
     # Triton counts an execution just after its responses go out: wait until all are in.
     now = wait_for(lambda: (c := counts())[1] >= executions + STEPS and c, f"{STEPS} executions counted")
     assert now == (inferences + STEPS, executions + STEPS)
+
+
+def _post(server, path: str, body: dict) -> tuple[int, str, str]:
+    """POST JSON to the server's HTTP endpoint: (status, content type, body text)."""
+    request = urllib.request.Request(f"http://{server.url}{path}", data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=60) as reply:
+            return reply.status, reply.headers.get("Content-Type", ""), reply.read().decode()
+    except urllib.error.HTTPError as err:
+        return err.code, err.headers.get("Content-Type", ""), err.read().decode()
+
+
+def test_http_generate_stream_carries_every_response_of_a_decoupled_model_as_server_sent_events(lab_server, probe):
+    """The decoupled-models guide sends streaming clients to gRPC, since the HTTP infer endpoint
+    carries one response per request; the generate extension's generate_stream endpoint streams
+    every response as a server-sent event (server src/http_server.cc, HandleGenerate, r24.10),
+    while generate refuses a model that sends more than one."""
+    status, kind, text = _post(lab_server, f"/v2/models/{probe}/generate_stream", {"STEPS": STEPS})
+    assert status == 200 and kind.startswith("text/event-stream"), (status, kind, text)
+    events = [json.loads(line.removeprefix("data: ")) for line in text.splitlines() if line.startswith("data: ")]
+    assert [int(np.array(e["LEFT"]).reshape(-1)[0]) for e in events] == list(range(STEPS - 1, -1, -1))
+    # generate answers with an error object (on 2.51 under HTTP status 200: the error is known only
+    # once the second response comes, after the status went out).
+    _, _, text = _post(lab_server, f"/v2/models/{probe}/generate", {"STEPS": STEPS})
+    assert "exactly 1 response" in json.loads(text).get("error", ""), text

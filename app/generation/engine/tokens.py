@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 VOCAB = 64  # token ids are 0..VOCAB-1
 PROMPT_LENGTH = 4
-MAX_TOKENS_LIMIT = 64  # the model refuses MAX_TOKENS outside 1..this
+MAX_TOKENS_LIMIT = 64  # the model clamps MAX_TOKENS into 1..this (a workload asks for no more)
 PROMPT_WEIGHTS = (1, 3, 5, 7)
 
 

@@ -44,7 +44,7 @@ def result(exercise_result):
     """One real run. The outcome is certain: the deployment that ignores cancellation never asks and has no sweep,
     and Triton drops the cancelled request when it comes back to the queue, so nothing frees its cell; the one that
     honours it either sees is_cancelled() at its next step or, when Triton dropped the request first, sweeps the
-    untouched cell after 1 s, inside the 3 s the measurement waits for the gauge to fall back (it waits for that
+    untouched cell after 5 s, inside the 8 s the measurement waits for the gauge to fall back (it waits for that
     event and reads the gauge under the deployment's hold, so no other run adds cells)."""
     return exercise_result("cancelled_generation")
 

@@ -50,7 +50,8 @@ def result(exercise_result):
 
 def test_a_real_run_holds_the_short_requests_behind_the_long_one(result):
     assert result.outcome == "hostage"
-    assert result.numbers["short_ttft_static_ms"] > result.numbers["long_e2e_inflight_ms"] / 2
+    # They waited for the long request's execution, which began before the first of them arrived (30 to 90 ms in).
+    assert result.numbers["short_ttft_static_ms"] > result.numbers["long_e2e_static_ms"] / 2
     tokens = result.tables["tokens"]
     assert not tokens["wrong"].any()
     assert set(tokens["mode"]) == {"static", "inflight"}

@@ -43,11 +43,13 @@ def result(exercise_result):
     requests are queued): every step is full and the requests wait 75, 50, 25 and 0 ms for their batch. With no
     delay it sends what is queued whenever the instance is free, and a 1-token step takes 20 ms, shorter than the
     gap, so most requests run alone at once: fill near a quarter, first tokens after about one step. Both gaps are
-    wide against the machine's jitter (tens of ms)."""
+    wide against the machine's jitter (tens of ms), so the direction is certain; the exact fill is not (a busy
+    machine can hold the client's sending back until the delay closes a batch of fewer than four), so the tests
+    pin the direction only."""
     return exercise_result("queue_delay_trade")
 
 
 def test_a_real_run_shows_the_trade(result):
     assert result.outcome == "trade"
-    assert result.numbers["fill_delay"] == 1.0
+    assert result.numbers["fill_delay"] >= result.numbers["fill_no_delay"] + engine.FULLER
     assert result.numbers["ttft_delay_ms"] > result.numbers["ttft_no_delay_ms"]

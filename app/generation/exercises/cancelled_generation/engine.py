@@ -29,7 +29,8 @@ LONG_TOKENS = 40
 CANCEL_AFTER = 3  # tokens the long request streams before its client cancels it
 SHORT_TOKENS = 4
 STEP_MS = 20
-SETTLE_S = 3.0  # after the run, how long the gauge may take to fall: longer than the model's sweep (1 s)
+SETTLE_S = 8.0  # after the run, how long the gauge may take to fall: past the model's sweep (5 s, checked every 1.25 s)
+MARGIN_S = 1.5  # the deployment that never asks is watched this much longer than the other took to fall back
 SETUP = GenSetup(mode="inflight", max_batch_size=4, queue_delay_ms=0, requests=3)
 DEPLOYMENTS = {"honour": True, "ignore": False}  # code -> honour_cancel; words: figures.DEPLOYMENT_LABELS
 
@@ -46,6 +47,7 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
     del deployer  # the generator's deployments load through app/generation/runs.py
     steps = Steps(progress, len(DEPLOYMENTS) + 1)
     rows, done = [], []
+    limit = SETTLE_S
     for code, honour in DEPLOYMENTS.items():
         if honour:
             steps("run_honour", tokens=CANCEL_AFTER, long=LONG_TOKENS)
@@ -56,7 +58,8 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
             before = state_cells(server.metrics_url, model)
             ran = runs.run(server, SETUP, "inflight", plan(), step_ms=STEP_MS, label=code, honour_cancel=honour,
                            cancel_after={0: CANCEL_AFTER}, hold=False)
-            after, waited = _settled(server.metrics_url, model, before)
+            after, waited = _settled(server.metrics_url, model, before, limit)
+        limit = min(SETTLE_S, waited + MARGIN_S)  # honour runs first: how long freeing took there
         long = ran.requests[ran.requests["tag"] == 1].iloc[0]
         rows.append({"deployment": code, "cells_before": before, "cells_after": after, "waited_s": waited,
                      "long_status": str(long["status"]), "long_tokens": int(long["tokens"]),
@@ -66,13 +69,13 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
     return Measured(tables={"cells": pd.DataFrame(rows), **runs.joined(done)}, runs={})
 
 
-def _settled(metrics_url: str, model: str, before: int | None) -> tuple[int | None, float]:
-    """The gauge once it is back where it started, or after SETTLE_S if it never gets there; and how long that took."""
+def _settled(metrics_url: str, model: str, before: int | None, limit_s: float) -> tuple[int | None, float]:
+    """The gauge once it is back where it started, or after limit_s if it never gets there; and how long that took."""
     start = time.monotonic()
     while True:
         now = state_cells(metrics_url, model)
         waited = time.monotonic() - start
-        if now is None or (before is not None and now <= before) or waited >= SETTLE_S:
+        if now is None or (before is not None and now <= before) or waited >= limit_s:
             return now, waited
         time.sleep(0.1)
 
@@ -94,6 +97,7 @@ def judge(tables: Tables) -> ExerciseJudgement:
         "cancelled_after_tokens_honour": int(cells.loc["honour", "long_tokens"]),
         "cancelled_after_tokens_ignore": int(cells.loc["ignore", "long_tokens"]),
         "short_requests_complete": int(cells["short_complete"].sum()),
+        "honour_back_after_s": float(cells.loc["honour", "waited_s"]),  # at once, or after the sweep (5 s)
     }
     findings = [
         Finding("honour", {"tokens": numbers["cancelled_after_tokens_honour"], "left": honour}),

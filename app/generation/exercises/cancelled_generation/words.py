@@ -24,6 +24,7 @@ NUMBERS = {
     "cancelled_after_tokens_honour": N_("honour_cancel true: tokens the cancelled request received"),
     "cancelled_after_tokens_ignore": N_("honour_cancel false: tokens the cancelled request received"),
     "short_requests_complete": N_("short requests complete (both deployments)"),
+    "honour_back_after_s": N_("honour_cancel true: seconds until the gauge was back (s)"),
 }
 FINDINGS = {
     "honour": N_("honour_cancel true: the cancelled request received {tokens:count} tokens; the model held {left:count} "
