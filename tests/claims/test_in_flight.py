@@ -120,14 +120,14 @@ def test_a_static_batch_makes_a_newcomer_wait_for_the_whole_batch(lab_server, ge
 
 
 def test_in_flight_a_newcomer_joins_the_running_generation_and_leaves_before_it(lab_server, generators):
-    """gen_inflight runs one step per execution: the newcomer's steps run in the same executions as the long
-    generation's, and its two tokens are done while the long one is still generating."""
+    """gen_inflight runs one step per execution: the newcomer's steps run between the long generation's steps
+    (beside them, or alone while the long one is on its way back to the queue), and its two tokens are done while
+    the long one is still generating."""
     long, short = newcomer(lab_server, "gen_inflight")
-    running = {r.outputs["EXECUTION"] for r in long}
-    assert len(running) == len(long)  # one step per execution
-    assert {r.outputs["EXECUTION"] for r in short} <= running
-    assert all(r.outputs["BATCH"] == 2 for r in short)
-    assert short[-1].t < long[-1].t
+    running = [r.outputs["EXECUTION"] for r in long]
+    assert len(set(running)) == len(long)  # one step per execution
+    assert running[0] < short[0].outputs["EXECUTION"] < running[-1]
+    assert short[0].t < short[-1].t < long[-1].t
 
 
 def test_a_client_id_with_start_and_end_on_an_iterative_request_gets_one_token_then_the_start_flag_refusal(
