@@ -15,8 +15,8 @@ who cannot tell its colours apart; its words are app/generation/words.CHART_SUMM
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -25,8 +25,11 @@ from plotly.subplots import make_subplots
 from app.charts import palette
 from app.charts.figures import Chart, empty_figure, listed, render
 from app.generation.words import CHART_SUMMARIES as SAID
-from app.generation.words import MARKS, MODES, REQUEST
-from app.i18n import N_
+from app.generation.words import MARKS, MODES, NUMBERS, REQUEST
+from app.i18n import N_, Words, formats
+
+if TYPE_CHECKING:
+    from app.generation.runs import GenRun
 
 Say = Callable[[str], str]  # the reader's Words (app/i18n), or str for English
 
@@ -196,3 +199,18 @@ def charts(tokens: pd.DataFrame, requests: pd.DataFrame, steps: pd.DataFrame, ma
     out.append(Chart(_(N_("Latency per request")), latencies(requests, _), latencies_summary(requests, _)))
     out.append(Chart(_(N_("Step fill")), fill(steps, _), fill_summary(steps, _)))
     return out
+
+
+def number_text(name: str, value: Any, _: Words) -> str:
+    """One of a run's numbers (words.NUMBERS) written in the reader's language."""
+    if name == "mean_fill":
+        return formats.percent(value, _)
+    if isinstance(value, int):
+        return formats.count(value, _)
+    return formats.number(value, _)
+
+
+def numbers_table(done: Iterable[GenRun], _: Words) -> pd.DataFrame:
+    """The runs' numbers side by side: one column per run's mode, one row per words.NUMBERS entry."""
+    return pd.DataFrame({mode_name(r.mode, _): [number_text(k, r.numbers[k], _) for k in NUMBERS] for r in done},
+                        index=[_(label) for label in NUMBERS.values()])

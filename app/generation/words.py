@@ -151,3 +151,11 @@ REQUEST_COLUMNS = {
     "e2e_ms": N_("end to end (ms)"),
     "wrong": N_("wrong tokens"),
 }
+
+# The presenter's generation demo (app/generation/demo.py): its title, the workload both modes get, and the reveal.
+# Its question and options are the lab page's compare question: QUESTIONS["compare"] and ANSWERS["compare"].
+DEMO_TITLES = {"static_inflight": N_("Static or in-flight batching")}
+DEMO_WORKLOAD = N_("Both modes get the same {requests:count} requests, {low:count} to {high:count} tokens each, about "
+                   "{gap:count} ms apart, with max_batch_size {batch:count}.")
+DEMO_SEEN = N_("The server did this: {seen:text}")
+DEMO_DISCUSS = N_("Discuss: in the timelines, when did the later, shorter requests get their first token?")

@@ -1,7 +1,10 @@
-"""Presenter-mode pieces: projector-size type, the config diff, the vote histogram, the join link."""
+"""Presenter-mode pieces: projector-size type, the config diff, the vote histogram, the join link, and the demos of
+both families (the recogniser's, app/lab/cases/demos.py; the generator's, app/generation/demo.py) by name, with
+their titles, questions and options in the reader's words."""
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 from urllib.parse import urlencode
 
 import plotly.graph_objects as go
@@ -9,8 +12,12 @@ import streamlit as st
 
 from app.charts import palette
 from app.charts.figures import listed, sentences
+from app.generation import demo as gen_demo
+from app.generation import words as gen_words
 from app.i18n import N_, Words
+from app.lab.cases import demos
 from app.lab.cases.demos import DiffLine
+from app.text import demos as demo_words
 from app.text import prediction as prediction_words
 from app.text.charts import CHART_SUMMARIES as SUMMARIES
 
@@ -38,6 +45,41 @@ CSS = f"""
 .st-key-{ROOT} .presenter-diff .context, .st-key-{ROOT} .presenter-diff .gap {{ color: #666; }}
 </style>
 """
+
+
+RECOGNISER = "recogniser"
+DEMO_NAMES = (*demos.DEMOS, *gen_demo.DEMOS)  # the presenter's choice, in order
+
+
+def family(name: str | None) -> str:
+    """Which family a demo name belongs to: the generator's, or the recogniser's (an unknown name falls back to
+    the recogniser's default demo, as demos.get does)."""
+    return gen_demo.FAMILY if name in gen_demo.DEMOS else RECOGNISER
+
+
+def known(name: str | None) -> str:
+    """The demo a name (from a link or a poll) stands for: itself, or the recogniser's default."""
+    return name if name is not None and family(name) == gen_demo.FAMILY else demos.get(name).name
+
+
+def demo_options(name: str) -> tuple[str, ...]:
+    """The option codes the class votes on in that demo."""
+    return gen_demo.DEMOS[name].options if family(name) == gen_demo.FAMILY else demos.get(name).options
+
+
+def demo_title(name: str, words: Words) -> str:
+    return words(gen_words.DEMO_TITLES[name]) if family(name) == gen_demo.FAMILY else demo_words.title(name, words)
+
+
+def demo_question(name: str, words: Words) -> str:
+    return words(gen_words.QUESTIONS[gen_demo.KIND]) if family(name) == gen_demo.FAMILY else demo_words.question(name, words)
+
+
+def option_label(name: str, option: str, words: Words) -> str:
+    """A vote option of that demo, in the reader's words."""
+    if family(name) == gen_demo.FAMILY:
+        return words(gen_words.ANSWERS[gen_demo.KIND][option])
+    return prediction_words.choice(option, words)
 
 
 def projector_type() -> None:
@@ -85,9 +127,13 @@ def wrap(text: str, width: int = 24) -> str:
     return "<br>".join(lines)
 
 
-def votes_figure(options, tally: dict[str, int], words: Words, right: tuple[str, ...] | None = None) -> go.Figure:
+Label = Callable[[str, Words], str]  # an option code in the reader's words
+
+
+def votes_figure(options, tally: dict[str, int], words: Words, right: tuple[str, ...] | None = None,
+                 label: Label = prediction_words.choice) -> go.Figure:
     """One bar per option (every option, even unchosen ones); after the reveal the right ones are green."""
-    labels = [wrap(prediction_words.choice(o, words)) for o in options]
+    labels = [wrap(label(o, words)) for o in options]
     counts = [int(tally.get(o, 0)) for o in options]
     colours = [VOTE_COLOUR if right is None else RIGHT_COLOUR if o in right else WRONG_COLOUR for o in options]
     hatched = ["/" if right is not None and o not in right else "" for o in options]  # wrong ones: not by colour alone
@@ -103,12 +149,13 @@ def votes_figure(options, tally: dict[str, int], words: Words, right: tuple[str,
     return palette.finish(fig)
 
 
-def votes_summary(options, tally: dict[str, int], words: Words, right: tuple[str, ...] | None = None) -> str:
+def votes_summary(options, tally: dict[str, int], words: Words, right: tuple[str, ...] | None = None,
+                  label: Label = prediction_words.choice) -> str:
     """What votes_figure shows, in words: the votes for each option and, after the reveal, the right ones."""
-    counts = [(prediction_words.choice(o, words), int(tally.get(o, 0))) for o in options]
+    counts = [(label(o, words), int(tally.get(o, 0))) for o in options]
     told = words.render(SUMMARIES["votes"], n=sum(n for _o, n in counts),
                         options=listed([words.render(SUMMARIES["votes_item"], option=o, n=n) for o, n in counts], words))
     if right is None:
         return told
-    named = [prediction_words.choice(o, words) for o in options if o in right]
+    named = [label(o, words) for o in options if o in right]
     return sentences(told, words.render(SUMMARIES["votes_right"], options=listed(named, words))) if named else told

@@ -7,11 +7,9 @@ from functools import partial
 import streamlit as st
 
 from app.i18n import N_
-from app.lab.cases import demos
 from app.quiz import votes
-from app.text import demos as demo_words
-from app.text import prediction as prediction_words
 from app.ui import class_store, session
+from app.ui import presenter as demos
 from app.ui.language import _, t
 
 st.title(_("Class vote"))
@@ -33,12 +31,14 @@ except votes.PollNotFound:
     st.error(t().render(N_("No class vote has the code `{code:text}`. Check it with your presenter."), code=code))
     st.stop()
 
-demo = demos.get(poll.demo)
+demo = demos.known(poll.demo)  # either family: its question and options are worded by app/ui/presenter.py
+options = demos.demo_options(demo)
+choice_words = partial(demos.option_label, demo)
 voter = session.learner()
 if st.query_params.get("learner") != voter:
     st.query_params["learner"] = voter  # a reload comes back as the same voter (as the quiz's link does)
-st.markdown("## " + demo_words.title(demo.name, t()))
-st.markdown("### " + demo_words.question(demo.name, t()))
+st.markdown("## " + demos.demo_title(demo, t()))
+st.markdown("### " + demos.demo_question(demo, t()))
 
 
 @st.fragment(run_every=3.0)
@@ -48,9 +48,9 @@ def ballot() -> None:
     current = store.poll(code)
     mine = store.my_vote(code, voter)
     if current.is_open:
-        choice = st.radio(_("Your prediction"), list(demo.options), key="demo-choice",
-                          index=list(demo.options).index(mine) if mine in demo.options else None,
-                          format_func=partial(prediction_words.choice, _=t()))
+        choice = st.radio(_("Your prediction"), list(options), key="demo-choice",
+                          index=list(options).index(mine) if mine in options else None,
+                          format_func=partial(choice_words, words=t()))
         if st.button(_("Vote"), key="demo-vote", type="primary", disabled=choice is None) and choice is not None:
             try:
                 store.vote(code, voter, choice)
@@ -59,16 +59,16 @@ def ballot() -> None:
                 st.warning(_("Voting closed just before your vote arrived."))
         if mine:
             st.success(t().render(N_("Your vote: {choice:text}. You can change it until your presenter closes the vote."),
-                                  choice=prediction_words.choice(mine, t())))
+                                  choice=choice_words(mine, t())))
         return
     if current.state == votes.CLOSED:
         st.info(_("Voting is closed: watch the run on the presenter's screen."))
     if mine:
-        st.markdown(t().render(N_("Your vote: {choice:text}."), choice=prediction_words.choice(mine, t())))
+        st.markdown(t().render(N_("Your vote: {choice:text}."), choice=choice_words(mine, t())))
     else:
         st.caption(_("You did not vote on this one."))
     if current.state == votes.REVEALED and current.right is not None:
-        right = [prediction_words.choice(o, t()) for o in current.right]
+        right = [choice_words(o, t()) for o in current.right]
         if right:
             st.markdown(_("What the server did makes these answers right:") + "\n" + "\n".join(f"- {r}" for r in right))
         else:

@@ -9,13 +9,12 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from app.generation import figures, runs
 from app.generation import words as gw
 from app.generation.setup import LIMITS, MODES, PRESETS, QUERY_KEYS, GenSetup
-from app.i18n import N_, formats
+from app.i18n import N_
 from app.quiz.store import ProgressStore
 from app.text.errors import EXPLAINED, explain
 from app.ui import chart, class_store, language
@@ -113,9 +112,7 @@ def _show(setup: GenSetup, kind: str, choice: str, done: list[runs.GenRun]) -> N
         st.success(_t.render(N_("Your prediction held. The server did this: {seen:text}"), seen=said))
     else:
         st.warning(_t.render(N_("Your prediction did not hold. The server did this: {seen:text}"), seen=said))
-    numbers = pd.DataFrame({figures.mode_name(r.mode, _t): [_number_text(k, r.numbers[k]) for k in gw.NUMBERS] for r in done},
-                           index=[_t(label) for label in gw.NUMBERS.values()])
-    st.dataframe(numbers, width="stretch")
+    st.dataframe(figures.numbers_table(done, _t), width="stretch")
     tables = runs.joined(done)
     x = "tick" if not st.toggle(_("Time across instead of model steps"), key=P + "time-axis") else "time"
     for index, drawn in enumerate(figures.charts(tables["tokens"], tables["requests"], tables["steps"], setup.max_batch_size, x,
@@ -126,14 +123,6 @@ def _show(setup: GenSetup, kind: str, choice: str, done: list[runs.GenRun]) -> N
     shown["mode"] = shown["mode"].map(lambda m: figures.mode_name(m, _t))
     shown[["ttft_ms", "e2e_ms"]] = shown[["ttft_ms", "e2e_ms"]].round(1)
     st.dataframe(shown.rename(columns={k: _t(v) for k, v in gw.REQUEST_COLUMNS.items()}), hide_index=True, width="stretch")
-
-
-def _number_text(name: str, value: Any) -> str:
-    if name == "mean_fill":
-        return formats.percent(value, t())
-    if isinstance(value, int):
-        return formats.count(value, t())
-    return formats.number(value, t())
 
 
 def render() -> None:

@@ -2,7 +2,10 @@
 
 Peer instruction order: the change, the question, the class votes (live histogram), the run
 (both set-ups side by side on identical traffic, with a replay), then the reveal (what Triton
-did, which answer was right, and the share of the class that had it). The demo, the step and
+did, which answer was right, and the share of the class that had it). Demos come in two families
+(app/ui/presenter.py): the recogniser's (app/lab/cases/demos.py: sessions, transcripts, slot
+replay) and the generator's (app/generation/demo.py: static against in-flight batching, drawn
+with the generation lab's figures); the steps share the vote and dispatch on the family. The demo, the step and
 the vote's code live in the URL (?demo=..&step=..&code=..), so a reload keeps the place.
 Below the steps, the class's answers to one quiz item the instructor picks (option counts from
 app/quiz/item_analysis.py, each learner's latest attempt), for the discussion after a quiz.
@@ -15,11 +18,14 @@ import streamlit as st
 
 from app.charts import item_analysis as item_charts
 from app.charts import replay
+from app.generation import demo as gen_demo
+from app.generation import figures as gen_figures
+from app.generation import runs as gen_runs
+from app.generation import words as gen_words
 from app.i18n import N_
 from app.lab.cases import demos
 from app.quiz import item_analysis, votes
 from app.text import demos as demo_words
-from app.text import prediction as prediction_words
 from app.text.errors import EXPLAINED, explain
 from app.ui import chart, class_store, language, session, transcripts
 from app.ui import item_analysis as analysis_words
@@ -29,7 +35,7 @@ from app.ui.access import require_instructor
 from app.ui.language import _, t
 
 STEPS = (1, 2, 3, 4, 5)
-RUNS = "presenter.runs"  # st.session_state: {"demo:code": {side: demos.Side}}
+RUNS = "presenter.runs"  # st.session_state: {"demo:code": {side: demos.Side or gen_runs.GenRun}}
 REVEALED = "presenter.revealed"  # st.session_state: set of "demo:code" revealed in this session
 FIGURES = "presenter.figures"  # st.session_state: figures built for a run, by run id and language
 
@@ -49,7 +55,10 @@ def _int(value, default: int) -> int:
         return default
 
 
-demo = demos.get(st.query_params.get("demo"))
+demo_name = ui.known(st.query_params.get("demo"))
+options = ui.demo_options(demo_name)
+gdemo = gen_demo.DEMOS.get(demo_name)  # the generator's demo; None for the recogniser's
+demo = demos.get(demo_name)  # the recogniser's demo (read only where gdemo is None)
 step = min(max(_int(st.query_params.get("step"), 1), STEPS[0]), STEPS[-1])
 store = votes.store()
 
@@ -63,12 +72,12 @@ def _poll() -> votes.Poll | None:
         poll = store.poll(code)
     except votes.PollNotFound:
         return None
-    return poll if poll.demo == demo.name else None
+    return poll if poll.demo == demo_name else None
 
 
 def _go(number: int) -> None:
     st.query_params["step"] = str(number)
-    st.query_params["demo"] = demo.name
+    st.query_params["demo"] = demo_name
 
 
 def _choose_demo() -> None:
@@ -78,12 +87,12 @@ def _choose_demo() -> None:
 
 
 def _new_poll() -> None:
-    st.query_params["code"] = store.open_demo(demo.name)
-    st.query_params["demo"] = demo.name
+    st.query_params["code"] = store.open_demo(demo_name)
+    st.query_params["demo"] = demo_name
 
 
 poll = _poll()
-run_key = f"{demo.name}:{poll.code if poll else ''}"
+run_key = f"{demo_name}:{poll.code if poll else ''}"
 runs = st.session_state.setdefault(RUNS, {})
 
 ui.projector_type()
@@ -91,29 +100,42 @@ root = st.container(key=ui.ROOT)
 with root:
     st.caption(t().render(N_("Step {n:count} of {total:count}: {name:text}"), n=step, total=len(STEPS),
                           name=demo_words.step(step, t())))
-    st.markdown("# " + demo_words.title(demo.name, t()))
+    st.markdown("# " + ui.demo_title(demo_name, t()))
 
 
 def step_change() -> None:
-    st.selectbox(_("Demo"), list(demos.DEMOS), index=list(demos.DEMOS).index(demo.name), key="presenter-demo",
-                 format_func=partial(demo_words.title, _=t()), on_change=_choose_demo)
-    before, after = (demo_words.setup_title(demo.preset(s), t()) for s in demos.SIDES)
+    st.selectbox(_("Demo"), list(ui.DEMO_NAMES), index=list(ui.DEMO_NAMES).index(demo_name), key="presenter-demo",
+                 format_func=partial(ui.demo_title, words=t()), on_change=_choose_demo)
+    if gdemo is not None:
+        before, after = (gen_figures.mode_name(gdemo.mode(s), t()) for s in gen_demo.SIDES)
+        show_change(before, after, gen_demo.changed(gdemo), gen_demo.config_diff(gdemo))
+    else:
+        before, after = (demo_words.setup_title(demo.preset(s), t()) for s in demos.SIDES)
+        show_change(before, after, demos.changed(demo), demos.config_diff(demo))
+
+
+def show_change(before: str, after: str, changed: tuple[list[str], list[str]], diff: list[demos.DiffLine]) -> None:
     st.markdown(t().render(N_("**{before_side:text}:** {before:text}  \n**{after_side:text}:** {after:text}"),
                            before_side=demo_words.side("before", t()), before=before,
                            after_side=demo_words.side("after", t()), after=after))
-    removed, added = demos.changed(demo)
+    removed, added = changed
     st.markdown(t().render(N_("The `config.pbtxt` change: {removed:count} lines out, {added:count} lines in."),
                            removed=len(removed), added=len(added)))
-    st.markdown(ui.diff_html(demos.config_diff(demo)), unsafe_allow_html=True)
+    st.markdown(ui.diff_html(diff), unsafe_allow_html=True)
 
 
 def step_question() -> None:
-    asked = demo.asks
-    st.markdown("## " + demo_words.question(demo.name, t()))
-    st.caption(t().render(N_("The question is about {side:text}: {setup:text}."), side=demo_words.side(asked, t()),
-                          setup=demo_words.setup_title(demo.preset(asked), t())))
+    st.markdown("## " + ui.demo_question(demo_name, t()))
+    if gdemo is not None:
+        w = gdemo.setup
+        st.caption(t().render(gen_words.DEMO_WORKLOAD, requests=w.requests, low=w.min_tokens, high=w.max_tokens,
+                              gap=w.mean_gap_ms, batch=w.max_batch_size))
+    else:
+        asked = demo.asks
+        st.caption(t().render(N_("The question is about {side:text}: {setup:text}."), side=demo_words.side(asked, t()),
+                              setup=demo_words.setup_title(demo.preset(asked), t())))
     letters = "ABCD"
-    st.markdown("\n".join(f"{letters[k]}. {prediction_words.choice(o, t())}" for k, o in enumerate(demo.options)))
+    st.markdown("\n".join(f"{letters[k]}. {ui.option_label(demo_name, o, t())}" for k, o in enumerate(options)))
 
 
 def step_votes() -> None:
@@ -142,8 +164,9 @@ def step_votes() -> None:
 def histogram(code: str) -> None:
     """The class's votes, re-read every two seconds while this step is on screen."""
     tally = store.tally(code)
-    chart.show(ui.votes_figure(demo.options, tally, t()), ui.votes_summary(demo.options, tally, t()), key="presenter-histogram",
-               theme=None)
+    label = partial(ui.option_label, demo_name)
+    chart.show(ui.votes_figure(options, tally, t(), label=label), ui.votes_summary(options, tally, t(), label=label),
+               key="presenter-histogram", theme=None)
 
 
 def _run(lab) -> None:
@@ -152,9 +175,13 @@ def _run(lab) -> None:
         store.close(poll.code)  # peer instruction: the votes are in before the run is shown
     with st.spinner(_("Running both set-ups on the same traffic...")):
         try:
-            runs[run_key] = demos.run_side_by_side(server, deployer, demo, owner="presenter")
+            if gdemo is not None:
+                runs[run_key] = gen_demo.run_side_by_side(server, gdemo)
+            else:
+                runs[run_key] = demos.run_side_by_side(server, deployer, demo, owner="presenter")
         except EXPLAINED as err:
-            st.error(str(explain(err, t(), next_steps=session.NEXT_STEPS)))
+            wording = gen_words.PROBLEMS if gdemo is not None else None
+            st.error(str(explain(err, t(), wording=wording, next_steps=session.NEXT_STEPS)))
 
 
 def step_run() -> None:
@@ -165,9 +192,16 @@ def step_run() -> None:
         _run(lab)
     sides = runs.get(run_key)
     if sides is None:
-        st.markdown(_("One click sends the same sessions (same seed, same texts) through both set-ups, one after the other."))
+        if gdemo is None:
+            st.markdown(_("One click sends the same sessions (same seed, same texts) through both set-ups, one after the other."))
+        else:
+            st.markdown(_("One click sends the same requests (same arrivals, lengths and prompts) through both modes, "
+                          "one after the other."))
         return
-    show_runs(sides)
+    if gdemo is not None:
+        show_generation_runs(gdemo, sides)
+    else:
+        show_runs(sides)
 
 
 def _figure(name: str, build):
@@ -214,6 +248,21 @@ def show_runs(sides: dict) -> None:
                                           slots=chosen.settings.slots), key="presenter-replay", theme=None)
 
 
+def show_generation_runs(shown: gen_demo.GenDemo, done: dict[str, gen_runs.GenRun]) -> None:
+    """Both modes' runs in the generation lab's figures: each mode's timeline on one time axis (seconds from its
+    first request), then the latencies and the step fill, and the runs' numbers."""
+    tables = gen_runs.joined(done[side] for side in gen_demo.SIDES)
+    end = float(tables["tokens"]["t_s"].max()) if not tables["tokens"].empty else 0.0
+    drawn = gen_figures.charts(tables["tokens"], tables["requests"], tables["steps"], shown.setup.max_batch_size, "time", t())
+    for index, each in enumerate(drawn):
+        if index < len(gen_demo.SIDES) and end > 0:
+            each.figure.update_xaxes(range=[0, end * 1.03])  # the same time axis for both timelines
+        each.figure.update_layout(font={"size": ui.FONT - 4})
+        st.markdown("### " + each.caption)
+        chart.show(each.figure, each.summary, key=f"presenter-gen-chart-{index}", theme=None)
+    st.dataframe(gen_figures.numbers_table((done[side] for side in gen_demo.SIDES), t()), width="stretch")
+
+
 def step_reveal() -> None:
     sides = runs.get(run_key)
     if sides is None:
@@ -227,6 +276,9 @@ def step_reveal() -> None:
             revealed.add(run_key)
             st.rerun()
         return
+    if gdemo is not None:
+        reveal_generation(gdemo, sides)
+        return
     asked = sides[demo.asks].result
     tally = store.tally(poll.code) if poll else {}
     answer = demos.reveal(demo, asked.sessions, tally)
@@ -235,19 +287,38 @@ def step_reveal() -> None:
     st.markdown("## " + demo_words.outcome(demo.asks, answer.outcome, t()))
     st.markdown(transcripts.verdict_summary(asked.sessions, t()))
     if answer.right:
-        st.markdown("### " + _("The right answer") + "\n" + "\n".join(f"- **{prediction_words.choice(o, t())}**" for o in answer.right))
+        st.markdown("### " + _("The right answer") + "\n" + "\n".join(f"- **{ui.option_label(demo_name, o, t())}**" for o in answer.right))
     else:
         st.markdown("### " + _("No option named everything the server did."))
     a, b, c = st.columns(3)
     a.metric(_("Votes"), answer.votes)
-    def share(v) -> str:
-        return "—" if v is None else t().render(N_("{share:percent}"), share=v)  # — : nobody voted
-
     b.metric(_("Right"), share(answer.share_right))
     c.metric(_("Right outcome, any cause"), share(answer.share_outcome_right))
     chart.show(ui.votes_figure(demo.options, tally, t(), right=answer.right),
                ui.votes_summary(demo.options, tally, t(), right=answer.right), key="presenter-result", theme=None)
     st.markdown(_("Discuss: what in the change made the difference?"))
+
+
+def share(v: float | None) -> str:
+    return "—" if v is None else t().render(N_("{share:percent}"), share=v)  # — : nobody voted
+
+
+def reveal_generation(shown: gen_demo.GenDemo, done: dict[str, gen_runs.GenRun]) -> None:
+    """The answer is what both runs' numbers say (gen_demo.reveal: the median request's time to first token)."""
+    tally = store.tally(poll.code) if poll else {}
+    answer = gen_demo.reveal(shown, done, tally)
+    if poll is not None and poll.state != votes.REVEALED:
+        store.reveal(poll.code, answer.right)
+    label = partial(ui.option_label, demo_name)
+    st.markdown("## " + t().render(gen_words.DEMO_SEEN, seen=label(answer.seen, t())))
+    st.dataframe(gen_figures.numbers_table((done[side] for side in gen_demo.SIDES), t()), width="stretch")
+    st.markdown("### " + _("The right answer") + "\n" + "\n".join(f"- **{label(o, t())}**" for o in answer.right))
+    a, b = st.columns(2)
+    a.metric(_("Votes"), answer.votes)
+    b.metric(_("Right"), share(answer.share_right))
+    chart.show(ui.votes_figure(options, tally, t(), right=answer.right, label=label),
+               ui.votes_summary(options, tally, t(), right=answer.right, label=label), key="presenter-result", theme=None)
+    st.markdown(_(gen_words.DEMO_DISCUSS))
 
 
 def quiz_item_answers() -> None:

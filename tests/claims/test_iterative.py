@@ -103,16 +103,21 @@ def test_a_rescheduled_request_is_executed_again(lab_server, probe):
     assert [r["LEFT"] for r in replies] == list(range(STEPS - 1, -1, -1))
 
 
-def test_inference_count_counts_every_step_of_an_iterative_request(lab_server, probe):
-    def counts() -> tuple[int, int]:
-        stats = ask(lab_server, "get_inference_statistics", probe)["model_stats"][0]
-        return int(stats["inference_count"]), int(stats["execution_count"])
+def test_inference_count_counts_every_step_of_an_iterative_request(lab_server):
+    # A probe of its own: Triton counts an execution only after its responses went out, so the last
+    # execution of another test's request on the shared probe could be counted after this test's baseline.
+    with deployed(lab_server, probe_config(unique_name("iterative_count")), code=PROBE) as names:
+        model = names[0]
 
-    inferences, executions = counts()
-    stream(lab_server, probe)
-    # Triton counts an execution just after its responses go out: wait until all are in.
-    now = wait_for(lambda: (c := counts())[1] >= executions + STEPS and c, f"{STEPS} executions counted")
-    assert now == (inferences + STEPS, executions + STEPS)
+        def counts() -> tuple[int, int]:
+            stats = ask(lab_server, "get_inference_statistics", model)["model_stats"][0]
+            return int(stats["inference_count"]), int(stats["execution_count"])
+
+        inferences, executions = counts()
+        stream(lab_server, model)
+        # Triton counts an execution just after its responses go out: wait until all are in.
+        now = wait_for(lambda: (c := counts())[1] >= executions + STEPS and c, f"{STEPS} executions counted")
+        assert now == (inferences + STEPS, executions + STEPS)
 
 
 def _post(server, path: str, body: dict) -> tuple[int, str, str]:

@@ -38,10 +38,8 @@ def test_lesson_page_renders_text_live_element_check_and_links(open_page, number
     assert not at.error, [e.value for e in at.error]
     assert at.title[0].value == lesson.title
     text = shown(at)
-    if lesson.live in LIVE:
-        assert "Live on the server" in text
-    else:  # a lesson written before its live element: the page says so and renders the rest
-        assert f"names a live exercise '{lesson.live}' that the app does not have" in text
+    assert lesson.live in LIVE, f"{lesson.id} names a live element the app does not have: {lesson.live}"
+    assert "Live on the server" in text
     assert "Check your understanding" in text
     assert len([r for r in at.radio if r.key and r.key.startswith(f"check:{lesson.id}:")]) == len(lesson.checks)
 

@@ -135,3 +135,44 @@ def test_rollout_checks_show_the_checkers_report_on_the_lab_deployments(open_pag
     result = at.session_state["live-result:rollout_checks"].result
     assert result.facts.name == "sentiment" and result.exit_code == 0
     assert f"`sentiment`: {en(rollout_words.READINGS['stateless_held'])}" in [s.value for s in at.success]
+
+
+def test_generation_in_flight_runs_one_workload_both_ways_after_a_prediction(open_page, unload_at_end):
+    """Lesson 8: the button waits for both predictions; then the same planned requests go to gen_static and
+    gen_inflight, and the page shows each verdict, the numbers per deployment, the latency chart and every stream
+    under both, equal token for token (the tokens depend on the prompt alone)."""
+    from app.generation import live as gen_live  # Streamlit-free; imported here as the page imports it
+
+    unload_at_end("gen_static")
+    unload_at_end("gen_inflight")
+    at = open_page("lesson_08.py")
+    assert at.button(key="gif-run").disabled
+    at.radio(key="gif-predict-ttft").set_value("inflight")
+    at.radio(key="gif-predict-throughput").set_value("static").run(timeout=RUN_TIMEOUT_S)
+    click(at, "gif-run")
+    said, done = at.session_state["live-result:generation_in_flight"]
+    assert said == {"ttft": "inflight", "throughput": "static"}
+    assert [r.model for r in done] == ["gen_static", "gen_inflight"]
+    seen = gen_live.seen(done)
+    verdicts = [m.value for m in [*at.success, *at.warning] if m.value.startswith("You predicted")]
+    assert len(verdicts) == 2 and len(at.success) == sum(said[q] == seen[q] for q in said), verdicts
+    labels = [m.label for m in at.metric]
+    assert labels.count("first token, median") == 2 and labels.count("tokens/s") == 2, labels
+    assert has_chart(at, "gif-latencies")
+    streams = next(d.value for d in at.dataframe if "same tokens" in d.value.columns)
+    assert len(streams) == gen_live.WORKLOAD.requests and set(streams["same tokens"]) == {"yes"}
+    assert all(len(s.split()) >= gen_live.WORKLOAD.min_tokens for s in streams["tokens in flight"])
+
+
+def test_generation_in_flight_speaks_chinese(open_page, unload_at_end):
+    unload_at_end("gen_static")
+    unload_at_end("gen_inflight")
+    at = open_page("lesson_08.py", lang="zh")
+    at.radio(key="gif-predict-ttft").set_value("same")
+    at.radio(key="gif-predict-throughput").set_value("same").run(timeout=RUN_TIMEOUT_S)
+    click(at, "gif-run")
+    verdicts = [m.value for m in [*at.success, *at.warning] if m.value.startswith("你预测的是")]
+    assert len(verdicts) == 2, [m.value for m in [*at.success, *at.warning]]
+    assert [m.label for m in at.metric].count("首个词元（中位数）") == 2
+    streams = next(d.value for d in at.dataframe if "词元相同" in d.value.columns)
+    assert set(streams["词元相同"]) == {"是"}, streams

@@ -211,3 +211,78 @@ def test_the_presenter_shows_the_class_answers_to_a_quiz_item(open_page):
     assert sum(histogram_counts(zh, "presenter-quiz-item-chart").values()) == 3
     found = untranslated(zh)
     assert not found, "\n".join(f"{w}: {t!r} -> {r}" for w, t, r in found[:30])
+
+
+GEN = "static_inflight"  # the generation family's demo: static against in-flight batching
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_generation_demo_runs_both_modes_and_reveals_by_their_numbers(open_page, lang):
+    from app.generation import demo as gen_demo
+    from app.generation import words as gw
+    from app.generation.setup import PRESETS
+
+    said = words(lang)
+
+    def reads_in_its_language(page):
+        found = untranslated(page) if lang == "zh" else []
+        assert not found, "\n".join(f"{w}: {t!r} -> {r}" for w, t, r in found[:30])
+
+    at = presenter(open_page, 1, demo=GEN, lang=lang)
+    reads_in_its_language(at)
+    html = "\n".join(m.value for m in at.markdown)
+    assert '<div class="removed">- <code>dynamic_batching {</code>' in html.replace("−", "-")
+    assert "<code>sequence_batching {</code>" in html and "iterative_sequence: true" in html
+    assert said(gw.DEMO_TITLES[GEN]) in texts(at)
+
+    go(at, "presenter-next")
+    reads_in_its_language(at)
+    assert said(gw.QUESTIONS["compare"]) in texts(at)
+    assert all(said(a) in texts(at) for a in gw.ANSWERS["compare"].values())
+
+    go(at, "presenter-next")
+    code = query(at, "code")
+    assert code and votes.store().poll(code).demo == GEN
+    assert sum(histogram_counts(at).values()) == 0
+    assert list(histogram_counts(at)) == [said(gw.ANSWERS["compare"][o]) for o in gen_demo.OPTIONS]
+    ada, bob = (access_rules.make_learner_id(f"gen-{lang}-{name}") for name in ("ada", "bob"))
+    ada_page = learner_votes(open_page_in(open_page, lang), code, ada, "inflight")
+    learner_votes(open_page_in(open_page, lang), code, bob, "static")
+    assert said(gw.QUESTIONS["compare"]) in texts(ada_page)
+    assert ada_page.radio(key="demo-choice").options == [said(gw.ANSWERS["compare"][o]) for o in gen_demo.OPTIONS]
+    at.run(timeout=RUN_TIMEOUT_S)
+    assert histogram_counts(at)[said(gw.ANSWERS["compare"]["inflight"])] == 1
+
+    go(at, "presenter-next")
+    go(at, "presenter-run")
+    assert votes.store().poll(code).state == votes.CLOSED, "the run closes the vote"
+    done = at.session_state["presenter.runs"][f"{GEN}:{code}"]
+    assert [done[s].mode for s in gen_demo.SIDES] == ["static", "inflight"]
+    wanted = PRESETS["long_and_short"]
+    before, after = done["before"].requests, done["after"].requests
+    assert list(before["tag"]) == list(after["tag"]) == list(range(1, wanted.requests + 1))
+    assert list(before["tokens"]) == list(after["tokens"]), "the same planned lengths on both sides"
+    assert len(at.get("plotly_chart")) == 4, "a timeline per mode, the latencies, the step fill"
+    reads_in_its_language(at)
+
+    go(at, "presenter-next")
+    assert "presenter-reveal" in [b.key for b in at.button], "nothing is revealed before the click"
+    go(at, "presenter-reveal")
+    answer = gen_demo.reveal(gen_demo.DEMOS[GEN], done, {"inflight": 1, "static": 1})
+    assert answer.right == (answer.seen,) and votes.store().poll(code).right == answer.right
+    assert said.render(gw.DEMO_SEEN, seen=said(gw.ANSWERS["compare"][answer.seen])) in texts(at)
+    metrics = {m.label: m.value for m in at.metric}
+    assert str(metrics[said("Votes")]) == "2"
+    assert metrics[said("Right")] == said.render(N_("{share:percent}"), share=0.5 if answer.seen != "same" else 0.0)
+
+    ada_page.run(timeout=RUN_TIMEOUT_S)  # the learner's page follows the reveal, in the learner's language
+    held = "inflight" in answer.right
+    assert (said("Your prediction held.") if held else said("Your prediction did not hold.")) in texts(ada_page)
+    for page in (at, ada_page):
+        reads_in_its_language(page)
+        assert has_cjk(page.title[0].value) == (lang == "zh")
+
+
+def open_page_in(open_page, lang: str):
+    """open_page with the learner's language on every page it opens."""
+    return lambda page, **query: open_page(page, lang=lang, **query)

@@ -13,12 +13,10 @@ hand-made tables, one real run in a `result` fixture whose docstring says why wh
 """
 from __future__ import annotations
 
-import importlib
 import threading
-from types import ModuleType
 from typing import TYPE_CHECKING
 
-from app.lab.exercises import DONE, Exercise, ExerciseResult, Measured
+from app.lab.exercises import DONE, Exercise, ExerciseResult, Measured, load_exercise
 from app.lab.progress import Progress, Stage
 
 if TYPE_CHECKING:
@@ -34,17 +32,8 @@ REGISTRY = (
 )
 
 
-def _load(name: str) -> ModuleType:
-    module = importlib.import_module(f"app.generation.exercises.{name}.engine")
-    missing = [attr for attr in ("EXERCISE", "measure", "judge") if not hasattr(module, attr)]
-    if missing:
-        raise ImportError(f"exercise module {module.__name__} lacks {', '.join(missing)}: see app/generation/exercises/__init__.py")
-    if not isinstance(module.EXERCISE, Exercise) or module.EXERCISE.name != name:
-        raise ImportError(f"exercise module {module.__name__}: EXERCISE must be an Exercise named {name!r}")
-    return module
-
-
-_MODULES = {name: _load(name) for name in REGISTRY}
+_MODULES = {name: load_exercise(f"app.generation.exercises.{name}.engine", name, "app/generation/exercises/__init__.py")
+            for name in REGISTRY}
 EXERCISES: dict[str, Exercise] = {name: m.EXERCISE for name, m in _MODULES.items()}
 _LOCKS = {name: threading.Lock() for name in _MODULES}  # one run per exercise at a time: its deployments are its own
 

@@ -78,7 +78,11 @@ def config_text(settings: LabSettings) -> list[str]:
 
 def config_diff(demo: Demo, context: int = 2) -> list[DiffLine]:
     """The lines that change from before to after, with `context` lines around each change."""
-    a, b = config_text(demo.settings("before")), config_text(demo.settings("after"))
+    return diff_lines(config_text(demo.settings("before")), config_text(demo.settings("after")), context)
+
+
+def diff_lines(a: list[str], b: list[str], context: int = 2) -> list[DiffLine]:
+    """The lines that change from a to b, with `context` lines around each change (any demo's config texts)."""
     out: list[DiffLine] = []
     for line in difflib.unified_diff(a, b, lineterm="", n=context):
         if line.startswith(("---", "+++")):
@@ -94,7 +98,11 @@ def config_diff(demo: Demo, context: int = 2) -> list[DiffLine]:
 
 def changed(demo: Demo) -> tuple[list[str], list[str]]:
     """(removed, added) config lines, without context."""
-    lines = config_diff(demo, context=0)
+    return changed_lines(config_diff(demo, context=0))
+
+
+def changed_lines(lines: list[DiffLine]) -> tuple[list[str], list[str]]:
+    """(removed, added) lines of a diff made without context."""
     return [d.text for d in lines if d.kind == "removed"], [d.text for d in lines if d.kind == "added"]
 
 

@@ -55,17 +55,20 @@ REGISTRY = (
 )
 
 
-def _load(name: str) -> ModuleType:
-    module = importlib.import_module(f"app.lab.exercises.{name}")
+def load_exercise(module_name: str, name: str, guide: str) -> ModuleType:
+    """An exercise's engine module, checked: it defines EXERCISE (an Exercise named `name`),
+    measure and judge. Every family's registry loads its members through this; `guide` is the
+    file that says what a member must define, named in the error."""
+    module = importlib.import_module(module_name)
     missing = [attr for attr in ("EXERCISE", "measure", "judge") if not hasattr(module, attr)]
     if missing:
-        raise ImportError(f"exercise module {module.__name__} lacks {', '.join(missing)}: see app/lab/exercises/__init__.py")
+        raise ImportError(f"exercise module {module.__name__} lacks {', '.join(missing)}: see {guide}")
     if not isinstance(module.EXERCISE, Exercise) or module.EXERCISE.name != name:
         raise ImportError(f"exercise module {module.__name__}: EXERCISE must be an Exercise named {name!r}")
     return module
 
 
-_MODULES = {name: _load(name) for name in REGISTRY}
+_MODULES = {name: load_exercise(f"app.lab.exercises.{name}", name, "app/lab/exercises/__init__.py") for name in REGISTRY}
 EXERCISES: dict[str, Exercise] = {name: m.EXERCISE for name, m in _MODULES.items()}
 # Two learners running the same exercise at once would share its models and skew each
 # other's timings: one run per exercise at a time.
@@ -75,7 +78,7 @@ _LOCKS = {name: threading.Lock() for name in _MODULES}
 # namespace of its constants (its figures and words read them: `leaked_state.EVICT_S`).
 # app/exercise_families.py lists and runs both families of exercises (these and the generator's, app/generation/exercises).
 __all__ = ["DONE", "EXERCISES", "REGISTRY", "Exercise", "ExerciseJudgement", "ExerciseResult", "Finding", "Measured", "Steps",
-           "Tables", "get", "judge", "run", *REGISTRY]
+           "Tables", "get", "judge", "load_exercise", "run", *REGISTRY]
 
 
 def get(name: str) -> Exercise:

@@ -6,7 +6,7 @@ import streamlit as st
 from app.i18n import N_
 from app.ui import session
 from app.ui.language import _, t
-from app.ui.live import recogniser, rollout, sentiment
+from app.ui.live import generation, recogniser, rollout, sentiment
 
 LIVE = {
     "batch_vs_single": sentiment.batch_vs_single,
@@ -16,6 +16,7 @@ LIVE = {
     "direct_vs_oldest": recogniser.direct_vs_oldest,
     "instances_vs_batching": recogniser.instances_vs_batching,
     "rollout_checks": rollout.rollout_checks,
+    "generation_in_flight": generation.generation_in_flight,
 }
 
 

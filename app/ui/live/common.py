@@ -1,6 +1,7 @@
 """Small helpers the live elements share: keep a result across reruns, report failures plainly."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextlib import contextmanager
 
 import streamlit as st
@@ -19,10 +20,11 @@ def store(key: str, value) -> None:
 
 
 @contextmanager
-def explained_failures():
+def explained_failures(wording: Mapping[str, str] | None = None):
     """Show what went wrong (bad input, a refused deployment, a dead server) instead of a traceback,
-    in the learner's language (app/text/errors.explain); a bug keeps its traceback."""
+    in the learner's language (app/text/errors.explain; `wording`: a feature's own problem codes);
+    a bug keeps its traceback."""
     try:
         yield
     except EXPLAINED as err:
-        st.error(str(explain(err, t(), next_steps=session.NEXT_STEPS)))
+        st.error(str(explain(err, t(), wording=wording, next_steps=session.NEXT_STEPS)))

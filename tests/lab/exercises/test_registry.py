@@ -122,7 +122,14 @@ def test_an_incomplete_module_is_refused_by_name(monkeypatch):
     module = importlib.import_module("app.lab.exercises.forgot_ready")
     monkeypatch.delattr(module, "judge")
     with pytest.raises(ImportError, match="forgot_ready lacks judge"):
-        exercises._load("forgot_ready")
+        exercises.load_exercise("app.lab.exercises.forgot_ready", "forgot_ready", "app/lab/exercises/__init__.py")
+
+
+def test_a_generation_exercise_without_a_judge_is_refused_by_name(monkeypatch):
+    module = importlib.import_module("app.generation.exercises.head_of_line.engine")
+    monkeypatch.delattr(module, "judge")
+    with pytest.raises(ImportError, match="head_of_line.engine lacks judge: see app/generation/exercises"):
+        exercises.load_exercise("app.generation.exercises.head_of_line.engine", "head_of_line", "app/generation/exercises/__init__.py")
 
 
 def test_an_exercise_without_figures_is_refused_by_name(monkeypatch):
