@@ -1,8 +1,8 @@
 """The generation work in a real Chromium, on the session's Triton: the Generation lab runs a preset in both modes
 and shows its results in English, then, through the language switch, in Chinese (axe-core on the results in both,
-the English-left check in Chinese); a generation exercise runs on the Failure modes page in Chinese; lesson 8 reads
-in Chinese with no axe violation of the app's own; the check page checks the in-flight generator, a decoupled
-model, in English. No page may show a Streamlit exception."""
+the English-left check in Chinese); in Chinese, a generation exercise runs on the Failure modes page, and lesson 8's
+live element runs and the lesson, after the run, passes axe and the English-left check; the check page checks the
+in-flight generator, a decoupled model, in English. No page may show a Streamlit exception."""
 from __future__ import annotations
 
 import re
@@ -10,6 +10,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from app.generation import live as gen_live
 from app.generation import words as gw
 from app.generation.exercises.state_by_row.engine import EXERCISE as STATE_BY_ROW
 from app.i18n import N_, native_name, words
@@ -100,7 +101,7 @@ def test_the_generation_lab_compares_in_english_then_reads_in_chinese(browser, a
         assert not left, "\n".join(left[:20])
 
 
-def test_a_generation_exercise_runs_in_chinese_and_lesson_8_reads_in_chinese(browser, app_url):
+def test_a_generation_exercise_and_lesson_8_run_in_chinese(browser, app_url):
     zh = words("zh")
     with new_page(browser, "zh-CN") as page:
         page.goto(f"{app_url}/exercises?lang=zh")
@@ -126,15 +127,34 @@ def test_a_generation_exercise_runs_in_chinese_and_lesson_8_reads_in_chinese(bro
         left = english_on(page)
         assert not left, "\n".join(left[:20])
 
-        # Lesson 8, through the navigation (its link's place is app/main.py's order).
+        # Lesson 8, through the navigation (its link's place is app/main.py's order), and its live element run.
         page.locator('[data-testid="stSidebarNav"] a').nth(main_pages().index(course.lesson_page(8))).click()
         settle(page)
         expect(page.locator("h1").first).to_have_text(CJK)
         _no_exception(page)
+        _run_lesson_8_live(page, zh)
         own = _own_violations(page, "lesson 8", "zh")
         assert not own, "\n".join(f.line() for f in own)
         left = english_on(page)
         assert not left, "\n".join(left[:20])
+
+
+def _run_lesson_8_live(page: Page, zh) -> None:
+    """Both predictions made, both runs on the server: a verdict per question in Chinese, the latency chart."""
+    said = {"ttft": "inflight", "throughput": "static"}
+    for question, answer in said.items():
+        page.locator(f".st-key-gif-predict-{question}").get_by_text(zh(gen_live.ANSWERS[answer]), exact=True).click()
+        settle(page)
+    page.get_by_role("button", name=zh("Run both"), exact=True).click()
+    settle(page)
+    verdicts = page.locator('[data-testid="stAlert"]')
+    for answer in said.values():  # held or not, each verdict names the prediction and what the server did
+        sentences = [zh.render(form, said=zh(gen_live.ANSWERS[answer]), seen=zh(gen_live.ANSWERS[seen]))
+                     for form in (gen_live.HELD, gen_live.NOT_HELD) for seen in gen_live.ANSWERS]
+        expect(verdicts.filter(has_text=re.compile("|".join(map(re.escape, sentences))))).to_have_count(
+            1, timeout=RUN_TIMEOUT_MS)
+    expect(page.locator(".st-key-gif-latencies .js-plotly-plot")).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    _no_exception(page)
 
 
 def test_the_check_page_checks_a_decoupled_generator(page: Page, app_url, lab_server):
