@@ -8,8 +8,9 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
+from app.charts import checker as charts
 from app.i18n import words
-from app.lab.checker import CheckOptions, engine, failing_input_data, junit_xml
+from app.lab.checker import CheckOptions, check_stream_timeline, engine, failing_input_data, junit_xml
 from app.lab.checker import target as targets
 from app.text import checker as text
 from tests.lab.checker.conftest import as_json, verdicts, zoo_files, zoo_fixture
@@ -24,6 +25,25 @@ def check(zoo, name: str, **options):
 
 def same(a: dict, b: dict) -> bool:
     return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def drawn_streams(result):
+    """The stream timeline's rows, checked against the streams they come from: each stream's send
+    and every response at the time the client heard it, the final flag on the last response of an
+    ended stream; and the page's figure draws them (not the empty figure of an untraced check)."""
+    rows = check_stream_timeline(result)
+    measured = result.streams
+    for s in [*measured.alone["a"], *measured.alone["b"], *measured.staggered]:
+        mine = rows[(rows["phase"] == s.phase) & (rows["pass"] == s.pass_) & (rows["request"] == s.request)]
+        assert list(mine.loc[mine["event"] == "sent", "time_s"]) == [s.sent_s]
+        heard = mine[mine["event"] == "response"]
+        assert list(heard["time_s"]) == s.times and list(heard["response"]) == list(range(len(s.times)))
+        assert list(heard["final"]) == [s.ended and r == len(s.times) - 1 for r in range(len(s.times))]
+        assert (mine["event"] == "given_up").sum() == bool(s.given_up)
+    figure = charts.timeline(result, words("en"))
+    assert figure.layout.title.text.startswith("Response streams over time")
+    assert sum(len(trace.x) for trace in figure.data if trace.mode == "markers" and trace.x is not None) >= (rows["event"] == "response").sum()
+    return rows
 
 
 def test_a_generator_keyed_by_corrid_streams_alike_alone_and_staggered_and_its_requests_did_share_executions(zoo):
@@ -41,6 +61,14 @@ def test_a_generator_keyed_by_corrid_streams_alike_alone_and_staggered_and_its_r
     assert report["requests"] == result.requests == 3 * REQUESTS  # each request alone twice, then staggered
     assert [c["judged_by"] for c in report["checks"]][:2] == ["reference", "reference"]
     assert failing_input_data(result) is None
+    rows = drawn_streams(result)
+    assert not rows["diverged"].any() and not rows["event"].isin(["given_up", "error"]).any()
+    # alone, each request is sent only after the one before has ended; staggered, later ones are sent while earlier ones stream
+    lone = rows[(rows["phase"] == "stream_alone") & (rows["pass"] == "a")]
+    assert (lone.groupby("request")["time_s"].min().diff().dropna() > 0).all()
+    ends = rows[rows["phase"] == "staggered"].groupby("request")["time_s"].agg(["min", "max"])
+    assert sum(ends["min"].iloc[k + 1] < ends["max"].iloc[k] for k in range(len(ends) - 1)) >= REQUESTS // 2
+    assert "responses that differed from their lone stream: 0" in charts.timeline_summary(result, words("en"))
 
 
 def test_a_generator_keyed_by_batch_row_breaks_when_staggered_and_names_whose_state_a_stream_continued(zoo):
@@ -64,6 +92,15 @@ def test_a_generator_keyed_by_batch_row_breaks_when_staggered_and_names_whose_st
     assert codes & {"stream_foreign_state", "stream_lost_state"}
     sentence = text.verdict_sentence(broken, words("en"))
     assert "request" in sentence and ("carried on with request" in sentence or "state lost" in sentence)
+    # the figure marks exactly the staggered responses the judgement found beyond tolerance
+    rows = drawn_streams(result)
+    wrong = result.judgement.broken_steps
+    beyond = wrong[(wrong["check"] == "stream_staggered") & (wrong["difference"] > wrong["tolerance"])]
+    heard = {(s.request, r) for s in result.streams.staggered for r in range(len(s.times))}
+    expected = {(int(c), int(s)) for c, s in zip(beyond["conversation"], beyond["step"], strict=True)} & heard
+    marked = rows[rows["diverged"]]
+    assert expected and set(marked["phase"]) == {"staggered"}
+    assert set(zip(marked["request"], marked["response"], strict=True)) == expected
 
 
 def test_a_broken_streams_reproducer_is_perf_analyzer_input_data_whose_golden_streams_the_sound_model_matches(zoo):
@@ -113,3 +150,7 @@ def test_a_stream_that_never_ends_is_given_up_after_the_idle_limit_and_diagnosed
     assert never and all(e["given_up"] == "idle" for e in never)
     assert result.judgement.verdict("stream_staggered").reason == "stream_never_ended"
     assert "never ended" in text.verdict_sentence(result.judgement.verdict("stream_staggered"), words("en"))
+    rows = drawn_streams(result)
+    given_up = rows[rows["event"] == "given_up"]
+    assert set(given_up["request"]) >= {e["request"] for e in never}
+    assert "streams given up or failed: 0." not in charts.timeline_summary(result, words("en"))
