@@ -429,6 +429,26 @@ def test_a_decoupled_model_is_checked_by_its_response_streams(lab_server, zoo, l
     nothing_left(lab_server, ["zoo_decoupled"])
 
 
+@pytest.mark.parametrize("lang", languages())
+def test_steps_or_a_think_time_for_a_decoupled_model_are_refused_with_what_to_empty_on_this_page(lab_server, zoo, lang):
+    _ = words(lang)
+    before = stats(lab_server, "zoo_decoupled")
+    at = typed("zoo_decoupled", lang=lang)
+    assert at.number_input(key="check.think_ms").value is None  # unstated until the user gives one
+    at = run(small(at, sessions=SESSIONS, steps=STEPS).button(key="check.run").click())
+    message = one_error(at)
+    assert message.startswith(_.render(check_words.PROBLEMS["check_stream_steps"], model="zoo_decoupled", steps=STEPS))
+    assert _(page_words.PAGE_HINTS["check_stream_steps"]) in message and RESULT_KEY not in at.session_state
+    at = run(at.number_input(key="check.steps").set_value(None))
+    at = run(at.number_input(key="check.think_ms").set_value(20.0))
+    at = run(at.button(key="check.run").click())
+    message = one_error(at)
+    assert message.startswith(_.render(check_words.PROBLEMS["check_stream_think"], model="zoo_decoupled", think_ms=20.0))
+    assert _(page_words.PAGE_HINTS["check_stream_think"]) in message and RESULT_KEY not in at.session_state
+    assert stats(lab_server, "zoo_decoupled") == before
+    nothing_left(lab_server, ["zoo_decoupled"])
+
+
 def test_a_broken_streaming_checks_streams_are_shown_with_their_diagnosis_in_every_language(lab_server, zoo):
     """zoo_stream_by_row keys each request's state by its batch row: the page lists each broken stream,
     naming the request whose stream it carried on with, and advises keying state by CORRID."""

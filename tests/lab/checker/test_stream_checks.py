@@ -7,20 +7,27 @@ import json
 import xml.etree.ElementTree as ET
 
 import numpy as np
+import pytest
 
 from app.charts import checker as charts
-from app.i18n import words
+from app.i18n import SOURCE_LANGUAGE, languages, words
 from app.lab.checker import CheckOptions, check_stream_timeline, engine, failing_input_data, junit_xml
 from app.lab.checker import target as targets
+from app.lab.checker.facts import ModelFacts
+from app.lab.problems import LabError
 from app.text import checker as text
+from app.text.problems import error as problem_text
+from tests.i18n.text_checks import reads_in
 from tests.lab.checker.conftest import as_json, verdicts, zoo_files, zoo_fixture
+from tests.server_calls import ask
 
 zoo = zoo_fixture("zoo_stream_corrid", "zoo_stream_by_row", "zoo_stream_ends_early", "zoo_stream_stalls")
 REQUESTS = 12
 
 
 def check(zoo, name: str, **options):
-    return zoo.check(name, sessions=options.pop("sessions", REQUESTS), **options)
+    # a stream check takes no steps: the model decides how many responses each request gets
+    return zoo.check(name, sessions=options.pop("sessions", REQUESTS), steps=None, **options)
 
 
 def same(a: dict, b: dict) -> bool:
@@ -154,3 +161,48 @@ def test_a_stream_that_never_ends_is_given_up_after_the_idle_limit_and_diagnosed
     given_up = rows[rows["event"] == "given_up"]
     assert set(given_up["request"]) >= {e["request"] for e in never}
     assert "streams given up or failed: 0." not in charts.timeline_summary(result, words("en"))
+
+
+def inferences(server, name: str) -> int:
+    return ask(server, "get_inference_statistics", name)["model_stats"][0]["inference_count"]
+
+
+@pytest.mark.parametrize("options, codes", [
+    (CheckOptions(steps=4), ["check_stream_steps"]),
+    (CheckOptions(think_ms=50.0), ["check_stream_think"]),  # an iterative sequence: one request, no pause between requests
+    (CheckOptions(steps=4, think_ms=0.0), ["check_stream_steps", "check_stream_think"]),  # stated, even as 0
+], ids=["steps", "think", "both"])
+def test_steps_and_a_think_time_are_refused_for_a_decoupled_iterative_model_before_a_request_is_sent(zoo, options, codes):
+    name = "zoo_stream_corrid"
+    before = inferences(zoo.server, name)
+    with pytest.raises(LabError) as raised:
+        engine.run_check(targets.on_server(zoo.server, name, files=zoo_files(name)), options)
+    assert [p.code for p in raised.value.problems] == codes
+    english = problem_text(raised.value, words(SOURCE_LANGUAGE))
+    assert f"'{name}' is decoupled" in english and ("--steps" in english) == ("check_stream_steps" in codes)
+    assert ("--think-ms" in english) == ("check_stream_think" in codes)
+    for lang in languages():
+        said = problem_text(raised.value, words(lang))
+        assert name in said and reads_in(lang, said, english), lang
+    assert inferences(zoo.server, name) == before
+
+
+def test_the_think_time_left_unstated_is_the_default_for_the_review_and_no_refusal(zoo):
+    result = check(zoo, "zoo_stream_corrid")
+    assert result.options.think_ms is None and result.options.expectations().think_ms == result.options.think_ms_used > 0
+
+
+@pytest.mark.parametrize("sequence, fine", [
+    ({"oldest": {"max_candidate_sequences": 4}}, True),  # clients send several requests per sequence: the review reads it
+    ({"oldest": {"max_candidate_sequences": 4}, "iterative_sequence": True}, False),  # one request per sequence
+    (None, False),  # no sequence at all
+], ids=["sequence", "iterative", "none"])
+def test_a_think_time_is_taken_for_a_decoupled_model_only_where_its_clients_send_several_requests_per_sequence(sequence, fine):
+    config = {"name": "m", "max_batch_size": 4, "model_transaction_policy": {"decoupled": True}}
+    if sequence is not None:
+        config["sequence_batching"] = sequence
+    facts = ModelFacts.read(config, {})
+    problems = engine.stream_option_problems(facts, CheckOptions(think_ms=50.0))
+    assert [p.code for p in problems] == ([] if fine else ["check_stream_think"])
+    assert engine.stream_option_problems(facts, CheckOptions()) == []
+    assert [p.code for p in engine.stream_option_problems(facts, CheckOptions(steps=3))] == ["check_stream_steps"]
