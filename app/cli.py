@@ -14,21 +14,12 @@ import threading
 from contextlib import nullcontext
 from pathlib import Path
 
+from app import checker_api
+from app import exercise_families as families
+from app.generation import engine as generation
+from app.generation import words as generation_words
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
-from app.lab import exercises
-from app.lab.checker import (
-    CheckOptions,
-    check_codes,
-    check_report_text,
-    failing_input_data,
-    junit_xml,
-    open_target,
-    parse_shape,
-    review_exit_code,
-    review_offline,
-    review_report_json,
-    run_check,
-)
+from app.lab.checker import check_codes, check_report_text, failing_input_data, parse_shape, review_exit_code, review_report_json
 from app.lab.deployment import Deployer
 from app.lab.observation import server_log
 from app.lab.paths import MODEL_REPOSITORY
@@ -36,7 +27,7 @@ from app.lab.problems import LabError
 from app.lab.progress import Stage
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.scenario.transport import Transport
-from app.lab.server import EmbeddedServer, LabServer
+from app.lab.server import EmbeddedServer, LabServer, address
 from app.lab.traffic import driver, run_report_json
 from app.text import checker as check_text
 from app.text import exercises as text
@@ -59,15 +50,27 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     _ = words(getattr(args, "lang", None) or default_language())
     try:
+        _read_addresses(args)
         return args.handler(args, _)
     except KeyboardInterrupt:
         return 130
     except EXPLAINED as err:  # one clear line for the user, not a traceback; any other error is a bug and keeps its traceback (exit 1)
-        said = explain(err, _)
+        said = explain(err, _, wording=generation_words.PROBLEMS)
         print(f"batching-lab: {said.message}", file=sys.stderr)
         if said.next_step:
             print(f"batching-lab: {said.next_step}", file=sys.stderr)
         return 2
+
+
+def _read_addresses(args: argparse.Namespace) -> None:
+    """Every server address given on the command line, read as the variables are (host:port or
+    http://host:port): one that cannot be used is refused now, naming its flag."""
+    if getattr(args, "url", None):
+        args.url = address.host_port(args.url, "--url")
+    if getattr(args, "grpc_url", None):
+        args.grpc_url = address.host_port(args.grpc_url, "--grpc-url", kind="grpc")
+    if getattr(args, "replica", None):
+        args.replica = [address.host_port(r, "--replica") for r in args.replica]
 
 
 def _lang_option(parser: argparse.ArgumentParser) -> None:
@@ -90,7 +93,8 @@ def _parser() -> argparse.ArgumentParser:
     _lang_option(models)
     models.set_defaults(handler=_models)
 
-    run = sub.add_parser("run", help="fire interleaved sessions at one deployment and judge the transcripts")
+    run = sub.add_parser("run", help="fire interleaved sessions at one deployment and judge the transcripts; at a "
+                                     "generator deployment (gen_*), a generation workload on one gRPC stream")
     run.add_argument("--model", required=True)
     run.add_argument("--sessions", type=int, default=8)
     run.add_argument("--chunks", type=_lengths, default=[24], help="utterance length in symbols (random words); '12,40' mixes lengths")
@@ -106,6 +110,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--json", type=Path, default=None, help="write sessions and per-request trace here")
     run.add_argument("--log-verbose", type=int, choices=(0, 1), default=0,
                      help="Triton's log verbosity during the run (1 logs the backlog, the reaper and refusals)")
+    gen = run.add_argument_group("a generator deployment (gen_static, gen_inflight, gen_inflight_by_row, gen_lab_*)")
+    gen.add_argument("--requests", type=int, default=generation.Workload.requests, help="requests to send")
+    gen.add_argument("--gap-ms", type=float, default=generation.Workload.mean_gap_ms,
+                     help="mean gap between arrivals (exponential gaps), in ms")
+    gen.add_argument("--tokens", type=_token_range, default=(generation.Workload.min_tokens, generation.Workload.max_tokens),
+                     metavar="MIN,MAX", help="each request asks for MIN to MAX tokens (uniform)")
+    gen.add_argument("--cancel", action="append", default=[], type=_cancel, metavar="INDEX:N",
+                     help="cancel request INDEX (0-based) after its N-th token: it travels on its own gRPC stream, "
+                          "stopped with cancel_requests=True (repeat for more)")
     _lang_option(run)
     run.set_defaults(handler=_run)
 
@@ -117,7 +130,8 @@ def _parser() -> argparse.ArgumentParser:
     exercise.set_defaults(handler=_exercise)
 
     check = sub.add_parser("check", help="check a deployment: the rollout guide's experiments on any model and server",
-                           description="Exit status: 0 every check held, 1 a check broke, 2 it could not check.")
+                           description="Exit status: 0 every check held and the config review found no error, 1 a check broke (a refused "
+                                       "request included) or the review found an error, 2 it could not check.")
     target = check.add_mutually_exclusive_group(required=True)
     target.add_argument("--model", help="the model to check (on the server of --url, else on the embedded server)")
     target.add_argument("--config", type=Path, help="review a config.pbtxt, a model folder or a repository offline (no server)")
@@ -125,6 +139,17 @@ def _parser() -> argparse.ArgumentParser:
     where.add_argument("--url", default=None, help="an external Triton (host:port; default TRITON_URL): nothing is loaded there")
     where.add_argument("--model-repository", type=Path, default=None,
                        help="serve this repository on the embedded server (default: the lab's own)")
+    balancer = check.add_argument_group("through a load balancer")
+    balancer.add_argument("--replica", action="append", default=[], metavar="URL",
+                          help="a replica behind the balancer of --url (repeat for each): its statistics say how the traffic "
+                               "spread, and the same check runs directly on the first, so the report tells routing from model")
+    balancer.add_argument("--session-header", default=None, metavar="NAME",
+                          help="send each session's ID in this header (e.g. X-Session-ID, for nginx `hash $http_x_session_id "
+                               "consistent`)")
+    balancer.add_argument("--transport", choices=("http", "grpc", "grpc_stream"), default="http",
+                          help="how requests travel: HTTP, gRPC calls, or one gRPC stream per sequence (default http)")
+    balancer.add_argument("--grpc-url", default=None, metavar="HOST:PORT",
+                          help="the gRPC endpoint for --transport grpc/grpc_stream (default TRITON_GRPC_URL, else port 8001 of --url's host)")
     check.add_argument("--sessions", type=int, default=None, help="sessions (default: enough to fill every slot and overflow)")
     check.add_argument("--steps", type=int, default=None, help="steps of the longest session (default 24; a data file: its streams; "
                        "not for a decoupled model, whose streams' lengths are the model's)")
@@ -149,6 +174,9 @@ def _parser() -> argparse.ArgumentParser:
     clients.add_argument("--triton-version", default=None, metavar="X.Y.Z",
                          help="with --config: the Triton server version the config will run on, as GET /v2 reports it "
                               "(2.51.0 is release 24.10); a live check uses the server's own")
+    check.add_argument("--allow-review-errors", action="store_true",
+                       help="an error-level finding of the config review does not fail the check (by default it exits 1, "
+                            "as a broken check does); the findings are still reported")
     check.add_argument("--json", type=Path, default=None, help="write the report (codes and values) here")
     check.add_argument("--junit-xml", type=Path, default=None, help="write one JUnit test case per check here")
     check.add_argument("--export-failures", type=Path, default=None, metavar="PATH",
@@ -211,7 +239,25 @@ def _models(args, _: Words) -> int:
     return 0
 
 
+def _token_range(text: str) -> tuple[int, int]:
+    low, _sep, high = text.partition(",")
+    try:
+        return int(low), int(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected MIN,MAX (two whole numbers), got {text!r}") from None
+
+
+def _cancel(text: str) -> tuple[int, int]:
+    index, _sep, after = text.partition(":")
+    try:
+        return int(index), int(after)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected INDEX:N (two whole numbers), got {text!r}") from None
+
+
 def _run(args, _: Words) -> int:
+    if generation.deployments.is_generator_name(args.model):
+        return _run_generation(args, _)
 
     texts = args.text or random_texts(args.sessions, args.chunks, args.seed)
     scenario = Scenario(
@@ -239,10 +285,29 @@ def _run(args, _: Words) -> int:
     return 0
 
 
+def _run_generation(args, _: Words) -> int:
+    """A generation workload on a generator deployment: its figures printed, its tables in --json."""
+    workload = generation.Workload(requests=args.requests, mean_gap_ms=args.gap_ms, min_tokens=args.tokens[0],
+                                   max_tokens=args.tokens[1], seed=args.seed)
+    workload.check()  # before a server starts
+    server = _server(args.url, _)
+    try:
+        result = generation.run(server, args.model, workload, cancel_after=dict(args.cancel))
+    finally:
+        server.stop()
+    print(*generation_words.summary_lines(result, _), sep="\n")
+    if args.json:
+        report = generation.report_json(result.run_id, result.model, result.trace, result.plans, result.max_batch_size,
+                                        result.server)
+        args.json.write_text(json.dumps(report, indent=1))
+        print(_.render(N_("wrote {path:text}"), path=args.json))
+    return 0
+
+
 def exercise_titles(_: Words) -> list[tuple[str, str]]:
     """(name, title in _'s language) of every exercise, in teaching order."""
 
-    return [(name, text.title(name, _)) for name in exercises.EXERCISES]
+    return [(name, text.title(name, _)) for name in families.names()]
 
 
 def _exercise(args, _: Words) -> int:
@@ -251,11 +316,11 @@ def _exercise(args, _: Words) -> int:
         for name, title in exercise_titles(_):
             print(f"{name:22} {title}")
         return 0
-    if args.name not in exercises.EXERCISES:  # unknown names fail before a server starts
-        raise LabError("exercise_unknown", value=args.name, choices=", ".join(exercises.EXERCISES))
+    if args.name not in families.names():  # unknown names fail before a server starts
+        raise LabError("exercise_unknown", value=args.name, choices=", ".join(families.names()))
     server = _server(args.url, _)
     try:
-        result = exercises.run(args.name, server, Deployer(server))
+        result = families.run(args.name, server, Deployer(server))
     finally:
         server.stop()
     print_exercise(result, _, args.json)
@@ -273,47 +338,49 @@ def print_exercise(result, _: Words, json_path: Path | None = None) -> None:
 
 
 def _check(args, _: Words) -> int:
-    """Exit 0 when every check held, 1 when one broke, 2 (main's explained-error path) when it could not check."""
-    options = CheckOptions(
+    """A shell over app.checker_api: exit 0 when the check passed, 1 when it failed (a check broke, or
+    the config review found an error), 2 (main's explained-error path) when it could not check."""
+    values = dict(
         sessions=args.sessions, steps=args.steps, think_ms=args.think_ms, seed=args.seed,
         shapes=dict(parse_shape(s) for s in args.shape), input_data=args.input_data,
-        ignore_outputs=tuple(args.ignore_output), tolerance=args.tolerance, one_instance=not args.no_one_instance,
-        only=tuple(args.only), max_corrid=args.max_corrid, string_id_bytes=args.string_id_bytes, backend=args.backend,
-        gpus=args.gpus, triton_version=args.triton_version,
+        ignore_outputs=args.ignore_output, tolerance=args.tolerance, one_instance=not args.no_one_instance,
+        only=args.only, max_corrid=args.max_corrid, string_id_bytes=args.string_id_bytes, backend=args.backend,
+        gpus=args.gpus, triton_version=args.triton_version, allow_review_errors=args.allow_review_errors,
+        transport=args.transport, session_header=args.session_header,
     )
-    if args.model is not None and args.triton_version is not None:
-        raise LabError("check_triton_version_live", version=args.triton_version)
-    options.check()
+    try:
+        if args.config is not None:
+            findings = checker_api.review_config(args.config, **values)
+        else:
+            def progress(done: int, planned: int, stage: Stage) -> None:
+                print(f"\r{_(check_text.PHASES[stage.code])}: {done}/{planned}", end="", file=sys.stderr, flush=True)
+
+            report = checker_api.check(args.model, url=args.url, model_repository=args.model_repository, replicas=args.replica,
+                                       grpc_url=args.grpc_url, progress=progress if sys.stderr.isatty() else None,
+                                       on_start=lambda: print(_("Starting the embedded Triton server..."), file=sys.stderr), **values)
+    except checker_api.CheckError as err:
+        raise err.cause from None  # main() words it as it words every error, and exits 2
     if args.config is not None:
-        findings = review_offline(args.config, options)
-        for line in check_text.review_lines(findings, _, options.triton_version):
+        for line in check_text.review_lines(findings, _, args.triton_version):
             print(line)
         if args.json:
-            args.json.write_text(json.dumps(review_report_json(findings, options.triton_version), indent=1))
+            args.json.write_text(json.dumps(review_report_json(findings, args.triton_version), indent=1))
             print(_.render(N_("wrote {path:text}"), path=args.json))
         return review_exit_code(findings)
-    target = open_target(args.model, url=args.url, repository=args.model_repository,
-                         on_start=lambda: print(_("Starting the embedded Triton server..."), file=sys.stderr))
-    try:
-        def progress(done: int, planned: int, stage: Stage) -> None:
-            print(f"\r{_(check_text.PHASES[stage.code])}: {done}/{planned}", end="", file=sys.stderr, flush=True)
-
-        result = run_check(target, options, progress=progress if sys.stderr.isatty() else None)
-    finally:
-        target.close()
+    result = report.result
     if sys.stderr.isatty():
         print(file=sys.stderr)
     print("\n".join(check_text.summary_lines(result, _)))
-    print(_(check_text.OUTCOME[result.exit_code]))
+    print("\n".join(check_text.outcome_lines(result, _)))
     if args.json:
         args.json.write_text(check_report_text(result))
         print(_.render(N_("wrote {path:text}"), path=args.json))
     if args.junit_xml:
-        args.junit_xml.write_text(junit_xml(result, describe=lambda v: check_text.junit_message(v, _)))
+        args.junit_xml.write_text(report.junit_xml(describe=lambda v: check_text.junit_message(v, _)))
         print(_.render(N_("wrote {path:text}"), path=args.junit_xml))
     if args.export_failures:
         _export_failures(result, args.export_failures, _)
-    return result.exit_code
+    return report.exit_code
 
 
 def _export_failures(result, path: Path, _: Words) -> None:

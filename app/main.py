@@ -30,6 +30,7 @@ sections[_(N_("Lessons"))] = [
 ]
 sections[_(N_("Practice"))] = [
     st.Page("views/lab.py", title=_(N_("Live lab")), icon=":material/science:", url_path="lab"),
+    st.Page("views/generation.py", title=_(N_("Generation lab")), icon=":material/text_fields:", url_path="generation"),
     st.Page("views/exercises.py", title=_(N_("Failure modes")), icon=":material/warning:"),
     st.Page("views/check.py", title=_(N_("Check a deployment")), icon=":material/fact_check:", url_path="check"),
     st.Page("views/quiz.py", title=_(N_("Quiz")), icon=":material/quiz:"),

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.lab import exercises
+from app import exercise_families as exercises  # both families: the recogniser's and the generator's
 from app.lab.cases import sentiment
 from app.lab.deployment import Deployer, presets  # noqa: E402
 from app.lab.judgement import evidence  # noqa: E402
@@ -70,7 +70,7 @@ def preset_outcome(result) -> str:
 
 
 def select(only: list[str] | None) -> list[tuple[str, str]]:
-    every = [("preset", n) for n in presets.PRESETS] + [("exercise", n) for n in exercises.EXERCISES]
+    every = [("preset", n) for n in presets.PRESETS] + [("exercise", n) for n in exercises.names()]
     if not only:
         return every
     chosen = []

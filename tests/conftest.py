@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import json
 import os
 import pickle
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from app.lab import exercises
+from app import exercise_families as families
 from app.lab.deployment import Deployer, deployments
 from app.lab.server import LabServer
 from tests.postgres import postgres_server, postgres_url  # noqa: F401  (fixtures for every test folder)
@@ -95,6 +97,39 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("the test servers at the end")
         for report in _SERVER_REPORTS:
             terminalreporter.write_line(report)
+
+
+@pytest.fixture(scope="module")
+def generators(lab_server):
+    """The generator's shipped deployments (GENERATOR_DEPLOYMENTS), loaded for the module that asks
+    and unloaded at its end. The suite's servers do not preload them: three more stubs that import
+    torch in every worker's Triton, for the few modules that use them."""
+    names = deployments.GENERATOR_DEPLOYMENTS
+    with ThreadPoolExecutor(max_workers=len(names)) as pool:
+        list(pool.map(lab_server.models.ensure, names))
+    yield names
+    for name in names:
+        lab_server.models.unload(name)
+@pytest.fixture(scope="session", autouse=True)
+def _check_reports_match_their_schema():
+    """Every check report written in this process (the CLI's, the page's download, an exercise's
+    record) is validated against the JSON Schema the package ships; the CLI's reports from a
+    subprocess are validated where the tests read them (tests/lab/checker/conftest.read_report)."""
+    from app.lab import checker
+    from app.lab.checker import report, report_schema
+    from app.lab.exercises.common import base
+
+    original = report.to_json
+
+    def validated(result):
+        data = original(result)
+        report_schema.validate(json.loads(json.dumps(data, default=str)))  # as the file holds it
+        return data
+
+    with pytest.MonkeyPatch.context() as patch:
+        for owner, name in ((report, "to_json"), (checker, "check_report_json"), (base, "check_report_json")):
+            patch.setattr(owner, name, validated)
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -182,7 +217,7 @@ class ExerciseResults:
                 if kept.exists():
                     self._cache[name] = pickle.loads(kept.read_bytes())
                 else:
-                    self._cache[name] = exercises.run(name, self.server, self.deployer)
+                    self._cache[name] = families.run(name, self.server, self.deployer)
                     kept.write_bytes(pickle.dumps(self._cache[name]))
         return self._cache[name]
 

@@ -12,6 +12,7 @@ import urllib.request
 
 import pytest
 
+from app import exercise_families as families
 from app.cli import print_exercise
 from app.i18n import N_, languages, words
 from app.lab import exercises
@@ -22,6 +23,7 @@ from app.text import exercises as text
 from app.text.errors import NEXT_STEPS
 from tests.i18n.text_checks import reads_in
 from tests.lab.checker.conftest import ZOO
+from tests.server_calls import ask
 from tests.waiting import wait_for
 
 pytestmark = pytest.mark.server  # the CLI runs in a process of its own, most on a real server
@@ -57,6 +59,32 @@ def test_run_over_a_grpc_stream_pipelined(server_env, tmp_path):
     assert "gRPC bidirectional stream, 3 chunks in flight" in done.stdout and "verdicts: intact 2" in done.stdout
     data = json.loads(out.read_text())
     assert data["transport"] == "grpc_stream" and data["in_flight"] == 3 and len(data["requests"]) == 10
+
+
+def test_run_on_a_generator_deployment_streams_a_workload_and_writes_its_tables(server_env, lab_server, tmp_path):
+    out = tmp_path / "gen.json"
+    args = ["run", "--model", "gen_inflight", "--requests", "4", "--tokens", "2,5", "--gap-ms", "10", "--cancel", "1:1",
+            "--lang", "en", "--json", str(out)]
+    try:
+        done = run_cli(args, server_env)  # the CLI loads gen_inflight on the suite's server ...
+    finally:
+        ask(lab_server, "unload_model", "gen_inflight")  # ... which does not keep it
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"on gen_inflight: 4 requests, \d+ tokens in", done.stdout) and "request 1: cancelled after 1 tokens" in done.stdout
+    data = json.loads(out.read_text())
+    assert data["kind"] == "generation_run" and data["model"] == "gen_inflight" and data["max_batch_size"] == 4
+    assert {"trace", "requests", "passes", "timeline", "figures", "plans", "server"} <= set(data)
+    assert [r["status"] for r in data["requests"]] == ["complete", "cancelled", "complete", "complete"]
+    assert all(r["correct"] for r in data["requests"]) and data["figures"]["tokens"] == sum(r["tokens"] for r in data["requests"])
+
+
+def test_a_bad_workload_is_refused_in_the_chosen_language_before_a_server_starts():
+    from app.generation.words import PROBLEMS
+
+    for lang in languages():
+        done = run_cli(["run", "--model", "gen_inflight", "--tokens", "9,3", "--lang", lang], {}, timeout=120)
+        expected = words(lang).render(PROBLEMS["gen_tokens_range"], low=1, high=64, min=9, max=3)
+        assert done.returncode == 2 and done.stderr.strip() == f"batching-lab: {expected}"
 
 
 def test_run_with_own_text_and_a_bad_character_says_which(server_env):
@@ -121,8 +149,8 @@ def test_exercise_lists_names_and_titles_in_the_chosen_language():
         done = run_cli(["exercise", "--lang", lang], {}, timeout=120)
         assert done.returncode == 0, done.stderr
         lines = done.stdout.splitlines()
-        assert [line.split()[0] for line in lines] == list(exercises.EXERCISES)
-        for name, line in zip(exercises.EXERCISES, lines, strict=True):
+        assert [line.split()[0] for line in lines] == families.names()
+        for name, line in zip(families.names(), lines, strict=True):
             assert line.endswith(text.title(name, words(lang)))
 
 

@@ -68,6 +68,18 @@ def test_a_moved_block_is_still_found_and_a_missing_marker_is_an_error(tmp_path)
     assert missing.returncode == 1 and "has no line" in missing.stderr
 
 
+def test_the_checkers_own_install_command_is_found_by_its_marker_in_its_docs():
+    checker = _command("checker")
+    docs = (REPO_ROOT / "docs" / "checker.md").read_text(encoding="utf-8").splitlines()
+    marker = next(line for line in docs if line.startswith("<!-- set-up command: the checker alone"))
+    assert marker in READ_COMMAND.read_text(encoding="utf-8")
+    assert docs[docs.index(marker) + 1: docs.index(marker) + 3] == ["```bash", checker]
+    assert checker.endswith("pip install ./packaging/checker") and (REPO_ROOT / "packaging" / "checker" / "pyproject.toml").is_file()
+    assert "docs/checker.md" in README.read_text(encoding="utf-8")
+    unknown = subprocess.run([str(READ_COMMAND), "nothing"], capture_output=True, text=True)
+    assert unknown.returncode == 2 and "app|tests|checker" in unknown.stderr
+
+
 def _layout_rows(text: str) -> list[str]:
     table = text.split("<!-- layout:", 1)[1].split("\n\n", 1)[0]
     return re.findall(r"^\| `([^`]+)` \|", table, flags=re.M)

@@ -119,10 +119,11 @@ def test_the_checkers_codes_and_its_words_are_the_same_lists():
     # the declaration (app/lab/checker/checks.py) read as data: every check, variant and diagnosis has its words
     assert set(words_of.CHECKS) == {c.code for c in checks.CHECKS}
     assert set(words_of.VARIANTS) == {v for c in checks.CHECKS for v in c.variants}
-    # a broken check's reason: its diagnosis, what else a broken reference may say, or, where the
-    # diagnosis replayed its sessions, the advice their classes give
+    # a broken check's reason: its diagnosis, what else a broken reference may say, what a refused
+    # request says, or, where the diagnosis replayed its sessions, the advice their classes give
     assert set(words_of.DIAGNOSES) == ({c.diagnosis for c in checks.CHECKS} | set(checks.BROKEN_REFERENCE_REASONS)
-                                       | set(diagnosis.ADVICE_CODES))
+                                       | set(checks.REFUSAL_REASONS) | set(diagnosis.ADVICE_CODES))
+    assert set(judge.REFUSAL_DIAGNOSES.values()) == set(checks.REFUSAL_REASONS)
     assert set(diagnosis.CHECKS) <= {c.code for c in checks.for_path(sequence=True)}
     assert {c.judged_by for c in checks.CHECKS} == {checks.REFERENCE, checks.GOLDEN, checks.FINITE}
     assert [c.code for c in checks.CHECKS if c.always] == ["reference", "repeat_alone"]  # one reference per path

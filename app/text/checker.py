@@ -95,6 +95,19 @@ DIAGNOSES = {
                               "each request alone, the model itself answers otherwise than the file says (other weights, "
                               "code, preprocessing or precision); where they differ only under traffic, batching changed "
                               "them as well."),
+    # a check broken on refusals (judge.REFUSAL_DIAGNOSES): a refused session is never a held one
+    "sequence_split": N_("Requests of a sequence were refused as if their sequence had never started, though the check "
+                         "sent its START and paused less than the idle timeout: they reached a server with no record of "
+                         "the sequence. Behind a load balancer, this is the balancer sending one sequence's requests to "
+                         "different replicas: route every request of a sequence to one replica (hash on a header that "
+                         "carries the session, e.g. nginx `hash $http_x_session_id consistent`). On one server with no "
+                         "balancer, the server's log at verbosity 1 shows what ended the sequence."),
+    "reaped": N_("The idle reaper ended sequences whose clients were still sending: a pause between two requests of a "
+                 "sequence, or a wait in the backlog for a slot, lasted longer than max_sequence_idle_microseconds (1 s "
+                 "when the config leaves it out), and the next request was refused. Set the idle timeout above your "
+                 "clients' longest pause plus the longest backlog wait, or give the model more slots."),
+    "requests_refused": N_("The server refused requests of the check, or did not answer them in time: a session that "
+                           "gets an error is not a held session. Triton's own messages are listed below."),
     "non_finite": N_("The model answered NaN or Inf in a float output: no number at all. NaN equals nothing, not even "
                      "itself, so such a reply matches no reference and no golden output. Where it appears only under "
                      "traffic, look at what the rows of a batch share: padding, a reduction over the batch, an overflow "
@@ -200,6 +213,12 @@ PROBLEMS = {
     "check_seed_range": N_("the seed must be a whole number from {low:count} to {high:count}: got {value:text}"),
     "check_tolerance_range": N_("the tolerance must be 0 or more: got {value:text}"),
     "check_unknown": N_("no check '{value:text}': choose from {choices:text}"),
+    "check_transport_unknown": N_("no transport '{value:text}': choose from {choices:text}"),
+    "check_session_header_bad": N_("--session-header takes a header name of letters, digits and hyphens (such as "
+                                   "X-Session-ID): got '{value:text}'"),
+    "check_replica_without_balancer": N_("--replica names the replicas behind the balancer of --url: give --url too"),
+    "check_replica_unreachable": N_("no live Triton answers at replica {url:text}: correct --replica"),
+    "check_replica_unknown_model": N_("replica {url:text} does not serve model '{model:text}': every replica must serve it"),
     "check_triton_version_live": N_("--triton-version {version:text} is for --config: a check on a server reviews the config "
                                     "for the version that server reports"),
     "check_url_and_repository": N_("give either --url (a server of yours) or --model-repository (a repository the checker serves), not both"),
@@ -247,6 +266,8 @@ def verdict_sentence(v, _: Words) -> str:
         return _.render(SKIP_REASONS[v.reason], **values)
     if v.check in streams.CHECKS:
         return streams.verdict_sentence(v, _)
+    if v.verdict == "broken" and "first" not in values:  # broken on refusals alone
+        return refusal_sentence(values, _)
     if v.check == "golden":
         text = _golden_sentence(v, _)
     elif v.check == "finite":
@@ -264,14 +285,24 @@ def verdict_sentence(v, _: Words) -> str:
         shown = first.get("shown")
         if shown:
             text += _.render(N_(" (expected {expected:text}, got {got:text})"), expected=str(shown["expected"]), got=str(shown["got"]))
-    if v.verdict == "broken":
-        text += _execution_text(v.values["first"], _)
-    if values.get("refusals"):
+    if v.verdict == "broken" and "first" in values:
+        text += _execution_text(values["first"], _)
+        if values.get("refusals"):
+            text += _(N_("; ")) + refusal_sentence(values, _)
+    elif values.get("refusals"):
         text += _.render(N_("; {n:requests} refused"), n=values["refusals"])
     extra = _extra(v, _)
     text += _(N_("; ")) + extra if extra else ""
     diagnosed = diagnosis_lines(v, _)
     return text + (_(N_("; ")) + diagnosed[0] + " " + _(N_("; ")).join(diagnosed[1:]) if diagnosed else "")
+
+
+def refusal_sentence(values: dict, _: Words) -> str:
+    """A verdict's refusals: how many, the first (where and why) and what Triton said."""
+    first = values["first_refusal"]
+    return _.render(N_("{n:requests} refused, the first at {where:text}: {cause:text} (`{error:text}`); {compared:replies} "
+                       "compared matched"), n=values["refusals"], where=_where(first, _), cause=_(REFUSAL_CAUSES[first["cause"]]),
+                    error=first["error"], compared=values["compared"])
 
 
 def diagnosis_lines(v, _: Words) -> list[str]:
@@ -452,9 +483,31 @@ def summary_lines(result, _: Words) -> list[str]:
         for cause, group in refusals.groupby("cause"):
             lines.append(_.render(N_("{n:requests} refused: {cause:text}; Triton said `{error:text}`"),
                                   n=len(group), cause=_(REFUSAL_CAUSES[cause]), error=group.iloc[0]["error"]))
+    lines += routing_lines(result, _)
     lines += ["", _.render(N_("Config review: {n:findings}"), n=len(result.review)),
               review_version_line(result.triton_version, _, live=True)]
     lines += _finding_lines(result.review, _)
+    return lines
+
+
+def routing_lines(result, _: Words) -> list[str]:
+    """Through a balancer (--replica): how the replicas' statistics say the traffic spread, the
+    direct run's outcome, and the routing diagnosis. Empty for a check on one server."""
+    r = result.routing
+    if r is None:
+        return []
+    lines = ["", _.render(N_("Through the balancer {url:text} over {transport:text}, session header {header:text}:"), url=r.balancer,
+                          transport=r.transport, header=r.session_header or "–")]
+    for replica in r.replicas:
+        if replica.served is None:
+            lines.append(_.render(N_("  replica {url:text}: its statistics did not say"), url=replica.url))
+        else:
+            lines.append(_.render(N_("  replica {url:text} served {n:requests}"), url=replica.url, n=replica.served))
+    direct = r.direct
+    broken = [v for v in direct.verdicts if v.verdict == "broken"]
+    lines.append(_.render(N_("Directly on {url:text}: {held:count} of {all:count} checks held, {broken:count} broke"), url=direct.url,
+                          held=sum(v.verdict == "held" for v in direct.verdicts), all=len(direct.verdicts), broken=len(broken)))
+    lines += ["", _(ROUTING[r.diagnosis])]
     return lines
 
 
@@ -489,6 +542,31 @@ WHERE = {"embedded": N_("the checker's own server"), "external": N_("an external
 SOURCES = {"generated": N_("generated from the model's metadata"), "data_file": N_("from the data file")}
 TOLERANCE_SOURCES = {"user": N_("yours"), "derived": N_("from the measured noise and the datatype")}
 OUTCOME = {0: N_("Every check held."), 1: N_("A check broke.")}
+ROUTING = {
+    "balancer_splits_sequences": N_("Every session held directly on one replica, and broke through the balancer: the balancer "
+                                    "splits sequences. Requests of one sequence reached replicas that never saw its START. Route "
+                                    "every request of a sequence to one replica: send the session's ID in a header "
+                                    "(--session-header) and hash on it (nginx: `hash $http_x_session_id consistent`)."),
+    "balancer_breaks": N_("Every check held directly on one replica, and a check broke through the balancer: the routing, or "
+                          "what the balancer does to requests, breaks the sessions, not the model."),
+    "model_breaks": N_("The check broke directly on one replica as well: the model or its config breaks sessions, whatever "
+                       "the routing. Fix the model first, then check through the balancer again."),
+    "held": N_("Every check held through the balancer and directly on one replica."),
+    "direct_only_broke": N_("Every check held through the balancer, and one broke directly on one replica: the model answers "
+                            "differently from run to run; look at that run's verdicts."),
+}
+REVIEW_FAILED = N_("The config review found {n:count} error(s): the check fails (--allow-review-errors lets the verdicts alone "
+                   "decide).")
+REVIEW_ALLOWED = N_("The config review found {n:count} error(s); --allow-review-errors: they do not fail the check.")
+
+
+def outcome_lines(result, _: Words) -> list[str]:
+    """The outcome the exit status gives: every check held or one broke, and whether the review's errors fail it."""
+    lines = [_(OUTCOME[1 if "checks" in result.failed_by else 0])]
+    errors = len(result.review_errors)
+    if errors:
+        lines.append(_.render(REVIEW_FAILED if "review" in result.failed_by else REVIEW_ALLOWED, n=errors))
+    return lines
 EXPORT_WROTE = N_("wrote {path:text}: {n:count} failing sessions as perf_analyzer --input-data, their lone references as "
                   "validation_data")
 EXPORT_NOTHING = N_("no session failed: nothing written to {path:text}")

@@ -86,6 +86,8 @@ PROBLEMS = {
 # The server layer's (app/lab/server/errors.py): what went wrong with Triton or nginx, and what to do.
 SERVER_PROBLEMS = {
     "server_not_started": N_("the embedded server has not been started"),
+    "address_bad": N_("{source:text} is '{value:text}', which is not a server address: give host:port (such as "
+                      "127.0.0.1:8000) or http://host:port"),
     "server_model_failed": N_("a shipped model, {model:text}, failed to load"),
     "server_log_tail": N_("the server's log ends:\n{log:text}"),
     "server_unreachable": N_("cannot reach Triton at {url:text} ({kind:text}): start that server, correct TRITON_URL, or unset "

@@ -13,13 +13,13 @@ and it holds the run queue's lease for the model while it runs (app/lab/checker/
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
 
 import streamlit as st
 
+from app.lab.server import address
 from app.quiz import access_rules
 from app.text import check_page as words
 from app.ui import access
@@ -27,7 +27,6 @@ from app.ui.language import _, t
 
 ENV = "TRITON_LAB_CHECK_URLS"
 OWN, LISTED, ENTERED = "own", "listed", "entered"
-_ADDRESS = re.compile(r"^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):\d{1,5}$")
 
 
 @dataclass(frozen=True)
@@ -37,12 +36,10 @@ class Choice:
 
 
 def normalise(text: str | None) -> str | None:
-    """'http://host:port/' -> 'host:port' (as tritonclient takes it); None when it is no host:port."""
-    value = (text or "").strip()
-    value = value.removeprefix("http://").rstrip("/")
-    if not _ADDRESS.match(value) or not 0 < int(value.rsplit(":", 1)[1]) < 65536:
-        return None
-    return value
+    """'http://host:port/' -> 'host:port' (as tritonclient takes it); None when it is no host:port.
+    The same reading as every other address (app/lab/server/address.py)."""
+    parsed = address.parse(text, "http")
+    return parsed[0] if parsed else None
 
 
 def listed(environ: Mapping[str, str] | None = None) -> tuple[list[str], list[str]]:

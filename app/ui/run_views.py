@@ -1,6 +1,7 @@
 """Charts and tables of one recogniser run, shared by the live lab and the lessons."""
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from app.charts import figures
@@ -18,6 +19,8 @@ ROWS_MEANING = {
 }
 LATENCY_COLUMNS = {"length": N_("session length"), "source": N_("source"), "sessions": N_("sessions"),
                    "requests": N_("requests")}
+QUANTILE_ROWS = {"request": N_("request"), "queue": N_("queue"), "compute": N_("compute")}
+QUANTILE_COLUMNS = {"0.5": "p50", "0.9": "p90", "0.95": "p95", "0.99": "p99", "0.999": "p99.9"}
 INSTANCE_COLUMNS = {"instance": N_("instance"), "requests": N_("requests"), "executions": N_("executions"),
                     "busy_ms": N_("busy (ms)"), "mean_batch": N_("mean batch"), "sessions": N_("sessions")}
 
@@ -64,10 +67,48 @@ def server_side(result, key_prefix: str = "lab") -> None:
     if not table.empty:
         st.dataframe(table, hide_index=True, width="stretch")
     st.caption(_(
-        "Triton's statistics API and Prometheus metrics keep sums and counts, so they give the means shown "
-        "above but no percentiles; the trace times every request, so its tail (p95, p99) shows the waits "
-        "that a mean hides."
+        "The trace times every request of this run, so its tail (p95, p99) shows the waits that a mean hides. "
+        "Triton's statistics API and its default Prometheus counters hold only sums and counts, hence means."
     ))
+    triton_quantiles(result)
+
+
+def triton_quantiles(result) -> None:
+    """Triton's own latency quantiles, read from its Prometheus summaries when the run ended."""
+    found = result.server.get("triton_quantiles") or {}
+    if not found:
+        st.caption(_(
+            "This server exports no latency quantiles of its own: Triton adds them only when started with "
+            "--metrics-config=summary_latencies=true."
+        ))
+        return
+    st.dataframe(quantile_table(found), hide_index=True, width="stretch")
+    st.caption(_(
+        "Triton's own quantiles, in ms, from its Prometheus summaries (the lab's server starts with "
+        "--metrics-config=summary_latencies=true). Triton computes them per model over the successful "
+        "requests that finished in the last 60 seconds, a window that slides in steps of 12 seconds: they can "
+        "include requests from just before this run, and leave out failed ones. Queue time runs from a "
+        "request's entry into the scheduler to the start of its execution; compute is the model's execution; "
+        "request time is Triton's whole handling of the request. The count is every successful request since "
+        "the model loaded."
+    ))
+
+
+def quantile_table(found: dict):
+    """One row per summary (request, queue, compute): p50 to p99.9 in ms and Triton's count."""
+    words = t()
+    rows = []
+    for kind, label in QUANTILE_ROWS.items():
+        values = found.get(kind)
+        if not values:
+            continue
+        row: dict[str, object] = {words(N_("Triton's time")): words(label)}
+        for quantile, column in QUANTILE_COLUMNS.items():
+            value = values.get(quantile)
+            row[column] = None if value is None or value != value else round(value / 1000, 2)  # NaN: none in the window
+        row[words(N_("requests counted"))] = int(values.get("count", 0))
+        rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def latency_table(result):

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from app import exercise_families as families
 from app.charts import exercises as exercise_charts
+from app.generation import words as generation_words
 from app.i18n import N_
-from app.lab import exercises
 from app.quiz.store import ProgressStore
 from app.text import exercises as words
 from app.text.errors import EXPLAINED, explain
@@ -37,7 +38,8 @@ _BECAUSE = {
 def _failure(err: BaseException, doing: str) -> str:
     """What a learner reads when part of an exercise fails: the reason (app/text/errors.explain)."""
     _t = t()
-    return _t.render(_BECAUSE[doing], reason=str(explain(err, _t, next_steps=NEXT_STEPS)))
+    # The generator's exercises raise the generation engine's codes too (app/generation/words.PROBLEMS).
+    return _t.render(_BECAUSE[doing], reason=str(explain(err, _t, wording=generation_words.PROBLEMS, next_steps=NEXT_STEPS)))
 
 
 def _run(name: str, choice: str, server, deployer) -> None:
@@ -48,7 +50,7 @@ def _run(name: str, choice: str, server, deployer) -> None:
             # Exercises call progress from this (the script) thread, so it may draw directly.
             def progress(done: int, total: int, stage: Stage) -> None:
                 bar.progress(done / total, text=words.step(name, stage, _t))
-            result = exercises.run(name, server, deployer, progress=progress)
+            result = families.run(name, server, deployer, progress=progress)
     except EXPLAINED as err:  # a bug keeps its traceback
         st.error(_failure(err, RUN))
         return
@@ -100,9 +102,9 @@ def render() -> None:
     st.title(_("Failure modes"))
     st.markdown(_("Each exercise puts you in a situation that goes wrong in production. Predict what Triton will do, "
                   "then run it on the real server and read the evidence."))
-    name = language.choice(st.selectbox, _("Exercise"), list(exercises.EXERCISES), key="exercise-name",
+    name = language.choice(st.selectbox, _("Exercise"), families.names(), key="exercise-name",
                            format_func=lambda n: words.title(n, _t))
-    exercise = exercises.get(name)
+    exercise = families.get(name)
     st.subheader(words.title(name, _t))
     st.markdown(words.scenario(name, _t))
     choice = language.choice(

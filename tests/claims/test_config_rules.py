@@ -17,7 +17,7 @@ from tritonclient.utils import InferenceServerException
 from app.lab.deployment import deployments
 from app.lab.observation import Level, LogCode, LogWindow
 from app.lab.scenario.ids import unique_ids
-from tests.claims.helpers import recogniser_config, send, unique_name
+from tests.claims.helpers import GATE_CODE, gate_config, recogniser_config, send, unique_name
 from tests.waiting import wait_for_log
 
 ONEOF_ERROR = "invalid value oneof field 'scheduling_choice' is already set. Cannot set 'dynamic_batching' for type oneof"
@@ -93,3 +93,34 @@ def test_response_cache_with_sequence_batching_fails_to_load(lab_server):
         assert refused.value.message() == f"failed to load '{name}', failed to poll from model repository"
         reason = f"Response Cache does not currently support model {name} with sequence batching scheduler"
         wait_for_log(window, lambda entries: any(reason in e.message for e in entries), "why the cached config was refused")
+
+
+def _refusal(lab_server, config, code) -> str:
+    """Load `config` with `code`, which must fail; return the client's error."""
+    with lab_server.client(timeout_s=300) as control:
+        try:
+            with pytest.raises(InferenceServerException) as refused:
+                control.load_model(config.name, config=deployments.to_json(config), files={"file:1/model.py": code.read_bytes()})
+            assert not control.is_model_ready(config.name)
+        finally:
+            with contextlib.suppress(InferenceServerException):
+                control.unload_model(config.name)
+        return refused.value.message()
+
+
+def test_a_custom_batching_strategy_is_for_the_dynamic_batcher_only(lab_server, tmp_path):
+    """A custom batching library (parameter TRITON_BATCH_STRATEGY_PATH) extends the dynamic
+    batcher only: under the dynamic batcher Triton looks for the library (here a path that does
+    not exist, so the load fails with "Batching library path not found"); a sequence-batched
+    config that names one is refused outright.
+
+    Source: core r24.10 src/backend_model.cc lines 183-221 (TritonModel::Create);
+    server r24.10 docs/user_guide/model_configuration.md lines 1054-1075 (Custom Batching).
+    """
+    missing = str(tmp_path / "no-such-batchstrategy.so")
+    for scheduler, reason in (("dynamic", f"Batching library path not found: {missing}"),
+                              ("direct", "TRITON_BATCH_STRATEGY_PATH cannot be specified with sequence batcher")):
+        config = gate_config(unique_name(f"rules_strategy_{scheduler}"), tmp_path, scheduler=scheduler)
+        config.parameters["TRITON_BATCH_STRATEGY_PATH"].string_value = missing
+        message = _refusal(lab_server, config, GATE_CODE)
+        assert message.startswith(f"load failed for model '{config.name}'") and reason in message, message

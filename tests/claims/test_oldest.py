@@ -7,13 +7,15 @@ docs/user_guide/implicit_state_management.md ("Oldest").
 """
 from __future__ import annotations
 
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+import tritonclient.grpc as grpc
 
 from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
 from app.lab.scenario.ids import unique_ids
-from tests.claims.helpers import deployed, recogniser_config, send, unique_name
+from tests.claims.helpers import GATE_CODE, deployed, gate_config, gate_inputs, gate_reply, recogniser_config, send, unique_name
 from tests.waiting import has_line, wait_for_log
 
 MODEL = "claims_oldest_1x4"
@@ -139,3 +141,44 @@ def test_oldest_with_more_candidates_than_max_batch_size_holds_more_sequences(la
     slots = {e.corrid: e.values["slot"] for e in window.select(model=model, corrids=ids[:4], codes=[LogCode.SEQUENCE_ENQUEUED])}
     assert sorted(slots.values()) == ["0", "1", "2", "3"]  # four candidate slots of the one instance
     assert [e.corrid for e in window.select(model=model, codes=[LogCode.BACKLOG_ENQUEUED])] == [str(ids[4])]
+
+
+OLDEST_DELAY_US = 4_000_000  # long enough that every START of the test reaches its batcher inside it
+
+
+def _oldest_batches(lab_server, load, gate, instances: int) -> list[tuple[int, int]]:
+    """Four sequences START at once on an oldest gate probe with max_batch_size 4 and a long
+    queue delay; return (instance, batch size) of each one's first request (gRPC: one client each)."""
+    config = gate_config(unique_name(f"oldest_per_instance_{instances}"), gate.folder, scheduler="oldest",
+                         max_batch_size=4, instances=instances)
+    config.sequence_batching.oldest.max_queue_delay_microseconds = OLDEST_DELAY_US
+    model = load(config, code=GATE_CODE)
+    ids = unique_ids(4)
+
+    ready = threading.Barrier(len(ids))
+
+    def send_all(corrid: int, start: bool) -> tuple[int, int]:
+        with grpc.InferenceServerClient(lab_server.grpc_url) as own:
+            own.is_server_live()  # connected before the barrier: the four requests leave together
+            ready.wait(timeout=60)
+            reply = gate_reply(own.infer(model, gate_inputs(grpc, corrid), sequence_id=corrid, sequence_start=start,
+                                         sequence_end=not start))
+        return reply["INSTANCE"], reply["BATCH_SIZE"]
+
+    # START without END, so each sequence keeps a candidate slot of its own; then END them all.
+    with ThreadPoolExecutor(len(ids)) as pool:
+        started = list(pool.map(send_all, ids, [True] * len(ids)))
+        list(pool.map(send_all, ids, [False] * len(ids)))
+    return started
+
+
+def test_oldest_batches_per_instance_so_more_instances_make_smaller_batches(lab_server, load, gate):
+    """Under oldest each instance runs a dynamic batcher of its own, fed only by the sequences
+    bound to it (core sequence_batch_scheduler.cc, OldestSequenceBatch). On one instance the four
+    sequences fill a batch of max_batch_size 4 together; spread over two instances, each batcher
+    sees two of them and can form batches of two only, however long its queue delay."""
+    one = _oldest_batches(lab_server, load, gate, instances=1)
+    assert [size for _, size in one] == [4, 4, 4, 4], one
+    two = _oldest_batches(lab_server, load, gate, instances=2)
+    assert sorted(instance for instance, _ in two) == [0, 0, 1, 1], two
+    assert [size for _, size in two] == [2, 2, 2, 2], two

@@ -208,3 +208,31 @@ def test_idle_line_follows_a_sequence_that_ended_normally(lab_server, load, gate
     (idle,) = window.select(corrids=[corrid], codes=[LogCode.REAPER_IDLE])
     assert log_gap_s(arrived, idle) >= IDLE_US / 1e6 - 0.01
     assert not window.select(corrids=[corrid], codes=[LogCode.REAPER_FORCE_END])
+
+
+def test_reaping_keeps_requests_already_queued_and_refuses_only_later_ones(lab_server, load, gate):
+    """The reaper releases a slot by queueing a release marker behind the sequence's requests
+    (core sequence_batch_scheduler.cc, ReaperThread and DirectSequenceBatch::BatcherThread), and
+    forgets the correlation ID at once: a request queued before the reaping still runs, in
+    order, then the slot frees; a request sent after it is refused with the START-flag error."""
+    model = load(gate_config(unique_name("reap_queued"), gate.folder, scheduler="direct", idle_us=300_000),
+                 code=GATE_CODE)
+    corrid = unique_ids(1)[0]
+
+    def send_one(tag: int, hold: bool = False, start: bool = False) -> dict:
+        with lab_server.client() as own:
+            return gate_reply(own.infer(model, gate_inputs(http, tag, hold=hold), sequence_id=corrid,
+                                        sequence_start=start))
+
+    with raised_verbosity(lab_server, 1), ThreadPoolExecutor(2) as pool:
+        window = LogWindow.start(lab_server)
+        first: Future = pool.submit(send_one, 1, True, True)
+        gate.wait_started(1)  # the instance is busy with request 1: request 2 waits in the slot's queue
+        second: Future = pool.submit(send_one, 2)
+        wait_for_log(window, has_line(LogCode.REAPER_FORCE_END, corrid, model), f"the reaper end CORRID {corrid}")
+        assert not second.done(), "request 2 was still queued when the reaper ended its sequence"
+        with pytest.raises(InferenceServerException, match=START_FLAG_ERROR):
+            send_one(3)  # sent after the reaping: the ID is already unknown
+        gate.open(1)
+        assert first.result(timeout=60)["SEEN"] == 1
+        assert second.result(timeout=60)["SEEN"] == 2  # queued before the reaping: it ran, in its sequence

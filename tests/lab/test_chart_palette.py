@@ -12,6 +12,7 @@ import plotly.express as px
 import plotly.graph_objects as go
 import pytest
 
+from app import exercise_families as families
 from app.charts import exercises as exercise_charts
 from app.charts import figures, item_analysis, palette, plots
 from app.i18n import words
@@ -179,7 +180,8 @@ def test_every_exercise_figure_is_finished_by_the_shared_layout():
     """Each exercise module returns its figures (in Charts) through plots.layout, which ends in palette.finish,
     so what holds for the built charts above holds for every exercise's."""
     assert "palette.finish(fig)" in Path(plots.__file__).read_text(encoding="utf-8")
-    for name, draw in exercise_charts.FIGURES.items():
+    for name in families.names():
+        draw = exercise_charts.drawing(name)
         tree = ast.parse(Path(draw.__code__.co_filename).read_text(encoding="utf-8"))
         function = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "figures")
         charts = [n for n in ast.walk(function) if isinstance(n, ast.Call) and ast.unparse(n.func) == "Chart"

@@ -79,6 +79,7 @@ def test_a_model_missing_on_both_sides_is_all_zero_and_never_divides_by_zero():
         "mean_compute_us": 0.0,
         "batch_sizes": {},
         "metrics": {"nv_inference_pending_request_count": 0.0},
+        "triton_quantiles": {},
     }
 
 

@@ -50,6 +50,11 @@ def test_preset_run_shows_board_timeline_measurements_and_records_the_prediction
     said = figures.lab_summaries(last.result, last.applied.settings.scheduler,
                                  last.applied.settings.instances, last.applied.settings.slots, _=words("en"))
     assert set(said.values()) <= {c.value for c in at.caption}, said
+    # Triton's own quantiles for the same run, read from the real server's summaries, beside the trace's.
+    quantiles = last.result.server["triton_quantiles"]
+    assert set(quantiles) == {"request", "queue", "compute"} and quantiles["queue"]["count"] > 0, quantiles
+    assert any("Triton's time" in d.value.columns for d in at.dataframe)
+    assert any(c.value.startswith("Triton's own quantiles, in ms") for c in at.caption)
     assert len(at.get("audio")) == 8
     assert "sequence_batching" in at.code[0].value and "direct" in at.code[0].value
     assert at.query_params["scheduler"] == "direct" and at.query_params["sessions"] == "8"

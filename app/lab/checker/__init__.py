@@ -4,6 +4,7 @@ Callers outside this package import from here, by name (tests may reach the modu
 Where a module's own name for a function is only clear beside its module (report.to_json,
 target.on_server), it is exported under a name that says what it is.
 """
+from app.lab.checker.api import CheckError, Refusal, Replica, Report, RoutingReport, Verdict, check, options, report_of, review_config
 from app.lab.checker.checks import codes as check_codes
 from app.lab.checker.compare import default_ignored as default_ignored_outputs
 from app.lab.checker.engine import CheckResult, run_check
@@ -19,15 +20,27 @@ from app.lab.checker.report import review_to_json as review_report_json
 from app.lab.checker.report import stream_timeline as check_stream_timeline
 from app.lab.checker.report import timeline as check_timeline
 from app.lab.checker.report import to_json as check_report_json
-from app.lab.checker.review import LAB_TRITON_VERSION, ReviewCode, ReviewFinding
+from app.lab.checker.review import LAB_TRITON_VERSION, ReviewCode, ReviewFinding, Severity
 from app.lab.checker.review import LESSONS as REVIEW_LESSONS
 from app.lab.checker.review_link import offline as review_offline
+from app.lab.checker.routing import ROUTING_DIAGNOSES, Routing, check_through_balancer
 from app.lab.checker.stream_export import failing_input_data
 from app.lab.checker.target import COPY_SUFFIX, Target, open_target
 from app.lab.checker.target import facts as target_facts
 from app.lab.checker.target import on_server as target_on_server
 
 __all__ = [
+    "CheckError",
+    "Refusal",
+    "Replica",
+    "Report",
+    "RoutingReport",
+    "Severity",
+    "Verdict",
+    "check",
+    "options",
+    "report_of",
+    "review_config",
     "COPY_SUFFIX",
     "DEFAULT_SIZES",
     "DEFAULT_STEPS",
@@ -37,6 +50,7 @@ __all__ = [
     "MAX_STEPS",
     "MAX_THINK_MS",
     "REVIEW_LESSONS",
+    "ROUTING_DIAGNOSES",
     "CheckJudgement",
     "CheckOptions",
     "CheckResult",
@@ -44,6 +58,7 @@ __all__ = [
     "ModelFacts",
     "ReviewCode",
     "ReviewFinding",
+    "Routing",
     "Target",
     "TensorSpec",
     "check_codes",
@@ -51,6 +66,7 @@ __all__ = [
     "check_report_json",
     "check_report_text",
     "check_stream_timeline",
+    "check_through_balancer",
     "check_timeline",
     "default_ignored_outputs",
     "dims_text",

@@ -14,7 +14,8 @@ judges, narrowed to some roles and to some passes of the reference. It is judged
              under traffic where the lone runs answered numbers.
 
 When it breaks, its verdict's reason is its diagnosis (words: app/text/checker.DIAGNOSES); a
-broken reference may give one of BROKEN_REFERENCE_REASONS instead. The options' `only`, the
+broken reference may give one of BROKEN_REFERENCE_REASONS instead, and a check broken on a refused
+request one of REFUSAL_REASONS. The options' `only`, the
 CLI's --only choices, the judge, the JSON report and the JUnit XML read this tuple.
 """
 from __future__ import annotations
@@ -29,6 +30,9 @@ SEQUENCE_TRAFFIC = ("interleaved", "id_reuse", "abandon_round")  # the sequence 
 # datatype's rounding but above the user's tolerance, or the lone runs differ only where a reply
 # holds NaN or Inf (which equal nothing).
 BROKEN_REFERENCE_REASONS = ("noise_above_tolerance", "non_finite")
+# Any check, its compared replies right, breaks on a refused request instead: the refusal's cause
+# (judge.refusal_cause) gives one of these (judge.REFUSAL_DIAGNOSES).
+REFUSAL_REASONS = ("sequence_split", "reaped", "requests_refused")
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,9 @@ For a page:
     result.judgement.tolerances      # per compared output: value, source, measured noise
     result.review                    # the config review's findings (ReviewFinding.to_json())
     result.triton_version            # the server's version the review used (None: it reported none)
+    result.failed_by, result.exit_code  # ["checks"] a verdict broke (a refused request breaks its check),
+                                     # ["review"] an error-level finding (unless options.allow_review_errors)
+    result.routing                   # through a balancer (routing.check_through_balancer): spread, direct run, diagnosis
     result.inputs                    # inputs.InputsUsed: each input's shapes, and the sizes drawn where no --shape gave them
     report.to_json(result)           # the JSON the CLI writes; junit.to_xml(result, describe) the XML
     report.timeline(result)          # executions over time: lane (instance) x exec_start..exec_end,
@@ -43,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.lab.checker import input_data, inputs, measure, replay, review_link, stream_check, streams
+from app.lab.checker import input_data, inputs, measure, replay, review, review_link, stream_check, streams
 from app.lab.checker import target as targets
 from app.lab.checker.facts import ModelFacts
 from app.lab.checker.inputs import InputSource
@@ -68,10 +71,26 @@ class CheckResult:
     inputs: inputs.InputsUsed = field(default_factory=inputs.InputsUsed)  # the shapes sent and how they were sized
     source: InputSource | None = None  # the sessions' inputs (inputs.Generated or inputs.FromData): what export.py writes
     streams: streams.StreamTables | None = None  # a decoupled model's response streams (stream_check.py); None otherwise
+    routing: Any = None  # routing.Routing where the check ran through a balancer with --replica (routing.py), else None
+
+    @property
+    def review_errors(self) -> list[Any]:
+        """The config review's error-level findings (review.Severity.ERROR)."""
+        return [f for f in self.review if f.severity == review.Severity.ERROR]
+
+    @property
+    def failed_by(self) -> list[str]:
+        """What fails the check: "checks" (a verdict broke), "review" (an error-level finding, unless
+        options.allow_review_errors). Empty: it passed."""
+        out = ["checks"] if self.judgement.exit_code else []
+        if self.review_errors and not self.options.allow_review_errors:
+            out.append("review")
+        return out
 
     @property
     def exit_code(self) -> int:
-        return self.judgement.exit_code
+        """0 passed, 1 failed (failed_by says by what); 2, could not check, is a LabError raised before."""
+        return 1 if self.failed_by else 0
 
     @property
     def verdicts(self) -> list[CheckVerdict]:

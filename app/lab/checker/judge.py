@@ -6,8 +6,13 @@ when every step it compared is within tolerance of the reference (compare.py); i
 first step that is not, and the verdict names that step: its session, step, correlation ID, the
 output and the size of the difference, and where the trace and the log could tell, the
 execution it ran in and which other sessions' requests shared it. A request the server refused
-is a refusal, with Triton's own message and what caused it, never a wrong output; a check whose
-every request was refused is skipped, not held.
+is a refusal, with Triton's own message and what caused it, never a wrong output. Nor is it ever a
+held session: the only refusal the check provokes on purpose is its own given-up request (the
+cancelled check's, which is no refusal here), so a check that compared nothing wrong but met a
+refusal breaks on the refusal, with what the cause says about the deployment (REFUSAL_DIAGNOSES):
+a request that reached a server with no record of its sequence (a balancer split it), the idle
+reaper ending a sequence whose client was still sending, or the server refusing or not answering.
+The same holds for a check whose every request was refused.
 
 The reference (every session or request alone, twice) must be reproducible first: when its two
 runs differ, nothing else can be judged against it, and the later checks are skipped. On the
@@ -40,6 +45,10 @@ if TYPE_CHECKING:
 
 DIAGNOSES = checks.diagnoses()  # broken check -> what it says about the model (words in app/text/checker.py)
 SHARED_SHOWN = 12  # other requests of a diverging step's execution listed in the report
+# A refusal's cause (refusal_cause) -> the diagnosis of a check that breaks on it (words: app/text/checker.DIAGNOSES)
+REFUSAL_DIAGNOSES = {"sequence_ended": "sequence_split", "reaped_after_backlog": "reaped", "idle_gap": "reaped",
+                     "timed_out": "requests_refused", "no_answer": "requests_refused", "server_error": "requests_refused"}
+REFUSED = frozenset(checks.REFUSAL_REASONS)
 STREAMS_WRAP = "streams_wrap"
 NOTE_CODES = (STREAMS_WRAP,)  # CheckJudgement.notes' codes (words: app/text/checker.NOTES)
 
@@ -131,7 +140,7 @@ def judge(tables: Tables) -> CheckJudgement:
                 s = skipped[(check.code, scope.variant)]
                 verdicts.append(CheckVerdict(check.code, scope.variant, "skipped", s.reason, dict(s.values or {})))
                 continue
-            if check.judged_by == REFERENCE and reference.verdict == "broken":
+            if check.judged_by == REFERENCE and reference.verdict == "broken" and reference.reason not in REFUSED:
                 why = "reference_non_finite" if reference.reason == "non_finite" else "not_reproducible"
                 verdicts.append(CheckVerdict(check.code, scope.variant, "skipped", why, {}))
                 continue
@@ -154,6 +163,9 @@ def judge(tables: Tables) -> CheckJudgement:
     for v in verdicts:
         if v.verdict != "broken":
             continue
+        refused = v.values.get("refusal_diagnosis")
+        if refused and refused != v.reason:  # broken on its outputs, and refused besides: both are said
+            diagnoses.setdefault(refused, []).append(v.id)
         if v.check in ("id_reuse", "abandoned", "cancelled") and v.variant in mixed:
             continue  # sessions already mix when interleaved: that explains these too
         diagnoses.setdefault(v.reason, []).append(v.id)
@@ -236,12 +248,25 @@ def _sessions(rows: pd.DataFrame, of: pd.DataFrame) -> int:
 
 def _counts(rows: pd.DataFrame, compared: pd.DataFrame, refusals: pd.DataFrame) -> dict[str, Any]:
     """What every verdict says it looked at: the replies compared, their sessions, and the
-    requests of its rows the server refused, by cause."""
+    requests of its rows the server refused, by cause; with refusals, the first of them and the
+    diagnosis its cause gives (refusal_diagnosis)."""
     mine = refusals[refusals["row"].isin(rows.index)] if not refusals.empty else refusals
     values: dict[str, Any] = {"compared": len(compared), "sessions": _sessions(rows, compared), "refusals": len(mine)}
     if len(mine):
         values["refusal_causes"] = {k: int(n) for k, n in mine["cause"].value_counts().items()}
+        first = mine.assign(t=[rows.at[r, "t_send"] for r in mine["row"]]).sort_values(["t", "step"]).iloc[0]
+        values["first_refusal"] = {"session": int(first["session"]), "step": int(first["step"]), "corrid": first["corrid"],
+                                   "role": first["role"], "phase": first["phase"], "cause": first["cause"], "error": first["error"]}
+        values["refusal_diagnosis"] = REFUSAL_DIAGNOSES[first["cause"]]
     return values
+
+
+def _refused(check: str, variant: str, values: dict[str, Any]) -> CheckVerdict | None:
+    """A check with nothing wrong in what it compared (or nothing compared) that met refusals is
+    broken on them: a refused session is not a held one. None when nothing was refused."""
+    if not values["refusals"]:
+        return None
+    return CheckVerdict(check, variant, "broken", values["refusal_diagnosis"], values)
 
 
 def _verdict(check: str, variant: str, steps: pd.DataFrame, index: pd.Index, broken_mask: pd.DataFrame, limits: dict[str, Any],
@@ -252,16 +277,15 @@ def _verdict(check: str, variant: str, steps: pd.DataFrame, index: pd.Index, bro
     diffs = judged[columns].apply(pd.to_numeric, errors="coerce") if columns else pd.DataFrame(index=judged.index)
     compared = judged[diffs.notna().any(axis=1)] if columns else judged.iloc[0:0]
     values = _counts(rows, compared, refusals)
-    refused = values["refusals"]
     if not len(compared):
-        return CheckVerdict(check, variant, "skipped", "all_refused" if refused else nothing, values)
+        return _refused(check, variant, values) or CheckVerdict(check, variant, "skipped", nothing, values)
     bad = broken_mask.loc[compared.index].any(axis=1)
     if not bad.any():
         largest = diffs.loc[compared.index].max()
         name = largest.idxmax() if largest.notna().any() else None
         values["largest_difference"] = float(largest.max()) if name else 0.0
         values["largest_output"] = name.removeprefix(basis.prefix) if name else None
-        return CheckVerdict(check, variant, "held", "", values)
+        return _refused(check, variant, values) or CheckVerdict(check, variant, "held", "", values)
     wrong = compared[bad]
     first = wrong.sort_values(["t_send", "step"]).iloc[0]
     output = next(n for n in limits if broken_mask.at[first.name, n])
@@ -296,7 +320,7 @@ def _golden_extras(verdict: CheckVerdict, rows: pd.DataFrame, tables: Tables, li
     wrapped steps it left uncompared."""
     extra: dict[str, Any] = {"tolerances": {n: limits[n] for n in limits if f"gold.{n}" in rows}}
     n = len(tables.streams)
-    if verdict.verdict == "broken" and n:
+    if verdict.verdict == "broken" and n and "first" in verdict.values:
         verdict.values["first"]["stream"] = verdict.values["first"]["session"] % n
     if tables.facts.sequence and n:
         wrapped = _wrapped_streams(tables)
@@ -313,9 +337,8 @@ def _finite_verdict(check: Check, scope: Scope, steps: pd.DataFrame, rows: pd.Da
     lone runs' finding, counted here as non_finite_alone)."""
     judged = rows[rows["judged"].astype(bool) & (rows["error"] == "")]
     values = _counts(rows, judged, refusals)
-    refused = values["refusals"]
     if not len(judged):
-        return CheckVerdict(check.code, scope.variant, "skipped", "all_refused" if refused else "nothing_compared", values)
+        return _refused(check.code, scope.variant, values) or CheckVerdict(check.code, scope.variant, "skipped", "nothing_compared", values)
     bad = judged["nonfinite"].notna() if "nonfinite" in judged else pd.Series(False, index=judged.index)
     if scope.variant != ALONE:
         lone = _lone_non_finite(steps)
@@ -323,7 +346,7 @@ def _finite_verdict(check: Check, scope: Scope, steps: pd.DataFrame, rows: pd.Da
         values["non_finite_alone"] = int(already.sum())
         bad &= ~already
     if not bad.any():
-        return CheckVerdict(check.code, scope.variant, "held", "", values)
+        return _refused(check.code, scope.variant, values) or CheckVerdict(check.code, scope.variant, "held", "", values)
     wrong = judged[bad]
     first = wrong.sort_values(["t_send", "step"]).iloc[0]
     output = next(iter(first["nonfinite"]))

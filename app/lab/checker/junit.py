@@ -3,7 +3,9 @@
 One <testcase> per verdict (name "<check>[<variant>]", in the order app/lab/checker/checks.py
 declares the checks), a <failure> for a broken one and a <skipped> for a skipped one, inside one
 <testsuite> named after the model; each case's property `judged_by` says what the check compares
-replies with (reference, golden or finite). The engine has no
+replies with (reference, golden or finite). Where the config review found errors, one more case,
+"config_review", lists them: a <failure> when they fail the check (CheckResult.failed_by), else
+<skipped> (--allow-review-errors). The engine has no
 words: `describe(verdict) -> str` comes from the edge (the CLI passes app/text/checker.py's
 sentence in the user's language); without it the message is the verdict's codes and values.
 Written with the standard library's ElementTree.
@@ -29,10 +31,10 @@ def to_xml(result: CheckResult, describe: Callable[[CheckVerdict], str] | None =
     suite = ET.SubElement(
         suites, "testsuite",
         name=f"batching-lab check {result.facts.name}",
-        tests=str(len(verdicts)),
-        failures=str(sum(v.verdict == "broken" for v in verdicts)),
+        tests=str(len(verdicts) + bool(result.review_errors)),
+        failures=str(sum(v.verdict == "broken" for v in verdicts) + ("review" in result.failed_by)),
         errors="0",
-        skipped=str(sum(v.verdict == "skipped" for v in verdicts)),
+        skipped=str(sum(v.verdict == "skipped" for v in verdicts) + bool(result.review_errors and "review" not in result.failed_by)),
         time=f"{result.wall_s:.3f}",
     )
     properties = ET.SubElement(suite, "properties")
@@ -48,5 +50,14 @@ def to_xml(result: CheckResult, describe: Callable[[CheckVerdict], str] | None =
             failure.text = json.dumps(v.to_json(), indent=1, default=str)
         elif v.verdict == "skipped":
             ET.SubElement(case, "skipped", message=describe(v))
+    errors = result.review_errors
+    if errors:
+        case = ET.SubElement(suite, "testcase", classname=f"check.{result.facts.name}", name="config_review")
+        message = ", ".join(f"{f.code} ({f.field})" for f in errors)
+        if "review" in result.failed_by:
+            failure = ET.SubElement(case, "failure", message=message, type="review_error")
+            failure.text = json.dumps([f.to_json() for f in errors], indent=1, default=str)
+        else:
+            ET.SubElement(case, "skipped", message=message)
     ET.indent(suites)
     return ET.tostring(suites, encoding="unicode", xml_declaration=True)

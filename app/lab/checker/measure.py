@@ -176,6 +176,8 @@ class Measurement:
         self._links: list[Any] = []
         self._local = threading.local()
         self.placed = False
+        self.transport = Transport.parse(options.transport)
+        self.link_url = target.grpc_url if self.transport.uses_grpc else self.server.url
 
     # -- sending ----------------------------------------------------------------------------
     def ids(self, count: int) -> list[int | str]:
@@ -188,12 +190,28 @@ class Measurement:
             return [(i & 0x7FFFFFFF) or 1 for i in raw]  # the counter part: unique within this process
         return list(raw)
 
-    def _link(self) -> Link:
+    def _link(self, conversation: int) -> Link:
+        """This thread's link over the check's transport. A gRPC stream fixes its headers when it
+        opens, so each sequence (conversation) gets a stream of its own, carrying its session header."""
         link: Link | None = getattr(self._local, "link", None)
+        if link is not None and self.transport is Transport.GRPC_STREAM and self._local.conversation != conversation:
+            link.close()
+            self._links.remove(link)
+            link = None
         if link is None:
-            link = self._local.link = open_link(Transport.HTTP, self.server.url)
+            link = self._local.link = open_link(self.transport, self.link_url)
+            self._local.conversation = conversation
             self._links.append(link)
         return link
+
+    def headers(self, conversation: int, corrid: int | str | None) -> dict[str, str]:
+        """--session-header: each session's ID in that header (the sequence's correlation ID; on the
+        stateless path the request's own conversation), so a balancer that hashes on it keeps a
+        sequence on one replica."""
+        name = self.options.session_header
+        if not name:
+            return {}
+        return {name: str(corrid) if corrid is not None else f"{self.run_id}-{conversation}"}
 
     def close_links(self) -> None:
         for link in self._links:
@@ -216,10 +234,17 @@ class Measurement:
         arrays = self.source.arrays(session, step)
         flags = {"sequence_id": corrid, "sequence_start": start, "sequence_end": end} if corrid is not None else {}
         box: dict[str, Any] = {}
-        link = link or self._link()
+        link = link or self._link(conversation)
         link.acquire()
         row["t_send"] = time.perf_counter() - self.t0
-        link.send(model, arrays, row["request_id"], {}, flags, lambda result, error: box.update(result=result, error=error))
+        answered = threading.Event()
+
+        def done(result: Any, error: str) -> None:
+            box.update(result=result, error=error)
+            answered.set()
+
+        link.send(model, arrays, row["request_id"], self.headers(conversation, corrid), flags, done)
+        answered.wait(TIMEOUT_S + 5.0)  # a stream answers on its own thread; the other links before send() returns
         self._finish(row, box.get("result"), box.get("error", "no reply recorded"))
         return row
 

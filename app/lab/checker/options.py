@@ -1,6 +1,7 @@
 """What the user may set for a check (the CLI's options and the page's controls), validated as codes."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,8 @@ DEFAULT_STEPS = 24
 DEFAULT_THINK_MS = 5.0
 MIN_SESSIONS = 16  # the default count when the model's capacity does not ask for more
 MAX_SEED = 2**32 - 1  # numpy's SeedSequence takes an unsigned 32-bit seed here
+TRANSPORTS = ("http", "grpc", "grpc_stream")  # app/lab/scenario/transport.Transport's values
+HEADER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")  # a header nginx reads as $http_<name, lower case, - as _>
 
 # Check codes (declared in app/lab/checker/checks.py; words: app/text/checker.py). Sequence
 # batcher: each runs on all instances and on one; the reference runs once. Dynamic or no
@@ -45,6 +48,14 @@ class CheckOptions:
     backend: str | None = None
     gpus: int | None = None
     triton_version: str | None = None
+    # An error-level finding of the config review fails the check (exit 1) as a broken check does;
+    # True lets the verdicts alone decide (--allow-review-errors). The findings are reported either way.
+    allow_review_errors: bool = False
+    # How the requests travel, as a team's clients send them: "http", "grpc" or "grpc_stream" (one
+    # gRPC stream per sequence); and the header that carries each session's ID (None: none), which
+    # a balancer may hash on to keep a sequence on one replica.
+    transport: str = "http"
+    session_header: str | None = None
 
     @property
     def think_ms_used(self) -> float:
@@ -74,6 +85,10 @@ class CheckOptions:
         out += self._clients().problems()
         if self.tolerance is not None and not self.tolerance >= 0:
             out.append(Problem("check_tolerance_range", {"value": self.tolerance}))
+        if self.transport not in TRANSPORTS:
+            out.append(Problem("check_transport_unknown", {"value": self.transport, "choices": ", ".join(TRANSPORTS)}))
+        if self.session_header is not None and not HEADER_NAME.fullmatch(self.session_header):
+            out.append(Problem("check_session_header_bad", {"value": self.session_header}))
         unknown = [c for c in self.only if c not in checks.codes()]
         if unknown:
             out.append(Problem("check_unknown", {"value": ", ".join(unknown), "choices": ", ".join(checks.codes())}))
@@ -102,4 +117,5 @@ class CheckOptions:
             "ignore_outputs": list(self.ignore_outputs), "tolerance": self.tolerance, "one_instance": self.one_instance,
             "only": list(self.only), "max_corrid": self.max_corrid, "string_id_bytes": self.string_id_bytes,
             "backend": self.backend, "gpus": self.gpus, "triton_version": self.triton_version,
+            "allow_review_errors": self.allow_review_errors, "transport": self.transport, "session_header": self.session_header,
         }

@@ -3,6 +3,7 @@ page's figures draw. Words for every code are in app/text/checker.py.
 
 JSON schema (kind "check", schema 1):
   {"kind": "check", "schema": 1, "outcome": "held" | "broken", "exit_code": 0 | 1,
+   "failed_by": ["checks" (a verdict broke), "review" (an error-level review finding, unless options.allow_review_errors)],
    "server": {where: embedded | external, url, triton_version (what it reported, which the review used; null: none)},
    "model": ModelFacts.to_json(), "options": CheckOptions.to_json(),
    "inputs": {source: generated | data_file, sessions, lengths: [steps per session],
@@ -35,10 +36,14 @@ JSON schema (kind "check", schema 1):
        ended_before} (foreign and stale)}], broken_sessions, diagnosed, replayed (requests),
        advice: lost_state | stale_state | foreign_state_oldest | foreign_state_direct | null (other: the reason),
        caps {sessions, sources, hypotheses, steps, requests}} (app/lab/checker/diagnosis.py);
+     with refusals: first_refusal {session, step, corrid, role, phase, cause, error}, refusal_diagnosis (a code below);
      broken: reason is a diagnosis code (not_reproducible, noise_above_tolerance, non_finite, keeps_state,
-       batch_dependent, sessions_mix, inherits_after_end, aborted_pollutes, differs_from_golden);
+       batch_dependent, sessions_mix, inherits_after_end, aborted_pollutes, differs_from_golden), or, where every
+       compared reply matched (or none was compared) but requests were refused, the refusal's: sequence_split (a
+       request reached a server with no record of its sequence), reaped (the idle reaper ended it), requests_refused
+       (the server refused or did not answer); a refused request is never a held session;
      skipped: reason is a code (not_reproducible, reference_non_finite, not_requested, single_instance,
-       external_server, no_model_files, copy_refused, sessions_too_short, all_refused, nothing_compared,
+       external_server, no_model_files, copy_refused, sessions_too_short, nothing_compared,
        cancel_not_delivered, no_golden_data (golden not run: no validation_data), no_golden_steps,
        no_float_outputs, response_cache {cache_hits, requests}, response_cache_unknown) with its values
    "tolerances": [{output, datatype, value, source: exact | user | derived, noise, reproducible}],
@@ -60,6 +65,11 @@ JSON schema (kind "check", schema 1):
        (app/lab/checker/stream_diagnosis.py, stream_judge.py); reason and diagnoses codes: stream_foreign_state,
        stream_lost_state, stream_never_ended, stream_ended_early, stream_ended_late, stream_failed,
        stream_batch_dependent, stream_not_reproducible}
+   "routing": null, or through a balancer (--replica, app/lab/checker/routing.py): {balancer, transport, session_header,
+     replicas: [{url, served_before, served_after, served (successful inferences its statistics counted during the run
+       through the balancer; null: not said)}], diagnosis: balancer_splits_sequences | balancer_breaks | model_breaks |
+       held | direct_only_broke, split_checks: [check/variant], direct: {replica, transport, exit_code, failed_by, requests,
+       checks: [{check, variant, verdict, reason}]} (the same check directly on the first replica)}}
 Sessions, streams and steps count from 0; times are seconds from the check's start.
 """
 from __future__ import annotations
@@ -102,6 +112,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         "schema": SCHEMA,
         "outcome": "broken" if result.exit_code else "held",
         "exit_code": result.exit_code,
+        "failed_by": result.failed_by,
         "server": {"where": result.where, "url": result.url, "triton_version": result.triton_version},
         "model": result.facts.to_json(),
         "options": result.options.to_json(),
@@ -122,6 +133,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         "phases": _records(t.phases),
         "review": [f.to_json() for f in result.review],
         "streams": stream_check.to_json(result.streams) if result.streams is not None else None,
+        "routing": result.routing.to_json() if result.routing is not None else None,
     }
 
 

@@ -32,7 +32,7 @@ from app.lab.checker.facts import ModelFacts
 from app.lab.deployment import DeploymentError, deployments
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError
-from app.lab.server import LabServer, UnreachableError
+from app.lab.server import LabServer, UnreachableError, address
 
 COPY_SUFFIX = "__check1_"
 MAX_FILES_BYTES = 256 * 2**20  # load_model carries files inside one JSON request: a bigger model is not copied
@@ -53,6 +53,12 @@ class Target:
     model: str
     files: dict[str, bytes] | None = None  # load_model's files for a copy: {"file:1/model.py": bytes}
     owns_server: bool = False  # started for this check: stopped by close()
+    grpc_address: str | None = None  # the gRPC endpoint (host:port) where it is not the server's own (--grpc-url)
+
+    @property
+    def grpc_url(self) -> str:
+        """host:port the gRPC transports send to."""
+        return self.grpc_address or self.server.grpc_url
 
     @property
     def where(self) -> str:
@@ -70,11 +76,11 @@ class Target:
 
 
 def open_target(model: str, url: str | None = None, repository: Path | None = None,
-                on_start: Callable[[], None] | None = None) -> Target:
+                on_start: Callable[[], None] | None = None, grpc_url: str | None = None) -> Target:
     """The target the CLI names: an external server (url, else TRITON_URL) or the embedded one
     serving `repository` (default the lab's). The embedded one is started (on_start() is called
-    just before) and the model loaded."""
-    url = url or os.environ.get("TRITON_URL") or None
+    just before) and the model loaded. grpc_url: the gRPC endpoint where it is not the server's own."""
+    url = url or address.from_environment("TRITON_URL")
     if url and repository is not None:
         raise LabError("check_url_and_repository")
     if url:
@@ -84,7 +90,7 @@ def open_target(model: str, url: str | None = None, repository: Path | None = No
         if os.environ.get("TRITON_LOG_FILE"):
             server.external_log = Path(os.environ["TRITON_LOG_FILE"])
         try:
-            return Target(server.start(), model)
+            return Target(server.start(), model, grpc_address=grpc_url)
         except UnreachableError:  # the user's address: said in their language, with what to do
             raise LabError("check_server_unreachable", url=url) from None
     repository = Path(repository or MODEL_REPOSITORY)
@@ -102,7 +108,7 @@ def open_target(model: str, url: str | None = None, repository: Path | None = No
     except BaseException:
         server.stop()
         raise
-    return Target(server, model, files=repository_files(repository / model), owns_server=True)
+    return Target(server, model, files=repository_files(repository / model), owns_server=True, grpc_address=grpc_url)
 
 
 def on_server(server: LabServer, model: str, files: dict[str, bytes] | None = None) -> Target:

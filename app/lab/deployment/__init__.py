@@ -6,7 +6,7 @@ functions read with their module's name, `deployments.to_pbtxt(config)` /
 """
 from app.lab.deployment import deployments, presets
 from app.lab.deployment.deployer import Applied, Deployer, setup_model_name
-from app.lab.deployment.deployments import SCHEDULERS, SHIPPED, STATE_KEYS, DeploymentError, LabSettings, scheduler_of
+from app.lab.deployment.deployments import GENERATOR_DEPLOYMENTS, SCHEDULERS, SHIPPED, STATE_KEYS, DeploymentError, LabSettings, scheduler_of
 from app.lab.deployment.device import instance_kind
 from app.lab.deployment.loaded_models import LoadedModels
 from app.lab.deployment.presets import PRESETS, Traffic, run_preset
@@ -15,6 +15,7 @@ from app.lab.deployment.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
 from app.lab.deployment.shared_models import SharedLoadedModels
 
 __all__ = [
+    "GENERATOR_DEPLOYMENTS",
     "LIMITS",
     "PRESETS",
     "QUERY_KEYS",

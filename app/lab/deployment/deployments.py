@@ -24,8 +24,15 @@ if TYPE_CHECKING:
     import tritonclient.http as http
 
 RECOGNISER_DEPLOYMENTS = ("asr_dynamic", "asr_sequence_direct", "asr_sequence_oldest")
+# The servers the lab and the tests start load these at once; everything else loads on first use.
 SHIPPED = (*RECOGNISER_DEPLOYMENTS, "sentiment")
 RECOGNISER_CODE = MODEL_REPOSITORY / "asr_dynamic" / "1" / "model.py"
+# The token generator (app/generation): in the repository too, but loaded on first use only, as
+# a lab deployment is (three more stubs that import torch on every server would cost ~0.75 GB each
+# time the lab or a test worker starts one).
+GENERATOR_DEPLOYMENTS = ("gen_static", "gen_inflight", "gen_inflight_by_row")
+GENERATOR_CODE = MODEL_REPOSITORY / "gen_inflight" / "1" / "model.py"
+GENERATOR_INPUTS = {"PROMPT", "MAX_TOKENS", "TAG"}
 SCHEDULERS = ("dynamic", "direct", "oldest")
 STATE_KEYS = ("slot", "corrid", "session")
 RECOGNISER_INPUTS = {"AUDIO", "SESSION"}
@@ -250,11 +257,19 @@ def validate_recogniser(config: mc.ModelConfig) -> None:
         raise DeploymentError(problems)
 
 
+def is_generator(config: mc.ModelConfig) -> bool:
+    """A config for the token generator's code (its inputs), not the recogniser's."""
+    return {i.name for i in config.input} == GENERATOR_INPUTS
+
+
 def load(client: http.InferenceServerClient, config: mc.ModelConfig, with_code: bool = False) -> None:
-    """Load (or replace) a deployment; with_code sends the recogniser's model.py for a name not
-    in the repository, after checking the config fits that code (Triton's own error is vague)."""
+    """Load (or replace) a deployment; with_code sends the model.py its inputs call for (the
+    recogniser's, after checking the config fits that code, since Triton's own error is vague; or
+    the generator's, whose settings app/generation checks) for a name not in the repository."""
     files = None
-    if with_code:
+    if with_code and is_generator(config):
+        files = {"file:1/model.py": GENERATOR_CODE.read_bytes()}
+    elif with_code:
         validate_recogniser(config)
         files = {"file:1/model.py": RECOGNISER_CODE.read_bytes()}
     client.load_model(config.name, config=to_json(config), files=files)

@@ -140,6 +140,15 @@ class LoadedModels:
                         self._loaded[name] = _Loaded(need, known.text)
                     self._cond.notify_all()
 
+    def unload(self, name: str) -> None:
+        """Unload `name` now, if this process loaded it (a test module's own deployments, at its end)."""
+        with self._name_lock(name):
+            with self._cond:
+                if self._loaded.pop(name, None) is None:
+                    return
+                self._cond.notify_all()
+            self._unload(name)
+
     def _load(self, known: _Known) -> None:
         """Ask the server to load it as known; DeploymentError when Triton refuses."""
         try:

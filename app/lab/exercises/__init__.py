@@ -32,7 +32,7 @@ from contextlib import nullcontext
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from app.lab.exercises.common.base import DONE, Exercise, ExerciseJudgement, ExerciseResult, Finding, Measured, Tables
+from app.lab.exercises.common.base import DONE, Exercise, ExerciseJudgement, ExerciseResult, Finding, Measured, Steps, Tables
 from app.lab.observation import run_log, server_log
 from app.lab.progress import Progress, Stage
 
@@ -73,8 +73,9 @@ _LOCKS = {name: threading.Lock() for name in _MODULES}
 
 # Callers outside this package import from here: these names, and each exercise's module as the
 # namespace of its constants (its figures and words read them: `leaked_state.EVICT_S`).
-__all__ = ["DONE", "EXERCISES", "REGISTRY", "Exercise", "ExerciseJudgement", "ExerciseResult", "Finding", "Measured", "Tables", "get",
-           "judge", "run", *REGISTRY]
+# app/exercise_families.py lists and runs both families of exercises (these and the generator's, app/generation/exercises).
+__all__ = ["DONE", "EXERCISES", "REGISTRY", "Exercise", "ExerciseJudgement", "ExerciseResult", "Finding", "Measured", "Steps",
+           "Tables", "get", "judge", "run", *REGISTRY]
 
 
 def get(name: str) -> Exercise:

@@ -25,11 +25,22 @@ METRICS = (
     "nv_inference_pending_request_count",
 )
 
+# Triton's own latency quantiles (on only with --metrics-config=summary_latencies=true): per model,
+# over the successful requests that finished in the last 60 s (prometheus-cpp's default window of
+# five 12 s buckets, which Triton does not change), so not a delta of one run.
+SUMMARIES = {
+    "request": "nv_inference_request_summary_us",
+    "queue": "nv_inference_queue_summary_us",
+    "compute": "nv_inference_compute_infer_summary_us",
+}
+SUMMARY_WINDOW_S = 60
+
 
 @dataclass
 class Snapshot:
     stats: dict[str, Any] = field(default_factory=dict)
     metrics: dict[str, Any] = field(default_factory=dict)
+    quantiles: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def model_stats(client: http.InferenceServerClient, model: str) -> dict[str, Any]:
@@ -76,8 +87,42 @@ def model_metrics(metrics_url: str, model: str) -> dict[str, Any]:
     return values
 
 
+def quantiles_from_text(text: str, model: str) -> dict[str, dict[str, float]]:
+    """Triton's summaries for one model: {"queue": {"0.5": us, ..., "count": n, "sum": us}, ...}.
+
+    Empty when the server exports no summaries (started without summary_latencies=true). A
+    quantile is NaN when no request finished in the window. With several versions loaded, the
+    highest version's summary is kept (quantiles do not add up across versions)."""
+    wanted = {family: kind for kind, family in SUMMARIES.items()}
+    found: dict[str, dict[str, float]] = {}
+    versions: dict[str, int] = {}
+    for family, sample in model_samples(text, model, wanted):
+        kind = wanted[family]
+        version = int(sample.labels.get("version", "0") or 0)
+        if version < versions.get(kind, version):
+            continue
+        if version > versions.get(kind, version):
+            found.pop(kind, None)
+        versions[kind] = version
+        if "quantile" in sample.labels:
+            key = sample.labels["quantile"]
+        elif sample.name.endswith("_count"):
+            key = "count"
+        elif sample.name.endswith("_sum"):
+            key = "sum"
+        else:
+            continue
+        found.setdefault(kind, {})[key] = float(sample.value)
+    return found
+
+
+def model_quantiles(metrics_url: str, model: str) -> dict[str, dict[str, float]]:
+    text = scrape(metrics_url)
+    return {} if text is None else quantiles_from_text(text, model)
+
+
 def snapshot(client: http.InferenceServerClient, metrics_url: str, model: str) -> Snapshot:
-    return Snapshot(model_stats(client, model), model_metrics(metrics_url, model))
+    return Snapshot(model_stats(client, model), model_metrics(metrics_url, model), model_quantiles(metrics_url, model))
 
 
 def snapshot_after(client: http.InferenceServerClient, metrics_url: str, model: str, before: Snapshot, inferences: int, wait_s: float = 2.0) -> Snapshot:
@@ -91,7 +136,7 @@ def snapshot_after(client: http.InferenceServerClient, metrics_url: str, model: 
     while True:
         stats = model_stats(client, model)
         if int(stats.get("inference_count", 0)) >= counted or time.monotonic() > deadline:
-            return Snapshot(stats, model_metrics(metrics_url, model))
+            return Snapshot(stats, model_metrics(metrics_url, model), model_quantiles(metrics_url, model))
         time.sleep(0.05)
 
 
@@ -132,6 +177,8 @@ def delta(before: Snapshot, after: Snapshot) -> dict[str, Any]:
         "mean_compute_us": compute_ns / successes / 1e3 if successes else 0.0,
         "batch_sizes": dict(sorted(batches.items())),
         "metrics": metric_delta,
+        # A window, not a delta: what Triton's summaries said when the run ended (see SUMMARIES).
+        "triton_quantiles": after.quantiles,
     }
 
 

@@ -2,9 +2,10 @@
 
 Callers outside this package import from here, by name.
 """
+from app.lab.server import address
 from app.lab.server.connection import LabServer
 from app.lab.server.embedded import EmbeddedServer
-from app.lab.server.errors import InstallationError, ServerError, StartupError, UnreachableError
+from app.lab.server.errors import AddressError, InstallationError, ServerError, StartupError, UnreachableError
 from app.lab.server.health import wait_until_ok
 from app.lab.server.ports import free_ports, port_in_use
 from app.lab.server.process_group import group_alive, stop_group
@@ -12,6 +13,7 @@ from app.lab.server.proxy import POLICIES as PROXY_POLICIES
 from app.lab.server.proxy import NginxProxy, ProxyError, find_nginx
 
 __all__ = [
+    "AddressError",
     "PROXY_POLICIES",
     "EmbeddedServer",
     "InstallationError",
@@ -19,6 +21,7 @@ __all__ = [
     "NginxProxy",
     "ProxyError",
     "ServerError",
+    "address",
     "StartupError",
     "UnreachableError",
     "find_nginx",

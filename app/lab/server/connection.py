@@ -19,6 +19,7 @@ from app.lab import database
 from app.lab.deployment import LoadedModels, SharedLoadedModels, instance_kind
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError, Problem
+from app.lab.server import address
 from app.lab.server.embedded import EmbeddedServer
 from app.lab.server.errors import ServerError, UnreachableError
 
@@ -71,7 +72,8 @@ class LabServer:
         """TRITON_URL picks an external server; TRITON_TRACE_DIR names the folder where that
         server writes its trace file (started with --trace-config triton,file=DIR/trace.json);
         TRITON_LOG_FILE names its log file (started with --log-file FILE), for the log panel."""
-        server = cls(url=os.environ.get("TRITON_URL") or None, **kwargs)
+        address.check_environment()  # a variable that is no address is refused now, naming it, not at the first request
+        server = cls(url=address.from_environment("TRITON_URL"), **kwargs)
         if server.external_url and os.environ.get("TRITON_TRACE_DIR"):
             server.trace_dir = Path(os.environ["TRITON_TRACE_DIR"])
         if server.external_url and os.environ.get("TRITON_LOG_FILE"):
@@ -105,14 +107,14 @@ class LabServer:
         if self.embedded is not None:
             return f"127.0.0.1:{self.embedded.grpc_port}"
         host = self.url.rsplit(":", 1)[0]
-        return os.environ.get("TRITON_GRPC_URL", f"{host}:8001").removeprefix("grpc://")
+        return address.from_environment("TRITON_GRPC_URL") or f"{host}:8001"
 
     @property
     def metrics_url(self) -> str:
         if self.embedded is not None:
             return self.embedded.metrics_url
         host = self.url.rsplit(":", 1)[0]
-        return os.environ.get("TRITON_METRICS_URL", f"http://{host}:8002/metrics")
+        return address.from_environment("TRITON_METRICS_URL") or f"http://{host}:8002/metrics"
 
     @property
     def log_path(self) -> Path | None:

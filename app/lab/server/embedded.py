@@ -86,6 +86,8 @@ class EmbeddedServer(GroupLeader):
             "--allow-metrics=true",
             "--allow-gpu-metrics=false",
             "--allow-cpu-metrics=false",
+            # Triton's own latency quantiles per model (nv_inference_*_summary_us), off by default.
+            "--metrics-config=summary_latencies=true",
             f"--exit-timeout-secs={self.exit_timeout_s}",
             "--log-verbose=0",
             *([] if self.auto_complete_config else ["--disable-auto-complete-config"]),

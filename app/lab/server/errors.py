@@ -29,3 +29,7 @@ class StartupError(ServerError):
 
 class UnreachableError(ServerError):
     """An external server (TRITON_URL) does not answer."""
+
+
+class AddressError(ServerError):
+    """A server address (a variable's or a flag's) that is no host:port or http://host:port (app/lab/server/address.py)."""

@@ -7,6 +7,11 @@ X-Request-ID the lab's driver sends and the replica ($upstream_addr) that served
 
 Policies: "round_robin" (nginx's default: each request to the next replica) and "sticky"
 (`hash $http_x_session_id consistent;`: one session's chunks always reach one replica).
+
+Given the replicas' gRPC endpoints too (grpc_backends), it balances gRPC on a second port
+(`listen ... http2` with grpc_pass, the same policy; a gRPC header is an HTTP/2 header, so the
+hash reads x-session-id there as well). nginx balances gRPC per HTTP/2 stream: each unary call
+goes its own way, while a bidirectional stream, and every request on it, stays on one replica.
 """
 from __future__ import annotations
 
@@ -43,7 +48,8 @@ def find_nginx() -> str:
     return found
 
 
-def render_config(folder: Path, port: int, backends: list[str], policy: str) -> str:
+def render_config(folder: Path, port: int, backends: list[str], policy: str, grpc_port: int | None = None,
+                  grpc_backends: list[str] | None = None) -> str:
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, not {policy!r}")
     # Run as root, nginx would drop its workers to 'nobody', who cannot write our private folder.
@@ -74,7 +80,26 @@ def render_config(folder: Path, port: int, backends: list[str], policy: str) -> 
         "      proxy_read_timeout 120s;\n"
         "    }\n"
         "  }\n"
+        f"{_grpc_block(grpc_port, grpc_backends or [], balance)}"
         "}\n"
+    )
+
+
+def _grpc_block(port: int | None, backends: list[str], balance: str) -> str:
+    if port is None or not backends:
+        return ""
+    servers = "".join(f"    server {b} max_fails=0;\n" for b in backends)
+    return (
+        f"  upstream grpc_replicas {{\n{balance}{servers}  }}\n"
+        "  server {\n"
+        f"    listen 127.0.0.1:{port} http2;\n"
+        "    location / {\n"
+        "      grpc_pass grpc://grpc_replicas;\n"
+        "      grpc_next_upstream off;\n"
+        "      grpc_read_timeout 120s;\n"
+        "      grpc_send_timeout 120s;\n"
+        "    }\n"
+        "  }\n"
     )
 
 
@@ -83,7 +108,9 @@ class NginxProxy(GroupLeader):
     backends: list[str]  # "host:port" of each replica
     policy: str = "round_robin"
     ready_timeout_s: float = 15.0
+    grpc_backends: list[str] = field(default_factory=list)  # "host:port" of each replica's gRPC endpoint (none: HTTP only)
     port: int = field(default=0, init=False)
+    grpc_port: int | None = field(default=None, init=False)
     folder: Path | None = field(default=None, init=False)
     process: subprocess.Popen[bytes] | None = field(default=None, init=False)
 
@@ -91,14 +118,21 @@ class NginxProxy(GroupLeader):
     def url(self) -> str:
         return f"127.0.0.1:{self.port}"
 
+    @property
+    def grpc_url(self) -> str | None:
+        """host:port of the gRPC side, where grpc_backends were given."""
+        return f"127.0.0.1:{self.grpc_port}" if self.grpc_port else None
+
     def start(self) -> NginxProxy:
         if self.running:
             return self
         nginx = find_nginx()
         self.folder = Path(tempfile.mkdtemp(prefix="triton-lab-nginx-"))
-        self.port = free_ports(1)[0]
+        ports = free_ports(2 if self.grpc_backends else 1)
+        self.port = ports[0]
+        self.grpc_port = ports[1] if self.grpc_backends else None
         conf = self.folder / "nginx.conf"
-        conf.write_text(render_config(self.folder, self.port, self.backends, self.policy))
+        conf.write_text(render_config(self.folder, self.port, self.backends, self.policy, self.grpc_port, self.grpc_backends))
         command = [nginx, "-p", str(self.folder), "-c", str(conf), "-e", str(self.folder / "error.log")]
         guardian = [sys.executable, "-m", "app.lab.guardian", str(os.getpid()), "--", *command]
         with open(self.folder / "stderr.log", "wb") as stderr:
@@ -122,7 +156,7 @@ class NginxProxy(GroupLeader):
         while time.monotonic() < deadline:
             if self.process is None or self.process.poll() is not None:
                 raise ProxyError("nginx_exited", log=self.log_tail())
-            if port_in_use(self.port):
+            if port_in_use(self.port) and (self.grpc_port is None or port_in_use(self.grpc_port)):
                 return
             time.sleep(0.05)
         raise ProxyError("nginx_not_listening", port=self.port, seconds=self.ready_timeout_s, log=self.log_tail())

@@ -1,5 +1,6 @@
-"""The words of each failure-mode exercise, one module per exercise (named as in
-app/lab/exercises.REGISTRY), each defining, as English templates marked with N_():
+"""The words of each exercise: a recogniser exercise's in app/text/exercises/<name>.py (named as in
+app/lab/exercises.REGISTRY), a generator exercise's beside its engine, app/generation/exercises/<name>/words.py
+(app/exercise_families.py finds which), each defining, as English templates marked with N_():
 
   TITLE, SCENARIO, QUESTION   the situation and the question
   OPTIONS   {option key: text}            every key of EXERCISE.options
@@ -15,14 +16,14 @@ Templates fill {name:kind} fields from the Finding's values (kinds: app/i18n/for
 """
 from __future__ import annotations
 
-import importlib
 from functools import cache
 from types import ModuleType
 
 import pandas as pd
 
+from app import exercise_families as families
 from app.i18n import N_, Words, formats
-from app.lab.exercises import DONE, REGISTRY, ExerciseResult, Finding
+from app.lab.exercises import DONE, ExerciseResult, Finding
 from app.lab.progress import Stage
 from app.text import verdicts as verdict_words
 
@@ -32,9 +33,7 @@ COMMON_STEPS = {DONE: N_("Done")}
 
 @cache
 def module(name: str) -> ModuleType:
-    if name not in REGISTRY:
-        raise ValueError(f"no exercise {name!r}")
-    found = importlib.import_module(f"app.text.exercises.{name}")
+    found = families.part(name, "words")  # ValueError for a name no family has
     missing = [part for part in _PARTS if not hasattr(found, part)]
     if missing:
         raise ImportError(f"{found.__name__} lacks {', '.join(missing)}: see app/text/exercises/__init__.py")
@@ -61,14 +60,14 @@ def finding(name: str, found: Finding, _: Words) -> str:
     """One finding (or explanation sentence) of exercise `name` in _'s language."""
     template = module(name).FINDINGS.get(found.code)
     if template is None:
-        raise KeyError(f"app/text/exercises/{name}.py has no FINDINGS[{found.code!r}]")
+        raise KeyError(f"{families.module_path(name, 'words')} has no FINDINGS[{found.code!r}]")
     return _.render(template, **found.values)
 
 
 def step(name: str, stage: Stage, _: Words) -> str:
     template = {**COMMON_STEPS, **module(name).STEPS}.get(stage.code)
     if template is None:
-        raise KeyError(f"app/text/exercises/{name}.py has no STEPS[{stage.code!r}]")
+        raise KeyError(f"{families.module_path(name, 'words')} has no STEPS[{stage.code!r}]")
     return _.render(template, **stage.values)
 
 

@@ -113,8 +113,10 @@ FINDINGS = {
         "(\"`{refusal:text}` ...\")."
     ),
     "why_http": N_(
-        "HTTP is different: Triton 2.51's HTTP endpoint does not support cancellation, so a client whose HTTP call "
-        "times out has left the request running; it is applied, and a retry applies it twice."
+        "HTTP is different. Triton's documentation names only the gRPC endpoint and the C API as ways to cancel, "
+        "although the 2.51 HTTP endpoint asks Triton to cancel a request whose HTTP request is torn down. What the "
+        "lab measured: the HTTP client whose call timed out left its request running; the chunk was applied, and "
+        "the retry applied it twice."
     ),
     "why_running": N_(
         "A request that has already reached the model is not stopped by cancellation either, unless the model "

@@ -47,8 +47,9 @@ FINDINGS = {
     ),
     # The explanation, sentence by sentence.
     "why_stateless": N_(
-        "A request to a stateless model carries everything its answer depends on, so the dynamic batcher may reorder "
-        "and group requests freely: the sentiment model answered every request as it did alone, within {diff:.1e} of "
+        "A request to a stateless model carries everything its answer depends on, so it may share a batch with any "
+        "others: the dynamic batcher groups requests freely (taking them from its queue in arrival order within a "
+        "priority level), and the sentiment model answered every request as it did alone, within {diff:.1e} of "
         "its reference (the checker's tolerance {tolerance:.0e}: float sums over batches of other shapes may differ in "
         "the last bits, so float outputs are compared within a tolerance and labels exactly)."
     ),

@@ -81,7 +81,8 @@ def dynamic_batching_demo(server, deployer) -> None:
     for col, run in zip(run_cols, runs, strict=True):
         col.metric(words.render(N_("{mode:text}: mean queue wait"), mode=sentiment_words.mode(run, words)),
                    words.render("{wait:ms}", wait=run.server.get("mean_queue_us", 0) / 1000),
-                   help=_("Server statistics: time each request waited for its batch to form"))
+                   help=_("Server statistics: the mean time from a request's entry into the scheduler to the start of its "
+                           "execution, waiting for its batch to form and for a free instance included"))
     agreement = sentiment.agreement(runs)
     if agreement.identical:
         st.success(words.render(

@@ -88,6 +88,16 @@ def verdicts(result) -> dict[str, str]:
     return {v.id: v.verdict for v in result.verdicts}
 
 
+def read_report(path: Path) -> dict:
+    """A report the CLI wrote; a check's (kind "check") validated against the package's JSON Schema."""
+    from app.lab.checker import report_schema
+
+    data = json.loads(Path(path).read_text())
+    if data.get("kind") == "check":
+        report_schema.validate(data)
+    return data
+
+
 def as_json(result) -> dict:
     from app.lab.checker import report
 

@@ -16,7 +16,7 @@ from app.lab.problems import LabError
 from app.lab.server import free_ports
 from app.text import problems as problems_text
 from tests.i18n.text_checks import reads_in
-from tests.lab.checker.conftest import REVIEW_CONFIGS, ZOO
+from tests.lab.checker.conftest import REVIEW_CONFIGS, ZOO, read_report
 
 pytestmark = pytest.mark.server  # the CLI runs in a process of its own, most on a real server
 
@@ -59,7 +59,7 @@ def test_exit_1_with_a_failure_per_broken_check_in_the_junit_xml(server_env, tmp
     assert cases["batch_composition[all_instances]"].find("skipped") is not None
     assert "SKIPPED: not run: no golden outputs" in cases["golden[alone]"].find("skipped").get("message")
     assert (suite.get("tests"), suite.get("failures"), suite.get("skipped")) == ("7", "1", "6")  # its outputs are integers: no finite check
-    data = json.loads(report.read_text())
+    data = read_report(report)
     assert (data["kind"], data["schema"], data["exit_code"], data["outcome"]) == ("check", 1, 1, "broken")
     assert data["server"]["where"] == "external" and data["inputs"]["lengths"] == [4, 4, 4, 4]
     # the failing sessions as perf_analyzer --input-data: a stream per session, every input per step, its references aligned
@@ -79,7 +79,7 @@ def test_exit_0_when_every_check_held_and_the_one_instance_variant_skipped_on_an
     # The version checked, and counted nouns in their plural: asr_sequence_direct is 2 instances of 4 slots.
     assert "Checked asr_sequence_direct version 1 on " in done.stdout and ": scheduler direct, 2 instances; " in done.stdout
     assert "capacity 8 sequences (2 × 4 slots)" in done.stdout
-    checks = {(c["check"], c["variant"]): c for c in json.loads(report.read_text())["checks"]}
+    checks = {(c["check"], c["variant"]): c for c in read_report(report)["checks"]}
     assert checks[("interleaved", "all_instances")]["verdict"] == "held"
     assert (checks[("interleaved", "one_instance")]["verdict"], checks[("interleaved", "one_instance")]["reason"]) == ("skipped", "external_server")
 
@@ -90,7 +90,7 @@ def test_a_repository_of_ones_own_served_embedded_with_a_one_instance_copy_and_n
                       "--json", str(report), "--junit-xml", str(xml), "--export-failures", str(failures)], own_env())
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"no session failed: nothing written to {failures}" in done.stdout and not failures.exists()
-    data = json.loads(report.read_text())
+    data = read_report(report)
     assert data["server"]["where"] == "embedded"
     assert {(c["check"], c["variant"]): c["verdict"] for c in data["checks"]} == {
         ("reference", "alone"): "held", ("interleaved", "all_instances"): "held", ("interleaved", "one_instance"): "held"}
@@ -154,14 +154,14 @@ def test_the_config_review_runs_offline_on_a_repository_and_exits_1_on_an_error_
     report = tmp_path / "review.json"
     done = run_check(["--config", str(ZOO), "--json", str(report)], own_env(), timeout=120)
     assert done.returncode == 0, done.stderr  # warnings only: NVIDIA's idle timeout, no rollback version
-    data = json.loads(report.read_text())
+    data = read_report(report)
     assert data["kind"] == "check_config" and set(data["models"]) == {p.name for p in ZOO.iterdir() if (p / "config.pbtxt").is_file()}
     assert "idle_timeout_default" in {f["code"] for f in data["models"]["simple_sequence"]}
     assert "simple_sequence:" in done.stdout
     # a think time longer than the idle window is an error: the sequence models' sessions would be reaped
     done = run_check(["--config", str(ZOO), "--think-ms", "2000", "--json", str(report)], own_env(), timeout=120)
     assert done.returncode == 1, done.stderr
-    assert "idle_timeout_below_think" in {f["code"] for f in json.loads(report.read_text())["models"]["simple_sequence"]}
+    assert "idle_timeout_below_think" in {f["code"] for f in read_report(report)["models"]["simple_sequence"]}
 
 
 def test_the_clients_ids_stated_on_the_command_line_reach_the_review(tmp_path):
@@ -175,7 +175,7 @@ def test_the_clients_ids_stated_on_the_command_line_reach_the_review(tmp_path):
 
     def review(*args):
         done = run_check(["--config", str(model / "config.pbtxt"), "--json", str(report), *args], own_env(), timeout=120)
-        findings = json.loads(report.read_text())["models"]["asr_sequence_direct"]  # named by its config
+        findings = read_report(report)["models"]["asr_sequence_direct"]  # named by its config
         return done.returncode, {f["code"] for f in findings}, [f["values"] for f in findings if f["code"] == "not_checked"]
 
     rc, found, not_checked = review()
@@ -211,7 +211,7 @@ def test_the_offline_review_judges_for_the_triton_version_given_and_says_which(t
 
     def review(*args):
         done = run_check(["--config", str(REVIEW_CONFIGS), "--json", str(report), *args], own_env(), timeout=120)
-        data = json.loads(report.read_text())
+        data = read_report(report)
         return done, data, {m: {f["code"] for f in fs} for m, fs in data["models"].items()}
 
     done, data, found = review("--triton-version", "2.54.0")

@@ -108,24 +108,60 @@ def test_integer_bool_and_string_outputs_compare_exactly():
     assert result.verdict("interleaved", "all_instances").values["first"]["output"] == "B"
 
 
-def test_refused_requests_are_refusals_with_a_cause_not_wrong_outputs():
+def test_refused_requests_are_refusals_with_a_cause_not_wrong_outputs_and_never_held_sessions():
     rows = Rows().reference()
     rows.add("interleaved", "interleaved", 10, 0, 0, 0.0, variant="all_instances", t=1.0, recv=3.5)  # waited 2.5 s in the backlog
     rows.add("interleaved", "interleaved", 10, 0, 1, error=START_REFUSAL, variant="all_instances", t=3.6)
     rows.add("interleaved", "interleaved", 11, 1, 0, 0.0, variant="all_instances", t=5.0)
     result = judge(tables(rows))
     verdict = result.verdict("interleaved", "all_instances")
-    assert verdict.verdict == "held"
+    assert (verdict.verdict, verdict.reason) == ("broken", "reaped")  # every compared reply matched: the refusal breaks it
     assert verdict.values["refusals"] == 1 and verdict.values["refusal_causes"] == {"reaped_after_backlog": 1}
+    assert verdict.values["first_refusal"] == {"session": 0, "step": 1, "corrid": "7", "role": "interleaved", "phase": "interleaved",
+                                               "cause": "reaped_after_backlog", "error": START_REFUSAL}
+    assert result.exit_code == 1 and {"code": "reaped", "checks": ["interleaved/all_instances"]} in result.diagnoses
     refusal = result.refusals.iloc[0]
     assert (refusal["session"], refusal["step"], refusal["error"]) == (0, 1, START_REFUSAL)
 
 
-def test_a_check_whose_every_request_was_refused_is_skipped_not_held():
+def test_a_sequence_refused_at_its_second_request_with_no_wait_is_a_split_sequence_not_a_held_one():
+    # Through a round-robin balancer: step 0 answered by one replica, step 1 refused by the other.
+    rows = Rows().reference()
+    for c in range(4):
+        rows.add("interleaved", "interleaved", 10 + c, c % 2, 0, 0.0, variant="all_instances", t=1.0 + c)
+        rows.add("interleaved", "interleaved", 10 + c, c % 2, 1, error=START_REFUSAL, variant="all_instances", t=1.1 + c)
+    result = judge(tables(rows))
+    verdict = result.verdict("interleaved", "all_instances")
+    assert (verdict.verdict, verdict.reason) == ("broken", "sequence_split")
+    assert verdict.values["refusal_causes"] == {"sequence_ended": 4} and verdict.values["compared"] == 4
+    assert result.verdict("reference").verdict == "held" and result.exit_code == 1
+
+
+def test_a_check_broken_on_its_outputs_and_refused_besides_names_both():
+    rows = Rows().reference()
+    rows.add("interleaved", "interleaved", 10, 0, 0, 5.0, variant="all_instances", t=1.0)
+    rows.add("interleaved", "interleaved", 11, 1, 0, 0.0, variant="all_instances", t=1.1)
+    rows.add("interleaved", "interleaved", 11, 1, 1, error=START_REFUSAL, variant="all_instances", t=1.2)
+    result = judge(tables(rows))
+    verdict = result.verdict("interleaved", "all_instances")
+    assert (verdict.verdict, verdict.reason, verdict.values["refusal_diagnosis"]) == ("broken", "sessions_mix", "sequence_split")
+    assert [d["code"] for d in result.diagnoses] == ["sequence_split", "sessions_mix"]
+
+
+def test_a_reference_broken_only_by_refusals_still_serves_as_the_reference():
+    rows = Rows().reference()
+    rows.add("reference", "alone", 200, 0, 2, error="no answer from the server (timeout)", pass_="b", t=0.5)
+    rows.add("interleaved", "interleaved", 10, 0, 0, 0.0, variant="all_instances", t=1.0)
+    result = judge(tables(rows))
+    assert (result.verdict("reference").verdict, result.verdict("reference").reason) == ("broken", "requests_refused")
+    assert result.verdict("interleaved", "all_instances").verdict == "held"
+
+
+def test_a_check_whose_every_request_was_refused_is_broken_not_held_nor_skipped():
     rows = Rows().reference()
     rows.add("interleaved", "interleaved", 10, 0, 0, error="server is busy", variant="all_instances")
     verdict = judge(tables(rows)).verdict("interleaved", "all_instances")
-    assert (verdict.verdict, verdict.reason) == ("skipped", "all_refused")
+    assert (verdict.verdict, verdict.reason, verdict.values["compared"]) == ("broken", "requests_refused", 0)
 
 
 @pytest.mark.parametrize(("error", "first_wait", "gap", "cause"), [
@@ -424,3 +460,45 @@ def test_lone_repeats_answered_from_the_response_cache_are_skipped_not_held():
         ("repeat_alone/alone", "skipped", "response_cache", values), ("batch_composition/all_instances", "skipped", "response_cache", values),
         ("after_traffic/alone", "skipped", "response_cache", values)]
     assert result.exit_code == 0 and result.diagnoses == []
+
+
+def _result(options: CheckOptions, findings) -> object:
+    from app.lab.checker import CheckResult
+
+    held = tables(sequence_rows(), options=options)
+    return CheckResult(held.facts, options, held, judge(held), "external", "h:8000", 0.1, findings)
+
+
+def test_an_error_in_the_config_review_fails_a_check_whose_every_verdict_held_unless_allowed():
+    from app.lab.checker import ReviewCode, ReviewFinding
+    from app.lab.checker.junit import to_xml
+    from app.lab.checker.report import to_json
+    from app.lab.checker.review import Severity
+
+    error = ReviewFinding(ReviewCode.IDLE_TIMEOUT_BELOW_THINK, Severity.ERROR, "sequence_batching.max_sequence_idle_microseconds",
+                          {"idle_ms": 1000, "think_ms": 1500})
+    warning = ReviewFinding(ReviewCode.IDLE_TIMEOUT_DEFAULT, Severity.WARNING, "sequence_batching.max_sequence_idle_microseconds", {})
+    strict = _result(CheckOptions(), [error, warning])
+    assert strict.judgement.exit_code == 0 and (strict.failed_by, strict.exit_code) == (["review"], 1)
+    report = to_json(strict)
+    assert (report["outcome"], report["exit_code"], report["failed_by"]) == ("broken", 1, ["review"])
+    assert 'name="config_review"' in to_xml(strict) and 'type="review_error"' in to_xml(strict)
+    allowed = _result(CheckOptions(allow_review_errors=True), [error])
+    assert (allowed.failed_by, allowed.exit_code) == ([], 0) and to_json(allowed)["options"]["allow_review_errors"] is True
+    assert "<skipped" in to_xml(allowed)
+    assert _result(CheckOptions(), [warning]).exit_code == 0  # a warning never fails it
+
+
+def test_the_outcome_says_when_the_review_fails_the_check_in_every_language():
+    from app.i18n import languages, words
+    from app.lab.checker import ReviewCode, ReviewFinding
+    from app.lab.checker.review import Severity
+    from app.text import checker as check_text
+
+    error = ReviewFinding(ReviewCode.IDLE_TIMEOUT_BELOW_THINK, Severity.ERROR, "sequence_batching.max_sequence_idle_microseconds", {})
+    for lang in languages():
+        _ = words(lang)
+        strict = check_text.outcome_lines(_result(CheckOptions(), [error]), _)
+        allowed = check_text.outcome_lines(_result(CheckOptions(allow_review_errors=True), [error]), _)
+        assert strict[0] == _(check_text.OUTCOME[0]) and "--allow-review-errors" in strict[1] and len(strict) == 2
+        assert allowed[1] != strict[1] and "--allow-review-errors" in allowed[1]

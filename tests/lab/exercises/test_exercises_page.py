@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
+from app import exercise_families as families
 from app.charts import exercises as exercise_charts
 from app.i18n import words
-from app.lab import exercises
 from app.lab.server import proxy
 from app.quiz.store import ProgressStore
 from app.text import exercises as text
@@ -14,7 +14,7 @@ from tests.lab.exercises.conftest import PAGE, RESULT_KEY, TIMEOUT_S, predict_an
 
 
 def test_page_lists_every_exercise_and_asks_for_a_prediction_first(page):
-    assert page.selectbox(key="exercise-name").options == [text.title(n, words("en")) for n in exercises.EXERCISES]
+    assert page.selectbox(key="exercise-name").options == [text.title(n, words("en")) for n in families.names()]
     name = page.selectbox(key="exercise-name").value
     assert page.button(key=f"exercise-{name}-run").disabled
     assert not page.error
@@ -57,7 +57,7 @@ def test_the_page_in_chinese_names_every_exercise_in_chinese(server_env, tmp_pat
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == "故障模式"
     zh = words("zh")
-    assert at.selectbox(key="exercise-name").options == [text.title(n, zh) for n in exercises.EXERCISES]
+    assert at.selectbox(key="exercise-name").options == [text.title(n, zh) for n in families.names()]
     name = at.selectbox(key="exercise-name").value
-    assert at.radio(key=f"exercise-{name}-prediction").options == [text.option(name, k, zh) for k in exercises.get(name).options]
+    assert at.radio(key=f"exercise-{name}-prediction").options == [text.option(name, k, zh) for k in families.get(name).options]
     assert at.button(key=f"exercise-{name}-run").label == "在服务器上运行"

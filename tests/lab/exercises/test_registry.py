@@ -1,4 +1,5 @@
-"""The exercise registry the CLI and the page rely on: every registered exercise is complete."""
+"""The exercise registries the CLI and the page rely on (both families: app/exercise_families.py):
+every registered exercise is complete."""
 from __future__ import annotations
 
 import ast
@@ -9,6 +10,7 @@ from pathlib import Path
 import plotly.graph_objects as go
 import pytest
 
+from app import exercise_families as families
 from app.charts import exercises as exercise_charts
 from app.i18n import languages, words
 from app.lab import exercises
@@ -16,19 +18,23 @@ from app.lab.exercises import DONE, ExerciseResult
 from app.text import exercises as text
 from tests.i18n.text_checks import reads_in
 
-NAMES = list(exercises.REGISTRY)
+NAMES = families.names()
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_registry_is_the_order_of_exercises_and_names_each_module_once():
     assert len(NAMES) == len(set(NAMES)) >= 1
-    assert list(exercises.EXERCISES) == NAMES
-    for name in NAMES:
-        assert exercises.EXERCISES[name].name == name
+    assert NAMES[:len(exercises.REGISTRY)] == list(exercises.EXERCISES) == list(exercises.REGISTRY)
+    for family in families.FAMILIES:
+        registry = families.registry(family)
+        assert list(registry.EXERCISES) == list(registry.REGISTRY) and registry.REGISTRY
+        for name in registry.REGISTRY:
+            assert registry.EXERCISES[name].name == name and families.family_of(name) == family
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_each_exercise_asks_a_question_it_can_answer(name):
-    ex = exercises.get(name)
+    ex = families.get(name)
     words_of = text.module(name)
     assert words_of.TITLE and words_of.SCENARIO and words_of.QUESTION.endswith("?")
     keys = list(ex.options)
@@ -39,7 +45,7 @@ def test_each_exercise_asks_a_question_it_can_answer(name):
 
 def _codes(name: str) -> tuple[set[str], set[str]]:
     """Finding codes and step codes written as literals in the exercise module's source."""
-    tree = ast.parse(inspect.getsource(importlib.import_module(f"app.lab.exercises.{name}")))
+    tree = ast.parse(inspect.getsource(families.part(name, "engine")))
     found, steps = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
@@ -126,19 +132,30 @@ def test_an_exercise_without_figures_is_refused_by_name(monkeypatch):
         exercise_charts._load("forgot_ready")
 
 
+def test_a_generation_exercise_without_figures_is_refused_by_name(monkeypatch):
+    module = importlib.import_module("app.generation.exercises.head_of_line.figures")
+    monkeypatch.delattr(module, "figures")
+    with pytest.raises(ImportError, match="head_of_line.figures lacks figures"):
+        exercise_charts._load("head_of_line")
+
+
 def test_unknown_name_lists_the_names():
     with pytest.raises(ValueError) as err:
-        exercises.get("nope")
+        families.get("nope")
     for name in NAMES:
         assert name in str(err.value)
     with pytest.raises(ValueError):
-        exercises.run("nope", None, None)
+        families.run("nope", None, None)
+
+
+def _test_module(name: str) -> Path:
+    """The exercise's own test module, where its family keeps them."""
+    return REPO / families.family_of(name).tests.format(name=name)
 
 
 def _judged_outcomes(name: str) -> set[str]:
     """Outcomes the exercise's test module asserts on `judged = ….judge(…)` (hand-made tables)."""
-    path = Path(__file__).parent / f"test_{name}.py"
-    tree = ast.parse(path.read_text())
+    tree = ast.parse(_test_module(name).read_text())
     judged_names = {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
                     and getattr(n.value.func, "attr", "") == "judge" for t in n.targets if isinstance(t, ast.Name)}
     out = set()
@@ -153,8 +170,8 @@ def _judged_outcomes(name: str) -> set[str]:
 def test_every_outcome_of_an_exercise_has_a_judge_test_on_hand_made_tables(name):
     """The README's promise for a new exercise: its test module sits beside these and judges every
     outcome it offers without a server."""
-    assert (Path(__file__).parent / f"test_{name}.py").is_file(), f"tests/lab/exercises/test_{name}.py is missing"
-    assert _judged_outcomes(name) == set(exercises.get(name).options), name
+    assert _test_module(name).is_file(), f"{families.family_of(name).tests.format(name=name)} is missing"
+    assert _judged_outcomes(name) == set(families.get(name).options), name
 
 
 def _why_certain(source: str) -> str | None:
@@ -170,7 +187,7 @@ def _why_certain(source: str) -> str | None:
 def test_each_exercise_test_module_says_why_its_pinned_outcome_is_certain(name):
     """The convention of app/lab/exercises/__init__.py: one real run is pinned, so its fixture says why
     what the tests pin cannot come out otherwise, or that they assert only what holds either way."""
-    why = _why_certain((Path(__file__).parent / f"test_{name}.py").read_text())
+    why = _why_certain(_test_module(name).read_text())
     assert why and "certain" in why.lower(), f"test_{name}.py: the `result` fixture's docstring must say why its outcome is certain"
 
 

@@ -1,0 +1,1 @@
+../../gen_inflight/1/model.py
