@@ -151,8 +151,10 @@ def _parser() -> argparse.ArgumentParser:
     balancer.add_argument("--grpc-url", default=None, metavar="HOST:PORT",
                           help="the gRPC endpoint for --transport grpc/grpc_stream (default TRITON_GRPC_URL, else port 8001 of --url's host)")
     check.add_argument("--sessions", type=int, default=None, help="sessions (default: enough to fill every slot and overflow)")
-    check.add_argument("--steps", type=int, default=None, help="steps of the longest session (default 24; a data file: its streams)")
-    check.add_argument("--think-ms", type=float, default=5.0, help="your clients' think time between requests, in ms")
+    check.add_argument("--steps", type=int, default=None, help="steps of the longest session (default 24; a data file: its streams; "
+                       "not for a decoupled model, whose streams' lengths are the model's)")
+    check.add_argument("--think-ms", type=float, default=None,
+                       help="your clients' think time between requests, in ms (default 5; not for a decoupled model's streams)")
     check.add_argument("--input-data", type=Path, default=None,
                        help="perf_analyzer --input-data JSON (one stream per session; its validation_data: golden outputs)")
     check.add_argument("--shape", action="append", default=[], metavar="NAME:D1,D2",

@@ -69,7 +69,10 @@ def check_one(server, name: str, sessions: int | None, steps: int) -> dict:
     row = {"model": name}
     with PeakMemory(server.embedded.pid) as group:
         try:
-            result = run_check(target_on_server(server, name), CheckOptions(sessions=sessions, steps=steps, **OPTIONS.get(name, {})))
+            target = target_on_server(server, name)
+            # a decoupled model's streams take no steps: the model decides how many responses each request gets
+            length = None if target_facts(target).decoupled else steps
+            result = run_check(target, CheckOptions(sessions=sessions, steps=length, **OPTIONS.get(name, {})))
         except LabError as err:
             row.update(outcome=f"refused: {err.code}", wall_s=time.perf_counter() - started, requests=0)
         else:

@@ -1,5 +1,6 @@
-"""Figures of a deployment check (app/lab/checker): the executions over time from the server's trace,
-and each broken session's difference from its reference over the steps. No Streamlit.
+"""Figures of a deployment check (app/lab/checker): the executions over time from the server's trace
+(for a decoupled model: its response streams over time as the client heard them), and each broken
+session's difference from its reference over the steps. No Streamlit.
 
 Both are drawn from the engine's tables (app/lab/checker/report.timeline and .errors), so a test or
 a benchmark builds exactly what the page shows. Every title, axis, legend entry and hover label
@@ -17,7 +18,7 @@ import plotly.graph_objects as go
 from app.charts import palette
 from app.charts.figures import LEGEND_SESSIONS, WRONG_COLOUR, Chart, empty_figure, session_colour
 from app.i18n import N_, Words
-from app.lab.checker import check_errors, check_timeline
+from app.lab.checker import check_errors, check_stream_timeline, check_timeline
 from app.text import check_page
 from app.text import checker as check_words
 from app.text.charts import CHART_SUMMARIES as SUMMARIES
@@ -39,6 +40,8 @@ def timeline(result, _: Words) -> go.Figure:
     """One row per instance (the lane the engine placed each execution in), time across; each
     execution a bar split into one stripe per request, coloured by its session; a red mark on
     every step that differed from its reference beyond tolerance; the check's phases as bands."""
+    if result.streams is not None:
+        return _stream_timeline(result, _)
     title = _(N_("Executions over time: one row per instance, coloured by session"))
     rows = check_timeline(result)
     if rows.empty:
@@ -106,6 +109,8 @@ def timeline(result, _: Words) -> go.Figure:
 
 def timeline_summary(result, _: Words) -> str:
     """What timeline shows, in words: executions, sessions, rows, and the steps that differed."""
+    if result.streams is not None:
+        return _stream_timeline_summary(result, _)
     rows = check_timeline(result)
     if rows.empty:
         return _(N_("No server trace for this check: the trace is read from the embedded server, or from "
@@ -115,6 +120,94 @@ def timeline_summary(result, _: Words) -> str:
     return _.render(SUMMARIES["check_timeline"], executions=rows["execution"].nunique(),
                     sessions=rows["session"].astype(int).nunique(), lanes=len(lanes),
                     diverged=int(rows["diverged"].astype(bool).sum()))
+
+
+STREAM_PASSES = {("stream_alone", "a"): N_("alone, first time"), ("stream_alone", "b"): N_("alone, second time"),
+                 ("staggered", "a"): N_("staggered")}
+STREAM_ROW_SPREAD = 0.3  # a request's three streams sit on three heights of its row: first, second, staggered
+
+
+def _stream_timeline(result, _: Words) -> go.Figure:
+    """A decoupled model's check: one row per request, time across; each stream a line from the
+    moment it was sent to its last response, a dot per response as it arrived (a diamond for the
+    final one), a red cross where a response differed from the request's lone stream and a grey
+    cross where the client gave a stream up or it failed; the lone passes run one request at a time,
+    the staggered requests overlap."""
+    title = _(N_("Response streams over time: one row per request, a dot per response as it arrived"))
+    rows = check_stream_timeline(result)
+    if rows.empty:
+        return empty_figure(title, _(N_("No response was sent or heard in this check.")))
+    requests = sorted(rows["request"].astype(int).unique())
+    many = len(requests) > LEGEND_SESSIONS
+    if many:
+        title += _.render(N_(" ({n:count} requests: hover a dot for its request)"), n=len(requests))
+    offsets = {key: STREAM_ROW_SPREAD * (k - 1) for k, key in enumerate(STREAM_PASSES)}
+    rows = rows.assign(y=[int(r) + offsets[(p, s)] for r, p, s in zip(rows["request"], rows["phase"], rows["pass"], strict=True)],
+                       how=[_(STREAM_PASSES[(p, s)]) for p, s in zip(rows["phase"], rows["pass"], strict=True)],
+                       label=[_.render(N_("request {number:count}"), number=int(r) + 1) for r in rows["request"]])
+    times = rows["time_s"].astype(float)
+    fig = go.Figure()
+    _phase_bands(fig, result, float(times.min()), float(times.max()), _)
+    groups = [(None, rows)] if many else list(rows.groupby(rows["request"].astype(int), sort=True))
+    for request, mine in groups:
+        name = _.render(N_("request {number:count}"), number=int(request) + 1) if request is not None else _(N_("requests"))
+        colour = session_colour(int(request)) if request is not None else palette.BLUE
+        xs: list[float | None] = []
+        ys: list[float | None] = []
+        for _key, stream in mine.groupby(["request", "phase", "pass"], sort=False):
+            xs += [float(stream["time_s"].min()), float(stream["time_s"].max()), None]
+            ys += [float(stream["y"].iloc[0])] * 2 + [None]
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color=colour, width=2), name=name, legendgroup=name,
+                                 showlegend=False, hoverinfo="skip"))
+        heard = mine[mine["event"] == "response"]
+        fig.add_trace(go.Scatter(
+            x=heard["time_s"].astype(float), y=heard["y"], mode="markers", name=name, legendgroup=name, showlegend=not many,
+            marker=dict(color=colour, size=[9 if f else 6 for f in heard["final"]],
+                        symbol=["diamond" if f else "circle" for f in heard["final"]], line=dict(width=0)),
+            customdata=np.column_stack([heard["label"], (heard["response"].astype(int) + 1).to_numpy(), heard["how"],
+                                        [_(N_("the final one")) if f else "" for f in heard["final"]]]) if len(heard) else None,
+            hovertemplate="<b>%{customdata[0]}</b>, " + _(N_("response %{customdata[1]} %{customdata[3]}<br>%{customdata[2]}"))
+                          + "<extra></extra>",
+        ))
+    diverged = rows[rows["diverged"].astype(bool)]
+    if not diverged.empty:
+        fig.add_trace(go.Scatter(
+            name=_(N_("differed from its lone stream")), x=diverged["time_s"].astype(float), y=diverged["y"], mode="markers",
+            marker=dict(symbol="x", size=10, color=WRONG_COLOUR, line=dict(width=1, color="white")),
+            customdata=np.column_stack([diverged["label"], (diverged["response"].astype(int) + 1).to_numpy(), diverged["how"]]),
+            hovertemplate="<b>%{customdata[0]}</b>, " + _(N_("response %{customdata[1]} differed from its lone stream<br>"
+                                                             "%{customdata[2]}")) + "<extra></extra>",
+        ))
+    stopped = rows[rows["event"].isin(["given_up", "error"])]
+    if not stopped.empty:
+        fig.add_trace(go.Scatter(
+            name=_(N_("given up or failed: no final response")), x=stopped["time_s"].astype(float), y=stopped["y"],
+            mode="markers", marker=dict(symbol="x-thin-open", size=12, color=palette.GREY, line=dict(width=2, color=palette.GREY)),
+            customdata=np.column_stack([stopped["label"], stopped["how"]]),
+            hovertemplate="<b>%{customdata[0]}</b>, %{customdata[1]}<extra></extra>",
+        ))
+    fig.update_layout(
+        title=title, height=max(280, 34 * len(requests) + 170),
+        xaxis_title=_(N_("seconds since the check started")),
+        yaxis=dict(tickvals=requests, ticktext=[_.render(N_("request {number:count}"), number=r + 1) for r in requests],
+                   range=[max(requests) + 0.6, min(requests) - 0.6], autorange=False),
+        legend=dict(yanchor="top", y=1, x=1.01),
+        margin=dict(l=10, r=10, t=90, b=10), hoverlabel=dict(align="left"),
+    )
+    return palette.finish(fig)
+
+
+def _stream_timeline_summary(result, _: Words) -> str:
+    rows = check_stream_timeline(result)
+    if rows.empty:
+        return _(N_("No response was sent or heard in this check."))
+    heard = rows[rows["event"] == "response"]
+    alone = heard[heard["phase"] == "stream_alone"]
+    staggered = heard[heard["phase"] == "staggered"]
+    sent = rows[rows["event"] == "sent"]
+    return _.render(SUMMARIES["check_stream_timeline"], requests=rows["request"].nunique(), alone=len(alone),
+                    staggered=len(staggered), streams=len(sent), diverged=int(rows["diverged"].astype(bool).sum()),
+                    stopped=int(rows["event"].isin(["given_up", "error"]).sum()))
 
 
 def _phase_bands(fig: go.Figure, result, first: float, last: float, _: Words) -> None:

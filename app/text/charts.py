@@ -56,6 +56,10 @@ CHART_SUMMARIES = {
     # checker.timeline
     "check_timeline": N_("{executions:count} executions of {sessions:sessions} on {lanes:count} rows; "
                          "steps that differed from their reference: {diverged:count}."),
+    # checker.timeline of a decoupled model
+    "check_stream_timeline": N_("{requests:requests}, each sent alone twice and staggered once ({streams:streams}): "
+                                "{alone:replies} heard alone, {staggered:replies} staggered; responses that differed from "
+                                "their lone stream: {diverged:count}; streams given up or failed: {stopped:count}."),
     # checker.errors
     "check_errors": N_("{check:text} — lines beyond their tolerance: {lines:count}; the largest difference was "
                        "{largest:text} ({session:session}, {output:text}, step {step:count})."),

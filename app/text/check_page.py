@@ -26,6 +26,9 @@ STATES = {
     "": N_("not loaded"),
 }
 STEPS_DEFAULT = N_("{n:count} (the default)")
+THINK_DEFAULT = N_("{ms:ms} (the default)")
+THINK_HELP = N_("Your clients' mean pause between a reply and the next request; the config review compares it with the idle "
+                "timeout. Leave it empty for a decoupled model: its requests are sent once each, with no pause to set.")
 SHAPES_HELP = N_("Left empty, the checker draws the size of every variable dimension from {low:count} to {high:elements}, "
                  "from the seed: anew for each session and step, or one size for the whole check where the dynamic batcher "
                  "must stack the requests (a variable input without allow_ragged_batch). The results say which shapes were sent.")
@@ -48,6 +51,8 @@ PAGE_HINTS = {
     "check_shape_syntax": N_("On this page: write each entry under Shapes as NAME:d1,d2, entries separated by spaces."),
     "check_ignore_unknown_output": N_("On this page: choose the outputs to leave out from the list."),
     "check_nothing_to_compare": N_("On this page: leave at least one output in."),
+    "check_stream_steps": N_("On this page: empty the Steps field; Sessions sets how many requests are sent."),
+    "check_stream_think": N_("On this page: empty the Think time field."),
     "check_model_not_ready": N_("On this page: a model of this app's own lab can be loaded with the Load button; the check itself "
                                 "never loads or unloads a model it did not create."),
 }

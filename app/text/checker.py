@@ -232,6 +232,13 @@ PROBLEMS = {
     "check_stream_failed": N_("the response stream to '{model:text}' failed: `{message:text}`"),
     "check_ignore_unknown_output": N_("--ignore-output names '{name:text}', which is not an output of the model: its outputs are {outputs:text}"),
     "check_nothing_to_compare": N_("every output of '{model:text}' is ignored: nothing is left to compare"),
+    "check_stream_steps": N_("'{model:text}' is decoupled: the check sends each request once and the model decides how many "
+                             "responses it streams, so a number of steps ({steps:count}, --steps) sets nothing here. Leave it "
+                             "out; --sessions sets how many requests are sent."),
+    "check_stream_think": N_("'{model:text}' is decoupled and no client sends it a second request of the same sequence (it has no "
+                             "sequence batcher, or each of its iterative sequences is one request): the check sends each request "
+                             "once and waits for its whole stream, so a think time between requests ({think_ms:ms}, --think-ms) "
+                             "means nothing here. Leave it out."),
     "check_model_fails": N_("model '{model:text}' refused every request, so there is nothing to compare: `{error:text}`"),
     "check_server_unreachable": N_("no live Triton answers at {url:text}: start that server, correct --url or TRITON_URL, or leave "
                                    "both out to check on the embedded server"),

@@ -145,10 +145,9 @@ def choose_options(facts: ModelFacts | None, key: str = "check") -> Chosen:
                                 placeholder=t().render(words.STEPS_DEFAULT, n=DEFAULT_STEPS),
                                 help=_("Requests in the longest session; sessions mix short and long ones. A data file's streams set "
                                        "their own lengths."))
-    think = right.number_input(_("Think time (ms)"), min_value=0.0, max_value=MAX_THINK_MS, value=DEFAULT_THINK_MS, step=1.0,
-                               key=f"{key}.think_ms",
-                               help=_("Your clients' mean pause between a reply and the next request; the config review compares it "
-                                      "with the idle timeout."))
+    think = right.number_input(_("Think time (ms)"), min_value=0.0, max_value=MAX_THINK_MS, value=None, step=1.0,
+                               key=f"{key}.think_ms", placeholder=t().render(words.THINK_DEFAULT, ms=DEFAULT_THINK_MS),
+                               help=t().render(words.THINK_HELP))
     left, middle, right = st.columns(3)
     seed = left.number_input(_("Seed"), min_value=0, max_value=2**31 - 1, value=0, step=1, key=f"{key}.seed")
     tolerance = middle.number_input(_("Tolerance for float outputs"), min_value=0.0, value=None, format="%g", key=f"{key}.tolerance",
@@ -177,7 +176,7 @@ def choose_options(facts: ModelFacts | None, key: str = "check") -> Chosen:
     problems += data_problems + client_problems
     options = CheckOptions(
         sessions=int(sessions) if sessions is not None else None, steps=int(steps) if steps is not None else None,
-        think_ms=float(think), seed=int(seed), shapes=shapes, input_data=document, ignore_outputs=tuple(ignore),
+        think_ms=float(think) if think is not None else None, seed=int(seed), shapes=shapes, input_data=document, ignore_outputs=tuple(ignore),
         tolerance=float(tolerance) if tolerance is not None else None, one_instance=bool(one_instance), **clients,
     )
     problems += options.problems()

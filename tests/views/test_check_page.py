@@ -7,16 +7,19 @@ Real checks are few and small: each shipped model is checked once per module thr
 (the `page_runs` cache), and the Chinese test draws those same results."""
 from __future__ import annotations
 
+import base64
 import json
 import threading
 import xml.etree.ElementTree as ET
 
+import numpy as np
 import pytest
 from streamlit import config
 from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
+from app.charts import checker as check_charts
 from app.i18n import SOURCE_LANGUAGE, languages, words
 from app.lab.checker import CheckResult, inputs, junit, report
 from app.lab.checker.judge import judge
@@ -393,6 +396,24 @@ def test_an_unknown_model_is_named_with_the_models_there_are(lab_server, zoo, la
     assert ready_models(lab_server) == before and not ready(lab_server, "no_such_model")
 
 
+def points(values) -> int:
+    """How many values a figure's JSON holds in one array (plotly writes numpy arrays as base64 `bdata`)."""
+    if isinstance(values, dict):
+        return len(np.frombuffer(base64.b64decode(values["bdata"]), dtype=np.dtype(values["dtype"])))
+    return len(values or [])
+
+
+def stream_timeline_shown(at, result, _) -> None:
+    """The check's timeline figure on the page is a decoupled model's response streams, with their
+    summary under it in the reader's language, not the empty figure of a check without a trace."""
+    [timeline] = [c for c in at.get("plotly_chart") if c.proto.id.endswith("-check-timeline")]
+    drawn = json.loads(timeline.proto.spec)
+    assert drawn["layout"]["title"]["text"] == check_charts.timeline(result, _).layout.title.text
+    heard = sum(len(s.times) for s in [*result.streams.alone["a"], *result.streams.alone["b"], *result.streams.staggered])
+    assert heard and sum(points(trace.get("x")) for trace in drawn["data"] if trace.get("mode") == "markers") >= heard
+    assert check_charts.timeline_summary(result, _) in [c.value for c in at.caption]
+
+
 @pytest.mark.parametrize("lang", languages())
 def test_a_decoupled_model_is_checked_by_its_response_streams(lab_server, zoo, lang):
     before = stats(lab_server, "zoo_decoupled")
@@ -404,6 +425,27 @@ def test_a_decoupled_model_is_checked_by_its_response_streams(lab_server, zoo, l
     table = at.dataframe[0].value
     assert _(check_words.CHECKS["stream_staggered"]) in set(table[_(page_words.COLUMNS["check"])])
     assert _(check_words.OUTCOME[0]) in [e.value for e in at.success]
+    stream_timeline_shown(at, result, _)
+    nothing_left(lab_server, ["zoo_decoupled"])
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_steps_or_a_think_time_for_a_decoupled_model_are_refused_with_what_to_empty_on_this_page(lab_server, zoo, lang):
+    _ = words(lang)
+    before = stats(lab_server, "zoo_decoupled")
+    at = typed("zoo_decoupled", lang=lang)
+    assert at.number_input(key="check.think_ms").value is None  # unstated until the user gives one
+    at = run(small(at, sessions=SESSIONS, steps=STEPS).button(key="check.run").click())
+    message = one_error(at)
+    assert message.startswith(_.render(check_words.PROBLEMS["check_stream_steps"], model="zoo_decoupled", steps=STEPS))
+    assert _(page_words.PAGE_HINTS["check_stream_steps"]) in message and RESULT_KEY not in at.session_state
+    at = run(at.number_input(key="check.steps").set_value(None))
+    at = run(at.number_input(key="check.think_ms").set_value(20.0))
+    at = run(at.button(key="check.run").click())
+    message = one_error(at)
+    assert message.startswith(_.render(check_words.PROBLEMS["check_stream_think"], model="zoo_decoupled", think_ms=20.0))
+    assert _(page_words.PAGE_HINTS["check_stream_think"]) in message and RESULT_KEY not in at.session_state
+    assert stats(lab_server, "zoo_decoupled") == before
     nothing_left(lab_server, ["zoo_decoupled"])
 
 
@@ -431,6 +473,9 @@ def test_a_broken_streaming_checks_streams_are_shown_with_their_diagnosis_in_eve
         for d in result.judgement.diagnoses:
             assert _(check_words.DIAGNOSES[d["code"]]) in [w.value for w in at.warning], lang
         assert any(check_words.streams.summary_lines(result, _)[0] in c.value for c in at.caption), lang
+        stream_timeline_shown(at, result, _)
+        assert check_charts.timeline_summary(result, _) != check_charts.timeline_summary(result, words(SOURCE_LANGUAGE)) or \
+            lang == SOURCE_LANGUAGE
         if lang != SOURCE_LANGUAGE:
             found = untranslated(at)
             assert not found, found[:10]

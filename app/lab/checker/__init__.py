@@ -17,6 +17,7 @@ from app.lab.checker.report import dumps as check_report_text
 from app.lab.checker.report import errors as check_errors
 from app.lab.checker.report import review_exit_code
 from app.lab.checker.report import review_to_json as review_report_json
+from app.lab.checker.report import stream_timeline as check_stream_timeline
 from app.lab.checker.report import timeline as check_timeline
 from app.lab.checker.report import to_json as check_report_json
 from app.lab.checker.review import LAB_TRITON_VERSION, ReviewCode, ReviewFinding, Severity
@@ -64,6 +65,7 @@ __all__ = [
     "check_errors",
     "check_report_json",
     "check_report_text",
+    "check_stream_timeline",
     "check_through_balancer",
     "check_timeline",
     "default_ignored_outputs",

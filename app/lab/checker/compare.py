@@ -29,6 +29,10 @@ FLOOR = {"FP16": 1e-3, "BF16": 1e-2, "FP32": 1e-6, "FP64": 1e-12}
 CEILING = {"FP16": 1e-2, "BF16": 5e-2, "FP32": 1e-3, "FP64": 1e-9}
 NOISE_FACTOR = 4.0
 RECOGNISER_PLACEMENT = ("INSTANCE", "SLOT", "BATCH")
+# model_repository/gen_inflight/1/model.py: one response per token; STEP and STATE_OWNER (the TAG of the
+# request whose state made the token) are answers, the rest say where and when the token was made.
+GENERATOR_OUTPUTS = ("TOKEN", "STEP", "ROW", "BATCH", "EXECUTION", "INSTANCE", "STATE_OWNER")
+GENERATOR_PLACEMENT = ("ROW", "BATCH", "EXECUTION", "INSTANCE")
 MISSING = float("inf")  # no reply, or a reply of another shape: as far from the reference as it gets
 
 
@@ -36,13 +40,23 @@ def is_float(datatype: str) -> bool:
     return datatype in FLOAT_TYPES
 
 
-def default_ignored(facts: ModelFacts) -> tuple[str, ...]:
-    """Outputs the lab knows report placement rather than an answer: the recogniser's."""
+def lab_model(facts: ModelFacts) -> str | None:
+    """Which of the lab's own models this is, by its inputs and outputs: "recogniser", "generator" or None."""
     inputs = {t.name for t in facts.inputs}
     outputs = {t.name for t in facts.outputs}
     if inputs == deployments.RECOGNISER_INPUTS and outputs <= deployments.RECOGNISER_OUTPUTS and "SYMBOL" in outputs:
-        return tuple(name for name in RECOGNISER_PLACEMENT if name in outputs)
-    return ()
+        return "recogniser"
+    if inputs == deployments.GENERATOR_INPUTS and outputs <= set(GENERATOR_OUTPUTS) and "TOKEN" in outputs:
+        return "generator"
+    return None
+
+
+def default_ignored(facts: ModelFacts) -> tuple[str, ...]:
+    """Outputs the lab knows report placement rather than an answer: the recogniser's (instance,
+    slot, batch) and the token generator's (row, batch size, execution counter, instance)."""
+    placement = {"recogniser": RECOGNISER_PLACEMENT, "generator": GENERATOR_PLACEMENT}.get(lab_model(facts) or "", ())
+    outputs = {t.name for t in facts.outputs}
+    return tuple(name for name in placement if name in outputs)
 
 
 def difference(ref: np.ndarray[Any, Any] | None, got: np.ndarray[Any, Any] | None, datatype: str) -> float:

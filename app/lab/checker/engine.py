@@ -137,7 +137,22 @@ def preflight(target: targets.Target, options: CheckOptions) -> tuple[ModelFacts
         raise LabError([Problem("check_ignore_unknown_output", {"name": n, "outputs": ", ".join(sorted(names))}) for n in unknown])
     if names and not (names - set(options.ignore_outputs)):
         raise LabError("check_nothing_to_compare", model=facts.name)
+    if facts.decoupled and stream_option_problems(facts, options):
+        raise LabError(stream_option_problems(facts, options))
     return facts, streams.input_source(facts, options) if facts.decoupled else input_source(facts, options)
+
+
+def stream_option_problems(facts: ModelFacts, options: CheckOptions) -> list[Problem]:
+    """A decoupled model's check sends each request once, alone and staggered (streams.py), and the
+    model decides how many responses it streams: a number of steps has nothing to set, and a think
+    time only means something to the config review of a sequence whose clients send several
+    requests (not an iterative one, which is one request). The problems name what was given."""
+    problems = []
+    if options.steps is not None:
+        problems.append(Problem("check_stream_steps", {"model": facts.name, "steps": options.steps}))
+    if options.think_ms is not None and not (facts.sequence and not facts.iterative):
+        problems.append(Problem("check_stream_think", {"model": facts.name, "think_ms": options.think_ms}))
+    return problems
 
 
 def run_check(target: targets.Target, options: CheckOptions | None = None, progress: Progress | None = None,

@@ -50,6 +50,11 @@ class ModelFacts:
         return self.scheduler in ("direct", "oldest")
 
     @property
+    def iterative(self) -> bool:
+        """An iterative sequence: each request is a whole sequence, rescheduled by the model until it completes."""
+        return self.sequence and bool((self.config.get("sequence_batching") or {}).get("iterative_sequence", False))
+
+    @property
     def batched(self) -> bool:
         return self.max_batch_size > 0
 

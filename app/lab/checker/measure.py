@@ -390,7 +390,7 @@ class Measurement:
     def gaps(self, phase: str, session: int, conversation: int) -> Callable[[int], float]:
         """Random think times, uniform on 0..2 x think_ms, seeded per phase and conversation."""
         rng = np.random.default_rng([self.options.seed, sum(map(ord, phase)), session, conversation])
-        mean = self.options.think_ms / 1000.0
+        mean = self.options.think_ms_used / 1000.0
         return lambda k: float(rng.uniform(0.0, 2.0 * mean)) if mean else 0.0
 
 

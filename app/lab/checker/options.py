@@ -31,7 +31,7 @@ VARIANTS = tuple(v for v in checks.variants() if v != checks.ALONE)  # the traff
 class CheckOptions:
     sessions: int | None = None  # None: enough to fill every slot and overflow into the backlog
     steps: int | None = None  # None: DEFAULT_STEPS (a data file: its streams' lengths)
-    think_ms: float = DEFAULT_THINK_MS  # mean gap between a reply and a session's next request
+    think_ms: float | None = None  # mean gap between a reply and a session's next request; None: DEFAULT_THINK_MS, unstated
     seed: int = 0
     shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # --shape NAME:d1,d2
     input_data: Path | dict[str, Any] | None = None  # perf_analyzer --input-data JSON: a path or the parsed document
@@ -57,6 +57,11 @@ class CheckOptions:
     transport: str = "http"
     session_header: str | None = None
 
+    @property
+    def think_ms_used(self) -> float:
+        """The think time the traffic runs use and the review compares: the stated one, else the default."""
+        return DEFAULT_THINK_MS if self.think_ms is None else self.think_ms
+
     def _clients(self) -> review.Expectations:
         """The figures about the user's clients and server alone (think time and sessions are
         this check's own options, validated with their upper bounds below)."""
@@ -65,7 +70,7 @@ class CheckOptions:
 
     def expectations(self) -> review.Expectations:
         """What the user stated, in the review's terms; figures not given stay None."""
-        return replace(self._clients(), think_ms=self.think_ms, sessions=self.sessions)
+        return replace(self._clients(), think_ms=self.think_ms_used, sessions=self.sessions)
 
     def problems(self) -> list[Problem]:
         out = []
@@ -73,7 +78,7 @@ class CheckOptions:
             out.append(Problem("check_sessions_range", {"low": 1, "high": MAX_SESSIONS, "value": self.sessions}))
         if self.steps is not None and not 1 <= self.steps <= MAX_STEPS:
             out.append(Problem("check_steps_range", {"low": 1, "high": MAX_STEPS, "value": self.steps}))
-        if not 0 <= self.think_ms <= MAX_THINK_MS:
+        if self.think_ms is not None and not 0 <= self.think_ms <= MAX_THINK_MS:
             out.append(Problem("think_ms_range", {"low": 0, "high": int(MAX_THINK_MS), "value": self.think_ms}))
         if not 0 <= self.seed <= MAX_SEED:
             out.append(Problem("check_seed_range", {"low": 0, "high": MAX_SEED, "value": self.seed}))
@@ -106,7 +111,7 @@ class CheckOptions:
     def to_json(self) -> dict[str, Any]:
         data = self.input_data
         return {
-            "sessions": self.sessions, "steps": self.steps, "think_ms": self.think_ms, "seed": self.seed,
+            "sessions": self.sessions, "steps": self.steps, "think_ms": self.think_ms_used, "seed": self.seed,
             "shapes": {k: list(v) for k, v in self.shapes.items()},
             "input_data": str(data) if isinstance(data, Path) else ("inline" if data is not None else None),
             "ignore_outputs": list(self.ignore_outputs), "tolerance": self.tolerance, "one_instance": self.one_instance,

@@ -80,7 +80,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from app.lab.checker import checks, review, stream_check
+from app.lab.checker import checks, review, stream_check, stream_judge, streams
 from app.lab.checker.judge import CheckVerdict, jsonable
 
 if TYPE_CHECKING:
@@ -176,6 +176,41 @@ def timeline(result: CheckResult, variant: str | None = None) -> pd.DataFrame:
     marks = set(zip(beyond["conversation"], beyond["step"], strict=True)) if len(beyond) else set()
     out = traced.assign(diverged=[(c, s) in marks for c, s in zip(traced["conversation"], traced["step"], strict=True)])
     return out.reindex(columns=TIMELINE_COLUMNS).sort_values(["exec_start", "lane"]).reset_index(drop=True)
+
+
+STREAM_TIMELINE_COLUMNS = ["phase", "pass", "request", "event", "response", "time_s", "final", "diverged"]
+
+
+def stream_timeline(result: CheckResult) -> pd.DataFrame:
+    """A decoupled model's streams over time, as the client heard them (the server's executions are
+    not traced): one row per event of every stream, alone (passes a and b) and staggered. `event`:
+    "sent" (response NA), "response" (its index from 0, `final` where it carried the final flag,
+    `diverged` where it differed from the request's lone stream beyond tolerance), "given_up"
+    (silent for the idle limit, or too long) or "error". Empty for a model that is not decoupled."""
+    measured = result.streams
+    if measured is None:
+        return pd.DataFrame(columns=STREAM_TIMELINE_COLUMNS)
+    wrong = result.judgement.broken_steps
+    beyond = wrong[wrong["difference"] > wrong["tolerance"]] if len(wrong) else wrong
+    # The reference check compares pass b with pass a; the staggered check the staggered streams with pass a.
+    compared_as = {stream_judge.REFERENCE: (streams.ALONE_PHASE, "b"), stream_judge.STAGGERED: (streams.STAGGERED_PHASE, "a")}
+    marks = {(*compared_as[c], int(r), int(s)) for c, r, s in zip(beyond["check"], beyond["conversation"], beyond["step"], strict=True)
+             if c in compared_as} if len(beyond) else set()
+    rows: list[dict[str, Any]] = []
+    for s in [*measured.alone["a"], *measured.alone["b"], *measured.staggered]:
+        key = {"phase": s.phase, "pass": s.pass_, "request": s.request}
+        rows.append({**key, "event": "sent", "response": pd.NA, "time_s": s.sent_s, "final": False, "diverged": False})
+        last = len(s.times) - 1
+        for r, at in enumerate(s.times):
+            rows.append({**key, "event": "response", "response": r, "time_s": at, "final": s.ended and r == last,
+                         "diverged": (s.phase, s.pass_, s.request, r) in marks})
+        heard = s.times[-1] if s.times else s.sent_s
+        if s.given_up:  # the client stopped waiting idle_s after it last heard anything (too_long: at once)
+            rows.append({**key, "event": "given_up", "response": pd.NA, "final": False, "diverged": False,
+                         "time_s": heard + (measured.idle_s if s.given_up == "idle" else 0.0)})
+        elif s.error:
+            rows.append({**key, "event": "error", "response": pd.NA, "time_s": heard, "final": False, "diverged": False})
+    return pd.DataFrame(rows, columns=STREAM_TIMELINE_COLUMNS).sort_values(["time_s", "request"], kind="stable").reset_index(drop=True)
 
 
 def errors(result: CheckResult) -> pd.DataFrame:

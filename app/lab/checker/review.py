@@ -25,6 +25,10 @@ NOT_CHECKED naming the figure instead of assuming a release.
 A check that needs a figure only the user knows (think time, sessions, the IDs their clients
 send) and was not given one does not guess: it reports NOT_CHECKED naming the figure, except the
 idle timeout, which falls back on Triton's documented 1 s default (IDLE_TIMEOUT_DEFAULT).
+
+An iterative sequence is one request that Triton numbers and re-enqueues itself (iterative()): the
+rules about a client's pauses between requests and the IDs it sends do not apply to it (see
+_idle and _corrid); those about slots, rows and padding do.
 """
 from __future__ import annotations
 
@@ -401,7 +405,19 @@ def idle_timeout_us(config: mc.ModelConfig) -> int:
 _IDLE_FIELD = "sequence_batching.max_sequence_idle_microseconds"
 
 
+def iterative(config: mc.ModelConfig) -> bool:
+    """An iterative sequence: each sequence is one request, rescheduled by the model until it completes."""
+    return strategy(config) is not None and config.sequence_batching.iterative_sequence
+
+
 def _idle(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]:
+    # An iterative sequence has no client pauses: its one request comes back to Enqueue after each
+    # execution (IterativeSequencer::RescheduleRequest, sequence_utils.cc:L35-L38 at r24.10), which
+    # stamps its correlation ID again (sequence_batch_scheduler.cc:L750-L751), and the reaper skips
+    # a sequence waiting in the backlog (L1095-L1110). Only one step longer than the window could
+    # be reaped, which neither the default nor a think time says anything about.
+    if iterative(config):
+        return []
     idle_us = idle_timeout_us(config)
     if expect.think_ms is not None and expect.think_ms * 1000 >= idle_us:
         return [_finding(ReviewCode.IDLE_TIMEOUT_BELOW_THINK, _IDLE_FIELD, idle_ms=idle_us / 1000, think_ms=expect.think_ms)]
@@ -431,7 +447,10 @@ def _corrid(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]
     data_type = mc.DataType.Name(control.data_type)
     field = f"sequence_batching.control_input[{name}].data_type"
     out = []
-    if expect.max_corrid is None and expect.string_corrid_length is None:
+    # An iterative request sent without an ID gets Triton's own number, counted from 1 as an
+    # integer (IterativeSequencer::SetupSequenceRequest, sequence_utils.h:L85-L87, L106 at r24.10): no
+    # client ID to ask about, though IDs a client does state are still judged below.
+    if expect.max_corrid is None and expect.string_corrid_length is None and not iterative(config):
         out.append(_not_checked(ReviewCode.CORRID_TRUNCATED, field, "client_ids"))
     if data_type == "TYPE_STRING" and backend_of(config, expect) == "python" and not at_least(expect, CORRID_TYPE_CHECK_SINCE):
         # Before 2.54 the buffer stays 4 + 128 bytes whatever the ID: the Python backend reads the
@@ -595,7 +614,7 @@ def _decoupled_order(config: mc.ModelConfig, expect: Expectations) -> list[Revie
 def _iterative(config: mc.ModelConfig, expect: Expectations) -> list[ReviewFinding]:
     """An iterative sequence (one request, rescheduled until the model completes it): whether it
     streams, whether an execution can fill its rows, whether rescheduled requests can rejoin one."""
-    if strategy(config) is None or not config.sequence_batching.iterative_sequence:
+    if not iterative(config):
         return []
     found = []
     if not config.model_transaction_policy.decoupled:

@@ -39,7 +39,8 @@ def tables(facts: ModelFacts, options: CheckOptions, measured: streams.StreamTab
                      "session": s.request, "step": 0, "corrid": "", "t_send": s.sent_s, "t_recv": s.ended_s,
                      "responses": len(s.responses), "ended": s.ended, "error": s.error or None})
     outputs = pd.DataFrame([{"name": o.name, "datatype": o.datatype, "compared": o.name in measured.outputs,
-                             "ignored_by": "user" if o.name in measured.ignored else ""} for o in facts.outputs],
+                             "ignored_by": "user" if o.name in options.ignore_outputs else (
+                                 "lab" if o.name in measured.ignored else "")} for o in facts.outputs],
                            columns=["name", "datatype", "compared", "ignored_by"])
     lengths = [len(s.responses) for s in measured.alone["a"]] or [0]
     return Tables(facts=facts, options=options, steps=pd.DataFrame(rows, columns=STEP_COLUMNS), outputs=outputs,

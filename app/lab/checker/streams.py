@@ -40,7 +40,7 @@ import pandas as pd
 import tritonclient.grpc as grpcclient
 from tritonclient.utils import InferenceServerException, np_to_triton_dtype
 
-from app.lab.checker import inputs
+from app.lab.checker import compare, inputs
 from app.lab.checker.facts import ModelFacts
 from app.lab.checker.inputs import InputSource
 from app.lab.checker.options import CheckOptions
@@ -304,7 +304,7 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
     except InferenceServerException as err:
         session.close(cancel=True)
         raise LabError("check_stream_failed", model=facts.name, message=_message(err)) from None
-    ignored = [o.name for o in facts.outputs if o.name in options.ignore_outputs]
+    ignored = [o.name for o in facts.outputs if o.name in options.ignore_outputs or o.name in compare.default_ignored(facts)]
     outputs = [o.name for o in facts.outputs if o.name not in ignored]
     return StreamTables(count, alone, staggered, gap, idle_s, pd.DataFrame(phases), outputs, ignored)
 

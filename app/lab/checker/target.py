@@ -178,8 +178,9 @@ def copy_files(target: Target, model_facts: ModelFacts) -> dict[str, bytes]:
     if not target.server.is_embedded:
         raise CopySkipped("external_server", url=target.server.url)
     files = target.files
-    if files is None and compare.default_ignored(model_facts):  # the lab's own recogniser: the lab has its code
-        files = {"file:1/model.py": deployments.RECOGNISER_CODE.read_bytes()}
+    code = {"recogniser": deployments.RECOGNISER_CODE, "generator": deployments.GENERATOR_CODE}.get(compare.lab_model(model_facts) or "")
+    if files is None and code is not None:  # one of the lab's own models: the lab has its code
+        files = {"file:1/model.py": code.read_bytes()}
     if files is None:
         raise CopySkipped("no_model_files", model=model_facts.name)
     return files

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import urllib.request
@@ -16,7 +17,7 @@ from app.lab.problems import LabError
 from app.lab.server import free_ports
 from app.text import problems as problems_text
 from tests.i18n.text_checks import reads_in
-from tests.lab.checker.conftest import REVIEW_CONFIGS, ZOO, read_report
+from tests.lab.checker.conftest import REVIEW_CONFIGS, ZOO, read_report, unload
 
 pytestmark = pytest.mark.server  # the CLI runs in a process of its own, most on a real server
 
@@ -236,3 +237,41 @@ def test_exit_2_for_a_triton_version_that_cannot_be_used_before_any_server_start
     done = run_check(args, own_env(), timeout=60)
     assert done.returncode == 2 and words in done.stderr and "Traceback" not in done.stderr, done.stderr
     assert "Starting" not in done.stderr
+
+
+@pytest.fixture()
+def generators(lab_server):
+    """The token generator's in-flight deployments, loaded on the suite's server for one test (they
+    load on first use only) and unloaded after it."""
+    names = ("gen_inflight", "gen_inflight_by_row")
+    try:
+        for name in names:
+            lab_server.models.ensure(name)
+        yield names
+    finally:
+        unload(lab_server, names)
+
+
+def test_generated_inputs_check_a_generator_of_token_ids_and_catch_its_state_keyed_by_row(server_env, generators, tmp_path):
+    """No data file: the checker generates every input from the metadata, small ints that may be
+    negative, which the generator reads as token ids modulo its vocabulary and a MAX_TOKENS clamped
+    into 1..64. Its placement outputs are left out by the lab; keyed by CORRID it holds, keyed by
+    batch row a staggered stream continues another request's state and names that request."""
+    sound, broken = tmp_path / "sound.json", tmp_path / "broken.json"
+    done = run_check(["--model", "gen_inflight", "--json", str(sound)], server_env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    data = read_report(sound)
+    assert data["outcome"] == "held" and data["streams"]["requests"] >= 2
+    lone = [s["responses"] for s in data["streams"]["alone"]["a"]]
+    assert min(lone) >= 1 and max(lone) > 1 and all(s["error"] is None for s in data["streams"]["staggered"])
+    assert "left out: ROW, BATCH, EXECUTION, INSTANCE" in done.stdout
+    done = run_check(["--model", "gen_inflight_by_row", "--json", str(broken)], server_env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    data = read_report(broken)
+    staggered = next(c for c in data["checks"] if c["check"] == "stream_staggered")
+    assert staggered["verdict"] == "broken"
+    entries = staggered["values"]["stream_diagnosis"]["streams"]
+    named = [e for e in entries if e["class"] in ("foreign", "mixed") and e["source"]["request"] != e["request"]]
+    assert named, entries
+    assert {d["code"] for d in data["diagnoses"]} & {"stream_foreign_state"}
+    assert re.search(r"request \d+ from response \d+: (it carried on with|part of) request \d+'s", done.stdout), done.stdout

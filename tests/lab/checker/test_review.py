@@ -241,6 +241,43 @@ def test_a_check_without_the_users_figure_says_what_it_needs_instead_of_guessing
     assert codes(variant(DIRECT, "5000000", "0"), Expectations())[0] == C.IDLE_TIMEOUT_DEFAULT
 
 
+# An iterative sequence is one request that Triton numbers and re-enqueues after every step: no client
+# pause between requests, no client ID. Each silenced rule fires on the same config without iterative_sequence.
+SILENCED_FOR_ITERATIVE = [
+    # the 1 s default: Triton stamps the sequence again at every step, a client never pauses it
+    (C.IDLE_TIMEOUT_DEFAULT, variant(ITERATIVE, "max_sequence_idle_microseconds: 5000000", ""), FULL),
+    # a think time longer than the window: there is no second client request to wait for
+    (C.IDLE_TIMEOUT_BELOW_THINK, ITERATIVE, dataclasses.replace(FULL, think_ms=60_000)),
+    # the think time unstated: nothing to ask for
+    (C.NOT_CHECKED, ITERATIVE, dataclasses.replace(FULL, think_ms=None)),
+    # the clients' IDs unstated: Triton numbers each request itself
+    (C.NOT_CHECKED, ITERATIVE, dataclasses.replace(FULL, max_corrid=None)),
+]
+
+
+def not_iterative(text: str) -> str:
+    return variant(text, "iterative_sequence: true\n", "")
+
+
+@pytest.mark.parametrize("code, config, expect", SILENCED_FOR_ITERATIVE,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(SILENCED_FOR_ITERATIVE)])
+def test_rules_about_client_pauses_and_client_ids_are_silent_for_an_iterative_sequence(code, config, expect):
+    assert code in codes(not_iterative(config), expect)
+    assert code not in codes(config, expect)
+
+
+def test_rules_about_slots_rows_and_stated_ids_still_apply_to_an_iterative_sequence():
+    no_corrid = variant(ITERATIVE, "CONTROL_SEQUENCE_CORRID data_type: TYPE_UINT64", "CONTROL_SEQUENCE_END int32_false_true: [ 0, 1 ]")
+    assert C.OLDEST_WITHOUT_CORRID in codes(no_corrid)
+    assert C.CAPACITY_BELOW_SESSIONS in codes(ITERATIVE, dataclasses.replace(FULL, sessions=9))
+    direct = variant(variant(variant(DIRECT, "CONTROL_SEQUENCE_READY", "CONTROL_SEQUENCE_END"), "  direct { }",
+                             "  iterative_sequence: true\n  direct { }"),
+                     'name: "m"', 'name: "m" model_transaction_policy { decoupled: true }')
+    assert C.DIRECT_WITHOUT_READY in codes(direct)
+    # IDs a client does send are kept by Triton, so stated ones are still judged
+    assert C.CORRID_TRUNCATED in codes(variant(ITERATIVE, "TYPE_UINT64", "TYPE_UINT32"))
+
+
 def test_errors_come_first():
     broken = variant(variant(DIRECT, "CONTROL_SEQUENCE_READY", "CONTROL_SEQUENCE_END"), "version_policy { latest { num_versions: 2 } }", "")
     severities = [f.severity for f in review(parse(broken), Expectations())]
@@ -400,10 +437,12 @@ def test_the_shipped_repository_reviews_as_the_lab_expects():
     assert {str(f.values) for f in shipped} == {str({"policy": "latest", "served": 1})}
     # The generator's in-flight deployments hold 4 requests at once; under the recogniser's expectations
     # (8 sessions) the review says so. For them that is by design: further requests wait their turn.
+    # Their oldest strategy has no queue delay, which lesson 8 shows fragmenting the steps: the review
+    # notes it. Triton numbers their requests itself, so no idle or client-ID rule applies.
     assert {name: codes[name] for name in deployments.GENERATOR_DEPLOYMENTS} == {
         "gen_static": [C.NO_ROLLBACK_VERSION],
-        "gen_inflight": [C.CAPACITY_BELOW_SESSIONS, C.NO_ROLLBACK_VERSION],
-        "gen_inflight_by_row": [C.CAPACITY_BELOW_SESSIONS, C.NO_ROLLBACK_VERSION],
+        "gen_inflight": [C.CAPACITY_BELOW_SESSIONS, C.NO_ROLLBACK_VERSION, C.ITERATIVE_ZERO_QUEUE_DELAY],
+        "gen_inflight_by_row": [C.CAPACITY_BELOW_SESSIONS, C.NO_ROLLBACK_VERSION, C.ITERATIVE_ZERO_QUEUE_DELAY],
     }
 
 
