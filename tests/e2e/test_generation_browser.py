@@ -29,7 +29,6 @@ PRESET = "side_by_side"  # eight requests of 2 to 12 tokens, both modes: the pre
 # exercise finds gen_inflight loaded and loads only gen_inflight_by_row: the quickest of the four after the lab.
 EXERCISE = STATE_BY_ROW.name
 CHECKED_MODEL = "gen_inflight"  # decoupled: the check sends streams, alone and staggered
-PLACEMENT = ("ROW", "BATCH", "EXECUTION", "INSTANCE")  # model_repository/gen_inflight/1/model.py's placement outputs
 EXCEPTION = '[data-testid="stException"]'
 CJK = re.compile(r"[\u3400-\u9fff]")
 
@@ -160,10 +159,13 @@ def _run_lesson_8_live(page: Page, zh) -> None:
 def test_the_check_page_checks_a_decoupled_generator(page: Page, app_url, lab_server):
     en = words("en")
     lab_server.models.ensure(CHECKED_MODEL)  # shipped, not preloaded: the page offers only a loaded model to check
-    # Its outputs beside TOKEN and STEP say where a token was made (EXECUTION counts the instance's executions, so
-    # no two sends agree on it): left out, as the page's label asks of outputs that report placement. Keyed by
-    # correlation ID, its streams then come out alike alone and staggered: every check holds.
-    run_small_check(page, app_url, CHECKED_MODEL, "en", leave_out=PLACEMENT)
+    # Steps left empty: a stream's length is the model's to decide, and the page refuses Steps for it. The lab leaves
+    # the generator's placement outputs (row, batch, execution, instance) out of the comparison; keyed by correlation
+    # ID, its streams then come out alike alone and staggered: every check holds.
+    run_small_check(page, app_url, CHECKED_MODEL, "en", steps=None)
     expect(page.get_by_text(en(OUTCOME[0]), exact=True)).to_be_visible(timeout=RUN_TIMEOUT_MS)
     expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+    # The timeline draws the response streams as heard (a decoupled check has no server trace), summary under it.
+    expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=RUN_TIMEOUT_MS)
+    expect(page.get_by_text("each sent alone twice and staggered once", exact=False)).to_be_visible()
     _no_exception(page)
