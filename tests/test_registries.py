@@ -113,7 +113,7 @@ def test_every_problem_code_the_engine_raises_has_its_words():
 
 
 def test_the_checkers_codes_and_its_words_are_the_same_lists():
-    from app.lab.checker import checks, diagnosis, judge, replay
+    from app.lab.checker import checks, diagnosis, judge, replay, stream_judge, streams
     from app.text import checker as words_of
 
     # the declaration (app/lab/checker/checks.py) read as data: every check, variant and diagnosis has its words
@@ -122,11 +122,12 @@ def test_the_checkers_codes_and_its_words_are_the_same_lists():
     # a broken check's reason: its diagnosis, what else a broken reference may say, what a refused
     # request says, or, where the diagnosis replayed its sessions, the advice their classes give
     assert set(words_of.DIAGNOSES) == ({c.diagnosis for c in checks.CHECKS} | set(checks.BROKEN_REFERENCE_REASONS)
-                                       | set(checks.REFUSAL_REASONS) | set(diagnosis.ADVICE_CODES))
+                                       | set(checks.REFUSAL_REASONS) | set(diagnosis.ADVICE_CODES)
+                                       | set(stream_judge.STREAM_DIAGNOSES))
     assert set(judge.REFUSAL_DIAGNOSES.values()) == set(checks.REFUSAL_REASONS)
     assert set(diagnosis.CHECKS) <= {c.code for c in checks.for_path(sequence=True)}
     assert {c.judged_by for c in checks.CHECKS} == {checks.REFERENCE, checks.GOLDEN, checks.FINITE}
-    assert [c.code for c in checks.CHECKS if c.always] == ["reference", "repeat_alone"]  # one reference per path
+    assert [c.code for c in checks.CHECKS if c.always] == ["reference", "repeat_alone", "stream_reference"]  # one reference per path
     assert set(words_of.NOTES) == set(judge.NOTE_CODES)
     assert set(words_of.DIAGNOSED) == {*diagnosis.CLASSES, "foreign_mix", "foreign_left"}
     emitted: dict[str, set[str]] = {"skip": set(), "phase": set(), "cause": set(), "role": set()}
@@ -147,6 +148,7 @@ def test_the_checkers_codes_and_its_words_are_the_same_lists():
     cause = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == "refusal_cause")
     emitted["cause"] = {_literal(n.value) for n in ast.walk(cause) if isinstance(n, ast.Return) and _literal(n.value)}
     assert emitted["skip"] - set(words_of.SKIP_REASONS) == set() and len(emitted["skip"]) >= 8
-    assert emitted["phase"] | {replay.PHASE} == set(words_of.PHASES)
+    # the stream path's phases are its module's constants (streams.py ticks them by name)
+    assert emitted["phase"] | {replay.PHASE, streams.ALONE_PHASE, streams.STAGGERED_PHASE} == set(words_of.PHASES)
     assert emitted["cause"] == set(words_of.REFUSAL_CAUSES)
     assert emitted["role"] <= set(words_of.ROLES) and emitted["role"]

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from app.i18n import N_, words
+from app.i18n import N_, languages, words
 from app.lab.cases import demos
 from app.quiz import access_rules, votes
 from tests.i18n.test_pages_in_chinese import untranslated
@@ -216,7 +216,7 @@ def test_the_presenter_shows_the_class_answers_to_a_quiz_item(open_page):
 GEN = "static_inflight"  # the generation family's demo: static against in-flight batching
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages())
 def test_the_generation_demo_runs_both_modes_and_reveals_by_their_numbers(open_page, lang):
     from app.generation import demo as gen_demo
     from app.generation import words as gw
