@@ -227,8 +227,6 @@ PROBLEMS = {
     "check_model_unknown": N_("the server at {url:text} has no model '{model:text}'; ready there: {models:text}"),
     "check_model_not_ready": N_("model '{model:text}' is not ready on the server (state {state:text}: `{reason:text}`); the checker "
                                 "never loads a model it did not create: load it first"),
-    "check_decoupled_unsupported": N_("'{model:text}' is decoupled: it may send any number of responses per request, and the checker "
-                                      "compares one reply per request, so decoupled models are not supported"),
     "check_stream_failed": N_("the response stream to '{model:text}' failed: `{message:text}`"),
     "check_ignore_unknown_output": N_("--ignore-output names '{name:text}', which is not an output of the model: its outputs are {outputs:text}"),
     "check_nothing_to_compare": N_("every output of '{model:text}' is ignored: nothing is left to compare"),
