@@ -130,11 +130,13 @@ def timeline_summary(tokens: pd.DataFrame, max_batch_size: int, x: str = "tick",
 
 
 def _joined(tokens: pd.DataFrame) -> int:
-    """Requests whose first token ran in an execution beside a request that had already started."""
+    """Requests whose first token was made in a model step beside a request that had already started.
+    By model step (tick), not execution: a static execution runs many steps, and the requests of its
+    batch all start at its first one, so none of them joined a running batch."""
     firsts = tokens[tokens["step"] == 0]
     later = tokens[tokens["step"] > 0]
-    running = set(zip(later["instance"], later["execution"], strict=True))
-    return int(sum((i, e) in running for i, e in zip(firsts["instance"], firsts["execution"], strict=True)))
+    running = set(zip(later["instance"], later["tick"], strict=True))
+    return int(sum((i, k) in running for i, k in zip(firsts["instance"], firsts["tick"], strict=True)))
 
 
 def latencies(requests: pd.DataFrame, _: Say = str) -> go.Figure:

@@ -26,6 +26,15 @@ def test_the_timeline_shows_empty_rows_joins_leaves_and_the_wrong_token_with_who
     assert "Wrong tokens: 1" in said and "request 1" in said and "joined a running batch: 2" in said
 
 
+def test_a_static_batch_started_together_has_no_request_that_joined_a_running_batch():
+    """One execution generates the whole batch: its requests' first tokens share the execution's
+    first model step, and their later tokens the steps after it, so nobody joined anyone."""
+    rows = [dict(mode="static", tag=tag, instance=0, execution=0, tick=step, row=tag - 1, batch=3, step=step,
+                 last=step == n - 1, t_s=0.02 * (step + 1), wrong=False, owner=tag)
+            for tag, n in ((1, 5), (2, 3), (3, 2)) for step in range(n)]
+    assert "joined a running batch: 0" in figures.timeline_summary(pd.DataFrame(rows), 4)
+
+
 def test_a_run_without_mistakes_says_every_token_was_right_and_time_can_run_across():
     tokens = tables.tokens()
     assert "Every token was right." in figures.timeline_summary(tokens, 4)
