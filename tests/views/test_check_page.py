@@ -92,6 +92,15 @@ def run(at) -> AppTest:
     return at
 
 
+def showing(done: CheckRun, **query: str) -> AppTest:
+    """The check page opened with a finished check in its state, as after a Run, and the query given."""
+    at = AppTest.from_file(str(MAIN), default_timeout=RUN_TIMEOUT_S)
+    for key, value in query.items():
+        at.query_params[key] = value
+    at.session_state[RESULT_KEY] = done
+    return run(at.run(timeout=RUN_TIMEOUT_S).switch_page("views/check.py"))
+
+
 def small(at, sessions: int | None = SESSIONS, steps: int | None = STEPS) -> AppTest:
     if sessions is not None:
         at.number_input(key="check.sessions").set_value(sessions)
@@ -233,11 +242,7 @@ def test_the_downloads_are_the_engines_json_and_junit_xml(dynamic_run):
 def test_the_results_read_in_the_learners_language(page_runs, dynamic_run, lang):
     _ = words(lang)
     for model in ("asr_sequence_direct", "asr_dynamic"):
-        at = AppTest.from_file(str(MAIN), default_timeout=RUN_TIMEOUT_S)
-        at.query_params["lang"] = lang
-        at.query_params["model"] = model
-        at.session_state[RESULT_KEY] = page_runs(model)[1]
-        at = run(at.run(timeout=RUN_TIMEOUT_S).switch_page("views/check.py"))
+        at = showing(page_runs(model)[1], lang=lang, model=model)
         assert at.title[0].value == _("Check a deployment") and reads_in(lang, at.title[0].value, "Check a deployment")
         table = at.dataframe[0].value
         assert reads_in(lang, list(table.columns)[0], "verdict") and list(table.columns)[0] == _("verdict")
@@ -462,11 +467,7 @@ def test_a_broken_streaming_checks_streams_are_shown_with_their_diagnosis_in_eve
     assert broken.verdict == "broken"
     for lang in languages():
         _ = words(lang)
-        at = AppTest.from_file(str(MAIN), default_timeout=RUN_TIMEOUT_S)
-        at.query_params["lang"] = lang
-        at.query_params["model"] = name
-        at.session_state[RESULT_KEY] = CheckRun(result)
-        at = run(at.run(timeout=RUN_TIMEOUT_S).switch_page("views/check.py"))
+        at = showing(CheckRun(result), lang=lang, model=name)
         shown = [str(m.value) for m in at.markdown]
         lines = check_words.diagnosis_lines(broken, _)
         assert len(lines) > 1 and any(all(f"- {line}" in m for line in lines[1:]) for m in shown), lang
@@ -597,11 +598,7 @@ def test_a_broken_sequence_checks_sessions_are_shown_with_their_diagnosis_in_eve
     assert {e["class"] for e in broken.values["diagnosis"]["sessions"]} == {"lost"}
     for lang in languages():
         _ = words(lang)
-        at = AppTest.from_file(str(MAIN), default_timeout=RUN_TIMEOUT_S)
-        at.query_params["lang"] = lang
-        at.query_params["model"] = name
-        at.session_state[RESULT_KEY] = CheckRun(result)
-        at = run(at.run(timeout=RUN_TIMEOUT_S).switch_page("views/check.py"))
+        at = showing(CheckRun(result), lang=lang, model=name)
         shown = [str(m.value) for m in at.markdown]
         assert "**" + _("What the broken sessions show, replayed alone") + "**" in shown, lang
         lines = check_words.diagnosis_lines(broken, _)
