@@ -266,12 +266,21 @@ def _run(server: GenServer, model: str, plans: list[PlannedRequest], cancels: di
         raise RunUnfinished("gen_run_unfinished", model=model, seconds=round(timeout_s),
                             requests=", ".join(str(i) for i in open_requests))
     trace = recorder.frame().sort_values(["t_recv"], kind="stable").reset_index(drop=True)
-    # Every deployment counts at least one inference per request that reached it (gen_inflight one per step).
-    after = server_stats.snapshot_after(control, server.metrics_url, model, before, len(plans) - len(cancels))
+    after = server_stats.snapshot_after(control, server.metrics_url, model, before, _inferences_seen(trace, len(plans) - len(cancels)),
+                                        wait_s=5.0)
     control.close()
     return GenerationRun(run_id=run_id, model=model, plans=plans, trace=trace,
                          max_batch_size=int(config.get("max_batch_size", 1)) or 1, cancel_after=cancels,
                          server=server_stats.delta(before, after), wall_s=wall)
+
+
+def _inferences_seen(trace: pd.DataFrame, floor: int) -> int:
+    """How many inferences the streams prove Triton ran: one per request in each execution that
+    sent it a token (gen_inflight runs a request once per step, gen_static once), and at least one
+    per request that was not cancelled. Triton counts an execution only after its responses went
+    out, so the statistics are read once they reach this."""
+    tokens = trace[(~trace["empty"].astype(bool)) & (trace["error"] == "")]
+    return max(floor, len(tokens[["instance", "execution", "tag"]].drop_duplicates()))
 
 
 CELLS_METRIC = "gen_state_cells"
