@@ -60,7 +60,7 @@ JSON schema (kind "check", schema 1):
      its checks (stream_reference, stream_staggered, stream_golden, stream_finite) count requests in values.sessions and
      responses in values.compared; broken stream_reference/stream_staggered: values.stream_diagnosis {streams [{request,
        class: foreign | mixed | lost | never_ended | ended_early | ended_late | failed | other, step (first wrong response),
-       responses, expected, matched, compared, source {request, step} | null, origins [{response, request?, step?}],
+       responses, expected, matched, compared, source {request, step} | null, origins [{response, request?, step?, among?}],
        outputs (mixed), given_up (never_ended), error (failed)}], broken_streams, headline}, first, gap_s, shared, idle_s
        (app/lab/checker/stream_diagnosis.py, stream_judge.py); reason and diagnoses codes: stream_foreign_state,
        stream_lost_state, stream_never_ended, stream_ended_early, stream_ended_late, stream_failed,

@@ -10,7 +10,9 @@ compared output within its tolerance (compare.py). Where it differs, the class s
                 stream at some step: `source` names that request and step (the longest run of
                 responses that match, at least MIN_RUN, or a single response that matches
                 exactly one candidate); `origins` says, response by response, whose lone
-                stream each wrong response was, where only one matches;
+                stream each wrong response was, where only one matches, and otherwise
+                `among` which requests it was (two requests taking turns on one cell give
+                responses that match other streams one at a time, not in runs);
   mixed         the first wrong response matches no lone response whole, but some of its outputs
                 equal those of exactly one other request's lone response, more of them than
                 any other's: part of that request's state went into it (`source`, `outputs`);
@@ -20,7 +22,9 @@ compared output within its tolerance (compare.py). Where it differs, the class s
   ended_late    every response of its reference matches, and more came after them;
   other         none of these explains what it got.
 
-Nothing here knows the model: a response is compared as a whole, every output at once.
+Nothing here knows the model: a response is compared as a whole, every output at once. Where
+the streams were sent together, a request sent after a wrong response arrived cannot be whose
+state it read, so it is no candidate (`sent`: each request's send time on the responses' clock).
 """
 from __future__ import annotations
 
@@ -67,7 +71,8 @@ class Comparer:
         return n
 
 
-def classify(got: Stream, own: Stream, others: dict[int, Stream], comparer: Comparer) -> dict[str, Any] | None:
+def classify(got: Stream, own: Stream, others: dict[int, Stream], comparer: Comparer,
+             sent: dict[int, float] | None = None) -> dict[str, Any] | None:
     """None when `got` matches its reference `own` response for response and ended; else one entry:
     request, class, step (the first wrong response, from 0), responses, expected (the reference's
     count), matched and compared (foreign and lost: responses that matched from step on, of those
@@ -89,6 +94,8 @@ def classify(got: Stream, own: Stream, others: dict[int, Stream], comparer: Comp
     restarted = comparer.run(got.responses, wrong, own.responses, 0)
     if restarted >= min(MIN_RUN, left):
         return {**entry, "class": LOST, "matched": restarted, "compared": min(left, len(own.responses))}
+    if sent is not None and wrong < len(got.times):
+        others = {r: s for r, s in others.items() if sent.get(r, float("-inf")) <= got.times[wrong]}
     found = _continued(got, wrong, others, comparer)
     entry["origins"] = origins(got, wrong, {**others, got.request: own}, comparer)
     if found is not None:
@@ -142,12 +149,16 @@ def _continued(got: Stream, wrong: int, others: dict[int, Stream], comparer: Com
 
 def origins(got: Stream, wrong: int, refs: dict[int, Stream], comparer: Comparer, limit: int = 8) -> list[dict[str, Any]]:
     """For each response from the first wrong one on (at most `limit`): the lone stream and step it
-    is, where exactly one lone response (of any request, its own included) matches it, else None."""
+    is, where exactly one lone response (of any request, its own included) matches it; where
+    several do, `among` lists their requests."""
     out: list[dict[str, Any]] = []
     for r in range(wrong, min(len(got.responses), wrong + limit)):
         found = [(request, at) for request, other in refs.items() for at, response in enumerate(other.responses)
                  if comparer.same(response, got.responses[r])]
-        out.append({"response": r, "request": found[0][0], "step": found[0][1]} if len(found) == 1 else {"response": r})
+        if len(found) == 1:
+            out.append({"response": r, "request": found[0][0], "step": found[0][1]})
+        else:
+            out.append({"response": r, **({"among": sorted({request for request, _at in found})} if found else {})})
     return out
 
 

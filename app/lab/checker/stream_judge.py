@@ -105,9 +105,10 @@ def _stream_verdict(check: str, variant: str, streams: list[Stream], lone: list[
     entries = []
     largest = 0.0
     compared = 0
+    sent = {s.request: s.sent_s for s in streams}
     for got in streams:
         own = lone[got.request]
-        entry = stream_diagnosis.classify(got, own, refs, comparer)
+        entry = stream_diagnosis.classify(got, own, refs, comparer, sent)
         for r in range(max(len(got.responses), len(own.responses))):
             diffs = comparer.differences(own.responses[r] if r < len(own.responses) else None,
                                          got.responses[r] if r < len(got.responses) else None)

@@ -54,3 +54,14 @@ def test_a_response_that_shares_some_outputs_with_one_other_lone_response_is_mix
 def test_the_headline_is_the_most_telling_class():
     assert sd.headline([{"class": "other"}, {"class": "lost"}, {"class": "foreign"}]) == "foreign"
     assert sd.headline([]) is None
+
+
+def test_a_response_that_two_lone_streams_share_lists_both_and_a_request_sent_after_it_came_is_no_candidate():
+    lone = {0: stream(0, [5, 6, 7]), 1: stream(1, [9, 30, 31]), 2: stream(2, [8, 30, 32])}
+    got = stream(0, [5, 30, 7], [0, 1, 2])  # its second response is both 1's and 2's step 1
+    got.times = [0.10, 0.20, 0.30]
+    entry = sd.classify(got, lone[0], lone, COMPARER)
+    assert entry["class"] == "other" and entry["origins"][0] == {"response": 1, "among": [1, 2]}
+    later = sd.classify(got, lone[0], lone, COMPARER, sent={0: 0.0, 1: 0.05, 2: 0.25})  # 2 was sent after it came
+    assert later["class"] == "foreign" and later["source"] == {"request": 1, "step": 1}
+    assert later["origins"][0] == {"response": 1, "request": 1, "step": 1}
