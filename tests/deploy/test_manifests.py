@@ -373,6 +373,9 @@ def test_the_gateway_api_schemas_refuse_a_broken_route_and_gateway():
     misspelt = copy.deepcopy(route)
     misspelt["spec"]["rules"][0]["sessionPersistance"] = misspelt["spec"]["rules"][0].pop("sessionPersistence")
     assert gateway_api_problems(misspelt) == ["/spec/rules/0/sessionPersistance: not a field of its schema"]
+    nested = copy.deepcopy(route)
+    nested["spec"]["rules"][0]["backendRefs"][0]["weigth"] = 1
+    assert gateway_api_problems(nested) == ["/spec/rules/0/backendRefs/0/weigth: not a field of its schema"]
     bad_timeout = copy.deepcopy(route)
     bad_timeout["spec"]["rules"][0]["timeouts"]["request"] = "1d"  # Gateway API durations stop at hours
     assert any(p.startswith("/spec/rules/0/timeouts/request: pattern") for p in gateway_api_problems(bad_timeout))
