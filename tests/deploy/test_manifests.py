@@ -3,9 +3,15 @@ and shaped the way the lab needs.
 
 Two shapes share deploy/k8s/base: triton-per-pod (a GPU Triton inside every app pod, the app
 talking to its own) and shared-triton (app replicas without a GPU, one Triton behind a Service).
-Each is checked alone and with the optional class-db component (a PostgreSQL StatefulSet).
-Replicas share the class through the database: no shape with more than one app replica may be
-without it.
+Each is checked alone, with the optional class-db component (a PostgreSQL StatefulSet), and with
+each way in to the app: the default gateway-api component (a Gateway and an HTTPRoute with cookie
+session persistence) swapped for ingress-nginx (an Ingress with cookie affinity) or client-ip (a
+LoadBalancer Service with ClientIP affinity). Replicas share the class through the database: no
+shape with more than one app replica may be without it.
+
+Built-in kinds are validated with kubernetes-validate; the Gateway and the HTTPRoute with the
+schemas of the npm package @kubernetes-models/gateway-api (`npm ci` installs it), through node
+and gateway_api.mjs beside this file.
 
 kustomize may not be installed where the tests run, so `build` resolves a kustomization here:
 resources (files and folders), components, strategic-merge patches and the image override, only
@@ -16,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import fnmatch
+import json
 import re
 import shutil
 import subprocess
@@ -37,7 +44,13 @@ APP_IMAGE = "triton-batching-lab"
 KUSTOMIZATION = "kustomization.yaml"
 SHAPES = ("triton-per-pod", "shared-triton")
 CLASS_DB = "class-db"
-FOLDERS = ("base", *SHAPES, CLASS_DB)
+# The ways in to the app, one per shape: a component each, the first the shapes list.
+GATEWAY_API, INGRESS_NGINX, CLIENT_IP = WAYS_IN = ("gateway-api", "ingress-nginx", "client-ip")
+COMPONENTS = (CLASS_DB, *WAYS_IN)
+FOLDERS = ("base", *SHAPES, *COMPONENTS)
+GATEWAY_API_GROUP = "gateway.networking.k8s.io"
+GATEWAY_API_PACKAGE = "@kubernetes-models/gateway-api"
+GATEWAY_API_CHECK = Path(__file__).with_name("gateway_api.mjs")
 DATABASE_SECRET = "class-database"
 DATABASE_KEY = "TRITON_LAB_DATABASE_URL"
 
@@ -99,8 +112,9 @@ def _set_images(docs: list[dict], images: list[dict]) -> list[dict]:
     return docs
 
 
-def build(folder: Path, components: tuple[Path, ...] = ()) -> list[dict]:
-    """The documents `kustomize build folder` gives, with `components` added to its own."""
+def build(folder: Path, components: tuple[Path, ...] = (), way_in: Path | None = None) -> list[dict]:
+    """The documents `kustomize build folder` gives, with `components` added to its own and, if
+    `way_in` is given, that component in place of the way in that the kustomization lists."""
     k = kustomization(folder)
     unknown = set(k) - {"apiVersion", "kind", "resources", "components", "patches", "images"}
     if unknown:
@@ -109,7 +123,10 @@ def build(folder: Path, components: tuple[Path, ...] = ()) -> list[dict]:
     for entry in k.get("resources", []):
         path = (folder / entry).resolve()
         docs += build(path) if path.is_dir() else load(path)
-    for component in [*((folder / c).resolve() for c in k.get("components", [])), *components]:
+    listed = [(folder / c).resolve() for c in k.get("components", [])]
+    if way_in is not None:
+        listed = [way_in if c.name in WAYS_IN else c for c in listed]
+    for component in [*listed, *components]:
         assert kustomization(component)["kind"] == "Component"
         docs += [d for entry in kustomization(component).get("resources", []) for d in load(component / entry)]
         docs = _patch(docs, component, kustomization(component))
@@ -117,9 +134,24 @@ def build(folder: Path, components: tuple[Path, ...] = ()) -> list[dict]:
     return _set_images(copy.deepcopy(docs), k.get("images", []))
 
 
-BUILDS = {shape: build(K8S / shape) for shape in SHAPES} | {
-    f"{shape}+{CLASS_DB}": build(K8S / shape, (K8S / CLASS_DB,)) for shape in SHAPES
-}
+# "shape" as it is, "shape+class-db" with the database component, "shape~way" with another way in.
+BUILDS = (
+    {shape: build(K8S / shape) for shape in SHAPES}
+    | {f"{shape}+{CLASS_DB}": build(K8S / shape, (K8S / CLASS_DB,)) for shape in SHAPES}
+    | {f"{shape}~{way}": build(K8S / shape, way_in=K8S / way) for shape in SHAPES for way in WAYS_IN if way != GATEWAY_API}
+)
+
+
+def shape_of(build_name: str) -> str:
+    return re.split(r"[+~]", build_name)[0]
+
+
+def way_in_of(build_name: str) -> str:
+    return build_name.partition("~")[2] or GATEWAY_API
+
+
+def builds_with(way: str) -> list[str]:
+    return [b for b in BUILDS if way_in_of(b) == way]
 
 # ---------------------------------------------------------------------------------------------
 # Reading a build.
@@ -208,6 +240,31 @@ def validate(doc: dict) -> str:
     return kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
 
 
+_GATEWAY_API_RESULTS: dict[str, dict] = {}
+
+
+def gateway_api_check(docs: list[dict]) -> list[dict]:
+    """For each Gateway API document, what the package's schema refuses ("errors") and the fields
+    it does not have ("unknown"), as gateway_api.mjs reports them."""
+    module = REPO / "node_modules" / GATEWAY_API_PACKAGE / "package.json"
+    if shutil.which("node") is None or not module.exists():
+        pytest.fail(f"the Gateway API schemas need node and {GATEWAY_API_PACKAGE}: run `npm ci` in the repository root (README's test command does)")
+    keys = [json.dumps(doc, sort_keys=True) for doc in docs]
+    missing = [key for key in dict.fromkeys(keys) if key not in _GATEWAY_API_RESULTS]
+    if missing:
+        done = subprocess.run(
+            ["node", str(GATEWAY_API_CHECK)], input="[" + ",".join(missing) + "]", capture_output=True, text=True, timeout=60, cwd=REPO
+        )
+        assert done.returncode == 0, done.stderr
+        _GATEWAY_API_RESULTS.update(zip(missing, json.loads(done.stdout), strict=True))
+    return [_GATEWAY_API_RESULTS[key] for key in keys]
+
+
+def gateway_api_problems(doc: dict) -> list[str]:
+    (result,) = gateway_api_check([doc])
+    return result["errors"] + [f"{path}: not a field of its schema" for path in result["unknown"]]
+
+
 # ---------------------------------------------------------------------------------------------
 # The checks that matter, as functions returning what is wrong: the tests run them on the real
 # builds (nothing wrong) and on broken copies (the problem found).
@@ -284,9 +341,12 @@ def class_db_problems(docs: list[dict]) -> list[str]:
     ids=[f"{b}-{doc['kind']}-{doc['metadata']['name']}" for b, docs in BUILDS.items() for doc in docs],
 )
 def test_every_manifest_of_every_shape_validates_strictly_offline(build_name, doc):
-    # The schemas ship inside the package: no network is touched (the test machine has none
-    # to offer anyway), and strict mode rejects unknown fields, not only wrong types.
-    assert validate(doc) == "1.30"
+    # The schemas ship inside the packages: no network is touched (the test machine has none
+    # to offer anyway), and unknown fields are refused, not only wrong types.
+    if doc["apiVersion"].partition("/")[0] == GATEWAY_API_GROUP:
+        assert gateway_api_problems(doc) == []
+    else:
+        assert validate(doc) == "1.30"
 
 
 def test_the_same_validation_rejects_a_broken_manifest():
@@ -304,16 +364,42 @@ def test_strict_validation_rejects_a_misspelt_field():
         validate(broken)
 
 
+def test_the_gateway_api_schemas_refuse_a_broken_route_and_gateway():
+    docs = documents("shared-triton")
+    route, gateway = named(docs, "HTTPRoute", "triton-batching-lab"), named(docs, "Gateway", "triton-batching-lab")
+    wrong_type = copy.deepcopy(route)
+    wrong_type["spec"]["rules"][0]["sessionPersistence"]["type"] = "Cookies"
+    assert gateway_api_problems(wrong_type) == ['/spec/rules/0/sessionPersistence/type: enum {"allowedValues":["Cookie","Header"]}']
+    misspelt = copy.deepcopy(route)
+    misspelt["spec"]["rules"][0]["sessionPersistance"] = misspelt["spec"]["rules"][0].pop("sessionPersistence")
+    assert gateway_api_problems(misspelt) == ["/spec/rules/0/sessionPersistance: not a field of its schema"]
+    nested = copy.deepcopy(route)
+    nested["spec"]["rules"][0]["backendRefs"][0]["weigth"] = 1
+    assert gateway_api_problems(nested) == ["/spec/rules/0/backendRefs/0/weigth: not a field of its schema"]
+    bad_timeout = copy.deepcopy(route)
+    bad_timeout["spec"]["rules"][0]["timeouts"]["request"] = "1d"  # Gateway API durations stop at hours
+    assert any(p.startswith("/spec/rules/0/timeouts/request: pattern") for p in gateway_api_problems(bad_timeout))
+    no_protocol = copy.deepcopy(gateway)
+    del no_protocol["spec"]["listeners"][0]["protocol"]
+    assert any("required" in p and "protocol" in p for p in gateway_api_problems(no_protocol))
+    unknown_kind = {**copy.deepcopy(route), "kind": "HTTPRoutes"}
+    assert gateway_api_problems(unknown_kind) == [f"no Gateway API schema for {GATEWAY_API_GROUP}/v1 HTTPRoutes"]
+
+
 @pytest.mark.parametrize("build_name", BUILDS)
 def test_each_build_has_the_resources_its_shape_needs(build_name):
     kinds = sorted((d["kind"], d["metadata"]["name"]) for d in documents(build_name))
     expected = [
         ("Deployment", "triton-batching-lab"),
-        ("Ingress", "triton-batching-lab"),
         ("Secret", DATABASE_SECRET),
         ("Secret", "triton-lab-instructor"),
         ("Service", "triton-batching-lab"),
     ]
+    expected += {
+        GATEWAY_API: [("Gateway", "triton-batching-lab"), ("HTTPRoute", "triton-batching-lab")],
+        INGRESS_NGINX: [("Ingress", "triton-batching-lab")],
+        CLIENT_IP: [],  # the Service itself
+    }[way_in_of(build_name)]
     if build_name.startswith("shared-triton"):
         expected += [("Deployment", "triton-server"), ("Service", "triton-server")]
     if build_name.endswith(CLASS_DB):
@@ -324,7 +410,7 @@ def test_each_build_has_the_resources_its_shape_needs(build_name):
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_each_kustomization_lists_every_file_of_its_folder_and_names_no_namespace(folder):
     k = kustomization(K8S / folder)
-    assert k["kind"] == ("Component" if folder == CLASS_DB else "Kustomization")
+    assert k["kind"] == ("Component" if folder in COMPONENTS else "Kustomization")
     assert "namespace" not in k
     listed = [r for r in k.get("resources", []) if not r.startswith("..")] + [p["path"] for p in k.get("patches", [])]
     on_disk = sorted(p.name for p in (K8S / folder).glob("*.yaml") if p.name != KUSTOMIZATION)
@@ -334,14 +420,15 @@ def test_each_kustomization_lists_every_file_of_its_folder_and_names_no_namespac
             assert "namespace" not in doc["metadata"], f"{folder}/{path}"
 
 
-def test_the_folder_holds_the_base_the_two_shapes_and_the_component_only():
+def test_the_folder_holds_the_base_the_two_shapes_and_the_components_only():
     assert sorted(p.name for p in K8S.iterdir()) == sorted(FOLDERS)
     for shape in SHAPES:
         k = kustomization(K8S / shape)
         assert "../base" in k["resources"]
-        # The database component is opt-in: the shape names it only in a comment to uncomment.
-        assert "components" not in k
-        assert re.search(r"^# components:\n#   - \.\./class-db$", (K8S / shape / KUSTOMIZATION).read_text(), re.M)
+        # One way in, the Gateway API by default; the database component is opt-in: the shape
+        # names it only in a comment to uncomment, in its components list.
+        assert k["components"] == [f"../{GATEWAY_API}"]
+        assert re.search(r"^  # - \.\./class-db$", (K8S / shape / KUSTOMIZATION).read_text(), re.M)
         assert {i["name"] for i in k["images"]} == {APP_IMAGE}
 
 
@@ -361,9 +448,12 @@ def test_the_resolver_merges_lists_by_key_and_refuses_what_it_does_not_resolve()
 @pytest.mark.skipif(shutil.which("kubectl") is None, reason="kubectl (with kustomize) is not installed here")
 @pytest.mark.parametrize("build_name", BUILDS)
 def test_the_resolver_gives_what_kubectl_kustomize_gives(build_name, tmp_path):
-    shape, _, component = build_name.partition("+")
+    shape, component = shape_of(build_name), build_name.partition("+")[2]
     tree = tmp_path / "k8s"
     shutil.copytree(K8S, tree)
+    if way_in_of(build_name) != GATEWAY_API:  # as an operator would: the other way in, in its place
+        listed = tree / shape / KUSTOMIZATION
+        listed.write_text(listed.read_text().replace(f"  - ../{GATEWAY_API}\n", f"  - ../{way_in_of(build_name)}\n"))
     overlay = tree / "overlay"
     overlay.mkdir()
     (overlay / KUSTOMIZATION).write_text(yaml.safe_dump({"resources": [f"../{shape}"], "components": [f"../{component}"] if component else []}))
@@ -576,7 +666,7 @@ def test_shared_no_trace_or_log_file_that_the_app_could_not_read(build_name):
 
 
 # ---------------------------------------------------------------------------------------------
-# The app, the ingress and the Service, in every shape.
+# The app, the way in (a gateway, an ingress or the Service itself) and the Service, in every shape.
 
 
 @pytest.mark.parametrize("build_name", BUILDS)
@@ -598,7 +688,102 @@ def test_the_instructor_key_is_referenced_but_not_required(build_name):
     assert named(docs, "Secret", ref["name"])
 
 
-@pytest.mark.parametrize("build_name", BUILDS)
+def session_persistence_problems(route: dict) -> list[str]:
+    """Every rule of the HTTPRoute pins a browser to one pod by a cookie sent with every request of
+    the site, and the two rules its CRD checks in CEL (x-kubernetes-validations, which the npm
+    package's schemas do not carry; Gateway API v1.5.1 and v1.6.1 alike) hold."""
+    problems = []
+    for i, rule in enumerate(route["spec"]["rules"]):
+        persistence = rule.get("sessionPersistence")
+        if persistence is None:
+            problems.append(f"rule {i} has no sessionPersistence: the gateway spreads a learner's requests over the replicas")
+            continue
+        kind = persistence.get("type", "Cookie")  # the CRD's default
+        if kind != "Cookie":
+            problems.append(f"rule {i} persists sessions by {kind}, which a browser does not send by itself")
+        cookie = persistence.get("cookieConfig")
+        if cookie is not None and kind != "Cookie":
+            problems.append(f"rule {i}: cookieConfig can only be set with type Cookie")
+        if (cookie or {}).get("lifetimeType") == "Permanent" and "absoluteTimeout" not in persistence:
+            problems.append(f"rule {i}: AbsoluteTimeout must be specified when cookie lifetimeType is Permanent")
+        paths = [match.get("path", {"type": "PathPrefix", "value": "/"}) for match in rule.get("matches", [{}])]
+        if any((path.get("type", "PathPrefix"), path.get("value", "/")) != ("PathPrefix", "/") for path in paths):
+            problems.append(f"rule {i} matches {paths}, not the whole site: the cookie would not come back with every request")
+    return problems
+
+
+def attachment_problems(docs: list[dict]) -> list[str]:
+    """The HTTPRoute attaches to the Gateway in the build: each parentRef names it, in the route's
+    own namespace, and a listener of it takes HTTP routes for the route's host names from there."""
+    (route,) = of_kind(docs, "HTTPRoute")
+    problems = []
+    for ref in route["spec"]["parentRefs"]:
+        if (ref.get("group", GATEWAY_API_GROUP), ref.get("kind", "Gateway")) != (GATEWAY_API_GROUP, "Gateway") or "namespace" in ref:
+            problems.append(f"parentRef {ref} is not a Gateway of this namespace")
+            continue
+        gateways = [g for g in of_kind(docs, "Gateway") if g["metadata"]["name"] == ref["name"]]
+        if not gateways:
+            problems.append(f"parentRef {ref['name']} names no Gateway in the build")
+            continue
+        listeners = [item for item in gateways[0]["spec"]["listeners"] if ref.get("sectionName", item["name"]) == item["name"]]
+        fits = [
+            item
+            for item in listeners
+            if item["protocol"] in ("HTTP", "HTTPS")
+            and item.get("allowedRoutes", {}).get("namespaces", {}).get("from", "Same") in ("Same", "All")
+            and ("hostname" not in item or item["hostname"] in route["spec"].get("hostnames", [item["hostname"]]))
+        ]
+        if not fits:
+            problems.append(f"no listener of Gateway {ref['name']} takes this route for {route['spec'].get('hostnames')}")
+    return problems
+
+
+@pytest.mark.parametrize("build_name", builds_with(GATEWAY_API))
+def test_the_route_pins_a_learner_to_one_pod_by_cookie(build_name):
+    route = named(documents(build_name), "HTTPRoute", "triton-batching-lab")
+    assert session_persistence_problems(route) == []
+    (rule,) = route["spec"]["rules"]
+    persistence = rule["sessionPersistence"]
+    assert persistence["type"] == "Cookie" and persistence["sessionName"]
+    assert persistence["cookieConfig"]["lifetimeType"] == "Session"  # Core support, unlike Permanent
+    # Streamlit's websocket stays open for the whole visit: no request timeout at all.
+    assert rule["timeouts"] == {"request": "0s"}
+
+
+def test_the_cookie_check_finds_a_route_that_would_not_pin():
+    route = named(documents("triton-per-pod"), "HTTPRoute", "triton-batching-lab")
+    without = copy.deepcopy(route)
+    del without["spec"]["rules"][0]["sessionPersistence"]
+    assert "has no sessionPersistence" in session_persistence_problems(without)[0]
+    header = copy.deepcopy(route)
+    header["spec"]["rules"][0]["sessionPersistence"]["type"] = "Header"
+    assert any("by Header" in p for p in session_persistence_problems(header))
+    assert any("only be set with type Cookie" in p for p in session_persistence_problems(header))
+    permanent = copy.deepcopy(route)
+    permanent["spec"]["rules"][0]["sessionPersistence"]["cookieConfig"]["lifetimeType"] = "Permanent"
+    assert any("AbsoluteTimeout must be specified" in p for p in session_persistence_problems(permanent))
+    permanent["spec"]["rules"][0]["sessionPersistence"]["absoluteTimeout"] = "12h"
+    assert session_persistence_problems(permanent) == [] and gateway_api_problems(permanent) == []
+    narrow = copy.deepcopy(route)
+    narrow["spec"]["rules"][0]["matches"][0]["path"]["value"] = "/lab"
+    assert any("not the whole site" in p for p in session_persistence_problems(narrow))
+
+
+@pytest.mark.parametrize("build_name", builds_with(GATEWAY_API))
+def test_the_route_attaches_to_the_gateway_in_the_build(build_name):
+    docs = documents(build_name)
+    assert attachment_problems(docs) == []
+    (gateway,) = of_kind(docs, "Gateway")
+    assert gateway["spec"]["gatewayClassName"]
+    moved = copy.deepcopy(docs)
+    named(moved, "HTTPRoute", "triton-batching-lab")["spec"]["parentRefs"][0]["name"] = "eg"
+    assert attachment_problems(moved) == ["parentRef eg names no Gateway in the build"]
+    other_host = copy.deepcopy(docs)
+    named(other_host, "HTTPRoute", "triton-batching-lab")["spec"]["hostnames"] = ["lab.example.com"]
+    assert any("no listener" in p for p in attachment_problems(other_host))
+
+
+@pytest.mark.parametrize("build_name", builds_with(INGRESS_NGINX))
 def test_the_ingress_pins_a_learner_to_one_pod_by_cookie(build_name):
     (ingress,) = of_kind(documents(build_name), "Ingress")
     notes = ingress["metadata"]["annotations"]
@@ -613,7 +798,21 @@ def test_the_ingress_pins_a_learner_to_one_pod_by_cookie(build_name):
 
 
 @pytest.mark.parametrize("build_name", BUILDS)
-def test_the_ingress_reaches_the_app_pods_only_through_the_service(build_name):
+def test_only_the_fallback_pins_learners_by_the_services_client_ip(build_name):
+    spec = named(documents(build_name), "Service", "triton-batching-lab")["spec"]
+    if way_in_of(build_name) != CLIENT_IP:
+        # A gateway or ingress routes to the pods themselves: its cookie decides, not the Service.
+        assert "sessionAffinity" not in spec and spec.get("type", "ClusterIP") == "ClusterIP"
+        return
+    assert spec["type"] == "LoadBalancer"
+    assert spec["sessionAffinity"] == "ClientIP"
+    assert spec["sessionAffinityConfig"]["clientIP"]["timeoutSeconds"] >= 3600
+    # Without it kube-proxy may see a node's address in place of the learner's.
+    assert spec["externalTrafficPolicy"] == "Local"
+
+
+@pytest.mark.parametrize("build_name", BUILDS)
+def test_the_way_in_reaches_the_app_pods_only_through_the_service(build_name):
     docs = documents(build_name)
     service = named(docs, "Service", "triton-batching-lab")
     app = the_app(docs)
@@ -621,18 +820,36 @@ def test_the_ingress_reaches_the_app_pods_only_through_the_service(build_name):
     # Not the Triton pods nor PostgreSQL: the learners' traffic goes to Streamlit only.
     others = [w for w in of_kind(docs, "Deployment") + of_kind(docs, "StatefulSet") if w is not app]
     assert not [w["metadata"]["name"] for w in others if selects(service, w)]
-    (ingress,) = of_kind(docs, "Ingress")
-    backends = [path["backend"]["service"] for rule in ingress["spec"]["rules"] for path in rule["http"]["paths"]]
-    assert backends and all(b["name"] == service["metadata"]["name"] for b in backends)
-    port_names = {p["name"] for p in service["spec"]["ports"]}
-    assert all(b["port"]["name"] in port_names for b in backends)
     assert {p["targetPort"] for p in service["spec"]["ports"]} <= {p["name"] for p in container_of(app, "app")["ports"]}
+    way = way_in_of(build_name)
+    if way == INGRESS_NGINX:
+        (ingress,) = of_kind(docs, "Ingress")
+        backends = [path["backend"]["service"] for rule in ingress["spec"]["rules"] for path in rule["http"]["paths"]]
+        assert backends and all(b["name"] == service["metadata"]["name"] for b in backends)
+        assert all(b["port"]["name"] in {p["name"] for p in service["spec"]["ports"]} for b in backends)
+    elif way == GATEWAY_API:
+        (route,) = of_kind(docs, "HTTPRoute")
+        refs = [ref for rule in route["spec"]["rules"] for ref in rule["backendRefs"]]
+        assert refs and all((ref.get("group", ""), ref.get("kind", "Service")) == ("", "Service") for ref in refs)
+        assert all(ref["name"] == service["metadata"]["name"] and "namespace" not in ref for ref in refs)
+        assert all(ref["port"] in {p["port"] for p in service["spec"]["ports"]} for ref in refs)
+    else:
+        assert of_kind(docs, "Ingress") == of_kind(docs, "HTTPRoute") == []
+
+
+def test_the_readme_names_the_channel_and_the_pinned_schemas():
+    text = (REPO / "deploy" / "README.md").read_text()
+    pinned = json.loads((REPO / "package.json").read_text())["devDependencies"][GATEWAY_API_PACKAGE]
+    assert f"`{GATEWAY_API_PACKAGE}` {pinned}" in text
+    assert "experimental channel" in text
+    for folder in WAYS_IN:
+        assert f"`k8s/{folder}/`" in text, folder
 
 
 @pytest.mark.parametrize("build_name", BUILDS)
 def test_every_workload_runs_the_image_the_shape_sets(build_name):
     docs = documents(build_name)
-    (image,) = kustomization(K8S / build_name.partition("+")[0])["images"]
+    (image,) = kustomization(K8S / shape_of(build_name))["images"]
     app_images = {
         c["image"]
         for w in of_kind(docs, "Deployment")
