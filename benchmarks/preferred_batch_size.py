@@ -23,9 +23,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.lab.cases import sentiment  # noqa: E402
 from app.lab.observation import server_stats
 from app.lab.server import LabServer  # noqa: E402
+from app.live.sentiment import engine as sentiment  # noqa: E402
 from benchmarks._common import print_build, run_workers  # noqa: E402
 
 PREFERRED = (16, 32)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.lab.cases import sentiment  # noqa: E402
 from app.lab.server import LabServer  # noqa: E402
+from app.live.sentiment import engine as sentiment  # noqa: E402
 from benchmarks._common import run_workers, torch_build  # noqa: E402
 
 REVIEWS = [

@@ -26,9 +26,6 @@ from app.lab.judgement import analysis
 from app.text import charts as chart_words
 from app.text.charts import CHART_SUMMARIES as SUMMARIES
 
-# One word list for the sentiment modes, shared with pages.
-from app.text.sentiment import MODES as SENTIMENT_MODES
-
 PADDING_COLOUR = "rgba(120,120,120,0.45)"
 QUEUE_COLOUR = "rgba(90,90,90,0.9)"
 WRONG_COLOUR = palette.BAD
@@ -302,41 +299,6 @@ def instance_work(requests: pd.DataFrame, _=str) -> go.Figure:
     return palette.finish(fig)
 
 
-
-
-def mode_words(run, _=str) -> str:
-    """How a sentiment run sent its reviews (sentiment.MODES code), in _'s language."""
-    template = SENTIMENT_MODES.get(run.mode)
-    return render(_, template, concurrency=getattr(run, "concurrency", 1)) if template else str(run.mode)
-
-
-def throughput(runs, _=str) -> go.Figure:
-    """Reviews per second for each way of sending the same reviews (sentiment model)."""
-    fig = go.Figure(go.Bar(x=[mode_words(r, _) for r in runs], y=[r.throughput for r in runs],
-                           text=[f"{r.throughput:.0f}/s" for r in runs], textposition="outside"))
-    fig.update_layout(title=_("Throughput: reviews scored per second"), yaxis_title=_("reviews / s"), height=300,
-                      margin=dict(l=10, r=10, t=50, b=10))
-    return palette.finish(fig)
-
-
-def server_batches(runs, _=str) -> go.Figure:
-    """How many reviews ran in a batch of each size, one group of bars per run.
-
-    Counting reviews (size x executions) rather than executions keeps runs of the same
-    reviews comparable: each run's bars add up to its number of reviews.
-    """
-    fig = go.Figure()
-    for run in runs:
-        sizes = run.server.get("batch_sizes", {})
-        fig.add_trace(go.Bar(name=mode_words(run, _), x=list(sizes), y=[int(k) * v for k, v in sizes.items()],
-                             customdata=list(sizes.values()),
-                             hovertemplate=_("%{y} reviews in %{customdata} batch(es) of %{x}") + "<extra>%{fullData.name}</extra>"))
-    fig.update_layout(title=_("Reviews per batch size the server formed"), barmode="group", height=300,
-                      xaxis=dict(title=_("batch size"), dtick=1), yaxis_title=_("reviews"),
-                      margin=dict(l=10, r=10, t=50, b=10))
-    return palette.finish(fig)
-
-
 def state_cells(frame: pd.DataFrame | None, marks: pd.DataFrame | None = None,
                 title: str | None = None, _=str) -> go.Figure:
     """The recogniser's asr_state_cells gauge over time, one line per instance; evictions dashed.
@@ -427,23 +389,6 @@ def instance_work_summary(requests: pd.DataFrame, _=str) -> str:
     items = [render(_, SUMMARIES["instances_item"], instance=r.instance, requests=r.requests, executions=r.executions,
                     busy=r.busy_ms, batch=r.mean_batch) for r in table.itertuples()]
     return render(_, SUMMARIES["instances"], instances=listed(items, _, clauses=True))
-
-
-def throughput_summary(runs, _=str) -> str:
-    items = [render(_, SUMMARIES["throughput_item"], mode=mode_words(r, _), rate=round(r.throughput)) for r in runs]
-    rates = [r.throughput for r in runs if r.throughput > 0]
-    gain = (render(_, SUMMARIES["throughput_gain"], ratio=max(rates) / min(rates)) if len(rates) > 1 else "")
-    return sentences(render(_, SUMMARIES["throughput"], runs=listed(items, _)), gain)
-
-
-def server_batches_summary(runs, _=str) -> str:
-    items = []
-    for run in runs:
-        sizes = {int(k): int(v) for k, v in run.server.get("batch_sizes", {}).items()}
-        items.append(render(_, SUMMARIES["server_batches_item"], mode=mode_words(run, _),
-                            reviews=sum(k * v for k, v in sizes.items()), executions=sum(sizes.values()),
-                            largest=max(sizes, default=0)))
-    return render(_, SUMMARIES["server_batches"], runs=listed(items, _, clauses=True))
 
 
 def state_cells_summary(frame: pd.DataFrame | None, _=str) -> str:

@@ -1,4 +1,4 @@
-"""Lesson 8's live element, its runs and its words (no Streamlit: app/ui/live/generation.py draws it).
+"""Lesson 8's live element, its runs and its words (no Streamlit: app/generation/live_view.py draws it).
 
 One small seeded workload goes to `gen_static` (the dynamic batcher, a batch generated to its end in one
 execution) and then to `gen_inflight` (iterative sequences, one step per execution), the same planned

@@ -38,11 +38,11 @@ CHART_SUMMARIES = {
     "instances": N_("Work per instance: {instances:text}."),
     "instances_item": N_("instance {instance:text} ran {requests:count} requests in {executions:count} executions "
                          "(busy {busy:ms}, mean batch {batch:number})"),
-    # figures.throughput
+    # app/live/sentiment/figures.throughput
     "throughput": N_("Reviews scored per second: {runs:text}."),
     "throughput_item": N_("{mode:text} {rate:count}"),
     "throughput_gain": N_("The fastest way was {ratio:ratio} the slowest."),
-    # figures.server_batches
+    # app/live/sentiment/figures.server_batches
     "server_batches": N_("Batches the server formed: {runs:text}."),
     "server_batches_item": N_("{mode:text}: {reviews:count} reviews in {executions:count} batches, the largest of "
                               "{largest:count}"),

@@ -13,6 +13,7 @@ from app.lab.deployment import Applied, LabSetup
 from app.lab.judgement import prediction
 from app.lab.observation import server_log as log_reader
 from app.lab.traffic import driver
+from app.live.common.view import explained_failures
 from app.quiz.store import ProgressStore
 from app.text import prediction as prediction_words
 from app.text import presets as preset_words
@@ -20,7 +21,6 @@ from app.text import problems as problem_words
 from app.text.errors import EXPLAINED
 from app.ui import chart, class_store, lab_controls, run_views, server_log, session, transcripts
 from app.ui.language import _, t
-from app.ui.live.common import explained_failures
 from app.ui.progress import run_with_progress
 
 if TYPE_CHECKING:

@@ -4,11 +4,11 @@ from __future__ import annotations
 import streamlit as st
 
 from app.i18n import N_
+from app.live.registry import render_live
 from app.ui import course
 from app.ui.checks import lesson_checks
 from app.ui.language import _, t
 from app.ui.lesson_body import render_body
-from app.ui.live import render_live
 
 
 def render(number: int) -> None:

@@ -10,7 +10,8 @@ Two kinds of table, told apart by their header:
 - sentence rows (`Section | English | Chinese | Fact`): each maps one lesson sentence, in each
   language, to fact rows by a short fragment quoted from that sentence; there is one column per
   language of app.i18n.languages(), named by the language's English name (column_name);
-- text rows (`Module | English | Fact`): each maps one message of a module of app/text/ (the words
+- text rows (`Module | English | Fact`): each maps one message of a words module (app/text/, or a live
+  element's app/live/<name>/words.py: the words
   around the lessons: review findings, checker words, log readings, presets, problems, exercise
   and rollout words), by a fragment of its English msgid, to fact rows; the row covers that
   message in every language, since each catalog holds the translation of that same message.
@@ -47,7 +48,7 @@ from tests import mirrors
 REPO = Path(__file__).resolve().parents[2]
 COVERAGE = REPO / "lessons" / "COVERAGE.md"
 BANK = REPO / "quiz" / "bank.yaml"
-LIVE_FILE = REPO / "app" / "ui" / "live" / "__init__.py"
+LIVE_FILE = REPO / "app" / "live" / "registry.py"
 # Every language the app has; the sentence rows hold one fragment column per language (MAP_COLUMNS)
 # and the rule block one word list each, so a language added without them fails here.
 LANGS = languages()
@@ -66,7 +67,8 @@ def column_name(lang: str) -> str:
 FACT_COLUMNS = ["Id", "Fact", "Lesson section", "Quiz items", "Source", "Proof"]
 MAP_COLUMNS = ["Section", *map(column_name, LANGS), "Fact"]
 TEXT_COLUMNS = ["Module", "English", "Fact"]
-TEXT_DIR = "app/text/"
+# The modules whose messages text rows map: app/text/ and each live element's words.
+WORDS_MODULE = re.compile(r"app/(text/[\w/]+|live/\w+/words)\.py")
 SKIPPED_SECTIONS = {"try-it"}  # says what the live element below shows, not what Triton does
 
 REPOS = r"server|core|common|client|python_backend|backend|vllm_backend|tensorrtllm_backend"
@@ -84,7 +86,7 @@ SECTION_LINK = re.compile(r"^`([a-z0-9-]+)#([a-z0-9-]+)`$")
 ITEM_CELL = re.compile(r"^`([a-z0-9]+(?:-[a-z0-9]+)*)`$")
 FACT_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 TEST_PROOF = re.compile(r"^`(tests/[\w/]+\.py)::(test_\w+)`$")
-MODULE_CELL = re.compile(r"^`(app/text/[\w/]+\.py)`$")
+MODULE_CELL = re.compile(rf"^`({WORDS_MODULE.pattern})`$")
 FRAGMENT = re.compile(r'^"(.+)"$')
 NONE = "—"
 
@@ -214,7 +216,7 @@ _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 
 @lru_cache(maxsize=1)
 def text_messages() -> dict[str, list[str]]:
-    """'app/text/<path>.py' -> the English messages (msgids) marked in that module, in order, as the
+    """'app/text/<path>.py' (or another WORDS_MODULE) -> the English messages (msgids) marked in that module, in order, as the
     catalog build extracts them (app/i18n/catalogs.py)."""
     found: dict[str, list[str]] = {}
     for message in extract():
@@ -222,7 +224,7 @@ def text_messages() -> dict[str, list[str]]:
             continue
         for ident in message.id if isinstance(message.id, tuple) else (message.id,):
             for filename, _line in message.locations:
-                if filename.startswith(TEXT_DIR) and ident not in found.setdefault(filename, []):
+                if WORDS_MODULE.fullmatch(filename) and ident not in found.setdefault(filename, []):
                     found[filename].append(ident)
     return found
 
@@ -290,11 +292,11 @@ def split_cell(cell: str, separator: str) -> list[str]:
 
 
 def live_elements() -> set[str]:
-    """Keys of app/ui/live's LIVE mapping, read from the source so this test imports no Streamlit."""
+    """Keys of app/live/registry.py's LIVE mapping, read from the source so this test imports no Streamlit."""
     for node in ast.walk(ast.parse(LIVE_FILE.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "LIVE" for t in node.targets):
             return {key.value for key in node.value.keys}
-    raise AssertionError("app/ui/live/__init__.py defines no LIVE mapping")
+    raise AssertionError("app/live/registry.py defines no LIVE mapping")
 
 
 def functions_in(path: Path) -> set[str]:
@@ -459,7 +461,7 @@ def text_map_problems(path: Path, facts: dict[str, Row], messages: dict[str, lis
         module_cell, fragment_cell, fact_cell = row.cells
         module, quoted = MODULE_CELL.match(module_cell), FRAGMENT.match(fragment_cell)
         if not module or module.group(1) not in messages:
-            problems.append(f"{where}: {module_cell!r} is not a backticked module of app/text/ with marked words")
+            problems.append(f"{where}: {module_cell!r} is not a backticked words module (app/text/, app/live/<name>/words.py) with marked words")
             continue
         if not quoted:
             problems.append(f"{where}: the English fragment must be quoted with \"...\"")

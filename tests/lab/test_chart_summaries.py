@@ -35,6 +35,7 @@ from app.lab.exercises import (
     verification,
 )
 from app.lab.paths import REPO_ROOT
+from app.live.sentiment import figures as sentiment_figures
 from app.ui import presenter
 from tests.lab.checker.test_placement_and_report import broken_result
 from tests.lab.exercises import test_cancelled_request as t_cancelled
@@ -83,8 +84,9 @@ def drawn(requests: pd.DataFrame, _) -> dict[str, tuple[go.Figure, str]]:
     out = {name: (fig, lab) for (name, fig), lab in zip(figures.lab_figures(run, "direct", 2, 4, _=_).items(),
                                                         figures.lab_summaries(run, "direct", 2, 4, _=_).values(), strict=True)}
     out |= {
-        "throughput": (figures.throughput(sentiment, _=_), figures.throughput_summary(sentiment, _=_)),
-        "server batches": (figures.server_batches(sentiment, _=_), figures.server_batches_summary(sentiment, _=_)),
+        "throughput": (sentiment_figures.throughput(sentiment, _=_), sentiment_figures.throughput_summary(sentiment, _=_)),
+        "server batches": (sentiment_figures.server_batches(sentiment, _=_),
+                           sentiment_figures.server_batches_summary(sentiment, _=_)),
         "state cells": (figures.state_cells(cells, _=_), figures.state_cells_summary(cells, _=_)),
         "no state cells": (figures.state_cells(None, _=_), figures.state_cells_summary(None, _=_)),
         "replay": (replay.replay_figure(run, _=_, highlight=0), replay.replay_summary(run, _=_, highlight=0)),
@@ -109,7 +111,7 @@ PAIRED = {"side_by_side": "side_by_side_summaries", "lab_figures": "lab_summarie
 def test_every_figure_builder_has_a_summary_beside_it():
     """A chart module's figure builder (a public function that returns a Figure) has <name>_summary
     next to it, so a new chart cannot come without its words."""
-    for module in (figures, replay, check_charts, item_analysis, presenter):
+    for module in (figures, replay, check_charts, item_analysis, presenter, sentiment_figures):
         for name, function in inspect.getmembers(module, inspect.isfunction):
             if function.__module__ != module.__name__ or name.startswith("_") or name == "empty_figure":
                 continue

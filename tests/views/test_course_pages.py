@@ -5,7 +5,7 @@ import pytest
 
 from app.content.glossary import load_glossary
 from app.content.lessons import load_lessons, load_translated
-from app.ui.live import LIVE
+from app.live.registry import LIVE
 from tests.i18n.text_checks import has_cjk
 from tests.views.conftest import RUN_TIMEOUT_S
 

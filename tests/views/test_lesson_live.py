@@ -6,8 +6,8 @@ import re
 
 from app.i18n import words
 from app.lab.judgement import evidence
+from app.live.rollout import words as rollout_words
 from app.text import checker as check_words
-from app.text import rollout as rollout_words
 from tests.views.conftest import RUN_TIMEOUT_S
 
 

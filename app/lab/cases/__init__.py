@@ -1,1 +1,1 @@
-"""Lesson cases: the runs the lessons' live elements and demos make."""
+"""The runs the presenter's demos make (the lessons' live elements have their own: app/live)."""

@@ -1,7 +1,7 @@
 """Verification before rollout: which model gives the same answers however its requests are batched?
 
 The measure runs the lab's one verification engine, the deployment checker
-(app/lab/checker/engine.run_check, through app/lab/cases/rollout.check, with lesson 7's short
+(app/lab/checker/engine.run_check, through app/live/rollout/engine.check, with lesson 7's short
 options), on the three deployments the question needs: the recogniser under the sequence batcher
 (the guide's sequence checks: what must hold), and the stateless sentiment model and the same
 recogniser under the dynamic batcher (what must not be assumed). Its tables are the checks'
@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from app.lab.cases import rollout
-from app.lab.cases import sentiment as sentiment_case
 from app.lab.deployment import presets
 from app.lab.exercises.common.base import Exercise, ExerciseJudgement, Finding, Measured, Tables
 from app.lab.observation import run_log, server_log
 from app.lab.progress import Progress, Stage
+from app.live.rollout import engine as rollout
+from app.live.sentiment import engine as sentiment_case
 
 if TYPE_CHECKING:
     from app.lab.checker import CheckResult

@@ -1,8 +1,9 @@
 """Small helpers the live elements share: keep a result across reruns, report failures plainly."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 import streamlit as st
 
@@ -11,16 +12,16 @@ from app.ui import session
 from app.ui.language import t
 
 
-def stored(key: str):
+def stored(key: str) -> Any:
     return st.session_state.get(f"live-result:{key}")
 
 
-def store(key: str, value) -> None:
+def store(key: str, value: Any) -> None:
     st.session_state[f"live-result:{key}"] = value
 
 
 @contextmanager
-def explained_failures(wording: Mapping[str, str] | None = None):
+def explained_failures(wording: Mapping[str, str] | None = None) -> Iterator[None]:
     """Show what went wrong (bad input, a refused deployment, a dead server) instead of a traceback,
     in the learner's language (app/text/errors.explain; `wording`: a feature's own problem codes);
     a bug keeps its traceback."""

@@ -20,11 +20,11 @@ import pandas as pd
 import tritonclient.http as http
 from tritonclient.utils import InferenceServerException
 
-from app.lab.cases import sentiment
 from app.lab.scenario.alphabet import to_symbols, to_text
 from app.lab.scenario.audio import utterance
 from app.lab.scenario.ids import unique_ids
 from app.lab.traffic import run_queue
+from app.live.sentiment import engine as sentiment
 
 if TYPE_CHECKING:
     from app.lab.server import LabServer

@@ -1,30 +1,38 @@
 """Live elements of lessons 3 to 6: the streaming recogniser under each scheduler."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+import pandas as pd
 import streamlit as st
 
 from app.i18n import N_
-from app.lab.cases import worked_example as worked_example_run
-from app.lab.cases.worked_example import TURNS
 from app.lab.deployment import LabSettings, Traffic, parse_texts, presets
 from app.lab.judgement import analysis
 from app.lab.scenario.scenario import Scenario
 from app.lab.traffic import driver
+from app.live.common.view import explained_failures, store, stored
+from app.live.recogniser import engine as worked_example_run
+from app.live.recogniser.engine import TURNS
+from app.live.sentiment import words as sentiment_words
 from app.text import presets as preset_words
-from app.text import sentiment as sentiment_words
 from app.ui import run_views, session, transcripts
 from app.ui.language import _, t
-from app.ui.live.common import explained_failures, store, stored
 from app.ui.progress import run_with_progress
 
+if TYPE_CHECKING:
+    from app.lab.deployment import Applied, Deployer
+    from app.lab.server import LabServer
+    from app.lab.traffic import RunResult
 
-def _run_preset(server, deployer, name: str, traffic: Traffic, label: str):
+
+def _run_preset(server: LabServer, deployer: Deployer, name: str, traffic: Traffic, label: str) -> tuple[Applied, RunResult]:
     applied = deployer.apply(presets.get(name).settings, owner=session.learner())
     result = run_with_progress(lambda p: driver.run(server, traffic.scenario(applied.model), progress=p), label)
     return applied, result
 
 
-def the_mistake(server, deployer) -> None:
+def the_mistake(server: LabServer, deployer: Deployer) -> None:
     st.markdown(_(
         "Eight sessions stream 12 letters each through **`asr_dynamic`** (two instances, state kept per batch row). "
         "Watch the transcripts drift."
@@ -42,7 +50,7 @@ def the_mistake(server, deployer) -> None:
 ONE_INSTANCE = LabSettings(scheduler="direct", instances=1, slots=4, state_key="slot")
 
 
-def worked_example(server) -> None:
+def worked_example(server: LabServer) -> None:
     """The lesson's two models and four requests, sent for real; the refusal text is the server's own."""
     st.markdown("#### " + _("The worked example") + "\n" + _(
         "Requests 1 and 2 go to **`sentiment`** (Model A) with no sequence ID. Requests 3 and 4 are turns 3 and 4 "
@@ -76,7 +84,7 @@ WORKED_COLUMNS = {"request": N_("request"), "model": N_("model"), "sequence_id":
 REQUEST_WORDS = {"turn 1": N_("turn 1"), "turn 2": N_("turn 2")}
 
 
-def worked_example_table(sent):
+def worked_example_table(sent: pd.DataFrame) -> pd.DataFrame:
     """The walk-through's rows as the learner reads them: outcomes and headers in words."""
     words = t()
     table = sent.copy()
@@ -90,7 +98,7 @@ def worked_example_table(sent):
     return table.rename(columns={k: words(v) for k, v in WORKED_COLUMNS.items()})
 
 
-def sequence_controls(server, deployer) -> None:
+def sequence_controls(server: LabServer, deployer: Deployer) -> None:
     worked_example(server)
     st.markdown("#### " + _("Your own chunks"))
     st.markdown(_(
@@ -141,7 +149,7 @@ CONTROL_COLUMNS = {
 }
 
 
-def direct_vs_oldest(server, deployer) -> None:
+def direct_vs_oldest(server: LabServer, deployer: Deployer) -> None:
     st.markdown(_(
         "The same sessions run on **direct** (state per slot) and on **oldest** (state per correlation ID). "
         "Both deployments have 2 instances × 4 slots = 8 sessions at once; try more to see sessions wait."
@@ -169,7 +177,7 @@ def direct_vs_oldest(server, deployer) -> None:
     run_views.explain_timeline("direct", "oldest")
 
 
-def instances_vs_batching(server, deployer) -> None:
+def instances_vs_batching(server: LabServer, deployer: Deployer) -> None:
     st.markdown(_(
         "Change how many **instances** (copies of the recogniser) and how many **slots** each has, then stream "
         "sessions. Capacity is instances × slots; sessions beyond it wait for a slot."

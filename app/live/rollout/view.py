@@ -1,25 +1,31 @@
 """Live element of lesson 7: a team runs the rollout guide's checks on a deployment before rolling it out.
 
 The checks are the deployment checker's (app/lab/checker/engine.run_check, through
-app/lab/cases/rollout.py), run in this script thread so its progress callback moves the bar
+app/live/rollout/engine.py), run in this script thread so its progress callback moves the bar
 directly, as on the "Check a deployment" page; its report is drawn by app/ui/check_report.py,
-with the lesson's reading of the result above it (app/text/rollout.py).
+with the lesson's reading of the result above it (words.py).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
-from app.lab.cases import rollout as checks
-from app.text import rollout as words_of
+from app.live.common.view import explained_failures, store, stored
+from app.live.rollout import engine as checks
+from app.live.rollout import words as words_of
 from app.ui import check_report, language
 from app.ui.language import _, t
-from app.ui.live.common import explained_failures, store, stored
+
+if TYPE_CHECKING:
+    from app.lab.deployment import Deployer
+    from app.lab.server import LabServer
 
 RESULT = "rollout_checks"
 BOX = {"sequence_held": st.success, "stateless_held": st.success, "recogniser_keeps_state": st.warning, "broken": st.error}
 
 
-def rollout_checks(server, deployer) -> None:
+def rollout_checks(server: LabServer, deployer: Deployer) -> None:
     words = t()
     st.markdown(_(words_of.INTRO))
     target = language.choice(st.selectbox, _("Deployment to check"), checks.TARGETS, key="rollout-target",
@@ -36,7 +42,7 @@ def rollout_checks(server, deployer) -> None:
     check_report.body(saved, key="rollout")
 
 
-def _run(server, deployer, model: str) -> check_report.CheckRun:
+def _run(server: LabServer, deployer: Deployer, model: str) -> check_report.CheckRun:
     """The check, with its progress and its place in the run queue on one bar."""
     with check_report.progress_bar(model) as (progress, waiting):
         return check_report.CheckRun(checks.check_target(server, deployer, model, progress=progress, on_wait=waiting))

@@ -1,20 +1,26 @@
 """Live elements of lessons 1 and 2: the stateless sentiment model, singles vs concurrency."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 import streamlit as st
 
-from app.charts import figures
 from app.i18n import N_
-from app.lab.cases import sentiment
-from app.text import sentiment as sentiment_words
+from app.live.common.view import explained_failures, store, stored
+from app.live.sentiment import engine as sentiment
+from app.live.sentiment import figures
+from app.live.sentiment import words as sentiment_words
 from app.ui import chart
 from app.ui.language import _, t
-from app.ui.live.common import explained_failures, store, stored
 from app.ui.progress import run_with_progress
 
+if TYPE_CHECKING:
+    from app.lab.deployment import Deployer
+    from app.lab.server import LabServer
 
-def batch_vs_single(server, deployer) -> None:
+
+def batch_vs_single(server: LabServer, deployer: Deployer) -> None:
     st.markdown(_("Send the same reviews to `sentiment` **one at a time**, then **all at once**, and compare."))
     cols = st.columns(2)
     count = cols[0].slider(_("Reviews"), 16, 128, 64, step=16, key="bvs-count")
@@ -52,7 +58,7 @@ def batch_vs_single(server, deployer) -> None:
                               diff=f"{agreement.max_score_diff:.1e}"))
 
 
-def dynamic_batching_demo(server, deployer) -> None:
+def dynamic_batching_demo(server: LabServer, deployer: Deployer) -> None:
     st.markdown(_(
         "Fire reviews at `sentiment` from many callers at once, twice, in **two different arrival orders**. "
         "The dynamic batcher groups whatever is waiting; each caller must still get its own answer."

@@ -4,7 +4,7 @@ There is one verification engine, app/lab/checker (`batching-lab check`, the "Ch
 page): the lesson runs its `run_check` on a deployment the lab ships, on the lab's own
 server, and shows its report. What this module adds is the lesson's choice of deployments, the
 options that keep a run short, and which of the lesson's readings a result calls for (codes;
-words in app/text/rollout.py).
+words in words.py).
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ TARGETS = ("asr_sequence_direct", "asr_sequence_oldest", "asr_dynamic", "sentime
 # 5 s idle timeout), asr_dynamic about 2 s, sentiment about 5 s.
 OPTIONS = CheckOptions(steps=6)
 
-# What a result teaches (READINGS in app/text/rollout.py).
+# What a result teaches (READINGS in words.py).
 READINGS = ("sequence_held", "stateless_held", "recogniser_keeps_state", "broken")
 
 

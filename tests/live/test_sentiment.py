@@ -1,8 +1,8 @@
 """The sentiment helpers on the real server: the model's tokenizer, batching, identical answers."""
 from __future__ import annotations
 
-from app.lab.cases import sentiment
 from app.lab.paths import MODEL_REPOSITORY
+from app.live.sentiment import engine as sentiment
 from tests.server_calls import ask
 
 

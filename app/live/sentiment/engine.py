@@ -36,7 +36,7 @@ MODEL = "sentiment"
 UNBATCHED = "sentiment_unbatched"
 MODEL_DIR = MODEL_REPOSITORY / MODEL
 TOKENIZER = MODEL_DIR / "1" / "tokenizer.py"
-# How a SentimentRun sent its reviews (words: app/text/sentiment.py).
+# How a SentimentRun sent its reviews (words: words.py).
 ONE_AT_A_TIME, AT_ONCE, ONE_REQUEST = "one_at_a_time", "at_once", "one_request"
 IN_ORDER, SHUFFLED = "in_order", "shuffled"
 MODES = (ONE_AT_A_TIME, AT_ONCE, ONE_REQUEST, IN_ORDER, SHUFFLED)
@@ -75,7 +75,7 @@ def encode(texts: list[str]) -> np.ndarray[Any, Any]:
 class SentimentRun:
     """One way of sending the same reviews; scores and labels are in review order.
 
-    `mode` is a code (MODES); its words, with `concurrency`, are in app/text/sentiment.py."""
+    `mode` is a code (MODES); its words, with `concurrency`, are in words.py."""
 
     mode: str
     wall_s: float

@@ -4,21 +4,27 @@ The runs, the answer key and the words are app/generation/live.py's; the figure 
 (app/generation/figures.latencies); this draws them."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from app.generation import figures, runs
 from app.generation import live as gen_live
 from app.generation import words as gen_words
 from app.i18n import formats
+from app.live.common.view import explained_failures, store, stored
 from app.ui import chart, language
 from app.ui.language import _, t
-from app.ui.live.common import explained_failures, store, stored
 from app.ui.progress import run_with_progress
+
+if TYPE_CHECKING:
+    from app.lab.deployment import Deployer
+    from app.lab.server import LabServer
 
 P = "gif-"  # widget keys
 
 
-def generation_in_flight(server, deployer) -> None:
+def generation_in_flight(server: LabServer, deployer: Deployer) -> None:
     del deployer  # the generator's shipped deployments load through app/generation/runs.py
     words = t()
     st.markdown(_(gen_live.INTRO))

@@ -1,7 +1,7 @@
 """The worked example of lesson 4, on the real server: what happens to each of the four requests."""
 from __future__ import annotations
 
-from app.lab.cases import worked_example
+from app.live.recogniser import engine as worked_example
 
 
 def test_open_sequence_keeps_turns_on_one_slot_and_decodes_them(lab_server):
