@@ -24,7 +24,7 @@ from app.ui.live.common import explained_failures
 from app.ui.progress import run_with_progress
 
 if TYPE_CHECKING:
-    from app.lab.traffic import RunResult
+    from app.lab.records import RunResult
 
 
 @dataclass

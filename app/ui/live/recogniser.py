@@ -6,8 +6,9 @@ import streamlit as st
 from app.i18n import N_
 from app.lab.cases import worked_example as worked_example_run
 from app.lab.cases.worked_example import TURNS
-from app.lab.deployment import LabSettings, Traffic, parse_texts, presets
+from app.lab.deployment import LabSettings, parse_texts, presets
 from app.lab.judgement import analysis
+from app.lab.records import Traffic
 from app.lab.scenario.scenario import Scenario
 from app.lab.traffic import driver
 from app.text import presets as preset_words
