@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from app.lab.observation.run_log import RunLog
+from app.lab.observation import RunLog
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.scenario.transport import Transport
 
