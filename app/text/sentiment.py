@@ -1,7 +1,12 @@
 """Words for the sentiment model's runs (app/lab/cases/sentiment.py codes)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from app.i18n import N_, Words
+
+if TYPE_CHECKING:
+    from app.lab.cases.sentiment import SentimentRun
 
 MODES = {
     "one_at_a_time": N_("one at a time"),
@@ -13,13 +18,13 @@ MODES = {
 LABELS = {1: N_("positive"), 0: N_("negative")}
 
 
-def mode(run, _: Words) -> str:
+def mode(run: SentimentRun, _: Words) -> str:
     """How a SentimentRun sent its reviews; an unknown mode (a caller's own name) is shown as given."""
     template = MODES.get(run.mode)
     return _.render(template, concurrency=run.concurrency) if template else str(run.mode)
 
 
-def label(value, _: Words) -> str:
+def label(value: Any, _: Words) -> str:
     return _(LABELS[int(bool(value))])
 
 
