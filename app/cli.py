@@ -11,8 +11,10 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app import checker_api
 from app import exercise_families as families
@@ -35,8 +37,15 @@ from app.text import log_readings
 from app.text import report as report_text
 from app.text.errors import EXPLAINED, explain
 
+if TYPE_CHECKING:
+    from app.lab.checker import CheckResult
+    from app.lab.exercises import ExerciseResult
 
-def default_language(environ=os.environ) -> str:
+# What each subcommand runs: its parsed arguments and the reader's words in, the exit status out.
+Handler = Callable[[argparse.Namespace, Words], int]
+
+
+def default_language(environ: Mapping[str, str] = os.environ) -> str:
     """The first of LC_ALL, LC_MESSAGES, LANG that is set decides (POSIX order); 'zh_CN.UTF-8' -> 'zh'."""
     for key in ("LC_ALL", "LC_MESSAGES", "LANG"):
         value = environ.get(key)
@@ -51,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     _ = words(getattr(args, "lang", None) or default_language())
     try:
         _read_addresses(args)
-        return args.handler(args, _)
+        handler: Handler = args.handler
+        return handler(args, _)
     except KeyboardInterrupt:
         return 130
     except EXPLAINED as err:  # one clear line for the user, not a traceback; any other error is a bug and keeps its traceback (exit 1)
@@ -194,7 +204,7 @@ def _lengths(text: str) -> list[int]:
         raise argparse.ArgumentTypeError(f"expected lengths like 24 or 12,40, got {text!r}") from None
 
 
-def _server(url: str | None, _: Words):
+def _server(url: str | None, _: Words) -> LabServer:
 
     server = LabServer(url=url) if url else LabServer.from_env()
     if server.is_embedded:
@@ -202,7 +212,7 @@ def _server(url: str | None, _: Words):
     return server.start()
 
 
-def _serve(args, _: Words) -> int:
+def _serve(args: argparse.Namespace, _: Words) -> int:
 
     server = EmbeddedServer(model_repository=args.model_repository, http_port=args.http_port)
     # Every model in the repository, as shipped: `serve` works for any repository.
@@ -225,7 +235,7 @@ def _serve(args, _: Words) -> int:
     return 0
 
 
-def _models(args, _: Words) -> int:
+def _models(args: argparse.Namespace, _: Words) -> int:
     server = _server(args.url, _)
     try:
         status = server.status()
@@ -255,7 +265,7 @@ def _cancel(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"expected INDEX:N (two whole numbers), got {text!r}") from None
 
 
-def _run(args, _: Words) -> int:
+def _run(args: argparse.Namespace, _: Words) -> int:
     if generation.deployments.is_generator_name(args.model):
         return _run_generation(args, _)
 
@@ -285,7 +295,7 @@ def _run(args, _: Words) -> int:
     return 0
 
 
-def _run_generation(args, _: Words) -> int:
+def _run_generation(args: argparse.Namespace, _: Words) -> int:
     """A generation workload on a generator deployment: its figures printed, its tables in --json."""
     workload = generation.Workload(requests=args.requests, mean_gap_ms=args.gap_ms, min_tokens=args.tokens[0],
                                    max_tokens=args.tokens[1], seed=args.seed)
@@ -310,7 +320,7 @@ def exercise_titles(_: Words) -> list[tuple[str, str]]:
     return [(name, text.title(name, _)) for name in families.names()]
 
 
-def _exercise(args, _: Words) -> int:
+def _exercise(args: argparse.Namespace, _: Words) -> int:
 
     if args.name is None:
         for name, title in exercise_titles(_):
@@ -327,7 +337,7 @@ def _exercise(args, _: Words) -> int:
     return 0
 
 
-def print_exercise(result, _: Words, json_path: Path | None = None) -> None:
+def print_exercise(result: ExerciseResult, _: Words, json_path: Path | None = None) -> None:
     """What `exercise NAME` prints for one result, in _'s language; with json_path, the result's
     codes and values are written there too."""
     print(text.summary(result, _))
@@ -337,7 +347,7 @@ def print_exercise(result, _: Words, json_path: Path | None = None) -> None:
         print(_.render(N_("wrote {path:text}"), path=json_path))
 
 
-def _check(args, _: Words) -> int:
+def _check(args: argparse.Namespace, _: Words) -> int:
     """A shell over app.checker_api: exit 0 when the check passed, 1 when it failed (a check broke, or
     the config review found an error), 2 (main's explained-error path) when it could not check."""
     values = dict(
@@ -383,7 +393,7 @@ def _check(args, _: Words) -> int:
     return report.exit_code
 
 
-def _export_failures(result, path: Path, _: Words) -> None:
+def _export_failures(result: CheckResult, path: Path, _: Words) -> None:
     """The failing sessions as perf_analyzer --input-data JSON at `path`; nothing written when none failed."""
     document = failing_input_data(result)
     if document is None:

@@ -6,6 +6,7 @@ the lesson pages take their titles from the lessons of that language.
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.navigation.page import StreamlitPage
 
 from app.i18n import N_
 from app.lab.database import DatabaseError
@@ -19,7 +20,7 @@ session.start_in_background()  # returns at once: pages draw while Triton starts
 language.show(key="language")
 warn_at_startup()  # once per process: listening beyond localhost with no instructor key
 
-sections: dict[str, list] = {
+sections: dict[str, list[StreamlitPage]] = {
     _(N_("Start")): [st.Page("views/home.py", title=_(N_("Home")), icon=":material/home:", default=True)],
 }
 # Pages live in app/views/, not app/pages/: Streamlit would also treat a pages/ folder as

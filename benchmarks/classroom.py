@@ -66,9 +66,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from app.lab.deployment import PRESETS, Deployer, LabSettings, LabSetup, Traffic, loaded_models  # noqa: E402
+from app.lab.deployment import PRESETS, Deployer, LabSettings, LabSetup, loaded_models  # noqa: E402
 from app.lab.judgement import prediction
 from app.lab.observation import server_log
+from app.lab.records import Traffic  # noqa: E402
 from app.lab.server import LabServer  # noqa: E402
 from app.lab.traffic import driver, run_queue  # noqa: E402
 from benchmarks._common import PeakMemory, run_workers, torch_build  # noqa: E402

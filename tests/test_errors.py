@@ -158,3 +158,21 @@ def test_tritons_own_refusal_is_quoted_in_every_language(lab_server):
     for lang in languages():
         said = explain(err, words(lang))
         assert f"`{err.message()}`" in said.message and reads_in(lang, said.message, english.message), lang
+
+
+def test_a_lab_exception_is_caught_by_its_root_and_worded_as_its_builtin_base_says():
+    """A refused content file (a ValueError under the root) reads as its text, quoted; a lab
+    exception with no words at this edge (a closed poll, caught by name on the quiz pages) is
+    raised again."""
+    from app.content.lessons import ContentError
+    from app.lab.errors import BatchingLabError
+    from app.quiz.votes import PollClosed
+
+    content = ContentError("lessons/01.md: field 'title': missing")
+    assert isinstance(content, BatchingLabError) and isinstance(content, EXPLAINED)
+    said = explain(content, words("en"))
+    assert said.codes == (errors_text.VALUE_UNUSABLE,) and "lessons/01.md: field 'title': missing" in said.message
+    closed = PollClosed("ABCD")
+    with pytest.raises(PollClosed) as again:
+        explain(closed, words("en"))
+    assert again.value is closed

@@ -13,7 +13,8 @@ screen reader; the pages show it under the chart (app/ui/chart.py). Its words: a
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -21,10 +22,13 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from app.charts import palette
-from app.i18n import N_, words
+from app.i18n import N_, Translate, words
 from app.lab.judgement import analysis
 from app.text import charts as chart_words
 from app.text.charts import CHART_SUMMARIES as SUMMARIES
+
+if TYPE_CHECKING:
+    from app.lab.records import RunResult
 
 PADDING_COLOUR = "rgba(120,120,120,0.45)"
 QUEUE_COLOUR = "rgba(90,90,90,0.9)"
@@ -53,10 +57,11 @@ SOURCE_WORDS = {
 SOURCE_LATENCY_WORDS = {"client": N_("client round trip"), "trace": N_("server: queue + compute (trace)")}
 
 
-def render(_, template: str, **values) -> str:
+def render(_: Translate, template: str, **values: Any) -> str:
     """Fill a {name:kind} template in _'s language; with `_=str`, in English."""
-    if hasattr(_, "render"):
-        return _.render(template, **values)
+    own = getattr(_, "render", None)  # a Words
+    if own is not None:
+        return str(own(template, **values))
     return words().render(_(template), **values)
 
 
@@ -68,12 +73,12 @@ class Chart(NamedTuple):
     summary: str
 
 
-def listed(items, _=str, limit: int = 8, clauses: bool = False) -> str:
+def listed(items: Iterable[object], _: Translate = str, limit: int = 8, clauses: bool = False) -> str:
     """Items in a sentence, in _'s language: 'session 2, session 5' (past `limit`, 'and 3 more');
     `clauses` (items that hold commas of their own) are set apart by semicolons."""
-    items = [str(i) for i in items]
-    joined = _(chart_words.CLAUSE_SEPARATOR if clauses else chart_words.LIST_SEPARATOR).join(items[:limit])
-    return render(_, chart_words.MORE, list=joined, n=len(items) - limit) if len(items) > limit else joined
+    shown = [str(i) for i in items]
+    joined = _(chart_words.CLAUSE_SEPARATOR if clauses else chart_words.LIST_SEPARATOR).join(shown[:limit])
+    return render(_, chart_words.MORE, list=joined, n=len(shown) - limit) if len(shown) > limit else joined
 
 
 def sentences(*parts: str) -> str:
@@ -84,11 +89,11 @@ def sentences(*parts: str) -> str:
     return out
 
 
-def owner_words(code: str, session, _=str) -> str:
+def owner_words(code: str, session: int | None, _: Translate = str) -> str:
     return render(_, OWNER_WORDS.get(code, OWNER_WORDS["unknown"]), number=(session or 0) + 1)
 
 
-def length_words(low: int, high: int, _=str) -> str:
+def length_words(low: int, high: int, _: Translate = str) -> str:
     if low == high:
         return render(_, N_("{n:count} chunks"), n=low)
     return render(_, N_("{low:count}–{high:count} chunks"), low=low, high=high)
@@ -106,7 +111,7 @@ def empty_figure(title: str, message: str) -> go.Figure:  # both already in the 
 
 
 def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: int | None = None,
-                  slots: int | None = None, _=str) -> go.Figure:
+                  slots: int | None = None, _: Translate = str) -> go.Figure:
     """One row per instance x slot, time across; each chunk a bar coloured by its session."""
     title = _("Slot occupancy: instance × slot over time")
     marks = analysis.marks(requests)
@@ -227,7 +232,7 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
     return palette.finish(fig)
 
 
-def batch_sizes(server: dict, requests: pd.DataFrame, _=str) -> go.Figure:
+def batch_sizes(server: dict[str, Any], requests: pd.DataFrame, _: Translate = str) -> go.Figure:
     """Executions per batch size: the server's statistics next to this run's trace."""
     table = analysis.batch_distribution(server, requests)
     title = _("Batch sizes the model ran (padding rows included)")
@@ -244,7 +249,7 @@ def batch_sizes(server: dict, requests: pd.DataFrame, _=str) -> go.Figure:
     return palette.finish(fig)
 
 
-def queue_vs_compute(requests: pd.DataFrame, server: dict, _=str) -> go.Figure:
+def queue_vs_compute(requests: pd.DataFrame, server: dict[str, Any], _: Translate = str) -> go.Figure:
     """Mean time per request spent waiting vs computing, from trace, statistics and metrics."""
     table = analysis.queue_compute(requests, server)
     title = _("Where a request's time went (mean per request)")
@@ -262,7 +267,7 @@ def queue_vs_compute(requests: pd.DataFrame, server: dict, _=str) -> go.Figure:
     return palette.finish(fig)
 
 
-def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame, _=str) -> go.Figure:
+def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame, _: Translate = str) -> go.Figure:
     """p50/p95/p99 latency per session length, client-side and server-side."""
     table = analysis.latency_percentiles(requests, sessions)
     title = _("Latency percentiles per session length")
@@ -284,7 +289,7 @@ def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame, _=str) -
     return palette.finish(fig)
 
 
-def instance_work(requests: pd.DataFrame, _=str) -> go.Figure:
+def instance_work(requests: pd.DataFrame, _: Translate = str) -> go.Figure:
     """Busy time and requests per instance: how evenly the copies shared the work."""
     table = analysis.instance_work(requests)
     title = _("Work per instance")
@@ -300,7 +305,7 @@ def instance_work(requests: pd.DataFrame, _=str) -> go.Figure:
 
 
 def state_cells(frame: pd.DataFrame | None, marks: pd.DataFrame | None = None,
-                title: str | None = None, _=str) -> go.Figure:
+                title: str | None = None, _: Translate = str) -> go.Figure:
     """The recogniser's asr_state_cells gauge over time, one line per instance; evictions dashed.
 
     `frame` is a state_cells.Sampler frame (t, instance, cells, evicted); `marks` (t, label)
@@ -329,12 +334,12 @@ def state_cells(frame: pd.DataFrame | None, marks: pd.DataFrame | None = None,
 # ------------------------------------------------- each chart's message, in words
 
 
-def _session_words(values, _=str) -> str:
+def _session_words(values: Iterable[Any], _: Translate = str) -> str:
     return listed([render(_, N_("session {number:count}"), number=int(v) + 1) for v in sorted(set(values))], _)
 
 
 def slot_timeline_summary(requests: pd.DataFrame, scheduler: str = "direct", instances: int | None = None,
-                          slots: int | None = None, _=str) -> str:
+                          slots: int | None = None, _: Translate = str) -> str:
     """What slot_timeline shows: how many chunks ran where, which came back wrong, padding, the longest wait."""
     marks = analysis.marks(requests)
     if marks.empty:
@@ -352,7 +357,7 @@ def slot_timeline_summary(requests: pd.DataFrame, scheduler: str = "direct", ins
     return sentences(told, letters, rows)
 
 
-def batch_sizes_summary(server: dict, requests: pd.DataFrame, _=str) -> str:
+def batch_sizes_summary(server: dict[str, Any], requests: pd.DataFrame, _: Translate = str) -> str:
     table = analysis.batch_distribution(server, requests)
     if table.empty:
         return _("The server reported no executions.")
@@ -362,7 +367,7 @@ def batch_sizes_summary(server: dict, requests: pd.DataFrame, _=str) -> str:
                   largest=int(counted["batch_size"].max()) if len(counted) else 0, traced=int(table["trace"].sum()))
 
 
-def queue_vs_compute_summary(requests: pd.DataFrame, server: dict, _=str) -> str:
+def queue_vs_compute_summary(requests: pd.DataFrame, server: dict[str, Any], _: Translate = str) -> str:
     table = analysis.queue_compute(requests, server)
     if table.empty:
         return _("No timing data from the server.")
@@ -371,7 +376,7 @@ def queue_vs_compute_summary(requests: pd.DataFrame, server: dict, _=str) -> str
     return render(_, SUMMARIES["queue_vs_compute"], sources=listed(items, _, clauses=True))
 
 
-def latency_percentiles_summary(requests: pd.DataFrame, sessions: pd.DataFrame, _=str) -> str:
+def latency_percentiles_summary(requests: pd.DataFrame, sessions: pd.DataFrame, _: Translate = str) -> str:
     table = analysis.latency_percentiles(requests, sessions)
     if table.empty:
         return _("No successful requests.")
@@ -382,7 +387,7 @@ def latency_percentiles_summary(requests: pd.DataFrame, sessions: pd.DataFrame, 
                   low_length=length_words(int(low["length_low"]), int(low["length_high"]), _))
 
 
-def instance_work_summary(requests: pd.DataFrame, _=str) -> str:
+def instance_work_summary(requests: pd.DataFrame, _: Translate = str) -> str:
     table = analysis.instance_work(requests)
     if table.empty:
         return _("No request reached an instance.")
@@ -391,7 +396,7 @@ def instance_work_summary(requests: pd.DataFrame, _=str) -> str:
     return render(_, SUMMARIES["instances"], instances=listed(items, _, clauses=True))
 
 
-def state_cells_summary(frame: pd.DataFrame | None, _=str) -> str:
+def state_cells_summary(frame: pd.DataFrame | None, _: Translate = str) -> str:
     if frame is None or frame.empty:
         return _("The model reported no state-cell metric (a model without it, or no metrics endpoint).")
     items = []
@@ -402,8 +407,8 @@ def state_cells_summary(frame: pd.DataFrame | None, _=str) -> str:
     return render(_, SUMMARIES["state_cells"], instances=listed(items, _, clauses=True))
 
 
-def lab_figures(result, scheduler: str = "direct", instances: int | None = None, slots: int | None = None,
-                _=str) -> dict[str, go.Figure]:
+def lab_figures(result: RunResult, scheduler: str = "direct", instances: int | None = None, slots: int | None = None,
+                _: Translate = str) -> dict[str, go.Figure]:
     """Every figure the live lab shows for one RunResult."""
     return {
         "timeline": slot_timeline(result.requests, scheduler, instances, slots, _=_),
@@ -414,8 +419,8 @@ def lab_figures(result, scheduler: str = "direct", instances: int | None = None,
     }
 
 
-def lab_summaries(result, scheduler: str = "direct", instances: int | None = None, slots: int | None = None,
-                  _=str) -> dict[str, str]:
+def lab_summaries(result: RunResult, scheduler: str = "direct", instances: int | None = None, slots: int | None = None,
+                  _: Translate = str) -> dict[str, str]:
     """What each of lab_figures says, in words (same keys)."""
     return {
         "timeline": slot_timeline_summary(result.requests, scheduler, instances, slots, _=_),

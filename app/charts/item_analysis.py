@@ -14,14 +14,14 @@ import plotly.graph_objects as go
 from app.charts import palette
 from app.charts.figures import WRONG_COLOUR, render, sentences
 from app.charts.plots import VERDICT_COLOURS
-from app.i18n import N_
+from app.i18n import N_, Translate
 from app.text.charts import CHART_SUMMARIES as SUMMARIES
 
 RIGHT_COLOUR = VERDICT_COLOURS["intact"]
 
 
 def option_counts(labels: Sequence[str], counts: Sequence[int], correct: Sequence[bool], answered: int,
-                  _=str, font_size: int | None = None) -> go.Figure:
+                  _: Translate = str, font_size: int | None = None) -> go.Figure:
     """One horizontal bar per option, in the bank's order (every option, chosen or not).
 
     labels: the options as the reader reads them; counts: how many chose each; correct: which are
@@ -52,7 +52,7 @@ def option_counts(labels: Sequence[str], counts: Sequence[int], correct: Sequenc
 
 
 def option_counts_summary(labels: Sequence[str], counts: Sequence[int], correct: Sequence[bool], answered: int,
-                          _=str) -> str:
+                          _: Translate = str) -> str:
     """What option_counts shows, in words: how often right and wrong options were chosen, and the wrong
     option chosen most (the misconception to talk about). Labels as the chart gets them (<br> breaks read as spaces)."""
     counts = [int(n) for n in counts]

@@ -17,6 +17,8 @@ colour, symbol or dash its own from here. tests/lab/test_chart_palette.py holds 
 """
 from __future__ import annotations
 
+from typing import Any
+
 import plotly.express as px
 import plotly.graph_objects as go
 
@@ -94,21 +96,21 @@ def _on_white(colour: str) -> str | None:
     return None
 
 
-def faint(colours) -> bool:
+def faint(colours: object) -> bool:
     """Whether a fill (one colour or one per point) has a colour under NON_TEXT against white."""
     values = [colours] if isinstance(colours, str) else list(colours) if isinstance(colours, (list, tuple)) else []
     shown = [v for c in values if isinstance(c, str) and (v := _on_white(c)) is not None]
     return any(contrast(v, WHITE) < NON_TEXT for v in shown)
 
 
-def _key(trace) -> str:
+def _key(trace: Any) -> str:  # plotly's traces are untyped
     """A trace's category; tables and other traces without a legend have none of their own."""
     return str(getattr(trace, "legendgroup", None) or getattr(trace, "name", None) or "")
 
 
-def _modes(trace) -> str:
+def _modes(trace: Any) -> str:
     """A scatter trace's mode as plotly draws it (unset: lines, markers too on short traces)."""
-    return trace.mode or ("lines+markers" if len(trace.x or ()) < 20 else "lines")
+    return str(trace.mode or ("lines+markers" if len(trace.x or ()) < 20 else "lines"))
 
 
 def finish(fig: go.Figure) -> go.Figure:
@@ -146,7 +148,7 @@ def finish(fig: go.Figure) -> go.Figure:
     return fig
 
 
-def fill_of(trace):
+def fill_of(trace: Any) -> Any:
     """The colour a trace's bars or markers are filled with: their own, or (plotly's rule for a
     scatter whose markers name none) the line's."""
     if trace.marker.color is not None or trace.type != "scatter":
@@ -154,7 +156,7 @@ def fill_of(trace):
     return trace.line.color
 
 
-def _outline(trace) -> None:
+def _outline(trace: Any) -> None:
     """A dark edge on bars or markers filled too light to see against white, unless they have one."""
     if trace.marker.line.color is None and faint(fill_of(trace)):
         trace.marker.line.color = OUTLINE

@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from app.charts import palette
-from app.i18n import N_
+from app.i18n import N_, Translate
 from app.text.verdicts import VERDICT_WORDS
 
 READ_COLOURS = {"own": palette.GOOD, "fresh": palette.SKY_BLUE, "refused": palette.BAD, "unknown": palette.GREY}
@@ -22,27 +22,27 @@ VERDICT_COLOURS = {"intact": palette.GOOD, "lost": palette.ORANGE, "foreign": pa
 SESSION = N_("session {number}")  # the same words as app/i18n/formats.session
 
 
-def session_name(index, _=str) -> str:
+def session_name(index: int, _: Translate = str) -> str:
     """A 0-based session index as people count it, in _'s language: 'session 3'."""
     return _(SESSION).format(number=int(index) + 1)
 
 
-def session_names(frame: pd.DataFrame, _=str) -> pd.Series:
+def session_names(frame: pd.DataFrame, _: Translate = str) -> pd.Series:
     """session_name of every row's "session", for a figure's axis or legend."""
     return frame["session"].map(lambda i: session_name(i, _))
 
 
-def letters(right: pd.Series, _=str) -> pd.Series:
+def letters(right: pd.Series, _: Translate = str) -> pd.Series:
     """True/False (the chunk's letter was right) as words for a figure's symbol legend."""
     return right.map(lambda r: _(LETTER_LABELS[bool(r)]))
 
 
-def verdict_name(code: str, _=str) -> str:
+def verdict_name(code: str, _: Translate = str) -> str:
     """A verdict code (app/lab/judgement/verdicts.py) as a word, for figures."""
     return _(VERDICT_WORDS.get(str(code), str(code)))
 
 
-def verdict_colours(_=str) -> dict:
+def verdict_colours(_: Translate = str) -> dict[str, str]:
     """VERDICT_COLOURS keyed by the verdicts' words in _'s language."""
     return {verdict_name(code, _): colour for code, colour in VERDICT_COLOURS.items()}
 

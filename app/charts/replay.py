@@ -20,16 +20,19 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import plotly.graph_objects as go
 
 from app.charts import palette
 from app.charts.figures import WRONG_COLOUR, owner_words, render, sentences, session_colour, slot_timeline, slot_timeline_summary
-from app.i18n import N_
+from app.i18n import N_, Translate
 from app.lab.judgement import analysis
 from app.text.charts import CHART_SUMMARIES as SUMMARIES
+
+if TYPE_CHECKING:
+    from app.lab.records import RunResult
 
 FRAME_MS = 700  # one batch on screen at 1x
 SPEEDS = (0.5, 1.0, 2.0, 4.0)
@@ -118,7 +121,7 @@ def time_range(requests: pd.DataFrame) -> tuple[float, float]:
     return 0.0, end_ms * 1.02 + max(end_ms / 300, 0.05) + 0.5
 
 
-def shared_range(*results) -> tuple[float, float]:
+def shared_range(*results: RunResult) -> tuple[float, float]:
     """One time axis (ms since each run started) that shows every run given in full."""
     spans = [time_range(r.requests) for r in results]
     if not spans:
@@ -126,14 +129,14 @@ def shared_range(*results) -> tuple[float, float]:
     return min(lo for lo, _hi in spans), max(hi for _lo, hi in spans)
 
 
-def _layout_of(a: pd.DataFrame, b: pd.DataFrame, instances: int | None, slots: int | None):
+def _layout_of(a: pd.DataFrame, b: pd.DataFrame, instances: int | None, slots: int | None) -> tuple[int, int]:
     """instances, slots that give both timelines the same rows (the union of what each used)."""
     ia, sa = grid_shape(a, instances, slots)
     ib, sb = grid_shape(b, instances, slots)
     return max(ia, ib), max(sa, sb)
 
 
-def side_by_side(a, b, _=str, slots: int | None = None, instances: int | None = None,
+def side_by_side(a: RunResult, b: RunResult, _: Translate = str, slots: int | None = None, instances: int | None = None,
                  schedulers: tuple[str, str] = ("direct", "direct"), titles: tuple[str, str] | None = None,
                  projector: bool = False) -> tuple[go.Figure, go.Figure]:
     """The slot timelines of runs a and b on one time axis and, where the grids match, one row layout.
@@ -157,7 +160,7 @@ def side_by_side(a, b, _=str, slots: int | None = None, instances: int | None = 
     return figs[0], figs[1]
 
 
-def side_by_side_summaries(a, b, _=str, slots: int | None = None, instances: int | None = None,
+def side_by_side_summaries(a: RunResult, b: RunResult, _: Translate = str, slots: int | None = None, instances: int | None = None,
                            schedulers: tuple[str, str] = ("direct", "direct")) -> tuple[str, str]:
     """What each of side_by_side's timelines shows, in words, on the same rows it draws."""
     n_instances, n_slots = _layout_of(a.requests, b.requests, instances, slots)
@@ -186,16 +189,16 @@ def _ink(colour: str) -> str:
 
 
 @lru_cache(maxsize=8192)
-def _who(_, chunk: Chunk) -> str:
+def _who(_: Translate, chunk: Chunk) -> str:
     return render(_, N_("session {number:count}, chunk {chunk:count}"), number=chunk.session + 1, chunk=chunk.chunk + 1)
 
 
 @lru_cache(maxsize=8192)
-def _short(_, chunk: Chunk) -> str:
+def _short(_: Translate, chunk: Chunk) -> str:
     return render(_, N_("{number:count}·{chunk:count}"), number=chunk.session + 1, chunk=chunk.chunk + 1)
 
 
-def replay_figure(result, _=str, highlight: int | None = None, x_range: tuple[float, float] | None = None,
+def replay_figure(result: RunResult, _: Translate = str, highlight: int | None = None, x_range: tuple[float, float] | None = None,
                   instances: int | None = None, slots: int | None = None, projector: bool = False) -> go.Figure:
     """The run played back batch by batch into its instance x slot grid (see the module's words).
 
@@ -254,7 +257,7 @@ def replay_figure(result, _=str, highlight: int | None = None, x_range: tuple[fl
     return fig
 
 
-def replay_summary(result, _=str, highlight: int | None = None, instances: int | None = None,
+def replay_summary(result: RunResult, _: Translate = str, highlight: int | None = None, instances: int | None = None,
                    slots: int | None = None) -> str:
     """What replay_figure plays, in words: its batches, the grid, the chunks that read someone else's state
     and, with `highlight`, that session's path."""
@@ -273,23 +276,24 @@ def replay_summary(result, _=str, highlight: int | None = None, instances: int |
 
 
 @lru_cache(maxsize=1024)
-def _where(_, cell: tuple[int, int]) -> str:
+def _where(_: Translate, cell: tuple[int, int]) -> str:
     return render(_, N_("instance {instance:text} · slot {slot:text}"), instance=cell[0], slot=cell[1])
 
 
 @lru_cache(maxsize=8192)
-def _read_words(_, chunk: Chunk) -> str:
+def _read_words(_: Translate, chunk: Chunk) -> str:
     return render(_, N_("read state written by {owner:text}"), owner=owner_words(chunk.owner, chunk.owner_session, _))
 
 
 @lru_cache(maxsize=8192)
-def _held_words(_, cell: tuple[int, int], chunk: Chunk) -> str:
+def _held_words(_: Translate, cell: tuple[int, int], chunk: Chunk) -> str:
     return (f"{_where(_, cell)}<br><b>{_who(_, chunk)}</b><br>"
             + render(_, N_("expected {expected:text}, got {received:text}"), expected=chunk.expected, received=chunk.received)
             + "<br>" + _read_words(_, chunk))
 
 
-def _cells_trace(_, cells, held, just, highlight, big) -> dict:
+def _cells_trace(_: Translate, cells: list[tuple[int, int]], held: dict[tuple[int, int], list[Chunk]], just: set[tuple[int, int]],
+                 highlight: int | None, big: int) -> dict[str, Any]:
     colours, opacity, text, hover, ink = [], [], [], [], []
     for cell in cells:
         chunks = held.get(cell, [])
@@ -336,7 +340,7 @@ def _cells_trace(_, cells, held, just, highlight, big) -> dict:
     )
 
 
-def _just_trace(_, batch: Batch) -> dict:
+def _just_trace(_: Translate, batch: Batch) -> dict[str, Any]:
     chunks = batch.chunks
     return dict(
         type="bar",
@@ -354,7 +358,7 @@ def _just_trace(_, batch: Batch) -> dict:
     )
 
 
-def _foreign_trace(_, batch: Batch, big) -> dict:
+def _foreign_trace(_: Translate, batch: Batch, big: int) -> dict[str, Any]:
     bad = [c for c in batch.chunks if c.foreign]
     return dict(
         type="scatter",
@@ -372,7 +376,7 @@ def _foreign_trace(_, batch: Batch, big) -> dict:
     )
 
 
-def _path_trace(_, path: list[Chunk], big) -> dict:
+def _path_trace(_: Translate, path: list[Chunk], big: int) -> dict[str, Any]:
     # Along the top band of each cell, clear of its words; repeat visits to one cell sit side by side.
     dx = [((c.chunk % 8) - 3.5) * 0.09 for c in path]
     return dict(
@@ -394,7 +398,7 @@ def _path_trace(_, path: list[Chunk], big) -> dict:
     )
 
 
-def _strip_trace(_, steps: list[Batch]) -> dict:
+def _strip_trace(_: Translate, steps: list[Batch]) -> dict[str, Any]:
     min_ms = max(steps[-1].end * 1000 / 300, 0.05)
     return dict(
         type="bar",
@@ -414,7 +418,7 @@ def _strip_trace(_, steps: list[Batch]) -> dict:
     )
 
 
-def _cursor_trace(batch: Batch, n_instances: int) -> dict:
+def _cursor_trace(batch: Batch, n_instances: int) -> dict[str, Any]:
     t = batch.start * 1000
     return dict(
         type="scatter",
@@ -423,7 +427,7 @@ def _cursor_trace(batch: Batch, n_instances: int) -> dict:
     )
 
 
-def _grid_layout(fig: go.Figure, _, n_instances: int, n_slots: int, x_range, big: int) -> None:
+def _grid_layout(fig: go.Figure, _: Translate, n_instances: int, n_slots: int, x_range: tuple[float, float], big: int) -> None:
     """Pixel plan, top down: title, note, slot labels, grid, legend, time strip, its axis, controls."""
     projector = big > 13
     top = 220 if projector else 145  # title, a two-line subtitle (batch; chunks so far) and the note
@@ -461,8 +465,8 @@ def _grid_layout(fig: go.Figure, _, n_instances: int, n_slots: int, x_range, big
                        xanchor="left", align="left", font=dict(size=big - 1, color="#555555"))
 
 
-def _controls(fig: go.Figure, _, n_frames: int, big: int) -> None:
-    def play(speed: float) -> dict:
+def _controls(fig: go.Figure, _: Translate, n_frames: int, big: int) -> None:
+    def play(speed: float) -> dict[str, Any]:
         return dict(label=render(_, N_("▶ {speed:ratio}"), speed=speed), method="animate",
                     args=[None, dict(frame=dict(duration=round(FRAME_MS / speed), redraw=True),
                                      transition=dict(duration=0), fromcurrent=True, mode="immediate")])

@@ -10,11 +10,12 @@ from typing import Any
 import yaml
 
 from app.content import yaml_text
+from app.lab.errors import BatchingLabError
 
 FENCE = "---"
 
 
-class FrontMatterError(ValueError):
+class FrontMatterError(BatchingLabError, ValueError):
     """The file has no, unterminated or unparsable front matter."""
 
 

@@ -12,12 +12,13 @@ import yaml
 
 from app.content import yaml_text
 from app.i18n import language_pack, languages
+from app.lab.errors import BatchingLabError
 from app.lab.paths import LESSONS_DIR
 
 GLOSSARY_PATH = LESSONS_DIR / "glossary.yaml"
 
 
-class GlossaryError(ValueError):
+class GlossaryError(BatchingLabError, ValueError):
     """glossary.yaml is malformed; the message names the entry and the field."""
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from app.content.frontmatter import FrontMatterError, split_front_matter
 from app.i18n import language_pack
+from app.lab.errors import BatchingLabError
 from app.lab.paths import LESSONS_DIR, REPO_ROOT
 
 ID_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
@@ -22,7 +23,7 @@ _FENCE = re.compile(r"^\s{0,3}(```|~~~)")
 _KNOWN_KEYS = {"id", "title", "summary", "live", "next", "check"}
 
 
-class ContentError(ValueError):
+class ContentError(BatchingLabError, ValueError):
     """A lesson file is malformed; the message names the file and the field."""
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import gettext
 import os
 import string
+from collections.abc import Callable
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -25,13 +26,16 @@ from typing import Any
 from app.i18n import formats
 from app.i18n.marking import N_
 
-__all__ = ["DOMAIN", "LOCALES_ENV", "LOCALE_DIR", "N_", "SOURCE_LANGUAGE", "Words", "formats", "language_pack", "languages",
+__all__ = ["DOMAIN", "LOCALES_ENV", "LOCALE_DIR", "N_", "SOURCE_LANGUAGE", "Translate", "Words", "formats", "language_pack", "languages",
            "native_name", "parse_language", "words"]
 
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "messages"
 SOURCE_LANGUAGE = "en"  # the language of the msgids: needs no catalog
 LOCALES_ENV = "TRITON_LAB_LOCALES"
+
+# What a figure or summary builder takes as `_`: a Words, or `str` itself for English as written.
+Translate = Callable[[str], str]
 
 
 def _catalogs(root: Path) -> dict[str, Path]:
@@ -115,7 +119,7 @@ class _KindFormatter(string.Formatter):
             return kind(value, self.words)
         if format_spec.isidentifier():
             raise ValueError(f"unknown value kind {format_spec!r}: use one of {', '.join(formats.KINDS)}")
-        return super().format_field(value, format_spec)
+        return str(super().format_field(value, format_spec))
 
 
 def words(lang: str = SOURCE_LANGUAGE) -> Words:

@@ -18,9 +18,10 @@ from __future__ import annotations
 import io
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
-from babel.messages.catalog import Catalog
+from babel.messages.catalog import Catalog, Message
 from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir, extract_from_file
 from babel.messages.mofile import read_mo, write_mo
 from babel.messages.pofile import read_po, write_po
@@ -124,11 +125,11 @@ _NOT_WORDS = re.compile(r"%?\{[^{}]*\}|<[^<>]+>|`[^`]*`")
 _WORD = re.compile(r"^[^\W\d_]+(?:['’-][^\W\d_]+)*[.,:;!?)]*$")
 
 
-def same_as_english(message, english) -> bool:
+def same_as_english(message: Message, english: str | Sequence[str]) -> bool:
     """Whether a translation is the English msgid itself, in any form, where the English has words
     to translate and no 'kept:' comment says it stays English."""
-    ids = english if isinstance(english, tuple) else (english,)
-    strings = message.string if isinstance(message.string, tuple) else (message.string,)
+    ids = (english,) if isinstance(english, str) else tuple(english)
+    strings = (message.string or "",) if isinstance(message.string, str | None) else tuple(message.string)
     if any(c.strip().startswith(_KEPT_NOTE) for c in message.user_comments):
         return False
     return any(s == i and re.search(r"[^\W\d_]", _NOT_WORDS.sub("", i)) or _english_inside(s, i)

@@ -7,15 +7,21 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from babel import Locale, UnknownLocaleError
 from babel.numbers import format_decimal, format_percent
 
 from app.i18n.marking import N_
 
+if TYPE_CHECKING:
+    from app.i18n import Words
 
-def _locale(words) -> str:
+# How a kind writes a value in a language.
+Write = Callable[[Any, "Words"], str]
+
+
+def _locale(words: Words) -> str:
     return _conventions(words.lang)
 
 
@@ -34,61 +40,61 @@ def _missing(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
-def count(value, words) -> str:
+def count(value: Any, words: Words) -> str:
     """A whole number of things: 1,204."""
     if _missing(value):
         return "–"
-    return format_decimal(int(value), locale=_locale(words))
+    return str(format_decimal(int(value), locale=_locale(words)))
 
 
-def number(value, words) -> str:
+def number(value: Any, words: Words) -> str:
     """A measured quantity without a unit, one decimal: 2.5."""
     if _missing(value):
         return "–"
-    return format_decimal(round(float(value), 1), format="#,##0.0", locale=_locale(words))
+    return str(format_decimal(round(float(value), 1), format="#,##0.0", locale=_locale(words)))
 
 
-def seconds(value, words) -> str:
+def seconds(value: Any, words: Words) -> str:
     if _missing(value):
         return "–"
     return words.render(N_("{value} s"), value=number(value, words))
 
 
-def ms(value, words) -> str:
+def ms(value: Any, words: Words) -> str:
     if _missing(value):
         return "–"
     return words.render(N_("{value} ms"), value=number(value, words))
 
 
-def percent(value, words) -> str:
+def percent(value: Any, words: Words) -> str:
     """A share given as a fraction 0..1: 0.25 -> 25 %."""
     if _missing(value):
         return "–"
-    return format_percent(float(value), format="#,##0.#%", locale=_locale(words))
+    return str(format_percent(float(value), format="#,##0.#%", locale=_locale(words)))
 
 
-def ratio(value, words) -> str:
+def ratio(value: Any, words: Words) -> str:
     """How many times: 2.5×."""
     if _missing(value):
         return "–"
     return words.render(N_("{value}×"), value=number(value, words))
 
 
-def session(value, words) -> str:
+def session(value: Any, words: Words) -> str:
     """A session by its 0-based index, as people count them: session 3."""
     return words.render(N_("session {number}"), number=int(value) + 1)
 
 
-def yes_no(value, words) -> str:
+def yes_no(value: Any, words: Words) -> str:
     return words(N_("yes")) if value else words(N_("no"))
 
 
-def text(value, words) -> str:
+def text(value: Any, words: Words) -> str:
     """Code, config, log and error text: shown exactly as Triton or the user wrote it."""
     return str(value)
 
 
-KINDS: dict[str, Callable[[Any, Any], str]] = {
+KINDS: dict[str, Write] = {
     "count": count,
     "number": number,
     "seconds": seconds,
@@ -101,7 +107,7 @@ KINDS: dict[str, Callable[[Any, Any], str]] = {
 }
 
 
-def register(kind: str, write: Callable[[Any, Any], str]) -> None:
+def register(kind: str, write: Write) -> None:
     """Add a kind whose words live above this package (the verdict words register theirs in
     app/text/verdicts.py), so formats never imports the modules that use it."""
     if KINDS.get(kind, write) is not write:

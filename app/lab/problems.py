@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.lab.errors import BatchingLabError
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -34,7 +36,7 @@ class CarriesProblems:
         return self.problems[0].values
 
 
-class LabError(CarriesProblems, ValueError):
+class LabError(CarriesProblems, BatchingLabError, ValueError):
     """Input a learner must change; .problems (and .code/.values of the first) say what."""
 
     def __init__(self, code_or_problems: str | list[Problem], **values: Any):

@@ -16,6 +16,7 @@ import yaml
 
 from app.content import yaml_text
 from app.content.lessons import Lesson, LessonLinkError, display_path, resolve_link
+from app.lab.errors import BatchingLabError
 from app.lab.paths import QUIZ_DIR
 
 # Order matters: summaries and reports list topics in this teaching order.
@@ -126,7 +127,7 @@ class Problem:
     message: str
 
 
-class BankError(ValueError):
+class BankError(BatchingLabError, ValueError):
     """The bank is malformed; str() lists one 'file: item .. field ..: why' per line."""
 
     def __init__(self, path: Path, problems: Sequence[Problem]) -> None:

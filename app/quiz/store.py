@@ -21,6 +21,7 @@ import pandas as pd
 import sqlalchemy as sa
 
 from app.lab.database import schema as t
+from app.lab.errors import BatchingLabError
 from app.quiz import db
 from app.quiz.bank import Item
 from app.quiz.grading import Grade, grade, normalize_answer
@@ -31,11 +32,11 @@ ANSWER_TABLE_COLUMNS = ("attempt", "learner", "item", "topic", "type", "answer",
 CSV_COLUMNS = ("attempt", "item", "topic", "type", "answer", "score", "correct", "answered_at")
 
 
-class AttemptClosed(RuntimeError):
+class AttemptClosed(BatchingLabError, RuntimeError):
     """The attempt was finished or its time limit ran out; no more answers."""
 
 
-class AttemptNotFound(LookupError):
+class AttemptNotFound(BatchingLabError, LookupError):
     """No attempt with that id (never started, or removed by reset)."""
 
 

@@ -59,7 +59,7 @@ def _text(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def _item(item: Item, words: dict, problems: list[Problem]) -> Item:
+def _item(item: Item, words: dict[str, Any], problems: list[Problem]) -> Item:
     label = f"'{item.id}'"
     for key in sorted(set(words) - _ITEM_KEYS):
         problems.append(Problem(label, key, "unknown key"))

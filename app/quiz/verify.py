@@ -7,12 +7,18 @@ progress store as a lab prediction, so the instructor page sees them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from app.lab.deployment import presets
 from app.quiz.bank import Item
 from app.quiz.store import ProgressStore
+
+if TYPE_CHECKING:
+    from app.lab.deployment import Deployer
+    from app.lab.progress import Progress
+    from app.lab.traffic import ServerView
 
 # Codes and values only: the page words the verdict and the detail (app/text/verdicts.py).
 TRANSCRIPT_COLUMNS = ("session", "expected_text", "received_text", "verdict", "detail_code", "detail_values",
@@ -48,8 +54,8 @@ class Verification:
         return int((self.transcripts["verdict"] != "intact").sum())
 
 
-def verify(server, deployer, store: ProgressStore, learner: str, item: Item, chosen_key: int,
-           progress=None) -> Verification:
+def verify(server: ServerView, deployer: Deployer, store: ProgressStore, learner: str, item: Item, chosen_key: int,
+           progress: Progress | None = None) -> Verification:
     """Run item.scenario on the server and record the learner's prediction against it."""
     if item.type != "predict" or item.scenario is None:
         raise ValueError(f"item {item.id!r} is not a predict item")

@@ -17,6 +17,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from app.lab.database import schema as t
+from app.lab.errors import BatchingLabError
 from app.quiz import db
 
 # No 0/O, 1/I/L, 5/S or 2/Z: a code read off a projector is typed right the first time.
@@ -24,11 +25,11 @@ ALPHABET = "ABCDEFGHJKMNPQRTUVWXY346789"
 CODE_LENGTH = 4
 OPEN, CLOSED, REVEALED = "open", "closed", "revealed"
 
-class PollNotFound(LookupError):
+class PollNotFound(BatchingLabError, LookupError):
     """No poll has that code."""
 
 
-class PollClosed(RuntimeError):
+class PollClosed(BatchingLabError, RuntimeError):
     """The poll no longer takes votes (the run was shown, or the presenter closed it)."""
 
 

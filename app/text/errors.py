@@ -12,9 +12,10 @@ What it explains:
   a name that does not resolve), with the caller's server address when it has one;
 - any other `OSError` (a file that cannot be read or written, a process that cannot start): the
   system's reason, quoted;
-- a plain `ValueError` that is not a LabError: the engine words every check of its own input as a
+- a `ValueError` that carries no problems: the engine words every check of its own input as a
   LabError, so what is left is a value from outside that a library or the host's environment
-  refused (a TRITON_LAB_* setting that is not a number, a content file): its text, quoted.
+  refused (a TRITON_LAB_* setting that is not a number), or a content or quiz-bank file the app
+  refused (ContentError, BankError, ...: lab exceptions that are ValueErrors): its text, quoted.
 
 What it does not: any other exception (TypeError, KeyError, AttributeError, AssertionError, ...) is
 a bug in the app, not something the learner did or can fix. `explain` raises it again, so that
@@ -32,14 +33,17 @@ from tritonclient.utils import InferenceServerException
 
 from app.i18n import N_, Words
 from app.lab.database import DatabaseError
+from app.lab.errors import BatchingLabError
 from app.lab.problems import LabError, Problem
 from app.lab.server import ServerError
 from app.text.problems import PROBLEMS
 
-# What a caller catches around work that may fail for a reason the learner should read. LabError
-# is a ValueError, named for the reader; CarriesProblems itself is no exception class, so its three
-# exception classes are listed.
-EXPLAINED: tuple[type[Exception], ...] = (LabError, ServerError, DatabaseError, InferenceServerException, OSError, ValueError)
+# What a caller catches around work that may fail for a reason the learner should read: the lab's
+# own exceptions by their root (app/lab/errors.py draws the tree), Triton's refusals, and what
+# libraries and the host raise (OSError, ValueError). explain words every one of them that carries
+# problems or is a ValueError; a lab exception that is neither (a poll or attempt that is gone or
+# closed, which the quiz pages catch by name where they happen) is raised again, as a bug.
+EXPLAINED: tuple[type[Exception], ...] = (BatchingLabError, InferenceServerException, OSError, ValueError)
 
 # The sockets' failures: no answer came, so the server (or the address) is the matter, not a request.
 _NO_ANSWER: tuple[type[OSError], ...] = (ConnectionError, TimeoutError, socket.gaierror, socket.herror)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from app.i18n import N_, Words
+from app.lab.judgement.prediction import PredictionVerdict
 from app.text.verdicts import VERDICT_WORDS
 
 CHOICES = {
@@ -22,7 +23,7 @@ def choice(code: str, _: Words) -> str:
     return _(CHOICES[code])
 
 
-def message(verdict, _: Words) -> str:
+def message(verdict: PredictionVerdict, _: Words) -> str:
     v = verdict.values
     kinds = _(N_(", ")).join(_(VERDICT_WORDS[k]) for k in v.get("seen", ()))
     return _.render(MESSAGES[verdict.code], outcome=_(OUTCOMES[v["outcome"]]),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from app.i18n import N_, Words
+from app.lab.problems import Problem
 from app.text.checker import PROBLEMS as CHECKER_PROBLEMS
 
 _BAD_CHARACTER = N_("character '{char:text}' at position {position:count} is not in the alphabet: use only letters A-Z and spaces")
@@ -138,7 +139,7 @@ PROBLEMS.update(DATABASE_PROBLEMS)
 PROBLEMS.update(CHECKER_PROBLEMS)  # the deployment checker's (app/lab/checker), worded in app/text/checker.py
 
 
-def problem(found, _: Words) -> str:
+def problem(found: Problem, _: Words) -> str:
     """One Problem (code, values) in _'s language."""
     template = PROBLEMS.get(found.code)
     if template is None:

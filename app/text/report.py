@@ -5,10 +5,11 @@ import pandas as pd
 
 from app.i18n import N_, Words
 from app.lab import traffic
+from app.lab.records import RunResult
 from app.text.transports import transport
 
 
-def waits_and_refusals(result, _: Words) -> list[str]:
+def waits_and_refusals(result: RunResult, _: Words) -> list[str]:
     found = traffic.waits_and_refusals(result)
     lines = []
     if "waited" in found:
@@ -23,7 +24,7 @@ def waits_and_refusals(result, _: Words) -> list[str]:
     return lines
 
 
-def summary_table(result, _: Words) -> str:
+def summary_table(result: RunResult, _: Words) -> str:
     s = result.sessions
     scenario = result.scenario
     values = dict(run=result.run_id, model=scenario.model, transport=transport(scenario.transport, _),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from app.i18n import N_, Words
+from app.lab.scenario.transport import Transport
 
 TRANSPORTS = {
     "http": N_("HTTP"),
@@ -10,5 +11,5 @@ TRANSPORTS = {
 }
 
 
-def transport(value, _: Words) -> str:
+def transport(value: Transport | str, _: Words) -> str:
     return _(TRANSPORTS[getattr(value, "value", value)])

@@ -14,7 +14,8 @@ from typing import Any
 import streamlit as st
 
 from app.i18n import N_
-from app.lab.deployment import LIMITS, QUERY_KEYS, SCHEDULERS, STATE_KEYS, LabSettings, LabSetup, Traffic, parse_texts, values_from_query
+from app.lab.deployment import LIMITS, QUERY_KEYS, SCHEDULERS, STATE_KEYS, LabSettings, LabSetup, parse_texts, values_from_query
+from app.lab.records import Traffic
 from app.lab.scenario.transport import Transport
 from app.text import presets as preset_words
 from app.text.transports import transport as transport_words

@@ -24,7 +24,7 @@ from app.ui.language import _, t
 from app.ui.progress import run_with_progress
 
 if TYPE_CHECKING:
-    from app.lab.traffic import RunResult
+    from app.lab.records import RunResult
 
 
 @dataclass

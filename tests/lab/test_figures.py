@@ -15,7 +15,8 @@ import pandas as pd
 import pytest
 
 from app.charts import figures
-from app.lab.deployment import Traffic, presets
+from app.lab.deployment import presets
+from app.lab.records import Traffic
 from tests.lab.test_analysis import request
 
 ROW = {(i, s): 4 * i + s for i in range(2) for s in range(4)}  # y index of each instance x slot row

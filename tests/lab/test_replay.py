@@ -11,8 +11,9 @@ import pytest
 
 from app.charts import replay
 from app.i18n import words
-from app.lab.deployment import Traffic, presets
+from app.lab.deployment import presets
 from app.lab.judgement.verdicts import PADDING_OWNER
+from app.lab.records import Traffic
 from tests.i18n.text_checks import english_runs, has_cjk
 from tests.lab.test_figures import Marked
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.i18n import languages, words
-from app.lab.deployment import PRESETS, LabSettings, LabSetup, Traffic, parse_texts
+from app.lab.deployment import PRESETS, LabSettings, LabSetup, parse_texts
 from app.lab.problems import Problem
+from app.lab.records import Traffic
 from app.text.problems import problem
 from tests.i18n.text_checks import reads_in
 

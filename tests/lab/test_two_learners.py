@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import threading
 
-from app.lab.deployment import Traffic, presets
+from app.lab.deployment import presets
+from app.lab.records import Traffic
 from app.lab.traffic import driver
 
 TRAFFIC = Traffic(sessions=8, length=10, seed=5)

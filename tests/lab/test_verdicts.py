@@ -12,8 +12,8 @@ import pytest
 
 from app.i18n import languages, words
 from app.lab.judgement.verdicts import PADDING_OWNER, Detail, SessionVerdict, judge
+from app.lab.records import SessionPlan
 from app.lab.scenario.alphabet import to_symbols
-from app.lab.traffic.driver import SessionPlan
 from app.text import verdicts as text
 from tests.i18n.text_checks import reads_in
 

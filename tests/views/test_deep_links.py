@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.i18n import words
-from app.lab.deployment import LIMITS, SCHEDULERS, LabSettings, Traffic
+from app.lab.deployment import LIMITS, SCHEDULERS, LabSettings
+from app.lab.records import Traffic
 from app.quiz.shuffle import SEED_LIMIT
 from app.ui import lab_controls, lesson_body, quiz_controls
 from tests.views.learners import link_id

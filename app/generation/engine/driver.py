@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -32,10 +32,7 @@ from app.generation.engine.workload import PlannedRequest, Workload
 from app.lab.observation import server_stats
 from app.lab.progress import REQUESTS, Progress
 from app.lab.server import ServerError, UnreachableError
-from app.lab.traffic import OnWait, run_queue
-
-if TYPE_CHECKING:
-    import tritonclient.http as http
+from app.lab.traffic import OnWait, ServerView, run_queue
 
 OUTPUTS = ("TOKEN", "STEP", "ROW", "BATCH", "EXECUTION", "INSTANCE", "STATE_OWNER")
 # The trace: one row per response. Output columns are the outputs' names in lower case; -1 where
@@ -46,18 +43,6 @@ TRACE_COLUMNS = ["run_id", "index", "tag", "request_id", "t_send", "t_recv", "fi
 CANCELLED_BY_CLIENT = "cancelled"  # the error the client's own stream reports after stop_stream(cancel_requests=True)
 DEFAULT_TIMEOUT_S = 60.0  # after the last arrival, for every request to end
 _UNAVAILABLE = "StatusCode.UNAVAILABLE"
-
-
-class GenServer(Protocol):
-    """What a run needs of a server: app/lab/server's LabServer."""
-
-    @property
-    def url(self) -> str: ...
-    @property
-    def grpc_url(self) -> str: ...
-    @property
-    def metrics_url(self) -> str: ...
-    def client(self, timeout_s: float = 60.0) -> http.InferenceServerClient: ...
 
 
 class RunUnfinished(ServerError):
@@ -188,7 +173,7 @@ class _Recorder:
             return pd.DataFrame(self.rows, columns=TRACE_COLUMNS)
 
 
-def run(server: GenServer, model: str, workload: Workload | Sequence[PlannedRequest], *,
+def run(server: ServerView, model: str, workload: Workload | Sequence[PlannedRequest], *,
         cancel_after: Mapping[int, int] | None = None, progress: Progress | None = None, on_wait: OnWait | None = None,
         hold: bool = True, timeout_s: float = DEFAULT_TIMEOUT_S) -> GenerationRun:
     """Run `workload` (or requests already planned) on `model` and return its trace.
@@ -208,11 +193,11 @@ def run(server: GenServer, model: str, workload: Workload | Sequence[PlannedRequ
     return _run(server, model, plans, cancels, progress, timeout_s)
 
 
-def _unreachable(server: GenServer, err: Exception) -> UnreachableError:
+def _unreachable(server: ServerView, err: Exception) -> UnreachableError:
     return UnreachableError("server_unreachable", url=server.grpc_url, kind=type(err).__name__)
 
 
-def _run(server: GenServer, model: str, plans: list[PlannedRequest], cancels: dict[int, int],
+def _run(server: ServerView, model: str, plans: list[PlannedRequest], cancels: dict[int, int],
          progress: Progress | None, timeout_s: float) -> GenerationRun:
     control = server.client(timeout_s=10)
     try:

@@ -11,8 +11,9 @@ import difflib
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from app.lab.deployment import PRESETS, LabSettings, Traffic, deployments
+from app.lab.deployment import PRESETS, LabSettings, deployments
 from app.lab.judgement import prediction
+from app.lab.records import RunResult, Traffic
 from app.lab.traffic import driver
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ class Side:
     side: str
     model: str
     settings: LabSettings
-    result: driver.RunResult
+    result: RunResult
 
 
 def run_side_by_side(server: LabServer, deployer: Deployer, demo: Demo, owner: str = "presenter", sessions: int | None = None,

@@ -37,6 +37,7 @@ from app.lab.checker.options import DEFAULT_THINK_MS, CheckOptions
 from app.lab.checker.review import ReviewFinding
 from app.lab.checker.routing import check_through_balancer
 from app.lab.database import DatabaseError
+from app.lab.errors import BatchingLabError
 from app.lab.problems import CarriesProblems, LabError, Problem
 from app.lab.server import ServerError, address
 
@@ -45,7 +46,7 @@ from app.lab.server import ServerError, address
 _COULD_NOT = (LabError, ServerError, DatabaseError, InferenceServerException, OSError, ValueError)
 
 
-class CheckError(Exception):
+class CheckError(BatchingLabError):
     """The check could not be made (the CLI's exit status 2). `.code` and `.values` are the first
     problem's (app/text/problems.py words them), or None and {} where the cause is no problem of
     the lab's (a socket error, Triton's own refusal: `str(err)` quotes it); `.problems` all of

@@ -9,10 +9,11 @@ from typing import Any
 
 import sqlalchemy.exc
 
+from app.lab.errors import BatchingLabError
 from app.lab.problems import CarriesProblems, Problem
 
 
-class DatabaseError(CarriesProblems, RuntimeError):
+class DatabaseError(CarriesProblems, BatchingLabError, RuntimeError):
     def __init__(self, code: str, /, **values: Any):
         self.problems = [Problem(code, values)]
         super().__init__(str(self.problems[0]))

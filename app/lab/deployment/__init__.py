@@ -9,7 +9,7 @@ from app.lab.deployment.deployer import Applied, Deployer, setup_model_name
 from app.lab.deployment.deployments import GENERATOR_DEPLOYMENTS, SCHEDULERS, SHIPPED, STATE_KEYS, DeploymentError, LabSettings, scheduler_of
 from app.lab.deployment.device import instance_kind
 from app.lab.deployment.loaded_models import LoadedModels
-from app.lab.deployment.presets import PRESETS, Traffic, run_preset
+from app.lab.deployment.presets import PRESETS, run_preset
 from app.lab.deployment.query import values_from_query
 from app.lab.deployment.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
 from app.lab.deployment.shared_models import SharedLoadedModels
@@ -29,7 +29,6 @@ __all__ = [
     "LabSetup",
     "LoadedModels",
     "SharedLoadedModels",
-    "Traffic",
     "deployments",
     "instance_kind",
     "parse_texts",

@@ -10,39 +10,12 @@ from typing import TYPE_CHECKING
 
 from app.lab.deployment.deployments import LabSettings
 from app.lab.problems import LabError
-from app.lab.scenario.scenario import Scenario, random_texts
-from app.lab.scenario.transport import Transport
-from app.lab.traffic import driver
+from app.lab.records import RunResult, Traffic
+from app.lab.traffic import ServerView, driver
 
 if TYPE_CHECKING:
     from app.lab.deployment.deployer import Applied, Deployer
     from app.lab.progress import Progress
-
-
-@dataclass(frozen=True)
-class Traffic:
-    sessions: int = 8
-    length: int = 24
-    think_ms: float = 20.0
-    jitter_ms: float = 10.0
-    seed: int = 7
-    staggered: bool = False  # think times spread 0..60 ms, so slots idle at different moments
-    transport: str = Transport.HTTP.value  # a Transport value, kept as text for the URL
-    in_flight: int = 1  # chunks a session sends before earlier answers are back
-
-    def scenario(self, model: str, texts: list[str] | None = None) -> Scenario:
-        texts = texts or random_texts(self.sessions, self.length, self.seed)
-        think = [5.0 + 60.0 * i / max(1, len(texts) - 1) for i in range(len(texts))] if self.staggered else None
-        return Scenario(
-            model=model,
-            texts=texts,
-            think_ms=self.think_ms,
-            jitter_ms=self.jitter_ms,
-            seed=self.seed,
-            think_ms_by_session=think,
-            transport=Transport.parse(self.transport),
-            in_flight=self.in_flight,
-        )
 
 
 @dataclass(frozen=True)
@@ -93,8 +66,8 @@ def get(name: str) -> Preset:
         raise LabError("preset_unknown", value=name, choices=", ".join(PRESETS)) from None
 
 
-def run_preset(server: driver.ServerView, deployer: Deployer, name: str, owner: str = "presets", traffic: Traffic | None = None,
-               progress: Progress | None = None) -> tuple[Applied, driver.RunResult]:
+def run_preset(server: ServerView, deployer: Deployer, name: str, owner: str = "presets", traffic: Traffic | None = None,
+               progress: Progress | None = None) -> tuple[Applied, RunResult]:
     """Deploy the preset's settings (reusing a shipped model when it matches) and run its traffic."""
     preset = get(name)
     applied = deployer.apply(preset.settings, owner=owner)

@@ -10,9 +10,10 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from app.lab.deployment.deployments import LabSettings
-from app.lab.deployment.presets import PRESETS, Traffic
+from app.lab.deployment.presets import PRESETS
 from app.lab.deployment.query import values_from_query
 from app.lab.problems import Problem
+from app.lab.records import Traffic
 from app.lab.scenario.alphabet import AlphabetError, to_symbols
 from app.lab.scenario.scenario import MAX_IN_FLIGHT, Scenario
 from app.lab.scenario.transport import Transport

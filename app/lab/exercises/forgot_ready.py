@@ -9,6 +9,7 @@ import pandas as pd
 from app.lab.deployment import presets
 from app.lab.exercises.common import readings
 from app.lab.exercises.common.base import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.lab.records import Traffic
 from app.lab.traffic import driver
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 
 PRESET = "forgot_ready"
 # Six staggered talkers, 16 chunks each: enough padding rows to hit a session on most runs.
-TRAFFIC = presets.Traffic(sessions=6, length=16, staggered=True)
+TRAFFIC = Traffic(sessions=6, length=16, staggered=True)
 
 EXERCISE = Exercise(
     name="forgot_ready",

@@ -19,8 +19,8 @@ from app.lab.traffic import driver
 if TYPE_CHECKING:
     from app.lab.deployment import Deployer
     from app.lab.progress import Progress
+    from app.lab.records import RunResult
     from app.lab.server import LabServer
-    from app.lab.traffic import RunResult
 
 MODEL = "asr_sequence_direct"
 SESSIONS = 8  # as many as the deployment's slots: no session waits in the backlog

@@ -14,8 +14,8 @@ from app.lab.traffic import driver
 if TYPE_CHECKING:
     from app.lab.deployment import Deployer
     from app.lab.progress import Progress
+    from app.lab.records import RunResult
     from app.lab.server import LabServer
-    from app.lab.traffic import RunResult
 
 SESSIONS = 5
 CHUNKS = 8

@@ -22,7 +22,7 @@ from app.lab.traffic import driver
 if TYPE_CHECKING:
     from app.lab.deployment import Deployer
     from app.lab.progress import Progress
-    from app.lab.traffic import RunResult
+    from app.lab.records import RunResult
 
 MODEL = "asr_sequence_direct"
 SESSIONS = 3

@@ -7,23 +7,10 @@ runs, so "sessions mixed" must mean: the owner is ANOTHER SESSION OF THIS RUN.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
-
 import pandas as pd
 
-from app.lab.judgement.verdicts import PADDING_OWNER, SessionPlan
-
-
-class RunResult(Protocol):
-    """A run as the evidence reads it (app/lab/traffic/driver.py's RunResult)."""
-
-    @property
-    def plans(self) -> Sequence[SessionPlan]: ...
-    @property
-    def requests(self) -> pd.DataFrame: ...
-    @property
-    def sessions(self) -> pd.DataFrame: ...
+from app.lab.judgement.verdicts import PADDING_OWNER
+from app.lab.records import RunResult
 
 
 def _answered(requests: pd.DataFrame) -> pd.DataFrame:

@@ -11,26 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import Enum
-from typing import Any, Protocol
+from typing import Any
 
 import pandas as pd
 
+from app.lab.records import SessionPlan
 from app.lab.scenario.alphabet import to_text
-
-
-class SessionPlan(Protocol):
-    """A session as the run planned it (app/lab/traffic/driver.py's SessionPlan): the judge reads these."""
-
-    @property
-    def index(self) -> int: ...
-    @property
-    def tag(self) -> int: ...
-    @property
-    def corrid(self) -> int | str: ...
-    @property
-    def symbols(self) -> list[int]: ...
-    @property
-    def send_count(self) -> int: ...
 
 PADDING_OWNER = 2**64 - 1
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from app.lab.errors import BatchingLabError
 from app.lab.problems import CarriesProblems, Problem
 
 
-class ServerError(CarriesProblems, RuntimeError):
+class ServerError(CarriesProblems, BatchingLabError, RuntimeError):
     """Base class; .problems[0] (and .code/.values) say what happened."""
 
     def __init__(self, code: str, /, **values: Any):  # positional: a value may be named "code"

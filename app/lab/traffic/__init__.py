@@ -6,7 +6,7 @@ functions read with their module's name, `driver.run(server, scenario, progress,
 """
 from app.lab.traffic import driver, run_queue
 from app.lab.traffic.admission import OnWait, Wait
-from app.lab.traffic.driver import RunResult
+from app.lab.traffic.driver import ServerView
 from app.lab.traffic.report import WAITED_MS, waits_and_refusals
 from app.lab.traffic.report import to_json as run_report_json
 from app.lab.traffic.shared_queue import SharedRunQueue
@@ -18,7 +18,7 @@ __all__ = [
     "WAITED_MS",
     "Link",
     "OnWait",
-    "RunResult",
+    "ServerView",
     "SharedRunQueue",
     "Wait",
     "driver",

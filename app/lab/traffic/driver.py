@@ -11,7 +11,6 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -21,6 +20,7 @@ import pandas as pd
 from app.lab.judgement.verdicts import judge
 from app.lab.observation import run_log, server_log, server_stats, server_trace, state_cells
 from app.lab.progress import REQUESTS, Progress
+from app.lab.records import RunResult, SessionPlan
 from app.lab.scenario.audio import utterance
 from app.lab.scenario.ids import unique_ids
 from app.lab.scenario.scenario import Scenario
@@ -30,38 +30,6 @@ if TYPE_CHECKING:
     import tritonclient.http as http
 
 OUTPUTS = ("SYMBOL", "INSTANCE", "SLOT", "BATCH", "STATE_IN", "STATE_OWNER")
-
-
-@dataclass
-class SessionPlan:
-    index: int
-    text: str
-    symbols: list[int]
-    tag: int
-    corrid: int | str
-    think_ms: float
-    start_s: float
-    send_count: int  # chunks it will send (fewer than len(symbols) when it vanishes)
-    url: str
-    audio: np.ndarray[Any, Any] | None = field(repr=False, default=None)
-
-
-@dataclass
-class RunResult:
-    run_id: str
-    scenario: Scenario
-    plans: list[SessionPlan]
-    requests: pd.DataFrame  # one row per request sent
-    sessions: pd.DataFrame  # one row per session with its verdict
-    server: dict[str, Any]  # statistics and metrics deltas
-    traced: bool
-    wall_s: float
-    log: run_log.RunLog | None = None  # the server log lines that belong to this run
-    state_cells: pd.DataFrame | None = None  # the model's own state-cell metrics during the run
-
-    @property
-    def all_intact(self) -> bool:
-        return bool((self.sessions["verdict"] == "intact").all())
 
 
 def plan_sessions(scenario: Scenario, default_url: str) -> list[SessionPlan]:
@@ -95,7 +63,9 @@ def is_sequence_model(client: http.InferenceServerClient, model: str) -> bool:
 
 
 class ServerView(Protocol):
-    """What a run needs of a server: a LabServer, or a view of one (sticky routing's, through its proxy)."""
+    """What a run needs of a server: a LabServer, or a view of one (sticky routing's, through its proxy).
+
+    The recogniser's runs (here) and the generator's (app/generation/engine/driver.py) both take one."""
 
     @property
     def url(self) -> str: ...

@@ -29,7 +29,7 @@ import pandas as pd
 from app.lab.traffic.transports import NO_ANSWER
 
 if TYPE_CHECKING:
-    from app.lab.traffic.driver import RunResult
+    from app.lab.records import RunResult
 
 REQUEST_FIELDS = [
     "session", "chunk", "corrid", "tag", "request_id", "expected", "symbol", "instance", "slot", "batch",

@@ -7,8 +7,9 @@ import pandas as pd
 import streamlit as st
 
 from app.i18n import N_
-from app.lab.deployment import LabSettings, Traffic, parse_texts, presets
+from app.lab.deployment import LabSettings, parse_texts, presets
 from app.lab.judgement import analysis
+from app.lab.records import Traffic
 from app.lab.scenario.scenario import Scenario
 from app.lab.traffic import driver
 from app.live.common.view import explained_failures, store, stored
@@ -22,8 +23,8 @@ from app.ui.progress import run_with_progress
 
 if TYPE_CHECKING:
     from app.lab.deployment import Applied, Deployer
+    from app.lab.records import RunResult
     from app.lab.server import LabServer
-    from app.lab.traffic import RunResult
 
 
 def _run_preset(server: LabServer, deployer: Deployer, name: str, traffic: Traffic, label: str) -> tuple[Applied, RunResult]:

@@ -15,9 +15,10 @@ from app.content.lessons import lessons_dir, load_lessons, resolve_link
 from app.i18n import languages, words
 from app.lab.checker import configs
 from app.lab.checker.review import LESSONS, SEVERITY, SOURCES, Expectations, ReviewCode, ReviewFinding, Severity, parse_version, review, review_target
-from app.lab.deployment import LIMITS, Traffic, deployments, instance_kind
+from app.lab.deployment import LIMITS, deployments, instance_kind
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError
+from app.lab.records import Traffic
 from app.lab.scenario.ids import unique_ids
 from app.text import problems as problems_text
 from tests import mirrors

@@ -67,7 +67,7 @@ class Measured:
     kept for the JSON report, the log panel and the tests that look at raw requests."""
 
     tables: Tables
-    runs: dict[str, Any] = field(default_factory=dict)  # label -> driver.RunResult
+    runs: dict[str, Any] = field(default_factory=dict)  # label -> records.RunResult
     log: RunLog | None = None  # set by an exercise that talks to Triton without the driver
     checks: dict[str, Any] = field(default_factory=dict)  # label -> the deployment checker's engine.CheckResult, for its report
 
@@ -91,7 +91,7 @@ class ExerciseResult:
     tables: Tables  # data the figures draw
     explanation: list[Finding]  # what was seen, tied to the mechanism: sentences in order
     findings: list[Finding] = field(default_factory=list)  # one per measurement
-    runs: dict[str, Any] = field(default_factory=dict)  # label -> driver.RunResult (raw per-request data)
+    runs: dict[str, Any] = field(default_factory=dict)  # label -> records.RunResult (raw per-request data)
     log: RunLog | None = None  # the server log lines of the whole exercise (set by exercises.run)
     checks: dict[str, Any] = field(default_factory=dict)  # label -> engine.CheckResult of an exercise that runs the checker
 

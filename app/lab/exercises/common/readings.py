@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 if TYPE_CHECKING:
-    from app.lab.traffic import RunResult
+    from app.lab.records import RunResult
 
 
 def _traced(requests: pd.DataFrame, column: str) -> bool:
