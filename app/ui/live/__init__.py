@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app.i18n import N_
-from app.ui import session
+from app.ui import shared_server
 from app.ui.language import _, t
 from app.ui.live import generation, recogniser, rollout, sentiment
 
@@ -26,7 +26,7 @@ def render_live(name: str) -> None:
         st.warning(t().render(N_("This lesson names a live exercise '{name:text}' that the app does not have."), name=name))
         return
     st.markdown("### " + _("Live on the server"))
-    lab = session.lab()  # explains a dead server and offers a restart
+    lab = shared_server.lab()  # explains a dead server and offers a restart
     if lab is None:
         return
     element(*lab)

@@ -12,14 +12,14 @@ from app.lab.scenario.scenario import Scenario
 from app.lab.traffic import driver
 from app.text import presets as preset_words
 from app.text import sentiment as sentiment_words
-from app.ui import run_views, session, transcripts
+from app.ui import learner_id, run_views, transcripts
 from app.ui.language import _, t
 from app.ui.live.common import explained_failures, store, stored
 from app.ui.progress import run_with_progress
 
 
 def _run_preset(server, deployer, name: str, traffic: Traffic, label: str):
-    applied = deployer.apply(presets.get(name).settings, owner=session.learner())
+    applied = deployer.apply(presets.get(name).settings, owner=learner_id.learner())
     result = run_with_progress(lambda p: driver.run(server, traffic.scenario(applied.model), progress=p), label)
     return applied, result
 
@@ -112,7 +112,7 @@ def sequence_controls(server, deployer) -> None:
             model = "asr_sequence_direct"
             if together and count == 2:
                 with st.spinner(_("Loading your one-instance deployment (a few seconds the first time)...")):
-                    model = deployer.apply(ONE_INSTANCE, owner=session.learner()).model
+                    model = deployer.apply(ONE_INSTANCE, owner=learner_id.learner()).model
             # Different think times, so one session's slot is often waited on: padding appears.
             scenario = Scenario(model, texts, think_ms=15, jitter_ms=0,
                                 think_ms_by_session=[15.0, 45.0][: len(texts)])
@@ -187,7 +187,7 @@ def instances_vs_batching(server, deployer) -> None:
     if st.button(_("Deploy and run"), key="ivb-run", type="primary"):
         with explained_failures():
             with st.spinner(_("Loading the deployment (a few seconds when it is new)...")):
-                applied = deployer.apply(settings, owner=session.learner())
+                applied = deployer.apply(settings, owner=learner_id.learner())
             traffic = Traffic(sessions=int(sessions), length=16, seed=9)
             result = run_with_progress(lambda p: driver.run(server, traffic.scenario(applied.model), progress=p), _("Streaming"))
             store("instances_vs_batching", (applied, result))
