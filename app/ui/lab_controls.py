@@ -32,7 +32,7 @@ def _widget_values(setup: LabSetup) -> dict:
         "queue_delay_us": s.queue_delay_us, "idle_timeout_us": s.idle_timeout_us,
         "state_key": s.state_key, "honour_ready": s.honour_ready, "min_slot_utilization": float(s.min_slot_utilization),
         "sessions": min(max(t.sessions, LIMITS["sessions"][0]), LIMITS["sessions"][1]),
-        "length": min(max(t.length, LIMITS["length"][0]), LIMITS["length"][1]),
+        "chunks": min(max(t.chunks, LIMITS["chunks"][0]), LIMITS["chunks"][1]),
         "think_ms": float(t.think_ms), "jitter_ms": float(t.jitter_ms), "seed": t.seed,
         "staggered": t.staggered, "own_text": "\n".join(setup.texts),
         "transport": t.transport if t.transport in {x.value for x in Transport} else Transport.HTTP.value,
@@ -183,7 +183,7 @@ def controls() -> LabSetup:
         own_text = get(P + "own_text", "").strip() != ""
         a, b = st.columns(2)
         a.slider(_("Sessions"), *LIMITS["sessions"], key=P + "sessions", disabled=own_text)
-        b.slider(_("Utterance length (letters)"), *LIMITS["length"], key=P + "length", disabled=own_text)
+        b.slider(_("Chunks per session (a letter each)"), *LIMITS["chunks"], key=P + "chunks", disabled=own_text)
         st.text_area(_("Or your own utterances, one per line (letters and spaces)"), key=P + "own_text", height=80,
                      placeholder="HELLO WORLD\nSTREAMING SPEECH")
         a, b, c = st.columns(3)
@@ -208,7 +208,7 @@ def controls() -> LabSetup:
     )
     texts = parse_texts(get(P + "own_text", ""))
     traffic_values = Traffic(
-        sessions=len(texts) or int(get(P + "sessions")), length=int(get(P + "length")),
+        sessions=len(texts) or int(get(P + "sessions")), chunks=int(get(P + "chunks")),
         think_ms=float(get(P + "think_ms")), jitter_ms=float(get(P + "jitter_ms")), seed=int(get(P + "seed")),
         staggered=bool(get(P + "staggered")),
         transport=get(P + "transport") or Transport.HTTP.value, in_flight=int(get(P + "in_flight") or 1),

@@ -11,7 +11,7 @@ import threading
 from app.lab.deployment import Traffic, presets
 from app.lab.traffic import driver
 
-TRAFFIC = Traffic(sessions=8, length=10, seed=5)
+TRAFFIC = Traffic(sessions=8, chunks=10, seed=5)
 
 
 def _together(deployer, lab_server, names: list[str]):

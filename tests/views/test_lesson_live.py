@@ -88,7 +88,7 @@ def test_sequence_controls_show_flags_slots_and_padding(open_page):
 def test_direct_vs_oldest_side_by_side(open_page):
     at = open_page("lesson_05.py")
     at.slider(key="dvo-sessions").set_value(4)
-    at.slider(key="dvo-length").set_value(8)
+    at.slider(key="dvo-chunks").set_value(8)
     click(at, "dvo-run")
     assert has_chart(at, "dvo-timeline-direct") and has_chart(at, "dvo-timeline-oldest")
     assert sum("All 4 sessions intact" in m.value for m in at.markdown) == 2

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 @dataclass(frozen=True)
 class Traffic:
     sessions: int = 8
-    length: int = 24
+    chunks: int = 24  # chunks each session sends: one symbol of its utterance each
     think_ms: float = 20.0
     jitter_ms: float = 10.0
     seed: int = 7
@@ -31,7 +31,7 @@ class Traffic:
     in_flight: int = 1  # chunks a session sends before earlier answers are back
 
     def scenario(self, model: str, texts: list[str] | None = None) -> Scenario:
-        texts = texts or random_texts(self.sessions, self.length, self.seed)
+        texts = texts or random_texts(self.sessions, self.chunks, self.seed)
         think = [5.0 + 60.0 * i / max(1, len(texts) - 1) for i in range(len(texts))] if self.staggered else None
         return Scenario(
             model=model,

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 PRESET = "forgot_ready"
 # Six staggered talkers, 16 chunks each: enough padding rows to hit a session on most runs.
-TRAFFIC = presets.Traffic(sessions=6, length=16, staggered=True)
+TRAFFIC = presets.Traffic(sessions=6, chunks=16, staggered=True)
 
 EXERCISE = Exercise(
     name="forgot_ready",

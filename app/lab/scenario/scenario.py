@@ -32,20 +32,20 @@ WORDS = [
 ]
 
 
-def random_texts(count: int, length: int | Sequence[int], seed: int) -> list[str]:
-    """`count` utterances made of words, reproducible from seed. `length` is one length in
-    symbols, or several that the sessions take in turn (mixed short and long sessions)."""
-    lengths = [length] if isinstance(length, int) else list(length)
-    if not lengths or min(lengths) < 1:
+def random_texts(count: int, chunks: int | Sequence[int], seed: int) -> list[str]:
+    """`count` utterances made of words, reproducible from seed, one symbol per chunk. `chunks` is
+    one count, or several that the sessions take in turn (mixed short and long sessions)."""
+    counts = [chunks] if isinstance(chunks, int) else list(chunks)
+    if not counts or min(counts) < 1:
         raise ScenarioError("utterance_too_short")
     rng = random.Random(seed)
     texts = []
     for i in range(count):
-        length = lengths[i % len(lengths)]
+        wanted = counts[i % len(counts)]
         text = ""
-        while len(text) < length:
+        while len(text) < wanted:
             text += (" " if text else "") + rng.choice(WORDS)
-        texts.append(text[:length].upper())
+        texts.append(text[:wanted].upper())
     return texts
 
 

@@ -5,7 +5,7 @@ import streamlit as st
 
 from app.i18n import N_
 from app.lab.cases import worked_example as worked_example_run
-from app.lab.cases.worked_example import TURNS
+from app.lab.cases.worked_example import UTTERANCE
 from app.lab.deployment import LabSettings, Traffic, parse_texts, presets
 from app.lab.judgement import analysis
 from app.lab.scenario.scenario import Scenario
@@ -31,7 +31,7 @@ def the_mistake(server, deployer) -> None:
     ))
     if st.button(_("Run the mistake"), key="mistake-run", type="primary"):
         with explained_failures():
-            store("the_mistake", _run_preset(server, deployer, "the_mistake", Traffic(sessions=8, length=12, seed=3), _("Streaming")))
+            store("the_mistake", _run_preset(server, deployer, "the_mistake", Traffic(sessions=8, chunks=12, seed=3), _("Streaming")))
     saved = stored("the_mistake")
     if saved:
         applied, result = saved
@@ -62,10 +62,10 @@ def worked_example(server) -> None:
     if (b["outcome"] == "refused").all():
         st.warning(words.render(N_("Triton refused turns 3 and 4: it knows no open sequence with that ID. "
                                    "The server said: `{message:text}`"), message=b["server_says"].iloc[0]))
-    elif b["instance"].nunique() == 1 and b["slot"].nunique() == 1 and "".join(b["outcome"]) == TURNS[2:]:
+    elif b["instance"].nunique() == 1 and b["slot"].nunique() == 1 and "".join(b["outcome"]) == UTTERANCE[2:]:
         st.success(words.render(N_("Turns 3 and 4 ran on instance {instance:count}, slot {slot:count}, and decoded to "
                                    "{letters:text}: the state of turns 1 and 2 was there."),
-                                instance=int(b["instance"].iloc[0]), slot=int(b["slot"].iloc[0]), letters=TURNS[2:]))
+                                instance=int(b["instance"].iloc[0]), slot=int(b["slot"].iloc[0]), letters=UTTERANCE[2:]))
     else:
         st.error(_("Turns 3 and 4 did not behave as the lesson says; the table shows what the server did."))
 
@@ -148,9 +148,9 @@ def direct_vs_oldest(server, deployer) -> None:
     ))
     cols = st.columns(2)
     sessions = cols[0].slider(_("Sessions"), 2, 16, 8, key="dvo-sessions")
-    length = cols[1].slider(_("Letters per session"), 4, 40, 16, key="dvo-length")
+    chunks = cols[1].slider(_("Chunks per session"), 4, 40, 16, key="dvo-chunks")
     if st.button(_("Run on both"), key="dvo-run", type="primary"):
-        traffic = Traffic(sessions=sessions, length=length, seed=5)
+        traffic = Traffic(sessions=sessions, chunks=chunks, seed=5)
         with explained_failures():
             runs = [_run_preset(server, deployer, name, traffic, _(preset_words.LABELS[name])) for name in ("the_fix", "oldest_right")]
             store("direct_vs_oldest", runs)
@@ -188,7 +188,7 @@ def instances_vs_batching(server, deployer) -> None:
         with explained_failures():
             with st.spinner(_("Loading the deployment (a few seconds when it is new)...")):
                 applied = deployer.apply(settings, owner=learner_id.learner())
-            traffic = Traffic(sessions=int(sessions), length=16, seed=9)
+            traffic = Traffic(sessions=int(sessions), chunks=16, seed=9)
             result = run_with_progress(lambda p: driver.run(server, traffic.scenario(applied.model), progress=p), _("Streaming"))
             store("instances_vs_batching", (applied, result))
     saved = stored("instances_vs_batching")
