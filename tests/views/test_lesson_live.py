@@ -56,7 +56,7 @@ def test_the_mistake_small(open_page):
     summary = [e.value for e in at.error if "sessions corrupted" in e.value]
     assert summary and re.match(r"[1-8] of 8 sessions corrupted: ", summary[0]), [e.value for e in at.error]
     assert not any("All 8 sessions intact" in s.value for s in at.success)
-    mixed = evidence.mixing_broke_letters(result)
+    mixed = evidence.mixing_broke_chunks(result)
     assert not mixed.empty, result.sessions[["session", "verdict", "detail_code", "detail_values"]].to_dict("records")
     # ...and the timeline's hover shows it: that chunk's bar says whose state it read.
     shown = hover_rows(at, "mistake-timeline")

@@ -5,7 +5,7 @@ import streamlit as st
 
 from app.i18n import N_
 from app.lab.cases import worked_example as worked_example_run
-from app.lab.cases.worked_example import UTTERANCE
+from app.lab.cases.worked_example import TEXT
 from app.lab.deployment import LabSettings, Traffic, parse_texts, presets
 from app.lab.judgement import analysis
 from app.lab.scenario.scenario import Scenario
@@ -62,10 +62,10 @@ def worked_example(server) -> None:
     if (b["outcome"] == "refused").all():
         st.warning(words.render(N_("Triton refused turns 3 and 4: it knows no open sequence with that ID. "
                                    "The server said: `{message:text}`"), message=b["server_says"].iloc[0]))
-    elif b["instance"].nunique() == 1 and b["slot"].nunique() == 1 and "".join(b["outcome"]) == UTTERANCE[2:]:
+    elif b["instance"].nunique() == 1 and b["slot"].nunique() == 1 and "".join(b["outcome"]) == TEXT[2:]:
         st.success(words.render(N_("Turns 3 and 4 ran on instance {instance:count}, slot {slot:count}, and decoded to "
                                    "{letters:text}: the state of turns 1 and 2 was there."),
-                                instance=int(b["instance"].iloc[0]), slot=int(b["slot"].iloc[0]), letters=UTTERANCE[2:]))
+                                instance=int(b["instance"].iloc[0]), slot=int(b["slot"].iloc[0]), letters=TEXT[2:]))
     else:
         st.error(_("Turns 3 and 4 did not behave as the lesson says; the table shows what the server did."))
 
