@@ -26,7 +26,7 @@ def _run_preset(server, deployer, name: str, traffic: Traffic, label: str):
 
 def the_mistake(server, deployer) -> None:
     st.markdown(_(
-        "Eight sessions stream 12 letters each through **`asr_dynamic`** (two instances, state kept per batch row). "
+        "Eight sessions stream 12 chunks each, one letter a chunk, through **`asr_dynamic`** (two instances, state kept per batch row). "
         "Watch the transcripts drift."
     ))
     if st.button(_("Run the mistake"), key="mistake-run", type="primary"):
