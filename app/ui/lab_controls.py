@@ -34,7 +34,7 @@ def _widget_values(setup: LabSetup) -> dict:
         "sessions": min(max(t.sessions, LIMITS["sessions"][0]), LIMITS["sessions"][1]),
         "chunks": min(max(t.chunks, LIMITS["chunks"][0]), LIMITS["chunks"][1]),
         "think_ms": float(t.think_ms), "jitter_ms": float(t.jitter_ms), "seed": t.seed,
-        "staggered": t.staggered, "own_text": "\n".join(setup.texts),
+        "spread_think": t.spread_think, "own_text": "\n".join(setup.texts),
         "transport": t.transport if t.transport in {x.value for x in Transport} else Transport.HTTP.value,
         "in_flight": min(max(t.in_flight, LIMITS["in_flight"][0]), LIMITS["in_flight"][1]),
     }
@@ -190,7 +190,7 @@ def controls() -> LabSetup:
         a.number_input(_("Think time (ms)"), step=5.0, key=P + "think_ms", help=_("Pause between a session's chunks"))
         b.number_input(_("Jitter (± ms)"), step=5.0, key=P + "jitter_ms")
         c.number_input(_("Seed"), step=1, key=P + "seed", help=_("Same seed, same words and pauses"))
-        st.checkbox(_("Spread think times across sessions (5 to 65 ms)"), key=P + "staggered")
+        st.checkbox(_("Spread think times across sessions (5 to 65 ms)"), key=P + "spread_think")
         with st.expander(_("Advanced: transport")):
             a, b = st.columns(2)
             a.selectbox(_("Transport"), [x.value for x in Transport], key=P + "transport",
@@ -210,7 +210,7 @@ def controls() -> LabSetup:
     traffic_values = Traffic(
         sessions=len(texts) or int(get(P + "sessions")), chunks=int(get(P + "chunks")),
         think_ms=float(get(P + "think_ms")), jitter_ms=float(get(P + "jitter_ms")), seed=int(get(P + "seed")),
-        staggered=bool(get(P + "staggered")),
+        spread_think=bool(get(P + "spread_think")),
         transport=get(P + "transport") or Transport.HTTP.value, in_flight=int(get(P + "in_flight") or 1),
     )
     setup = LabSetup(settings, traffic_values, texts)

@@ -18,7 +18,7 @@ from app.lab.scenario.scenario import MAX_IN_FLIGHT, Scenario
 from app.lab.scenario.transport import Transport
 
 # A query key a link made before a rename may still carry: the field it names now.
-OLD_QUERY_KEYS = {"length": "chunks"}
+OLD_QUERY_KEYS = {"length": "chunks", "staggered": "spread_think"}
 TEXT_SEPARATOR = "|"  # not in the alphabet, so it can never be part of an utterance
 LIMITS = {
     "sessions": (1, 64),  # the board summarises beyond a dozen; the slot timeline stays per slot

@@ -59,7 +59,7 @@ class Scenario:
     seed: int = 0
     noise: float = 0.05
     stagger_ms: float = 0.0  # gap between the starts of consecutive sessions
-    think_ms_by_session: list[float] | None = None  # per-session think time (staggered clients)
+    think_ms_by_session: list[float] | None = None  # per-session think time (Traffic.spread_think)
     corrids: list[Any] | None = None  # explicit correlation IDs (collision exercise); else unique ones
     abandon: dict[int, int] = field(default_factory=dict)  # session -> chunks sent before vanishing, no END
     pauses: dict[int, tuple[int, float]] = field(default_factory=dict)  # session -> (after chunk k, pause ms)
