@@ -2,7 +2,7 @@
 
 Widgets hold the values while the page is open; on the first visit they are filled from
 the query string (so a shared link reproduces a set-up), afterwards from the last set-up
-this browser session used, and every rerun writes the current set-up back to the URL.
+this browser used, and every rerun writes the current set-up back to the URL.
 """
 from __future__ import annotations
 

@@ -9,12 +9,12 @@ from app.ui.language import t
 
 
 def learner() -> str:
-    """This browser session's learner id, "<name>.<token>" (see app/quiz/access_rules.py).
+    """This browser's learner id, "<name>.<token>" (see app/quiz/access_rules.py).
 
     A link's ?learner= is used only when it holds a whole id: whoever holds the link is that
     learner. A bare name (an old link, a guess) opens no one's progress: it becomes a new id
-    under that name, and show_learner_notice() says so. A bare name put into the session
-    (a name box) likewise becomes a new id.
+    under that name, and show_learner_notice() says so. A bare name put into this
+    browser's state (a name box) likewise becomes a new id.
     """
     state = st.session_state
     current = state.get(LEARNER)

@@ -44,7 +44,7 @@ def _adopt(quiz: QuizAttempt, item: str | None = None) -> None:
 
 
 def current(store: ProgressStore, bank: Bank, learner: str) -> QuizAttempt:
-    """This browser session's attempt; on first load the learner's latest, or the URL's seed."""
+    """This browser's attempt; on first load the learner's latest, or the URL's seed."""
     state = st.session_state
     quiz = None
     if ATTEMPT in state:
