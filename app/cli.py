@@ -107,7 +107,8 @@ def _parser() -> argparse.ArgumentParser:
                                      "generator deployment (gen_*), a generation workload on one gRPC stream")
     run.add_argument("--model", required=True)
     run.add_argument("--sessions", type=int, default=8)
-    run.add_argument("--chunks", type=_lengths, default=[24], help="utterance length in symbols (random words); '12,40' mixes lengths")
+    run.add_argument("--chunks", type=_chunk_counts, default=[24],
+                     help="chunks each session sends, one symbol each (random words); '12,40' mixes counts")
     run.add_argument("--text", action="append", default=None, help="an utterance (repeat for several sessions)")
     run.add_argument("--think-ms", type=float, default=20.0)
     run.add_argument("--jitter-ms", type=float, default=10.0)
@@ -197,11 +198,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _lengths(text: str) -> list[int]:
+def _chunk_counts(text: str) -> list[int]:
     try:
         return [int(part) for part in text.split(",")]
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected lengths like 24 or 12,40, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected chunk counts like 24 or 12,40, got {text!r}") from None
 
 
 def _server(url: str | None, _: Words) -> LabServer:

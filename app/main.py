@@ -10,13 +10,13 @@ from streamlit.navigation.page import StreamlitPage
 
 from app.i18n import N_
 from app.lab.database import DatabaseError
-from app.ui import class_store, course, language, session, style
+from app.ui import class_store, course, language, shared_server, style
 from app.ui.access import warn_at_startup
 from app.ui.language import _, t
 
 st.set_page_config(page_title=_(N_("Triton Batching Lab")), page_icon=":material/science:", layout="wide")
 style.apply()  # readable syntax colours on every page (the theme in .streamlit/config.toml does the rest)
-session.start_in_background()  # returns at once: pages draw while Triton starts; live elements wait for it
+shared_server.start_in_background()  # returns at once: pages draw while Triton starts; live elements wait for it
 language.show(key="language")
 warn_at_startup()  # once per process: listening beyond localhost with no instructor key
 

@@ -77,11 +77,11 @@ from benchmarks._common import PeakMemory, run_workers, torch_build  # noqa: E40
 CUSTOM = {
     # one instance, so eight sessions share four slots in turn: intact, with a backlog
     "custom_one_instance": LabSetup(LabSettings(scheduler="direct", instances=1, slots=4, queue_delay_us=0),
-                                    Traffic(sessions=8, length=20, seed=11)),
+                                    Traffic(sessions=8, chunks=20, seed=11)),
     # the oldest scheduler keyed by correlation ID, with more sessions than candidates
     "custom_oldest_busy": LabSetup(LabSettings(scheduler="oldest", instances=2, slots=2, queue_delay_us=1000,
                                                state_key="corrid"),
-                                   Traffic(sessions=10, length=16, think_ms=10.0, seed=23)),
+                                   Traffic(sessions=10, chunks=16, think_ms=10.0, seed=23)),
 }
 DEFAULT_MIX = ("the_mistake", "the_fix", "oldest_right", "forgot_ready", *CUSTOM)
 

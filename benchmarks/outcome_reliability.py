@@ -59,7 +59,7 @@ def preset_outcome(result) -> str:
     s = result.sessions
     if (s["verdict"] == "error").any():
         return "error"
-    if not result.all_intact and not evidence.mixing_broke_letters(result).empty:
+    if not result.all_intact and not evidence.mixing_broke_chunks(result).empty:
         return "foreign"
     if evidence.broke_on_padding(result):
         return "garbage"

@@ -24,7 +24,7 @@ from app.lab.server.ports import free_ports
 from app.text import check_page
 from app.text import errors as errors_text
 from app.text.errors import EXPLAINED, explain
-from app.ui import session
+from app.ui import shared_server
 from tests.i18n.text_checks import reads_in
 from tests.server_calls import ask
 
@@ -126,8 +126,8 @@ def test_a_callers_own_wording_and_next_steps_win():
         assert isinstance(shape, LabError) and shape.code == "check_shape_syntax"
         said = explain(shape, _, next_steps=check_page.PAGE_HINTS)
         assert said.next_step == _(check_page.PAGE_HINTS["check_shape_syntax"])
-        page = explain(raised(lambda: HttpClient(address).is_server_live()), _, next_steps=session.NEXT_STEPS)
-        assert page.next_step == _(session.NEXT_STEPS[errors_text.SERVER_SILENT])
+        page = explain(raised(lambda: HttpClient(address).is_server_live()), _, next_steps=shared_server.NEXT_STEPS)
+        assert page.next_step == _(shared_server.NEXT_STEPS[errors_text.SERVER_SILENT])
 
 
 @pytest.mark.parametrize("bug", [KeyError("model"), TypeError("unsupported operand"), AttributeError("no attribute 'x'"),

@@ -16,7 +16,7 @@ from app.text.verdicts import VERDICT_WORDS
 
 READ_COLOURS = {"own": palette.GOOD, "fresh": palette.SKY_BLUE, "refused": palette.BAD, "unknown": palette.GREY}
 READ_LABELS = {"own": N_("own state"), "fresh": N_("fresh state"), "refused": N_("refused"), "unknown": N_("unknown")}
-LETTER_LABELS = {True: N_("right letter"), False: N_("wrong letter")}
+SYMBOL_LABELS = {True: N_("right letter"), False: N_("wrong letter")}
 VERDICT_COLOURS = {"intact": palette.GOOD, "lost": palette.ORANGE, "foreign": palette.REDDISH_PURPLE, "garbage": palette.BLACK,
                    "error": palette.BAD}
 SESSION = N_("session {number}")  # the same words as app/i18n/formats.session
@@ -32,9 +32,9 @@ def session_names(frame: pd.DataFrame, _: Translate = str) -> pd.Series:
     return frame["session"].map(lambda i: session_name(i, _))
 
 
-def letters(right: pd.Series, _: Translate = str) -> pd.Series:
+def symbol_words(right: pd.Series, _: Translate = str) -> pd.Series:
     """True/False (the chunk's letter was right) as words for a figure's symbol legend."""
-    return right.map(lambda r: _(LETTER_LABELS[bool(r)]))
+    return right.map(lambda r: _(SYMBOL_LABELS[bool(r)]))
 
 
 def verdict_name(code: str, _: Translate = str) -> str:

@@ -32,8 +32,8 @@ class LessonLinkError(ContentError):
 
 
 @dataclass(frozen=True)
-class Check:
-    """One end-of-lesson self check (not part of the graded quiz bank)."""
+class SelfCheck:
+    """One question of a lesson's end-of-lesson self-check (not part of the graded quiz bank)."""
 
     question: str
     options: tuple[str, ...]
@@ -49,7 +49,7 @@ class Lesson:
     summary: str
     live: str | None  # name of the live lab exercise the lesson embeds, None for a reading-only lesson
     next: tuple[str, ...]
-    checks: tuple[Check, ...]
+    self_checks: tuple[SelfCheck, ...]
     body: str
     anchors: tuple[str, ...]
     path: Path
@@ -118,12 +118,12 @@ def _text(meta: dict[str, Any], key: str, path: Path, *, required: bool = True) 
     return value.strip()
 
 
-def _checks(raw: Any, path: Path) -> tuple[Check, ...]:
+def _self_checks(raw: Any, path: Path) -> tuple[SelfCheck, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
         raise _fail(path, "check", "must be a list of {question, options, answer, explain[, source]}")
-    checks: list[Check] = []
+    checks: list[SelfCheck] = []
     for i, entry in enumerate(raw):
         where = f"check[{i}]"
         if not isinstance(entry, dict):
@@ -151,7 +151,7 @@ def _checks(raw: Any, path: Path) -> tuple[Check, ...]:
         source = entry.get("source", "")
         if not isinstance(source, str):
             raise _fail(path, f"{where}.source", "must be a string naming where the fact comes from")
-        checks.append(Check(question.strip(), tuple(o.strip() for o in options), answer, explain.strip(), source.strip()))
+        checks.append(SelfCheck(question.strip(), tuple(o.strip() for o in options), answer, explain.strip(), source.strip()))
     return tuple(checks)
 
 
@@ -185,7 +185,7 @@ def parse_lesson(path: Path) -> Lesson:
         summary=_text(meta, "summary", path, required=False),
         live=live,
         next=tuple(nxt),
-        checks=_checks(meta.get("check"), path),
+        self_checks=_self_checks(meta.get("check"), path),
         body=body,
         anchors=body_anchors(body),
         path=path,

@@ -21,17 +21,17 @@ from app.lab.scenario.transport import Transport
 @dataclass(frozen=True)
 class Traffic:
     sessions: int = 8
-    length: int = 24
+    chunks: int = 24  # chunks each session sends: one symbol of its utterance each
     think_ms: float = 20.0
     jitter_ms: float = 10.0
     seed: int = 7
-    staggered: bool = False  # think times spread 0..60 ms, so slots idle at different moments
+    spread_think: bool = False  # think times spread 5..65 ms across sessions, so slots idle at different moments
     transport: str = Transport.HTTP.value  # a Transport value, kept as text for the URL
     in_flight: int = 1  # chunks a session sends before earlier answers are back
 
     def scenario(self, model: str, texts: list[str] | None = None) -> Scenario:
-        texts = texts or random_texts(self.sessions, self.length, self.seed)
-        think = [5.0 + 60.0 * i / max(1, len(texts) - 1) for i in range(len(texts))] if self.staggered else None
+        texts = texts or random_texts(self.sessions, self.chunks, self.seed)
+        think = [5.0 + 60.0 * i / max(1, len(texts) - 1) for i in range(len(texts))] if self.spread_think else None
         return Scenario(
             model=model,
             texts=texts,

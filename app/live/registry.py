@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, cast
 import streamlit as st
 
 from app.i18n import N_
-from app.ui import session
+from app.ui import shared_server
 from app.ui.language import _, t
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def render_live(name: str) -> None:
         st.warning(t().render(N_("This lesson names a live exercise '{name:text}' that the app does not have."), name=name))
         return
     st.markdown("### " + _("Live on the server"))
-    lab = session.lab()  # explains a dead server and offers a restart
+    lab = shared_server.lab()  # explains a dead server and offers a restart
     if lab is None:
         return
     view(name)(*lab)

@@ -43,7 +43,7 @@ PROBLEMS = {
                         "Try again in a minute, or pick a set-up with fewer instances (or a preset, which others share)."),
     # traffic (app/lab/deployment/setup.LabSetup.traffic_problems)
     "sessions_range": N_("sessions must be {low:count} to {high:count}: got {value:text}"),
-    "length_range": N_("utterance length must be {low:count} to {high:count} letters: got {value:text}"),
+    "chunks_range": N_("chunks per session must be {low:count} to {high:count}: got {value:text}"),
     "think_ms_range": N_("think time must be {low:count} to {high:count} ms: got {value:text}"),
     "jitter_ms_range": N_("jitter must be {low:count} to {high:count} ms: got {value:text}"),
     "seed_range": N_("seed must be {low:count} to {high:count}: got {value:text}"),

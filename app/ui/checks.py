@@ -9,11 +9,11 @@ from app.ui import language
 from app.ui.language import _, t
 
 
-def lesson_checks(lesson: Lesson) -> None:
-    if not lesson.checks:
+def show_self_checks(lesson: Lesson) -> None:
+    if not lesson.self_checks:
         return
     st.markdown("## " + _("Check your understanding"))
-    for index, check in enumerate(lesson.checks):
+    for index, check in enumerate(lesson.self_checks):
         key = f"check:{lesson.id}:{index}"
         answered = st.session_state.get(f"{key}:graded")
         with st.container(border=True, key=f"{key}:box".replace(":", "-")):

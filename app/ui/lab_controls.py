@@ -2,7 +2,7 @@
 
 Widgets hold the values while the page is open; on the first visit they are filled from
 the query string (so a shared link reproduces a set-up), afterwards from the last set-up
-this browser session used, and every rerun writes the current set-up back to the URL.
+this browser used, and every rerun writes the current set-up back to the URL.
 """
 from __future__ import annotations
 
@@ -33,9 +33,9 @@ def _widget_values(setup: LabSetup) -> dict:
         "queue_delay_us": s.queue_delay_us, "idle_timeout_us": s.idle_timeout_us,
         "state_key": s.state_key, "honour_ready": s.honour_ready, "min_slot_utilization": float(s.min_slot_utilization),
         "sessions": min(max(t.sessions, LIMITS["sessions"][0]), LIMITS["sessions"][1]),
-        "length": min(max(t.length, LIMITS["length"][0]), LIMITS["length"][1]),
+        "chunks": min(max(t.chunks, LIMITS["chunks"][0]), LIMITS["chunks"][1]),
         "think_ms": float(t.think_ms), "jitter_ms": float(t.jitter_ms), "seed": t.seed,
-        "staggered": t.staggered, "own_text": "\n".join(setup.texts),
+        "spread_think": t.spread_think, "own_text": "\n".join(setup.texts),
         "transport": t.transport if t.transport in {x.value for x in Transport} else Transport.HTTP.value,
         "in_flight": min(max(t.in_flight, LIMITS["in_flight"][0]), LIMITS["in_flight"][1]),
     }
@@ -184,14 +184,14 @@ def controls() -> LabSetup:
         own_text = get(P + "own_text", "").strip() != ""
         a, b = st.columns(2)
         a.slider(_("Sessions"), *LIMITS["sessions"], key=P + "sessions", disabled=own_text)
-        b.slider(_("Utterance length (letters)"), *LIMITS["length"], key=P + "length", disabled=own_text)
+        b.slider(_("Chunks per session (a letter each)"), *LIMITS["chunks"], key=P + "chunks", disabled=own_text)
         st.text_area(_("Or your own utterances, one per line (letters and spaces)"), key=P + "own_text", height=80,
                      placeholder="HELLO WORLD\nSTREAMING SPEECH")
         a, b, c = st.columns(3)
         a.number_input(_("Think time (ms)"), step=5.0, key=P + "think_ms", help=_("Pause between a session's chunks"))
         b.number_input(_("Jitter (± ms)"), step=5.0, key=P + "jitter_ms")
         c.number_input(_("Seed"), step=1, key=P + "seed", help=_("Same seed, same words and pauses"))
-        st.checkbox(_("Spread think times across sessions (5 to 65 ms)"), key=P + "staggered")
+        st.checkbox(_("Spread think times across sessions (5 to 65 ms)"), key=P + "spread_think")
         with st.expander(_("Advanced: transport")):
             a, b = st.columns(2)
             a.selectbox(_("Transport"), [x.value for x in Transport], key=P + "transport",
@@ -209,9 +209,9 @@ def controls() -> LabSetup:
     )
     texts = parse_texts(get(P + "own_text", ""))
     traffic_values = Traffic(
-        sessions=len(texts) or int(get(P + "sessions")), length=int(get(P + "length")),
+        sessions=len(texts) or int(get(P + "sessions")), chunks=int(get(P + "chunks")),
         think_ms=float(get(P + "think_ms")), jitter_ms=float(get(P + "jitter_ms")), seed=int(get(P + "seed")),
-        staggered=bool(get(P + "staggered")),
+        spread_think=bool(get(P + "spread_think")),
         transport=get(P + "transport") or Transport.HTTP.value, in_flight=int(get(P + "in_flight") or 1),
     )
     setup = LabSetup(settings, traffic_values, texts)

@@ -19,7 +19,7 @@ from app.text import prediction as prediction_words
 from app.text import presets as preset_words
 from app.text import problems as problem_words
 from app.text.errors import EXPLAINED
-from app.ui import chart, class_store, lab_controls, run_views, server_log, session, transcripts
+from app.ui import chart, class_store, lab_controls, learner_id, run_views, server_log, shared_server, transcripts
 from app.ui.language import _, t
 from app.ui.progress import run_with_progress
 
@@ -43,7 +43,7 @@ def render() -> None:
         "through it on the real Triton server, and see whether every transcript survives. The address bar "
         "always holds this set-up: copy it to share or reproduce a run."
     ))
-    lab = session.lab()
+    lab = shared_server.lab()
     if lab is None:
         return
     server, deployer = lab
@@ -88,7 +88,7 @@ def render() -> None:
 
 def _apply(setup: LabSetup, deployer) -> Applied:
     with st.spinner(_("Loading the deployment on Triton (a few seconds when it is new)...")):
-        applied = deployer.apply(setup.settings, owner=session.learner())
+        applied = deployer.apply(setup.settings, owner=learner_id.learner())
     st.session_state["lab-applied"] = applied
     return applied
 
@@ -121,7 +121,7 @@ def _run(setup: LabSetup, choice: str, server, deployer) -> None:
 
 def _record(setup: LabSetup, choice: str, verdict: prediction.PredictionVerdict) -> None:
     try:
-        ProgressStore().record_prediction(session.learner(), setup.preset_name() or "custom", choice,
+        ProgressStore().record_prediction(learner_id.learner(), setup.preset_name() or "custom", choice,
                                           verdict.outcome, held=verdict.held)
     except EXPLAINED as err:  # a locked or read-only progress file must not lose the run
         st.warning(t().render(N_("Your prediction could not be saved: {reason:text}"), reason=class_store.saving_failed(err)))

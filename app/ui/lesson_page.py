@@ -6,7 +6,7 @@ import streamlit as st
 from app.i18n import N_
 from app.live.registry import render_live
 from app.ui import course
-from app.ui.checks import lesson_checks
+from app.ui.checks import show_self_checks
 from app.ui.language import _, t
 from app.ui.lesson_body import render_body
 
@@ -28,7 +28,7 @@ def render(number: int) -> None:
     if lesson.live:
         with st.container(border=True, key=f"live-{lesson.live}"):
             render_live(lesson.live)
-    lesson_checks(lesson)
+    show_self_checks(lesson)
     _onward(lesson)
 
 

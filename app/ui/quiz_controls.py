@@ -11,11 +11,11 @@ import streamlit as st
 
 from app.i18n import N_
 from app.quiz import access_rules
+from app.quiz.attempt import ANSWERING, QuizAttempt
 from app.quiz.bank import Bank
-from app.quiz.session import ANSWERING, QuizSession
 from app.quiz.shuffle import SEED_LIMIT, new_seed
 from app.quiz.store import AttemptNotFound, ProgressStore
-from app.ui import language, quiz_feedback, session
+from app.ui import language, learner_id, quiz_feedback
 from app.ui.language import _, t
 
 ATTEMPT, ITEM, SEED, TIMED, MINUTES, NAME, MODE = (
@@ -36,27 +36,27 @@ def _parse_seed(text: object) -> int | None:
     return seed if 0 <= seed < SEED_LIMIT else None
 
 
-def _adopt(quiz: QuizSession, item: str | None = None) -> None:
+def _adopt(quiz: QuizAttempt, item: str | None = None) -> None:
     """Make quiz the page's attempt (safe in callbacks: runs before the widgets are drawn)."""
     st.session_state[ATTEMPT] = quiz.id
     st.session_state[ITEM] = item if item and quiz.bank.get(item) else quiz.first_unanswered()
     st.session_state[SEED] = str(quiz.seed)
 
 
-def current(store: ProgressStore, bank: Bank, learner: str) -> QuizSession:
-    """This browser session's attempt; on first load the learner's latest, or the URL's seed."""
+def current(store: ProgressStore, bank: Bank, learner: str) -> QuizAttempt:
+    """This browser's attempt; on first load the learner's latest, or the URL's seed."""
     state = st.session_state
     quiz = None
     if ATTEMPT in state:
         try:
-            quiz = QuizSession.load(store, bank, state[ATTEMPT])
+            quiz = QuizAttempt.load(store, bank, state[ATTEMPT])
         except AttemptNotFound:  # reset from another tab
             quiz = None
         if quiz is not None and quiz.learner != learner:
             quiz = None
     if quiz is None:
         asked_seed, asked_item = st.query_params.get("seed"), st.query_params.get("item")
-        quiz = QuizSession.resume(store, bank, learner, seed=_parse_seed(asked_seed))
+        quiz = QuizAttempt.resume(store, bank, learner, seed=_parse_seed(asked_seed))
         _adopt(quiz, asked_item)
         _link_fallbacks(quiz, asked_seed, asked_item)
     elif state.get(ITEM) is None or bank.get(state[ITEM]) is None:
@@ -75,7 +75,7 @@ ITEM_FALLBACK = N_("The link's `item={asked:text}` names no question of this qui
                    "{number:text} (`{used:text}`) instead.")
 
 
-def _link_fallbacks(quiz: QuizSession, asked_seed: str | None, asked_item: str | None) -> None:
+def _link_fallbacks(quiz: QuizAttempt, asked_seed: str | None, asked_item: str | None) -> None:
     """Say which of the link's seed and item could not be used, and what is shown instead."""
     if asked_seed is not None and _parse_seed(asked_seed) is None:
         st.warning(t().render(SEED_FALLBACK, asked=asked_seed, last=str(SEED_LIMIT - 1), used=str(quiz.seed)))
@@ -91,7 +91,7 @@ def _time_limit() -> float | None:
 
 
 def _start(store: ProgressStore, bank: Bank, learner: str, seed: int) -> None:
-    _adopt(QuizSession.start(store, bank, learner, seed, _time_limit()))
+    _adopt(QuizAttempt.start(store, bank, learner, seed, _time_limit()))
 
 
 def _use_seed(store: ProgressStore, bank: Bank, learner: str) -> None:
@@ -104,25 +104,25 @@ def _use_seed(store: ProgressStore, bank: Bank, learner: str) -> None:
 
 
 def _rename(store: ProgressStore) -> None:
-    # A new name keeps this learner's key and progress (app/ui/session.py); it never opens
+    # A new name keeps this learner's key and progress (app/ui/learner_id.py); it never opens
     # another learner's progress, whatever name is typed.
-    session.rename_learner(store, str(st.session_state.get(NAME) or ""))
+    learner_id.rename_learner(store, str(st.session_state.get(NAME) or ""))
     st.session_state.pop(NAME, None)  # redrawn from the id: a blank or trimmed name shows as kept
 
 
-def _reset(quiz: QuizSession) -> None:
+def _reset(quiz: QuizAttempt) -> None:
     _adopt(quiz.reset(time_limit_s=_time_limit()))
 
 
-def _finish(quiz: QuizSession) -> None:
+def _finish(quiz: QuizAttempt) -> None:
     quiz.finish()
 
 
-def _go(quiz: QuizSession, delta: int) -> None:
+def _go(quiz: QuizAttempt, delta: int) -> None:
     st.session_state[ITEM] = quiz.step(st.session_state[ITEM], delta)
 
 
-def show_settings(quiz: QuizSession, store: ProgressStore, bank: Bank) -> None:
+def show_settings(quiz: QuizAttempt, store: ProgressStore, bank: Bank) -> None:
     state = st.session_state
     if NAME not in state:
         state[NAME] = access_rules.learner_name(quiz.learner)
@@ -148,7 +148,7 @@ def show_settings(quiz: QuizSession, store: ProgressStore, bank: Bank) -> None:
         st.error(flash)
 
 
-def show_timer(quiz: QuizSession) -> None:
+def show_timer(quiz: QuizAttempt) -> None:
     if not quiz.attempt.timed:
         return
 
@@ -168,7 +168,7 @@ def show_timer(quiz: QuizSession) -> None:
     _tick()
 
 
-def show_navigation(quiz: QuizSession) -> str:
+def show_navigation(quiz: QuizAttempt) -> str:
     """Previous / jump / next; returns the id of the item to show."""
 
     words = t()  # bound now: Streamlit may format the options again outside this run
@@ -195,7 +195,7 @@ def show_mode() -> str:
                            label_visibility="collapsed", format_func=lambda mode: words(MODE_WORDS[mode]))
 
 
-def show_actions(quiz: QuizSession) -> None:
+def show_actions(quiz: QuizAttempt) -> None:
     a, b = st.columns(2)
     a.button(_("Finish and see my score"), key="quiz-finish", on_click=_finish, args=(quiz,),
              disabled=not quiz.accepting(), help=_("Closes this attempt; unanswered questions score 0."))

@@ -9,8 +9,8 @@ from __future__ import annotations
 import streamlit as st
 
 from app.i18n import N_
+from app.quiz.attempt import chosen_keys
 from app.quiz.bank import Item, Option
-from app.quiz.session import chosen_keys
 from app.quiz.store import AnswerRecord
 from app.ui.language import _, t
 

@@ -12,9 +12,9 @@ import streamlit as st
 
 from app.content.lessons import Lesson
 from app.i18n import N_
+from app.quiz.attempt import QuizAttempt, chosen_keys
 from app.quiz.bank import Item, Option
 from app.quiz.links import lesson_ref
-from app.quiz.session import QuizSession, chosen_keys
 from app.ui import language, quiz_feedback, quiz_verify
 from app.ui.language import _, t
 from app.ui.lesson_link import show_lesson_link
@@ -22,12 +22,12 @@ from app.ui.lesson_link import show_lesson_link
 FLASH = "quiz-flash"  # (item id, message) from the last submit callback
 
 
-def widget_key(quiz: QuizSession, item: Item, suffix: str = "") -> str:
+def widget_key(quiz: QuizAttempt, item: Item, suffix: str = "") -> str:
     # The attempt id is part of the key, so a new attempt starts with empty widgets.
     return f"quiz-{quiz.id}-{item.id}{suffix}"
 
 
-def _read_answer(quiz: QuizSession, item: Item, options: list[Option]) -> tuple[Any, str | None]:
+def _read_answer(quiz: QuizAttempt, item: Item, options: list[Option]) -> tuple[Any, str | None]:
     """The answer in the widgets, or (None, why it cannot be submitted yet)."""
     state = st.session_state
     if item.type in ("single", "predict"):
@@ -40,7 +40,7 @@ def _read_answer(quiz: QuizSession, item: Item, options: list[Option]) -> tuple[
     return (value, None) if value is not None else (None, _("Enter a number first."))
 
 
-def _submit(quiz: QuizSession, item: Item, options: list[Option]) -> None:
+def _submit(quiz: QuizAttempt, item: Item, options: list[Option]) -> None:
     answer, problem = _read_answer(quiz, item, options)
     if problem:
         st.session_state[FLASH] = (item.id, problem)
@@ -50,7 +50,7 @@ def _submit(quiz: QuizSession, item: Item, options: list[Option]) -> None:
         st.session_state[FLASH] = (item.id, _("Not recorded: this attempt is closed (finished, or its time limit ran out)."))
 
 
-def _answer_widgets(quiz: QuizSession, item: Item, options: list[Option], previous: Any, locked: bool) -> None:
+def _answer_widgets(quiz: QuizAttempt, item: Item, options: list[Option], previous: Any, locked: bool) -> None:
     key = widget_key(quiz, item)
     if item.type in ("single", "predict"):
         keys = [o.key for o in options]
@@ -68,7 +68,7 @@ def _answer_widgets(quiz: QuizSession, item: Item, options: list[Option], previo
                         step=1.0, format="%g", key=key, disabled=locked, placeholder=_("a number"))
 
 
-def show_item(quiz: QuizSession, item: Item, lessons: list[Lesson]) -> None:
+def show_item(quiz: QuizAttempt, item: Item, lessons: list[Lesson]) -> None:
     options = quiz.options(item.id)
     record = quiz.answer(item.id)
     locked = record is not None or not quiz.accepting()

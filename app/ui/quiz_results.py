@@ -7,20 +7,20 @@ import streamlit as st
 from app.content.lessons import Lesson
 from app.i18n import N_, formats
 from app.quiz import access_rules
+from app.quiz.attempt import QuizAttempt
 from app.quiz.links import LessonRef, lesson_ref
-from app.quiz.session import QuizSession
 from app.ui import quiz_feedback
 from app.ui.language import _, t
 from app.ui.lesson_link import show_lesson_link
 
 
-def score_line(quiz: QuizSession) -> str:
+def score_line(quiz: QuizAttempt) -> str:
     s = quiz.summary()
     return t().render(N_("Score {score:text} / {max:count} · {answered:count} of {max:count} answered"),
                       score=quiz_feedback.fmt_number(round(s.score, 2)), max=s.max, answered=s.answered)
 
 
-def show_final(quiz: QuizSession, lessons: list[Lesson], why: str) -> None:
+def show_final(quiz: QuizAttempt, lessons: list[Lesson], why: str) -> None:
     s = quiz.summary()
     _t = t()
     st.subheader(_("Your result"))
@@ -52,7 +52,7 @@ def show_final(quiz: QuizSession, lessons: list[Lesson], why: str) -> None:
         st.success(_("Every topic at 70 % or more: nothing to revisit."))
 
 
-def show_review(quiz: QuizSession, lessons: list[Lesson]) -> None:
+def show_review(quiz: QuizAttempt, lessons: list[Lesson]) -> None:
     entries = [e for e in quiz.review() if e.record is not None]
     if not entries:
         st.info(_("Nothing answered yet in this attempt."))
@@ -71,7 +71,7 @@ def show_review(quiz: QuizSession, lessons: list[Lesson]) -> None:
             show_lesson_link(lesson_ref(entry.item.lesson, lessons))
 
 
-def download_csv(quiz: QuizSession) -> None:
+def download_csv(quiz: QuizAttempt) -> None:
     # Named after the learner's name, not their id: the id is the key to their progress.
     st.download_button(
         _("Download my answers (CSV)"), quiz.export_csv(), file_name=f"quiz-{access_rules.learner_name(quiz.learner)}.csv",

@@ -10,14 +10,14 @@ from __future__ import annotations
 import streamlit as st
 
 from app.i18n import N_
+from app.quiz.attempt import QuizAttempt
 from app.quiz.bank import Item
-from app.quiz.session import QuizSession
 from app.quiz.store import AnswerRecord
 from app.quiz.verify import Verification, exercise_name, verify
 from app.text import presets as preset_words
 from app.text import verdicts as verdict_words
 from app.text.errors import EXPLAINED, explain
-from app.ui import session
+from app.ui import shared_server
 from app.ui.language import _, t
 from app.ui.progress import run_with_progress
 
@@ -33,12 +33,12 @@ def _outcome(outcome: str) -> str:
     return f":{colour}[**{_(words) if words else outcome}**]"
 
 
-def _key(quiz: QuizSession, item: Item) -> str:
+def _key(quiz: QuizAttempt, item: Item) -> str:
     return f"quiz-{quiz.id}-{item.id}-verify"
 
 
-def _run(quiz: QuizSession, item: Item, chosen: int) -> Verification | None:
-    lab = session.lab()  # shows why when the server is not there
+def _run(quiz: QuizAttempt, item: Item, chosen: int) -> Verification | None:
+    lab = shared_server.lab()  # shows why when the server is not there
     if lab is None:
         return None
     server, deployer = lab
@@ -49,18 +49,18 @@ def _run(quiz: QuizSession, item: Item, chosen: int) -> Verification | None:
             t().render(N_("Running {scenario:text} on Triton"), scenario=t()(preset_words.TITLES[str(item.scenario)])),
         )
     except EXPLAINED as err:
-        st.error(t().render(N_("The scenario could not run on the server: {reason:text}"), reason=str(explain(err, t(), next_steps=session.NEXT_STEPS))))
+        st.error(t().render(N_("The scenario could not run on the server: {reason:text}"), reason=str(explain(err, t(), next_steps=shared_server.NEXT_STEPS))))
         return None
 
 
-def _earlier_outcome(quiz: QuizSession, item: Item) -> str | None:
+def _earlier_outcome(quiz: QuizAttempt, item: Item) -> str | None:
     """What the server did when this learner verified this item during this attempt."""
     mine = [p for p in quiz.store.predictions(quiz.learner)
             if p.exercise == exercise_name(item) and p.at >= quiz.attempt.started_at]
     return mine[-1].outcome if mine else None
 
 
-def show_verify(quiz: QuizSession, item: Item, record: AnswerRecord) -> None:
+def show_verify(quiz: QuizAttempt, item: Item, record: AnswerRecord) -> None:
     st.markdown("#### " + _("Verify on the server"))
     chosen = item.option(record.answer)
     key = _key(quiz, item)

@@ -6,7 +6,7 @@ import streamlit as st
 
 from app.i18n import N_
 from app.text.errors import EXPLAINED, explain
-from app.ui import session
+from app.ui import shared_server
 from app.ui.language import _, t
 
 MODEL_COLUMNS = {"name": N_("model"), "state": N_("state"), "scheduler": N_("scheduler"),
@@ -14,17 +14,17 @@ MODEL_COLUMNS = {"name": N_("model"), "state": N_("state"), "scheduler": N_("sch
 
 
 def server_status() -> None:
-    if session.starting():
+    if shared_server.starting():
         _starting()  # the page is drawn now; this panel fills in when the server is up
         return
-    lab = session.lab()  # shows the error and a restart button when the server is down
+    lab = shared_server.lab()  # shows the error and a restart button when the server is down
     if lab is None:
         return
     server, _unused = lab
     try:
         info = server.status()
     except EXPLAINED as err:  # a server dying between alive() and status() is still data
-        st.error(t().render(N_("The server stopped answering: {reason:text}"), reason=str(explain(err, t(), next_steps=session.NEXT_STEPS))))
+        st.error(t().render(N_("The server stopped answering: {reason:text}"), reason=str(explain(err, t(), next_steps=shared_server.NEXT_STEPS))))
         return
     device = "GPU" if info["instance_kind"] == "KIND_GPU" else "CPU"
     where = _("embedded (started by this app)") if info["mode"] == "embedded" else _("external (TRITON_URL)")
@@ -47,7 +47,7 @@ def server_status() -> None:
 @st.fragment(run_every=1.0)
 def _starting() -> None:
     """Says the server is starting, checks once a second, and redraws the page once it is up."""
-    if session.starting(grace_s=0):
+    if shared_server.starting(grace_s=0):
         st.info(_("Triton is starting in the background. Lessons and the quiz can be read meanwhile; "
                   "this panel shows the server once it is up."),
                 icon=":material/hourglass_top:")

@@ -16,7 +16,7 @@ from app.lab.problems import LabError, Problem
 from app.lab.server import LabServer
 from app.text import check_page as words
 from app.text.errors import EXPLAINED, explain
-from app.ui import check_controls, check_report, check_servers, session
+from app.ui import check_controls, check_report, check_servers, shared_server
 from app.ui.language import _, t
 
 # A server that does not answer, in this page's words (start it, or choose another server), whoever
@@ -85,7 +85,7 @@ def _run(server: LabServer, own: LabServer, choice: check_servers.Choice, model:
 def render() -> None:
     st.title(_("Check a deployment"))
     st.markdown(_(words.INTRO))
-    handle = session.lab()
+    handle = shared_server.lab()
     if handle is None:
         return
     own = handle[0]

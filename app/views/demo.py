@@ -8,7 +8,7 @@ import streamlit as st
 
 from app.i18n import N_
 from app.quiz import votes
-from app.ui import class_store, session
+from app.ui import class_store, learner_id
 from app.ui import presenter as demos
 from app.ui.language import _, t
 
@@ -34,7 +34,7 @@ except votes.PollNotFound:
 demo = demos.known(poll.demo)  # either family: its question and options are worded by app/ui/presenter.py
 options = demos.demo_options(demo)
 choice_words = partial(demos.option_label, demo)
-voter = session.learner()
+voter = learner_id.learner()
 if st.query_params.get("learner") != voter:
     st.query_params["learner"] = voter  # a reload comes back as the same voter (as the quiz's link does)
 st.markdown("## " + demos.demo_title(demo, t()))

@@ -20,7 +20,8 @@ from app.text import exercises as words
 from app.text.errors import EXPLAINED, explain
 from app.ui import chart, check_report, class_store, language, server_log
 from app.ui.language import _, t
-from app.ui.session import NEXT_STEPS, lab, learner
+from app.ui.learner_id import learner
+from app.ui.shared_server import NEXT_STEPS, lab
 
 if TYPE_CHECKING:
     from app.lab.progress import Stage

@@ -19,7 +19,8 @@ from app.quiz.store import ProgressStore
 from app.text.errors import EXPLAINED, explain
 from app.ui import chart, class_store, language
 from app.ui.language import _, t
-from app.ui.session import NEXT_STEPS, lab, learner
+from app.ui.learner_id import learner
+from app.ui.shared_server import NEXT_STEPS, lab
 
 P = "gen."  # widget key prefix
 SETUP_KEY = P + "setup"

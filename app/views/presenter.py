@@ -27,7 +27,7 @@ from app.lab.cases import demos
 from app.quiz import item_analysis, votes
 from app.text import demos as demo_words
 from app.text.errors import EXPLAINED, explain
-from app.ui import chart, class_store, language, session, transcripts
+from app.ui import chart, class_store, language, shared_server, transcripts
 from app.ui import item_analysis as analysis_words
 from app.ui import presenter as ui
 from app.ui import quiz_sources as sources
@@ -181,11 +181,11 @@ def _run(lab) -> None:
                 runs[run_key] = demos.run_side_by_side(server, deployer, demo, owner="presenter")
         except EXPLAINED as err:
             wording = gen_words.PROBLEMS if gdemo is not None else None
-            st.error(str(explain(err, t(), wording=wording, next_steps=session.NEXT_STEPS)))
+            st.error(str(explain(err, t(), wording=wording, next_steps=shared_server.NEXT_STEPS)))
 
 
 def step_run() -> None:
-    lab = session.lab()
+    lab = shared_server.lab()
     if lab is None:
         return
     if st.button(_("Run both set-ups"), key="presenter-run", type="primary"):

@@ -10,16 +10,16 @@ from __future__ import annotations
 import streamlit as st
 
 from app.i18n import N_
-from app.quiz.session import ANSWERING, COMPLETE, FINISHED
+from app.quiz.attempt import ANSWERING, COMPLETE, FINISHED
+from app.ui import learner_id
 from app.ui import quiz_controls as controls
 from app.ui import quiz_results as results
 from app.ui import quiz_sources as sources
-from app.ui import session
 from app.ui.language import _, t
 from app.ui.quiz_item import show_item
 
 st.title(_("Quiz"))
-session.show_learner_notice()
+learner_id.show_learner_notice()
 
 lessons = sources.lessons()
 bank = sources.bank(lessons)
@@ -27,7 +27,7 @@ if bank is None:
     st.stop()  # the error above names file, item and field
 
 store = sources.store()
-quiz = controls.current(store, bank, session.learner())
+quiz = controls.current(store, bank, learner_id.learner())
 
 st.caption(t().render(
     N_("{questions:count} questions across {topics:count} topics. Each is graded once, then every option "

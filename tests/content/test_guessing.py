@@ -106,7 +106,7 @@ def items_from_lessons(lessons: Iterable[Lesson]) -> list[Item]:
     """Every lesson's end-of-lesson checks, as single-answer items."""
     items = []
     for lesson in lessons:
-        for n, check in enumerate(lesson.checks):
+        for n, check in enumerate(lesson.self_checks):
             options = tuple(Option(i, text, i == check.answer, check.explain) for i, text in enumerate(check.options))
             items.append(Item(f"{lesson.id}/check-{n}", "", "single", check.question, lesson.id, options))
     return items

@@ -39,19 +39,19 @@ def test_loads_fixture_lessons_in_file_name_order(lessons):
 
 
 def test_checks_are_parsed(lessons):
-    [check] = lessons[0].checks
+    [check] = lessons[0].self_checks
     assert check.options == ("How long a request may wait for company", "The batch size")
     assert check.answer == 0
     assert check.explain == "It is a wait budget, not a size."
     assert check.source == "", "source is optional: a check without one loads with an empty source"
-    assert lessons[1].checks == ()
+    assert lessons[1].self_checks == ()
 
 
 def test_check_source_is_read_and_must_be_text(tmp_path):
     check = "check:\n  - question: Q\n    options: [x, y]\n    answer: 0\n    explain: E\n    source: {source}\n"
     good = GOOD.format(id="a").replace("next: []", "next: []\n" + check.format(source="' seed: guide '"))
     [lesson] = load_lessons(_lesson_dir(tmp_path, {"01-a.md": good}))
-    assert lesson.checks[0].source == "seed: guide"
+    assert lesson.self_checks[0].source == "seed: guide"
     bad = GOOD.format(id="a").replace("next: []", "next: []\n" + check.format(source="[a, b]"))
     with pytest.raises(ContentError, match=r"field 'check\[0\]\.source': must be a string"):
         load_lessons(_lesson_dir(tmp_path, {"01-a.md": bad}))
@@ -144,7 +144,7 @@ def test_next_must_name_existing_lessons(tmp_path):
 def test_optional_keys_default_and_windows_line_endings(tmp_path):
     text = "\ufeff---\r\nid: a\r\ntitle: T\r\n---\r\n## Only heading\r\n"
     [lesson] = load_lessons(_lesson_dir(tmp_path, {"01-a.md": text}))
-    assert (lesson.summary, lesson.live, lesson.next, lesson.checks) == ("", None, (), ())
+    assert (lesson.summary, lesson.live, lesson.next, lesson.self_checks) == ("", None, (), ())
     assert lesson.anchors == ("only-heading",)
 
 

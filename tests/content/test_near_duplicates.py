@@ -59,7 +59,7 @@ def check_questions(lessons: Iterable[Lesson]) -> dict[str, str]:
     return {
         f"{lesson.id}/check-{n}": f"{check.question} {check.options[check.answer]}"
         for lesson in lessons
-        for n, check in enumerate(lesson.checks)
+        for n, check in enumerate(lesson.self_checks)
     }
 
 

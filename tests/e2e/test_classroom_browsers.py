@@ -72,9 +72,9 @@ def test_four_learners_press_run_together_and_each_sees_only_their_own_run(brows
             page.get_by_role("button", name="Run", exact=True).click()
 
         # As the board shows them: upper case, without the spaces that pad an utterance's end.
-        own = {i: [t.upper().strip() for t in random_texts(FIX.sessions, FIX.length, _seed(i))] for i in range(LEARNERS)}
+        own = {i: [t.upper().strip() for t in random_texts(FIX.sessions, FIX.chunks, _seed(i))] for i in range(LEARNERS)}
         assert len({tuple(t) for t in own.values()}) == LEARNERS, "the seeds give each learner other words"
-        requests = FIX.sessions * FIX.length
+        requests = FIX.sessions * FIX.chunks
         for i, page in enumerate(pages):
             settle(page)
             board = page.locator(".st-key-transcript-board")

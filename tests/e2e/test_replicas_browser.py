@@ -161,9 +161,9 @@ def expect_own_intact_run(page: Page, seed: int) -> None:
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
     expect(board.get_by_text(f"All {FIX.sessions} sessions intact", exact=False)).to_be_visible()
     expect(board.get_by_text("CORRUPTED", exact=False)).to_have_count(0)
-    expect(page.get_by_text(f"{FIX.sessions} sessions, {FIX.sessions * FIX.length} requests on {FIX_MODEL}",
+    expect(page.get_by_text(f"{FIX.sessions} sessions, {FIX.sessions * FIX.chunks} requests on {FIX_MODEL}",
                             exact=False)).to_be_visible()
-    own = [t.upper().strip() for t in random_texts(FIX.sessions, FIX.length, seed)]
+    own = [t.upper().strip() for t in random_texts(FIX.sessions, FIX.chunks, seed)]
     assert sorted(board.evaluate(EXPECTED_ROWS)) == sorted(own), f"the board of seed {seed} shows other words"
 
 
@@ -323,7 +323,7 @@ def test_a_killed_replica_does_not_hold_its_deployment_past_the_lease(browser, a
             assert took <= LEASE_TTL_S + MARGIN_S, f"a result after {took:.1f} s"
             settle(survivor)
             expect(survivor.locator('[data-testid="stException"]')).to_have_count(0)
-            expect(survivor.get_by_text(f"{FIX.sessions} sessions, {FIX.sessions * FIX.length} requests on {FIX_MODEL}",
+            expect(survivor.get_by_text(f"{FIX.sessions} sessions, {FIX.sessions * FIX.chunks} requests on {FIX_MODEL}",
                                         exact=False)).to_be_visible()
             waited = survivor.evaluate("() => window.__labProgress")["waiting"]
             assert waited is not None, "the survivor's run waited behind the dead replica's lease, then ran"

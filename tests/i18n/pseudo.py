@@ -169,7 +169,7 @@ def _sources() -> list[str]:
     """Every English text a learner can be shown: the msgids, the lessons and the quiz."""
     texts = [i for m in catalogs.read(catalogs.TEMPLATE) if m.id for i in (m.id if isinstance(m.id, tuple) else (m.id,))]
     for lesson in load_lessons():
-        texts += [lesson.title, lesson.summary, lesson.body, *[t for c in lesson.checks for t in (c.question, *c.options, c.explain)]]
+        texts += [lesson.title, lesson.summary, lesson.body, *[t for c in lesson.self_checks for t in (c.question, *c.options, c.explain)]]
     for item in load_bank():
         texts += [t for t in (item.prompt, item.explain, item.unit, *[x for o in item.options for x in (o.text, o.explain)]) if t]
     return texts
@@ -194,7 +194,7 @@ def _translated_texts(lang: str) -> list[str]:
     catalog = catalogs.read(catalogs.LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po", lang)
     texts = [s for m in catalog if m.id and m.string for s in (m.string if isinstance(m.string, tuple) else (m.string,))]
     for lesson in load_lessons(lessons_dir(lang)):
-        texts += [lesson.title, lesson.summary, lesson.body, *[t for c in lesson.checks for t in (c.question, *c.options, c.explain)]]
+        texts += [lesson.title, lesson.summary, lesson.body, *[t for c in lesson.self_checks for t in (c.question, *c.options, c.explain)]]
     for item in translate(load_bank(), lang):
         texts += [t for t in (item.prompt, item.explain, item.unit, *[x for o in item.options for x in (o.text, o.explain)]) if t]
     return texts

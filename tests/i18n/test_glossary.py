@@ -63,7 +63,7 @@ def _lesson_pairs(lang: str):
     for en in load_lessons():
         other = theirs[en.id]
         yield f"{en.id}: title/summary", f"{en.title} {en.summary}", f"{other.title} {other.summary}"
-        for n, (a, b) in enumerate(zip(en.checks, other.checks, strict=True)):
+        for n, (a, b) in enumerate(zip(en.self_checks, other.self_checks, strict=True)):
             yield f"{en.id}: check {n}", " ".join((a.question, *a.options, a.explain)), " ".join((b.question, *b.options, b.explain))
         sections = {heading_parts(h)[1]: f"{heading_parts(h)[0]}\n{t}" for _, h, t in split_sections(other.body)}
         for _, heading, text in split_sections(en.body):

@@ -36,14 +36,14 @@ def test_same_structure(lang, index):
     other = {lesson.id: lesson for lesson in load_lessons(lessons_dir(lang))}[en.id]
     assert (other.live, other.next) == (en.live, en.next)
     assert other.anchors == en.anchors, "headings in the same order, each ending in the English anchor {#...}"
-    assert [(len(c.options), c.answer, c.source) for c in other.checks] == [(len(c.options), c.answer, c.source) for c in en.checks]
+    assert [(len(c.options), c.answer, c.source) for c in other.self_checks] == [(len(c.options), c.answer, c.source) for c in en.self_checks]
     assert _FENCED.findall(other.body) == _FENCED.findall(en.body) and [
         m.group(0) for m in _FENCED.finditer(other.body)] == [m.group(0) for m in _FENCED.finditer(en.body)], \
         "code blocks are not translated: byte-identical, same order"
 
 
 def _texts(lesson) -> list[str]:
-    texts = [lesson.title, lesson.summary] + [t for c in lesson.checks for t in (c.question, *c.options, c.explain)]
+    texts = [lesson.title, lesson.summary] + [t for c in lesson.self_checks for t in (c.question, *c.options, c.explain)]
     return texts + [p for p in _FENCED.sub("", lesson.body).split("\n\n") if p.strip()]
 
 

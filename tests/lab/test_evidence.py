@@ -38,7 +38,7 @@ def test_chunks_reading_another_session_of_the_run_are_found_with_that_session()
     result = mixed_run()
     mixed = evidence.read_other_sessions(result)
     assert list(zip(mixed["session"], mixed["chunk"], mixed["owner_session"], strict=True)) == [(0, 2, 1)]
-    assert len(evidence.mixing_broke_letters(result)) == 1
+    assert len(evidence.mixing_broke_chunks(result)) == 1
     assert evidence.broke_on_another_session(result) == {0: 1}
 
 
@@ -55,7 +55,7 @@ def test_a_chunk_that_read_another_session_but_came_back_right_did_not_break_a_l
     # Both say "AB": session 1's chunk 2 read session 2's "A", which happens to be its own "A" too.
     result = run(rows(a, owners={1: b.tag}), rows(b), plans=[a, b])
     assert len(evidence.read_other_sessions(result)) == 1
-    assert evidence.mixing_broke_letters(result).empty
+    assert evidence.mixing_broke_chunks(result).empty
     assert result.all_intact and evidence.broke_on_another_session(result) == {}
 
 

@@ -115,7 +115,7 @@ def test_instance_work_counts_each_instances_requests_batches_and_busy_time(requ
 
 
 # One real run of each kind: the figures a learner sees for the fix and for the mistake.
-TRAFFIC = Traffic(sessions=6, length=12, seed=4)
+TRAFFIC = Traffic(sessions=6, chunks=12, seed=4)
 
 
 @pytest.fixture(scope="module")
@@ -130,7 +130,7 @@ def test_direct_timeline_keeps_every_session_in_one_row(fix_run):
     fig = figures.slot_timeline(result.requests, "direct", applied.settings.instances, applied.settings.slots)
     sessions = [t for t in fig.data if t.name.startswith("session ")]
     assert [t.name for t in sessions] == [f"session {i + 1}" for i in range(TRAFFIC.sessions)]
-    assert all(len(t.x) == TRAFFIC.length for t in sessions)  # one bar per chunk sent
+    assert all(len(t.x) == TRAFFIC.chunks for t in sessions)  # one bar per chunk sent
     assert all(len(set(t.y)) == 1 for t in sessions)
     assert len({t.y[0] for t in sessions}) == TRAFFIC.sessions  # six sessions, six different rows
     assert "letter came back wrong" not in [t.name for t in fig.data]
@@ -141,7 +141,7 @@ def test_lab_figures_of_a_real_run_are_all_drawn(fix_run):
     built = figures.lab_figures(result, applied.settings.scheduler, applied.settings.instances, applied.settings.slots)
     assert set(built) == {"timeline", "batch_sizes", "queue_vs_compute", "latency", "instances"}
     assert all(fig.data for fig in built.values()), "an empty figure means its data was missing"
-    assert sum(built["instances"].data[1].y) == TRAFFIC.sessions * TRAFFIC.length
+    assert sum(built["instances"].data[1].y) == TRAFFIC.sessions * TRAFFIC.chunks
     assert sum(built["batch_sizes"].data[0].y) > 0
 
 

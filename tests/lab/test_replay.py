@@ -17,7 +17,7 @@ from app.lab.records import Traffic
 from tests.i18n.text_checks import english_runs, has_cjk
 from tests.lab.test_figures import Marked
 
-TRAFFIC = Traffic(sessions=6, length=10, seed=4)
+TRAFFIC = Traffic(sessions=6, chunks=10, seed=4)
 INSTANCES, SLOTS = 2, 4  # both presets deploy 2 instances x 4 slots
 
 
@@ -63,11 +63,11 @@ def test_one_frame_per_execution_showing_exactly_the_chunks_it_ran(runs):
     for name, result in runs.items():
         fig = replay.replay_figure(result, instances=INSTANCES, slots=SLOTS)
         expected = trace_batches(result.requests)
-        assert len(expected) > TRAFFIC.length, name  # several batches per chunk round, or the test proves little
+        assert len(expected) > TRAFFIC.chunks, name  # several batches per chunk round, or the test proves little
         assert len(fig.frames) == len(expected), name
         shown = [{tuple(int(v) for v in row) for row in rows(frame_trace(fig, f, "chunk this batch ran"))} for f in fig.frames]
         assert shown == expected, name
-        assert sum(len(s) for s in shown) == len(executed(result.requests)) == TRAFFIC.sessions * TRAFFIC.length
+        assert sum(len(s) for s in shown) == len(executed(result.requests)) == TRAFFIC.sessions * TRAFFIC.chunks
         # Each frame's running chunks are drawn in their own instance x slot cell.
         for frame in fig.frames:
             just = frame_trace(fig, frame, "chunk this batch ran")
@@ -101,10 +101,10 @@ def test_the_highlighted_path_is_that_sessions_chunks_in_order(runs):
         mine = executed(result.requests)
         mine = mine[mine["session"] == session].sort_values("chunk")
         visited = [(session, int(r.chunk), int(r.instance), int(r.slot)) for r in mine.itertuples()]
-        assert len(visited) == TRAFFIC.length
+        assert len(visited) == TRAFFIC.chunks
         last = frame_trace(fig, fig.frames[-1], "the highlighted session's path")
         assert [tuple(int(v) for v in row) for row in rows(last)] == visited, name
-        assert list(last.text) == [str(k + 1) for k in range(TRAFFIC.length)]
+        assert list(last.text) == [str(k + 1) for k in range(TRAFFIC.chunks)]
         # The path grows with the replay: each frame shows the chunks run so far, in order.
         lengths = [len(rows(frame_trace(fig, f, "the highlighted session's path"))) for f in fig.frames]
         assert lengths == sorted(lengths) and lengths[0] <= 1

@@ -59,7 +59,7 @@ def test_oldest_with_slot_keyed_state_mixes_sessions_of_the_same_run(lab_server,
     _, result = presets.run_preset(lab_server, deployer, "oldest_wrong", owner="t-oldest-wrong")
     assert set(verdicts(result)) <= {"foreign", "lost", "intact"} and not result.all_intact
     # Requests read state another session of THIS run wrote, and came back wrong for it.
-    mixed = evidence.mixing_broke_letters(result)
+    mixed = evidence.mixing_broke_chunks(result)
     assert not mixed.empty, f"no chunk read another session of this run: {verdicts(result)}"
     assert mixed["owner_session"].nunique() >= 2
 
@@ -95,7 +95,7 @@ def test_dynamic_slot_keyed_state_mixes_concurrent_sessions(lab_server, deployer
     result = driver.run(lab_server, presets.get("the_mistake").traffic.scenario(applied.model))
     assert evidence.owners_read(result) <= {0} | {p.tag for p in result.plans}
     assert set(verdicts(result)) <= {"foreign", "lost", "intact"}
-    assert not evidence.mixing_broke_letters(result).empty
+    assert not evidence.mixing_broke_chunks(result).empty
     # With no leftovers, the board's verdicts name sessions of this run as the culprits.
     mixed = evidence.broke_on_another_session(result)
     assert mixed, verdicts(result)
@@ -110,7 +110,7 @@ def test_the_mistake_preset_on_the_shared_deployment_mixes_sessions_of_the_same_
     # The shipped asr_dynamic keeps cells from earlier runs; the mixing must still be this run's.
     _, result = presets.run_preset(lab_server, deployer, "the_mistake", owner="t-mistake-shipped")
     assert not result.all_intact
-    mixed = evidence.mixing_broke_letters(result)
+    mixed = evidence.mixing_broke_chunks(result)
     assert not mixed.empty, verdicts(result)
     assert mixed["owner_session"].nunique() >= 2 and mixed["session"].nunique() >= 2
 

@@ -15,16 +15,26 @@ def test_query_round_trip_reproduces_the_set_up():
     setup = LabSetup(
         LabSettings(scheduler="oldest", instances=3, slots=6, queue_delay_us=500, idle_timeout_us=2_000_000,
                     state_key="corrid", honour_ready=False),
-        Traffic(sessions=2, length=9, think_ms=12.5, jitter_ms=3.0, seed=99, staggered=True, transport="grpc_stream", in_flight=3),
+        Traffic(sessions=2, chunks=9, think_ms=12.5, jitter_ms=3.0, seed=99, spread_think=True, transport="grpc_stream", in_flight=3),
         ("HELLO WORLD", "STREAMING"),
     )
     query = setup.to_query()
-    assert query["scheduler"] == "oldest" and query["honour_ready"] == "false" and query["staggered"] == "true"
+    assert query["scheduler"] == "oldest" and query["honour_ready"] == "false" and query["spread_think"] == "true"
     assert query["text"] == "HELLO WORLD|STREAMING"
     assert query["transport"] == "grpc_stream" and query["in_flight"] == "3"
     assert LabSetup.from_query(query) == setup
     scenario = LabSetup.from_query(query).scenario("asr_sequence_direct")
     assert scenario.transport.value == "grpc_stream" and scenario.in_flight == 3
+
+
+def test_a_link_made_before_the_knobs_were_renamed_keeps_their_values():
+    query = LabSetup(traffic=Traffic(chunks=9, spread_think=True)).to_query()
+    assert query["chunks"] == "9" and query["spread_think"] == "true" and not {"length", "staggered"} & set(query)
+    old = {key: value for key, value in query.items() if key not in {"chunks", "spread_think"}}
+    old |= {"length": "9", "staggered": "true"}
+    assert LabSetup.from_query(old).traffic == Traffic(chunks=9, spread_think=True)
+    assert LabSetup.from_query({**query, "length": "5"}).traffic.chunks == 9  # the new key wins over the old
+    assert LabSetup.from_query({"length": "5"}).traffic.chunks == 5 != Traffic().chunks
 
 
 def test_min_slot_utilization_travels_in_the_url():

@@ -12,7 +12,7 @@ from app.lab.deployment import presets
 from app.lab.records import Traffic
 from app.lab.traffic import driver
 
-TRAFFIC = Traffic(sessions=8, length=10, seed=5)
+TRAFFIC = Traffic(sessions=8, chunks=10, seed=5)
 
 
 def _together(deployer, lab_server, names: list[str]):

@@ -15,7 +15,7 @@ def test_open_sequence_keeps_turns_on_one_slot_and_decodes_them(lab_server):
     b = sent.loc[["turn 1", "turn 2", "3", "4"]]
     assert list(b["start"]) == [True, False, False, False] and list(b["end"]) == [False, False, False, True]
     assert b["instance"].nunique() == 1 and b["slot"].nunique() == 1
-    assert "".join(b["outcome"]) == worked_example.TURNS
+    assert "".join(b["outcome"]) == worked_example.TEXT
 
 
 def test_unknown_sequence_refuses_both_turns_with_the_start_flag_error(lab_server):

@@ -47,11 +47,11 @@ def own_lab_cache():
     in this process, and a LabServer settles at construction whether a shared database counts its
     loads. So the test gets one built for it, and later tests build theirs again (the session's).
     A fixture that uses this one is torn down first: its server stops before the cache is cleared."""
-    from app.ui import session  # the page layer: imported only by the tests that need it
+    from app.ui import shared_server  # the page layer: imported only by the tests that need it
 
-    session._lab.clear()
+    shared_server._lab.clear()
     yield
-    session._lab.clear()
+    shared_server._lab.clear()
 
 
 @pytest.fixture()

@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app.lab.server import LabServer
-from app.ui import session
+from app.ui import shared_server
 from tests.i18n.text_checks import english_runs, has_cjk
 from tests.views.conftest import MAIN
 
@@ -38,10 +38,10 @@ def held_server(monkeypatch, data_dir, own_lab_cache):
     server = HeldServer(go)  # loads what its LabServer loads at start (the lazy server: nothing)
     for key in ("TRITON_URL", "TRITON_TRACE_DIR", "TRITON_METRICS_URL"):
         monkeypatch.delenv(key, raising=False)
-    monkeypatch.setattr(session.LabServer, "from_env", classmethod(lambda cls, **kwargs: server))
+    monkeypatch.setattr(shared_server.LabServer, "from_env", classmethod(lambda cls, **kwargs: server))
     yield server
     go.set()
-    session._start_lab().wait(START_TIMEOUT_S)  # the start this test began ends before the server is stopped
+    shared_server._start_lab().wait(START_TIMEOUT_S)  # the start this test began ends before the server is stopped
     server.stop()
 
 

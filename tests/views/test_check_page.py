@@ -30,7 +30,7 @@ from app.quiz import access_rules
 from app.text import check_page as page_words
 from app.text import checker as check_words
 from app.text.problems import error as problem_text
-from app.ui import check_servers, session
+from app.ui import check_servers, shared_server
 from app.ui.check_controls import OTHER
 from app.ui.check_report import RESULT_KEY, CheckRun, summary
 from tests.i18n.test_pages_in_chinese import untranslated
@@ -63,7 +63,7 @@ def env(lab_server, deployer):
     with pytest.MonkeyPatch.context() as patch:
         for key, value in lab_server.environment().items():
             patch.setenv(key, value)  # for the pages around it, which build their own handle from the environment
-        patch.setattr(session, "_lab", lambda: (lab_server, deployer))
+        patch.setattr(shared_server, "_lab", lambda: (lab_server, deployer))
         patch.delenv(check_servers.ENV, raising=False)
         patch.setattr(app_test_module, "MemoryMediaFileStorage", RecordingStorage)
         yield patch

@@ -41,13 +41,13 @@ def test_lesson_page_renders_text_live_element_check_and_links(open_page, number
     assert lesson.live in LIVE, f"{lesson.id} names a live element the app does not have: {lesson.live}"
     assert "Live on the server" in text
     assert "Check your understanding" in text
-    assert len([r for r in at.radio if r.key and r.key.startswith(f"check:{lesson.id}:")]) == len(lesson.checks)
+    assert len([r for r in at.radio if r.key and r.key.startswith(f"check:{lesson.id}:")]) == len(lesson.self_checks)
 
 
 def test_a_check_is_graded_once_with_its_explanation(open_page):
     lesson = LESSONS[0]
     at = open_page("lesson_01.py")
-    check = lesson.checks[0]
+    check = lesson.self_checks[0]
     wrong = next(i for i in range(len(check.options)) if i != check.answer)
     at.radio(key=f"check:{lesson.id}:0:choice").set_value(wrong).run(timeout=RUN_TIMEOUT_S)
     at.button(key=f"check:{lesson.id}:0:submit").click().run(timeout=RUN_TIMEOUT_S)
@@ -56,7 +56,7 @@ def test_a_check_is_graded_once_with_its_explanation(open_page):
     assert radio.disabled and radio.value == wrong
     assert not [b for b in at.button if b.key == f"check:{lesson.id}:0:submit"], "graded once: no second submit"
 
-    second = lesson.checks[1]
+    second = lesson.self_checks[1]
     at.radio(key=f"check:{lesson.id}:1:choice").set_value(second.answer).run(timeout=RUN_TIMEOUT_S)
     at.button(key=f"check:{lesson.id}:1:submit").click().run(timeout=RUN_TIMEOUT_S)
     assert any(second.explain in s.value and s.value.startswith("Correct") for s in at.success)
@@ -106,7 +106,7 @@ def test_a_lesson_page_in_chinese_keeps_the_english_anchors(open_page):
 def test_switching_language_keeps_the_page_and_a_graded_check(open_page):
     lesson = LESSONS[0]
     at = open_page("lesson_01.py", section=lesson.anchors[0])
-    check = lesson.checks[0]
+    check = lesson.self_checks[0]
     at.radio(key=f"check:{lesson.id}:0:choice").set_value(check.answer).run(timeout=RUN_TIMEOUT_S)
     at.button(key=f"check:{lesson.id}:0:submit").click().run(timeout=RUN_TIMEOUT_S)
     at.sidebar.selectbox(key="language").set_value("zh").run(timeout=RUN_TIMEOUT_S)
@@ -116,7 +116,7 @@ def test_switching_language_keeps_the_page_and_a_graded_check(open_page):
     assert at.title[0].value == zh.title  # still lesson 1, now in Chinese
     radio = at.radio(key=f"check:{lesson.id}:0:choice")
     assert radio.disabled and radio.value == check.answer
-    assert any(s.value.startswith("正确。") and zh.checks[0].explain in s.value for s in at.success)
+    assert any(s.value.startswith("正确。") and zh.self_checks[0].explain in s.value for s in at.success)
 
 
 def test_a_language_switch_that_reports_no_choice_keeps_the_language(open_page):

@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app.lab.server import LabServer
-from app.ui import session
+from app.ui import shared_server
 from tests.views.conftest import MAIN, RUN_TIMEOUT_S
 
 pytestmark = pytest.mark.server  # starts an embedded server and kills it
@@ -22,7 +22,7 @@ def own_server(monkeypatch, data_dir, own_lab_cache):
     for key in ("TRITON_URL", "TRITON_TRACE_DIR", "TRITON_METRICS_URL"):
         monkeypatch.delenv(key, raising=False)
     # The app builds its server with LabServer.from_env(); hand it this one instead of a new one.
-    monkeypatch.setattr(session.LabServer, "from_env", classmethod(lambda cls, **kwargs: server))
+    monkeypatch.setattr(shared_server.LabServer, "from_env", classmethod(lambda cls, **kwargs: server))
     yield server
     server.stop()
 

@@ -114,7 +114,7 @@ def test_64_sessions_over_a_grpc_stream_keep_the_board_and_timeline_readable(ope
     at = open_page("lab.py", learner=link_id("lab-ed"))
     run(at.button(key="lab.preset.the_fix").click())
     run(at.slider(key="lab.sessions").set_value(64))
-    run(at.slider(key="lab.length").set_value(5))
+    run(at.slider(key="lab.chunks").set_value(5))
     run(at.selectbox(key="lab.transport").set_value("grpc_stream"))
     run(at.number_input(key="lab.in_flight").set_value(2))
     run(at.radio(key="lab.prediction").set_value("intact"))

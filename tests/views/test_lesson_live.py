@@ -56,7 +56,7 @@ def test_the_mistake_small(open_page):
     summary = [e.value for e in at.error if "sessions corrupted" in e.value]
     assert summary and re.match(r"[1-8] of 8 sessions corrupted: ", summary[0]), [e.value for e in at.error]
     assert not any("All 8 sessions intact" in s.value for s in at.success)
-    mixed = evidence.mixing_broke_letters(result)
+    mixed = evidence.mixing_broke_chunks(result)
     assert not mixed.empty, result.sessions[["session", "verdict", "detail_code", "detail_values"]].to_dict("records")
     # ...and the timeline's hover shows it: that chunk's bar says whose state it read.
     shown = hover_rows(at, "mistake-timeline")
@@ -88,7 +88,7 @@ def test_sequence_controls_show_flags_slots_and_padding(open_page):
 def test_direct_vs_oldest_side_by_side(open_page):
     at = open_page("lesson_05.py")
     at.slider(key="dvo-sessions").set_value(4)
-    at.slider(key="dvo-length").set_value(8)
+    at.slider(key="dvo-chunks").set_value(8)
     click(at, "dvo-run")
     assert has_chart(at, "dvo-timeline-direct") and has_chart(at, "dvo-timeline-oldest")
     assert sum("All 4 sessions intact" in m.value for m in at.markdown) == 2

@@ -16,7 +16,7 @@ RUN_LABELS = {"same_id": N_("same ID"), "unique_ids": N_("unique IDs")}
 def figures(result: ExerciseResult, _=str) -> list[Chart]:
     """The exercise's charts, each drawn from one of the result's tables, labels through _."""
     chunks = result.tables["chunks"].assign(who=lambda f: plots.session_names(f, _))
-    chunks["letter"] = plots.letters(chunks["right"], _)
+    chunks["letter"] = plots.symbol_words(chunks["right"], _)
     chunks["read"] = [
         plots.session_name(other, _) if read == "other" else _(plots.READ_LABELS[read])
         for read, other in zip(chunks["read_state_of"], chunks["other_session"], strict=True)

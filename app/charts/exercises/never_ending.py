@@ -37,7 +37,7 @@ def figures(result: ExerciseResult, _=str) -> list[Chart]:
                      title=_(N_("Dead client (no END): how long the next session waited for its slot")))
     chunks = result.tables["evict_chunks"].copy()
     chunks["read"] = chunks["state_owner"].map(lambda o: _(READ_LABELS[int(o) == 0]))
-    chunks["letter"] = plots.letters(chunks["symbol"] == chunks["expected"], _)
+    chunks["letter"] = plots.symbol_words(chunks["symbol"] == chunks["expected"], _)
     evict = px.scatter(chunks, x="t_send", y="state_in", color="read", symbol="letter",
                        labels={"t_send": _(N_("sent at (s)")), "state_in": "STATE_IN"},
                        title=_(N_("After the pause the model had evicted the session's cell; Triton kept the sequence")))

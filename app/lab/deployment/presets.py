@@ -52,7 +52,7 @@ PRESETS = {
         Preset(
             "forgot_ready",
             LabSettings(scheduler="direct", instances=2, slots=4, queue_delay_us=0, state_key="slot", honour_ready=False),
-            traffic=Traffic(staggered=True),
+            traffic=Traffic(spread_think=True),
             expect="corrupted",
         ),
     )

@@ -18,10 +18,12 @@ from app.lab.scenario.alphabet import AlphabetError, to_symbols
 from app.lab.scenario.scenario import MAX_IN_FLIGHT, Scenario
 from app.lab.scenario.transport import Transport
 
+# A query key a link made before a rename may still carry: the field it names now.
+OLD_QUERY_KEYS = {"length": "chunks", "staggered": "spread_think"}
 TEXT_SEPARATOR = "|"  # not in the alphabet, so it can never be part of an utterance
 LIMITS = {
     "sessions": (1, 64),  # the board summarises beyond a dozen; the slot timeline stays per slot
-    "length": (1, 80),
+    "chunks": (1, 80),
     "think_ms": (0, 500),
     "jitter_ms": (0, 200),
     "seed": (0, 1_000_000),
@@ -94,7 +96,7 @@ class LabSetup:
     def from_query(cls, query: Mapping[str, Any]) -> LabSetup:
         """A set-up from a query string; unreadable values keep their defaults."""
         settings = LabSettings.from_query(dict(query))
-        values = values_from_query(Traffic, query)
+        values = values_from_query(Traffic, {**{f: query[old] for old, f in OLD_QUERY_KEYS.items() if old in query}, **query})
         raw_text = query.get("text") or ""
         texts = tuple(t.strip() for t in raw_text.split(TEXT_SEPARATOR) if t.strip())
         return cls(settings, replace(Traffic(), **values), texts)

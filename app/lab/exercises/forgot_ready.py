@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from app.lab.server import LabServer
 
 PRESET = "forgot_ready"
-# Six staggered talkers, 16 chunks each: enough padding rows to hit a session on most runs.
-TRAFFIC = Traffic(sessions=6, length=16, staggered=True)
+# Six talkers with spread think times, 16 chunks each: enough padding rows to hit a session on most runs.
+TRAFFIC = Traffic(sessions=6, chunks=16, spread_think=True)
 
 EXERCISE = Exercise(
     name="forgot_ready",

@@ -41,7 +41,7 @@ def read_other_sessions(result: RunResult) -> pd.DataFrame:
     return q[(q["owner_session"] >= 0) & (q["owner_session"] != q["session"])]
 
 
-def mixing_broke_letters(result: RunResult) -> pd.DataFrame:
+def mixing_broke_chunks(result: RunResult) -> pd.DataFrame:
     """Chunks that read another session's state of this run AND came back wrong."""
     mixed = read_other_sessions(result)
     return mixed[mixed["symbol"].astype(int) != mixed["expected"].astype(int)]

@@ -32,20 +32,20 @@ WORDS = [
 ]
 
 
-def random_texts(count: int, length: int | Sequence[int], seed: int) -> list[str]:
-    """`count` utterances made of words, reproducible from seed. `length` is one length in
-    symbols, or several that the sessions take in turn (mixed short and long sessions)."""
-    lengths = [length] if isinstance(length, int) else list(length)
-    if not lengths or min(lengths) < 1:
+def random_texts(count: int, chunks: int | Sequence[int], seed: int) -> list[str]:
+    """`count` utterances made of words, reproducible from seed, one symbol per chunk. `chunks` is
+    one count, or several that the sessions take in turn (mixed short and long sessions)."""
+    counts = [chunks] if isinstance(chunks, int) else list(chunks)
+    if not counts or min(counts) < 1:
         raise ScenarioError("utterance_too_short")
     rng = random.Random(seed)
     texts = []
     for i in range(count):
-        length = lengths[i % len(lengths)]
+        wanted = counts[i % len(counts)]
         text = ""
-        while len(text) < length:
+        while len(text) < wanted:
             text += (" " if text else "") + rng.choice(WORDS)
-        texts.append(text[:length].upper())
+        texts.append(text[:wanted].upper())
     return texts
 
 
@@ -59,7 +59,7 @@ class Scenario:
     seed: int = 0
     noise: float = 0.05
     stagger_ms: float = 0.0  # gap between the starts of consecutive sessions
-    think_ms_by_session: list[float] | None = None  # per-session think time (staggered clients)
+    think_ms_by_session: list[float] | None = None  # per-session think time (Traffic.spread_think)
     corrids: list[Any] | None = None  # explicit correlation IDs (collision exercise); else unique ones
     abandon: dict[int, int] = field(default_factory=dict)  # session -> chunks sent before vanishing, no END
     pauses: dict[int, tuple[int, float]] = field(default_factory=dict)  # session -> (after chunk k, pause ms)

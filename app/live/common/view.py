@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 from app.text.errors import EXPLAINED, explain
-from app.ui import session
+from app.ui import shared_server
 from app.ui.language import t
 
 
@@ -28,4 +28,4 @@ def explained_failures(wording: Mapping[str, str] | None = None) -> Iterator[Non
     try:
         yield
     except EXPLAINED as err:
-        st.error(str(explain(err, t(), wording=wording, next_steps=session.NEXT_STEPS)))
+        st.error(str(explain(err, t(), wording=wording, next_steps=shared_server.NEXT_STEPS)))

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 MODEL_A = sentiment.MODEL
 MODEL_B = "asr_sequence_direct"
 REVIEWS = ("great product", "terrible service")  # requests 1 and 2, as in the scenario
-TURNS = "CHAT"  # Model B's four turns, one letter each: turns 3 and 4 must decode to A and T
+TEXT = "CHAT"  # what Model B's session says, one symbol a chunk (the scenario's turns): chunks 3 and 4 must decode to A and T
 
 
 @dataclass(frozen=True)
@@ -57,11 +57,11 @@ def run(server: LabServer, open_first: bool = True) -> pd.DataFrame:
     with run_queue.hold(server, MODEL_A), run_queue.hold(server, MODEL_B):  # nobody else's batch in between
         rows = _model_a(server)
         client = server.client()
-        audio = utterance(to_symbols(TURNS), np.random.default_rng(77))
-        turns = range(4) if open_first else range(2, 4)
-        for k in turns:
+        audio = utterance(to_symbols(TEXT), np.random.default_rng(77))
+        sent = range(4) if open_first else range(2, 4)
+        for k in sent:
             label = f"turn {k + 1}" if k < 2 else str(k + 1)
-            rows.append(_turn(client, corrid, audio[k : k + 1], k, label))
+            rows.append(_send_chunk(client, corrid, audio[k : k + 1], k, label))
     return pd.DataFrame([asdict(row) for row in rows])
 
 
@@ -80,8 +80,8 @@ def _model_a(server: LabServer) -> list[Sent]:
     ]
 
 
-def _turn(client: http.InferenceServerClient, corrid: int, chunk: np.ndarray[Any, Any], k: int, label: str) -> Sent:
-    start, end = k == 0, k == len(TURNS) - 1
+def _send_chunk(client: http.InferenceServerClient, corrid: int, chunk: np.ndarray[Any, Any], k: int, label: str) -> Sent:
+    start, end = k == 0, k == len(TEXT) - 1
     inputs = [http.InferInput("AUDIO", [1, chunk.shape[1]], "FP32"), http.InferInput("SESSION", [1, 1], "UINT64")]
     inputs[0].set_data_from_numpy(chunk.astype(np.float32))
     inputs[1].set_data_from_numpy(np.array([[corrid]], dtype=np.uint64))

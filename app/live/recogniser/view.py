@@ -14,10 +14,10 @@ from app.lab.scenario.scenario import Scenario
 from app.lab.traffic import driver
 from app.live.common.view import explained_failures, store, stored
 from app.live.recogniser import engine as worked_example_run
-from app.live.recogniser.engine import TURNS
+from app.live.recogniser.engine import TEXT
 from app.live.sentiment import words as sentiment_words
 from app.text import presets as preset_words
-from app.ui import run_views, session, transcripts
+from app.ui import learner_id, run_views, transcripts
 from app.ui.language import _, t
 from app.ui.progress import run_with_progress
 
@@ -28,19 +28,19 @@ if TYPE_CHECKING:
 
 
 def _run_preset(server: LabServer, deployer: Deployer, name: str, traffic: Traffic, label: str) -> tuple[Applied, RunResult]:
-    applied = deployer.apply(presets.get(name).settings, owner=session.learner())
+    applied = deployer.apply(presets.get(name).settings, owner=learner_id.learner())
     result = run_with_progress(lambda p: driver.run(server, traffic.scenario(applied.model), progress=p), label)
     return applied, result
 
 
 def the_mistake(server: LabServer, deployer: Deployer) -> None:
     st.markdown(_(
-        "Eight sessions stream 12 letters each through **`asr_dynamic`** (two instances, state kept per batch row). "
+        "Eight sessions stream 12 chunks each, one letter a chunk, through **`asr_dynamic`** (two instances, state kept per batch row). "
         "Watch the transcripts drift."
     ))
     if st.button(_("Run the mistake"), key="mistake-run", type="primary"):
         with explained_failures():
-            store("the_mistake", _run_preset(server, deployer, "the_mistake", Traffic(sessions=8, length=12, seed=3), _("Streaming")))
+            store("the_mistake", _run_preset(server, deployer, "the_mistake", Traffic(sessions=8, chunks=12, seed=3), _("Streaming")))
     saved = stored("the_mistake")
     if saved:
         applied, result = saved
@@ -71,10 +71,10 @@ def worked_example(server: LabServer) -> None:
     if (b["outcome"] == "refused").all():
         st.warning(words.render(N_("Triton refused turns 3 and 4: it knows no open sequence with that ID. "
                                    "The server said: `{message:text}`"), message=b["server_says"].iloc[0]))
-    elif b["instance"].nunique() == 1 and b["slot"].nunique() == 1 and "".join(b["outcome"]) == TURNS[2:]:
+    elif b["instance"].nunique() == 1 and b["slot"].nunique() == 1 and "".join(b["outcome"]) == TEXT[2:]:
         st.success(words.render(N_("Turns 3 and 4 ran on instance {instance:count}, slot {slot:count}, and decoded to "
                                    "{letters:text}: the state of turns 1 and 2 was there."),
-                                instance=int(b["instance"].iloc[0]), slot=int(b["slot"].iloc[0]), letters=TURNS[2:]))
+                                instance=int(b["instance"].iloc[0]), slot=int(b["slot"].iloc[0]), letters=TEXT[2:]))
     else:
         st.error(_("Turns 3 and 4 did not behave as the lesson says; the table shows what the server did."))
 
@@ -121,7 +121,7 @@ def sequence_controls(server: LabServer, deployer: Deployer) -> None:
             model = "asr_sequence_direct"
             if together and count == 2:
                 with st.spinner(_("Loading your one-instance deployment (a few seconds the first time)...")):
-                    model = deployer.apply(ONE_INSTANCE, owner=session.learner()).model
+                    model = deployer.apply(ONE_INSTANCE, owner=learner_id.learner()).model
             # Different think times, so one session's slot is often waited on: padding appears.
             scenario = Scenario(model, texts, think_ms=15, jitter_ms=0,
                                 think_ms_by_session=[15.0, 45.0][: len(texts)])
@@ -157,9 +157,9 @@ def direct_vs_oldest(server: LabServer, deployer: Deployer) -> None:
     ))
     cols = st.columns(2)
     sessions = cols[0].slider(_("Sessions"), 2, 16, 8, key="dvo-sessions")
-    length = cols[1].slider(_("Letters per session"), 4, 40, 16, key="dvo-length")
+    chunks = cols[1].slider(_("Chunks per session"), 4, 40, 16, key="dvo-chunks")
     if st.button(_("Run on both"), key="dvo-run", type="primary"):
-        traffic = Traffic(sessions=sessions, length=length, seed=5)
+        traffic = Traffic(sessions=sessions, chunks=chunks, seed=5)
         with explained_failures():
             runs = [_run_preset(server, deployer, name, traffic, _(preset_words.LABELS[name])) for name in ("the_fix", "oldest_right")]
             store("direct_vs_oldest", runs)
@@ -196,8 +196,8 @@ def instances_vs_batching(server: LabServer, deployer: Deployer) -> None:
     if st.button(_("Deploy and run"), key="ivb-run", type="primary"):
         with explained_failures():
             with st.spinner(_("Loading the deployment (a few seconds when it is new)...")):
-                applied = deployer.apply(settings, owner=session.learner())
-            traffic = Traffic(sessions=int(sessions), length=16, seed=9)
+                applied = deployer.apply(settings, owner=learner_id.learner())
+            traffic = Traffic(sessions=int(sessions), chunks=16, seed=9)
             result = run_with_progress(lambda p: driver.run(server, traffic.scenario(applied.model), progress=p), _("Streaming"))
             store("instances_vs_batching", (applied, result))
     saved = stored("instances_vs_batching")

@@ -48,7 +48,7 @@ def chosen_keys(answer: Any) -> set[int]:
     return set()
 
 
-class QuizSession:
+class QuizAttempt:
     def __init__(self, store: ProgressStore, bank: Bank, attempt: Attempt,
                  clock: Callable[[], datetime] = utc_now) -> None:
         # Give the store's clock here too, so tests can move time for both.
@@ -61,7 +61,7 @@ class QuizSession:
 
     @classmethod
     def start(cls, store: ProgressStore, bank: Bank, learner: str, seed: int | None = None,
-              time_limit_s: float | None = None, clock: Callable[[], datetime] = utc_now) -> QuizSession:
+              time_limit_s: float | None = None, clock: Callable[[], datetime] = utc_now) -> QuizAttempt:
         """A new attempt; history is kept. time_limit_s makes it a timed practice attempt."""
         seed = new_seed() if seed is None else seed
         attempt_id = store.start_attempt(learner, seed, timed=time_limit_s is not None, time_limit_s=time_limit_s)
@@ -69,7 +69,7 @@ class QuizSession:
 
     @classmethod
     def resume(cls, store: ProgressStore, bank: Bank, learner: str, seed: int | None = None,
-               time_limit_s: float | None = None, clock: Callable[[], datetime] = utc_now) -> QuizSession:
+               time_limit_s: float | None = None, clock: Callable[[], datetime] = utc_now) -> QuizAttempt:
         """The learner's latest attempt if it used `seed` (any seed when None), else a new one.
 
         A finished or timed-out attempt is resumed too, so its score stays on screen
@@ -82,13 +82,13 @@ class QuizSession:
 
     @classmethod
     def load(cls, store: ProgressStore, bank: Bank, attempt_id: int,
-             clock: Callable[[], datetime] = utc_now) -> QuizSession:
+             clock: Callable[[], datetime] = utc_now) -> QuizAttempt:
         return cls(store, bank, store.attempt(attempt_id), clock)
 
-    def reset(self, seed: int | None = None, time_limit_s: float | None = None) -> QuizSession:
+    def reset(self, seed: int | None = None, time_limit_s: float | None = None) -> QuizAttempt:
         """Delete this learner's attempts and answers, then start again (same seed by default)."""
         self.store.reset(self.learner)
-        return QuizSession.start(self.store, self.bank, self.learner,
+        return QuizAttempt.start(self.store, self.bank, self.learner,
                                  self.seed if seed is None else seed, time_limit_s, self.clock)
 
     # --- what the attempt is ------------------------------------------------
