@@ -12,8 +12,8 @@ from tritonclient.grpc import InferenceServerClient as GrpcClient
 from tritonclient.http import InferenceServerClient as HttpClient
 from tritonclient.utils import InferenceServerException
 
-from app.checker.engine.inputs import parse_shape
 from app.checker import words as check_words
+from app.checker.engine.inputs import parse_shape
 from app.checker.words import page as check_page
 from app.cli import main
 from app.i18n import SOURCE_LANGUAGE, languages, words

@@ -10,6 +10,7 @@ figure's message in words (app/text/charts.py).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,20 +24,23 @@ from app.checker.words import page as check_page
 from app.i18n import N_, Words
 from app.text.charts import CHART_SUMMARIES as SUMMARIES
 
+if TYPE_CHECKING:
+    from app.checker.engine import CheckResult
+
 LANE_HEIGHT = 0.8  # of a lane's row; an execution's requests share it in stripes, one per request
 PHASE_COLOURS = (palette.rgba(palette.BLUE, 0.07), palette.rgba(palette.ORANGE, 0.07))
 MIN_LABELLED_SHARE = 0.08  # a phase band narrower than this share of the check gets no label
 DASHES = palette.DASHES  # one per output, the colour being the session's
 
 
-def _row_label(variant: str, lane, two_variants: bool, _: Words) -> str:
+def _row_label(variant: str, lane: object, two_variants: bool, _: Words) -> str:
     name = check_page.lane(lane, _)
     if not two_variants:
         return name
     return _.render(N_("{variant:text} · {lane:text}"), variant=_(check_words.VARIANTS[variant]), lane=name)
 
 
-def timeline(result, _: Words) -> go.Figure:
+def timeline(result: CheckResult, _: Words) -> go.Figure:
     """One row per instance (the lane the engine placed each execution in), time across; each
     execution a bar split into one stripe per request, coloured by its session; a red mark on
     every step that differed from its reference beyond tolerance; the check's phases as bands."""
@@ -107,7 +111,7 @@ def timeline(result, _: Words) -> go.Figure:
     return palette.finish(fig)
 
 
-def timeline_summary(result, _: Words) -> str:
+def timeline_summary(result: CheckResult, _: Words) -> str:
     """What timeline shows, in words: executions, sessions, rows, and the steps that differed."""
     if result.streams is not None:
         return _stream_timeline_summary(result, _)
@@ -127,7 +131,7 @@ STREAM_PASSES = {("stream_alone", "a"): N_("alone, first time"), ("stream_alone"
 STREAM_ROW_SPREAD = 0.3  # a request's three streams sit on three heights of its row: first, second, staggered
 
 
-def _stream_timeline(result, _: Words) -> go.Figure:
+def _stream_timeline(result: CheckResult, _: Words) -> go.Figure:
     """A decoupled model's check: one row per request, time across; each stream a line from the
     moment it was sent to its last response, a dot per response as it arrived (a diamond for the
     final one), a red cross where a response differed from the request's lone stream and a grey
@@ -197,7 +201,7 @@ def _stream_timeline(result, _: Words) -> go.Figure:
     return palette.finish(fig)
 
 
-def _stream_timeline_summary(result, _: Words) -> str:
+def _stream_timeline_summary(result: CheckResult, _: Words) -> str:
     rows = check_stream_timeline(result)
     if rows.empty:
         return _(N_("No response was sent or heard in this check."))
@@ -210,7 +214,7 @@ def _stream_timeline_summary(result, _: Words) -> str:
                     stopped=int(rows["event"].isin(["given_up", "error"]).sum()))
 
 
-def _phase_bands(fig: go.Figure, result, first: float, last: float, _: Words) -> None:
+def _phase_bands(fig: go.Figure, result: CheckResult, first: float, last: float, _: Words) -> None:
     """Each phase of the check as a light band behind the executions, named where there is room."""
     phases = result.tables.phases
     span = max(last - first, 1e-9)
@@ -227,7 +231,7 @@ def _phase_bands(fig: go.Figure, result, first: float, last: float, _: Words) ->
                                text=label, showarrow=False, font=dict(size=10))
 
 
-def errors(result, _: Words) -> list[Chart]:
+def errors(result: CheckResult, _: Words) -> list[Chart]:
     """For each broken check, each broken session's difference from its reference over its steps,
     one line per session and output, with the tolerance it was judged by. A step with no reply to
     compare (none, or one of another shape) is marked at the top. Each Chart's summary names the

@@ -8,7 +8,7 @@ from app.checker.engine.api import CheckError, Refusal, Replica, Report, Routing
 from app.checker.engine.checks import codes as check_codes
 from app.checker.engine.compare import default_ignored as default_ignored_outputs
 from app.checker.engine.facts import ModelFacts, TensorSpec
-from app.checker.engine.inputs import DEFAULT_SIZES, dims_text, parse_shape
+from app.checker.engine.inputs import DEFAULT_SIZES, InputsUsed, dims_text, parse_shape
 from app.checker.engine.judge import CheckJudgement, CheckVerdict
 from app.checker.engine.junit import to_xml as junit_xml
 from app.checker.engine.options import DEFAULT_STEPS, DEFAULT_THINK_MS, MAX_SESSIONS, MAX_STEPS, MAX_THINK_MS, CheckOptions
@@ -55,6 +55,7 @@ __all__ = [
     "CheckOptions",
     "CheckResult",
     "CheckVerdict",
+    "InputsUsed",
     "ModelFacts",
     "ReviewCode",
     "ReviewFinding",

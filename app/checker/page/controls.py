@@ -10,6 +10,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from functools import partial
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
@@ -30,6 +31,12 @@ from app.checker.words import page as words
 from app.lab.problems import LabError, Problem
 from app.ui.language import _, t
 
+if TYPE_CHECKING:
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+    from app.i18n import Words
+    from app.lab.server import LabServer
+
 OTHER = "\x00other"  # the model selectbox's entry for a name typed by hand (never a model's name)
 
 
@@ -46,21 +53,21 @@ class Chosen:
     data_name: str | None = None  # the uploaded data file's name
 
 
-def index(server) -> list[dict]:
+def index(server: LabServer) -> list[dict[str, Any]]:
     """The server's repository index, the checker's own one-instance copies left out."""
     with server.client(timeout_s=10) as client:
         entries = client.get_model_repository_index()
     return [e for e in entries if COPY_SUFFIX not in e.get("name", "")]
 
 
-def _model_label(name: str, states: dict[str, str], _) -> str:
+def _model_label(name: str, states: dict[str, str], _: Words) -> str:
     if name == OTHER:
         return _(words.OTHER_MODEL)
     state = states.get(name, "")
     return f"{name} ({_(words.STATES.get(state, state))})"
 
 
-def choose_model(entries: list[dict], key: str = "check") -> ModelChoice:
+def choose_model(entries: list[dict[str, Any]], key: str = "check") -> ModelChoice:
     states = {e["name"]: str(e.get("state", "") or "") for e in entries}
     names = sorted(states, key=lambda n: (states[n] != "READY", n)) + [OTHER]
     asked = st.query_params.get("model")
@@ -93,7 +100,7 @@ def _shapes(text: str) -> tuple[dict[str, tuple[int, ...]], list[Problem]]:
     return shapes, problems
 
 
-def _data(upload) -> tuple[dict | None, list[Problem]]:
+def _data(upload: UploadedFile | None) -> tuple[dict[str, Any] | None, list[Problem]]:
     """The uploaded perf_analyzer --input-data JSON, parsed (the engine reads the document itself)."""
     if upload is None:
         return None, []
@@ -104,7 +111,7 @@ def _data(upload) -> tuple[dict | None, list[Problem]]:
     return document, []
 
 
-def _clients(key: str) -> tuple[dict, list[Problem]]:
+def _clients(key: str) -> tuple[dict[str, Any], list[Problem]]:
     """What the user says about their clients and server, for the config review (the CLI's
     --max-corrid, --string-id-bytes, --backend, --gpus); empty fields stay unstated. The largest ID
     is typed as text: a number input cannot hold a 64-bit ID exactly."""

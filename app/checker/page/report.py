@@ -5,10 +5,10 @@ CheckResult and worded when the page is drawn, so it reads in whichever language
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
@@ -26,7 +26,8 @@ from app.ui.language import _, t
 from app.ui.lesson_link import show_lesson_link
 
 if TYPE_CHECKING:
-    from app.checker.engine import CheckResult
+    from app.checker.engine import CheckResult, ReviewFinding
+    from app.lab.traffic import Wait
 
 RESULT_KEY = "check-last-run"  # where the page keeps the last check (a CheckRun) for this browser session
 SEVERITY_BOX = {"error": st.error, "warning": st.warning, "info": st.info}
@@ -39,7 +40,7 @@ class CheckRun:
 
 
 @contextmanager
-def progress_bar(model: str) -> Iterator[tuple]:
+def progress_bar(model: str) -> Iterator[tuple[Callable[[int, int, Stage], None], Callable[[Wait], None]]]:
     """One bar for a check running in this script thread: yields (progress, on_wait) as
     engine.run_check takes them, the phase and the request count, or the check's place in the run
     queue while another run holds the model; the bar is gone when the check ends."""
@@ -51,7 +52,7 @@ def progress_bar(model: str) -> Iterator[tuple]:
                      text=_t.render(words.PROGRESS, phase=_t(check_words.PHASES[stage.code]),
                                     variant=_t(check_words.VARIANTS[stage.values["variant"]]), done=done, planned=planned))
 
-    def waiting(place) -> None:
+    def waiting(place: Wait) -> None:
         bar.progress(0.0, text=_t.render(words.WAITING, model=model, ahead=place.position, expected=place.expected_s))
 
     try:
@@ -60,12 +61,12 @@ def progress_bar(model: str) -> Iterator[tuple]:
         bar.empty()
 
 
-def downloads(result, _: Words) -> tuple[str, str]:
+def downloads(result: CheckResult, _: Words) -> tuple[str, str]:
     """(JSON, JUnit XML) exactly as the CLI writes them for `result`, the XML's messages in _'s language."""
     return check_report_text(result), junit_xml(result, describe=lambda v: check_words.junit_message(v, _))
 
 
-def checks_table(result, _: Words) -> pd.DataFrame:
+def checks_table(result: CheckResult, _: Words) -> pd.DataFrame:
     """One row per verdict: what it is, and for a broken one where it first diverged and by how much."""
     c = words.COLUMNS
     rows = []
@@ -88,18 +89,18 @@ def checks_table(result, _: Words) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _execution(execution: dict, _: Words) -> str:
+def _execution(execution: dict[str, Any], _: Words) -> str:
     return _.render(words.EXECUTION, batch=execution["batch"], lane=words.lane(execution["lane"], _))
 
 
-def _mates(execution: dict, _: Words) -> str:
+def _mates(execution: dict[str, Any], _: Words) -> str:
     if not execution["shared_with"]:
         return _(words.ALONE_IN_BATCH)
     return ", ".join(_.render(N_("{session:session} step {step:count}"), session=o["session"], step=o["step"] + 1)
                      for o in execution["shared_with"])
 
 
-def diagnosis_markdown(result, _: Words) -> str:
+def diagnosis_markdown(result: CheckResult, _: Words) -> str:
     """Each broken sequence check's diagnosed sessions, their class in words (a Markdown list per
     check); empty where no check was diagnosed."""
     blocks = []
@@ -111,7 +112,7 @@ def diagnosis_markdown(result, _: Words) -> str:
     return "\n\n".join(blocks)
 
 
-def refusals_table(result, _: Words) -> pd.DataFrame:
+def refusals_table(result: CheckResult, _: Words) -> pd.DataFrame:
     """Every request the server refused, with what caused it and Triton's own message."""
     c = words.REFUSAL_COLUMNS
     return pd.DataFrame([{
@@ -198,7 +199,7 @@ def body(run: CheckRun, key: str = "check") -> None:
                           key=f"{key}-junit", width="stretch")
 
 
-def _review(findings: list) -> None:
+def _review(findings: list[ReviewFinding]) -> None:
     """Each finding: its severity, title and field, why it matters, the fix, and the lesson section that teaches it."""
     words_ = t()
     if not findings:

@@ -16,6 +16,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -24,6 +25,9 @@ from app.lab.server import address
 from app.quiz import access_rules
 from app.ui import access
 from app.ui.language import _, t
+
+if TYPE_CHECKING:
+    from app.i18n import Words
 
 ENV = "TRITON_LAB_CHECK_URLS"
 OWN, LISTED, ENTERED = "own", "listed", "entered"
@@ -79,7 +83,7 @@ def refusal_here() -> str | None:
     return free_form_refusal(access.listening_address(), key, key is not None and access.instructor_unlocked())
 
 
-def _label(option: str, own_url: str, _) -> str:
+def _label(option: str, own_url: str, _: Words) -> str:
     kind, _sep, url = option.partition(":")
     return _.render(words.SERVERS[kind], url=own_url if kind == OWN else url)
 

@@ -5,12 +5,16 @@ English templates marked with N_(); the engine's codes pick them, its values fil
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 from app.checker.engine import LAB_TRITON_VERSION, dims_text
 from app.checker.words import streams as streams
 from app.checker.words.review import finding_words
 from app.i18n import N_, Words
 from app.text import problems
+
+if TYPE_CHECKING:
+    from app.checker.engine import CheckResult, CheckVerdict, InputsUsed, ReviewFinding
 
 CHECKS = {
     "reference": N_("each session alone, twice: the model answers the same"),
@@ -252,7 +256,7 @@ def error(err: BaseException, _: Words) -> str:
     return problems.error(err, _, wording=PROBLEMS)
 
 
-def number(value) -> str:
+def number(value: float | str | None) -> str:
     """A difference or tolerance as people read it: 3 significant digits, 'inf' for none at all."""
     if value is None:
         return "–"
@@ -265,7 +269,7 @@ def check_name(check: str, variant: str, _: Words) -> str:
     return _.render(N_("{check:text} ({variant:text})"), check=_(CHECKS[check]), variant=_(VARIANTS[variant]))
 
 
-def verdict_sentence(v, _: Words) -> str:
+def verdict_sentence(v: CheckVerdict, _: Words) -> str:
     """One verdict (app/checker/engine/judge.CheckVerdict) as a sentence."""
     values = v.values
     if v.verdict == "skipped":
@@ -303,7 +307,7 @@ def verdict_sentence(v, _: Words) -> str:
     return text + (_(N_("; ")) + diagnosed[0] + " " + _(N_("; ")).join(diagnosed[1:]) if diagnosed else "")
 
 
-def refusal_sentence(values: dict, _: Words) -> str:
+def refusal_sentence(values: dict[str, Any], _: Words) -> str:
     """A verdict's refusals: how many, the first (where and why) and what Triton said."""
     first = values["first_refusal"]
     return _.render(N_("{n:requests} refused, the first at {where:text}: {cause:text} (`{error:text}`); {compared:replies} "
@@ -311,7 +315,7 @@ def refusal_sentence(values: dict, _: Words) -> str:
                     error=first["error"], compared=values["compared"])
 
 
-def diagnosis_lines(v, _: Words) -> list[str]:
+def diagnosis_lines(v: CheckVerdict, _: Words) -> list[str]:
     """A broken check's diagnosis (values["diagnosis"], app/checker/engine/diagnosis.py): a heading,
     then one line per diagnosed session; empty where there is none."""
     if v.check in streams.CHECKS:
@@ -324,7 +328,7 @@ def diagnosis_lines(v, _: Words) -> list[str]:
     return lines + [diagnosed_session(entry, _) for entry in d["sessions"]]
 
 
-def diagnosed_session(entry: dict, _: Words) -> str:
+def diagnosed_session(entry: dict[str, Any], _: Words) -> str:
     """One diagnosed session: its class, and for foreign and stale the session whose state it carried."""
     kind = entry["class"]
     source = entry.get("source") or {}
@@ -337,7 +341,7 @@ def diagnosed_session(entry: dict, _: Words) -> str:
                     source_corrid=source.get("corrid", ""))
 
 
-def _where(first: dict, _: Words) -> str:
+def _where(first: dict[str, Any], _: Words) -> str:
     """A step as the sentences name it: its session, step, role and, on the sequence path, its ID."""
     role = _(ROLES.get(first["role"], first["role"]))
     if first["corrid"]:
@@ -346,7 +350,7 @@ def _where(first: dict, _: Words) -> str:
     return _.render(N_("{session:session}, request {step:count} ({role:text})"), session=first["session"], step=first["step"] + 1, role=role)
 
 
-def _execution_text(first: dict, _: Words) -> str:
+def _execution_text(first: dict[str, Any], _: Words) -> str:
     execution = first.get("execution")
     if execution and execution["shared_with"]:
         others = ", ".join(_.render(N_("{session:session} step {step:count}"), session=o["session"], step=o["step"] + 1)
@@ -358,12 +362,12 @@ def _execution_text(first: dict, _: Words) -> str:
     return ""
 
 
-def elements(values) -> str:
+def elements(values: list[Any] | tuple[Any, ...] | None) -> str:
     """A reply's first elements as the report keeps them (measure._first): [1.5, nan, abc]."""
     return "[" + ", ".join(str(v) for v in values) + "]" if values is not None else "–"
 
 
-def _golden_sentence(v, _: Words) -> str:
+def _golden_sentence(v: CheckVerdict, _: Words) -> str:
     values = v.values
     if v.verdict == "held":
         text = _.render(N_("{compared:replies} of {sessions:sessions} matched their golden outputs; largest difference "
@@ -390,7 +394,7 @@ def _golden_sentence(v, _: Words) -> str:
     return text
 
 
-def _finite_sentence(v, _: Words) -> str:
+def _finite_sentence(v: CheckVerdict, _: Words) -> str:
     values = v.values
     alone = v.variant == "alone"
     if v.verdict == "held":
@@ -416,7 +420,7 @@ def streams_text(streams: list[int]) -> str:
     return ", ".join(str(s + 1) for s in streams)
 
 
-def note_lines(notes: list[dict], _: Words) -> list[str]:
+def note_lines(notes: list[dict[str, Any]], _: Words) -> list[str]:
     """What the reader should know beside the verdicts (judge.CheckJudgement.notes)."""
     lines = []
     for note in notes:
@@ -429,7 +433,7 @@ def note_lines(notes: list[dict], _: Words) -> list[str]:
     return lines
 
 
-def _extra(v, _: Words) -> str:
+def _extra(v: CheckVerdict, _: Words) -> str:
     values = v.values
     if v.check == "interleaved" and "overflow" in values:
         if values["overflow"]:
@@ -445,7 +449,7 @@ def _extra(v, _: Words) -> str:
     return ""
 
 
-def summary_lines(result, _: Words) -> list[str]:
+def summary_lines(result: CheckResult, _: Words) -> list[str]:
     """The CLI's account of a check (app/checker/engine/run.CheckResult)."""
     f = result.facts
     lines = [_.render(
@@ -496,7 +500,7 @@ def summary_lines(result, _: Words) -> list[str]:
     return lines
 
 
-def routing_lines(result, _: Words) -> list[str]:
+def routing_lines(result: CheckResult, _: Words) -> list[str]:
     """Through a balancer (--replica): how the replicas' statistics say the traffic spread, the
     direct run's outcome, and the routing diagnosis. Empty for a check on one server."""
     r = result.routing
@@ -517,7 +521,7 @@ def routing_lines(result, _: Words) -> list[str]:
     return lines
 
 
-def shape_lines(used, _: Words) -> list[str]:
+def shape_lines(used: InputsUsed, _: Words) -> list[str]:
     """Each input with variable dimensions (app/checker/engine/inputs.InputsUsed): the shapes it was
     sent with and what sized them: --shape, the data file, or the sizes the checker drew."""
     lines = []
@@ -528,7 +532,7 @@ def shape_lines(used, _: Words) -> list[str]:
             shapes = dims_text(shape.smallest)
         else:
             shapes = _.render(N_("{smallest:text} to {largest:text}"), smallest=dims_text(shape.smallest), largest=dims_text(shape.largest))
-        how = SIZED_BY[used.sizes.per if shape.sized_by == "drawn" else shape.sized_by]
+        how = SIZED_BY[used.sizes.per if shape.sized_by == "drawn" and used.sizes else shape.sized_by]
         sizes = used.sizes.to_json() if used.sizes else {}
         lines.append(_.render(N_("input {name:text} {dims:text}: {shapes:text}, {how:text}"), name=shape.name, dims=dims_text(shape.dims),
                               shapes=shapes, how=_.render(how, **sizes)))
@@ -566,7 +570,7 @@ REVIEW_FAILED = N_("The config review found {n:count} error(s): the check fails 
 REVIEW_ALLOWED = N_("The config review found {n:count} error(s); --allow-review-errors: they do not fail the check.")
 
 
-def outcome_lines(result, _: Words) -> list[str]:
+def outcome_lines(result: CheckResult, _: Words) -> list[str]:
     """The outcome the exit status gives: every check held or one broke, and whether the review's errors fail it."""
     lines = [_(OUTCOME[1 if "checks" in result.failed_by else 0])]
     errors = len(result.review_errors)
@@ -578,7 +582,7 @@ EXPORT_WROTE = N_("wrote {path:text}: {n:count} failing sessions as perf_analyze
 EXPORT_NOTHING = N_("no session failed: nothing written to {path:text}")
 
 
-def junit_message(v, _: Words) -> str:
+def junit_message(v: CheckVerdict, _: Words) -> str:
     """A JUnit test case's message: the check, its variant, and what the verdict says."""
     return f"{check_name(v.check, v.variant, _)}: {_(VERDICTS[v.verdict])}: {verdict_sentence(v, _)}"
 
@@ -593,7 +597,7 @@ def review_version_line(version: str | None, _: Words, live: bool = False) -> st
                        "depend on the release were not made"), example=LAB_TRITON_VERSION)
 
 
-def review_lines(findings: dict[str, list], _: Words, triton_version: str | None = None) -> list[str]:
+def review_lines(findings: dict[str, list[ReviewFinding]], _: Words, triton_version: str | None = None) -> list[str]:
     """The config review's findings per model (`batching-lab check --config`), after the version
     it reviewed for."""
     lines = [review_version_line(triton_version, _)]
@@ -603,7 +607,7 @@ def review_lines(findings: dict[str, list], _: Words, triton_version: str | None
     return lines
 
 
-def _finding_lines(found: list, _: Words) -> list[str]:
+def _finding_lines(found: list[ReviewFinding], _: Words) -> list[str]:
     """Each finding in the review's own words (app/checker/words/review.py): title, why, fix."""
     lines = []
     for finding in found:

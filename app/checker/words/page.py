@@ -101,7 +101,7 @@ ALONE_IN_BATCH = N_("alone in its batch")
 LANE = N_("lane {n:count}")
 
 
-def lane(value, _: Words) -> str:
+def lane(value: object, _: Words) -> str:
     """A timeline lane in words: an instance's name as the log gave it, else the checker's packed lane ('lane 0')."""
     text = str(value)
     if text.startswith("lane ") and text[5:].isdigit():

@@ -7,8 +7,12 @@ hands the stream checks' verdicts to the functions here. Requests and responses 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING, Any
 
 from app.i18n import N_, Words
+
+if TYPE_CHECKING:
+    from app.checker.engine import CheckResult, CheckVerdict
 
 CHECKS = {
     "stream_reference": N_("each request's whole response stream alone, twice: the same responses, and a final one"),
@@ -64,7 +68,7 @@ DIAGNOSED = {
 }
 
 
-def number(value) -> str:
+def number(value: float | str | None) -> str:
     if value is None:
         return "–"
     if isinstance(value, str) or not math.isfinite(value):
@@ -72,11 +76,11 @@ def number(value) -> str:
     return f"{value:.3g}"
 
 
-def _elements(values) -> str:
+def _elements(values: list[Any] | tuple[Any, ...] | None) -> str:
     return "[" + ", ".join(str(v) for v in values) + "]" if values is not None else "–"
 
 
-def verdict_sentence(v, _: Words) -> str:
+def verdict_sentence(v: CheckVerdict, _: Words) -> str:
     """One stream verdict (judge.CheckVerdict of a check in CHECKS) as a sentence; skipped ones are
     said by the caller's SKIP_REASONS."""
     values = v.values
@@ -108,14 +112,14 @@ def verdict_sentence(v, _: Words) -> str:
     return text + ("; " + "; ".join(lines[1:]) if lines else "")
 
 
-def _shared(values: dict, _: Words) -> str:
+def _shared(values: dict[str, Any], _: Words) -> str:
     if "gap_s" not in values:
         return ""
     return _.render(N_("; arrivals {gap:ms} apart, {shared:count} of {streams:streams} generating beside another"),
                     gap=values["gap_s"] * 1000, shared=values["shared"], streams=values["streams"])
 
 
-def diagnosis_lines(v, _: Words) -> list[str]:
+def diagnosis_lines(v: CheckVerdict, _: Words) -> list[str]:
     """A broken stream check's diagnosis: a heading, then one line per diagnosed stream (empty where there is none)."""
     d = v.values.get("stream_diagnosis")
     if not d:
@@ -125,7 +129,7 @@ def diagnosis_lines(v, _: Words) -> list[str]:
     return [heading] + [diagnosed_stream(entry, _, idle=v.values.get("idle_s")) for entry in d["streams"]]
 
 
-def diagnosed_stream(entry: dict, _: Words, idle: float | None = None) -> str:
+def diagnosed_stream(entry: dict[str, Any], _: Words, idle: float | None = None) -> str:
     kind = entry["class"]
     if kind == "never_ended" and entry.get("given_up") == "too_long":
         kind = "never_ended_long"
@@ -137,9 +141,11 @@ def diagnosed_stream(entry: dict, _: Words, idle: float | None = None) -> str:
                     outputs=", ".join(entry.get("outputs") or []))
 
 
-def summary_lines(result, _: Words) -> list[str]:
+def summary_lines(result: CheckResult, _: Words) -> list[str]:
     """How the streams were sent (result.streams, streams.StreamTables)."""
     s = result.streams
+    if s is None:  # not a decoupled model's check
+        return []
     lone = [len(x.responses) for x in s.alone["a"]]
     return [_.render(N_("decoupled: {requests:requests}, each alone twice, then staggered {gap:ms} apart over one gRPC stream; "
                         "alone they streamed {low:count} to {high:replies}; a stream silent for {idle:seconds} is given up"),
