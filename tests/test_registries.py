@@ -146,7 +146,7 @@ def test_the_checkers_codes_and_its_words_are_the_same_lists():
             emitted["skip"] |= {_literal(n) for n in ast.walk(after) if _literal(n)}
         elif name == "run_phase" and args and args[0]:
             emitted["phase"].add(args[0])
-        elif name == "conversation" and args and args[0]:
+        elif name == "sequence" and args and args[0]:
             emitted["role"].add(args[0])
     source = (REPO_ROOT / "app" / "checker" / "engine" / "judge.py").read_text()
     cause = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == "refusal_cause")

@@ -272,7 +272,7 @@ def _error_figure(rows: pd.DataFrame, title: str, sequence: bool, _: Words) -> g
     top = float(finite.max()) if len(finite) else 1.0
     top = top if top > 0 else 1.0
     # A line per sequence (a session's inputs may run as several, e.g. reusing an ID); on the
-    # stateless path a session's requests are separate conversations, so a line per session.
+    # stateless path each request is numbered alone (no sequence), so a line per session.
     lines = list(rows.groupby(["conversation" if sequence else "session", "output"], sort=False))
     many = len(lines) > LEGEND_SESSIONS
     outputs = list(dict.fromkeys(rows["output"]))

@@ -26,11 +26,11 @@ class Rows:
         self.golden = golden
         self.rows: list[dict] = []
 
-    def add(self, phase: str, role: str = "alone", conversation: int = 0, session: int = 0, step: int = 0, diff=0.0, pass_: str = "",
+    def add(self, phase: str, role: str = "alone", sequence: int = 0, session: int = 0, step: int = 0, diff=0.0, pass_: str = "",
             variant: str = "alone", error: str = "", corrid: str = "7", judged: bool = True, outcome: str = "", t: float | None = None,
             recv: float | None = None, gold=0.0, nonfinite: dict | None = None, **extra) -> Rows:
         t = float(len(self.rows)) if t is None else t
-        row = {"phase": phase, "pass": pass_, "variant": variant, "role": role, "conversation": conversation, "session": session,
+        row = {"phase": phase, "pass": pass_, "variant": variant, "role": role, "conversation": sequence, "session": session,
                "step": step, "corrid": corrid, "start": step == 0, "end": False, "request_id": f"r{len(self.rows)}", "t_send": t,
                "t_recv": t + 0.01 if recv is None else recv, "error": error, "judged": judged, "outcome": outcome, "values": None,
                "golden": None, "nonfinite": None if error else nonfinite}
@@ -44,10 +44,10 @@ class Rows:
         self.rows.append(row)
         return self
 
-    def reference(self, conversations: int = 2, steps: int = 2, diff=0.0, **kw) -> Rows:
-        """Both lone runs of `conversations` sessions of `steps` steps; pass b differs by diff."""
+    def reference(self, sequences: int = 2, steps: int = 2, diff=0.0, **kw) -> Rows:
+        """Both lone runs of `sequences` sessions of `steps` steps; pass b differs by diff."""
         for pass_ in ("a", "b"):
-            for s in range(conversations):
+            for s in range(sequences):
                 for k in range(steps):
                     self.add("reference", "alone", 100 * (pass_ == "b") + s, s, k, None if pass_ == "a" else diff, pass_=pass_, **kw)
         return self

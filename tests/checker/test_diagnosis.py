@@ -21,7 +21,7 @@ def out(value) -> dict:
 
 
 def interleaved_tables(diverged_at: int = 1, placed: bool = False):
-    """Two sessions of three steps, interleaved; session 1 (conversation 11) goes wrong at `diverged_at`.
+    """Two sessions of three steps, interleaved; session 1 (sequence 11) goes wrong at `diverged_at`.
     Session 0's steps are replied before session 1's next one is sent."""
     rows = Rows().reference(steps=3)
     where = {"instance": "m_0_0", "slot": 0} if placed else {}
@@ -42,7 +42,7 @@ def test_a_broken_session_gets_lost_then_foreign_hypotheses_from_its_first_wrong
     plans = diagnosis.plan(t, judge(t))
     assert [(p.verdict.id, p.broken_sessions) for p in plans] == [("interleaved/all_instances", 1)]
     (b,) = plans[0].sessions
-    assert (b.conversation, b.session, b.corrid, b.step) == (11, 1, "b", 1)
+    assert (b.sequence, b.session, b.corrid, b.step) == (11, 1, "b", 1)
     assert [int(o["OUTPUT"][0][0]) for o in b.observed] == [101, 102]  # its own replies from step 1, kept while measuring
     kinds = [(h.kind, h.form) for h in b.hypotheses]
     assert kinds == [("lost", ""), ("foreign", "replace"), ("foreign", "mix")]
@@ -84,7 +84,7 @@ def test_earlier_sequences_of_the_same_id_are_the_stale_hypotheses():
     t.references = {(s, k): out(k) for s in range(2) for k in range(2)}
     t.observed = {r["request_id"]: out(50 + r["step"]) for r in rows.rows if r["conversation"] == 22}
     (b,) = diagnosis.plan(t, judge(t))[0].sessions
-    assert (b.conversation, b.step, b.role) == (22, 0, "chain")
+    assert (b.sequence, b.step, b.role) == (22, 0, "chain")
     stale = [h for h in b.hypotheses if h.kind == "stale"]
     assert [h.form for h in stale] == ["last", "instance", "all"]
     own = (Send(0, 0, start=True, compared=True), Send(0, 1, compared=True))
@@ -92,11 +92,11 @@ def test_earlier_sequences_of_the_same_id_are_the_stale_hypotheses():
     assert stale[1].sends == (Send(0, 0, start=True), Send(0, 1)) + own  # those the log placed on its instance
     assert stale[2].sends == (Send(0, 0, start=True), Send(0, 1), Send(1, 0, start=True), Send(1, 1)) + own
     assert stale[1].source["conversation"] == 20 and stale[1].source["ended_before"] is True
-    assert all(h.kind != "foreign" for h in b.hypotheses)  # the other conversations share its ID: they are stale ones
+    assert all(h.kind != "foreign" for h in b.hypotheses)  # the other sequences share its ID: they are stale ones
 
 
 def test_foreign_candidates_rank_the_same_slot_first_then_the_same_instance():
-    rows = Rows().reference(conversations=4, steps=2)
+    rows = Rows().reference(sequences=4, steps=2)
     places = {10: ("m_0_1", 0), 11: ("m_0_0", 1), 12: ("m_0_0", 0)}
     for c, (instance, slot) in places.items():
         rows.add("interleaved", "interleaved", c, c - 10, 0, variant="all_instances", corrid=str(c), t=1.0 + c / 100, instance=instance, slot=slot)
@@ -180,7 +180,7 @@ def test_a_reply_past_the_memory_cap_leaves_its_session_undiagnosed_from_there()
 
 
 def test_at_most_max_sessions_are_diagnosed_the_earliest_to_diverge():
-    rows = Rows().reference(conversations=8, steps=2)
+    rows = Rows().reference(sequences=8, steps=2)
     for s in range(8):
         rows.add("interleaved", "interleaved", 10 + s, s, 0, variant="all_instances", corrid=str(s), t=1.0 + s)
         rows.add("interleaved", "interleaved", 10 + s, s, 1, 3.0, variant="all_instances", corrid=str(s), t=20.0 - s, end=True)

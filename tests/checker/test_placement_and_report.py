@@ -195,7 +195,7 @@ def counted_result(instances: int, slots: int, lengths: list[int], rows: Rows, u
 
 
 ONE = counted_result(1, 1, [1], Rows().add("reference", pass_="a"))
-SEVERAL = counted_result(2, 4, [24] + [8] * 15, Rows().reference(conversations=2, steps=2))
+SEVERAL = counted_result(2, 4, [24] + [8] * 15, Rows().reference(sequences=2, steps=2))
 SUMMARIES = {
     ("en", "one"): ["Checked m version 1 on h:8000 (an external server): scheduler direct, 1 instance; 1 request in 1.5 s",
                     "capacity 1 sequence (1 × 1 slot), idle timeout 1.0 s", "1 session of 1 step, inputs generated from the model's metadata"],

@@ -534,7 +534,7 @@ def test_the_pages_summary_names_the_version_and_counts_in_the_languages_singula
     if instances == 1:
         run_ = counted_run(1, 1, [1], Rows().add("reference", pass_="a"))
     else:
-        run_ = counted_run(2, 4, [24] + [8] * 15, Rows().reference(conversations=2, steps=2), data_name="data.json")
+        run_ = counted_run(2, 4, [24] + [8] * 15, Rows().reference(sequences=2, steps=2), data_name="data.json")
     assert summary(run_, words(lang)) == PAGE_SUMMARIES[(lang, instances)]
 
 

@@ -1,25 +1,25 @@
 """Why a broken sequence check's sessions went wrong, named from the step where each diverged. Pure.
 
 A broken check says that a session's answers changed; the advice depends on how. For each
-broken session (conversation) of a broken interleaved, id_reuse, abandoned or cancelled check,
+broken sequence of a broken interleaved, id_reuse, abandoned or cancelled check,
 take the step k where it first went beyond tolerance and the replies it got from k on (kept
 during measurement, app/checker/engine/observed.py), and hold them against hypotheses, each a lone
 sequence that app/checker/engine/replay.py plays on the model with a fresh correlation ID:
 
   lost     the session's steps from k on, as a new sequence starting at k (START on step k):
            its state was gone, and it answered as a session that started over;
-  stale    an earlier conversation of the same ID (the last one; those the log placed on its
+  stale    an earlier sequence of the same ID (the last one; those the log placed on its
            instance; all of them), its steps sent, then this session's steps: one sequence,
            START only where the requests had it, so a mid-sequence START (which Triton accepts,
            keeping the slot, with a warning) reaches the model as the reused ID's START did:
            nothing was reset on START;
-  foreign  another conversation's steps up to its last one before step k (executed before, by
+  foreign  another sequence's steps up to its last one before step k (executed before, by
            the trace; else replied before; also as sent before, and with a request its client
            gave up on), then this session's from k: it read that session's state; or its own
            steps and the other's before k merged in time order ("mix"): their states were one;
   other    none of them matched.
 
-Candidates for foreign are the conversations of the same phase and variant that the log placed
+Candidates for foreign are the sequences of the same phase and variant that the log placed
 on the same instance and slot first, then on the same instance, then those not placed, then
 those on another instance, nearest in time first. A hypothesis matches when its reply to step k
 is within the output tolerances of the observed one; it scores the steps from k that match in a
@@ -57,7 +57,7 @@ CHECKS = tuple(c.code for c in checks.for_path(sequence=True) if c.judged_by == 
 CLASSES = ("lost", "stale", "foreign", "other")  # also the order a session's ties are broken in
 ADVICE_CODES = ("foreign_state_oldest", "foreign_state_direct", "stale_state", "lost_state")  # the strongest first
 MAX_SESSIONS = 6  # broken sessions diagnosed per check: the earliest to diverge
-MAX_SOURCES = 3  # other conversations tried as the source of a foreign state, per session
+MAX_SOURCES = 3  # other sequences tried as the source of a foreign state, per session
 MAX_HYPOTHESES = 8  # per session
 MATCH_STEPS = 3  # replies compared from the divergence on; the first must match
 MAX_REQUESTS = 400  # replayed per check
@@ -80,7 +80,7 @@ class Hypothesis:
     kind: str  # lost | stale | foreign
     sends: tuple[Send, ...]
     form: str = ""  # stale: last | instance | all; foreign: replace | sent | given_up | mix
-    source: dict[str, Any] | None = field(default=None, hash=False)  # the conversation whose state it carries
+    source: dict[str, Any] | None = field(default=None, hash=False)  # the sequence whose state it carries
 
     @property
     def requests(self) -> int:
@@ -93,7 +93,7 @@ class Broken:
 
     check: str
     variant: str
-    conversation: int
+    sequence: int
     session: int
     corrid: str
     role: str
@@ -108,7 +108,7 @@ class Broken:
 class Plan:
     verdict: CheckVerdict
     sessions: list[Broken]
-    broken_sessions: int  # all of the check's broken conversations, diagnosed or not
+    broken_sessions: int  # all of the check's broken sequences, diagnosed or not
 
 
 def plan(tables: Tables, judgement: CheckJudgement) -> list[Plan]:
@@ -128,22 +128,22 @@ def plan(tables: Tables, judgement: CheckJudgement) -> list[Plan]:
         steps = tables.steps
         phases = checks.get(v.check, sequence=True).scope(v.variant).phases
         phase_rows = steps[steps["phase"].isin(phases) & (steps["variant"] == v.variant) & (steps["outcome"] != "not_sent")]
-        conversations = {c: rows.sort_values("step") for c, rows in phase_rows.groupby("conversation")}
+        sequences = {c: rows.sort_values("step") for c, rows in phase_rows.groupby("conversation")}
         sessions: list[Broken] = []
-        for conversation, first in firsts.iterrows():
+        for sequence, first in firsts.iterrows():
             if len(sessions) == MAX_SESSIONS:
                 break
-            b = broken_session(tables, v, conversations, int(conversation), int(first["step"]), outputs)
+            b = broken_sequence(tables, v, sequences, int(sequence), int(first["step"]), outputs)
             if b is not None:
                 sessions.append(b)
         out.append(Plan(v, sessions, len(firsts)))
     return out
 
 
-def broken_session(tables: Tables, v: CheckVerdict, conversations: dict[int, pd.DataFrame], conversation: int, k: int,
+def broken_sequence(tables: Tables, v: CheckVerdict, sequences: dict[int, pd.DataFrame], sequence: int, k: int,
                    outputs: list[str]) -> Broken | None:
     """The session's observed replies from step k and its hypotheses; None where nothing was kept."""
-    mine = conversations[conversation]
+    mine = sequences[sequence]
     observed = []
     for row in mine[mine["step"] >= k].itertuples():
         arrays = _observed(tables, row, outputs)
@@ -155,9 +155,9 @@ def broken_session(tables: Tables, v: CheckVerdict, conversations: dict[int, pd.
     if not observed:
         return None
     first = mine.iloc[0]
-    b = Broken(v.check, v.variant, conversation, int(first["session"]), str(first["corrid"]), str(first["role"]), k,
+    b = Broken(v.check, v.variant, sequence, int(first["session"]), str(first["corrid"]), str(first["role"]), k,
                *_place(first), observed=tuple(observed))
-    return dataclasses.replace(b, hypotheses=tuple(hypotheses(b, conversations, tables.lengths)[:MAX_HYPOTHESES]))
+    return dataclasses.replace(b, hypotheses=tuple(hypotheses(b, sequences, tables.lengths)[:MAX_HYPOTHESES]))
 
 
 def _observed(tables: Tables, row: Any, outputs: list[str]) -> dict[str, Any] | None:
@@ -172,49 +172,49 @@ def _observed(tables: Tables, row: Any, outputs: list[str]) -> dict[str, Any] | 
     return {name: arrays.get(name) for name in outputs}
 
 
-def hypotheses(b: Broken, conversations: dict[int, pd.DataFrame], lengths: list[int]) -> list[Hypothesis]:
+def hypotheses(b: Broken, sequences: dict[int, pd.DataFrame], lengths: list[int]) -> list[Hypothesis]:
     """lost, then stale, then foreign, each as the sends of one lone sequence."""
-    mine = conversations[b.conversation]
+    mine = sequences[b.sequence]
     suffix = _suffix(b, mine, lengths)
     lost = [Hypothesis("lost", (dataclasses.replace(suffix[0], start=True), *suffix[1:]))] if b.step > 0 else []
-    return lost + _stale(b, conversations, suffix) + _foreign(b, conversations, suffix)
+    return lost + _stale(b, sequences, suffix) + _foreign(b, sequences, suffix)
 
 
-def _stale(b: Broken, conversations: dict[int, pd.DataFrame], suffix: tuple[Send, ...]) -> list[Hypothesis]:
-    """Earlier conversations of the same ID continued: the last one, those on its instance, all of them."""
-    mine = conversations[b.conversation]
+def _stale(b: Broken, sequences: dict[int, pd.DataFrame], suffix: tuple[Send, ...]) -> list[Hypothesis]:
+    """Earlier sequences of the same ID continued: the last one, those on its instance, all of them."""
+    mine = sequences[b.sequence]
     began = float(mine["t_send"].min())
-    earlier = sorted((c for c, rows in conversations.items() if c != b.conversation and str(rows.iloc[0]["corrid"]) == b.corrid
-                      and float(rows["t_send"].min()) < began), key=lambda c: float(conversations[c]["t_send"].min()))
+    earlier = sorted((c for c, rows in sequences.items() if c != b.sequence and str(rows.iloc[0]["corrid"]) == b.corrid
+                      and float(rows["t_send"].min()) < began), key=lambda c: float(sequences[c]["t_send"].min()))
     if not earlier:
         return []
     chains: list[tuple[str, list[int]]] = [("last", earlier[-1:])]
     if b.instance is not None:
-        here = [c for c in earlier if _place(conversations[c].iloc[0])[0] == b.instance]
+        here = [c for c in earlier if _place(sequences[c].iloc[0])[0] == b.instance]
         if here and here != earlier[-1:]:
             chains.append(("instance", here))
     if len(earlier) > 1 and all(earlier != chain for _, chain in chains):
         chains.append(("all", earlier))
-    return [Hypothesis("stale", tuple(s for c in chain for s in _sends(_answered(conversations[c]))) + suffix, form,
-                       _source(conversations[chain[-1]], began)) for form, chain in chains]
+    return [Hypothesis("stale", tuple(s for c in chain for s in _sends(_answered(sequences[c]))) + suffix, form,
+                       _source(sequences[chain[-1]], began)) for form, chain in chains]
 
 
-def _foreign(b: Broken, conversations: dict[int, pd.DataFrame], suffix: tuple[Send, ...]) -> list[Hypothesis]:
-    """Other conversations' histories continued (as executed before step k; as sent before; with a
+def _foreign(b: Broken, sequences: dict[int, pd.DataFrame], suffix: tuple[Send, ...]) -> list[Hypothesis]:
+    """Other sequences' histories continued (as executed before step k; as sent before; with a
     given-up request), for the best-placed candidates, and the first one's mixed with its own."""
-    mine = conversations[b.conversation]
+    mine = sequences[b.sequence]
     began = float(mine["t_send"].min())
-    candidates = _foreign_candidates(b, conversations, mine[mine["step"] == b.step].iloc[0])[:MAX_SOURCES]
+    candidates = _foreign_candidates(b, sequences, mine[mine["step"] == b.step].iloc[0])[:MAX_SOURCES]
     out = []
     for c, before, sent_before, given_up in candidates:
-        source = _source(conversations[c], began)
+        source = _source(sequences[c], began)
         for form, rows in (("replace", before), ("sent", sent_before), ("given_up", given_up)):
             if rows is not None:
                 out.append(Hypothesis("foreign", _sends(rows) + suffix, form, source))
     if candidates and b.step > 0:
         c, before = candidates[0][0], candidates[0][1]
         merged = pd.concat([_answered(mine[mine["step"] < b.step]), before]).sort_values("t_send", kind="stable")
-        out.append(Hypothesis("foreign", _sends(merged) + suffix, "mix", _source(conversations[c], began)))
+        out.append(Hypothesis("foreign", _sends(merged) + suffix, "mix", _source(sequences[c], began)))
     return out
 
 
@@ -258,14 +258,14 @@ def _source(rows: pd.DataFrame, began: float) -> dict[str, Any]:
             "ended_before": bool(float(rows["t_send"].max()) < began)}
 
 
-def _foreign_candidates(b: Broken, conversations: dict[int, pd.DataFrame], row_k: pd.Series) -> list[tuple[Any, ...]]:
-    """(conversation, rows before step k, rows sent before where that differs, with the given-up
-    request where it had one) for the other conversations, best placed and nearest first."""
+def _foreign_candidates(b: Broken, sequences: dict[int, pd.DataFrame], row_k: pd.Series) -> list[tuple[Any, ...]]:
+    """(sequence number, rows before step k, rows sent before where that differs, with the given-up
+    request where it had one) for the other sequences, best placed and nearest first."""
     place = _place(row_k)
     t_k = float(row_k["t_send"])
     ranked = []
-    for c, rows in conversations.items():
-        if c == b.conversation or str(rows.iloc[0]["corrid"]) == b.corrid:
+    for c, rows in sequences.items():
+        if c == b.sequence or str(rows.iloc[0]["corrid"]) == b.corrid:
             continue
         answered = _answered(rows)
         before = answered[_executed_before(answered, row_k)]
@@ -315,7 +315,7 @@ def classify(b: Broken, tried: list[tuple[Hypothesis, int]]) -> dict[str, Any]:
     for hypothesis, score in tried:
         if score > 0 and (best is None or score > best[1]):
             best = (hypothesis, score)
-    entry = {"conversation": b.conversation, "session": b.session, "corrid": b.corrid, "role": b.role, "step": b.step,
+    entry = {"conversation": b.sequence, "session": b.session, "corrid": b.corrid, "role": b.role, "step": b.step,
              "instance": b.instance, "slot": b.slot, "class": best[0].kind if best else "other",
              "matched": best[1] if best else 0, "compared": len(b.observed), "tried": len(tried)}
     if best and best[0].source is not None:

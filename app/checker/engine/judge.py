@@ -242,7 +242,7 @@ def _beyond(steps: pd.DataFrame, limits: dict[str, float], basis: _Basis) -> pd.
 
 
 def _sessions(rows: pd.DataFrame, of: pd.DataFrame) -> int:
-    """Sequences (each conversation is one), or on the stateless path the sessions whose requests these were."""
+    """Sequences (each "conversation" number is one), or on the stateless path the sessions whose requests these were."""
     return int(of["conversation" if rows["corrid"].ne("").any() else "session"].nunique()) if len(of) else 0
 
 
@@ -445,10 +445,10 @@ def _refusals(steps: pd.DataFrame, idle_s: float) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     records = []
     for index, row in failed.iterrows():
-        conversation = steps[steps["conversation"] == row["conversation"]].sort_values("step")
-        first = conversation.iloc[0]
+        sequence = steps[steps["conversation"] == row["conversation"]].sort_values("step")
+        first = sequence.iloc[0]
         waited = float(first["t_recv"] - first["t_send"])
-        earlier = conversation[conversation["step"] < row["step"]]
+        earlier = sequence[sequence["step"] < row["step"]]
         # The server's idle clock runs from the previous request's arrival (about its send).
         gap = float(row["t_send"] - earlier.iloc[-1]["t_send"]) if len(earlier) else 0.0
         records.append({"row": index, "phase": row["phase"], "variant": row["variant"], "role": row["role"],
@@ -490,8 +490,8 @@ def _broken_steps(steps: pd.DataFrame, broken_mask: pd.DataFrame, limits: dict[s
             continue
         index = _scope_rows(steps, check, check.scope(v.variant)).index
         rows = steps.loc[index]
-        wrong_conversations = set(rows[broken_mask.loc[index].any(axis=1)]["conversation"])
-        for row in rows[rows["conversation"].isin(wrong_conversations)].itertuples():
+        wrong_sequences = set(rows[broken_mask.loc[index].any(axis=1)]["conversation"])
+        for row in rows[rows["conversation"].isin(wrong_sequences)].itertuples():
             for name, limit in limits.items():
                 diff = steps.at[row.Index, f"diff.{name}"]
                 if diff is None or (isinstance(diff, float) and math.isnan(diff)):

@@ -79,6 +79,9 @@ def stage(phase: str, variant: str) -> Stage:
     return Stage(phase, {"variant": variant})
 
 
+# Per request sent. "conversation" is the number of its sequence in the check (the requests from one START to its END
+# under one correlation ID: a _Sequence), "session" the client session whose inputs that sequence plays (and whose
+# lone runs are its reference); both names are the report's keys, kept as schema 1 has them.
 COLUMNS = ("phase", "pass", "variant", "role", "conversation", "session", "step", "corrid", "start", "end",
            "request_id", "t_send", "t_recv", "error", "judged", "outcome", "values", "golden", "nonfinite")
 SHOWN_ELEMENTS = 4  # of a reply that differs, the first few elements are kept for the report
@@ -138,13 +141,13 @@ class _Recorder:
 
 
 @dataclass
-class _Conversation:
+class _Sequence:
     role: str
     session: int
     corrid: int | str
     length: int  # the session's full length: END goes with step length - 1
     sends: int  # steps it sends (fewer than length for a victim)
-    conversation: int = 0
+    number: int = 0  # the check's count of sequences sent (the "conversation" column of its tables and report)
 
 
 class Measurement:
@@ -166,7 +169,7 @@ class Measurement:
         self.observations = observed.Observations(self.compared, options.tolerance)  # replies that differed
         self.t0 = time.perf_counter()
         self.counter = itertools.count()
-        self.conversations = itertools.count()
+        self.sequences = itertools.count()
         self.abort = threading.Event()
         self.abort_code: str | None = None
         self.phases: list[dict[str, Any]] = []
@@ -190,28 +193,28 @@ class Measurement:
             return [(i & 0x7FFFFFFF) or 1 for i in raw]  # the counter part: unique within this process
         return list(raw)
 
-    def _link(self, conversation: int) -> Link:
+    def _link(self, sequence: int) -> Link:
         """This thread's link over the check's transport. A gRPC stream fixes its headers when it
-        opens, so each sequence (conversation) gets a stream of its own, carrying its session header."""
+        opens, so each sequence gets a stream of its own, carrying its session header."""
         link: Link | None = getattr(self._local, "link", None)
-        if link is not None and self.transport is Transport.GRPC_STREAM and self._local.conversation != conversation:
+        if link is not None and self.transport is Transport.GRPC_STREAM and self._local.sequence != sequence:
             link.close()
             self._links.remove(link)
             link = None
         if link is None:
             link = self._local.link = open_link(self.transport, self.link_url)
-            self._local.conversation = conversation
+            self._local.sequence = sequence
             self._links.append(link)
         return link
 
-    def headers(self, conversation: int, corrid: int | str | None) -> dict[str, str]:
+    def headers(self, sequence: int, corrid: int | str | None) -> dict[str, str]:
         """--session-header: each session's ID in that header (the sequence's correlation ID; on the
-        stateless path the request's own conversation), so a balancer that hashes on it keeps a
+        stateless path the request's own sequence number), so a balancer that hashes on it keeps a
         sequence on one replica."""
         name = self.options.session_header
         if not name:
             return {}
-        return {name: str(corrid) if corrid is not None else f"{self.run_id}-{conversation}"}
+        return {name: str(corrid) if corrid is not None else f"{self.run_id}-{sequence}"}
 
     def close_links(self) -> None:
         for link in self._links:
@@ -219,11 +222,11 @@ class Measurement:
         self._links.clear()
         self._local = threading.local()
 
-    def send(self, model: str, phase: str, variant: str, role: str, conversation: int, session: int, step: int,
+    def send(self, model: str, phase: str, variant: str, role: str, sequence: int, session: int, step: int,
              corrid: int | str | None = None, start: bool = False, end: bool = False, pass_: str = "", judged: bool = True,
              link: Link | None = None, outcome: str = "") -> dict[str, Any]:
         """One request, alone on `link` (default: this thread's HTTP link); its row is recorded."""
-        row: dict[str, Any] = {"phase": phase, "pass": pass_, "variant": variant, "role": role, "conversation": conversation,
+        row: dict[str, Any] = {"phase": phase, "pass": pass_, "variant": variant, "role": role, "conversation": sequence,
                "session": session, "step": step, "corrid": "" if corrid is None else str(corrid), "start": start, "end": end,
                "request_id": f"{self.run_id}:{next(self.counter)}", "judged": judged, "outcome": outcome}
         if self.abort.is_set():
@@ -234,7 +237,7 @@ class Measurement:
         arrays = self.source.arrays(session, step)
         flags = {"sequence_id": corrid, "sequence_start": start, "sequence_end": end} if corrid is not None else {}
         box: dict[str, Any] = {}
-        link = link or self._link(conversation)
+        link = link or self._link(sequence)
         link.acquire()
         row["t_send"] = time.perf_counter() - self.t0
         answered = threading.Event()
@@ -243,7 +246,7 @@ class Measurement:
             box.update(result=result, error=error)
             answered.set()
 
-        link.send(model, arrays, row["request_id"], self.headers(conversation, corrid), flags, done)
+        link.send(model, arrays, row["request_id"], self.headers(sequence, corrid), flags, done)
         answered.wait(TIMEOUT_S + 5.0)  # a stream answers on its own thread; the other links before send() returns
         self._finish(row, box.get("result"), box.get("error", "no reply recorded"))
         return row
@@ -361,7 +364,7 @@ class Measurement:
                 future.result()
 
     # -- a sequence ---------------------------------------------------------------------------
-    def converse(self, model: str, phase: str, variant: str, c: _Conversation, pause: Callable[[int], float],
+    def play(self, model: str, phase: str, variant: str, c: _Sequence, pause: Callable[[int], float],
                  on_reply: Callable[[int, dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
         """Send c's steps in order, pausing pause(k) before step k > 0; a refused request ends it."""
         rows = []
@@ -370,7 +373,7 @@ class Measurement:
                 gap = pause(k)
                 if gap > 0:
                     time.sleep(gap)
-            row = self.send(model, phase, variant, c.role, c.conversation, c.session, k, c.corrid, k == 0, k == c.length - 1)
+            row = self.send(model, phase, variant, c.role, c.number, c.session, k, c.corrid, k == 0, k == c.length - 1)
             rows.append(row)
             if on_reply:
                 on_reply(k, row)
@@ -378,18 +381,18 @@ class Measurement:
                 break
         return rows
 
-    def conversation(self, role: str, session: int, corrid: int | str, length: int | None = None, sends: int | None = None) -> _Conversation:
+    def sequence(self, role: str, session: int, corrid: int | str, length: int | None = None, sends: int | None = None) -> _Sequence:
         length = self.source_length(session) if length is None else length
-        return _Conversation(role, session, corrid, length, length if sends is None else sends, next(self.conversations))
+        return _Sequence(role, session, corrid, length, length if sends is None else sends, next(self.sequences))
 
     def source_length(self, session: int) -> int:
         return self.lengths[session]
 
     lengths: list[int]
 
-    def gaps(self, phase: str, session: int, conversation: int) -> Callable[[int], float]:
-        """Random think times, uniform on 0..2 x think_ms, seeded per phase and conversation."""
-        rng = np.random.default_rng([self.options.seed, sum(map(ord, phase)), session, conversation])
+    def gaps(self, phase: str, session: int, sequence: int) -> Callable[[int], float]:
+        """Random think times, uniform on 0..2 x think_ms, seeded per phase and sequence."""
+        rng = np.random.default_rng([self.options.seed, sum(map(ord, phase)), session, sequence])
         mean = self.options.think_ms_used / 1000.0
         return lambda k: float(rng.uniform(0.0, 2.0 * mean)) if mean else 0.0
 
@@ -422,9 +425,9 @@ def _reference_sequences(m: Measurement, model: str) -> None:
     for pass_ in ("a", "b"):
         def body(pass_: str = pass_) -> None:
             for session, corrid in zip(range(len(m.lengths)), m.ids(len(m.lengths)), strict=True):
-                c = m.conversation("alone", session, corrid)
+                c = m.sequence("alone", session, corrid)
                 for k in range(c.sends):
-                    row = m.send(model, "reference", "alone", "alone", c.conversation, session, k, corrid, k == 0, k == c.length - 1, pass_=pass_)
+                    row = m.send(model, "reference", "alone", "alone", c.number, session, k, corrid, k == 0, k == c.length - 1, pass_=pass_)
                     if row["error"]:
                         break
         m.run_phase("reference", "alone", model, body)
@@ -439,8 +442,8 @@ def _interleaved(m: Measurement, model: str, variant: str, capacity: int) -> Non
     ids = m.ids(n)
 
     def task(session: int, corrid: int | str) -> Callable[[], object]:
-        c = m.conversation("interleaved", session, corrid)
-        return lambda: m.converse(model, "interleaved", variant, c, m.gaps("interleaved", session, c.conversation))
+        c = m.sequence("interleaved", session, corrid)
+        return lambda: m.play(model, "interleaved", variant, c, m.gaps("interleaved", session, c.number))
 
     tasks: list[Callable[[], object]] = [task(s, i) for s, i in zip(range(n), ids, strict=True)]
     m.run_phase("interleaved", variant, model, lambda: m.pool(tasks, workers), capacity, workers, log=True)
@@ -454,19 +457,19 @@ def _id_reuse(m: Measurement, model: str, variant: str, capacity: int, instances
     def wave_tasks(role: str, offset: int) -> list[Callable[[], object]]:
         tasks: list[Callable[[], object]] = []
         for j, corrid in enumerate(ids):
-            c = m.conversation(role, (j + offset) % n, corrid)
+            c = m.sequence(role, (j + offset) % n, corrid)
 
-            def converse(c: _Conversation = c) -> None:
-                m.converse(model, "id_reuse", variant, c, m.gaps("id_reuse", c.session, c.conversation))
-            tasks.append(converse)
+            def play(c: _Sequence = c) -> None:
+                m.play(model, "id_reuse", variant, c, m.gaps("id_reuse", c.session, c.number))
+            tasks.append(play)
         return tasks
 
     def body() -> None:
         m.pool(wave_tasks("first_use", 0), wave)  # every slot taken, then every sequence ends
         m.pool(wave_tasks("reuse", wave), wave)  # each ID again, on whichever freed slot it gets
         for j in range(instances + 1):  # one ID alone, again and again: lone sequences take the lowest free slot
-            c = m.conversation("chain", (j + 2 * wave) % n, ids[0])
-            m.converse(model, "id_reuse", variant, c, lambda k: 0.0)
+            c = m.sequence("chain", (j + 2 * wave) % n, ids[0])
+            m.play(model, "id_reuse", variant, c, lambda k: 0.0)
 
     m.run_phase("id_reuse", variant, model, body, capacity, wave, log=True)
 
@@ -513,21 +516,21 @@ def _abandon_round(m: Measurement, model: str, variant: str, capacity: int) -> N
 
         tasks: list[Callable[[], object]] = []
         for h in range(holders):
-            c = m.conversation("holder", order[h % len(order)], next(ids))
+            c = m.sequence("holder", order[h % len(order)], next(ids))
 
-            def hold(c: _Conversation = c) -> None:
-                m.converse(model, "abandon_round", variant, c, holder_pause(m.gaps("abandon_round", c.session, c.conversation)))
+            def hold(c: _Sequence = c) -> None:
+                m.play(model, "abandon_round", variant, c, holder_pause(m.gaps("abandon_round", c.session, c.number)))
             tasks.append(hold)
         for v, kind in enumerate(kinds):
             session = victims_pool[(holders + v) % len(victims_pool)]
             length = m.lengths[session]
             keep = max(1, min(length - 1, length // 2))
-            c = m.conversation(f"victim_{kind}", session, next(ids), length, keep)
+            c = m.sequence(f"victim_{kind}", session, next(ids), length, keep)
             tasks.append(functools.partial(_victim, m, model, variant, c, kind, victim_done))
         for f in range(len(kinds)):
-            c = m.conversation("follower", order[(holders + len(kinds) + f) % len(order)], next(ids))
+            c = m.sequence("follower", order[(holders + len(kinds) + f) % len(order)], next(ids))
 
-            def follower(c: _Conversation = c) -> None:
+            def follower(c: _Sequence = c) -> None:
                 # Half an idle timeout after the victims' last requests: the follower then waits
                 # about that long in the backlog, well inside its own idle timeout, when a slot frees.
                 stopped.wait(timeout=TIMEOUT_S)
@@ -535,8 +538,8 @@ def _abandon_round(m: Measurement, model: str, variant: str, capacity: int) -> N
                 # A follower holds its slot, as the holders do, until every follower is in: the
                 # victims' slots free at their own idle timeouts, and a quick follower that ended
                 # first would free a slot for the next follower before the other victim's freed.
-                pause = holder_pause(m.gaps("abandon_round", c.session, c.conversation))
-                m.converse(model, "abandon_round", variant, c, pause, follower_reply)
+                pause = holder_pause(m.gaps("abandon_round", c.session, c.number))
+                m.play(model, "abandon_round", variant, c, pause, follower_reply)
             tasks.append(follower)
         m.pool(tasks, len(tasks))
         released.set()
@@ -548,28 +551,28 @@ def _abandon_round(m: Measurement, model: str, variant: str, capacity: int) -> N
     m.run_phase("abandon_round", variant, model, body, capacity, capacity + 2, log=True)
 
 
-def _victim(m: Measurement, model: str, variant: str, c: _Conversation, kind: str, done: Callable[[], None]) -> None:
+def _victim(m: Measurement, model: str, variant: str, c: _Sequence, kind: str, done: Callable[[], None]) -> None:
     """The abandoned victim sends its first steps and goes. The cancelled one sends all but the
     last of them, then gives up on the last (a client timeout shorter than any reply) and goes.
     Whether the server still ran that request, the client cannot know."""
     try:
         plain = c.sends if kind == "abandon" else c.sends - 1
-        rows = m.converse(model, "abandon_round", variant, _Conversation(c.role, c.session, c.corrid, c.length, plain, c.conversation),
-                          m.gaps("abandon_round", c.session, c.conversation)) if plain else []
+        rows = m.play(model, "abandon_round", variant, _Sequence(c.role, c.session, c.corrid, c.length, plain, c.number),
+                          m.gaps("abandon_round", c.session, c.number)) if plain else []
         if kind == "cancel" and not (rows and rows[-1]["error"]):
             _given_up_request(m, model, variant, c, plain)
     finally:
         done()
 
 
-def _given_up_request(m: Measurement, model: str, variant: str, c: _Conversation, k: int) -> None:
+def _given_up_request(m: Measurement, model: str, variant: str, c: _Sequence, k: int) -> None:
     """One request whose HTTP client stops waiting after GIVE_UP_AFTER_S. Not a gRPC deadline:
     on Triton 2.51 a gRPC request cancelled while it executes can crash the server (SIGSEGV in
     the gRPC handler, server issue 7368, fixed after 24.10 by server PRs 7840 and 8078); seen
     here too, right after "skipping response generation as grpc transaction was cancelled"."""
     link = open_link(Transport.HTTP, m.server.url, in_flight=1, timeout_s=GIVE_UP_AFTER_S)
     try:
-        m.send(model, "abandon_round", variant, c.role, c.conversation, c.session, k, c.corrid, k == 0, k == c.length - 1,
+        m.send(model, "abandon_round", variant, c.role, c.number, c.session, k, c.corrid, k == 0, k == c.length - 1,
                judged=False, link=link, outcome="cancel_target")
     finally:
         link.close()
@@ -582,7 +585,7 @@ def _stateless(m: Measurement, model: str) -> None:
     def alone(order: list[tuple[int, int]], phase: str, pass_: str) -> Callable[[], None]:
         def body() -> None:
             for s, k in order:
-                m.send(model, phase, "alone", "alone", next(m.conversations), s, k, pass_=pass_)
+                m.send(model, phase, "alone", "alone", next(m.sequences), s, k, pass_=pass_)
         return body
 
     m.run_phase("reference", "alone", model, alone(requests, "reference", "a"))
@@ -609,7 +612,7 @@ def _stateless(m: Measurement, model: str) -> None:
                         if not queue:
                             return
                         s, k = queue.popleft()
-                    m.send(model, "concurrent", "all_instances", round_, next(m.conversations), s, k)
+                    m.send(model, "concurrent", "all_instances", round_, next(m.sequences), s, k)
                     gap = pause(0)
                     if gap:
                         time.sleep(gap)

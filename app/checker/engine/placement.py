@@ -80,9 +80,9 @@ def place_sequences(steps: pd.DataFrame, events: dict[str, list[Any]]) -> pd.Dat
     firsts = steps.groupby(["corrid", "conversation"])["t_send"].min().reset_index().sort_values("t_send")
     for corrid, group in firsts.groupby("corrid"):
         segments = _segments(events.get(str(corrid), []))
-        for k, conversation in enumerate(group["conversation"]):
+        for k, sequence in enumerate(group["conversation"]):
             if k < len(segments):
-                mask = (steps["corrid"] == corrid) & (steps["conversation"] == conversation)
+                mask = (steps["corrid"] == corrid) & (steps["conversation"] == sequence)
                 steps.loc[mask, "instance"] = segments[k][0]
                 steps.loc[mask, "slot"] = segments[k][1]
                 steps.loc[mask, "ended_by"] = segments[k][2]
@@ -162,10 +162,10 @@ def followers(steps: pd.DataFrame) -> pd.Series:
         starts = group.groupby("conversation").agg(t=("t_send", "min"), role=("role", "first"), instance=("instance", "first"),
                                                    slot=("slot", "first"))
         victims = starts[starts["role"].isin(["victim_abandon", "victim_cancel"])]
-        for conversation, f in starts[starts["role"] == "follower"].iterrows():
+        for sequence, f in starts[starts["role"] == "follower"].iterrows():
             # The victim that last held this slot before the follower came (rounds may reuse one slot).
             before = victims[(victims["instance"] == f["instance"]) & (victims["slot"] == f["slot"]) & (victims["t"] < f["t"])]
             if len(before):
-                mask = (steps["conversation"] == conversation) & (steps["phase"] == "abandon_round")
+                mask = (steps["conversation"] == sequence) & (steps["phase"] == "abandon_round")
                 out[mask] = before.sort_values("t").iloc[-1]["role"]
     return out

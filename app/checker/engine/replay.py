@@ -47,14 +47,14 @@ def diagnose(target: Target, facts: ModelFacts, source: InputSource, tables: mea
     planned = sum(min(diagnosis.MAX_REQUESTS, sum(h.requests for b in p.sessions for h in b.hypotheses)) for p in plans)
     r = _Replayer(target, facts, source, tables.options, progress, planned)
     counter = _Throttle(progress, planned)
-    known: dict[int, dict[str, Any]] = {}  # conversation -> its entry: a holder or follower is in both abort checks
+    known: dict[int, dict[str, Any]] = {}  # sequence number -> its entry: a holder or follower is in both abort checks
     diagnosed: dict[str, dict[str, Any]] = {}
     try:
         for p in plans:
             budget, replayed, entries = diagnosis.MAX_REQUESTS, 0, []
             for b in p.sessions:
-                if b.conversation in known:
-                    entries.append(known[b.conversation])
+                if b.sequence in known:
+                    entries.append(known[b.sequence])
                     continue
                 tried, complete = [], True
                 for h in b.hypotheses:
@@ -72,8 +72,8 @@ def diagnose(target: Target, facts: ModelFacts, source: InputSource, tables: mea
                     if score == len(b.observed):
                         break  # every compared step matched: nothing explains it better
                 if complete or any(score for _, score in tried):
-                    known[b.conversation] = diagnosis.classify(b, tried)
-                    entries.append(known[b.conversation])
+                    known[b.sequence] = diagnosis.classify(b, tried)
+                    entries.append(known[b.sequence])
             diagnosed[p.verdict.id] = diagnosis.summary(p, entries, replayed, facts.scheduler)
     finally:
         r.close_links()
@@ -84,15 +84,15 @@ def _play(r: _Replayer, model: str, b: diagnosis.Broken, h: diagnosis.Hypothesis
     """One hypothesis as a lone sequence; the replies to its compared requests, in order (fewer
     where a request failed: the sequence stops there)."""
     corrid = r.ids(1)[0]
-    conversation = next(r.conversations)
+    sequence = next(r.sequences)
     replies: list[dict[str, Any]] = []
     last = len(h.sends) - 1
     for i, send in enumerate(h.sends):
-        row = r.send(model, PHASE, b.variant, "replay", conversation, send.session, send.step, corrid,
+        row = r.send(model, PHASE, b.variant, "replay", sequence, send.session, send.step, corrid,
                      start=send.start or i == 0, end=i == last, judged=False)
         if row["error"]:
             if i < last:  # END it, or its slot stays taken until the idle timeout (refused too, where it is gone)
-                r.send(model, PHASE, b.variant, "replay", conversation, send.session, send.step, corrid, end=True, judged=False)
+                r.send(model, PHASE, b.variant, "replay", sequence, send.session, send.step, corrid, end=True, judged=False)
             break
         if send.compared:
             replies.append(row["got"])
