@@ -63,7 +63,7 @@ class Rows:
 
 
 def tables(rows: Rows, model_facts: ModelFacts | None = None, options: CheckOptions | None = None, phases=None, skipped=None,
-           lengths=(2, 2), streams=()) -> Tables:
+           lengths=(2, 2), data_lengths=()) -> Tables:
     model_facts = model_facts or facts()
     types = {o.name: o.datatype for o in model_facts.outputs}
     outputs = pd.DataFrame([{"name": n, "datatype": types[n], "compared": True, "ignored_by": ""} for n in rows.outputs])
@@ -72,5 +72,5 @@ def tables(rows: Rows, model_facts: ModelFacts | None = None, options: CheckOpti
         phases=pd.DataFrame(phases or [], columns=["phase", "variant", "model", "started_s", "wall_s", "requests", "workers", "capacity",
                                                    "overflow", "traced", "placed"]),
         skipped=pd.DataFrame(skipped or [], columns=["check", "variant", "reason", "values"]),
-        lengths=list(lengths), golden=rows.golden, streams=list(streams),
+        lengths=list(lengths), golden=rows.golden, data_lengths=list(data_lengths),
     )

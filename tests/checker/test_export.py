@@ -35,7 +35,7 @@ def model(specs) -> object:
 def read_back(specs, values: dict) -> dict:
     document = json.loads(json.dumps({"data": [[{s.name: export.tensor(values[s.name], s) for s in specs}]]}))
     dims = {s.name: None if s.variable else s.dims for s in specs}
-    return input_data.streams(document, model(specs), dims)[0][0]
+    return input_data.sequences(document, model(specs), dims)[0][0]
 
 
 def test_every_datatype_round_trips_in_the_form_perf_analyzer_reads():

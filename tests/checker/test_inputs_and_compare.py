@@ -163,8 +163,8 @@ def test_the_used_shapes_are_the_smallest_and_largest_sent():
 def test_a_data_files_shapes_are_its_entries_own():
     f = model(TensorSpec("T", "INT64", (-1,)), TensorSpec("H", "FP32", (2,)))
     document = {"data": [[{"T": [1, 2, 3], "H": [0, 0]}, {"T": [4], "H": [0, 0]}], [{"T": {"content": [1, 2, 3, 4, 5, 6], "shape": [6]}, "H": [1, 1]}]]}
-    streams = input_data.streams(document, f, inputs.concrete_shapes(f, {}))
-    used = inputs.FromData(f, streams, [2, 1, 2]).used()
+    sequences = input_data.sequences(document, f, inputs.concrete_shapes(f, {}))
+    used = inputs.FromData(f, sequences, [2, 1, 2]).used()
     assert used.sizes is None
     assert {s.name: (s.sized_by, s.smallest, s.largest) for s in used.shapes} == {"T": ("data_file", (1,), (6,)), "H": ("model", (2,), (2,))}
 
@@ -193,15 +193,15 @@ SEQ = model(TensorSpec("INPUT", "INT32", (1,)))
 
 def test_one_stream_per_sequence_with_its_own_length():
     document = {"data": [[{"INPUT": [1]}, {"INPUT": [2]}, {"INPUT": [3]}], [{"INPUT": [7]}]]}
-    streams = input_data.streams(document, SEQ, {"INPUT": (1,)})
-    assert [len(s) for s in streams] == [3, 1]
-    assert streams[0][2]["INPUT"].tolist() == [3] and streams[0][2]["INPUT"].dtype == np.int32
-    source = inputs.FromData(SEQ, streams, lengths=[3, 1, 3])
+    sequences = input_data.sequences(document, SEQ, {"INPUT": (1,)})
+    assert [len(s) for s in sequences] == [3, 1]
+    assert sequences[0][2]["INPUT"].tolist() == [3] and sequences[0][2]["INPUT"].dtype == np.int32
+    source = inputs.FromData(SEQ, sequences, lengths=[3, 1, 3])
     assert source.arrays(2, 1)["INPUT"].tolist() == [[2]]  # session 2 plays stream 0 again, with the batch dimension
 
 
 def test_a_flat_data_list_is_one_stream():
-    assert len(input_data.streams({"data": [{"INPUT": [1]}, {"INPUT": [2]}]}, SEQ, {"INPUT": (1,)})) == 1
+    assert len(input_data.sequences({"data": [{"INPUT": [1]}, {"INPUT": [2]}]}, SEQ, {"INPUT": (1,)})) == 1
 
 
 def test_content_and_shape_for_variable_dimensions_and_b64_for_every_kind():
@@ -211,11 +211,11 @@ def test_content_and_shape_for_variable_dimensions_and_b64_for_every_kind():
     s = base64.b64encode(struct.pack("<I", 2) + b"hi" + struct.pack("<I", 0)).decode()
     b = base64.b64encode(np.array([0.5], dtype=ml_dtypes.bfloat16).tobytes()).decode()
     entry = {"T": {"content": [4, 5, 6], "shape": [3]}, "H": {"b64": h}, "S": {"content": {"b64": s}, "shape": [2]}, "B": {"b64": b}}
-    (stream,) = input_data.streams({"data": [entry, {**entry, "T": [1, 2]}]}, f, {"T": None, "H": (2,), "S": (2,), "B": (1,)})
-    assert stream[0]["T"].tolist() == [4, 5, 6] and stream[1]["T"].tolist() == [1, 2]  # one variable dim: the count says
-    assert stream[0]["H"].tolist() == [1.5, -2.0]
-    assert stream[0]["S"].tolist() == [b"hi", b""]
-    assert float(stream[0]["B"][0]) == 0.5
+    (sequence,) = input_data.sequences({"data": [entry, {**entry, "T": [1, 2]}]}, f, {"T": None, "H": (2,), "S": (2,), "B": (1,)})
+    assert sequence[0]["T"].tolist() == [4, 5, 6] and sequence[1]["T"].tolist() == [1, 2]  # one variable dim: the count says
+    assert sequence[0]["H"].tolist() == [1.5, -2.0]
+    assert sequence[0]["S"].tolist() == [b"hi", b""]
+    assert float(sequence[0]["B"][0]) == 0.5
 
 
 @pytest.mark.parametrize(("document", "code"), [
@@ -231,7 +231,7 @@ def test_content_and_shape_for_variable_dimensions_and_b64_for_every_kind():
 ])
 def test_a_data_file_that_does_not_match_the_model_names_where(document, code):
     with pytest.raises(LabError) as err:
-        input_data.streams(document, SEQ, {"INPUT": (1,)}, source="f.json")
+        input_data.sequences(document, SEQ, {"INPUT": (1,)}, source="f.json")
     assert err.value.code == code
     assert english(err.value).startswith("f.json")
 
@@ -273,18 +273,18 @@ def test_golden_outputs_in_b64_including_bytes_and_content_with_shape():
                                      "B": {"b64": bf16}},
                                     {"TEXT": ["a", "b"], "V": {"content": {"b64": base64.b64encode(np.array([9], "<i4").tobytes()).decode()},
                                                                "shape": [1]}}]}
-    (stream,) = input_data.golden(document, f)
-    assert stream[0]["TEXT"].tolist() == [b"yes", b"no"] and stream[1]["TEXT"].tolist() == [b"a", b"b"]
-    assert stream[0]["H"].tolist() == [0.25, -4.0] and float(stream[0]["B"][0]) == 1.5
-    assert stream[0]["V"].tolist() == [1, 2, 3] and stream[1]["V"].tolist() == [9]
+    (sequence,) = input_data.golden(document, f)
+    assert sequence[0]["TEXT"].tolist() == [b"yes", b"no"] and sequence[1]["TEXT"].tolist() == [b"a", b"b"]
+    assert sequence[0]["H"].tolist() == [0.25, -4.0] and float(sequence[0]["B"][0]) == 1.5
+    assert sequence[0]["V"].tolist() == [1, 2, 3] and sequence[1]["V"].tolist() == [9]
 
 
 def test_a_stateless_models_golden_outputs_as_one_stream_of_entries():
     f = with_outputs(SEQ, TensorSpec("OUTPUT", "FP32", (1,)), sequence=False)
     document = {"data": [{"INPUT": [1]}, {"INPUT": [2]}, {"INPUT": [3]}], "validation_data": [{"OUTPUT": [1.0]}, {"OUTPUT": [2.0]}, {"OUTPUT": [3.0]}]}
-    streams = input_data.streams(document, f, {"INPUT": (1,)})
+    sequences = input_data.sequences(document, f, {"INPUT": (1,)})
     golden = input_data.golden(document, f)
-    source = inputs.FromData(f, streams, lengths=[7], golden=golden)
+    source = inputs.FromData(f, sequences, lengths=[7], golden=golden)
     # a stateless answer depends on its inputs alone: request k compares with golden entry k % 3, batch dimension in front
     assert [source.expected(0, k)["OUTPUT"].tolist() for k in range(5)] == [[[1.0]], [[2.0]], [[3.0]], [[1.0]], [[2.0]]]
 
@@ -292,7 +292,7 @@ def test_a_stateless_models_golden_outputs_as_one_stream_of_entries():
 def test_a_sequence_models_wrapped_steps_have_no_golden_output_and_sessions_wrap_onto_streams():
     document = {"data": [[{"INPUT": [1]}, {"INPUT": [2]}, {"INPUT": [3]}], [{"INPUT": [4]}]],
                 "validation_data": [[{"OUTPUT": [2]}, {"OUTPUT": [5]}, {"OUTPUT": [9]}], [{"OUTPUT": [5]}]]}
-    source = inputs.FromData(GOLD, input_data.streams(document, GOLD, {"INPUT": (1,)}), [3, 3, 3], input_data.golden(document, GOLD))
+    source = inputs.FromData(GOLD, input_data.sequences(document, GOLD, {"INPUT": (1,)}), [3, 3, 3], input_data.golden(document, GOLD))
     assert [source.expected(0, k)["OUTPUT"].tolist() for k in range(3)] == [[[2]], [[5]], [[9]]]
     assert source.expected(1, 0)["OUTPUT"].tolist() == [[5]] and source.expected(1, 1) is None  # stream 1 has one step
     assert source.expected(2, 2)["OUTPUT"].tolist() == [[9]]  # session 2 plays stream 0 again
@@ -331,8 +331,8 @@ def test_golden_outputs_of_a_variable_output_need_their_shape():
     with pytest.raises(LabError) as err:
         input_data.golden({"data": [{"INPUT": [1]}], "validation_data": [{"GRID": [1, 2, 3, 4]}]}, f, source="g.json")
     assert err.value.code == "check_golden_shape_needed" and 'give "shape" with its "content"' in english(err.value)
-    (stream,) = input_data.golden({"data": [{"INPUT": [1]}], "validation_data": [{"GRID": {"content": [1, 2, 3, 4], "shape": [2, 2]}}]}, f)
-    assert stream[0]["GRID"].shape == (2, 2)
+    (sequence,) = input_data.golden({"data": [{"INPUT": [1]}], "validation_data": [{"GRID": {"content": [1, 2, 3, 4], "shape": [2, 2]}}]}, f)
+    assert sequence[0]["GRID"].shape == (2, 2)
 
 
 # -- comparing replies --------------------------------------------------------------------------

@@ -329,7 +329,7 @@ def golden_rows(gold_at=None, outputs=("OUTPUT",), **kw) -> Rows:
 
 def test_golden_holds_on_every_run_and_says_its_tolerances():
     t = tables(golden_rows(outputs=("OUTPUT", "SCORE")), facts(outputs=(("OUTPUT", "INT64"), ("SCORE", "FP32"))),
-               options=CheckOptions(only=("golden",)), streams=(2, 2))
+               options=CheckOptions(only=("golden",)), data_lengths=(2, 2))
     result = judge(t)
     golden = {v.variant: v for v in result.verdicts if v.check == "golden"}
     assert [(v, g.verdict) for v, g in golden.items()] == [("alone", "held"), ("all_instances", "held")]  # one_instance did not run
@@ -341,7 +341,7 @@ def test_golden_holds_on_every_run_and_says_its_tolerances():
 def test_golden_breaks_at_the_first_mismatch_naming_its_stream_step_and_phase():
     rows = golden_rows(gold_at=(1, 1, 3.0))
     rows.rows[-1]["golden"] = {"OUTPUT": {"expected": [4], "got": [7]}}
-    t = tables(rows, options=CheckOptions(only=("golden",)), lengths=(2, 2, 2), streams=(2, 2))
+    t = tables(rows, options=CheckOptions(only=("golden",)), lengths=(2, 2, 2), data_lengths=(2, 2))
     result = judge(t)
     broken = result.verdict("golden", "all_instances")
     assert (broken.verdict, broken.reason) == ("broken", "differs_from_golden")
@@ -374,12 +374,12 @@ def test_streams_shorter_than_their_sessions_are_a_note_and_their_wrapped_steps_
                 # stream 1 has 1 step: the session's steps 1 and 2 replay it, with no golden output
                 rows.add("reference", "alone", 100 * (pass_ == "b") + s, s, k, None if pass_ == "a" else 0.0, pass_=pass_,
                          gold=None if (s == 1 and k > 0) else 0.0)
-    result = judge(tables(rows, options=CheckOptions(only=("golden",)), lengths=(3, 3), streams=(3, 1)))
+    result = judge(tables(rows, options=CheckOptions(only=("golden",)), lengths=(3, 3), data_lengths=(3, 1)))
     assert result.notes == [{"code": "streams_wrap", "values": {"streams": [1], "stream_lengths": [1], "steps": 3, "golden": True}}]
     golden = result.verdict("golden", "alone")
     assert golden.verdict == "held" and golden.values["wrapped_streams"] == [1] and golden.values["uncompared_steps"] == 4
     assert golden.values["compared"] == 8
-    stateless = judge(tables(stateless_rows(), facts(sequence=False), lengths=(3, 3), streams=(3, 1)))
+    stateless = judge(tables(stateless_rows(), facts(sequence=False), lengths=(3, 3), data_lengths=(3, 1)))
     assert stateless.notes == []  # a stateless answer depends on its inputs alone: step k compares with entry k % length
 
 

@@ -151,7 +151,7 @@ def golden_and_finite_result() -> CheckResult:
     rows.add("interleaved", "interleaved", 10, 0, 1, {"OUTPUT": 0.0, "SCORE": compare.MISSING}, variant="all_instances",
              nonfinite={"SCORE": ["inf"]}, gold={"OUTPUT": 0.0, "SCORE": compare.MISSING})
     model = facts(outputs=(("OUTPUT", "INT64"), ("SCORE", "FP32")))
-    return result_of(rows, model_facts=model, options=CheckOptions(only=("golden", "finite")), lengths=(2, 2), streams=(2, 1))
+    return result_of(rows, model_facts=model, options=CheckOptions(only=("golden", "finite")), lengths=(2, 2), data_lengths=(2, 1))
 
 
 def test_golden_and_finite_verdicts_name_the_first_stream_step_and_value_in_every_language():

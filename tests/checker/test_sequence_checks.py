@@ -196,18 +196,18 @@ def test_the_failing_sessions_export_as_perf_analyzer_input_data_with_their_refe
     assert set(document) == {"data", "validation_data"}
     data, validation = document["data"], document["validation_data"]
     assert len(data) == len(validation) == len(failing)
-    assert all(isinstance(stream, list) and all(isinstance(step, dict) for step in stream) for stream in data)
+    assert all(isinstance(sequence, list) and all(isinstance(step, dict) for step in sequence) for sequence in data)
     assert [len(s) for s in data] == [len(s) for s in validation] == [result.tables.lengths[s] for s in failing]
-    assert all(set(step) == {"INPUT"} for stream in data for step in stream)  # the model's inputs, flat lists
-    assert all(set(step) == {"OUTPUT"} for stream in validation for step in stream)
+    assert all(set(step) == {"INPUT"} for sequence in data for step in sequence)  # the model's inputs, flat lists
+    assert all(set(step) == {"OUTPUT"} for sequence in validation for step in sequence)
     facts = result.facts
-    streams = input_data.streams(document, facts, inputs.concrete_shapes(facts, {}))
-    for stream, session in zip(streams, failing, strict=True):
-        for k, step in enumerate(stream):
+    sequences = input_data.sequences(document, facts, inputs.concrete_shapes(facts, {}))
+    for sequence, session in zip(sequences, failing, strict=True):
+        for k, step in enumerate(sequence):
             np.testing.assert_array_equal(step["INPUT"], result.source.arrays(session, k)["INPUT"][0])  # no batch dimension
     outputs = {s.name: s for s in facts.outputs}
-    for stream, session in zip(validation, failing, strict=True):
-        for k, step in enumerate(stream):
+    for sequence, session in zip(validation, failing, strict=True):
+        for k, step in enumerate(sequence):
             expected = result.tables.references[(session, k)]["OUTPUT"][0]
             np.testing.assert_array_equal(input_data.tensor(step["OUTPUT"], outputs["OUTPUT"], outputs["OUTPUT"].dims), expected)
     assert export.input_data(zoo.check("zoo_corrid_oldest")) is None  # nothing failed, nothing to write

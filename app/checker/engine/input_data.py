@@ -38,7 +38,7 @@ from app.lab.problems import LabError, Problem
 
 
 class _Bad(Exception):
-    """One tensor's problem; streams() adds where it is (stream, step, input) before it becomes a Problem."""
+    """One tensor's problem; sequences() adds where it is (sequence, step, input) before it becomes a Problem."""
 
     def __init__(self, code: str, **values: object):
         super().__init__(code)
@@ -55,16 +55,16 @@ def load(path: Path) -> dict[str, Any]:
         raise LabError("check_data_unreadable", source=str(path), error=str(err)) from None
 
 
-def streams(document: dict[str, Any], facts: ModelFacts, dims: dict[str, tuple[int, ...] | None],
+def sequences(document: dict[str, Any], facts: ModelFacts, dims: dict[str, tuple[int, ...] | None],
             source: str = "input data") -> list[list[dict[str, np.ndarray[Any, Any]]]]:
-    """The file's streams of steps as arrays (no batch dimension); LabError with every problem found."""
+    """The file's sequences of steps (perf_analyzer's streams) as arrays (no batch dimension); LabError with every problem found."""
     data = document.get("data") if isinstance(document, dict) else None
     if not isinstance(data, list) or not data:
         raise LabError("check_data_no_data", source=source)
     if all(isinstance(entry, list) for entry in data):
         raw = data
     elif all(isinstance(entry, dict) for entry in data):
-        raw = [data]  # one stream (a sequence model plays it to one ID; a stateless one sends each entry)
+        raw = [data]  # one sequence (a sequence model plays it to one ID; a stateless one sends each entry)
     else:
         raise LabError("check_data_mixed_streams", source=source)
     return _read(raw, _INPUTS, {s.name: s for s in facts.inputs}, dims, source)
@@ -72,7 +72,7 @@ def streams(document: dict[str, Any], facts: ModelFacts, dims: dict[str, tuple[i
 
 def golden(document: dict[str, Any], facts: ModelFacts, source: str = "input data") -> list[list[dict[str, np.ndarray[Any, Any]]]] | None:
     """The golden outputs of `validation_data`, aligned with the streams of "data" (read first,
-    with streams()); None when the file has none. LabError with every problem found."""
+    with sequences()); None when the file has none. LabError with every problem found."""
     if not isinstance(document, dict) or "validation_data" not in document:
         return None
     data, validation = document["data"], document["validation_data"]
@@ -112,12 +112,12 @@ _OUTPUTS = _Side("check_golden", "check_golden_unknown_output", "outputs", requi
 def _read(raw: list[Any], side: _Side, specs: dict[str, TensorSpec], dims: dict[str, Any], source: str) -> list[list[dict[str, np.ndarray[Any, Any]]]]:
     problems: list[Problem] = []
     out = []
-    for s, stream in enumerate(raw):
-        if not stream:
+    for s, sequence in enumerate(raw):
+        if not sequence:
             problems.append(Problem("check_data_empty_stream", {"source": source, "stream": s + 1}))
             continue
         steps = []
-        for k, entry in enumerate(stream):
+        for k, entry in enumerate(sequence):
             where = {"source": source, "stream": s + 1, "step": k + 1}
             if not isinstance(entry, dict):
                 problems.append(Problem(f"{side.prefix}_not_an_entry", where))

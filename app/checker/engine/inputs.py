@@ -265,16 +265,16 @@ class Generated:
 
 @dataclass
 class FromData:
-    """Inputs from a data file: session i plays stream i % len(streams), `lengths[i]` steps,
-    round robin when it is asked for more steps than the stream has (as perf_analyzer does).
-    `golden` (the file's validation_data, aligned with `streams`) says what each step should
+    """Inputs from a data file: session i plays the file's sequence i % len(sequences) (perf_analyzer
+    calls each a stream), `lengths[i]` steps, round robin when it is asked for more steps than the
+    sequence has (as perf_analyzer does). `golden` (the file's validation_data, aligned with `sequences`) says what each step should
     answer. A sequence model's wrapped steps have none: they replay earlier inputs onto a state
     that has moved on, so the file's answers for those inputs no longer apply; a stateless
     model's answer depends on its inputs alone, so step k compares with golden step k % length.
     `given` holds the --shape sizes (the file's entries without a "shape" of their own take them)."""
 
     facts: ModelFacts
-    streams: list[list[dict[str, np.ndarray[Any, Any]]]]
+    sequences: list[list[dict[str, np.ndarray[Any, Any]]]]
     lengths: list[int]
     golden: list[list[dict[str, np.ndarray[Any, Any]]]] | None = None
     given: dict[str, tuple[int, ...]] = field(default_factory=dict)
@@ -285,12 +285,13 @@ class FromData:
     def sessions(self) -> int:
         return len(self.lengths)
 
-    def stream(self, session: int) -> int:
-        return session % len(self.streams)
+    def sequence_of(self, session: int) -> int:
+        """Which of the file's sequences `session` plays."""
+        return session % len(self.sequences)
 
     def entry(self, session: int, step: int) -> dict[str, np.ndarray[Any, Any]]:
-        stream = self.streams[self.stream(session)]
-        return stream[step % len(stream)]
+        sequence = self.sequences[self.sequence_of(session)]
+        return sequence[step % len(sequence)]
 
     def arrays(self, session: int, step: int) -> dict[str, np.ndarray[Any, Any]]:
         return {name: with_batch(self.facts, value) for name, value in self.entry(session, step).items()}
@@ -299,8 +300,8 @@ class FromData:
         """The shapes of the entries the sessions play (an optional input no entry gives is left out)."""
         found: dict[str, set[tuple[int, ...]]] = {}
         for session, length in enumerate(self.lengths):
-            stream = self.streams[self.stream(session)]
-            for entry in stream[: min(length, len(stream))]:  # round robin plays no entry the first pass did not
+            sequence = self.sequences[self.sequence_of(session)]
+            for entry in sequence[: min(length, len(sequence))]:  # round robin plays no entry the first pass did not
                 for name, value in entry.items():
                     found.setdefault(name, set()).add(tuple(value.shape))
         shapes = []
@@ -323,25 +324,25 @@ class FromData:
         it), or None where there are none to compare with."""
         if self.golden is None:
             return None
-        stream = self.golden[self.stream(session)]
-        if step >= len(stream) and self.facts.sequence:
+        golden = self.golden[self.sequence_of(session)]
+        if step >= len(golden) and self.facts.sequence:
             return None
-        return {name: with_batch(self.facts, value) for name, value in stream[step % len(stream)].items()}
+        return {name: with_batch(self.facts, value) for name, value in golden[step % len(golden)].items()}
 
     def wrapped(self) -> list[int]:
-        """Streams (from 0) that some session plays for more steps than they have."""
-        return wrapped_streams([len(s) for s in self.streams], self.lengths)
+        """The file's sequences (from 0) that some session plays for more steps than they have."""
+        return wrapped_sequences([len(s) for s in self.sequences], self.lengths)
 
 
 # What the measurement plays: generated inputs or a data file's.
 InputSource: TypeAlias = "Generated | FromData"
 
 
-def wrapped_streams(stream_lengths: list[int], lengths: list[int]) -> list[int]:
-    """Streams (from 0) that some session (session i plays stream i % len(stream_lengths)) plays
-    for more steps than they have; none without streams."""
-    n = len(stream_lengths)
-    return sorted({i % n for i, length in enumerate(lengths) if length > stream_lengths[i % n]}) if n else []
+def wrapped_sequences(sequence_lengths: list[int], lengths: list[int]) -> list[int]:
+    """The data file's sequences (from 0) that some session (session i plays sequence i % len(sequence_lengths))
+    plays for more steps than they have; none without a data file."""
+    n = len(sequence_lengths)
+    return sorted({i % n for i, length in enumerate(lengths) if length > sequence_lengths[i % n]}) if n else []
 
 
 def with_batch(facts: ModelFacts, array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:

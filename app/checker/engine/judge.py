@@ -174,20 +174,20 @@ def judge(tables: Tables) -> CheckJudgement:
 
 
 def _notes(tables: Tables) -> list[dict[str, Any]]:
-    """streams_wrap: on the sequence path, data streams shorter than the sessions that play them.
+    """streams_wrap: on the sequence path, the data file's sequences shorter than the sessions that play them.
     Their later steps replay earlier inputs (as perf_analyzer does) onto a state that has moved
     on, so those steps have no golden output to compare with."""
-    if not tables.facts.sequence or not tables.streams:
+    if not tables.facts.sequence or not tables.data_lengths:
         return []
-    wrapped = _wrapped_streams(tables)
+    wrapped = _wrapped_sequences(tables)
     if not wrapped:
         return []
-    return [{"code": STREAMS_WRAP, "values": {"streams": wrapped, "stream_lengths": [tables.streams[s] for s in wrapped],
+    return [{"code": STREAMS_WRAP, "values": {"streams": wrapped, "stream_lengths": [tables.data_lengths[s] for s in wrapped],
                                                 "steps": max(tables.lengths), "golden": bool(tables.golden)}}]
 
 
-def _wrapped_streams(tables: Tables) -> list[int]:
-    return inputs.wrapped_streams(tables.streams, tables.lengths)
+def _wrapped_sequences(tables: Tables) -> list[int]:
+    return inputs.wrapped_sequences(tables.data_lengths, tables.lengths)
 
 
 def _only_float_noise(rows: pd.DataFrame, broken_mask: pd.DataFrame, tolerances: list[compare.Tolerance]) -> bool:
@@ -319,14 +319,14 @@ def _golden_extras(verdict: CheckVerdict, rows: pd.DataFrame, tables: Tables, li
     mismatch's stream, and on the sequence path the streams shorter than their sessions, whose
     wrapped steps it left uncompared."""
     extra: dict[str, Any] = {"tolerances": {n: limits[n] for n in limits if f"gold.{n}" in rows}}
-    n = len(tables.streams)
+    n = len(tables.data_lengths)
     if verdict.verdict == "broken" and n and "first" in verdict.values:
         verdict.values["first"]["stream"] = verdict.values["first"]["session"] % n
     if tables.facts.sequence and n:
-        wrapped = _wrapped_streams(tables)
+        wrapped = _wrapped_sequences(tables)
         if wrapped:
             answered = rows[rows["judged"].astype(bool) & (rows["error"] == "")]
-            beyond = [int(k) >= tables.streams[int(s) % n] for s, k in zip(answered["session"], answered["step"], strict=True)]
+            beyond = [int(k) >= tables.data_lengths[int(s) % n] for s, k in zip(answered["session"], answered["step"], strict=True)]
             extra.update(wrapped_streams=wrapped, uncompared_steps=int(sum(beyond)))
     return CheckVerdict(verdict.check, verdict.variant, verdict.verdict, verdict.reason, {**verdict.values, **extra})
 

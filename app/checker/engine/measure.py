@@ -96,8 +96,8 @@ class Tables:
     the first elements where they differ; `nonfinite` the first elements of each compared float
     output that holds NaN or Inf (None: none does). `outputs` says which outputs were compared;
     `phases` one row per phase run; `skipped` what was not run and why (codes and values);
-    `streams` each data stream's length (empty for generated inputs): session i plays stream
-    i % len(streams)."""
+    `data_lengths` each of the data file's sequences' length (empty for generated inputs): session i
+    plays sequence i % len(data_lengths) (the report's inputs.streams, perf_analyzer's word)."""
 
     facts: ModelFacts
     options: CheckOptions
@@ -111,7 +111,7 @@ class Tables:
     traced: bool = False
     placed: bool = False
     golden: bool = False  # the data file has golden outputs (validation_data)
-    streams: list[int] = field(default_factory=list)
+    data_lengths: list[int] = field(default_factory=list)
     # For the diagnosis and the export (app/checker/engine/observed.py): the replies that differed
     # from their references, by request_id; the lone references, by (session, step); and the
     # requests whose differing replies were past the memory cap and not kept.
@@ -749,6 +749,6 @@ def _tables(m: Measurement, target: Target, source: InputSource) -> Tables:
         skipped=pd.DataFrame(m.skipped, columns=["check", "variant", "reason", "values"]),
         lengths=list(m.lengths), input_source=source.source, where=target.where,
         traced=bool(m._stamps) and any(not s.empty for s in m._stamps), placed=m.placed,
-        golden=source.golden is not None, streams=[len(s) for s in getattr(source, "streams", [])],
+        golden=source.golden is not None, data_lengths=[len(s) for s in getattr(source, "sequences", [])],
         observed=m.observations.arrays, references=m.references, unobserved=m.observations.unkept,
     )

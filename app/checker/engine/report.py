@@ -116,7 +116,7 @@ def to_json(result: CheckResult) -> dict[str, Any]:
         "server": {"where": result.where, "url": result.url, "triton_version": result.triton_version},
         "model": result.facts.to_json(),
         "options": result.options.to_json(),
-        "inputs": {"source": t.input_source, "sessions": len(t.lengths), "lengths": list(t.lengths), "streams": list(t.streams),
+        "inputs": {"source": t.input_source, "sessions": len(t.lengths), "lengths": list(t.lengths), "streams": list(t.data_lengths),
                    "golden": t.golden, **result.inputs.to_json()},
         "wall_s": round(result.wall_s, 3),
         "requests": result.requests,

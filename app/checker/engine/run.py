@@ -115,11 +115,11 @@ def input_source(facts: ModelFacts, options: CheckOptions) -> InputSource:
         document = options.input_data if isinstance(options.input_data, dict) else input_data.load(Path(options.input_data))
         label = "input data" if isinstance(options.input_data, dict) else str(options.input_data)
         dims = inputs.concrete_shapes(facts, options.shapes)
-        streams = input_data.streams(document, facts, dims, source=label)
+        sequences = input_data.sequences(document, facts, dims, source=label)
         golden = input_data.golden(document, facts, source=label)
-        count = options.sessions or len(streams)
-        lengths = [options.steps or len(streams[i % len(streams)]) for i in range(count)]
-        return inputs.FromData(facts, streams, lengths, golden, dict(options.shapes))
+        count = options.sessions or len(sequences)
+        lengths = [options.steps or len(sequences[i % len(sequences)]) for i in range(count)]
+        return inputs.FromData(facts, sequences, lengths, golden, dict(options.shapes))
     dims = inputs.concrete_shapes(facts, options.shapes)
     count = options.sessions or default_sessions(facts)
     lengths = inputs.session_lengths(count, options.steps or DEFAULT_STEPS, options.seed, mixed=facts.sequence)

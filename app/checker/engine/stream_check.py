@@ -46,7 +46,7 @@ def tables(facts: ModelFacts, options: CheckOptions, measured: streams.StreamTab
     return Tables(facts=facts, options=options, steps=pd.DataFrame(rows, columns=STEP_COLUMNS), outputs=outputs,
                   phases=stream_judge.phases_of(measured), skipped=pd.DataFrame(columns=["check", "variant", "reason", "values"]),
                   lengths=lengths, input_source=source.source, where=where, golden=source.golden is not None,
-                  streams=[len(s) for s in getattr(source, "streams", [])])
+                  data_lengths=[len(s) for s in getattr(source, "sequences", [])])
 
 
 def to_json(measured: streams.StreamTables) -> dict[str, Any]:

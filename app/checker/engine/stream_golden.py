@@ -1,7 +1,7 @@
 """A data file for a streaming (decoupled) model: its requests, and the golden stream of each.
 
 The requests are perf_analyzer's --input-data entries (docs/input_data.md at r24.10; read by
-input_data.py): each entry is one request, in order; a file of streams gives every step of every
+input_data.py): each entry is one request, in order; a file of sequences gives every step of every
 stream as a request of its own, since a decoupled model's request is the whole exchange.
 
 Golden streams: validation_data aligned with "data" entry for entry (as perf_analyzer requires),
@@ -35,9 +35,9 @@ def from_data(facts: ModelFacts, options: CheckOptions, dims: dict[str, tuple[in
     when the file has validation_data."""
     document = options.input_data if isinstance(options.input_data, dict) else input_data.load(Path(str(options.input_data)))
     label = "input data" if isinstance(options.input_data, dict) else str(options.input_data)
-    entries = [entry for stream in input_data.streams(document, facts, dims, source=label) for entry in stream]
+    entries = [entry for sequence in input_data.sequences(document, facts, dims, source=label) for entry in sequence]
     golden = input_data.golden(document, stream_specs(facts), source=label)
-    flat = [[entry] for stream in golden for entry in stream] if golden is not None else None
+    flat = [[entry] for sequence in golden for entry in sequence] if golden is not None else None
     count = options.sessions or len(entries)
     return inputs.FromData(facts, [[entry] for entry in entries], [1] * count, flat, dict(options.shapes))
 
@@ -47,5 +47,5 @@ def golden_stream(source: inputs.InputSource, request: int) -> dict[str, np.ndar
     golden = getattr(source, "golden", None)
     if not golden or not isinstance(source, inputs.FromData):
         return None
-    stream: dict[str, np.ndarray[Any, Any]] = golden[source.stream(request)][0]
+    stream: dict[str, np.ndarray[Any, Any]] = golden[source.sequence_of(request)][0]
     return stream
