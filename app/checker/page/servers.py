@@ -1,4 +1,4 @@
-"""Which servers the "Check a deployment" page may check: issue 17's "Safety in a class".
+"""Which servers the "Check a deployment" page may check, for safety in a class.
 
 The rules (plain functions, so tests read them without a page):
 - the app's own server, the one every page uses, is always offered;

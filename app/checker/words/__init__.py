@@ -1,6 +1,9 @@
 """Words of the deployment checker (app/checker/engine): checks, verdicts, reasons, problems, summary.
 
-English templates marked with N_(); the engine's codes pick them, its values fill them.
+English templates marked with N_(); the engine's codes pick them, its values fill them. PROBLEMS words
+the codes of what stops a check (LabError): whoever shows such an error hands them to
+app/text/errors.explain as `wording`, or calls error() below. The config review's words are in
+review.py, the decoupled path's in streams.py, the check page's own in page.py.
 """
 from __future__ import annotations
 
