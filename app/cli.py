@@ -16,12 +16,13 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app import checker_api
+from app import checker
 from app import exercise_families as families
+from app.checker import words as check_text
+from app.checker.engine import check_codes, check_report_text, failing_input_data, parse_shape, review_exit_code, review_report_json
 from app.generation import engine as generation
 from app.generation import words as generation_words
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
-from app.lab.checker import check_codes, check_report_text, failing_input_data, parse_shape, review_exit_code, review_report_json
 from app.lab.deployment import Deployer
 from app.lab.observation import server_log
 from app.lab.paths import MODEL_REPOSITORY
@@ -31,14 +32,13 @@ from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.scenario.transport import Transport
 from app.lab.server import EmbeddedServer, LabServer, address
 from app.lab.traffic import driver, run_report_json
-from app.text import checker as check_text
 from app.text import exercises as text
 from app.text import log_readings
 from app.text import report as report_text
 from app.text.errors import EXPLAINED, explain
 
 if TYPE_CHECKING:
-    from app.lab.checker import CheckResult
+    from app.checker.engine import CheckResult
     from app.lab.exercises import ExerciseResult
 
 # What each subcommand runs: its parsed arguments and the reader's words in, the exit status out.
@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except EXPLAINED as err:  # one clear line for the user, not a traceback; any other error is a bug and keeps its traceback (exit 1)
-        said = explain(err, _, wording=generation_words.PROBLEMS)
+        said = explain(err, _, wording={**generation_words.PROBLEMS, **check_text.PROBLEMS})
         print(f"batching-lab: {said.message}", file=sys.stderr)
         if said.next_step:
             print(f"batching-lab: {said.next_step}", file=sys.stderr)
@@ -349,7 +349,7 @@ def print_exercise(result: ExerciseResult, _: Words, json_path: Path | None = No
 
 
 def _check(args: argparse.Namespace, _: Words) -> int:
-    """A shell over app.checker_api: exit 0 when the check passed, 1 when it failed (a check broke, or
+    """A shell over app.checker: exit 0 when the check passed, 1 when it failed (a check broke, or
     the config review found an error), 2 (main's explained-error path) when it could not check."""
     values = dict(
         sessions=args.sessions, steps=args.steps, think_ms=args.think_ms, seed=args.seed,
@@ -361,15 +361,15 @@ def _check(args: argparse.Namespace, _: Words) -> int:
     )
     try:
         if args.config is not None:
-            findings = checker_api.review_config(args.config, **values)
+            findings = checker.review_config(args.config, **values)
         else:
             def progress(done: int, planned: int, stage: Stage) -> None:
                 print(f"\r{_(check_text.PHASES[stage.code])}: {done}/{planned}", end="", file=sys.stderr, flush=True)
 
-            report = checker_api.check(args.model, url=args.url, model_repository=args.model_repository, replicas=args.replica,
+            report = checker.check(args.model, url=args.url, model_repository=args.model_repository, replicas=args.replica,
                                        grpc_url=args.grpc_url, progress=progress if sys.stderr.isatty() else None,
                                        on_start=lambda: print(_("Starting the embedded Triton server..."), file=sys.stderr), **values)
-    except checker_api.CheckError as err:
+    except checker.CheckError as err:
         raise err.cause from None  # main() words it as it words every error, and exits 2
     if args.config is not None:
         for line in check_text.review_lines(findings, _, args.triton_version):

@@ -7,7 +7,7 @@ the cost of golden outputs: the same check with and without validation_data, sid
     python benchmarks/check.py --only zoo_stateless --rate-requests 50 --rounds 1 --large 0 --golden-rounds 1 --steps 6 --sessions 4
                                                                                   # a short run: every part, once, small
 
-The zoo (tests/lab/checker/zoo) is served by an embedded Triton of its own; each model is loaded,
+The zoo (tests/checker/zoo) is served by an embedded Triton of its own; each model is loaded,
 checked with the checker's defaults (one-instance copy included where it has several instances)
 and unloaded. Memory: the checker process's peak resident set during the check (Linux VmHWM,
 reset before each check through /proc/self/clear_refs) and the server's process group peak
@@ -34,14 +34,14 @@ import numpy as np  # noqa: E402
 import tritonclient.http as http  # noqa: E402
 from tritonclient.utils import np_to_triton_dtype  # noqa: E402
 
+from app.checker.engine import CheckOptions, measure, run, run_check, target_facts, target_on_server  # noqa: E402
+from app.checker.words import error  # noqa: E402
 from app.i18n import words  # noqa: E402
-from app.lab.checker import CheckOptions, engine, measure, run_check, target_facts, target_on_server  # noqa: E402
 from app.lab.problems import LabError  # noqa: E402
 from app.lab.server import LabServer  # noqa: E402
-from app.text.problems import error  # noqa: E402
 from benchmarks._common import PeakMemory, print_build  # noqa: E402
 
-ZOO = Path(__file__).resolve().parents[1] / "tests" / "lab" / "checker" / "zoo"
+ZOO = Path(__file__).resolve().parents[1] / "tests" / "checker" / "zoo"
 OPTIONS = {"zoo_varlen": {"shapes": {"TOKENS": (5,)}}}
 RATE_MODEL = "zoo_stateless"
 
@@ -95,7 +95,7 @@ def send_rates(server, requests: int, rounds: int) -> list[tuple[float, float, f
     CPU per request of each (ms; the part of a request the client spends, whatever the load), per round."""
     server.models.ensure(RATE_MODEL)
     facts = target_facts(target_on_server(server, RATE_MODEL))
-    source = engine.input_source(facts, CheckOptions(sessions=1, steps=requests))
+    source = run.input_source(facts, CheckOptions(sessions=1, steps=requests))
     out = []
     for _ in range(rounds):
         m = measure.Measurement(target_on_server(server, RATE_MODEL), facts, source, CheckOptions(), None, requests)
@@ -134,7 +134,7 @@ def golden_document(server, model: str, sessions: int, steps: int) -> dict:
     """perf_analyzer --input-data JSON: generated inputs, one stream per session, and validation_data
     from each session run alone (sequences with their START and END) through a bare client loop."""
     facts = target_facts(target_on_server(server, model))
-    source = engine.input_source(facts, CheckOptions(sessions=sessions, steps=steps))
+    source = run.input_source(facts, CheckOptions(sessions=sessions, steps=steps))
     client = http.InferenceServerClient(server.url)
     data, golden = [], []
     try:

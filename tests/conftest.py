@@ -114,9 +114,9 @@ def generators(lab_server):
 def _check_reports_match_their_schema():
     """Every check report written in this process (the CLI's, the page's download, an exercise's
     record) is validated against the JSON Schema the package ships; the CLI's reports from a
-    subprocess are validated where the tests read them (tests/lab/checker/conftest.read_report)."""
-    from app.lab import checker
-    from app.lab.checker import report, report_schema
+    subprocess are validated where the tests read them (tests/checker/conftest.read_report)."""
+    from app.checker import engine as checker
+    from app.checker.engine import report, report_schema
     from app.lab.exercises.common import base
 
     original = report.to_json

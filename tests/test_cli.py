@@ -21,8 +21,8 @@ from app.lab.server import free_ports
 from app.lab.traffic import run_queue
 from app.text import exercises as text
 from app.text.errors import NEXT_STEPS
+from tests.checker.conftest import ZOO
 from tests.i18n.text_checks import reads_in
-from tests.lab.checker.conftest import ZOO
 from tests.server_calls import ask
 from tests.waiting import wait_for
 

@@ -12,23 +12,24 @@ from tritonclient.grpc import InferenceServerClient as GrpcClient
 from tritonclient.http import InferenceServerClient as HttpClient
 from tritonclient.utils import InferenceServerException
 
+from app.checker import words as check_words
+from app.checker.engine.inputs import parse_shape
+from app.checker.words import page as check_page
 from app.cli import main
 from app.i18n import SOURCE_LANGUAGE, languages, words
 from app.lab import env_settings
-from app.lab.checker.inputs import parse_shape
 from app.lab.database import DatabaseError, forget, reading
 from app.lab.deployment.deployments import DeploymentError
 from app.lab.problems import LabError, Problem
 from app.lab.server.errors import StartupError, UnreachableError
 from app.lab.server.ports import free_ports
-from app.text import check_page
 from app.text import errors as errors_text
 from app.text.errors import EXPLAINED, explain
 from app.ui import shared_server
 from tests.i18n.text_checks import reads_in
 from tests.server_calls import ask
 
-ZOO_CONFIG = Path(__file__).parent / "lab" / "checker" / "zoo" / "zoo_stateless" / "config.pbtxt"
+ZOO_CONFIG = Path(__file__).parent / "checker" / "zoo" / "zoo_stateless" / "config.pbtxt"
 
 
 def raised(action) -> BaseException:
@@ -124,7 +125,7 @@ def test_a_callers_own_wording_and_next_steps_win():
         assert explain(dead, _, url=address, wording=wording).message == _.render(wording["server_unreachable"], url=address)
         shape = raised(lambda: parse_shape("AUDIO"))
         assert isinstance(shape, LabError) and shape.code == "check_shape_syntax"
-        said = explain(shape, _, next_steps=check_page.PAGE_HINTS)
+        said = explain(shape, _, wording=check_words.PROBLEMS, next_steps=check_page.PAGE_HINTS)
         assert said.next_step == _(check_page.PAGE_HINTS["check_shape_syntax"])
         page = explain(raised(lambda: HttpClient(address).is_server_live()), _, next_steps=shared_server.NEXT_STEPS)
         assert page.next_step == _(shared_server.NEXT_STEPS[errors_text.SERVER_SILENT])

@@ -92,31 +92,35 @@ def _literal(node) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def test_every_problem_code_the_engine_raises_has_its_words():
+@pytest.mark.parametrize(("engine", "at_least"), [(("app", "lab"), 40), (("app", "checker", "engine"), 40)])
+def test_every_problem_code_the_engine_raises_has_its_words(engine, at_least):
     """LabError, ServerError and DatabaseError codes alike. A code raised without words is a KeyError in front of a
-    learner (app/text/problems.problem)."""
+    learner (app/text/problems.problem). The lab's codes are worded in app/text/problems.py; the checker's engine
+    may raise those and its own, worded in app/checker/words (PROBLEMS), which its callers hand to explain."""
     import importlib
 
+    from app.checker import words as check_words
     from app.lab.database import DatabaseError
     from app.lab.problems import LabError, Problem
     from app.lab.server import ServerError
     from app.text.problems import PROBLEMS
 
+    worded = set(PROBLEMS) | (set(check_words.PROBLEMS) if engine[1] == "checker" else set())
     raised = set()
-    for module, name, node in _calls(REPO_ROOT / "app" / "lab"):
+    for module, name, node in _calls(REPO_ROOT.joinpath(*engine)):
         callee = getattr(importlib.import_module(module), name, None)
         is_code = callee is Problem or (isinstance(callee, type) and issubclass(callee, (LabError, ServerError, DatabaseError)))
         if is_code and node.args and _literal(node.args[0]):
             raised.add(node.args[0].value)
-    assert len(raised) > 40  # the scan finds the engine's codes
-    assert raised - set(PROBLEMS) == set()
+    assert len(raised) > at_least  # the scan finds the engine's codes
+    assert raised - worded == set()
 
 
 def test_the_checkers_codes_and_its_words_are_the_same_lists():
-    from app.lab.checker import checks, diagnosis, judge, replay, stream_judge, streams
-    from app.text import checker as words_of
+    from app.checker import words as words_of
+    from app.checker.engine import checks, diagnosis, judge, replay, stream_judge, streams
 
-    # the declaration (app/lab/checker/checks.py) read as data: every check, variant and diagnosis has its words
+    # the declaration (app/checker/engine/checks.py) read as data: every check, variant and diagnosis has its words
     assert set(words_of.CHECKS) == {c.code for c in checks.CHECKS}
     assert set(words_of.VARIANTS) == {v for c in checks.CHECKS for v in c.variants}
     # a broken check's reason: its diagnosis, what else a broken reference may say, what a refused
@@ -131,7 +135,7 @@ def test_the_checkers_codes_and_its_words_are_the_same_lists():
     assert set(words_of.NOTES) == set(judge.NOTE_CODES)
     assert set(words_of.DIAGNOSED) == {*diagnosis.CLASSES, "foreign_mix", "foreign_left"}
     emitted: dict[str, set[str]] = {"skip": set(), "phase": set(), "cause": set(), "role": set()}
-    for _module, name, node in _calls(REPO_ROOT / "app" / "lab" / "checker"):
+    for _module, name, node in _calls(REPO_ROOT / "app" / "checker" / "engine"):
         args = [_literal(a) for a in node.args]
         if name == "skip" and len(args) >= 3 and args[2]:
             emitted["skip"].add(args[2])
@@ -142,9 +146,9 @@ def test_the_checkers_codes_and_its_words_are_the_same_lists():
             emitted["skip"] |= {_literal(n) for n in ast.walk(after) if _literal(n)}
         elif name == "run_phase" and args and args[0]:
             emitted["phase"].add(args[0])
-        elif name == "conversation" and args and args[0]:
+        elif name == "sequence" and args and args[0]:
             emitted["role"].add(args[0])
-    source = (REPO_ROOT / "app" / "lab" / "checker" / "judge.py").read_text()
+    source = (REPO_ROOT / "app" / "checker" / "engine" / "judge.py").read_text()
     cause = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == "refusal_cause")
     emitted["cause"] = {_literal(n.value) for n in ast.walk(cause) if isinstance(n, ast.Return) and _literal(n.value)}
     assert emitted["skip"] - set(words_of.SKIP_REASONS) == set() and len(emitted["skip"]) >= 8

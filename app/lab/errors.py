@@ -18,7 +18,7 @@ say what happened in their str().
     │   ├── ProxyError                       app/lab/server/proxy.py
     │   └── RunUnfinished                    app/generation/engine/driver.py
     ├── DatabaseError* (RuntimeError)        app/lab/database/errors.py: the class database
-    ├── CheckError                           app/lab/checker/api.py: a check that could not be made
+    ├── CheckError                           app/checker/engine/api.py: a check that could not be made
     ├── ContentError (ValueError)            app/content/lessons.py: a lesson file
     │   └── LessonLinkError
     ├── GlossaryError (ValueError)           app/content/glossary.py

@@ -3,7 +3,7 @@
 Producers: the traffic driver and the sentiment case (requests answered of those a run sends,
 stage REQUESTS), the checker (requests answered of those planned, its phase and variant as the stage) and
 the exercises (steps done of the exercise's, the step under way as the stage). Each says from
-which thread it calls; the caller draws the bar (app/ui/progress.py, app/ui/check_report.py,
+which thread it calls; the caller draws the bar (app/ui/progress.py, app/checker/page/report.py,
 app/views/exercises.py) or prints it (app/cli.py).
 """
 from __future__ import annotations

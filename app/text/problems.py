@@ -1,9 +1,10 @@
 """Problems a learner can fix (app/lab/problems.Problem codes) in words they can act on."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from app.i18n import N_, Words
 from app.lab.problems import Problem
-from app.text.checker import PROBLEMS as CHECKER_PROBLEMS
 
 _BAD_CHARACTER = N_("character '{char:text}' at position {position:count} is not in the alphabet: use only letters A-Z and spaces")
 
@@ -69,7 +70,7 @@ PROBLEMS = {
     "negative_concurrency": N_("concurrency cannot be negative"),
     "think_per_session": N_("think_ms_by_session needs one value per session"),
     "corrids_per_session": N_("corrids needs one correlation ID per session"),
-    # the deployment checker's config review (app/lab/checker/configs.py, review.Expectations)
+    # the deployment checker's config review (app/checker/engine/configs.py, review.Expectations)
     "checker_file_unreadable": N_("{path:text} cannot be read: `{error:text}`"),
     "checker_path_missing": N_("{path:text}: no such file or folder"),
     "checker_server_config": N_("the server's config for model '{name:text}' cannot be read: `{message:text}`"),
@@ -136,22 +137,23 @@ DATABASE_PROBLEMS = {
 
 PROBLEMS.update(SERVER_PROBLEMS)
 PROBLEMS.update(DATABASE_PROBLEMS)
-PROBLEMS.update(CHECKER_PROBLEMS)  # the deployment checker's (app/lab/checker), worded in app/text/checker.py
+# A feature words its own codes (the deployment checker's: app/checker/words PROBLEMS; the generator's:
+# app/generation/words.py) and hands them to problem, error or app/text/errors.explain as `wording`.
 
 
-def problem(found: Problem, _: Words) -> str:
-    """One Problem (code, values) in _'s language."""
-    template = PROBLEMS.get(found.code)
+def problem(found: Problem, _: Words, wording: Mapping[str, str] | None = None) -> str:
+    """One Problem (code, values) in _'s language; `wording`: a feature's own templates by code."""
+    template = (wording or {}).get(found.code) or PROBLEMS.get(found.code)
     if template is None:
         raise KeyError(f"app/text/problems.py has no PROBLEMS[{found.code!r}]")
     return _.render(template, **found.values)
 
 
-def error(err: BaseException, _: Words) -> str:
+def error(err: BaseException, _: Words, wording: Mapping[str, str] | None = None) -> str:
     """The problems a LabError, ServerError or DatabaseError carries, joined in _'s language. Pages
     and the CLI call app/text/errors.explain, which words every exception the app meets (these
     included, and the next step); an error that carries no problems is refused here, not quoted."""
     problems = getattr(err, "problems", None)
     if not problems:
         raise TypeError(f"{type(err).__name__} carries no problems: word it with app/text/errors.explain")
-    return _("; ").join(problem(p, _) for p in problems)
+    return _("; ").join(problem(p, _, wording) for p in problems)

@@ -1,27 +1,32 @@
-"""Check a deployment (issue 17): the rollout guide's verification on a model of the learner's own.
+"""Check a deployment: the rollout guide's verification on a model of the learner's own.
 
-Choose a server this page may check (app/ui/check_servers.py), a model from its repository index
-and the options (app/ui/check_controls.py); Run calls the same engine as `batching-lab check`
-(app/lab/checker/engine.run_check), in this script thread, so its progress callback moves the bar
+Choose a server this page may check (app/checker/page/servers.py), a model from its repository index
+and the options (app/checker/page/controls.py); Run calls the same engine as `batching-lab check`
+(app/checker/engine/run.run_check), in this script thread, so its progress callback moves the bar
 directly; the engine holds the run queue's lease for the model while it runs, loads nothing but
 its own one-instance copy and unloads that before it returns. The result is drawn by
-app/ui/check_report.py. Whatever stops a check is said once, in the learner's language.
+app/checker/page/report.py. Whatever stops a check is said once, in the learner's language.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from app.lab.checker import Target, run_check, target_facts, target_on_server
+from app.checker import words as check_words
+from app.checker.engine import Target, run_check, target_facts, target_on_server
+from app.checker.page import controls as check_controls
+from app.checker.page import report as check_report
+from app.checker.page import servers as check_servers
+from app.checker.words import page as words
 from app.lab.problems import LabError, Problem
 from app.lab.server import LabServer
-from app.text import check_page as words
 from app.text.errors import EXPLAINED, explain
-from app.ui import check_controls, check_report, check_servers, shared_server
+from app.ui import shared_server
 from app.ui.language import _, t
 
-# A server that does not answer, in this page's words (start it, or choose another server), whoever
-# said so: the server layer's and the checker's words name TRITON_URL and --url, which this page does not read.
-PAGE_WORDING = {code: words.PROBLEMS["check_server_unreachable"] for code in ("server_unreachable", "check_server_unreachable")}
+# The checker's problems, and a server that does not answer in this page's words (start it, or choose another
+# server), whoever said so: the server layer's and the checker's words name TRITON_URL and --url, which this page does not read.
+PAGE_WORDING = {**check_words.PROBLEMS,
+                **{code: words.PROBLEMS["check_server_unreachable"] for code in ("server_unreachable", "check_server_unreachable")}}
 
 
 def failure(err: BaseException, data_name: str | None = None, url: str = "") -> str:

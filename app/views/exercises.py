@@ -13,12 +13,14 @@ import streamlit as st
 
 from app import exercise_families as families
 from app.charts import exercises as exercise_charts
+from app.checker import words as check_words
+from app.checker.page import report as check_report
 from app.generation import words as generation_words
 from app.i18n import N_
 from app.quiz.store import ProgressStore
 from app.text import exercises as words
 from app.text.errors import EXPLAINED, explain
-from app.ui import chart, check_report, class_store, language, server_log
+from app.ui import chart, class_store, language, server_log
 from app.ui.language import _, t
 from app.ui.learner_id import learner
 from app.ui.shared_server import NEXT_STEPS, lab
@@ -27,6 +29,10 @@ if TYPE_CHECKING:
     from app.lab.progress import Stage
 
 RESULT_KEY = "exercise-result-{}"
+
+# The generator's exercises raise the generation engine's codes too (app/generation/words.PROBLEMS), and the
+# verification exercise the deployment checker's (app/checker/words PROBLEMS).
+WORDING = {**generation_words.PROBLEMS, **check_words.PROBLEMS}
 
 # What part of the exercise failed, for _failure's sentence.
 RUN, DRAW = "run", "draw"
@@ -39,8 +45,7 @@ _BECAUSE = {
 def _failure(err: BaseException, doing: str) -> str:
     """What a learner reads when part of an exercise fails: the reason (app/text/errors.explain)."""
     _t = t()
-    # The generator's exercises raise the generation engine's codes too (app/generation/words.PROBLEMS).
-    return _t.render(_BECAUSE[doing], reason=str(explain(err, _t, wording=generation_words.PROBLEMS, next_steps=NEXT_STEPS)))
+    return _t.render(_BECAUSE[doing], reason=str(explain(err, _t, wording=WORDING, next_steps=NEXT_STEPS)))
 
 
 def _run(name: str, choice: str, server, deployer) -> None:

@@ -10,8 +10,8 @@ Two kinds of table, told apart by their header:
 - sentence rows (`Section | English | Chinese | Fact`): each maps one lesson sentence, in each
   language, to fact rows by a short fragment quoted from that sentence; there is one column per
   language of app.i18n.languages(), named by the language's English name (column_name);
-- text rows (`Module | English | Fact`): each maps one message of a words module (app/text/, or a live
-  element's app/live/<name>/words.py: the words
+- text rows (`Module | English | Fact`): each maps one message of a words module (app/text/, app/checker/words/,
+  or a feature member's app/{live,exercises}/<name>/words.py: the words
   around the lessons: review findings, checker words, log readings, presets, problems, exercise
   and rollout words), by a fragment of its English msgid, to fact rows; the row covers that
   message in every language, since each catalog holds the translation of that same message.
@@ -19,7 +19,7 @@ Two kinds of table, told apart by their header:
 The rule for which sentences must be mapped ("behavioural" sentences) is written once, in the
 "Which sentences need a row" block of COVERAGE.md, and read from there: this module implements
 it (units(), behavioural()) and fails for every behavioural sentence that no row maps, in the
-lessons and in app/text/ (a message is behavioural when a sentence of it is, in any language).
+lessons and in the words modules (a message is behavioural when a sentence of it is, in any language).
 
 `.venv/bin/python -m tests.content.test_coverage` prints the unmapped sentences and messages with a
 suggested fragment for each, ready to be given a fact.
@@ -67,8 +67,8 @@ def column_name(lang: str) -> str:
 FACT_COLUMNS = ["Id", "Fact", "Lesson section", "Quiz items", "Source", "Proof"]
 MAP_COLUMNS = ["Section", *map(column_name, LANGS), "Fact"]
 TEXT_COLUMNS = ["Module", "English", "Fact"]
-# The modules whose messages text rows map: app/text/ and each live element's words.
-WORDS_MODULE = re.compile(r"app/(text/[\w/]+|live/\w+/words)\.py")
+# The modules whose messages text rows map: the shared words in app/text/, a feature's beside its engine.
+WORDS_MODULE = re.compile(r"app/(text/[\w/]+|checker/words/\w+|(?:live|exercises)/\w+/words)\.py")
 SKIPPED_SECTIONS = {"try-it"}  # says what the live element below shows, not what Triton does
 
 REPOS = r"server|core|common|client|python_backend|backend|vllm_backend|tensorrtllm_backend"
@@ -442,7 +442,7 @@ def map_problems(path: Path = COVERAGE, units_by_lang: dict[str, dict[str, list[
 def chart_summaries(module: str) -> frozenset[str]:
     """The messages a module of app/text/ lists in CHART_SUMMARIES: sentences that read a chart's
     numbers aloud beside it, naming no behaviour, so they need no row (COVERAGE.md says so)."""
-    found = importlib.import_module(module.removesuffix(".py").replace("/", "."))
+    found = importlib.import_module(module.removesuffix(".py").removesuffix("/__init__").replace("/", "."))
     return frozenset(getattr(found, "CHART_SUMMARIES", {}).values())
 
 
@@ -461,7 +461,8 @@ def text_map_problems(path: Path, facts: dict[str, Row], messages: dict[str, lis
         module_cell, fragment_cell, fact_cell = row.cells
         module, quoted = MODULE_CELL.match(module_cell), FRAGMENT.match(fragment_cell)
         if not module or module.group(1) not in messages:
-            problems.append(f"{where}: {module_cell!r} is not a backticked words module (app/text/, app/live/<name>/words.py) with marked words")
+            problems.append(f"{where}: {module_cell!r} is not a backticked words module (app/text/, app/checker/words/, app/<feature>/<name>/words.py) "
+                            " with marked words")
             continue
         if not quoted:
             problems.append(f"{where}: the English fragment must be quoted with \"...\"")

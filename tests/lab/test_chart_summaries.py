@@ -13,10 +13,10 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from app.charts import checker as check_charts
 from app.charts import exercises as exercise_charts
 from app.charts import figures, item_analysis, replay
 from app.charts.figures import Chart
+from app.checker import figures as check_charts
 from app.i18n import SOURCE_LANGUAGE, languages, words
 from app.lab.exercises import (
     REGISTRY,
@@ -37,7 +37,7 @@ from app.lab.exercises import (
 from app.lab.paths import REPO_ROOT
 from app.live.sentiment import figures as sentiment_figures
 from app.ui import presenter
-from tests.lab.checker.test_placement_and_report import broken_result
+from tests.checker.test_placement_and_report import broken_result
 from tests.lab.exercises import test_cancelled_request as t_cancelled
 from tests.lab.exercises import test_forgot_ready as t_forgot
 from tests.lab.exercises import test_id_collision as t_collision

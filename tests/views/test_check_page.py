@@ -19,24 +19,25 @@ from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1 import app_test as app_test_module
 
-from app.charts import checker as check_charts
+from app.checker import figures as check_charts
+from app.checker import words as check_words
+from app.checker.engine import CheckResult, inputs, junit, report
+from app.checker.engine.judge import judge
+from app.checker.page import servers as check_servers
+from app.checker.page.controls import OTHER
+from app.checker.page.report import RESULT_KEY, CheckRun, summary
+from app.checker.words import error as problem_text
+from app.checker.words import page as page_words
 from app.i18n import SOURCE_LANGUAGE, languages, words
-from app.lab.checker import CheckResult, inputs, junit, report
-from app.lab.checker.judge import judge
 from app.lab.problems import LabError
 from app.lab.server import LabServer, free_ports
 from app.lab.traffic import run_queue
 from app.quiz import access_rules
-from app.text import check_page as page_words
-from app.text import checker as check_words
-from app.text.problems import error as problem_text
-from app.ui import check_servers, shared_server
-from app.ui.check_controls import OTHER
-from app.ui.check_report import RESULT_KEY, CheckRun, summary
+from app.ui import shared_server
+from tests.checker.conftest import ZOO, check_copies_gone, load_zoo, ready, unload
+from tests.checker.tables import Rows, facts, tables
 from tests.i18n.test_pages_in_chinese import untranslated
 from tests.i18n.text_checks import reads_in
-from tests.lab.checker.conftest import ZOO, check_copies_gone, load_zoo, ready, unload
-from tests.lab.checker.tables import Rows, facts, tables
 from tests.server_calls import ask
 from tests.views.conftest import MAIN, RUN_TIMEOUT_S
 from tests.waiting import wait_for
@@ -457,12 +458,12 @@ def test_steps_or_a_think_time_for_a_decoupled_model_are_refused_with_what_to_em
 def test_a_broken_streaming_checks_streams_are_shown_with_their_diagnosis_in_every_language(lab_server, zoo):
     """zoo_stream_by_row keys each request's state by its batch row: the page lists each broken stream,
     naming the request whose stream it carried on with, and advises keying state by CORRID."""
-    from app.lab.checker import CheckOptions, engine
-    from app.lab.checker import target as targets
-    from tests.lab.checker.conftest import zoo_files
+    from app.checker.engine import CheckOptions, run
+    from app.checker.engine import target as targets
+    from tests.checker.conftest import zoo_files
 
     name = "zoo_stream_by_row"
-    result = engine.run_check(targets.on_server(lab_server, name, files=zoo_files(name)), CheckOptions(sessions=12))
+    result = run.run_check(targets.on_server(lab_server, name, files=zoo_files(name)), CheckOptions(sessions=12))
     broken = result.judgement.verdict("stream_staggered")
     assert broken.verdict == "broken"
     for lang in languages():
@@ -533,7 +534,7 @@ def test_the_pages_summary_names_the_version_and_counts_in_the_languages_singula
     if instances == 1:
         run_ = counted_run(1, 1, [1], Rows().add("reference", pass_="a"))
     else:
-        run_ = counted_run(2, 4, [24] + [8] * 15, Rows().reference(conversations=2, steps=2), data_name="data.json")
+        run_ = counted_run(2, 4, [24] + [8] * 15, Rows().reference(sequences=2, steps=2), data_name="data.json")
     assert summary(run_, words(lang)) == PAGE_SUMMARIES[(lang, instances)]
 
 
@@ -587,13 +588,13 @@ def test_without_the_models_files_the_one_instance_variant_is_skipped_and_said(l
 def test_a_broken_sequence_checks_sessions_are_shown_with_their_diagnosis_in_every_language(lab_server, zoo):
     """zoo_evicting_cache keeps state for fewer sequences than its slots: the page lists each diagnosed
     session with its class, and advises on the state store's size rather than on its key."""
-    from app.lab.checker import CheckOptions, engine
-    from app.lab.checker import target as targets
-    from tests.lab.checker.conftest import zoo_files
+    from app.checker.engine import CheckOptions, run
+    from app.checker.engine import target as targets
+    from tests.checker.conftest import zoo_files
 
     name = "zoo_evicting_cache"
     target = targets.on_server(lab_server, name, files=zoo_files(name))
-    result = engine.run_check(target, CheckOptions(steps=STEPS, only=("interleaved",), one_instance=False))
+    result = run.run_check(target, CheckOptions(steps=STEPS, only=("interleaved",), one_instance=False))
     broken = result.judgement.verdict("interleaved", "all_instances")
     assert {e["class"] for e in broken.values["diagnosis"]["sessions"]} == {"lost"}
     for lang in languages():

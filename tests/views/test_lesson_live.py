@@ -4,10 +4,10 @@ from __future__ import annotations
 import json
 import re
 
+from app.checker import words as check_words
 from app.i18n import words
 from app.lab.judgement import evidence
 from app.live.rollout import words as rollout_words
-from app.text import checker as check_words
 from tests.views.conftest import RUN_TIMEOUT_S
 
 

@@ -1,15 +1,15 @@
 """Figures of the verification exercise (app/lab/exercises/verification.py), drawn only from its
 result's verdicts table (the deployment checker's verdicts, one row per check and variant); checks,
-variants and verdicts in the checker's own words (app/text/checker.py), passed through _ (a Words)."""
+variants and verdicts in the checker's own words (app/checker/words/__init__.py), passed through _ (a Words)."""
 from __future__ import annotations
 
 import plotly.graph_objects as go
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, listed, render
+from app.checker import words as check_words
 from app.i18n import N_
 from app.lab.exercises import ExerciseResult, verification
-from app.text import checker as check_words
 from app.text.exercises.verification import CHART_SUMMARIES as SAID
 
 DEPLOYMENT_LABELS = {

@@ -1,7 +1,7 @@
 """Verification before rollout: which model gives the same answers however its requests are batched?
 
 The measure runs the lab's one verification engine, the deployment checker
-(app/lab/checker/engine.run_check, through app/live/rollout/engine.check, with lesson 7's short
+(app/checker/engine/run.run_check, through app/live/rollout/engine.check, with lesson 7's short
 options), on the three deployments the question needs: the recogniser under the sequence batcher
 (the guide's sequence checks: what must hold), and the stateless sentiment model and the same
 recogniser under the dynamic batcher (what must not be assumed). Its tables are the checks'
@@ -22,7 +22,7 @@ from app.live.rollout import engine as rollout
 from app.live.sentiment import engine as sentiment_case
 
 if TYPE_CHECKING:
-    from app.lab.checker import CheckResult
+    from app.checker.engine import CheckResult
     from app.lab.deployment import Deployer
     from app.lab.server import LabServer
     from app.lab.traffic import Wait

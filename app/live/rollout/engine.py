@@ -1,6 +1,6 @@
 """Lesson 7's pre-rollout checks: the deployment checker run on the lab's own deployments.
 
-There is one verification engine, app/lab/checker (`batching-lab check`, the "Check a deployment"
+There is one verification engine, app/checker/engine (`batching-lab check`, the "Check a deployment"
 page): the lesson runs its `run_check` on a deployment the lab ships, on the lab's own
 server, and shows its report. What this module adds is the lesson's choice of deployments, the
 options that keep a run short, and which of the lesson's readings a result calls for (codes;
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.lab.checker import CheckOptions, CheckResult, default_ignored_outputs, run_check, target_on_server
+from app.checker.engine import CheckOptions, CheckResult, default_ignored_outputs, run_check, target_on_server
 from app.lab.problems import LabError
 from app.lab.traffic import OnWait
 

@@ -1,8 +1,8 @@
 """Live element of lesson 7: a team runs the rollout guide's checks on a deployment before rolling it out.
 
-The checks are the deployment checker's (app/lab/checker/engine.run_check, through
+The checks are the deployment checker's (app/checker/engine/run.run_check, through
 app/live/rollout/engine.py), run in this script thread so its progress callback moves the bar
-directly, as on the "Check a deployment" page; its report is drawn by app/ui/check_report.py,
+directly, as on the "Check a deployment" page; its report is drawn by app/checker/page/report.py,
 with the lesson's reading of the result above it (words.py).
 """
 from __future__ import annotations
@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
+from app.checker import words as check_words
+from app.checker.page import report as check_report
 from app.live.common.view import explained_failures, store, stored
 from app.live.rollout import engine as checks
 from app.live.rollout import words as words_of
-from app.ui import check_report, language
+from app.ui import language
 from app.ui.language import _, t
 
 if TYPE_CHECKING:
@@ -32,7 +34,7 @@ def rollout_checks(server: LabServer, deployer: Deployer) -> None:
                              format_func=lambda model: words_of.target(model, words))
     if st.button(_("Run the checks"), key="rollout-run", type="primary"):
         store(RESULT, None)  # a check that fails leaves its message alone, not an older result under it
-        with explained_failures():
+        with explained_failures(wording=check_words.PROBLEMS):
             store(RESULT, _run(server, deployer, target))
     saved = stored(RESULT)
     if saved is None:

@@ -1,5 +1,5 @@
 """Words of the verification exercise (app/lab/exercises/verification.py); the checker's reports it
-shows speak app/text/checker.py's words."""
+shows speak app/checker/words/__init__.py's words."""
 from __future__ import annotations
 
 from app.i18n import N_

@@ -13,8 +13,8 @@ import threading
 import pytest
 from tritonclient.utils import InferenceServerException
 
+from app.checker.engine.configs import from_server_json
 from app.generation.engine import GeneratorSettings, Workload, analysis, deployments, run, state_cells
-from app.lab.checker.configs import from_server_json
 from app.lab.server import LabServer, UnreachableError, free_ports
 from tests.claims.helpers import deployed, unique_name
 from tests.server_calls import ask

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 
-from app.charts import checker as check_charts
 from app.charts import exercises as exercise_charts
 from app.charts.exercises.leaked_state import deployment_name
+from app.checker import figures as check_charts
+from app.checker import words as check_words
 from app.i18n import N_, words
 from app.lab.exercises import leaked_state
 from app.lab.observation import LogCode, state_cells
-from app.text import checker as check_words
 from app.text import exercises as text
 from app.text import log_readings
 from tests.lab.exercises.conftest import judgement, show_result

@@ -29,9 +29,9 @@ import pandas as pd
 import pytest
 
 from app.charts import exercises as charts
+from app.checker.engine import compare
+from app.checker.engine.measure import stage
 from app.i18n import words
-from app.lab.checker import compare
-from app.lab.checker.measure import stage
 from app.lab.exercises import ExerciseResult, Finding, Measured, verification
 from app.lab.progress import Stage
 from app.text import exercises as text

@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
+from app.checker.page import servers as check_servers
 from app.i18n import languages, words
 from app.lab.server import AddressError, LabServer, address
 from app.text import problems as problems_text
-from app.ui import check_servers
 
 FORMS = ["127.0.0.1:8000", "http://127.0.0.1:8000", "http://127.0.0.1:8000/", " HTTP://127.0.0.1:8000 "]
 NOT_ADDRESSES = ["127.0.0.1", "https://127.0.0.1:8000", "127.0.0.1:0", "127.0.0.1:70000", "a b:1", "http://", "127.0.0.1:8000/v2", ""]

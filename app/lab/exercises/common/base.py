@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from app.lab.checker import check_report_json
+from app.checker.engine import check_report_json
 from app.lab.observation import RunLog
 from app.lab.progress import Progress, Stage
 from app.lab.traffic import run_report_json
@@ -119,7 +119,7 @@ class ExerciseResult:
         """Schema 2: codes and values only, words for them in app/text/exercises/<exercise>.py:
         {schema, exercise, options[key], correct, outcome, as_taught, numbers, findings[{code, values}],
         explanation[{code, values}], tables{name: [records]}, runs{label: run_report_json(run)},
-        log (run_log.RunLog.to_json() or null), checks{label: the checker's report (app/lab/checker/report.py)}}."""
+        log (run_log.RunLog.to_json() or null), checks{label: the checker's report (app/checker/engine/report.py)}}."""
         ex = self.exercise
         return {
             "schema": 2,

@@ -1,0 +1,32 @@
+"""The JSON Schema (Draft 2020-12) of the check's report, shipped beside the code that writes it.
+
+`schemas/check-report-<SCHEMA>.schema.json` describes what report.to_json writes for a check on a
+server (kind "check", report.SCHEMA). Fields may be added within a schema number; a field that
+changes its meaning or type, or goes, raises it, with a new file beside the old. validate() needs
+the `jsonschema` package (the test extra, or `pip install jsonschema`): the checker itself never
+validates what it writes.
+"""
+from __future__ import annotations
+
+import json
+from functools import cache
+from importlib import resources
+from typing import Any
+
+from app.checker.engine.report import SCHEMA
+
+FILE = f"schemas/check-report-{SCHEMA}.schema.json"
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The report's JSON Schema, read from the installed package."""
+    loaded: dict[str, Any] = json.loads(resources.files("app.checker.engine").joinpath(FILE).read_text(encoding="utf-8"))
+    return loaded
+
+
+def validate(report: dict[str, Any]) -> None:
+    """Raise jsonschema.ValidationError where `report` breaks the schema."""
+    import jsonschema  # optional: only who validates needs it
+
+    jsonschema.Draft202012Validator(schema(), format_checker=jsonschema.FormatChecker()).validate(report)

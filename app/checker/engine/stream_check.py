@@ -1,0 +1,57 @@
+"""A streaming (decoupled) model's check, start to finish, for engine.run_check: measure the
+streams (streams.py), judge them (stream_judge.py), and lay them out as the tables every report,
+figure and export reads (measure.Tables: one row per request sent in `steps`, so a result's
+`requests` counts requests, the phases, the outputs). Codes and values only."""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from app.checker.engine import stream_judge, streams
+from app.checker.engine.facts import ModelFacts
+from app.checker.engine.inputs import InputSource
+from app.checker.engine.judge import CheckJudgement
+from app.checker.engine.measure import Tables
+from app.checker.engine.options import CheckOptions
+from app.checker.engine.target import Target
+from app.lab.progress import Progress
+
+STEP_COLUMNS = ["phase", "pass", "variant", "role", "conversation", "session", "step", "corrid", "t_send", "t_recv", "responses", "ended",
+                "error"]
+
+
+def run(target: Target, facts: ModelFacts, source: InputSource, options: CheckOptions, progress: Progress | None = None,
+        idle_s: float = streams.IDLE_S) -> tuple[Tables, CheckJudgement, streams.StreamTables]:
+    measured = streams.measure(target, facts, source, options, progress, idle_s)
+    judgement = stream_judge.judge(facts, measured, source, options)
+    return tables(facts, options, measured, source, target.where), judgement, measured
+
+
+def tables(facts: ModelFacts, options: CheckOptions, measured: streams.StreamTables, source: InputSource, where: str) -> Tables:
+    """One row per request sent (a whole stream): its phase, pass, variant, request (session, with
+    step 0), when it was sent and ended, how many responses it got, and its error; the lone
+    response counts as the sessions' lengths."""
+    rows: list[dict[str, Any]] = []
+    runs = [*(("alone", s) for p in streams.PASSES for s in measured.alone[p]), *(("all_instances", s) for s in measured.staggered)]
+    for variant, s in runs:
+        rows.append({"phase": s.phase, "pass": s.pass_, "variant": variant, "role": s.phase, "conversation": s.request,
+                     "session": s.request, "step": 0, "corrid": "", "t_send": s.sent_s, "t_recv": s.ended_s,
+                     "responses": len(s.responses), "ended": s.ended, "error": s.error or None})
+    outputs = pd.DataFrame([{"name": o.name, "datatype": o.datatype, "compared": o.name in measured.outputs,
+                             "ignored_by": "user" if o.name in options.ignore_outputs else (
+                                 "lab" if o.name in measured.ignored else "")} for o in facts.outputs],
+                           columns=["name", "datatype", "compared", "ignored_by"])
+    lengths = [len(s.responses) for s in measured.alone["a"]] or [0]
+    return Tables(facts=facts, options=options, steps=pd.DataFrame(rows, columns=STEP_COLUMNS), outputs=outputs,
+                  phases=stream_judge.phases_of(measured), skipped=pd.DataFrame(columns=["check", "variant", "reason", "values"]),
+                  lengths=lengths, input_source=source.source, where=where, golden=source.golden is not None,
+                  data_lengths=[len(s) for s in getattr(source, "sequences", [])])
+
+
+def to_json(measured: streams.StreamTables) -> dict[str, Any]:
+    """The report's "streams" section: how the streams were sent and what each one was."""
+    return {"requests": measured.requests, "gap_s": round(measured.gap_s, 4), "idle_s": measured.idle_s,
+            "alone": {p: [s.to_json() for s in measured.alone[p]] for p in streams.PASSES},
+            "staggered": [s.to_json() for s in measured.staggered],
+            "compared_outputs": list(measured.outputs)}

@@ -1,0 +1,67 @@
+"""A broken stream check's reproducer: the requests as perf_analyzer's --input-data JSON, their
+lone streams as validation_data. Pure: a check's result in, a document out.
+
+The requests are every broken stream's, and every request whose state one of them continued
+(stream_diagnosis's `source`), in arrival order, one entry each (a flat "data" list: a decoupled
+model's request is its whole exchange). Send them staggered as the check did (the report's
+streams.gap_s apart) to see the break again. validation_data holds each request's lone stream,
+every output's responses one after another as {"content": [...], "shape": [responses, *dims]}:
+the golden streams `batching-lab check --input-data` compares with (stream_golden.py); perf_analyzer
+itself validates one response per request, so it cannot check a stream against them.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from app.checker.engine import export
+from app.checker.engine.facts import TensorSpec
+
+if TYPE_CHECKING:
+    from app.checker.engine.run import CheckResult
+
+
+def failing_requests(result: CheckResult) -> list[int]:
+    """Requests of broken streams, and those whose state they continued, in order."""
+    found: set[int] = set()
+    for v in result.verdicts:
+        if v.verdict != "broken":
+            continue
+        for entry in (v.values.get("stream_diagnosis") or {}).get("streams") or []:
+            found.add(int(entry["request"]))
+            if entry.get("source"):
+                found.add(int(entry["source"]["request"]))
+        first = v.values.get("first")
+        if first is not None:
+            found.add(int(first["session"]))
+    return sorted(found)
+
+
+def failing_input_data(result: CheckResult) -> dict[str, Any] | None:
+    """The check's reproducer, whatever the model: a stream check's (input_data below), else the
+    failing sessions' (export.input_data)."""
+    return input_data(result) if result.streams is not None else export.input_data(result)
+
+
+def input_data(result: CheckResult) -> dict[str, Any] | None:
+    """perf_analyzer's --input-data document for the failing requests; None when nothing failed."""
+    facts, source, measured = result.facts, result.source, result.streams
+    assert source is not None and measured is not None  # a stream check's result has both
+    requests = failing_requests(result)
+    if not requests:
+        return None
+    data = [export._step(facts.inputs, source.arrays(r, 0), facts.batched) for r in requests]
+    validation = [_stream(facts.outputs, measured.alone["a"][r].responses) for r in requests]
+    return {"data": data, "validation_data": validation}
+
+
+def _stream(specs: tuple[TensorSpec, ...], responses: list[dict[str, np.ndarray[Any, Any]]]) -> dict[str, Any]:
+    out = {}
+    for spec in specs:
+        arrays = [np.asarray(r[spec.name]) for r in responses if r.get(spec.name) is not None]
+        if len(arrays) != len(responses) or not arrays:
+            continue
+        stacked = np.stack(arrays)
+        out[spec.name] = export.tensor(stacked, TensorSpec(spec.name, spec.datatype, (-1, *spec.dims)))
+    return out
