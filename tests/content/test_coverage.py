@@ -462,7 +462,7 @@ def text_map_problems(path: Path, facts: dict[str, Row], messages: dict[str, lis
         module, quoted = MODULE_CELL.match(module_cell), FRAGMENT.match(fragment_cell)
         if not module or module.group(1) not in messages:
             problems.append(f"{where}: {module_cell!r} is not a backticked words module (app/text/, app/checker/words/, app/<feature>/<name>/words.py) "
-                            " with marked words")
+                            "with marked words")
             continue
         if not quoted:
             problems.append(f"{where}: the English fragment must be quoted with \"...\"")
