@@ -38,7 +38,8 @@ def _start() -> GenSetup:
         for name in NUMBER_FIELDS:
             state[P + name] = getattr(state[SETUP_KEY], name)
         state[P + "mode"] = state[SETUP_KEY].mode
-    return state[SETUP_KEY]
+    setup: GenSetup = state[SETUP_KEY]
+    return setup
 
 
 def _preset(name: str) -> None:
