@@ -1,9 +1,12 @@
-"""Entry point: `streamlit run app/main.py`. Builds the navigation; each page lives in app/views/.
+"""Entry point: `streamlit run app/main.py`. Builds the navigation; each page lives in app/views/ (a
+script per page; the lesson pages are one function, app/views/lesson_parts/page.py, given each lesson's number).
 
 Every page title and section name is in the learner's language (?lang=, the sidebar switch);
 the lesson pages take their titles from the lessons of that language.
 """
 from __future__ import annotations
+
+from functools import partial
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
@@ -13,6 +16,7 @@ from app.lab.database import DatabaseError
 from app.ui import class_store, course, language, shared_server, style
 from app.ui.access import warn_at_startup
 from app.ui.language import _, t
+from app.views.lesson_parts import page as lesson_page
 
 st.set_page_config(page_title=_(N_("Triton Batching Lab")), page_icon=":material/science:", layout="wide")
 style.apply()  # readable syntax colours on every page (the theme in .streamlit/config.toml does the rest)
@@ -25,10 +29,15 @@ sections: dict[str, list[StreamlitPage]] = {
 }
 # Pages live in app/views/, not app/pages/: Streamlit would also treat a pages/ folder as
 # old-style automatic pages and serve a deep link from it without this navigation.
-sections[_(N_("Lessons"))] = [
-    st.Page(course.lesson_page(number), title=t().render(N_("{number:count}. {title:text}"), number=number, title=lesson.title))
-    for number, lesson in enumerate(course.lessons_or_error(), start=1)
+# One page per lesson in lessons/, drawn by one function: a new lesson needs no Python file.
+lessons = course.lessons_or_error()
+lesson_pages = [
+    st.Page(partial(lesson_page.render, number), url_path=course.lesson_url(number),
+            title=t().render(N_("{number:count}. {title:text}"), number=number, title=lesson.title))
+    for number, lesson in enumerate(lessons, start=1)
 ]
+course.keep_lesson_pages({lesson.id: page for lesson, page in zip(lessons, lesson_pages, strict=True)})  # for links to them
+sections[_(N_("Lessons"))] = lesson_pages
 sections[_(N_("Practice"))] = [
     st.Page("views/lab.py", title=_(N_("Live lab")), icon=":material/science:", url_path="lab"),
     st.Page("views/generation.py", title=_(N_("Generation lab")), icon=":material/text_fields:", url_path="generation"),

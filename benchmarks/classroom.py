@@ -2,7 +2,7 @@
 
 Each learner runs one set-up from a mix (the presets the_mistake, the_fix, oldest_right,
 forgot_ready and two custom ones) through the same calls the live lab page makes
-(app/ui/lab_page.py: deployer.apply, then driver.run with the server's log verbosity raised).
+(app/views/lab.py: deployer.apply, then driver.run with the server's log verbosity raised).
 Every set-up is first run alone; then, for each N, all learners start together (a barrier) and
 the script prints:
 
@@ -106,7 +106,7 @@ class Outcome:
 
 
 def press_run(server, deployer, learner: str, name: str) -> Outcome:
-    """What the lab page's Run does (lab_page._run), timed from the press to the result."""
+    """What the lab page's Run does (app/views/lab.py's _run), timed from the press to the result."""
     setup = setup_of(name)
     out = Outcome(learner, name)
     start = time.perf_counter()

@@ -1,6 +1,11 @@
-"""The course's shape for pages: lessons in order (in the learner's language) and the page file that shows each."""
+"""The course's shape for pages: lessons in order (in the learner's language) and the page that shows each.
+
+A lesson's page is made from a callable by app/main.py (no file per lesson); its address is lesson_url(number),
+and app/main.py hands this session's lesson pages to keep_lesson_pages on every run, so links can name them.
+"""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import streamlit as st
@@ -13,11 +18,17 @@ from app.ui.language import t
 PAGES = Path(__file__).resolve().parents[1] / "views"
 LAB_PAGE = "views/lab.py"
 HOME_PAGE = "views/home.py"
+LESSON_PAGES = "course-lesson-pages"  # session state: {lesson id: its st.Page in this run's navigation}
 
 
-def lesson_page(number: int) -> str:
-    """Page file (relative to app/main.py) for the lesson in position `number` (1-based)."""
-    return f"views/lesson_{number:02d}.py"
+def lesson_url(number: int) -> str:
+    """The address (url_path) of the lesson in position `number` (1-based): 'lesson_01' for the first."""
+    return f"lesson_{number:02d}"
+
+
+def keep_lesson_pages(pages: Mapping[str, st.Page]) -> None:
+    """Remember this run's lesson pages ({lesson id: page}), as app/main.py gives them to st.navigation."""
+    st.session_state[LESSON_PAGES] = dict(pages)
 
 
 @st.cache_data(show_spinner=False, ttl=10)  # short: edits to lessons/ show up without a restart
@@ -59,8 +70,7 @@ def in_english(lesson_id: str) -> bool:
         return False
 
 
-def page_of(lesson_id: str) -> str | None:
-    for number, lesson in enumerate(lessons_or_error(), start=1):
-        if lesson.id == lesson_id and (PAGES / f"lesson_{number:02d}.py").exists():
-            return lesson_page(number)
-    return None
+def page_of(lesson_id: str) -> st.Page | None:
+    """The page that shows this lesson, or None where no navigation lists it (a page run on its own)."""
+    pages: dict[str, st.Page] = st.session_state.get(LESSON_PAGES, {})
+    return pages.get(lesson_id)

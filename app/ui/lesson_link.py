@@ -1,7 +1,7 @@
 """Link a quiz item to the lesson section that teaches it.
 
 st.page_link to the lesson's page when the app registers one (app/ui/course.py knows
-which file shows which lesson), with ?section=<anchor>; otherwise, e.g. when a page
+which page shows which lesson), with ?section=<anchor>; otherwise, e.g. when a page
 runs on its own without app/main.py's navigation, it names lesson and section.
 """
 from __future__ import annotations

@@ -15,6 +15,7 @@ from app.generation import figures, runs
 from app.generation import words as gw
 from app.generation.setup import LIMITS, MODES, PRESETS, QUERY_KEYS, GenSetup
 from app.i18n import N_
+from app.lab.server import LabServer
 from app.quiz.store import ProgressStore
 from app.text.errors import EXPLAINED, explain
 from app.ui import chart, class_store, language
@@ -38,7 +39,8 @@ def _start() -> GenSetup:
         for name in NUMBER_FIELDS:
             state[P + name] = getattr(state[SETUP_KEY], name)
         state[P + "mode"] = state[SETUP_KEY].mode
-    return state[SETUP_KEY]
+    setup: GenSetup = state[SETUP_KEY]
+    return setup
 
 
 def _preset(name: str) -> None:
@@ -89,7 +91,7 @@ def _question(setup: GenSetup) -> tuple[str, str | None]:
     return kind, choice
 
 
-def _run(setup: GenSetup, kind: str, choice: str, server) -> None:
+def _run(setup: GenSetup, kind: str, choice: str, server: LabServer) -> None:
     try:
         with st.spinner(_("Running on the Triton server...")):
             done = runs.run_setup(server, setup)

@@ -6,7 +6,7 @@ from app.content.glossary import GlossaryError, load_glossary
 from app.i18n import N_
 from app.ui import course, language
 from app.ui.language import _, t
-from app.ui.status import server_status
+from app.views.home_parts.status import server_status
 
 st.title(_("Triton Batching Lab"))
 st.markdown(_(
@@ -27,8 +27,9 @@ st.markdown(_(
 st.markdown("## " + _("The path"))
 lessons = course.lessons_or_error(notice=True)
 for number, lesson in enumerate(lessons, start=1):
-    if (course.PAGES / f"lesson_{number:02d}.py").exists():
-        st.page_link(course.lesson_page(number), icon=":material/menu_book:",
+    page = course.page_of(lesson.id)
+    if page is not None:
+        st.page_link(page, icon=":material/menu_book:",
                      label=t().render(N_("{number:count}. {title:text}"), number=number, title=lesson.title))
         if lesson.summary:
             st.caption(lesson.summary)

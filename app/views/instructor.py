@@ -9,6 +9,9 @@ so neither the tables nor the exports show them.
 """
 from __future__ import annotations
 
+from typing import Any
+
+import pandas as pd
 import streamlit as st
 
 from app.i18n import N_
@@ -38,9 +41,9 @@ PERCENT = ("share_correct", "mean_score", "share", "share_held", "facility", "ma
 DECIMAL = ("discrimination",)  # -1..1: a correlation, not a share
 
 
-def columns(frame) -> dict:
+def columns(frame: pd.DataFrame) -> dict[str, Any]:
     """Translated headers for frame's columns; shares drawn as percentage bars."""
-    config = {}
+    config: dict[str, Any] = {}
     for name in frame.columns:
         label = _(LABELS[name]) if name in LABELS else name
         if name in PERCENT:

@@ -12,7 +12,9 @@ app/quiz/item_analysis.py, each learner's latest attempt), for the discussion af
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 import streamlit as st
 
@@ -22,8 +24,10 @@ from app.generation import demo as gen_demo
 from app.generation import figures as gen_figures
 from app.generation import runs as gen_runs
 from app.generation import words as gen_words
-from app.i18n import N_
+from app.i18n import N_, Words
 from app.lab.cases import demos
+from app.lab.deployment import Deployer
+from app.lab.server import LabServer
 from app.quiz import item_analysis, votes
 from app.text import demos as demo_words
 from app.text.errors import EXPLAINED, explain
@@ -44,14 +48,16 @@ require_instructor()
 
 
 
-def _session_label(s: int | None, words) -> str:
+def _session_label(s: int | None, words: Words) -> str:
     return words(N_("nobody")) if s is None else words.render(N_("Session {number:count}"), number=s + 1)
 
 
-def _int(value, default: int) -> int:
+def _int(value: str | None, default: int) -> int:
+    if value is None:
+        return default
     try:
         return int(value)
-    except (TypeError, ValueError):
+    except ValueError:
         return default
 
 
@@ -169,7 +175,7 @@ def histogram(code: str) -> None:
                key="presenter-histogram", theme=None)
 
 
-def _run(lab) -> None:
+def _run(lab: tuple[LabServer, Deployer]) -> None:
     server, deployer = lab
     if poll is not None and poll.is_open:
         store.close(poll.code)  # peer instruction: the votes are in before the run is shown
@@ -204,7 +210,7 @@ def step_run() -> None:
         show_runs(sides)
 
 
-def _figure(name: str, build):
+def _figure(name: str, build: Callable[[], Any]) -> Any:
     """Build a figure once per run, language and choice: the replay takes about a second per 40 batches."""
     cache = st.session_state.setdefault(FIGURES, {})
     key = (name, language.current())

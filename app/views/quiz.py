@@ -12,11 +12,10 @@ import streamlit as st
 from app.i18n import N_
 from app.quiz.attempt import ANSWERING, COMPLETE, FINISHED
 from app.ui import learner_id
-from app.ui import quiz_controls as controls
-from app.ui import quiz_results as results
 from app.ui import quiz_sources as sources
 from app.ui.language import _, t
-from app.ui.quiz_item import show_item
+from app.views.quiz_parts import controls, results
+from app.views.quiz_parts.item import show_item
 
 st.title(_("Quiz"))
 learner_id.show_learner_notice()

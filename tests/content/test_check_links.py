@@ -15,7 +15,7 @@ from app.i18n import languages, words
 from app.lab.deployment import SHIPPED
 from app.lab.exercises import Finding
 from app.text import exercises as exercise_text
-from app.ui.lesson_body import split_sections
+from app.views.lesson_parts.body import split_sections
 
 MAIN = Path(__file__).resolve().parents[2] / "app" / "main.py"
 LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")

@@ -42,7 +42,7 @@ from app.content import yaml_text
 from app.content.lessons import heading_parts, lessons_dir, load_lessons
 from app.i18n import SOURCE_LANGUAGE, languages, words
 from app.i18n.catalogs import extract
-from app.ui.lesson_body import split_sections
+from app.views.lesson_parts.body import split_sections
 from tests import mirrors
 
 REPO = Path(__file__).resolve().parents[2]

@@ -127,7 +127,7 @@ def test_a_generation_exercise_and_lesson_8_run_in_chinese(browser, app_url):
         assert not left, "\n".join(left[:20])
 
         # Lesson 8, through the navigation (its link's place is app/main.py's order), and its live element run.
-        page.locator('[data-testid="stSidebarNav"] a').nth(main_pages().index(course.lesson_page(8))).click()
+        page.locator('[data-testid="stSidebarNav"] a').nth(main_pages().index(course.lesson_url(8))).click()
         settle(page)
         expect(page.locator("h1").first).to_have_text(CJK)
         _no_exception(page)

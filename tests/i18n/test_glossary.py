@@ -13,7 +13,7 @@ from app.content.lessons import heading_parts, lessons_dir, load_lessons
 from app.i18n import SOURCE_LANGUAGE, catalogs, languages
 from app.quiz.bank import load_bank
 from app.quiz.translation import translate
-from app.ui.lesson_body import split_sections
+from app.views.lesson_parts.body import split_sections
 
 GLOSSARY = Path(__file__).resolve().parents[2] / "lessons" / "glossary.yaml"
 TRANSLATED = [lang for lang in languages() if lang != SOURCE_LANGUAGE]

@@ -11,6 +11,8 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from tritonclient.utils import InferenceServerException
 
+from tests.app_pages import switch_to
+
 MAIN = Path(__file__).resolve().parents[2] / "app" / "main.py"
 RUN_TIMEOUT_S = 120  # a verify run drives a real scenario through Triton
 
@@ -24,7 +26,8 @@ def data_dir(tmp_path, monkeypatch):
 
 @pytest.fixture()
 def open_page(data_dir, server_env):
-    """open_page("quiz.py", learner=..., seed=...) -> AppTest showing app/views/quiz.py.
+    """open_page("quiz.py", learner=..., seed=...) -> AppTest showing app/views/quiz.py; a lesson by its
+    url path: open_page("lesson_01").
 
     server_env: the home page (the navigation's default) shows the server's status, and
     predict items verify on it, so both must reach the session's Triton.
@@ -35,7 +38,7 @@ def open_page(data_dir, server_env):
         for key, value in query.items():
             at.query_params[key] = value
         at.run(timeout=RUN_TIMEOUT_S)
-        return at.switch_page(f"views/{page}").run(timeout=RUN_TIMEOUT_S)
+        return switch_to(at, page).run(timeout=RUN_TIMEOUT_S)
 
     return _open
 

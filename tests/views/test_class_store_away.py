@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from app.lab import database
 from app.lab.server import free_ports
+from tests.app_pages import switch_to
 from tests.views.conftest import MAIN, RUN_TIMEOUT_S
 
 AWAY = "cannot be reached"
@@ -15,7 +16,7 @@ AWAY = "cannot be reached"
 def _open(page: str) -> AppTest:
     at = AppTest.from_file(str(MAIN), default_timeout=RUN_TIMEOUT_S)
     at.run(timeout=RUN_TIMEOUT_S)
-    return at.switch_page(f"views/{page}").run(timeout=RUN_TIMEOUT_S)
+    return switch_to(at, page).run(timeout=RUN_TIMEOUT_S)
 
 
 def test_the_quiz_says_the_database_is_away_the_lessons_work_and_try_again_recovers(server_env, data_dir, monkeypatch,
@@ -28,7 +29,7 @@ def test_the_quiz_says_the_database_is_away_the_lessons_work_and_try_again_recov
     assert ":secret@" not in shown and "127.0.0.1" in shown  # the address, never its password (the next step names secrets.toml)
     assert quiz.button(key="class-store-retry").label == "Try again"
 
-    lesson = _open("lesson_01.py")
+    lesson = _open("lesson_01")
     assert not lesson.exception and not [e for e in lesson.error if AWAY in e.value]
     assert lesson.markdown, "the lesson still reads"
 

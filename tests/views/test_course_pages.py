@@ -6,6 +6,7 @@ import pytest
 from app.content.glossary import load_glossary
 from app.content.lessons import load_lessons, load_translated
 from app.live.registry import LIVE
+from app.ui import course
 from tests.i18n.text_checks import has_cjk
 from tests.views.conftest import RUN_TIMEOUT_S
 
@@ -20,6 +21,8 @@ def shown(at) -> str:
 def test_home_tells_the_path_and_the_live_server(open_page):
     at = open_page("home.py")
     assert not at.exception and not at.error
+    path = [link.proto.page for link in at.get("page_link") if link.proto.label[:1].isdigit()]
+    assert path == [f"lesson_{number:02d}" for number in range(1, len(LESSONS) + 1)], "each lesson's link, in order"
     text = shown(at)
     assert "After this course you will be able to" in text and "The path" in text
     metrics = {m.label: m.value for m in at.metric}
@@ -33,7 +36,7 @@ def test_home_tells_the_path_and_the_live_server(open_page):
 @pytest.mark.parametrize("number", range(1, len(LESSONS) + 1))
 def test_lesson_page_renders_text_live_element_check_and_links(open_page, number):
     lesson = LESSONS[number - 1]
-    at = open_page(f"lesson_{number:02d}.py")
+    at = open_page(course.lesson_url(number))
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     assert at.title[0].value == lesson.title
@@ -42,11 +45,15 @@ def test_lesson_page_renders_text_live_element_check_and_links(open_page, number
     assert "Live on the server" in text
     assert "Check your understanding" in text
     assert len([r for r in at.radio if r.key and r.key.startswith(f"check:{lesson.id}:")]) == len(lesson.self_checks)
+    # Onward: each next lesson's link goes to that lesson's page, at the address lesson pages always had.
+    numbers = {other.id: place for place, other in enumerate(LESSONS, start=1)}
+    onward = [link.proto.page for link in at.get("page_link") if link.proto.label.startswith("Next: ")]
+    assert onward == [f"lesson_{numbers[target]:02d}" for target in lesson.next]
 
 
 def test_a_check_is_graded_once_with_its_explanation(open_page):
     lesson = LESSONS[0]
-    at = open_page("lesson_01.py")
+    at = open_page("lesson_01")
     check = lesson.self_checks[0]
     wrong = next(i for i in range(len(check.options)) if i != check.answer)
     at.radio(key=f"check:{lesson.id}:0:choice").set_value(wrong).run(timeout=RUN_TIMEOUT_S)
@@ -65,7 +72,7 @@ def test_a_check_is_graded_once_with_its_explanation(open_page):
 def test_section_links_land_on_the_lesson_heading(open_page):
     lesson = LESSONS[4]
     anchor = lesson.anchors[2]
-    at = open_page("lesson_05.py", section=anchor)
+    at = open_page("lesson_05", section=anchor)
     assert not at.exception
     assert any(f"(#{anchor})" in i.value for i in at.info)
     anchors = [h.proto.anchor for h in at.header]
@@ -93,7 +100,7 @@ def test_a_lesson_page_in_chinese_keeps_the_english_anchors(open_page):
     assert "sequence-batcher" not in zh.fallback, "the Chinese lesson 4 ships and loads"
     lesson = zh.lessons[3]
     english = LESSONS[3]
-    at = open_page("lesson_04.py", lang="zh", section=english.anchors[1])
+    at = open_page("lesson_04", lang="zh", section=english.anchors[1])
     assert not at.exception, [e.value for e in at.exception]
     assert at.title[0].value == lesson.title and has_cjk(lesson.title)
     assert any(c.value == f"课程 4 / {len(LESSONS)}" for c in at.caption)
@@ -105,7 +112,7 @@ def test_a_lesson_page_in_chinese_keeps_the_english_anchors(open_page):
 
 def test_switching_language_keeps_the_page_and_a_graded_check(open_page):
     lesson = LESSONS[0]
-    at = open_page("lesson_01.py", section=lesson.anchors[0])
+    at = open_page("lesson_01", section=lesson.anchors[0])
     check = lesson.self_checks[0]
     at.radio(key=f"check:{lesson.id}:0:choice").set_value(check.answer).run(timeout=RUN_TIMEOUT_S)
     at.button(key=f"check:{lesson.id}:0:submit").click().run(timeout=RUN_TIMEOUT_S)

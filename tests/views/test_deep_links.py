@@ -8,7 +8,9 @@ from app.i18n import words
 from app.lab.deployment import LIMITS, SCHEDULERS, LabSettings
 from app.lab.records import Traffic
 from app.quiz.shuffle import SEED_LIMIT
-from app.ui import lab_controls, lesson_body, quiz_controls
+from app.views.lab_parts import controls as lab_controls
+from app.views.lesson_parts import body as lesson_body
+from app.views.quiz_parts import controls as quiz_controls
 from tests.views.learners import link_id
 
 en, zh = words("en"), words("zh")
@@ -85,7 +87,7 @@ def test_quiz_item_nope_opens_the_normal_quiz(open_page):
 
 
 def test_lesson_section_bogus_shows_the_lesson_from_the_top(open_page):
-    at = open_page("lesson_03.py", section="bogus")
+    at = open_page("lesson_03", section="bogus")
     assert warnings(at) == [en.render(lesson_body.SECTION_FALLBACK, asked="bogus")]
     assert not any("You were sent to the section" in i.value for i in at.info)
     assert at.header, "the whole lesson is shown"
@@ -106,7 +108,7 @@ def test_in_chinese_the_quiz_and_lesson_fallbacks_are_worded_in_chinese(open_pag
     at = open_page("quiz.py", learner=link_id("link-zq"), seed="abc", lang="zh")
     used = at.query_params["seed"]
     assert warnings(at) == [zh.render(quiz_controls.SEED_FALLBACK, asked="abc", last=str(SEED_LIMIT - 1), used=used)]
-    at = open_page("lesson_03.py", section="bogus", lang="zh")
+    at = open_page("lesson_03", section="bogus", lang="zh")
     message = zh.render(lesson_body.SECTION_FALLBACK, asked="bogus")
     assert message != en.render(lesson_body.SECTION_FALLBACK, asked="bogus")
     assert warnings(at) == [message]

@@ -26,7 +26,7 @@ def has_chart(at, key: str) -> bool:
 
 
 def test_batch_vs_single(open_page):
-    at = open_page("lesson_01.py")
+    at = open_page("lesson_01")
     at.slider(key="bvs-count").set_value(32)
     click(at, "bvs-run")
     assert [m.label for m in at.metric] == ["one at a time", "16 at once"]
@@ -35,7 +35,7 @@ def test_batch_vs_single(open_page):
 
 
 def test_dynamic_batching_demo(open_page):
-    at = open_page("lesson_02.py")
+    at = open_page("lesson_02")
     at.slider(key="dbd-count").set_value(32)
     click(at, "dbd-run")
     assert has_chart(at, "dbd-batches")
@@ -44,7 +44,7 @@ def test_dynamic_batching_demo(open_page):
 
 
 def test_the_mistake_small(open_page):
-    at = open_page("lesson_03.py")
+    at = open_page("lesson_03")
     click(at, "mistake-run")
     assert any(m.value == "#### Transcript board" for m in at.markdown)
     lines = [m.value for m in at.markdown if "<b>Session " in m.value]
@@ -73,7 +73,7 @@ def hover_rows(at, key: str) -> dict[str, list]:
 
 
 def test_sequence_controls_show_flags_slots_and_padding(open_page):
-    at = open_page("lesson_04.py")
+    at = open_page("lesson_04")
     at.checkbox(key="seqc-one-instance").check()
     click(at, "seqc-run")
     table = at.dataframe[0].value
@@ -86,7 +86,7 @@ def test_sequence_controls_show_flags_slots_and_padding(open_page):
 
 
 def test_direct_vs_oldest_side_by_side(open_page):
-    at = open_page("lesson_05.py")
+    at = open_page("lesson_05")
     at.slider(key="dvo-sessions").set_value(4)
     at.slider(key="dvo-chunks").set_value(8)
     click(at, "dvo-run")
@@ -95,7 +95,7 @@ def test_direct_vs_oldest_side_by_side(open_page):
 
 
 def test_instances_vs_batching_shows_per_instance_work_and_waiting(open_page):
-    at = open_page("lesson_06.py")
+    at = open_page("lesson_06")
     at.number_input(key="ivb-sessions").set_value(10)  # more than 2 x 4 slots: two must wait
     click(at, "ivb-run")
     metrics = {m.label: m.value for m in at.metric}
@@ -110,7 +110,7 @@ def test_rollout_checks_show_the_checkers_report_on_the_lab_deployments(open_pag
     says why): the recogniser holds under the sequence batcher, breaks `repeat_alone` with
     keeps_state behind the dynamic batcher, and the stateless sentiment model holds."""
     en = words("en")
-    at = open_page("lesson_07.py")
+    at = open_page("lesson_07")
     assert at.selectbox(key="rollout-target").value == "asr_sequence_direct"
     click(at, "rollout-run")
     run = at.session_state["live-result:rollout_checks"]
@@ -145,7 +145,7 @@ def test_generation_in_flight_runs_one_workload_both_ways_after_a_prediction(ope
 
     unload_at_end("gen_static")
     unload_at_end("gen_inflight")
-    at = open_page("lesson_08.py")
+    at = open_page("lesson_08")
     assert at.button(key="gif-run").disabled
     at.radio(key="gif-predict-ttft").set_value("inflight")
     at.radio(key="gif-predict-throughput").set_value("static").run(timeout=RUN_TIMEOUT_S)
@@ -167,7 +167,7 @@ def test_generation_in_flight_runs_one_workload_both_ways_after_a_prediction(ope
 def test_generation_in_flight_speaks_chinese(open_page, unload_at_end):
     unload_at_end("gen_static")
     unload_at_end("gen_inflight")
-    at = open_page("lesson_08.py", lang="zh")
+    at = open_page("lesson_08", lang="zh")
     at.radio(key="gif-predict-ttft").set_value("same")
     at.radio(key="gif-predict-throughput").set_value("same").run(timeout=RUN_TIMEOUT_S)
     click(at, "gif-run")

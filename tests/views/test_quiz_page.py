@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import pytest
 
+from app.content.lessons import load_lessons
 from app.quiz.bank import load_bank
 from app.quiz.shuffle import item_order
 from app.quiz.store import ProgressStore
 from app.quiz.translation import translate
-from app.ui.quiz_controls import REVIEW
+from app.views.quiz_parts.controls import REVIEW
 from tests.views.conftest import RUN_TIMEOUT_S
 from tests.views.learners import link_id
 
@@ -71,6 +72,8 @@ def test_opens_on_the_seeds_first_question(quiz):
     link = quiz.get("page_link")[0].proto
     assert link.label.startswith("Read the lesson: ") and " › " in link.label
     assert link.query_string == f"section={first.lesson.split('#')[1]}"
+    number = next(place for place, lesson in enumerate(load_lessons(), start=1) if lesson.id == first.lesson.split("#")[0])
+    assert link.page == f"lesson_{number:02d}", "the page of the lesson that teaches it"
 
 
 def test_each_type_graded_once_explained_and_reviewable(quiz, open_page):

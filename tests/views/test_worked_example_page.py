@@ -11,7 +11,7 @@ def _send(at):
 
 
 def test_open_sequence_runs_turns_three_and_four_on_one_slot(open_page):
-    at = open_page("lesson_04.py")
+    at = open_page("lesson_04")
     sent = _send(at)
     assert list(sent.index) == ["1", "2", "turn 1", "turn 2", "3", "4"]
     assert sent.loc["3", "slot"] == sent.loc["4", "slot"] and sent.loc["3", "instance"] == sent.loc["4", "instance"]
@@ -20,7 +20,7 @@ def test_open_sequence_runs_turns_three_and_four_on_one_slot(open_page):
 
 
 def test_unopened_sequence_is_refused_in_the_servers_words(open_page):
-    at = open_page("lesson_04.py")
+    at = open_page("lesson_04")
     at.checkbox(key="wex-open").uncheck().run(timeout=RUN_TIMEOUT_S)
     sent = _send(at)
     assert list(sent.index) == ["1", "2", "3", "4"]

@@ -15,9 +15,10 @@ from app.i18n import N_
 from app.quiz.attempt import QuizAttempt, chosen_keys
 from app.quiz.bank import Item, Option
 from app.quiz.links import lesson_ref
-from app.ui import language, quiz_feedback, quiz_verify
+from app.ui import language, quiz_feedback
 from app.ui.language import _, t
 from app.ui.lesson_link import show_lesson_link
+from app.views.quiz_parts import verify as quiz_verify
 
 FLASH = "quiz-flash"  # (item id, message) from the last submit callback
 

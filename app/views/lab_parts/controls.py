@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from app.i18n import N_
+from app.i18n import N_, Words
 from app.lab.deployment import LIMITS, QUERY_KEYS, SCHEDULERS, STATE_KEYS, LabSettings, LabSetup, parse_texts, values_from_query
 from app.lab.records import Traffic
 from app.lab.scenario.transport import Transport
@@ -26,7 +26,7 @@ PREDICTION_KEY = P + "prediction"
 PRESET_LABELS = preset_words.LABELS  # {preset name: N_ label}, in button order
 
 
-def _widget_values(setup: LabSetup) -> dict:
+def _widget_values(setup: LabSetup) -> dict[str, Any]:
     s, t = setup.settings, setup.traffic
     return {
         "scheduler": s.scheduler, "instances": s.instances, "slots": s.slots,
@@ -56,24 +56,24 @@ _PROBLEM_PARAMETER = {
 }
 
 
-def _with(setup: LabSetup, name: str, value) -> LabSetup:
+def _with(setup: LabSetup, name: str, value: Any) -> LabSetup:
     if name in {f.name for f in fields(LabSettings)}:
         return replace(setup, settings=replace(setup.settings, **{name: value}))
     return replace(setup, traffic=replace(setup.traffic, **{name: value}))
 
 
-def _default(name: str):
+def _default(name: str) -> Any:
     default = LabSetup()
     return getattr(default.settings if hasattr(default.settings, name) else default.traffic, name)
 
 
-def from_link(query: dict) -> tuple[LabSetup, list[tuple[str, dict]]]:
+def from_link(query: dict[str, Any]) -> tuple[LabSetup, list[tuple[str, dict[str, Any]]]]:
     """The set-up a link asks for, with each value it cannot use put back to its default, and
     a (code, values) fallback for each: unreadable {name, asked, used}, range {name, asked, low,
     high, used} or unknown {name, asked, choices, used}. Problems of combinations (corrid under
     dynamic) and of typed utterances are left for the page's set-up error."""
     setup = LabSetup.from_query(query)
-    fallbacks: list[tuple[str, dict]] = []
+    fallbacks: list[tuple[str, dict[str, Any]]] = []
     read = {**values_from_query(LabSettings, query), **values_from_query(Traffic, query)}
 
     def asked(name: str) -> str:
@@ -108,7 +108,7 @@ FALLBACK_WORDS = {
 }
 
 
-def fallback_message(code: str, values: dict, words=None) -> str:
+def fallback_message(code: str, values: dict[str, Any], words: Words | None = None) -> str:
     """One link fallback in the learner's language (words: a Words, else this session's)."""
     words = words or t()
     shown = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in values.items()}
@@ -117,11 +117,11 @@ def fallback_message(code: str, values: dict, words=None) -> str:
     return words.render(FALLBACK_WORDS[code], **shown)
 
 
-def init_widgets() -> list[tuple[str, dict]]:
+def init_widgets() -> list[tuple[str, dict[str, Any]]]:
     """Fill missing widget values from the URL (first visit) or this session's last set-up.
 
     Returns the link's values that could not be used (empty unless the URL was read just now)."""
-    fallbacks: list[tuple[str, dict]] = []
+    fallbacks: list[tuple[str, dict[str, Any]]] = []
     if "lab-setup" not in st.session_state and any(k in st.query_params for k in QUERY_KEYS):
         start, fallbacks = from_link(st.query_params.to_dict())
     else:

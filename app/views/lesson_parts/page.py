@@ -1,14 +1,18 @@
-"""One lesson page: the text, its live element on the real server, a short check, links onward."""
+"""One lesson page: the text, its live element on the real server, a short check, links onward.
+
+app/main.py makes a page of render(number) for each lesson in lessons/, at course.lesson_url(number).
+"""
 from __future__ import annotations
 
 import streamlit as st
 
+from app.content.lessons import Lesson
 from app.i18n import N_
 from app.live.registry import render_live
 from app.ui import course
 from app.ui.checks import show_self_checks
 from app.ui.language import _, t
-from app.ui.lesson_body import render_body
+from app.views.lesson_parts.body import render_body
 
 
 def render(number: int) -> None:
@@ -32,7 +36,7 @@ def render(number: int) -> None:
     _onward(lesson)
 
 
-def _onward(lesson) -> None:
+def _onward(lesson: Lesson) -> None:
     st.markdown("## " + _("Where next"))
     for target in lesson.next:
         page = course.page_of(target)

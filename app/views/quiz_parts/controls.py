@@ -186,13 +186,15 @@ def show_navigation(quiz: QuizAttempt) -> str:
         language.choice(st.selectbox, _("Question"), [item.id for item, _options in quiz.order], key=ITEM,
                         format_func=label)
     nxt.button(_("Next"), icon=":material/chevron_right:", icon_position="right", key="quiz-next", on_click=_go, args=(quiz, 1), width="stretch")
-    return st.session_state[ITEM]
+    shown: str = st.session_state[ITEM]
+    return shown
 
 
 def show_mode() -> str:
     words = t()  # bound now: Streamlit may format the options again outside this run
-    return language.choice(st.radio, words(N_("Mode")), list(MODE_WORDS), key=MODE, horizontal=True,
-                           label_visibility="collapsed", format_func=lambda mode: words(MODE_WORDS[mode]))
+    mode: str = language.choice(st.radio, words(N_("Mode")), list(MODE_WORDS), key=MODE, horizontal=True,
+                                label_visibility="collapsed", format_func=lambda mode: words(MODE_WORDS[mode]))
+    return mode
 
 
 def show_actions(quiz: QuizAttempt) -> None:

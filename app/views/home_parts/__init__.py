@@ -1,0 +1,1 @@
+"""Parts of the Home page (app/views/home.py) that no other page uses."""

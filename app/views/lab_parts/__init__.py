@@ -1,0 +1,1 @@
+"""Parts of the Live lab page (app/views/lab.py) that no other page uses."""

@@ -1,4 +1,0 @@
-"""Lesson 3: rendered from lessons/ by app/ui/lesson_page.py."""
-from app.ui.lesson_page import render
-
-render(3)

@@ -1,0 +1,1 @@
+"""Parts of the Quiz page (app/views/quiz.py) that no other page uses."""
