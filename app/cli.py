@@ -15,7 +15,8 @@ from contextlib import nullcontext
 from pathlib import Path
 
 from app import checker_api
-from app import exercise_families as families
+from app.exercises import families
+from app.exercises import words as text
 from app.generation import engine as generation
 from app.generation import words as generation_words
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
@@ -30,7 +31,6 @@ from app.lab.scenario.transport import Transport
 from app.lab.server import EmbeddedServer, LabServer, address
 from app.lab.traffic import driver, run_report_json
 from app.text import checker as check_text
-from app.text import exercises as text
 from app.text import log_readings
 from app.text import report as report_text
 from app.text.errors import EXPLAINED, explain

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from app import exercise_families as families
+from app.exercises import families
 from app.lab.deployment import Deployer, deployments
 from app.lab.server import LabServer
 from tests.postgres import postgres_server, postgres_url  # noqa: F401  (fixtures for every test folder)
@@ -115,9 +115,9 @@ def _check_reports_match_their_schema():
     """Every check report written in this process (the CLI's, the page's download, an exercise's
     record) is validated against the JSON Schema the package ships; the CLI's reports from a
     subprocess are validated where the tests read them (tests/lab/checker/conftest.read_report)."""
+    from app.exercises.common import base
     from app.lab import checker
     from app.lab.checker import report, report_schema
-    from app.lab.exercises.common import base
 
     original = report.to_json
 

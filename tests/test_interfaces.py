@@ -20,7 +20,7 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 APP = REPO_ROOT / "app"
-PACKAGES = ("checker", "exercises", "traffic", "deployment", "server", "observation")
+PACKAGES = ("checker", "traffic", "deployment", "server", "observation")
 
 
 def _module_name(path: Path) -> str:

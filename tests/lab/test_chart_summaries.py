@@ -14,39 +14,35 @@ import plotly.graph_objects as go
 import pytest
 
 from app.charts import checker as check_charts
-from app.charts import exercises as exercise_charts
 from app.charts import figures, item_analysis, replay
 from app.charts.figures import Chart
+from app.exercises import REGISTRY, get
+from app.exercises import figures as exercise_charts
+from app.exercises.cancelled_request import engine as cancelled_request
+from app.exercises.common import ExerciseResult, Measured
+from app.exercises.forgot_ready import engine as forgot_ready
+from app.exercises.id_collision import engine as id_collision
+from app.exercises.leaked_state import engine as leaked_state
+from app.exercises.never_ending import engine as never_ending
+from app.exercises.overload import engine as overload
+from app.exercises.pipelined_client import engine as pipelined_client
+from app.exercises.slot_exhaustion import engine as slot_exhaustion
+from app.exercises.sticky_routing import engine as sticky_routing
+from app.exercises.verification import engine as verification
 from app.i18n import SOURCE_LANGUAGE, languages, words
-from app.lab.exercises import (
-    REGISTRY,
-    ExerciseResult,
-    Measured,
-    cancelled_request,
-    forgot_ready,
-    get,
-    id_collision,
-    leaked_state,
-    never_ending,
-    overload,
-    pipelined_client,
-    slot_exhaustion,
-    sticky_routing,
-    verification,
-)
 from app.lab.paths import REPO_ROOT
 from app.ui import presenter
+from tests.exercises import test_cancelled_request as t_cancelled
+from tests.exercises import test_forgot_ready as t_forgot
+from tests.exercises import test_id_collision as t_collision
+from tests.exercises import test_leaked_state as t_leaked
+from tests.exercises import test_never_ending as t_never
+from tests.exercises import test_overload as t_overload
+from tests.exercises import test_pipelined_client as t_pipelined
+from tests.exercises import test_slot_exhaustion as t_slots
+from tests.exercises import test_sticky_routing as t_sticky
+from tests.exercises import test_verification as t_verification
 from tests.lab.checker.test_placement_and_report import broken_result
-from tests.lab.exercises import test_cancelled_request as t_cancelled
-from tests.lab.exercises import test_forgot_ready as t_forgot
-from tests.lab.exercises import test_id_collision as t_collision
-from tests.lab.exercises import test_leaked_state as t_leaked
-from tests.lab.exercises import test_never_ending as t_never
-from tests.lab.exercises import test_overload as t_overload
-from tests.lab.exercises import test_pipelined_client as t_pipelined
-from tests.lab.exercises import test_slot_exhaustion as t_slots
-from tests.lab.exercises import test_sticky_routing as t_sticky
-from tests.lab.exercises import test_verification as t_verification
 from tests.lab.test_analysis import request
 from tests.lab.test_chart_palette import SERVER, hand_made_run
 
@@ -173,7 +169,7 @@ def test_an_untraced_run_says_so_in_words():
 
 # ------------------------------------------------------------------ exercises
 
-# Each exercise's result built from its judge test's hand-made tables (tests/lab/exercises/test_<name>.py).
+# Each exercise's result built from its judge test's hand-made tables (tests/exercises/test_<name>.py).
 HAND_MADE = {
     "cancelled_request": (cancelled_request, lambda: _as_measured(t_cancelled._tables({"error": t_cancelled._no_start("11")}))),
     "forgot_ready": (forgot_ready, lambda: t_forgot._tables([("garbage", "padding"), ("intact", "")], ["intact", "intact"],
@@ -193,7 +189,7 @@ HAND_MADE = {
 
 def _as_measured(tables: dict) -> dict:
     """The cancelled_request judge's tables with the columns only its charts read, as its run writes them
-    (app/lab/exercises/cancelled_request.py: each chunk's START flag, timeout and note)."""
+    (app/exercises/cancelled_request/engine.py: each chunk's START flag, timeout and note)."""
     chunks = tables["chunks"]
     tables["chunks"] = chunks.assign(start=chunks["chunk"] == 0, timeout_s=1.0, note="")
     return tables

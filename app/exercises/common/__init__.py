@@ -1,0 +1,10 @@
+"""What several exercises share: the result types, readings over run tables, fixed-name models, and the
+loader every family's registry checks its engines with.
+
+Both families' engines, figures and registries (app/exercises, app/generation/exercises) import these names
+from here; this package is Streamlit-free and word-free (an import-linter contract holds it).
+"""
+from app.exercises.common.base import DONE, Exercise, ExerciseJudgement, ExerciseResult, Finding, Measured, Steps, Tables
+from app.exercises.common.loader import load_exercise
+
+__all__ = ["DONE", "Exercise", "ExerciseJudgement", "ExerciseResult", "Finding", "Measured", "Steps", "Tables", "load_exercise"]
