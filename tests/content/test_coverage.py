@@ -10,7 +10,8 @@ Two kinds of table, told apart by their header:
 - sentence rows (`Section | English | Chinese | Fact`): each maps one lesson sentence, in each
   language, to fact rows by a short fragment quoted from that sentence; there is one column per
   language of app.i18n.languages(), named by the language's English name (column_name);
-- text rows (`Module | English | Fact`): each maps one message of a module of app/text/ (the words
+- text rows (`Module | English | Fact`): each maps one message of a module of app/text/ or of an
+  exercise's words, app/exercises/<name>/words.py (the words
   around the lessons: review findings, checker words, log readings, presets, problems, exercise
   and rollout words), by a fragment of its English msgid, to fact rows; the row covers that
   message in every language, since each catalog holds the translation of that same message.
@@ -67,6 +68,8 @@ FACT_COLUMNS = ["Id", "Fact", "Lesson section", "Quiz items", "Source", "Proof"]
 MAP_COLUMNS = ["Section", *map(column_name, LANGS), "Fact"]
 TEXT_COLUMNS = ["Module", "English", "Fact"]
 TEXT_DIR = "app/text/"
+# Each exercise's words beside its engine (app/exercises/<name>/words.py) and the words all exercises share.
+EXERCISE_WORDS = re.compile(r"^app/exercises/(?:\w+/)?words\.py$")
 SKIPPED_SECTIONS = {"try-it"}  # says what the live element below shows, not what Triton does
 
 REPOS = r"server|core|common|client|python_backend|backend|vllm_backend|tensorrtllm_backend"
@@ -84,7 +87,7 @@ SECTION_LINK = re.compile(r"^`([a-z0-9-]+)#([a-z0-9-]+)`$")
 ITEM_CELL = re.compile(r"^`([a-z0-9]+(?:-[a-z0-9]+)*)`$")
 FACT_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 TEST_PROOF = re.compile(r"^`(tests/[\w/]+\.py)::(test_\w+)`$")
-MODULE_CELL = re.compile(r"^`(app/text/[\w/]+\.py)`$")
+MODULE_CELL = re.compile(r"^`(app/text/[\w/]+\.py|app/exercises/(?:\w+/)?words\.py)`$")
 FRAGMENT = re.compile(r'^"(.+)"$')
 NONE = "—"
 
@@ -214,7 +217,7 @@ _PLACEHOLDER = re.compile(r"\{[^{}]*\}")
 
 @lru_cache(maxsize=1)
 def text_messages() -> dict[str, list[str]]:
-    """'app/text/<path>.py' -> the English messages (msgids) marked in that module, in order, as the
+    """'app/text/<path>.py' (or an exercise's words.py) -> the English messages (msgids) marked in that module, in order, as the
     catalog build extracts them (app/i18n/catalogs.py)."""
     found: dict[str, list[str]] = {}
     for message in extract():
@@ -222,7 +225,7 @@ def text_messages() -> dict[str, list[str]]:
             continue
         for ident in message.id if isinstance(message.id, tuple) else (message.id,):
             for filename, _line in message.locations:
-                if filename.startswith(TEXT_DIR) and ident not in found.setdefault(filename, []):
+                if (filename.startswith(TEXT_DIR) or EXERCISE_WORDS.match(filename)) and ident not in found.setdefault(filename, []):
                     found[filename].append(ident)
     return found
 
