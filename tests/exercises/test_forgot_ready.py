@@ -116,3 +116,9 @@ def test_every_finding_renders_in_every_language(result):
         assert not untranslated_figures(result, lang)
     assert set(result.numbers) == set(text.module("forgot_ready").NUMBERS)
     assert set(forgot_ready.EXERCISE.options) == set(text.module("forgot_ready").OPTIONS)
+
+
+def hand_made_tables() -> dict:
+    """This exercise's judge tables made by hand, for its figures and their summaries
+    (tests/exercises/test_exercise_chart_summaries.py)."""
+    return _tables([("garbage", "padding"), ("intact", "")], ["intact", "intact"], {4: 4}, inferences=12)

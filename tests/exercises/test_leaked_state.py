@@ -163,3 +163,8 @@ def test_the_printed_result_quotes_the_reaper_and_its_json_holds_the_gauge(resul
     assert data["log"]["counts"]["reaper_force_end"] >= ABANDONED
     assert {r["deployment"] for r in data["tables"]["cells"]} == set(leaked_state.DEPLOYMENTS)
 
+
+def hand_made_tables() -> dict:
+    """This exercise's judge tables made by hand, for its figures and their summaries
+    (tests/exercises/test_exercise_chart_summaries.py)."""
+    return _tables([3, 9, 15, 21, 27])

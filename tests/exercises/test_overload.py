@@ -212,3 +212,9 @@ def test_every_finding_is_translated_and_the_words_quote_the_constants(result):
     for lang in languages():
         _ = words(lang)
         assert [caption for caption, _fig in charts.figures(result, _)] == [_("Wait against load"), _("Remedies")]
+
+
+def hand_made_tables() -> dict:
+    """This exercise's judge tables made by hand, for its figures and their summaries
+    (tests/exercises/test_exercise_chart_summaries.py)."""
+    return _tables({"2x": CALM, "4x": [(0.5, "intact"), (2.1, "reaped")], "8x": [(0.2, "intact"), (2.5, "reaped"), (3.0, "reaped")]})

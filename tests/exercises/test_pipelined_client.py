@@ -175,3 +175,9 @@ def test_a_chunk_missing_from_the_trace_has_no_arrival_rank():
     assert order["arrival_rank"].tolist()[:2] == [1, 0]
     assert pd.isna(order["arrival_rank"].iloc[2])
     assert order["out_of_place"].tolist() == [True, True, False]
+
+
+def hand_made_tables() -> dict:
+    """This exercise's judge tables made by hand, for its figures and their summaries
+    (tests/exercises/test_exercise_chart_summaries.py)."""
+    return _tables([[(True, "garbage"), (True, "intact"), (False, "intact")], [(False, "intact")] * 3])
