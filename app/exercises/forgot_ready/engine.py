@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from app.exercises.common import readings
-from app.exercises.common.base import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables, readings
 from app.lab.deployment import presets
 from app.lab.traffic import driver
 

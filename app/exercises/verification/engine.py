@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from app.exercises.common.base import Exercise, ExerciseJudgement, Finding, Measured, Tables
+from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Tables
 from app.lab.cases import rollout
 from app.lab.cases import sentiment as sentiment_case
 from app.lab.deployment import presets
