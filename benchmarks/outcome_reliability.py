@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app import exercise_families as exercises  # both families: the recogniser's and the generator's
+from app.exercises import families as exercises  # both families: the recogniser's and the generator's
 from app.lab.deployment import Deployer, presets  # noqa: E402
 from app.lab.judgement import evidence  # noqa: E402
 from app.lab.server import LabServer  # noqa: E402

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from app import exercise_families as families
+from app.exercises import families
 from app.lab.deployment import Deployer, deployments
 from app.lab.server import LabServer
 from tests.postgres import postgres_server, postgres_url  # noqa: F401  (fixtures for every test folder)
@@ -117,7 +117,7 @@ def _check_reports_match_their_schema():
     subprocess are validated where the tests read them (tests/checker/conftest.read_report)."""
     from app.checker import engine as checker
     from app.checker.engine import report, report_schema
-    from app.lab.exercises.common import base
+    from app.exercises.common import base
 
     original = report.to_json
 

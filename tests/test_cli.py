@@ -12,14 +12,14 @@ import urllib.request
 
 import pytest
 
-from app import exercise_families as families
+from app import exercises
 from app.cli import print_exercise
+from app.exercises import families
+from app.exercises import words as text
 from app.i18n import N_, languages, words
-from app.lab import exercises
 from app.lab.observation import LogCode
 from app.lab.server import free_ports
 from app.lab.traffic import run_queue
-from app.text import exercises as text
 from app.text.errors import NEXT_STEPS
 from tests.checker.conftest import ZOO
 from tests.i18n.text_checks import reads_in

@@ -1,7 +1,7 @@
 """Failure-mode exercises: read the scenario, predict, run it on the real server, see why.
 
-The engine (app.lab.exercises) returns codes and numbers; every word here comes from
-app/text/exercises in the learner's language, rendered when the page is drawn, so a result
+Each exercise's engine (app/exercises/<name>/engine.py) returns codes and numbers; every word here comes from
+its words (app/exercises/words.py) in the learner's language, rendered when the page is drawn, so a result
 reads in whichever language the learner switches to.
 """
 from __future__ import annotations
@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app import exercise_families as families
-from app.charts import exercises as exercise_charts
 from app.checker import words as check_words
 from app.checker.page import report as check_report
+from app.exercises import families
+from app.exercises import figures as exercise_charts
+from app.exercises import words as words
 from app.generation import words as generation_words
 from app.i18n import N_
 from app.quiz.store import ProgressStore
-from app.text import exercises as words
 from app.text.errors import EXPLAINED, explain
 from app.ui import chart, class_store, language, server_log
 from app.ui.language import _, t

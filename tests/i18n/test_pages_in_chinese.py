@@ -6,8 +6,8 @@ import pytest
 
 from app.i18n import words
 from tests.app_pages import view_names
+from tests.exercises.conftest import show_result
 from tests.i18n.text_checks import english_label, english_runs, has_cjk, shown_texts
-from tests.lab.exercises.conftest import show_result
 from tests.views.conftest import RUN_TIMEOUT_S
 from tests.views.learners import link_id
 

@@ -13,9 +13,9 @@ from app.i18n import LOCALES_ENV, catalogs, languages, words
 from app.quiz.bank import load_bank
 from app.quiz.translation import translate
 from tests.app_pages import view_names
+from tests.exercises.conftest import show_result
 from tests.i18n.pseudo import LANG, english_left, pseudo
 from tests.i18n.text_checks import shown_texts
-from tests.lab.exercises.conftest import show_result
 from tests.views.conftest import RUN_TIMEOUT_S
 from tests.views.learners import link_id
 

@@ -12,9 +12,9 @@ import plotly.express as px
 import plotly.graph_objects as go
 import pytest
 
-from app import exercise_families as families
-from app.charts import exercises as exercise_charts
 from app.charts import figures, item_analysis, palette, plots
+from app.exercises import families
+from app.exercises import figures as exercise_charts
 from app.i18n import words
 from app.lab.paths import REPO_ROOT
 from app.ui import presenter

@@ -13,41 +13,13 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from app.charts import exercises as exercise_charts
 from app.charts import figures, item_analysis, replay
-from app.charts.figures import Chart
 from app.checker import figures as check_charts
 from app.i18n import SOURCE_LANGUAGE, languages, words
-from app.lab.exercises import (
-    REGISTRY,
-    ExerciseResult,
-    Measured,
-    cancelled_request,
-    forgot_ready,
-    get,
-    id_collision,
-    leaked_state,
-    never_ending,
-    overload,
-    pipelined_client,
-    slot_exhaustion,
-    sticky_routing,
-    verification,
-)
 from app.lab.paths import REPO_ROOT
 from app.live.sentiment import figures as sentiment_figures
 from app.ui import presenter
 from tests.checker.test_placement_and_report import broken_result
-from tests.lab.exercises import test_cancelled_request as t_cancelled
-from tests.lab.exercises import test_forgot_ready as t_forgot
-from tests.lab.exercises import test_id_collision as t_collision
-from tests.lab.exercises import test_leaked_state as t_leaked
-from tests.lab.exercises import test_never_ending as t_never
-from tests.lab.exercises import test_overload as t_overload
-from tests.lab.exercises import test_pipelined_client as t_pipelined
-from tests.lab.exercises import test_slot_exhaustion as t_slots
-from tests.lab.exercises import test_sticky_routing as t_sticky
-from tests.lab.exercises import test_verification as t_verification
 from tests.lab.test_analysis import request
 from tests.lab.test_chart_palette import SERVER, hand_made_run
 
@@ -171,82 +143,6 @@ def test_an_untraced_run_says_so_in_words():
     untraced = pd.DataFrame([{**request(0, 0, 0, 0, 1, 0.01, queue_ms=0.1), "exec_start": float("nan")}])
     assert figures.slot_timeline_summary(untraced.iloc[0:0]) == \
         "No server trace for this run (external server without TRITON_TRACE_DIR)."
-
-
-# ------------------------------------------------------------------ exercises
-
-# Each exercise's result built from its judge test's hand-made tables (tests/lab/exercises/test_<name>.py).
-HAND_MADE = {
-    "cancelled_request": (cancelled_request, lambda: _as_measured(t_cancelled._tables({"error": t_cancelled._no_start("11")}))),
-    "forgot_ready": (forgot_ready, lambda: t_forgot._tables([("garbage", "padding"), ("intact", "")], ["intact", "intact"],
-                                                            {4: 4}, inferences=12)),
-    "id_collision": (id_collision, lambda: t_collision._tables(t_collision.MERGED)),
-    "leaked_state": (leaked_state, lambda: t_leaked._tables([3, 9, 15, 21, 27])),
-    "never_ending": (never_ending, lambda: t_never._tables(t_never.REAPED, waiter_verdict="error")),
-    "overload": (overload, lambda: t_overload._tables({"2x": t_overload.CALM, "4x": [(0.5, "intact"), (2.1, "reaped")],
-                                                       "8x": [(0.2, "intact"), (2.5, "reaped"), (3.0, "reaped")]})),
-    "pipelined_client": (pipelined_client, lambda: t_pipelined._tables([[(True, "garbage"), (True, "intact"), (False, "intact")],
-                                                                        [(False, "intact")] * 3])),
-    "slot_exhaustion": (slot_exhaustion, lambda: t_slots._tables()),
-    "sticky_routing": (sticky_routing, lambda: t_sticky._tables()),
-    "verification": (verification, lambda: t_verification._tables()),
-}
-
-
-def _as_measured(tables: dict) -> dict:
-    """The cancelled_request judge's tables with the columns only its charts read, as its run writes them
-    (app/lab/exercises/cancelled_request.py: each chunk's START flag, timeout and note)."""
-    chunks = tables["chunks"]
-    tables["chunks"] = chunks.assign(start=chunks["chunk"] == 0, timeout_s=1.0, note="")
-    return tables
-
-
-def hand_made(name: str) -> ExerciseResult:
-    module, tables = HAND_MADE[name]
-    made = tables()
-    return ExerciseResult.of(get(name), Measured(tables=made), module.judge(made))
-
-
-def test_every_exercise_has_hand_made_tables_here():
-    assert set(HAND_MADE) == set(REGISTRY)
-
-
-@pytest.mark.parametrize("name", sorted(HAND_MADE))
-def test_every_exercise_chart_has_a_summary_in_every_language(name):
-    result = hand_made(name)
-    english = exercise_charts.charts(result, words(SOURCE_LANGUAGE))
-    assert english and all(isinstance(c, Chart) and c.caption and c.summary.strip() for c in english), name
-    assert [(c.caption, c.figure.layout.title.text) for c in english] == \
-        [(caption, fig.layout.title.text) for caption, fig in exercise_charts.figures(result, words(SOURCE_LANGUAGE))]
-    for lang in OTHERS:
-        theirs = exercise_charts.charts(result, words(lang))
-        assert len(theirs) == len(english)
-        for mine, en in zip(theirs, english, strict=True):
-            assert mine.summary.strip() and mine.summary != en.summary, (lang, name, mine.summary)
-
-
-def test_the_verification_summary_reads_the_bars_it_sits_under():
-    result = hand_made("verification")
-    counts, table = exercise_charts.charts(result, words(SOURCE_LANGUAGE))
-    bars = {t.name: dict(zip(t.x, t.y, strict=True)) for t in counts.figure.data}
-    for deployment in bars["HELD"]:
-        told = (f"{deployment}: {bars['HELD'][deployment]} held, {bars['BROKEN'][deployment]} broken, "
-                f"{bars['SKIPPED'][deployment]} skipped")
-        assert told in counts.summary, (told, counts.summary)
-    verdicts = table.figure.data[0].cells.values[3]
-    assert f"{list(verdicts).count('BROKEN')} of {len(verdicts)} checks broke" in table.summary
-
-
-def test_the_forgot_ready_summary_counts_the_wrong_symbols_drawn():
-    result = hand_made("forgot_ready")
-    (chart,) = exercise_charts.charts(result, words(SOURCE_LANGUAGE))
-    drawn_wrong = {}
-    for trace in chart.figure.data:  # one trace per verdict and facet row (the run)
-        row = trace.yaxis
-        drawn_wrong[row] = drawn_wrong.get(row, 0) + sum(trace.y)
-    totals = sorted(drawn_wrong.values())
-    said = sorted(int(n) for n in re.findall(r"(\d+) wrong symbols in all", chart.summary))
-    assert said == totals and len(said) == 2
 
 
 # ------------------------------------------------------------------ pages

@@ -1,6 +1,6 @@
-"""The generator's exercises: predict, run on the real server, see why. The same API as app.lab.exercises
+"""The generator's exercises: predict, run on the real server, see why. The same API as app.exercises
 (EXERCISES, get, run, judge), so the Failure modes page, the CLI and the tests list both families
-(app/exercise_families.py).
+(app/exercises/families.py).
 
 One folder per exercise, app/generation/exercises/<name>/:
   engine.py   EXERCISE, measure(server, deployer, progress) -> Measured, pure judge(tables) -> ExerciseJudgement
@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING
 
-from app.lab.exercises import DONE, Exercise, ExerciseResult, Measured, load_exercise
+from app.exercises.common import DONE, Exercise, ExerciseResult, Measured, load_exercise
 from app.lab.progress import Progress, Stage
 
 if TYPE_CHECKING:

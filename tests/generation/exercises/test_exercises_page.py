@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app import exercise_families as families
+from app.exercises import families
+from app.exercises import words as text
 from app.generation.exercises import REGISTRY
 from app.i18n import words
-from app.text import exercises as text
-from tests.lab.exercises.conftest import PAGE, TIMEOUT_S, judgement, predict_and_run, show_result
+from tests.exercises.conftest import PAGE, TIMEOUT_S, judgement, predict_and_run, show_result
 
 
 @pytest.fixture()

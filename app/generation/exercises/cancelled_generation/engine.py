@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.generation import runs
 from app.generation.engine import PlannedRequest, state_cells
 from app.generation.setup import GenSetup
-from app.lab.exercises import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.lab.traffic import run_queue
 
 if TYPE_CHECKING:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.generation import runs
 from app.generation.setup import GenSetup
-from app.lab.exercises import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 
 if TYPE_CHECKING:
     from app.lab.deployment import Deployer

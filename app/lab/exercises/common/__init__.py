@@ -1,1 +1,0 @@
-"""What several exercises share: the result types, readings over run tables, fixed-name models."""
