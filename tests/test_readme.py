@@ -1,6 +1,6 @@
-"""README.md starts with the product and stays true: the name, two sentences, the screenshot and the
-two set-up commands on its first screen; the commands are the ones .ci/run runs; the layout table
-is the tree."""
+"""README.md is the front door and stays true: the name, two sentences, the screenshot and the two
+set-up commands on its first screen; the commands are the ones .ci/run runs; the rest of what it
+once held lives in docs/ (tests/test_docs.py), so it stays short."""
 from __future__ import annotations
 
 import re
@@ -14,6 +14,7 @@ README = REPO_ROOT / "README.md"
 CI_RUN = REPO_ROOT / ".ci" / "run"
 READ_COMMAND = REPO_ROOT / ".ci" / "readme-command"
 FIRST_SCREEN = 30  # lines a newcomer sees before scrolling, on a laptop
+FRONT_DOOR = 150  # lines: what it teaches, the picture, the commands, where to go next
 
 
 @pytest.fixture(scope="module")
@@ -80,39 +81,8 @@ def test_the_checkers_own_install_command_is_found_by_its_marker_in_its_docs():
     assert unknown.returncode == 2 and "app|tests|checker" in unknown.stderr
 
 
-def _layout_rows(text: str) -> list[str]:
-    table = text.split("<!-- layout:", 1)[1].split("\n\n", 1)[0]
-    return re.findall(r"^\| `([^`]+)` \|", table, flags=re.M)
-
-
-def test_the_layout_table_lists_every_folder_of_the_app_once_and_only_folders_that_exist():
-    rows = _layout_rows(README.read_text(encoding="utf-8"))
-    assert len(rows) == len(set(rows))
-    missing = [row for row in rows if not (REPO_ROOT / row).is_dir()]
-    assert not missing, f"README's layout names folders that do not exist: {missing}"
-    packages = sorted(
-        f"{path.parent.relative_to(REPO_ROOT)}/" for path in (REPO_ROOT / "app").rglob("*.py")
-        if "__pycache__" not in path.parts and "locale" not in path.parts
-    )
-    unlisted = sorted(set(packages) - set(rows))
-    assert not unlisted, f"folders of the app missing from README's layout table: {unlisted}"
-
-
-def test_each_way_of_extending_names_the_test_that_enforces_it():
-    text = README.read_text(encoding="utf-8")
-    extending = text.split("## Extending it", 1)[1].split("\n## ", 1)[0]
-    items = [item for item in extending.split("\n- ")[1:]]
-    assert [re.match(r"\*\*(.+?)\*\*", item).group(1) for item in items] == ["An exercise", "A preset", "A language", "A checker check",
-                                                                                       "A review rule", "A page"]
-    for item in items:
-        tests = re.findall(r"`(tests/[^`]+)`", item)
-        assert tests, f"no test named for: {item[:40]}"
-        for named in tests:
-            path, _, function = named.partition("::")
-            found = list(REPO_ROOT.glob(path.replace("<name>", "*").replace("<lang>", "*")))
-            assert found, path
-            if function:  # a test named by its function: it is defined there
-                assert any(f"def {function}(" in f.read_text(encoding="utf-8") for f in found), named
-        for function in re.findall(r"`(test_\w+)`", item):  # a test named alone lives in a file the item names
-            assert any(f"def {function}(" in (REPO_ROOT / t.partition("::")[0]).read_text(encoding="utf-8")
-                       for t in tests if (REPO_ROOT / t.partition("::")[0]).is_file()), function
+def test_the_readme_is_a_front_door_that_leads_to_every_docs_page(lines):
+    assert len(lines) <= FRONT_DOOR, f"README.md has {len(lines)} lines; what is not the front door goes to docs/"
+    linked = set(re.findall(r"\]\((docs/[^)#]+\.md)", "\n".join(lines)))
+    pages = {f"docs/{page.name}" for page in (REPO_ROOT / "docs").glob("*.md")}
+    assert pages <= linked, f"docs pages the README does not lead to: {sorted(pages - linked)}"

@@ -1,4 +1,4 @@
-"""Load lessons/NN-slug.md files into validated Lesson objects.
+"""Load lessons/<NN>-<slug>.md files into validated Lesson objects.
 
 Every problem is reported as a ContentError naming the file and the field, so
 the person writing lessons can fix content without reading this code.

@@ -1,6 +1,6 @@
 """perf_analyzer's --input-data JSON, read into tensors for the model the checker checks.
 
-The format (perf_analyzer docs/input_data.md at r24.10): {"data": [...]}, where each entry maps
+The format (perf_analyzer's docs/input_data.md at r24.10): {"data": [...]}, where each entry maps
 every input name to its tensor for one batch-1 request, and `data` may instead hold several
 lists of entries: one stream per sequence, played back to one correlation ID. A tensor is a
 row-major list of values, {"b64": "..."} (little-endian bytes; a BYTES element is a 4-byte
@@ -8,7 +8,7 @@ length and its bytes), or {"content": <list or b64>, "shape": [...]} for variabl
 Without "shape" the size comes from --shape or the model's fixed dims; where exactly one
 dimension is variable and nothing gives it, the element count does.
 
-`validation_data` holds the golden outputs (docs/input_data.md, "Output Validation"): the same
+`validation_data` holds the golden outputs (perf_analyzer's docs/input_data.md, "Output Validation"): the same
 format as "data" and aligned with it one to one (perf_analyzer's data_loader.cc refuses a file
 whose validation_data has another count of streams, or a stream another count of steps): each
 entry maps output names to tensors in the same forms, checked against the model's outputs. An

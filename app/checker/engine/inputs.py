@@ -12,7 +12,7 @@ request takes, so inputs whose lengths must agree (tokens and their mask) agree.
 drawn from the check's seed, anew for each session and step (DrawnSizes.per "request"), except
 where the dynamic batcher must stack the requests: Triton puts requests into one batch only when
 each variable input not marked allow_ragged_batch has the same shape in all of them (core
-backend_model.cc and dynamic_batch_scheduler.cc at r24.10; docs/user_guide/ragged_batching.md),
+backend_model.cc and dynamic_batch_scheduler.cc at r24.10; server docs/user_guide/ragged_batching.md),
 and the stateless checks send every request concurrently with any other, so there one size is
 drawn for the whole check (per "run"). The sequence batcher applies the same rule (under direct,
 a slot whose next request differs in shape gets a padding row in that batch and waits for a

@@ -1,6 +1,6 @@
 """A data file for a streaming (decoupled) model: its requests, and the golden stream of each.
 
-The requests are perf_analyzer's --input-data entries (docs/input_data.md at r24.10; read by
+The requests are perf_analyzer's --input-data entries (perf_analyzer's docs/input_data.md at r24.10; read by
 input_data.py): each entry is one request, in order; a file of sequences gives every step of every
 stream as a request of its own, since a decoupled model's request is the whole exchange.
 

@@ -1,7 +1,7 @@
 """A streaming (decoupled) model's response streams, measured: every request alone, then staggered.
 
 A decoupled model answers one request with any number of responses (model_transaction_policy
-decoupled; docs/user_guide/decoupled_models.md at r24.10), and an iterative-sequence model
+decoupled; server docs/user_guide/decoupled_models.md at r24.10), and an iterative-sequence model
 (sequence_batching.iterative_sequence) runs each request again and again, one response per
 execution, so requests that arrive while others are generating join their executions. The check
 asks what vLLM asks of itself: is each request's whole stream the same whether it ran alone or
