@@ -26,7 +26,8 @@ def configured_key() -> str | None:
 
 def listening_address() -> str | None:
     try:
-        return st.get_option("server.address")
+        address = st.get_option("server.address")
+        return None if address is None else str(address)
     except Exception:  # an option Streamlit no longer knows: assume the default (every interface)
         return None
 

@@ -4,6 +4,8 @@ save that did not happen, and the rest of the app (lessons, the lab, the checker
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
 
 import streamlit as st
 
@@ -23,12 +25,16 @@ def saving_failed(err: BaseException) -> str:
     return str(explain(err, t()))
 
 
-def guarded(key: str):
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def guarded(key: str) -> Callable[[Callable[P, R]], Callable[P, R | None]]:
     """For a fragment that reads the class database on a timer: while the database is away it
     shows why (and recovers by itself on a later tick), instead of an exception box."""
-    def wrap(body):
+    def wrap(body: Callable[P, R]) -> Callable[P, R | None]:
         @functools.wraps(body)
-        def run(*args, **kwargs):
+        def run(*args: P.args, **kwargs: P.kwargs) -> R | None:
             try:
                 return body(*args, **kwargs)
             except DatabaseError as err:

@@ -31,7 +31,7 @@ def letter(position: int) -> str:
     return chr(ord("A") + position) if 0 <= position < 26 else str(position + 1)
 
 
-def flags_text(row) -> str:
+def flags_text(row: pd.Series) -> str:
     """The item's raised flags in words, '' when none."""
     return _(", ").join(_(FLAG_WORDS[flag]) for flag in item_analysis.FLAGS if bool(row[flag]))
 

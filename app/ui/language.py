@@ -6,6 +6,9 @@ its query parameters and the learner's progress stay where they were.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
 import streamlit as st
 from streamlit.runtime.state import get_session_state
 
@@ -87,7 +90,7 @@ def chosen_key(key: str) -> str:
     return _CHOSEN.format(key)
 
 
-def choice(widget, label: str, options, *, key: str, **kwargs):
+def choice(widget: Callable[..., Any], label: str, options: Iterable[Any], *, key: str, **kwargs: Any) -> Any:
     """st.radio / st.selectbox over option ids whose labels are translated, that keeps its choice
     when the learner switches language.
 

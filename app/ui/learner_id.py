@@ -1,11 +1,16 @@
 """This browser's learner id, kept in st.session_state and in the URL (?learner=...), so a link keeps it."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 from app.i18n import N_
 from app.quiz import access_rules
 from app.ui.language import t
+
+if TYPE_CHECKING:
+    from app.quiz.store import ProgressStore
 
 
 def learner() -> str:
@@ -29,8 +34,9 @@ def learner() -> str:
         if asked:
             state[LEARNER_NOTICE] = access_rules.clean_name(asked) or ""
         name = asked
-    state[LEARNER] = access_rules.make_learner_id(name)
-    return state[LEARNER]
+    learner_id = access_rules.make_learner_id(name)
+    state[LEARNER] = learner_id
+    return learner_id
 
 
 LEARNER = "learner"
@@ -42,7 +48,7 @@ def learner_name() -> str:
     return access_rules.learner_name(learner())
 
 
-def rename_learner(store, name: str) -> bool:
+def rename_learner(store: ProgressStore, name: str) -> bool:
     """Give this learner a new name, keeping the token and every saved attempt and prediction.
 
     store is the ProgressStore; False when the name is unusable (blank).

@@ -4,7 +4,7 @@ their titles, questions and options in the reader's words."""
 from __future__ import annotations
 
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from urllib.parse import urlencode
 
 import plotly.graph_objects as go
@@ -130,7 +130,7 @@ def wrap(text: str, width: int = 24) -> str:
 Label = Callable[[str, Words], str]  # an option code in the reader's words
 
 
-def votes_figure(options, tally: dict[str, int], words: Words, right: tuple[str, ...] | None = None,
+def votes_figure(options: Sequence[str], tally: dict[str, int], words: Words, right: tuple[str, ...] | None = None,
                  label: Label = prediction_words.choice) -> go.Figure:
     """One bar per option (every option, even unchosen ones); after the reveal the right ones are green."""
     labels = [wrap(label(o, words)) for o in options]
@@ -149,7 +149,7 @@ def votes_figure(options, tally: dict[str, int], words: Words, right: tuple[str,
     return palette.finish(fig)
 
 
-def votes_summary(options, tally: dict[str, int], words: Words, right: tuple[str, ...] | None = None,
+def votes_summary(options: Sequence[str], tally: dict[str, int], words: Words, right: tuple[str, ...] | None = None,
                   label: Label = prediction_words.choice) -> str:
     """What votes_figure shows, in words: the votes for each option and, after the reveal, the right ones."""
     counts = [(label(o, words), int(tally.get(o, 0))) for o in options]

@@ -1,6 +1,8 @@
 """Charts and tables of one recogniser run, shared by the live lab and the lessons."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import pandas as pd
 import streamlit as st
 
@@ -9,6 +11,10 @@ from app.i18n import N_
 from app.lab.judgement import analysis
 from app.ui import chart
 from app.ui.language import _, t
+
+if TYPE_CHECKING:
+    from app.lab.deployment import LabSettings
+    from app.lab.records import RunResult
 
 ROWS_MEANING = {
     "direct": N_("Under direct a session keeps its slot for life, so in a healthy run each row keeps one colour."),
@@ -25,7 +31,7 @@ INSTANCE_COLUMNS = {"instance": N_("instance"), "requests": N_("requests"), "exe
                     "busy_ms": N_("busy (ms)"), "mean_batch": N_("mean batch"), "sessions": N_("sessions")}
 
 
-def timeline(result, settings=None, key: str = "slot-timeline", explain: bool = True) -> None:
+def timeline(result: RunResult, settings: LabSettings | None = None, key: str = "slot-timeline", explain: bool = True) -> None:
     # Without settings: the figures' own defaults (direct, the layout read off the requests).
     scheduler, instances, slots = ("direct", None, None) if settings is None else (settings.scheduler, settings.instances, settings.slots)
     chart.show(figures.slot_timeline(result.requests, scheduler, instances, slots, _=t()),
@@ -44,7 +50,7 @@ def explain_timeline(*schedulers: str) -> None:
     ), meaning=meaning))
 
 
-def server_side(result, key_prefix: str = "lab") -> None:
+def server_side(result: RunResult, key_prefix: str = "lab") -> None:
     """Batch sizes, queue vs compute, and latency percentiles, from trace and server statistics."""
     left, right = st.columns(2)
     chart.show(figures.batch_sizes(result.server, result.requests, _=t()),
@@ -73,7 +79,7 @@ def server_side(result, key_prefix: str = "lab") -> None:
     triton_quantiles(result)
 
 
-def triton_quantiles(result) -> None:
+def triton_quantiles(result: RunResult) -> None:
     """Triton's own latency quantiles, read from its Prometheus summaries when the run ended."""
     found = result.server.get("triton_quantiles") or {}
     if not found:
@@ -94,7 +100,7 @@ def triton_quantiles(result) -> None:
     ))
 
 
-def quantile_table(found: dict):
+def quantile_table(found: dict[str, Any]) -> pd.DataFrame:
     """One row per summary (request, queue, compute): p50 to p99.9 in ms and Triton's count."""
     words = t()
     rows = []
@@ -111,7 +117,7 @@ def quantile_table(found: dict):
     return pd.DataFrame(rows)
 
 
-def latency_table(result):
+def latency_table(result: RunResult) -> pd.DataFrame:
     """The latency percentiles as the learner reads them: lengths and sources in words."""
     table = analysis.latency_percentiles(result.requests, result.sessions).round(1)
     if table.empty:
@@ -123,7 +129,7 @@ def latency_table(result):
     return table.rename(columns={k: words(v) for k, v in LATENCY_COLUMNS.items()})
 
 
-def instance_work(result, key: str = "instance-work") -> None:
+def instance_work(result: RunResult, key: str = "instance-work") -> None:
     chart.show(figures.instance_work(result.requests, _=t()), figures.instance_work_summary(result.requests, _=t()),
                key=key, width="stretch")
     table = analysis.instance_work(result.requests)

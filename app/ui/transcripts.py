@@ -6,6 +6,7 @@ audio can be played. Built as small inline-styled HTML (st.markdown) so it reads
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
@@ -15,6 +16,11 @@ from app.lab.judgement import analysis
 from app.lab.scenario.audio import to_wav
 from app.text import verdicts as verdict_words
 from app.ui.language import _, t
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from app.lab.records import RunResult
 
 VERDICT_COLOUR = {"intact": "#1b7f3b", "lost": "#b54708", "foreign": "#c11f1f", "garbage": "#8e24aa", "error": "#555555"}
 # A board longer than this shows the broken sessions first and folds the rest into an expander,
@@ -28,7 +34,7 @@ def _char(c: str) -> str:
     return "&nbsp;" if c == " " else html.escape(c)
 
 
-def _row(label: str, cells, attr: str) -> str:
+def _row(label: str, cells: Iterable[analysis.Cell], attr: str) -> str:
     parts = []
     for cell in cells:
         style = _CELL
@@ -40,12 +46,12 @@ def _row(label: str, cells, attr: str) -> str:
     return f'<div style="{_ROW}"><span style="display:inline-block;width:5.5em;color:#666">{label}</span>{"".join(parts)}</div>'
 
 
-def _marker(cells) -> str:
+def _marker(cells: Iterable[analysis.Cell]) -> str:
     marks = "".join(f'<span style="{_CELL}color:#a50000">{"▲" if c.first else "&nbsp;"}</span>' for c in cells)
     return f'<div style="{_ROW}line-height:1"><span style="display:inline-block;width:5.5em"></span>{marks}</div>'
 
 
-def session_html(row, words: Words | None = None) -> str:
+def session_html(row: Any, words: Words | None = None) -> str:
     words = words or t()
     colour = VERDICT_COLOUR.get(row.verdict, "#555")
     badge = html.escape(verdict_words.badge(row.verdict, words))
@@ -94,7 +100,7 @@ def board_order(sessions: pd.DataFrame, full: int = FULL_BOARD) -> tuple[pd.Data
     return ranked.iloc[:full], ranked.iloc[full:]
 
 
-def board(result, key: str = "transcript-board", audio: bool = True) -> None:
+def board(result: RunResult, key: str = "transcript-board", audio: bool = True) -> None:
     """Every session of `result` (a driver RunResult), expected above received."""
     sessions = result.sessions
     plans = {p.index: p for p in result.plans}
@@ -112,8 +118,8 @@ def board(result, key: str = "transcript-board", audio: bool = True) -> None:
             else:
                 text_col, audio_col = st.container(), None
             text_col.markdown(session_html(row), unsafe_allow_html=True)
-            if audio_col is not None and row.session in plans:
-                plan = plans[row.session]
+            plan = plans.get(row.session)
+            if audio_col is not None and plan is not None and plan.audio is not None:
                 audio_col.audio(to_wav(plan.audio[: plan.send_count]), format="audio/wav")
         if len(folded):
             counts = folded["verdict"].value_counts().to_dict()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app.checker import words as check_words
-from app.checker.engine import Target, run_check, target_facts, target_on_server
+from app.checker.engine import ModelFacts, Target, run_check, target_facts, target_on_server
 from app.checker.page import controls as check_controls
 from app.checker.page import report as check_report
 from app.checker.page import servers as check_servers
@@ -44,7 +44,7 @@ def _server_for(choice: check_servers.Choice, own: LabServer) -> LabServer:
     return own if choice.url == own.url else LabServer(url=choice.url)
 
 
-def _facts(server: LabServer, model: check_controls.ModelChoice, own: bool):
+def _facts(server: LabServer, model: check_controls.ModelChoice, own: bool) -> ModelFacts | None:
     """The model as the server reports it, or None after saying why it cannot be checked (and, for
     one of the lab's own deployments on the app's server, offering to load it)."""
     if not model.name:

@@ -26,7 +26,10 @@ from app.ui.learner_id import learner
 from app.ui.shared_server import NEXT_STEPS, lab
 
 if TYPE_CHECKING:
+    from app.exercises.common import Exercise, ExerciseResult
+    from app.lab.deployment import Deployer
     from app.lab.progress import Stage
+    from app.lab.server import LabServer
 
 RESULT_KEY = "exercise-result-{}"
 
@@ -48,7 +51,7 @@ def _failure(err: BaseException, doing: str) -> str:
     return _t.render(_BECAUSE[doing], reason=str(explain(err, _t, wording=WORDING, next_steps=NEXT_STEPS)))
 
 
-def _run(name: str, choice: str, server, deployer) -> None:
+def _run(name: str, choice: str, server: LabServer, deployer: Deployer) -> None:
     _t = t()
     bar = st.progress(0.0, text=_("Starting"))
     try:
@@ -69,7 +72,7 @@ def _run(name: str, choice: str, server, deployer) -> None:
         st.warning(_t.render(N_("Your prediction could not be saved: {reason:text}"), reason=class_store.saving_failed(err)))
 
 
-def _show(exercise, choice: str, result) -> None:
+def _show(exercise: Exercise, choice: str, result: ExerciseResult) -> None:
     _t = t()
     seen = words.option(exercise.name, result.outcome, _t)
     if result.held(choice):

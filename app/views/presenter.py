@@ -221,7 +221,7 @@ def _figure(name: str, build: Callable[[], Any]) -> Any:
     return cache[key]
 
 
-def show_runs(sides: dict) -> None:
+def show_runs(sides: dict[str, Any]) -> None:
     a, b = sides["before"].result, sides["after"].result
     sa, sb = sides["before"].settings, sides["after"].settings
     timelines = _figure(f"timelines:{a.run_id}:{b.run_id}", lambda: replay.side_by_side(
