@@ -10,9 +10,9 @@ from app.content.lessons import Lesson
 from app.i18n import N_
 from app.live.registry import render_live
 from app.ui import course
-from app.ui.checks import show_self_checks
 from app.ui.language import _, t
 from app.views.lesson_parts.body import render_body
+from app.views.lesson_parts.self_checks import show_self_checks
 
 
 def render(number: int) -> None:
