@@ -436,7 +436,7 @@ def replica_class(env: dict[str, str], db_url: str, mix: list[str], replicas: in
     """One class: learners dealt to replicas in turn (learner i on replica i mod R, set-ups in
     turn over each round of R, so one set-up's learners sit on different replicas), all pressing
     Run on "go", each voting after their result."""
-    from app.lab.cases import demos
+    from app.presenter import engine as demos
     from app.quiz import votes
 
     store = votes.store(db_url)

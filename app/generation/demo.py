@@ -1,7 +1,7 @@
 """The presenter's generation demo (no Streamlit, no words): static batching against in-flight batching on the
 same seeded workload, for a class to predict, vote on and see.
 
-It is the generation family of the presenter's demos (the recogniser family is app/lab/cases/demos.py): the same
+It is the generation family of the presenter's demos (the recogniser family is app/presenter/engine.py): the same
 five steps, with the generator's two configs as the change, the lab page's compare question (words:
 app/generation/words.py QUESTIONS/ANSWERS["compare"]) as the question, both modes run by app/generation/runs.py
 on one planned workload, and the answer judged from those runs' numbers by runs.answer, never stored here.
@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.generation import runs
-from app.generation.engine import deployments
 from app.generation.setup import PRESETS, GenSetup
-from app.lab.cases.demos import DiffLine, changed_lines, diff_lines
+from app.lab.deployment import DiffLine, changed_lines, config_lines, diff_lines
 
 if TYPE_CHECKING:
     from app.lab.server import LabServer
@@ -55,7 +54,7 @@ DEMOS = {
 
 def config_text(demo: GenDemo, side: str) -> list[str]:
     settings = runs.settings_for(demo.setup, demo.mode(side))
-    return deployments.to_pbtxt(settings.to_config(DIFF_MODEL)).splitlines()
+    return config_lines(settings.to_config(DIFF_MODEL))
 
 
 def config_diff(demo: GenDemo, context: int = 2) -> list[DiffLine]:

@@ -7,9 +7,9 @@ from functools import partial
 import streamlit as st
 
 from app.i18n import N_
+from app.presenter import view as demos
 from app.quiz import votes
 from app.ui import class_store, learner_id
-from app.ui import presenter as demos
 from app.ui.language import _, t
 
 st.title(_("Class vote"))
@@ -31,7 +31,7 @@ except votes.PollNotFound:
     st.error(t().render(N_("No class vote has the code `{code:text}`. Check it with your presenter."), code=code))
     st.stop()
 
-demo = demos.known(poll.demo)  # either family: its question and options are worded by app/ui/presenter.py
+demo = demos.known(poll.demo)  # either family: its question and options are worded by app/presenter/view.py
 options = demos.demo_options(demo)
 choice_words = partial(demos.option_label, demo)
 voter = learner_id.learner()

@@ -3,7 +3,7 @@
 Peer instruction order: the change, the question, the class votes (live histogram), the run
 (both set-ups side by side on identical traffic, with a replay), then the reveal (what Triton
 did, which answer was right, and the share of the class that had it). Demos come in two families
-(app/ui/presenter.py): the recogniser's (app/lab/cases/demos.py: sessions, transcripts, slot
+(app/presenter/view.py): the recogniser's (app/presenter/engine.py: sessions, transcripts, slot
 replay) and the generator's (app/generation/demo.py: static against in-flight batching, drawn
 with the generation lab's figures); the steps share the vote and dispatch on the family. The demo, the step and
 the vote's code live in the URL (?demo=..&step=..&code=..), so a reload keeps the place.
@@ -25,15 +25,16 @@ from app.generation import figures as gen_figures
 from app.generation import runs as gen_runs
 from app.generation import words as gen_words
 from app.i18n import N_, Words
-from app.lab.cases import demos
-from app.lab.deployment import Deployer
+from app.lab.deployment import Deployer, DiffLine
 from app.lab.server import LabServer
+from app.presenter import engine as demos
+from app.presenter import figures as vote_figures
+from app.presenter import view as ui
+from app.presenter import words as demo_words
 from app.quiz import item_analysis, votes
-from app.text import demos as demo_words
 from app.text.errors import EXPLAINED, explain
 from app.ui import chart, class_store, language, shared_server, transcripts
 from app.ui import item_analysis as analysis_words
-from app.ui import presenter as ui
 from app.ui import quiz_sources as sources
 from app.ui.access import require_instructor
 from app.ui.language import _, t
@@ -120,7 +121,7 @@ def step_change() -> None:
         show_change(before, after, demos.changed(demo), demos.config_diff(demo))
 
 
-def show_change(before: str, after: str, changed: tuple[list[str], list[str]], diff: list[demos.DiffLine]) -> None:
+def show_change(before: str, after: str, changed: tuple[list[str], list[str]], diff: list[DiffLine]) -> None:
     st.markdown(t().render(N_("**{before_side:text}:** {before:text}  \n**{after_side:text}:** {after:text}"),
                            before_side=demo_words.side("before", t()), before=before,
                            after_side=demo_words.side("after", t()), after=after))
@@ -171,7 +172,7 @@ def histogram(code: str) -> None:
     """The class's votes, re-read every two seconds while this step is on screen."""
     tally = store.tally(code)
     label = partial(ui.option_label, demo_name)
-    chart.show(ui.votes_figure(options, tally, t(), label=label), ui.votes_summary(options, tally, t(), label=label),
+    chart.show(vote_figures.votes_figure(options, tally, t(), label=label), vote_figures.votes_summary(options, tally, t(), label=label),
                key="presenter-histogram", theme=None)
 
 
@@ -263,7 +264,7 @@ def show_generation_runs(shown: gen_demo.GenDemo, done: dict[str, gen_runs.GenRu
     for index, each in enumerate(drawn):
         if index < len(gen_demo.SIDES) and end > 0:
             each.figure.update_xaxes(range=[0, end * 1.03])  # the same time axis for both timelines
-        each.figure.update_layout(font={"size": ui.FONT - 4})
+        each.figure.update_layout(font={"size": vote_figures.FONT - 4})
         st.markdown("### " + each.caption)
         chart.show(each.figure, each.summary, key=f"presenter-gen-chart-{index}", theme=None)
     st.dataframe(gen_figures.numbers_table((done[side] for side in gen_demo.SIDES), t()), width="stretch")
@@ -300,8 +301,8 @@ def step_reveal() -> None:
     a.metric(_("Votes"), answer.votes)
     b.metric(_("Right"), share(answer.share_right))
     c.metric(_("Right outcome, any cause"), share(answer.share_outcome_right))
-    chart.show(ui.votes_figure(demo.options, tally, t(), right=answer.right),
-               ui.votes_summary(demo.options, tally, t(), right=answer.right), key="presenter-result", theme=None)
+    chart.show(vote_figures.votes_figure(demo.options, tally, t(), right=answer.right),
+               vote_figures.votes_summary(demo.options, tally, t(), right=answer.right), key="presenter-result", theme=None)
     st.markdown(_("Discuss: what in the change made the difference?"))
 
 
@@ -322,8 +323,8 @@ def reveal_generation(shown: gen_demo.GenDemo, done: dict[str, gen_runs.GenRun])
     a, b = st.columns(2)
     a.metric(_("Votes"), answer.votes)
     b.metric(_("Right"), share(answer.share_right))
-    chart.show(ui.votes_figure(options, tally, t(), right=answer.right, label=label),
-               ui.votes_summary(options, tally, t(), right=answer.right, label=label), key="presenter-result", theme=None)
+    chart.show(vote_figures.votes_figure(options, tally, t(), right=answer.right, label=label),
+               vote_figures.votes_summary(options, tally, t(), right=answer.right, label=label), key="presenter-result", theme=None)
     st.markdown(_(gen_words.DEMO_DISCUSS))
 
 
@@ -346,10 +347,10 @@ def quiz_item_answers() -> None:
             st.info(_("Nobody has answered this item yet."))
             return
         counts = analysis.option_counts(item.id)
-        labels = [ui.wrap(f"{analysis_words.letter(k)}. {o.text}", 40) for k, o in enumerate(item.options)]
+        labels = [vote_figures.wrap(f"{analysis_words.letter(k)}. {o.text}", 40) for k, o in enumerate(item.options)]
         chosen_by = [counts.get(o.key, 0) for o in item.options]
         right = [o.correct for o in item.options]
-        chart.show(item_charts.option_counts(labels, chosen_by, right, answered, t(), font_size=ui.FONT),
+        chart.show(item_charts.option_counts(labels, chosen_by, right, answered, t(), font_size=vote_figures.FONT),
                    item_charts.option_counts_summary(labels, chosen_by, right, answered, t()),
                    key="presenter-quiz-item-chart", theme=None)
         st.markdown("\n".join(analysis_words.option_lines(item, counts)))

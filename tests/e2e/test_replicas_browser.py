@@ -28,8 +28,8 @@ import sqlalchemy as sa
 from playwright.sync_api import Page, expect
 
 from app.i18n import words
-from app.lab.cases import demos
 from app.lab.scenario.scenario import random_texts
+from app.presenter import engine as demos
 from app.quiz.bank import load_bank
 from app.text import prediction as prediction_words
 from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, new_context, settle

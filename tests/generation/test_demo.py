@@ -8,7 +8,7 @@ import pytest
 from app.generation import demo as gen_demo
 from app.generation import runs
 from app.generation import words as gw
-from app.ui import presenter as ui
+from app.presenter import view as ui
 
 
 def test_the_diff_swaps_the_dynamic_batcher_for_iterative_sequences_and_keys_state_by_corrid():

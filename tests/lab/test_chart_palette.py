@@ -17,7 +17,7 @@ from app.exercises import families
 from app.exercises import figures as exercise_charts
 from app.i18n import words
 from app.lab.paths import REPO_ROOT
-from app.ui import presenter
+from app.presenter import figures as presenter
 from tests.lab.test_analysis import request
 
 CHARTS = REPO_ROOT / "app" / "charts"

@@ -18,7 +18,7 @@ from app.checker import figures as check_charts
 from app.i18n import SOURCE_LANGUAGE, languages, words
 from app.lab.paths import REPO_ROOT
 from app.live.sentiment import figures as sentiment_figures
-from app.ui import presenter
+from app.presenter import figures as presenter
 from tests.checker.test_placement_and_report import broken_result
 from tests.lab.test_analysis import request
 from tests.lab.test_chart_palette import SERVER, hand_made_run

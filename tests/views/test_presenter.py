@@ -10,7 +10,7 @@ import json
 import pytest
 
 from app.i18n import N_, languages, words
-from app.lab.cases import demos
+from app.presenter import engine as demos
 from app.quiz import access_rules, votes
 from tests.i18n.test_pages_in_chinese import untranslated
 from tests.i18n.text_checks import has_cjk

@@ -2,9 +2,11 @@
 
 Callers outside this package import from here: names, and two modules as namespaces whose
 functions read with their module's name, `deployments.to_pbtxt(config)` /
-`deployments.read_config(name)` and `presets.get(name)`.
+`deployments.read_config(name)` and `presets.get(name)`. `diff_lines` and its kin (config_diff.py) say
+what changes from one config to another.
 """
 from app.lab.deployment import deployments, presets
+from app.lab.deployment.config_diff import DiffLine, changed_lines, config_lines, diff_lines
 from app.lab.deployment.deployer import Applied, Deployer, setup_model_name
 from app.lab.deployment.deployments import GENERATOR_DEPLOYMENTS, SCHEDULERS, SHIPPED, STATE_KEYS, DeploymentError, LabSettings, scheduler_of
 from app.lab.deployment.device import instance_kind
@@ -25,11 +27,15 @@ __all__ = [
     "Applied",
     "Deployer",
     "DeploymentError",
+    "DiffLine",
     "LabSettings",
     "LabSetup",
     "LoadedModels",
     "SharedLoadedModels",
+    "changed_lines",
+    "config_lines",
     "deployments",
+    "diff_lines",
     "instance_kind",
     "parse_texts",
     "presets",

@@ -1,29 +1,23 @@
-"""Presenter-mode pieces: projector-size type, the config diff, the vote histogram, the join link, and the demos of
-both families (the recogniser's, app/lab/cases/demos.py; the generator's, app/generation/demo.py) by name, with
-their titles, questions and options in the reader's words."""
+"""Presenter-mode pieces the Presenter's page and the learners' vote page share: projector-size type, the config
+diff, the join link, and the demos of both families (the recogniser's, app/presenter/engine.py; the generator's,
+app/generation/demo.py) by name, with their titles, questions and options in the reader's words. The vote
+histogram is in app/presenter/figures.py."""
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Sequence
 from urllib.parse import urlencode
 
-import plotly.graph_objects as go
 import streamlit as st
 
-from app.charts import palette
-from app.charts.figures import listed, sentences
 from app.generation import demo as gen_demo
 from app.generation import words as gen_words
-from app.i18n import N_, Words
-from app.lab.cases import demos
-from app.lab.cases.demos import DiffLine
-from app.text import demos as demo_words
+from app.i18n import Words
+from app.lab.deployment import DiffLine
+from app.presenter import engine as demos
+from app.presenter import words as demo_words
 from app.text import prediction as prediction_words
-from app.text.charts import CHART_SUMMARIES as SUMMARIES
 
 ROOT = "presenter"  # the key of the container whose type is projector-size
-RIGHT_COLOUR, WRONG_COLOUR, VOTE_COLOUR = palette.GOOD, palette.GREY, palette.BLUE
-FONT = 22  # figure type on a projector
 
 CSS = f"""
 <style>
@@ -108,54 +102,3 @@ def join_link(code: str) -> str:
     except Exception:  # no browser (AppTest)
         host = None
     return f"{proto}://{host}/{path}" if host else "/" + path
-
-
-def wrap(text: str, width: int = 24) -> str:
-    """Break a long label onto lines (plotly's <br>) so it fits beside the bars in projector type.
-    Chinese (no word spaces) is cut every `width` // 2 characters, as each character is twice as wide."""
-    if any("\u4e00" <= c <= "\u9fff" for c in text):
-        step = max(1, width // 2)
-        return "<br>".join(text[i:i + step].strip() for i in range(0, len(text), step))
-    lines, line = [], ""
-    for word in text.split(" "):
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    lines.append(line)
-    return "<br>".join(lines)
-
-
-Label = Callable[[str, Words], str]  # an option code in the reader's words
-
-
-def votes_figure(options: Sequence[str], tally: dict[str, int], words: Words, right: tuple[str, ...] | None = None,
-                 label: Label = prediction_words.choice) -> go.Figure:
-    """One bar per option (every option, even unchosen ones); after the reveal the right ones are green."""
-    labels = [wrap(label(o, words)) for o in options]
-    counts = [int(tally.get(o, 0)) for o in options]
-    colours = [VOTE_COLOUR if right is None else RIGHT_COLOUR if o in right else WRONG_COLOUR for o in options]
-    hatched = ["/" if right is not None and o not in right else "" for o in options]  # wrong ones: not by colour alone
-    fig = go.Figure(go.Bar(x=counts, y=labels, orientation="h", marker_color=colours, marker_pattern_shape=hatched, text=counts,
-                           textposition="auto", textfont={"size": FONT + 6},
-                           hovertemplate="%{y}: %{x}<extra></extra>"))
-    total = sum(counts)
-    fig.update_layout(
-        title=words.render(N_("Votes: {n:count}"), n=total), font={"size": FONT},
-        height=120 + 95 * len(options), margin={"l": 10, "r": 20, "t": 70, "b": 40},
-        yaxis={"autorange": "reversed", "automargin": True}, xaxis={"rangemode": "tozero", "dtick": 1 if total <= 10 else None},
-    )
-    return palette.finish(fig)
-
-
-def votes_summary(options: Sequence[str], tally: dict[str, int], words: Words, right: tuple[str, ...] | None = None,
-                  label: Label = prediction_words.choice) -> str:
-    """What votes_figure shows, in words: the votes for each option and, after the reveal, the right ones."""
-    counts = [(label(o, words), int(tally.get(o, 0))) for o in options]
-    told = words.render(SUMMARIES["votes"], n=sum(n for _o, n in counts),
-                        options=listed([words.render(SUMMARIES["votes_item"], option=o, n=n) for o, n in counts], words))
-    if right is None:
-        return told
-    named = [label(o, words) for o in options if o in right]
-    return sentences(told, words.render(SUMMARIES["votes_right"], options=listed(named, words))) if named else told

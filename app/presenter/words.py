@@ -1,4 +1,4 @@
-"""Words for the presenter's demos (app/lab/cases/demos.py codes) and the class vote."""
+"""Words for the presenter's demos (app/presenter/engine.py codes) and the class vote."""
 from __future__ import annotations
 
 from app.i18n import N_, Words

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from app.lab.cases import demos
 from app.lab.deployment import PRESETS
+from app.presenter import engine as demos
 
 
 @pytest.mark.parametrize("name, removed, added", [

@@ -1,17 +1,16 @@
-"""The presenter's core demos (no Streamlit): two set-ups that differ in one setting, a question
+"""The presenter's core demos (no Streamlit, no words): two set-ups that differ in one setting, a question
 about one of them, and the answer a real run gives.
 
 Peer instruction runs ask, vote, reveal, discuss: the question and its options are codes from
-app/lab/judgement/prediction.py (words: app/text/prediction.py and app/text/demos.py); the right answer is
+app/lab/judgement/prediction.py (words: app/text/prediction.py and app/presenter/words.py); the right answer is
 never stored here, it is what the server did when both set-ups ran the same traffic.
 """
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from app.lab.deployment import PRESETS, LabSettings, deployments
+from app.lab.deployment import PRESETS, DiffLine, LabSettings, changed_lines, config_lines, diff_lines
 from app.lab.judgement import prediction
 from app.lab.records import RunResult, Traffic
 from app.lab.traffic import driver
@@ -67,14 +66,8 @@ def get(name: str | None) -> Demo:
     return DEMOS.get(name or DEFAULT, DEMOS[DEFAULT])
 
 
-@dataclass(frozen=True)
-class DiffLine:
-    kind: str  # "context", "removed", "added" or "gap" (lines left out between hunks)
-    text: str
-
-
 def config_text(settings: LabSettings) -> list[str]:
-    return deployments.to_pbtxt(settings.to_config(DIFF_MODEL)).splitlines()
+    return config_lines(settings.to_config(DIFF_MODEL))
 
 
 def config_diff(demo: Demo, context: int = 2) -> list[DiffLine]:
@@ -82,29 +75,9 @@ def config_diff(demo: Demo, context: int = 2) -> list[DiffLine]:
     return diff_lines(config_text(demo.settings("before")), config_text(demo.settings("after")), context)
 
 
-def diff_lines(a: list[str], b: list[str], context: int = 2) -> list[DiffLine]:
-    """The lines that change from a to b, with `context` lines around each change (any demo's config texts)."""
-    out: list[DiffLine] = []
-    for line in difflib.unified_diff(a, b, lineterm="", n=context):
-        if line.startswith(("---", "+++")):
-            continue
-        if line.startswith("@@"):
-            if out:
-                out.append(DiffLine("gap", "..."))
-            continue
-        kind = {"-": "removed", "+": "added"}.get(line[:1], "context")
-        out.append(DiffLine(kind, line[1:]))
-    return out
-
-
 def changed(demo: Demo) -> tuple[list[str], list[str]]:
     """(removed, added) config lines, without context."""
     return changed_lines(config_diff(demo, context=0))
-
-
-def changed_lines(lines: list[DiffLine]) -> tuple[list[str], list[str]]:
-    """(removed, added) lines of a diff made without context."""
-    return [d.text for d in lines if d.kind == "removed"], [d.text for d in lines if d.kind == "added"]
 
 
 @dataclass
