@@ -121,7 +121,9 @@ class Bank:
 
 
 @dataclass(frozen=True)
-class Problem:
+class InvalidField:
+    """One field of the bank file that is wrong, and why (app/lab/problems.Problem is a learner's problem)."""
+
     item: str  # "'some-id'" or "#3" when the id itself is unusable
     field: str
     message: str
@@ -130,7 +132,7 @@ class Problem:
 class BankError(BatchingLabError, ValueError):
     """The bank is malformed; str() lists one 'file: item .. field ..: why' per line."""
 
-    def __init__(self, path: Path, problems: Sequence[Problem]) -> None:
+    def __init__(self, path: Path, problems: Sequence[InvalidField]) -> None:
         self.path = path
         self.problems = list(problems)
         where = display_path(path)
@@ -157,10 +159,10 @@ class _ItemChecker:
         self.raw = raw
         self.label = label
         self.lessons = lessons
-        self.problems: list[Problem] = []
+        self.problems: list[InvalidField] = []
 
     def fail(self, field: str, message: str) -> None:
-        self.problems.append(Problem(self.label, field, message))
+        self.problems.append(InvalidField(self.label, field, message))
 
     def check(self) -> Item | None:
         raw = self.raw
@@ -281,25 +283,25 @@ def _item_label(raw: Any, index: int) -> str:
     return f"'{item_id}'" if isinstance(item_id, str) and item_id else f"#{index}"
 
 
-def validate_items(raw_items: Any, lessons: Iterable[Lesson] | None = None) -> tuple[list[Item], list[Problem]]:
+def validate_items(raw_items: Any, lessons: Iterable[Lesson] | None = None) -> tuple[list[Item], list[InvalidField]]:
     """Check the parsed 'items' list; returns the good items and all problems."""
     lesson_list = list(lessons) if lessons is not None else None
     if not isinstance(raw_items, list) or not raw_items:
-        return [], [Problem("", "items", "must be a non-empty list of items")]
+        return [], [InvalidField("", "items", "must be a non-empty list of items")]
     items: list[Item] = []
-    problems: list[Problem] = []
+    problems: list[InvalidField] = []
     seen: dict[str, int] = {}
     for index, raw in enumerate(raw_items):
         label = _item_label(raw, index)
         if not isinstance(raw, dict):
-            problems.append(Problem(label, "item", "must be a mapping"))
+            problems.append(InvalidField(label, "item", "must be a mapping"))
             continue
         item_id = raw.get("id")
         id_ok = False
         if not isinstance(item_id, str) or not ID_PATTERN.match(item_id):
-            problems.append(Problem(label, "id", f"{item_id!r} must be lowercase letters, digits and single '-'"))
+            problems.append(InvalidField(label, "id", f"{item_id!r} must be lowercase letters, digits and single '-'"))
         elif item_id in seen:
-            problems.append(Problem(label, "id", f"duplicate id (first used by item #{seen[item_id]})"))
+            problems.append(InvalidField(label, "id", f"duplicate id (first used by item #{seen[item_id]})"))
         else:
             seen[item_id] = index
             id_ok = True
@@ -317,12 +319,12 @@ def load_bank(path: Path | str = QUIZ_DIR / "bank.yaml", lessons: Iterable[Lesso
     try:
         data = yaml_text.parse(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise BankError(path, [Problem("", "file", "not found")]) from None
+        raise BankError(path, [InvalidField("", "file", "not found")]) from None
     except yaml.YAMLError as exc:
-        raise BankError(path, [Problem("", "file", f"not valid YAML: {exc}")]) from exc
+        raise BankError(path, [InvalidField("", "file", f"not valid YAML: {exc}")]) from exc
     if not isinstance(data, dict) or "items" not in data:
-        raise BankError(path, [Problem("", "items", "the file must be a mapping with an 'items' list")])
-    problems = [Problem("", key, "unknown top-level key (only 'items')") for key in sorted(set(data) - {"items"}, key=str)]
+        raise BankError(path, [InvalidField("", "items", "the file must be a mapping with an 'items' list")])
+    problems = [InvalidField("", key, "unknown top-level key (only 'items')") for key in sorted(set(data) - {"items"}, key=str)]
     items, item_problems = validate_items(data["items"], lessons)
     problems.extend(item_problems)
     if problems:

@@ -15,7 +15,7 @@ import yaml
 from app.content import yaml_text
 from app.i18n import language_pack
 from app.lab.paths import QUIZ_DIR
-from app.quiz.bank import Bank, BankError, Item, Problem
+from app.quiz.bank import Bank, BankError, InvalidField, Item
 
 _ITEM_KEYS = {"prompt", "options", "explain", "unit"}
 _OPTION_KEYS = {"text", "explain"}
@@ -35,21 +35,21 @@ def translate(bank: Bank, lang: str, path: Path | None = None) -> Bank:
     try:
         data = yaml_text.parse(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise BankError(path, [Problem("", "file", f"not found: no quiz in {lang!r}")]) from None
+        raise BankError(path, [InvalidField("", "file", f"not found: no quiz in {lang!r}")]) from None
     except yaml.YAMLError as exc:
-        raise BankError(path, [Problem("", "file", f"not valid YAML: {exc}")]) from exc
+        raise BankError(path, [InvalidField("", "file", f"not valid YAML: {exc}")]) from exc
     raw = data.get("items") if isinstance(data, dict) else None
     if not isinstance(raw, dict):
-        raise BankError(path, [Problem("", "items", "the file must map 'items' to {item id: words}")])
-    problems: list[Problem] = []
+        raise BankError(path, [InvalidField("", "items", "the file must map 'items' to {item id: words}")])
+    problems: list[InvalidField] = []
     items = []
     for item in bank:
         words = raw.get(item.id)
         if not isinstance(words, dict):
-            problems.append(Problem(f"'{item.id}'", "item", "missing"))
+            problems.append(InvalidField(f"'{item.id}'", "item", "missing"))
             continue
         items.append(_item(item, words, problems))
-    problems += [Problem(f"'{extra}'", "item", "not in quiz/bank.yaml") for extra in raw if bank.get(extra) is None]
+    problems += [InvalidField(f"'{extra}'", "item", "not in quiz/bank.yaml") for extra in raw if bank.get(extra) is None]
     if problems:
         raise BankError(path, problems)
     return Bank(tuple(items), bank.path)
@@ -59,34 +59,34 @@ def _text(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def _item(item: Item, words: dict[str, Any], problems: list[Problem]) -> Item:
+def _item(item: Item, words: dict[str, Any], problems: list[InvalidField]) -> Item:
     label = f"'{item.id}'"
     for key in sorted(set(words) - _ITEM_KEYS):
-        problems.append(Problem(label, key, "unknown key"))
+        problems.append(InvalidField(label, key, "unknown key"))
     prompt = _text(words.get("prompt"))
     if prompt is None:
-        problems.append(Problem(label, "prompt", "must be a non-empty string"))
+        problems.append(InvalidField(label, "prompt", "must be a non-empty string"))
     changes: dict[str, Any] = {"prompt": prompt or item.prompt}
     for key in ("explain", "unit"):
         theirs, ours = getattr(item, key), _text(words.get(key))
         if (theirs is None) != (ours is None):
-            problems.append(Problem(label, key, "must be given exactly when the English item has it"))
+            problems.append(InvalidField(label, key, "must be given exactly when the English item has it"))
         changes[key] = ours if theirs is not None else None
     options = words.get("options", [])
     if not isinstance(options, list) or len(options) != len(item.options):
-        problems.append(Problem(label, "options", f"must list the {len(item.options)} options in the English order"))
+        problems.append(InvalidField(label, "options", f"must list the {len(item.options)} options in the English order"))
         return replace(item, **changes)
     translated = []
     for option, entry in zip(item.options, options, strict=True):
         where = f"options[{option.key}]"
         entry = entry if isinstance(entry, dict) else {}
         for key in sorted(set(entry) - _OPTION_KEYS):
-            problems.append(Problem(label, f"{where}.{key}", "unknown key"))
+            problems.append(InvalidField(label, f"{where}.{key}", "unknown key"))
         text, explain = _text(entry.get("text")), _text(entry.get("explain"))
         if text is None:
-            problems.append(Problem(label, f"{where}.text", "must be a non-empty string"))
+            problems.append(InvalidField(label, f"{where}.text", "must be a non-empty string"))
         if (option.explain.strip() != "") != (explain is not None):
-            problems.append(Problem(label, f"{where}.explain", "must be given exactly when the English option has one"))
+            problems.append(InvalidField(label, f"{where}.explain", "must be given exactly when the English option has one"))
         translated.append(replace(option, text=text or option.text, explain=explain or option.explain))
     changes["options"] = tuple(translated)
     return replace(item, **changes)

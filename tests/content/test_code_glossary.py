@@ -221,3 +221,9 @@ def test_the_code_glossary_is_well_formed():
             assert set(entry.get("kinds", KINDS)) <= set(KINDS), entry
             assert words(entry["words"].replace(" ", "_")) == tuple(entry["words"].split()), f"not lower-case words: {entry}"
     assert len(rules()) >= 10
+
+
+def test_a_class_named_problem_is_the_learners_problem_alone():
+    planted = "class Problem:\n    pass\n"
+    assert [f.name for f, _rule in findings(names_in(planted, "app/quiz/bank.py"), rules())] == ["Problem"]
+    assert findings(names_in(planted, "app/lab/problems.py"), rules()) == []

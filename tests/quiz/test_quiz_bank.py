@@ -194,6 +194,6 @@ def test_repo_paths_are_shown_relative():
     from app.lab.paths import QUIZ_DIR
     err = BankError(QUIZ_DIR / "bank.yaml", [])
     assert err.path == QUIZ_DIR / "bank.yaml"
-    from app.quiz.bank import Problem
-    err = BankError(QUIZ_DIR / "bank.yaml", [Problem("'capacity-direct'", "tolerance", "must be a number >= 0")])
+    from app.quiz.bank import InvalidField
+    err = BankError(QUIZ_DIR / "bank.yaml", [InvalidField("'capacity-direct'", "tolerance", "must be a number >= 0")])
     assert str(err) == "quiz/bank.yaml: item 'capacity-direct' field 'tolerance': must be a number >= 0"
