@@ -28,6 +28,7 @@ import pandas as pd
 import tritonclient.grpc as grpcclient
 from tritonclient.utils import InferenceServerException
 
+from app.generation.engine import analysis
 from app.generation.engine.workload import PlannedRequest, Workload
 from app.lab.observation import server_stats
 from app.lab.progress import REQUESTS, Progress
@@ -264,7 +265,7 @@ def _inferences_seen(trace: pd.DataFrame, floor: int) -> int:
     sent it a token (gen_inflight runs a request once per step, gen_static once), and at least one
     per request that was not cancelled. Triton counts an execution only after its responses went
     out, so the statistics are read once they reach this."""
-    tokens = trace[(~trace["empty"].astype(bool)) & (trace["error"] == "")]
+    tokens = analysis.token_rows(trace)
     return max(floor, len(tokens[["instance", "execution", "tag"]].drop_duplicates()))
 
 
