@@ -97,7 +97,10 @@ class EmbeddedServer(GroupLeader):
         env = dict(os.environ)
         # The stub embeds the first python on PATH: make it ours so models see this venv.
         env["PATH"] = f"{install.python_bin_dir}{os.pathsep}{env.get('PATH', '')}"
-        env["LD_LIBRARY_PATH"] = f"{install.library_dir}{os.pathsep}{env.get('LD_LIBRARY_PATH', '')}"
+        libraries = [str(install.library_dir)]
+        if install.python_library_dir is not None:  # the stub's libpython must match our standard library
+            libraries.insert(0, str(install.python_library_dir))
+        env["LD_LIBRARY_PATH"] = os.pathsep.join([*libraries, env.get("LD_LIBRARY_PATH", "")])
         if install.allocator:
             env["LD_PRELOAD"] = f"{install.allocator}{os.pathsep}{env.get('LD_PRELOAD', '')}".rstrip(os.pathsep)
         self.allocator = install.allocator.name if install.allocator else "glibc malloc"

@@ -9,6 +9,7 @@ import importlib.util
 import os
 import shutil
 import sys
+import sysconfig
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,7 @@ class Installation:
     python_bin_dir: Path
     allocator: Path | None = None  # preloaded into the server when found (see _allocator)
     cache_dir: Path | None = None  # the wheel's response caches (caches/local/libtritoncache_local.so), when shipped
+    python_library_dir: Path | None = None  # this interpreter's own libpython, found first by the stub (see below)
 
 
 def _package_root() -> Path:
@@ -51,7 +53,24 @@ def locate() -> Installation:
     backend_dir = _assemble_backend_dir(server_root / "backends" / "python", stub, version)
     caches = server_root / "caches"
     return Installation(executable, backend_dir, library_dir, Path(sys.executable).parent, _allocator(),
-                        caches if (caches / "local" / "libtritoncache_local.so").is_file() else None)
+                        caches if (caches / "local" / "libtritoncache_local.so").is_file() else None,
+                        _python_library_dir())
+
+
+def _python_library_dir() -> Path | None:
+    """The folder of the libpython this interpreter was built with, when it is a shared library.
+
+    The stub links libpython3.X.so.1.0 by name, so it loads whichever the dynamic linker finds
+    first (seen: Debian's 3.11.2) while it runs this interpreter's standard library (seen:
+    pyenv's 3.11.7). Extension modules built for the newer patch release then fail to load
+    (`_ssl`: "undefined symbol: _PyModule_Add"), and with them everything that imports ssl,
+    transformers included. Putting the interpreter's own library first makes the pair match.
+    """
+    libdir, library = sysconfig.get_config_var("LIBDIR"), sysconfig.get_config_var("LDLIBRARY")
+    if not libdir or not library or not str(library).endswith(".so"):
+        return None
+    folder = Path(libdir)
+    return folder if (folder / f"{library}.1.0").exists() or (folder / str(library)).exists() else None
 
 
 # Triton 2.51's tracer frees a finished trace while still holding that trace's mutex (fixed
