@@ -19,7 +19,7 @@ import queue
 import secrets
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,9 +37,9 @@ from app.lab.traffic import OnWait, ServerView, run_queue
 
 OUTPUTS = ("TOKEN", "STEP", "ROW", "BATCH", "EXECUTION", "INSTANCE", "STATE_OWNER")
 # The trace: one row per response. Output columns are the outputs' names in lower case; -1 where
-# a response carries none (an empty final response, an error).
-TRACE_COLUMNS = ["run_id", "index", "tag", "request_id", "t_send", "t_recv", "final", "empty", "error",
-                 *[name.lower() for name in OUTPUTS]]
+# a response carries none (an empty final response, an error), [] for an output that is a list.
+BASE_COLUMNS = ["run_id", "index", "tag", "request_id", "t_send", "t_recv", "final", "empty", "error"]
+TRACE_COLUMNS = [*BASE_COLUMNS, *[name.lower() for name in OUTPUTS]]
 # Response kinds worth telling apart, from the client's side.
 CANCELLED_BY_CLIENT = "cancelled"  # the error the client's own stream reports after stop_stream(cancel_requests=True)
 DEFAULT_TIMEOUT_S = 60.0  # after the last arrival, for every request to end
@@ -69,11 +69,15 @@ class GenerationRun:
 
 def _inputs(plan: PlannedRequest) -> list[Any]:
     """PROMPT, MAX_TOKENS and TAG as tritonclient.grpc InferInputs (a batch of one)."""
-    arrays: dict[str, tuple[np.ndarray[Any, Any], str]] = {
+    return infer_inputs({
         "PROMPT": (np.array([plan.prompt], dtype=np.int32), "INT32"),
         "MAX_TOKENS": (np.array([[plan.max_tokens]], dtype=np.int32), "INT32"),
         "TAG": (np.array([[plan.tag]], dtype=np.uint64), "UINT64"),
-    }
+    })
+
+
+def infer_inputs(arrays: Mapping[str, tuple[np.ndarray[Any, Any], str]]) -> list[Any]:
+    """tritonclient.grpc InferInputs, one per (array, datatype)."""
     out = []
     for name, (array, datatype) in arrays.items():
         tensor = grpcclient.InferInput(name, list(array.shape), datatype)
@@ -86,8 +90,8 @@ class _Recorder:
     """Collects responses from every stream's callback thread; knows which requests have ended."""
 
     def __init__(self, run_id: str, plans: Sequence[PlannedRequest], t0: float, cancel_after: Mapping[int, int],
-                 progress: Progress | None):
-        self.run_id, self.t0, self.progress = run_id, t0, progress
+                 progress: Progress | None, shape: StreamShape):
+        self.run_id, self.t0, self.progress, self.shape = run_id, t0, progress, shape
         self.by_id = {f"{run_id}:{p.index}": p for p in plans}
         self.by_index = {p.index: p for p in plans}
         self.sent: dict[int, float] = {}
@@ -118,7 +122,8 @@ class _Recorder:
         if plan is not None:
             row.update(index=plan.index, tag=plan.tag, request_id=f"{self.run_id}:{plan.index}",
                        t_send=self.sent.get(plan.index, float("nan")))
-        row.update({name.lower(): -1 for name in OUTPUTS})
+        row.update({name.lower(): -1 for name in self.shape.outputs})
+        row.update({name.lower(): [] for name in self.shape.list_outputs})
         return row
 
     def _result(self, result: Any, now: float) -> None:
@@ -126,11 +131,15 @@ class _Recorder:
         plan = self.by_id.get(response.id)
         row = self._row(plan, now)
         row["final"] = bool(response.parameters["triton_final_response"].bool_param)
-        for name in OUTPUTS:
+        for name in self.shape.outputs:
             value = result.as_numpy(name)
             if value is not None and value.size:
                 row[name.lower()] = int(value.reshape(-1)[0])
                 row["empty"] = False
+        for name in self.shape.list_outputs:
+            value = result.as_numpy(name)
+            if value is not None:
+                row[name.lower()] = [int(v) for v in value.reshape(-1)]
         self.rows.append(row)
         if plan is None:
             return
@@ -171,27 +180,29 @@ class _Recorder:
 
     def frame(self) -> pd.DataFrame:
         with self.lock:
-            return pd.DataFrame(self.rows, columns=TRACE_COLUMNS)
+            return pd.DataFrame(self.rows, columns=self.shape.trace_columns)
 
 
 def run(server: ServerView, model: str, workload: Workload | Sequence[PlannedRequest], *,
         cancel_after: Mapping[int, int] | None = None, progress: Progress | None = None, on_wait: OnWait | None = None,
-        hold: bool = True, timeout_s: float = DEFAULT_TIMEOUT_S) -> GenerationRun:
+        hold: bool = True, timeout_s: float = DEFAULT_TIMEOUT_S, shape: StreamShape | None = None) -> GenerationRun:
     """Run `workload` (or requests already planned) on `model` and return its trace.
 
     `cancel_after`: {request index: N}: that request travels on a stream of its own, stopped with
     cancel_requests=True once N of its tokens have arrived. `hold`: the run holds its deployment
     alone (other runs of it wait; `on_wait` hears the place). Raises UnreachableError
     (server_unreachable) when the server does not answer or drops the stream, RunUnfinished
-    (gen_run_unfinished) when requests are still open `timeout_s` after the last arrival."""
+    (gen_run_unfinished) when requests are still open `timeout_s` after the last arrival.
+    `shape`: what the model takes and answers (default: the generator's, GENERATOR)."""
+    shape = shape or GENERATOR
     plans = workload.plan() if isinstance(workload, Workload) else list(workload)
     cancels = dict(cancel_after or {})
     if not plans:
         raise ValueError("a run needs at least one request")
     if hold:
         with run_queue.hold(server, model, on_wait):
-            return _run(server, model, plans, cancels, progress, timeout_s)
-    return _run(server, model, plans, cancels, progress, timeout_s)
+            return _run(server, model, plans, cancels, progress, timeout_s, shape)
+    return _run(server, model, plans, cancels, progress, timeout_s, shape)
 
 
 def _unreachable(server: ServerView, err: Exception) -> UnreachableError:
@@ -199,7 +210,7 @@ def _unreachable(server: ServerView, err: Exception) -> UnreachableError:
 
 
 def _run(server: ServerView, model: str, plans: list[PlannedRequest], cancels: dict[int, int],
-         progress: Progress | None, timeout_s: float) -> GenerationRun:
+         progress: Progress | None, timeout_s: float, shape: StreamShape) -> GenerationRun:
     control = server.client(timeout_s=10)
     try:
         config = control.get_model_config(model)  # Triton's own refusal (an unknown model) is raised as it is
@@ -208,7 +219,7 @@ def _run(server: ServerView, model: str, plans: list[PlannedRequest], cancels: d
     before = server_stats.snapshot(control, server.metrics_url, model)
     run_id = secrets.token_hex(4)
     t0 = time.perf_counter()
-    recorder = _Recorder(run_id, plans, t0, cancels, progress)
+    recorder = _Recorder(run_id, plans, t0, cancels, progress, shape)
     shared = grpcclient.InferenceServerClient(server.grpc_url)
     own: dict[int, grpcclient.InferenceServerClient] = {}
     canceller = threading.Thread(target=_cancel_loop, args=(recorder, own), name="gen-cancel", daemon=True)
@@ -228,7 +239,7 @@ def _run(server: ServerView, model: str, plans: list[PlannedRequest], cancels: d
             with recorder.lock:
                 recorder.sent[plan.index] = time.perf_counter() - t0
             try:
-                client.async_stream_infer(model, _inputs(plan), request_id=f"{run_id}:{plan.index}",
+                client.async_stream_infer(model, shape.inputs(plan), request_id=f"{run_id}:{plan.index}",
                                           enable_empty_final_response=True)
             except InferenceServerException as err:  # the stream is no longer valid: the server broke it
                 recorder.lost = recorder.lost or str(err.message())
@@ -252,8 +263,8 @@ def _run(server: ServerView, model: str, plans: list[PlannedRequest], cancels: d
         raise RunUnfinished("gen_run_unfinished", model=model, seconds=round(timeout_s),
                             requests=", ".join(str(i) for i in open_requests))
     trace = recorder.frame().sort_values(["t_recv"], kind="stable").reset_index(drop=True)
-    after = server_stats.snapshot_after(control, server.metrics_url, model, before, _inferences_seen(trace, len(plans) - len(cancels)),
-                                        wait_s=5.0)
+    after = server_stats.snapshot_after(control, server.metrics_url, model, before,
+                                        shape.inferences(trace, len(plans) - len(cancels)), wait_s=5.0)
     control.close()
     return GenerationRun(run_id=run_id, model=model, plans=plans, trace=trace,
                          max_batch_size=int(config.get("max_batch_size", 1)) or 1, cancel_after=cancels,
@@ -268,6 +279,26 @@ def _inferences_seen(trace: pd.DataFrame, floor: int) -> int:
     tokens = analysis.token_rows(trace)
     return max(floor, len(tokens[["instance", "execution", "tag"]].drop_duplicates()))
 
+
+@dataclass(frozen=True)
+class StreamShape:
+    """What a streaming model takes and answers: the driver serves any model described so.
+
+    `outputs` are read as one int each, `list_outputs` as lists of ints; `inputs` builds a
+    request's tensors; `inferences(trace, floor)` says how many inferences Triton ran for the
+    trace, so the statistics are read once they count them all."""
+
+    outputs: tuple[str, ...]
+    inputs: Callable[[PlannedRequest], list[Any]]
+    inferences: Callable[[pd.DataFrame, int], int]
+    list_outputs: tuple[str, ...] = ()
+
+    @property
+    def trace_columns(self) -> list[str]:
+        return [*BASE_COLUMNS, *[name.lower() for name in (*self.outputs, *self.list_outputs)]]
+
+
+GENERATOR = StreamShape(OUTPUTS, _inputs, _inferences_seen)
 
 CELLS_METRIC = "gen_state_cells"
 

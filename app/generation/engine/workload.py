@@ -24,7 +24,7 @@ class PlannedRequest:
     index: int  # position in the workload, 0-based, in arrival order
     tag: int  # the client's own tag (TAG input), unique across runs and processes
     arrival_s: float  # planned send time, seconds after the run's start
-    prompt: tuple[int, int, int, int]
+    prompt: tuple[int, ...]  # four ids for the generator; any length for the paged engine
     max_tokens: int
 
 

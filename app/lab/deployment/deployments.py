@@ -33,6 +33,10 @@ RECOGNISER_CODE = MODEL_REPOSITORY / "asr_dynamic" / "1" / "model.py"
 GENERATOR_DEPLOYMENTS = ("gen_static", "gen_inflight", "gen_inflight_by_row")
 GENERATOR_CODE = MODEL_REPOSITORY / "gen_inflight" / "1" / "model.py"
 GENERATOR_INPUTS = {"PROMPT", "MAX_TOKENS", "TAG"}
+# The paged-KV engine (app/generation/paged): transformers inside a stub, loaded on first use. Its
+# code is two files; a deployment made from settings sends both.
+PAGED_ENGINE_DEPLOYMENTS = ("kv_engine",)
+PAGED_ENGINE_CODE = tuple(MODEL_REPOSITORY / "kv_engine" / "1" / name for name in ("model.py", "paged.py"))
 SCHEDULERS = ("dynamic", "direct", "oldest")
 STATE_KEYS = ("slot", "corrid", "session")
 RECOGNISER_INPUTS = {"AUDIO", "SESSION"}
@@ -259,7 +263,12 @@ def validate_recogniser(config: mc.ModelConfig) -> None:
 
 def is_generator(config: mc.ModelConfig) -> bool:
     """A config for the token generator's code (its inputs), not the recogniser's."""
-    return {i.name for i in config.input} == GENERATOR_INPUTS
+    return {i.name for i in config.input} == GENERATOR_INPUTS and not is_paged_engine(config)
+
+
+def is_paged_engine(config: mc.ModelConfig) -> bool:
+    """A config for the paged-KV engine's code: it answers with the blocks a request holds."""
+    return "BLOCKS" in {o.name for o in config.output}
 
 
 def load(client: http.InferenceServerClient, config: mc.ModelConfig, with_code: bool = False) -> None:
@@ -267,7 +276,9 @@ def load(client: http.InferenceServerClient, config: mc.ModelConfig, with_code: 
     recogniser's, after checking the config fits that code, since Triton's own error is vague; or
     the generator's, whose settings app/generation checks) for a name not in the repository."""
     files = None
-    if with_code and is_generator(config):
+    if with_code and is_paged_engine(config):
+        files = {f"file:1/{path.name}": path.read_bytes() for path in PAGED_ENGINE_CODE}
+    elif with_code and is_generator(config):
         files = {"file:1/model.py": GENERATOR_CODE.read_bytes()}
     elif with_code:
         validate_recogniser(config)

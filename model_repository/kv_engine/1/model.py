@@ -13,7 +13,7 @@ Inputs
 
 Outputs, one response per token, read from the engine's own state at the step that made it
   TOKEN                 the token id (the lab shows each id as a word from a fixed list)
-  INDEX                 the token's position in the answer (0 = first)
+  POSITION              the token's position in the answer (0 = first)
   STEP                  the engine step that made it (this instance's count)
   STEP_TAGS             TAGs of every request that computed tokens in that step
   STEP_TOKENS           tokens this request computed in that step (its prompt, or a chunk of it,
@@ -197,7 +197,7 @@ class TritonPythonModel:
         with self.lock:
             step_tags = [] if record is None else [self.tags.get(r, 0) for r in record.requests]
         ints = {
-            "TOKEN": [token.token], "INDEX": [token.index],
+            "TOKEN": [token.token], "POSITION": [token.index],
             "STEP": [0 if record is None else record.step],
             "STEP_TOKENS": [0 if record is None else record.requests.get(token.request_id, 0)],
             "BLOCKS": blocks, "SHARED_BLOCKS": shared,
