@@ -432,7 +432,7 @@ def test_the_shipped_repository_reviews_as_the_lab_expects():
     """
     found = review_target(MODEL_REPOSITORY, lab_expectations())
     codes = {name: [f.code for f in findings] for name, findings in found.items()}
-    assert set(codes) == {*deployments.SHIPPED, *deployments.GENERATOR_DEPLOYMENTS}
+    assert set(codes) == {*deployments.SHIPPED, *deployments.GENERATOR_DEPLOYMENTS, *deployments.PAGED_ENGINE_DEPLOYMENTS}
     assert {name: codes[name] for name in deployments.SHIPPED} == {name: [C.NO_ROLLBACK_VERSION] for name in deployments.SHIPPED}
     shipped = [f for name in deployments.SHIPPED for f in found[name]]
     assert {str(f.values) for f in shipped} == {str({"policy": "latest", "served": 1})}
@@ -445,6 +445,9 @@ def test_the_shipped_repository_reviews_as_the_lab_expects():
         "gen_inflight": [C.CAPACITY_BELOW_SESSIONS, C.NO_ROLLBACK_VERSION, C.ITERATIVE_ZERO_QUEUE_DELAY],
         "gen_inflight_by_row": [C.CAPACITY_BELOW_SESSIONS, C.NO_ROLLBACK_VERSION, C.ITERATIVE_ZERO_QUEUE_DELAY],
     }
+    # The paged engine turns Triton's batcher off (max_batch_size 0, no scheduler section): nothing to
+    # review there but its single served version; its batching is the engine's own.
+    assert {name: codes[name] for name in deployments.PAGED_ENGINE_DEPLOYMENTS} == {"kv_engine": [C.NO_ROLLBACK_VERSION]}
 
 
 def test_more_sessions_than_the_lab_allows_overflow_the_direct_deployment():

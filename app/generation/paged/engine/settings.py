@@ -48,7 +48,7 @@ class PagedSettings:
     step_ms: float = 10.0
 
     def problems(self) -> list[Problem]:
-        """Every reason these settings cannot be deployed (words: app/generation/paged/words.py)."""
+        """Every reason these settings cannot be deployed (their words sit in the paged feature's words module)."""
         out = []
         if self.scheduler not in SCHEDULERS:
             out.append(Problem("kv_scheduler_unknown", {"value": self.scheduler, "choices": ", ".join(SCHEDULERS)}))

@@ -46,7 +46,7 @@ class PagedWorkload:
     seed: int = 0
 
     def problems(self) -> list[Problem]:
-        """Every reason this workload cannot run, as codes (words: app/generation/paged/words.py)."""
+        """Every reason this workload cannot run, as codes (their words sit in the paged feature's words module)."""
         out = []
         for name, (low, high) in RANGES.items():
             value = getattr(self, name)
