@@ -108,7 +108,6 @@ class TritonPythonModel:
         self.engine.min_step_s = self.step_s
         self.engine.on_token = self._on_token
         self.live: dict[str, _Live] = {}
-        self.tags: dict[str, int] = {}
         self.lock = threading.Lock()
         self.counter = 0
         self.outbox: queue.Queue = queue.Queue()
@@ -159,8 +158,7 @@ class TritonPythonModel:
                 self.counter += 1
                 request_id = f"q{self.counter}"
                 self.live[request_id] = _Live(request, sender, tag)
-                self.tags[request_id] = tag
-            self.engine.submit(request_id, prompt, max_tokens)
+            self.engine.submit(request_id, prompt, max_tokens, tag)
         return None
 
     # -- tokens out ----------------------------------------------------------------------------
@@ -186,16 +184,12 @@ class TritonPythonModel:
                 continue
             flags = pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL if token.finished else 0
             live.sender.send(pb_utils.InferenceResponse(output_tensors=self._tensors(token)), flags=flags)
-            if token.finished:
-                with self.lock:
-                    self.tags.pop(token.request_id, None)
 
     def _tensors(self, token: Token) -> list:
         record = token.record
         blocks = [] if record is None else record.blocks.get(token.request_id, [])
         shared = [] if record is None else [b for b in blocks if b in record.shared]
-        with self.lock:
-            step_tags = [] if record is None else [self.tags.get(r, 0) for r in record.requests]
+        step_tags = [] if record is None else record.tags
         ints = {
             "TOKEN": [token.token], "POSITION": [token.index],
             "STEP": [0 if record is None else record.step],
@@ -223,7 +217,6 @@ class TritonPythonModel:
                     self.engine.cancel(request_id)
                     with self.lock:
                         gone = self.live.pop(request_id, None)
-                        self.tags.pop(request_id, None)
                     if gone is not None:
                         gone.sender.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
             self._refresh_gauges()

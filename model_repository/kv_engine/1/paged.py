@@ -68,6 +68,7 @@ class StepRecord:
 
     step: int
     requests: dict[str, int]  # request id -> tokens it computed in this step
+    tags: list[int]  # the clients' TAGs of those requests, in the same order
     blocks: dict[str, list[int]]  # request id -> the block ids it holds (every running request)
     shared: set[int]  # blocks that more than one request holds
     free_blocks: int
@@ -127,6 +128,7 @@ class PagedEngine:
         self.min_step_s = 0.0  # a step lasts at least this long (model.py's step_ms)
         self._step_began = 0.0
         self.prompt_lengths: dict[str, int] = {}
+        self.tags: dict[str, int] = {}  # request id -> the client's TAG, until the request ends
         scheduler_name = f"lab_recording_{settings.scheduler}"
         cb_scheduler.SCHEDULER_MAPPING[scheduler_name] = _recording(
             cb_scheduler.SCHEDULER_MAPPING[settings.scheduler], self)
@@ -150,8 +152,9 @@ class PagedEngine:
     def stop(self) -> None:
         self.manager.stop(block=True, timeout=10)
 
-    def submit(self, request_id: str, prompt: list[int], max_new_tokens: int) -> None:
+    def submit(self, request_id: str, prompt: list[int], max_new_tokens: int, tag: int = 0) -> None:
         with self.lock:
+            self.tags[request_id] = tag
             self.prompt_lengths[request_id] = len(prompt)
             self._seen_tokens[request_id] = 0
         self.manager.add_request(prompt, request_id=request_id, max_new_tokens=max_new_tokens, streaming=True)
@@ -161,6 +164,7 @@ class PagedEngine:
         with self.lock:
             self._seen_tokens.pop(request_id, None)
             self.prompt_lengths.pop(request_id, None)
+            self.tags.pop(request_id, None)
 
     def _deliver(self, output, record: StepRecord | None) -> None:
         with self.lock:
@@ -186,6 +190,7 @@ class PagedEngine:
         with self.lock:
             self._seen_tokens.pop(request_id, None)
             self.prompt_lengths.pop(request_id, None)
+            self.tags.pop(request_id, None)
 
     # -- reading the cache -------------------------------------------------------------------------
     @property
@@ -219,7 +224,10 @@ class PagedEngine:
         if scheduler is not None:
             waiting = len(scheduler.waiting_requests)
             running = len(scheduler.active_requests)
-        return StepRecord(step=self.counters.steps, requests=dict(requests or {}), blocks=blocks,
+        requests = dict(requests or {})
+        with self.lock:
+            tags = [self.tags.get(r, 0) for r in requests]
+        return StepRecord(step=self.counters.steps, requests=requests, tags=tags, blocks=blocks,
                           shared={b for b, n in owners.items() if n > 1},
                           free_blocks=max(total - in_use - cached, 0), cached_blocks=cached,
                           waiting=waiting, running=running)
