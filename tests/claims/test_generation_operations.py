@@ -148,10 +148,14 @@ def joined_and_left(server, model: str) -> tuple[list[dict[str, int]], list[dict
 def test_under_direct_a_generation_keeps_its_row_for_life_beside_padding_rows(lab_server, load):
     """`direct`, the sequence batcher's default strategy, gives each generation a slot, its row, for life: the
     first stays in row 0, the second in row 1, and once the first has ended the second's steps still hold two
-    rows, row 0 a padding row (READY 0)."""
+    rows, row 0 a padding row (READY 0). While both run, no step runs one without the other."""
     first, second, alone = joined_and_left(lab_server, load(probe_config(unique_name("gen_direct"), "direct", step_ms="40")))
     assert {t["ROW"] for t in first} == {0} and {t["ROW"] for t in second} == {1}, (first, second)
     assert alone and {t["BATCH"] for t in alone} == {2}, second
+    # direct forms a step only once the last one is complete, every rescheduled request back: while both
+    # generations ran, every step held both.
+    together = {t["EXECUTION"] for t in second} & set(range(second[0]["EXECUTION"], first[-1]["EXECUTION"] + 1))
+    assert together <= {t["EXECUTION"] for t in first}, (first, second)
 
 
 def test_under_oldest_the_rows_follow_the_queue_and_a_generation_changes_row(lab_server, load):
@@ -205,12 +209,15 @@ def test_a_completed_generation_counts_one_cancelled_failure_on_2_51(lab_server,
     """When a generation ends (released without RESCHEDULE), the iterative sequencer enqueues a cancelled
     null request flagged END to free the sequence's place (sequence_utils.cc). On 2.51 the batcher answers
     that marker as cancelled, and Triton counts it: nv_inference_request_failure{reason="CANCELED"} rises by
-    one per completed generation, beside the generation's own success."""
+    one per completed generation, while nv_inference_request_success counts every step as a success."""
     model = load(probe_config(unique_name("gen_failure")))
 
     def failures() -> float:
         return server_stats.model_metrics(lab_server.metrics_url, model).get(
             "nv_inference_request_failure{reason=CANCELED}", 0.0)
+
+    def successes() -> float:
+        return server_stats.model_metrics(lab_server.metrics_url, model).get("nv_inference_request_success", 0.0)
 
     assert failures() == 0.0
     stream = Stream(lab_server)
@@ -220,7 +227,9 @@ def test_a_completed_generation_counts_one_cancelled_failure_on_2_51(lab_server,
             stream.until(final_of(f"g{k}"))
     finally:
         stream.close()
-    assert wait_for(lambda: failures() >= 2, "two CANCELED failures counted") and failures() == 2.0
+    # Each step is counted when its execution returns, just after its responses went out: wait for all six.
+    wait_for(lambda: successes() >= 6 and failures() >= 2, "six steps and two CANCELED failures counted")
+    assert (successes(), failures()) == (6.0, 2.0)  # per step, not per generation; one marker per generation
 
 
 def test_a_step_longer_than_the_idle_timeout_gets_the_generation_reaped_and_its_stream_never_ends(lab_server, load):
