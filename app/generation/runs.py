@@ -52,14 +52,14 @@ def settings_for(setup: GenSetup, mode: str, step_ms: float = 20.0, honour_cance
     batching, state_key = MODE_SETTINGS[mode]
     return GeneratorSettings(batching=batching, state_key=state_key, step_ms=step_ms, honour_cancel=honour_cancel,
                              max_batch_size=setup.max_batch_size, instances=setup.instances,
-                             queue_delay_us=setup.queue_delay_ms * 1000)
+                             queue_delay_us=setup.queue_delay_ms * 1000, strategy=setup.strategy)
 
 
 def deploy(server: LabServer, setup: GenSetup, mode: str, step_ms: float = 20.0, honour_cancel: bool = True) -> str:
     """Load the deployment a mode of the set-up makes and return its name: the engine's (a shipped one when the
     settings match), or, in flight with fewer candidate sequences than batch rows, that config under a name of its own."""
     settings = settings_for(setup, mode, step_ms, honour_cancel)
-    if settings.batching == "static" or setup.max_candidates >= setup.max_batch_size:
+    if settings.batching == "static" or settings.strategy == "direct" or setup.max_candidates >= setup.max_batch_size:
         return deployments.ensure(server, settings)
     settings.check()
     name = f"{deployments.setup_name(settings)}_c{setup.max_candidates}"

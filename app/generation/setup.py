@@ -10,6 +10,7 @@ from typing import Any
 from app.lab.deployment import values_from_query
 
 MODES = ("static", "inflight", "compare")  # compare: both, on the same workload
+STRATEGIES = ("oldest", "direct")  # in flight: the sequence batcher's strategy (the engine's deployments.STRATEGIES)
 LIMITS: dict[str, tuple[int, int]] = {  # field -> (lowest, highest) the page offers
     "max_batch_size": (1, 8),
     "queue_delay_ms": (0, 100),  # the engine's deployments.QUEUE_DELAY_US
@@ -30,6 +31,7 @@ class GenSetup:
     max_batch_size: int = 4
     queue_delay_ms: int = 0  # static: the dynamic batcher's max_queue_delay; in flight: the sequence batcher's
     max_candidates: int = 4  # in flight: oldest's max_candidate_sequences
+    strategy: str = "oldest"  # in flight; a link without g_strategy keeps gen_inflight's
     instances: int = 1
     requests: int = 8
     mean_gap_ms: int = 40
@@ -42,7 +44,8 @@ class GenSetup:
         """Every number within LIMITS, min_tokens <= max_tokens, and a mode the lab knows."""
         values: dict[str, Any] = {name: min(max(int(getattr(self, name)), low), high) for name, (low, high) in LIMITS.items()}
         values["min_tokens"] = min(values["min_tokens"], values["max_tokens"])
-        return replace(self, mode=self.mode if self.mode in MODES else GenSetup.mode, **values)
+        return replace(self, mode=self.mode if self.mode in MODES else GenSetup.mode,
+                       strategy=self.strategy if self.strategy in STRATEGIES else GenSetup.strategy, **values)
 
     def modes(self) -> tuple[str, ...]:
         """The batching modes a run of this set-up deploys, in the order they run and are drawn."""

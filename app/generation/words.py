@@ -17,6 +17,7 @@ PROBLEMS = {
                            "{max:text}"),
     "gen_batching_unknown": N_("batching must be one of {choices:text}, not '{value:text}'"),
     "gen_state_key_unknown": N_("state key must be one of {choices:text}, not '{value:text}'"),
+    "gen_strategy_unknown": N_("strategy must be one of {choices:text}, not '{value:text}'"),
     "gen_setting_range": N_("{setting:text} must be {low:text} to {high:text}: got {value:text}"),
     "gen_run_unfinished": N_("{model:text} still had requests open {seconds:count} s after the last one was sent "
                              "(requests {requests:text}): the server answers, but those streams never ended"),
@@ -106,11 +107,17 @@ MODE_CHOICES = {
     "inflight": N_("In flight"),
     "compare": N_("Compare both"),
 }
+# In flight, the sequence batcher's strategy (app/generation/setup.STRATEGIES; lesson 8, "direct or oldest").
+STRATEGY_CHOICES = {
+    "oldest": N_("oldest: steps packed with the requests that are ready"),
+    "direct": N_("direct: each generation keeps its slot's row, idle slots as padding rows"),
+}
 SETTINGS = {
     "mode": N_("Batching"),
     "max_batch_size": N_("max_batch_size"),
     "queue_delay_ms": N_("queue delay (ms)"),
-    "max_candidates": N_("max_candidate_sequences (in flight)"),
+    "strategy": N_("Sequence batcher strategy (in flight)"),
+    "max_candidates": N_("max_candidate_sequences (in flight, oldest)"),
     "instances": N_("instances"),
     "requests": N_("requests"),
     "mean_gap_ms": N_("mean gap between arrivals (ms)"),

@@ -13,7 +13,7 @@ import streamlit as st
 
 from app.generation import figures, runs
 from app.generation import words as gw
-from app.generation.setup import LIMITS, MODES, PRESETS, QUERY_KEYS, GenSetup
+from app.generation.setup import LIMITS, MODES, PRESETS, QUERY_KEYS, STRATEGIES, GenSetup
 from app.i18n import N_
 from app.lab.server import LabServer
 from app.quiz.store import ProgressStore
@@ -27,7 +27,8 @@ P = "gen."  # widget key prefix
 SETUP_KEY = P + "setup"
 RESULT_KEY = P + "result"  # (setup, prediction, [GenRun])
 PREDICTION_KEY = P + "prediction"
-NUMBER_FIELDS = [f.name for f in fields(GenSetup) if f.name != "mode"]
+CHOICE_FIELDS = ("mode", "strategy")  # drawn as radios; every other field is a number
+NUMBER_FIELDS = [f.name for f in fields(GenSetup) if f.name not in CHOICE_FIELDS]
 
 
 def _start() -> GenSetup:
@@ -36,9 +37,8 @@ def _start() -> GenSetup:
     if SETUP_KEY not in state:
         query = st.query_params.to_dict()
         state[SETUP_KEY] = GenSetup.from_query(query) if any(k in query for k in QUERY_KEYS) else PRESETS["side_by_side"]
-        for name in NUMBER_FIELDS:
+        for name in (*NUMBER_FIELDS, *CHOICE_FIELDS):
             state[P + name] = getattr(state[SETUP_KEY], name)
-        state[P + "mode"] = state[SETUP_KEY].mode
     setup: GenSetup = state[SETUP_KEY]
     return setup
 
@@ -46,9 +46,8 @@ def _start() -> GenSetup:
 def _preset(name: str) -> None:
     setup = PRESETS[name]
     st.session_state[SETUP_KEY] = setup
-    for field in NUMBER_FIELDS:
+    for field in (*NUMBER_FIELDS, *CHOICE_FIELDS):
         st.session_state[P + field] = getattr(setup, field)
-    st.session_state[P + "mode"] = setup.mode
 
 
 def _controls(start: GenSetup) -> GenSetup:
@@ -62,8 +61,10 @@ def _controls(start: GenSetup) -> GenSetup:
     left, right = st.columns(2)
     with left:
         st.markdown("**" + _("Deployment") + "**")
+        values["strategy"] = language.choice(st.radio, _(gw.SETTINGS["strategy"]), list(STRATEGIES), key=P + "strategy",
+                                             disabled=mode == "static", format_func=lambda s: _t(gw.STRATEGY_CHOICES[s]))
         for name in ("max_batch_size", "queue_delay_ms", "max_candidates", "instances"):
-            values[name] = _number(name, disabled=name == "max_candidates" and mode == "static")
+            values[name] = _number(name, disabled=name == "max_candidates" and (mode == "static" or values["strategy"] == "direct"))
     with right:
         st.markdown("**" + _("Workload") + "**")
         for name in ("requests", "mean_gap_ms", "min_tokens", "max_tokens", "prompt_seed", "seed"):

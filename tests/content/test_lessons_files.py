@@ -180,8 +180,11 @@ def test_body_shape(lessons, name):
     _, body = lessons[name]
     words = prose_words(body)
     # Lessons 4, 5 and 7 carry most of the Triton facts issues 8 and 18 added, and issue 23's version
-    # notes (lesson 4, the sequence batcher's rules, about 2000 words), hence the upper bound.
-    assert 400 <= words <= 2100, f"{name}: body has {words} words"
+    # notes (lesson 4, the sequence batcher's rules, about 2000 words), hence the upper bound. Lesson 8
+    # also carries what an operator of a generation needs (issue 47: strategy, cancels, idle timeout,
+    # measuring), about 2650 words, so it alone may run to 2700.
+    limit = 2700 if name == "08-generation-in-flight.md" else 2100
+    assert 400 <= words <= limit, f"{name}: body has {words} words"
     headings = section_headings(body)
     assert len(headings) >= 3, f"{name}: needs '## ' sections"
     slugs = [anchor(h) for h in headings]

@@ -66,3 +66,18 @@ def test_a_link_in_chinese_rebuilds_the_set_up_and_a_single_mode_run_asks_about_
     assert figures.timeline_summary(tables["tokens"], setup.max_batch_size, _=zh) in captions
     assert at.dataframe[0].value.columns.tolist() == [zh("in-flight batching")]
     assert not tables["tokens"]["wrong"].any()
+
+
+def test_a_link_naming_direct_runs_in_flight_under_direct_with_every_stream_in_one_row(open_page):
+    """The strategy travels in the link (g_strategy); under direct the candidate count, oldest's, is greyed out, and
+    the run's deployment keeps each request in its slot's row."""
+    at = open_page("generation.py", g_mode="inflight", g_strategy="direct", g_requests="3", g_max_tokens="4",
+                   g_min_tokens="2", g_mean_gap_ms="20", g_seed="11")
+    assert at.radio(key="gen.strategy").value == "direct"
+    assert at.number_input(key="gen.max_candidates").disabled is True
+    run(at.radio(key="gen.prediction-single").set_value("yes"))
+    run(at.button(key="gen.run").click())
+    setup, _kind, _choice, done = at.session_state["gen.result"]
+    assert setup.strategy == "direct" and [r.mode for r in done] == ["inflight"]
+    tokens = runs.joined(done)["tokens"]
+    assert not tokens["wrong"].any() and (tokens.groupby("tag")["row"].nunique() == 1).all()

@@ -174,10 +174,11 @@ REVIEW_WORDS: dict[ReviewCode, tuple[str, str, str]] = {
     ),
     C.ITERATIVE_ZERO_QUEUE_DELAY: (
         N_("Iterative sequence with no queue delay under oldest"),
-        N_("A request the model reschedules joins the queue again after the execution that sent its response, like a new one. "
-           "With max_queue_delay_microseconds 0 the next batch is formed from whatever is queued at that moment, so executions "
-           "may run with fewer of the in-flight requests than max_batch_size ({max_batch_size:count}) would allow while others "
-           "are about to return."),
+        N_("A request the model reschedules goes back to the queue like a new one: the Python backend puts a step's requests "
+           "back one at a time before the execution ends. Under oldest each instance's batcher forms the next batch as soon as "
+           "a request is queued, without waiting for the instance, so with max_queue_delay_microseconds 0 it can form it from the "
+           "first request back, and executions may run with fewer of the in-flight requests than max_batch_size "
+           "({max_batch_size:count}) would allow."),
         N_("Give the oldest strategy a small max_queue_delay_microseconds (a fraction of one step's time) so that rescheduled "
            "requests can rejoin the same execution, and measure the gain."),
     ),

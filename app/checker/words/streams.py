@@ -29,9 +29,11 @@ DIAGNOSES = {
                                   "beyond the tolerance, or keeps something from one request to the next. Nothing else could be "
                                   "judged against its streams."),
     "stream_foreign_state": N_("Part-way through, a stream carried on with another request's state, whole or in part: the model "
-                               "read another request's state. Requests join and leave running executions at any step, so the row a request "
-                               "has in one execution says nothing about which request it is: key each request's state by the "
-                               "CORRID control (or request.correlation_id() in a Python model), never by its row."),
+                               "read another request's state. Under oldest, requests join and leave running executions at any step, "
+                               "so the row a request has in one execution says nothing about which request it is; under direct a row "
+                               "stays one sequence's slot, but padding rows (READY 0) and a slot reused after START still break a "
+                               "table kept by row. Key each request's state by the CORRID control (or request.correlation_id() in a "
+                               "Python model), not by its row."),
     "stream_lost_state": N_("Part-way through, a stream started over from its first response: the model lost the request's state "
                             "and began it afresh. Keep each request's state until its last response, for as many requests as "
                             "run at once (max_candidate_sequences under oldest), and start afresh only when START is set."),

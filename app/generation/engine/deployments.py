@@ -22,6 +22,9 @@ from app.lab.problems import LabError, Problem
 
 BATCHING = ("static", "inflight")
 STATE_KEYS = ("corrid", "row")
+# The sequence batcher's strategy in flight: oldest (gen_inflight's: packed rows) or direct (Triton's default: a
+# generation keeps its slot's row, padding rows for idle slots below the highest busy one).
+STRATEGIES = ("oldest", "direct")
 MAX_BATCH = (1, 16)
 INSTANCES = (1, 4)
 STEP_MS = (1.0, 1000.0)
@@ -57,7 +60,8 @@ class GeneratorSettings:
     honour_cancel: bool = True
     max_batch_size: int = 4
     instances: int = 1
-    queue_delay_us: int = 0  # static: the dynamic batcher's; inflight: oldest's
+    queue_delay_us: int = 0  # static: the dynamic batcher's; inflight: the strategy's
+    strategy: str = "oldest"  # inflight only
 
     def problems(self) -> list[Problem]:
         """Every reason these settings cannot be deployed (words: app/generation/words.py)."""
@@ -66,6 +70,8 @@ class GeneratorSettings:
             out.append(Problem("gen_batching_unknown", {"value": self.batching, "choices": ", ".join(BATCHING)}))
         if self.state_key not in STATE_KEYS:
             out.append(Problem("gen_state_key_unknown", {"value": self.state_key, "choices": ", ".join(STATE_KEYS)}))
+        if self.strategy not in STRATEGIES:
+            out.append(Problem("gen_strategy_unknown", {"value": self.strategy, "choices": ", ".join(STRATEGIES)}))
         for name, (low, high) in (("step_ms", STEP_MS), ("max_batch_size", MAX_BATCH), ("instances", INSTANCES),
                                   ("queue_delay_us", QUEUE_DELAY_US)):
             value = getattr(self, name)
@@ -82,7 +88,7 @@ class GeneratorSettings:
         """Settings the deployment ignores set to one value (and step_ms a float), so equal
         deployments compare, and are named, equal."""
         normal = replace(self, step_ms=float(self.step_ms))
-        return replace(normal, state_key="row") if self.batching == "static" else normal
+        return replace(normal, state_key="row", strategy="oldest") if self.batching == "static" else normal
 
     def to_config(self, name: str) -> mc.ModelConfig:
         self.check()
@@ -93,6 +99,8 @@ class GeneratorSettings:
         config.instance_group.add(count=self.instances)
         if self.batching == "static":
             config.dynamic_batching.max_queue_delay_microseconds = self.queue_delay_us
+        elif self.strategy == "direct":
+            _to_direct(config.sequence_batching, self.queue_delay_us)
         else:
             config.sequence_batching.oldest.max_candidate_sequences = self.max_batch_size
             config.sequence_batching.oldest.max_queue_delay_microseconds = self.queue_delay_us
@@ -104,10 +112,26 @@ class GeneratorSettings:
         return deployments.place_instances(config)
 
 
+def _to_direct(seq: mc.ModelSequenceBatching, queue_delay_us: int) -> None:
+    """gen_inflight's sequence batching under direct: a slot per generation, and the READY control, which marks the
+    padding rows the model must skip."""
+    seq.ClearField("oldest")
+    seq.direct.max_queue_delay_microseconds = queue_delay_us
+    ready = seq.control_input.add(name="READY").control.add(kind=mc.ModelSequenceBatching.Control.CONTROL_SEQUENCE_READY)
+    ready.int32_false_true.extend([0, 1])
+
+
+def strategy_of(config: mc.ModelConfig) -> str:
+    """The sequence batcher's strategy: direct when the config says so or names none (Triton's default)."""
+    return "oldest" if config.sequence_batching.WhichOneof("strategy_choice") == "oldest" else "direct"
+
+
 def settings_of(config: mc.ModelConfig) -> GeneratorSettings:
     """A generator config read back into settings (what is deployed)."""
     iterative = is_iterative(config)
-    queue_delay = (config.sequence_batching.oldest.max_queue_delay_microseconds if iterative
+    strategy = strategy_of(config) if iterative else "oldest"
+    seq = config.sequence_batching
+    queue_delay = ((seq.direct if strategy == "direct" else seq.oldest).max_queue_delay_microseconds if iterative
                    else config.dynamic_batching.max_queue_delay_microseconds)
     return GeneratorSettings(
         batching="inflight" if iterative else "static",
@@ -117,6 +141,7 @@ def settings_of(config: mc.ModelConfig) -> GeneratorSettings:
         max_batch_size=config.max_batch_size,
         instances=deployments.instance_count(config),
         queue_delay_us=int(queue_delay),
+        strategy=strategy,
     )
 
 
@@ -131,7 +156,9 @@ def shipped_match(settings: GeneratorSettings, repository: Path = MODEL_REPOSITO
 def setup_name(settings: GeneratorSettings) -> str:
     """One name per distinct deployment: `gen_lab_<batching>_<hash of the normalised settings>`."""
     normal = settings.normalised()
-    values = sorted((f.name, getattr(normal, f.name)) for f in fields(normal))
+    # oldest is left out of the hash, so every set-up named before direct existed keeps its name.
+    values = sorted((f.name, getattr(normal, f.name)) for f in fields(normal)
+                    if not (f.name == "strategy" and normal.strategy == "oldest"))
     return f"{NAME_PREFIX}{normal.batching}_{hashlib.sha256(repr(values).encode()).hexdigest()[:10]}"
 
 

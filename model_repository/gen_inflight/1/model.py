@@ -17,7 +17,10 @@ Two ways to run, chosen by the scheduler in the config:
               request in the batch; a request that is not done is rescheduled
               (TRITONSERVER_REQUEST_RELEASE_RESCHEDULE) and joins a later execution, beside
               requests that arrived since (in-flight batching). Triton numbers each request
-              itself (CORRID control) and sets START on its first execution only.
+              itself (CORRID control) and sets START on its first execution only. Under
+              `oldest` a step holds the requests that are ready; under `direct` (the config
+              declares READY) each request keeps its slot's row, and a slot below the highest
+              busy one with nothing ready comes as a padding row (READY 0), which gets no state.
   static      dynamic_batching: one execution generates the whole batch to its end; a request
               that finishes early leaves its row idle, and new arrivals wait for the execution.
 
@@ -213,6 +216,11 @@ class TritonPythonModel:
         work = []  # (row, request, sender, key, cell, max tokens, tag)
         for row, request in enumerate(requests):
             sender = request.get_response_sender()
+            if self._scalar(request, "READY", 1) == 0:
+                # A padding row of `direct`: its inputs are uninitialised and its reply reaches no client,
+                # so it must not touch any state; the final flag closes its sender.
+                sender.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+                continue
             corrid = self._scalar(request, "CORRID", 0) or _correlation_id(request)
             key = self._key(row, corrid)
             if self._cancelled(request):

@@ -71,3 +71,35 @@ def test_a_setup_is_named_after_its_normalised_settings():
 ])
 def test_each_bad_setting_is_named(settings, codes):
     assert [p.code for p in settings.problems()] == codes
+
+
+def test_direct_settings_make_a_direct_config_with_ready_that_reads_back():
+    """In flight under direct (Triton's default strategy): no oldest section, the queue delay on direct, and the READY
+    control that marks the padding rows the model skips (lesson 8, direct or oldest for a generation)."""
+    settings = GeneratorSettings(strategy="direct", step_ms=5, queue_delay_us=100)
+    config = settings.to_config("gen_lab_d")
+    seq = config.sequence_batching
+    assert seq.WhichOneof("strategy_choice") == "direct" and seq.direct.max_queue_delay_microseconds == 100
+    controls = {c.name: c.control[0] for c in seq.control_input}
+    assert controls["READY"].kind == mc.ModelSequenceBatching.Control.CONTROL_SEQUENCE_READY
+    assert list(controls["READY"].int32_false_true) == [0, 1]
+    assert deployments.settings_of(config) == settings
+    assert deployments.setup_name(settings) != deployments.setup_name(GeneratorSettings(step_ms=5, queue_delay_us=100))
+    # Static batching has no strategy: a direct static set-up is the same deployment as an oldest one.
+    assert GeneratorSettings(batching="static", strategy="direct").normalised() == GeneratorSettings(batching="static").normalised()
+
+
+def test_oldest_set_ups_keep_the_names_they_had_before_direct_existed():
+    """setup_name hashes the normalised settings; strategy joined them later and is left out at its default, so a
+    deployment loaded (or linked) before keeps its name."""
+    import hashlib
+    from dataclasses import fields
+
+    settings = GeneratorSettings(step_ms=7, max_batch_size=6)
+    normal = settings.normalised()
+    before = sorted((f.name, getattr(normal, f.name)) for f in fields(normal) if f.name != "strategy")
+    assert deployments.setup_name(settings) == f"gen_lab_inflight_{hashlib.sha256(repr(before).encode()).hexdigest()[:10]}"
+
+
+def test_an_unknown_strategy_is_named():
+    assert [p.code for p in GeneratorSettings(strategy="newest").problems()] == ["gen_strategy_unknown"]

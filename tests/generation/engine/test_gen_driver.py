@@ -174,3 +174,21 @@ def test_a_set_up_of_ones_own_loads_with_the_generators_code_and_unloads(lab_ser
         lab_server.models.unload(name)
     assert name not in lab_server.models.loaded()
     wait_for(lambda: not ask(lab_server, "is_model_ready", name), f"{name} to unload")
+
+
+def test_under_direct_every_stream_is_right_and_each_request_keeps_its_row(lab_server):
+    """The generator under direct, Triton's default strategy (lesson 8, direct or oldest for a generation): each
+    request keeps its slot's row from first token to last, the padding rows for idle slots touch no state (every
+    stream is right, and no cell is left once the run is over), and later requests still join running ones."""
+    settings = GeneratorSettings(step_ms=5, strategy="direct")
+    name = deployments.ensure(lab_server, settings)
+    try:
+        result = run(lab_server, name, JOINING)
+        requests = table(result)
+        assert requests["correct"].all(), requests[["index", "expected", "received"]]
+        tokens = analysis.token_rows(result.trace)
+        assert (tokens.groupby("tag")["row"].nunique() == 1).all(), tokens[["tag", "row", "execution"]]
+        assert len(analysis.mixed_passes(result.trace, result.max_batch_size)) >= 1
+        wait_for(lambda: state_cells(lab_server.metrics_url, name) == 0, f"{name}'s cells to go back to 0")
+    finally:
+        lab_server.models.unload(name)

@@ -33,9 +33,11 @@ FINDINGS = {
                  "more cells after the run than before."),
     "shorts": N_("The short requests beside it: {complete:count} of {all:count} complete."),
     "why_triton": N_(
-        "Cancelling the gRPC call marks the request cancelled in Triton; the sequence batcher drops a cancelled request "
-        "when it comes back to the queue and frees its batch slot. That is all Triton does: it keeps no state for the "
-        "Python backend's model."
+        "Cancelling the gRPC call marks the request cancelled in Triton. If the model ignores that and reschedules the "
+        "request, the sequence batcher drops it when it comes back to the queue and frees its place at once. If the model "
+        "honours the cancel, or the batcher answers it while the request waits between steps, Triton adds no END marker, "
+        "so the place stays taken until the idle timeout ends the sequence (5 s in gen_inflight). Either way Triton keeps "
+        "no state for the Python backend's model."
     ),
     "why_model": N_(
         "The cell is the model's own memory, so only the model can free it: the Python backend lets it ask "
