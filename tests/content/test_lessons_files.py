@@ -38,7 +38,7 @@ CHECK_KEYS = {"question", "options", "answer", "explain", "source"}
 
 TOPICS = {
     "choosing", "symptoms", "guarantees", "mechanics", "control-tensors",
-    "direct-oldest", "capacity", "failure-modes", "instances", "rollout", "generation",
+    "direct-oldest", "capacity", "failure-modes", "instances", "rollout", "generation", "memory",
 }
 TYPES = {"single", "multiple", "numeric", "predict"}
 # What the lab really observes for each scenario: the correct prediction must match it.
