@@ -74,3 +74,38 @@ def test_each_kind_of_change_has_a_numbered_recipe_that_names_the_test_that_hold
         files = [REPO_ROOT / t.partition("::")[0] for t in re.findall(r"`(tests/[^`]+\.py(?:::\w+)?)`", recipe)]
         for function in re.findall(r"`(test_\w+)`", recipe):  # a test named alone lives in a file the recipe names
             assert any(f.is_file() and f"def {function}(" in f.read_text(encoding="utf-8") for f in files), f"{title}: {function}"
+
+
+NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+
+
+def wrong_lesson_counts(pages: list, count: int) -> list[str]:
+    """Where a page counts the lessons ("the eight lessons", "Lessons 1 to 8") with another number than `count`."""
+    wrong = []
+    for page in pages:
+        text = page.read_text(encoding="utf-8").replace("\n", " ")
+        for said in re.findall(rf"\b({'|'.join(NUMBER_WORDS)}|\d+) lessons\b", text, flags=re.I):
+            number = NUMBER_WORDS.index(said.lower()) if said.lower() in NUMBER_WORDS else int(said)
+            if number != count:
+                wrong.append(f"{page.name}: '{said} lessons'")
+        for last in re.findall(r"\blessons 1 to (\d+)\b", text, flags=re.I):
+            if int(last) != count:
+                wrong.append(f"{page.name}: 'lessons 1 to {last}'")
+    return wrong
+
+
+def test_no_page_counts_the_lessons_by_hand_wrongly():
+    """The lessons are the files in lessons/; a page that says how many must say the number the files
+    make, so adding a lesson file fails here until the words follow (better: say no number)."""
+    from app.content.lessons import load_lessons
+
+    count = len(load_lessons())
+    wrong = wrong_lesson_counts([REPO_ROOT / "README.md", *sorted(DOCS.glob("*.md"))], count)
+    assert not wrong, f"{count} lesson files, but: {wrong}"
+
+
+def test_a_page_that_counts_one_lesson_too_few_fails(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("Each of the eight\nlessons ends in a check. Lessons 1 to 8 are below; so are 9 lessons.\n")
+    assert wrong_lesson_counts([page], 9) == ["page.md: 'eight lessons'", "page.md: 'lessons 1 to 8'"]
+    assert wrong_lesson_counts([page], 8) == ["page.md: '9 lessons'"]

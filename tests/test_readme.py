@@ -86,3 +86,20 @@ def test_the_readme_is_a_front_door_that_leads_to_every_docs_page(lines):
     linked = set(re.findall(r"\]\((docs/[^)#]+\.md)", "\n".join(lines)))
     pages = {f"docs/{page.name}" for page in (REPO_ROOT / "docs").glob("*.md")}
     assert pages <= linked, f"docs pages the README does not lead to: {sorted(pages - linked)}"
+
+
+def test_the_lesson_list_is_the_lesson_files_titles_in_order(lines):
+    """README names every lesson, in teaching order, by the title its file gives: a new lesson file
+    without its line here, or a line for a lesson that is gone, fails."""
+    from app.content.lessons import load_lessons
+
+    start = lines.index("## What it teaches")
+    listed = []
+    for line in lines[start:]:
+        item = re.match(r"^(\d+)\. (.+)$", line)
+        if item:
+            listed.append((int(item.group(1)), item.group(2).replace("`", "")))
+        elif listed and not line.strip():
+            break
+    titles = [lesson.title for lesson in load_lessons()]
+    assert listed == list(enumerate(titles, start=1)), listed

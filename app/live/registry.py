@@ -1,9 +1,10 @@
 """Each lesson's live element, by the name its front matter gives in `live:`: the registry, as data
 (LIVE: name -> "module:function" of the view that draws it), and render_live, which a lesson page calls.
 
-The views are imported when a lesson draws one, not here: lesson 8's view belongs to the generation
-feature (app/generation/live_view.py), which itself draws with app/live/common, so a static import
-of it here would make the two features import each other."""
+The views are imported when a lesson draws one, not here: lesson 8's and lesson 9's views belong to
+the generation feature (app/generation/live_view.py, app/generation/paged/lesson/view.py), which
+itself draws with app/live/common, so a static import of them here would make the two features
+import each other."""
 from __future__ import annotations
 
 import importlib
@@ -31,6 +32,7 @@ LIVE = {
     "instances_vs_batching": "app.live.recogniser.view:instances_vs_batching",
     "rollout_checks": "app.live.rollout.view:rollout_checks",
     "generation_in_flight": "app.generation.live_view:generation_in_flight",
+    "kv_memory": "app.generation.paged.lesson.view:kv_memory",
 }
 
 

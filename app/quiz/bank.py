@@ -22,7 +22,7 @@ from app.lab.paths import QUIZ_DIR
 # Order matters: summaries and reports list topics in this teaching order.
 TOPICS: tuple[str, ...] = (
     "choosing", "symptoms", "guarantees", "mechanics", "control-tensors",
-    "direct-oldest", "capacity", "failure-modes", "instances", "rollout", "generation",
+    "direct-oldest", "capacity", "failure-modes", "instances", "rollout", "generation", "memory",
 )
 TYPES: tuple[str, ...] = ("single", "multiple", "numeric", "predict")
 SCENARIOS: tuple[str, ...] = ("the_mistake", "the_fix", "oldest_right", "oldest_wrong", "forgot_ready")

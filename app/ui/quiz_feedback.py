@@ -107,6 +107,7 @@ TOPIC_WORDS = {
     "instances": N_("instances"),
     "rollout": N_("rolling out"),
     "generation": N_("generation in flight"),
+    "memory": N_("memory and the KV cache"),
 }
 
 

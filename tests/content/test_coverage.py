@@ -79,6 +79,12 @@ FILE_SOURCE = re.compile(
 OTHER_SOURCE = re.compile(
     rf"^(?:(?:{REPOS})#\d+"
     r"|docs\.nvidia\.com/\S+"
+    # Lesson 9's sources outside Triton: the engines' own repositories, papers and docs, and the
+    # transformers source the lab's engine runs (checked against the installed package below).
+    r"|(?:NVIDIA/TensorRT-LLM|vllm-project/vllm|huggingface/transformers)#\d+"
+    r"|(?:arxiv\.org|docs\.vllm\.ai|huggingface\.co)/\S+"
+    r"|github\.com/(?:NVIDIA/TensorRT-LLM|vllm-project/vllm|huggingface/transformers)/\S+"
+    r"|transformers [\w./-]+\.py:L\d+-L\d+(?:,L\d+-L\d+)* @v\d+\.\d+\.\d+"
     r"|lab: .+"
     r"|seed: (?:sequence batcher explainer \(000\)|NCP-GENL guide \(001\)|Chinese deployment guide \(002\)))$"
 )
@@ -536,6 +542,53 @@ def source_range_problems(path: Path = COVERAGE) -> tuple[int, list[str]]:
                 if int(last) > length:
                     problems.append(f"COVERAGE.md:{row.line}: {source}: the file has {length} lines")
     return checked, problems
+
+
+PACKAGE_SOURCE = re.compile(r"^transformers (?P<path>[\w./-]+\.py):(?P<ranges>L\d+-L\d+(?:,L\d+-L\d+)*) @v(?P<version>\S+)$")
+
+
+def package_range_problems(path: Path = COVERAGE) -> tuple[int, list[str]]:
+    """(sources checked, problems) for citations of transformers' source: at the installed version,
+    the file must exist in the package and hold the cited lines. Another version is not checked."""
+    import transformers  # the lab's engine runs it (model_repository/kv_engine), so it is installed
+
+    root = Path(transformers.__file__).parent
+    checked, problems = 0, []
+    for row in fact_rows(path):
+        for source in split_cell(row.cells[4], ";"):
+            match = PACKAGE_SOURCE.match(source)
+            if not match or match.group("version") != transformers.__version__:
+                continue
+            checked += 1
+            file = root / match.group("path")
+            if not file.is_file():
+                problems.append(f"COVERAGE.md:{row.line}: {source}: no such file in transformers {transformers.__version__}")
+                continue
+            length = file.read_text(encoding="utf-8").count("\n") + 1
+            for _first, last in re.findall(r"L(\d+)-L(\d+)", match.group("ranges")):
+                if int(last) > length:
+                    problems.append(f"COVERAGE.md:{row.line}: {source}: the file has {length} lines")
+    return checked, problems
+
+
+def test_transformers_sources_lie_inside_the_installed_files():
+    checked, problems = package_range_problems()
+    if not checked:
+        pytest.skip("no transformers source is cited at the installed version")
+    assert not problems, "\n".join(problems)
+
+
+def test_a_transformers_range_past_the_end_of_its_file_fails(tmp_path):
+    import transformers
+
+    text = COVERAGE.read_text(encoding="utf-8")
+    cited = next((m.group(0) for m in re.finditer(r"transformers \S+\.py:L\d+-L\d+ @v" + re.escape(transformers.__version__), text)), None)
+    if cited is None:
+        pytest.skip("no transformers source is cited at the installed version")
+    broken = tmp_path / "COVERAGE.md"
+    broken.write_text(text.replace(cited, re.sub(r"-L\d+ @", "-L999999 @", cited), 1), encoding="utf-8")
+    _, problems = package_range_problems(broken)
+    assert any("L999999" in p and "the file has" in p for p in problems)
 
 
 def test_file_sources_lie_inside_their_file_at_that_release():

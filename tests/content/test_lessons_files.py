@@ -30,6 +30,7 @@ EXPECTED_LESSONS: dict[str, tuple[str, str]] = {
     "06-instances-vs-batching.md": ("instances-vs-batching", "instances_vs_batching"),
     "07-choosing-and-rolling-out.md": ("choosing-and-rolling-out", "rollout_checks"),
     "08-generation-in-flight.md": ("generation-in-flight", "generation_in_flight"),
+    "09-memory-decides-the-batch.md": ("memory-decides-the-batch", "kv_memory"),
 }
 LESSON_KEYS = {"id", "title", "summary", "live", "next", "check"}
 # Every check in the shipped lessons names its source (the loader keeps it optional for other lesson sets).
@@ -37,7 +38,7 @@ CHECK_KEYS = {"question", "options", "answer", "explain", "source"}
 
 TOPICS = {
     "choosing", "symptoms", "guarantees", "mechanics", "control-tensors",
-    "direct-oldest", "capacity", "failure-modes", "instances", "rollout", "generation",
+    "direct-oldest", "capacity", "failure-modes", "instances", "rollout", "generation", "memory",
 }
 TYPES = {"single", "multiple", "numeric", "predict"}
 # What the lab really observes for each scenario: the correct prediction must match it.
@@ -115,7 +116,7 @@ def items() -> list[dict[str, Any]]:
 # ------------------------------------------------------------------ lessons
 
 
-def test_exactly_the_eight_lesson_files_exist():
+def test_exactly_the_expected_lesson_files_exist():
     found = {p.name for p in LESSONS.glob("[0-9][0-9]-*.md")}
     assert found == set(EXPECTED_LESSONS)
 

@@ -15,6 +15,8 @@ from app.lab.paths import REPO_ROOT
 from app.live import registry
 
 ENGINES = sorted(f"app.live.{p.parent.name}.engine" for p in (REPO_ROOT / "app" / "live").glob("*/engine.py"))
+# Lesson 9's element lives with the paged engine it runs (app/generation/paged/lesson); its engine too.
+ENGINES += ["app.generation.paged.lesson.engine"]
 
 
 @pytest.mark.parametrize("lang", languages())

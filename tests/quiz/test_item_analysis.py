@@ -250,3 +250,22 @@ def test_the_option_chart_draws_every_option_with_its_count_and_whether_it_is_ri
     assert "4" in fig.layout.title.text and fig.layout.title.text != "Answered by 4; bars: how many chose each option"
     with pytest.raises(ValueError):
         charts.option_counts(["A"], [1, 2], [True], 1)
+
+
+def test_lesson_9s_items_show_in_the_analysis_under_their_own_topic():
+    """The shipped bank: every item that lesson 9 teaches is a row of the item analysis, and its topic
+    ('memory') a row of the topic table, with an answer counted there."""
+    from app.quiz.bank import load_bank
+
+    bank = load_bank()
+    lesson_9 = [item for item in bank.items if item.lesson.startswith("memory-decides-the-batch#")]
+    assert len(lesson_9) >= 8
+    first = lesson_9[0]
+    answers = pd.DataFrame.from_records(
+        [(1, "a", first.id, first.topic, first.type, first.answer if first.type == "numeric" else 0, 1.0, True, AT)],
+        columns=list(ANSWER_TABLE_COLUMNS))
+    analysis = ia.analyse(answers, bank)
+    assert {item.id for item in lesson_9} <= set(analysis.items["item"])
+    topics = analysis.topics.set_index("topic")
+    assert "memory" in topics.index and topics.loc["memory", "items"] == sum(i.topic == "memory" for i in bank.items)
+    assert topics.loc["memory", "attempts"] == 1

@@ -1,4 +1,4 @@
-"""Home and the eight lesson pages render through app/main.py against the session's real server."""
+"""Home and every lesson page (one per lesson file) render through app/main.py against the session's real server."""
 from __future__ import annotations
 
 import pytest

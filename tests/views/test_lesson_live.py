@@ -176,3 +176,50 @@ def test_generation_in_flight_speaks_chinese(open_page, unload_at_end):
     assert [m.label for m in at.metric].count("首个词元（中位数）") == 2
     streams = next(d.value for d in at.dataframe if "词元相同" in d.value.columns)
     assert set(streams["词元相同"]) == {"是"}, streams
+
+
+def test_kv_memory_runs_the_workload_on_the_paged_engine_after_a_prediction(open_page, unload_at_end):
+    """Lesson 9: the button waits for a prediction; then the seeded workload runs on the engine with the blocks
+    and sharing picked. With 8 blocks of 16 tokens and sharing off, the engine cannot run the eight requests at
+    once: each prompt alone (a 32-token system prompt and 4 to 24 more) needs 3 or 4 blocks, so at most two fit,
+    and the others, arriving about 20 ms apart while each generation takes at least 8 steps of 10 ms, wait. So
+    'all eight' is certain to be answered with a warning, and every request still finishes."""
+    from app.generation.paged.engine import setup_name
+    from app.generation.paged.lesson import engine
+
+    unload_at_end(setup_name(engine.settings(8, False)))
+    at = open_page("lesson_09")
+    assert at.button(key="kvm-run").disabled
+    at.select_slider(key="kvm-blocks").set_value(8)
+    at.toggle(key="kvm-sharing").set_value(False)
+    at.radio(key="kvm-predict").set_value("all").run(timeout=RUN_TIMEOUT_S)
+    click(at, "kvm-run")
+    said, done = at.session_state["live-result:kv_memory"]
+    assert said == "all" and (done.blocks, done.sharing) == (8, False)
+    numbers = done.figures
+    assert numbers.complete == numbers.requests == engine.WORKLOAD.requests
+    assert numbers.peak_running < engine.WORKLOAD.requests and numbers.peak_waiting > 0, numbers
+    assert done.seen != "all" and numbers.prefix_blocks_reused == 0
+    assert (done.steps["used_blocks"] <= done.blocks).all() and done.steps["used_blocks"].max() > 0
+    verdicts = [m.value for m in at.warning if m.value.startswith("You predicted All eight")]
+    assert len(verdicts) == 1 and not at.success, [m.value for m in [*at.success, *at.warning]]
+    labels = [m.label for m in at.metric]
+    assert {"running at once, peak", "waiting, peak", "first token, median"} <= set(labels), labels
+    assert has_chart(at, "kvm-steps")
+    table = next(d.value for d in at.dataframe if "first engine step" in d.value.columns)
+    assert len(table) == engine.WORKLOAD.requests and (table["first engine step"] >= 0).all()
+
+
+def test_kv_memory_speaks_chinese(open_page, unload_at_end):
+    """The same element in Chinese: its prediction, its verdict and its numbers, on the shipped kv_engine
+    (64 blocks, sharing on), whatever the engine shows."""
+    from app.generation.paged.engine import MODEL
+
+    unload_at_end(MODEL)
+    at = open_page("lesson_09", lang="zh")
+    at.radio(key="kvm-predict").set_value("some").run(timeout=RUN_TIMEOUT_S)
+    click(at, "kvm-run")
+    verdicts = [m.value for m in [*at.success, *at.warning] if m.value.startswith("你预测的是")]
+    assert len(verdicts) == 1, [m.value for m in [*at.success, *at.warning]]
+    assert "同时运行（峰值）" in [m.label for m in at.metric]
+    assert any("首个引擎步" in d.value.columns for d in at.dataframe)
