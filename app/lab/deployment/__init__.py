@@ -8,7 +8,16 @@ what changes from one config to another.
 from app.lab.deployment import deployments, presets
 from app.lab.deployment.config_diff import DiffLine, changed_lines, config_lines, diff_lines
 from app.lab.deployment.deployer import Applied, Deployer, setup_model_name
-from app.lab.deployment.deployments import GENERATOR_DEPLOYMENTS, PAGED_ENGINE_DEPLOYMENTS, SCHEDULERS, SHIPPED, STATE_KEYS, DeploymentError, LabSettings, scheduler_of
+from app.lab.deployment.deployments import (
+    GENERATOR_DEPLOYMENTS,
+    PAGED_ENGINE_DEPLOYMENTS,
+    SCHEDULERS,
+    SHIPPED,
+    STATE_KEYS,
+    DeploymentError,
+    LabSettings,
+    scheduler_of,
+)
 from app.lab.deployment.device import instance_kind
 from app.lab.deployment.loaded_models import LoadedModels
 from app.lab.deployment.presets import PRESETS, run_preset
