@@ -15,7 +15,7 @@ from app.generation.paged import words as pw
 from app.generation.paged.engine import PagedFigures, PagedSettings, PagedWorkload
 from app.generation.paged.setup import LIMITS, PRESETS, QUERY_KEYS, SETTING_FIELDS, WORKLOAD_FIELDS, PagedSetup
 from app.generation.setup import GenSetup
-from app.i18n import words
+from app.i18n import languages, words
 from app.lab.paths import REPO_ROOT
 from app.lab.problems import LabError
 from app.presenter import view as presenter_view
@@ -63,7 +63,7 @@ def test_every_problem_code_the_paged_engine_raises_has_words_in_both_languages(
     raised = _raised_codes()
     assert {"kv_scheduler_unknown", "kv_setting_range", "kv_workload_range", "kv_workload_order"} <= raised
     assert raised == set(pw.PROBLEMS)
-    for lang in ("en", "zh"):
+    for lang in languages():
         with pytest.raises(LabError) as err:
             PagedSettings(num_blocks=1, scheduler="lifo").check()
         said = explain(err.value, words(lang), wording=pw.PROBLEMS)
@@ -108,7 +108,7 @@ def _tables():
     return blocks, steps, requests
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages())
 def test_the_figures_draw_held_shared_and_free_blocks_and_their_sentences_read_the_same_tables(lang):
     _ = words(lang)
     blocks, steps, requests = _tables()
