@@ -37,9 +37,12 @@ NUMBER_FIELDS = [f.name for f in fields(GenSetup) if f.name != "mode"]
 def _start() -> GenSetup:
     """The set-up to draw: the one held in this session, else the link's, else the first preset."""
     state = st.session_state
-    if SETUP_KEY not in state:
+    # Streamlit drops a widget's value after a run that did not draw it (the learner was in the engine's lab),
+    # so the held set-up puts the widgets' values back.
+    if SETUP_KEY not in state or any(P + name not in state for name in (*NUMBER_FIELDS, "mode")):
         query = st.query_params.to_dict()
-        state[SETUP_KEY] = GenSetup.from_query(query) if any(k in query for k in QUERY_KEYS) else PRESETS["side_by_side"]
+        if SETUP_KEY not in state:
+            state[SETUP_KEY] = GenSetup.from_query(query) if any(k in query for k in QUERY_KEYS) else PRESETS["side_by_side"]
         for name in NUMBER_FIELDS:
             state[P + name] = getattr(state[SETUP_KEY], name)
         state[P + "mode"] = state[SETUP_KEY].mode

@@ -7,6 +7,7 @@ from app.generation.paged import figures, runs
 from app.generation.paged import words as pw
 from app.generation.paged.engine import PagedSettings, PagedWorkload
 from app.generation.paged.setup import LAB_KEY, PRESETS, PagedSetup
+from app.generation.setup import GenSetup
 from app.i18n import words
 from app.quiz.store import ProgressStore
 from tests.views.conftest import RUN_TIMEOUT_S
@@ -58,6 +59,14 @@ def test_too_few_blocks_side_by_side_shows_requests_waiting_for_memory_in_every_
     records = ProgressStore().predictions(link_id("kv-ada"))  # the instructor's page sees the prediction
     assert [(r.exercise, r.prediction, r.outcome, r.held) for r in records] == [("generation:kv_compare", "a", seen,
                                                                                  seen == "a")]
+
+    # To the generator's lab and back: each lab's widgets keep the set-up they showed (Streamlit drops the values of
+    # widgets a run did not draw; the held set-ups put them back).
+    run(at.radio(key="gen.lab").set_value("generator"))
+    assert at.query_params[LAB_KEY] == "generator" and at.number_input(key="gen.max_tokens").value == GenSetup().max_tokens
+    run(at.radio(key="gen.lab").set_value("engine"))
+    assert at.number_input(key="kv.b.num_blocks").value == 8 and at.toggle(key="kv.compare").value is True
+    assert at.session_state["kv.result"][0] == wanted and len(at.get("plotly_chart")) == 4
 
 
 def test_a_link_in_chinese_rebuilds_an_engine_set_up_runs_it_and_keeps_it_in_the_url(open_page):

@@ -56,10 +56,15 @@ def _put(setup: PagedSetup) -> None:
 
 
 def _start() -> None:
-    """Hold a set-up in this session: the link's, else the default preset."""
-    if SETUP_KEY not in st.session_state:
+    """Hold a set-up in this session: the link's, else the default preset. Streamlit drops a widget's value
+    after a run that did not draw it (the learner was in the generator's lab), so the held set-up puts the
+    widgets' values back."""
+    state = st.session_state
+    if SETUP_KEY not in state:
         query = st.query_params.to_dict()
         _put(PagedSetup.from_query(query) if any(k in query for k in QUERY_KEYS) else PRESETS[DEFAULT])
+    elif any(key not in state for key in _widget_values(state[SETUP_KEY])):
+        _put(state[SETUP_KEY])
 
 
 def _preset(name: str) -> None:
