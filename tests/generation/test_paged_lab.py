@@ -50,8 +50,9 @@ def test_a_link_out_of_range_is_clamped_to_what_the_engine_accepts_and_unparsabl
 
 
 def _raised_codes() -> set[str]:
+    paged = REPO_ROOT / "app" / "generation" / "paged"
     codes = set()
-    for path in (REPO_ROOT / "app" / "generation" / "paged" / "engine").rglob("*.py"):
+    for path in [*(paged / "engine").rglob("*.py"), paged / "setup.py"]:
         for node in ast.walk(ast.parse(path.read_text())):
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Problem" and node.args
                     and isinstance(node.args[0], ast.Constant)):
@@ -61,7 +62,8 @@ def _raised_codes() -> set[str]:
 
 def test_every_problem_code_the_paged_engine_raises_has_words_in_both_languages():
     raised = _raised_codes()
-    assert {"kv_scheduler_unknown", "kv_setting_range", "kv_workload_range", "kv_workload_order"} <= raised
+    assert {"kv_scheduler_unknown", "kv_setting_range", "kv_workload_range", "kv_workload_order",
+            "kv_request_past_cache", "kv_request_past_positions"} <= raised
     assert raised == set(pw.PROBLEMS)
     for lang in languages():
         with pytest.raises(LabError) as err:
@@ -149,3 +151,23 @@ def test_the_presenter_demo_changes_only_the_block_count_and_is_its_own_family()
     assert kv_demo.reveal(demo, done, {}).share_right is None
     flipped = {"before": replace(done["before"], side="a"), "after": replace(done["after"], side="b")}
     assert kv_demo.reveal(demo, flipped, {}).seen == "a"
+
+
+def test_a_side_whose_cache_could_never_hold_the_longest_request_is_refused_before_the_run_and_says_why():
+    workload = PagedWorkload(requests=3, system_tokens=32, min_user_tokens=4, max_user_tokens=4, min_answer_tokens=8,
+                             max_answer_tokens=8)  # every request: 32 + 4 prompt tokens and 8 answer tokens
+    fits = PagedSetup(compare=True, a=PagedSettings(num_blocks=11, block_size=4), b=PagedSettings(num_blocks=3, block_size=16),
+                      workload=workload)
+    assert fits.longest_request() == 44 and fits.problems() == []
+    short = replace(fits, b=PagedSettings(num_blocks=2, block_size=16))  # 32 tokens in all
+    assert [(p.code, p.values["side"], p.values["capacity"]) for p in short.problems()] == [("kv_request_past_cache", "B", 32)]
+    assert replace(short, compare=False).problems() == [], "a side that does not run is not judged"
+    long = replace(fits, workload=replace(workload, long_prompt_tokens=448, min_answer_tokens=65, max_answer_tokens=65))
+    assert "kv_request_past_positions" in [p.code for p in long.problems()]  # 448 + 65 answer tokens: past 512
+    with pytest.raises(LabError) as err:
+        runs.run_setup(None, short)  # type: ignore[arg-type]  # refused before it needs a server
+    for lang in languages():
+        said = explain(err.value, words(lang), wording=pw.PROBLEMS).message
+        assert said == words(lang).render(pw.PROBLEMS["kv_request_past_cache"], side="B", tokens=44, blocks=2, size=16,
+                                          capacity=32)
+    assert all(not p.problems() for p in PRESETS.values())

@@ -54,7 +54,9 @@ def run_side(server: ServerView, setup: PagedSetup, side: str, progress: Progres
 
 def run_setup(server: ServerView, setup: PagedSetup, progress: Progress | None = None,
               on_wait: OnWait | None = None) -> list[SideRun]:
-    """Each side of the set-up, one after the other, on the same planned workload."""
+    """Each side of the set-up, one after the other, on the same planned workload. Raises LabError first when a
+    side could never run it (PagedSetup.problems)."""
+    setup.check()
     return [run_side(server, setup, side, progress, on_wait) for side in setup.sides()]
 
 

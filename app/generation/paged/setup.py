@@ -15,8 +15,10 @@ from typing import Any
 
 from app.generation.paged.engine import RANGES as SETTING_RANGES
 from app.generation.paged.engine import SCHEDULERS, PagedSettings, PagedWorkload
+from app.generation.paged.engine.settings import MAX_POSITIONS
 from app.generation.paged.engine.workload import RANGES as WORKLOAD_RANGES
 from app.lab.deployment import values_from_query
+from app.lab.problems import LabError, Problem
 
 SIDES = ("a", "b")
 # What a learner turns, per side; step_ms stays the shipped deployment's (a pace, not a lesson).
@@ -78,6 +80,31 @@ class PagedSetup:
     def settings(self, side: str) -> PagedSettings:
         settings: PagedSettings = getattr(self, side)
         return settings
+
+    def longest_request(self) -> int:
+        """The most tokens one planned request needs: its prompt and its whole answer."""
+        plans = self.workload.plan(tags=[0] * self.workload.total_requests)
+        return max(len(p.prompt) + p.max_tokens for p in plans)
+
+    def problems(self) -> list[Problem]:
+        """Why a side could never run its workload (words: app/generation/paged/words.py). The engine answers such
+        a request with an error naming the limit; saying so before the run spares the learner a run of errors."""
+        out = []
+        longest = self.longest_request()
+        if longest > MAX_POSITIONS:
+            out.append(Problem("kv_request_past_positions", {"tokens": longest, "positions": MAX_POSITIONS}))
+        for side in self.sides():
+            settings = self.settings(side)
+            if longest > settings.capacity_tokens:
+                out.append(Problem("kv_request_past_cache", {
+                    "side": side.upper(), "tokens": longest, "blocks": settings.num_blocks, "size": settings.block_size,
+                    "capacity": settings.capacity_tokens}))
+        return out
+
+    def check(self) -> None:
+        problems = self.problems()
+        if problems:
+            raise LabError(problems)
 
     def to_query(self) -> dict[str, str]:
         out = {f"{PREFIX}compare": str(self.compare).lower()}

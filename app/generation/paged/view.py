@@ -17,6 +17,7 @@ from app.generation.paged import words as pw
 from app.generation.paged.engine import SCHEDULERS, PagedSettings, PagedWorkload
 from app.generation.paged.setup import LIMITS, PRESETS, QUERY_KEYS, SETTING_FIELDS, SIDES, WORKLOAD_FIELDS, PagedSetup
 from app.i18n import N_
+from app.lab.problems import LabError
 from app.lab.server import LabServer
 from app.quiz.store import ProgressStore
 from app.text.errors import EXPLAINED, explain
@@ -31,8 +32,7 @@ SETUP_KEY = P + "setup"
 RESULT_KEY = P + "result"  # (setup, kind, choice, [SideRun])
 PREDICTION_KEY = P + "prediction"
 DEFAULT = "too_few_blocks"
-# Engine problems first, then the page's own (a server that stops answering...).
-WORDING = pw.PROBLEMS
+WORDING = pw.PROBLEMS  # the paged engine's and the set-up's problem codes, for explain
 
 
 def widget_key(name: str, side: str | None = None) -> str:
@@ -161,7 +161,11 @@ def render(handle: tuple[LabServer, Any] | None) -> None:
     _start()
     setup = _controls()
     kind, choice = _question(setup)
-    clicked = st.button(_("Run on the server"), key=P + "run", type="primary", disabled=choice is None or handle is None)
+    problems = setup.problems()
+    if problems:  # said before the run: the engine would only answer each such request with an error
+        st.warning(str(explain(LabError(problems), t(), wording=WORDING)))
+    clicked = st.button(_("Run on the server"), key=P + "run", type="primary",
+                        disabled=choice is None or handle is None or bool(problems))
     if choice is None:
         st.caption(_("Make a prediction first."))
     if clicked and choice is not None and handle is not None:

@@ -12,6 +12,13 @@ PROBLEMS = {
     "kv_setting_range": N_("the engine's {setting:text} must be {low:count} to {high:count}: got {value:text}"),
     "kv_workload_range": N_("the workload's {setting:text} must be {low:count} to {high:count}: got {value:text}"),
     "kv_workload_order": N_("the workload's shortest prompt and answer must not be longer than its longest"),
+    # app/generation/paged/setup.PagedSetup.problems: a request the engine could never run.
+    "kv_request_past_cache": N_("with setting {side:text} the longest request (prompt and answer) needs {tokens:count} "
+                                "tokens of KV cache, but {blocks:count} blocks of {size:count} tokens hold "
+                                "{capacity:count}: it could never run. Give the cache more blocks or bigger ones, or "
+                                "shorten the workload."),
+    "kv_request_past_positions": N_("the longest request (prompt and answer) is {tokens:count} tokens, but the model "
+                                    "has {positions:count} positions: shorten the workload."),
 }
 
 LAB_CHOICES = {  # app/generation/paged/setup.LABS: which lab the generation page shows
