@@ -88,3 +88,13 @@ def test_a_link_in_chinese_rebuilds_an_engine_set_up_runs_it_and_keeps_it_in_the
     captions = [c.value for c in at.caption]
     assert figures.blocks_summary(done[0].blocks, done[0].steps, 32, "a", zh) in captions
     assert (done[0].requests["status"] == "complete").all() and len(done[0].requests) == 3
+
+
+def test_a_cache_too_small_for_the_longest_request_is_said_before_the_run_and_run_stays_off(open_page):
+    small = PagedSetup(compare=False, a=PagedSettings(num_blocks=4, block_size=4))  # 16 tokens: no request fits
+    at = open_page("generation.py", **{LAB_KEY: "engine"}, **small.to_query())
+    run(at.radio(key="kv.prediction-single").set_value("yes"))
+    expected = words("en").render(pw.PROBLEMS["kv_request_past_cache"], side="A", tokens=small.longest_request(), blocks=4,
+                                  size=4, capacity=16)
+    assert any(expected in w.value for w in at.warning), [w.value for w in at.warning]
+    assert at.button(key="kv.run").disabled and "kv.result" not in at.session_state
