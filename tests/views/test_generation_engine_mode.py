@@ -10,6 +10,7 @@ from app.generation.paged.setup import LAB_KEY, PRESETS, PagedSetup
 from app.generation.setup import GenSetup
 from app.i18n import words
 from app.quiz.store import ProgressStore
+from tests.i18n.test_pages_in_chinese import untranslated
 from tests.views.conftest import RUN_TIMEOUT_S
 from tests.views.learners import link_id
 
@@ -88,6 +89,8 @@ def test_a_link_in_chinese_rebuilds_an_engine_set_up_runs_it_and_keeps_it_in_the
     captions = [c.value for c in at.caption]
     assert figures.blocks_summary(done[0].blocks, done[0].steps, 32, "a", zh) in captions
     assert (done[0].requests["status"] == "complete").all() and len(done[0].requests) == 3
+    found = untranslated(at)  # no English prose or widget label left on the engine mode in Chinese, results included
+    assert not found, "\n".join(f"{w}: {t!r} -> {r}" for w, t, r in found[:30])
 
 
 def test_a_cache_too_small_for_the_longest_request_is_said_before_the_run_and_run_stays_off(open_page):

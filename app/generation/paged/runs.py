@@ -73,7 +73,8 @@ def kind(setup: PagedSetup) -> str:
 def answer(question: str, done: list[SideRun]) -> str:
     """What the engine did, as the answer key of the lab's question (words.ANSWERS):
     compare: which side gave the median request its first token sooner (within a fifth: the same);
-    single: whether some request waited in the engine's queue in some step (WAITING > 0)."""
+    single: whether some request waited in the engine's queue in some step (WAITING > 0: not yet started, or
+    pre-empted and waiting to go on)."""
     if question == "compare":
         by_side = {r.side: r.figures.ttft_p50_ms for r in done}
         a, b = by_side["a"], by_side["b"]

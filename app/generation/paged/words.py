@@ -79,11 +79,11 @@ PRESETS = {  # app/generation/paged/setup.PRESETS: (label, what it shows)
 }
 QUESTIONS = {
     "compare": N_("On the same requests, which setting gives the median request its first token sooner?"),
-    "single": N_("Will some requests wait in the engine's queue before they start?"),
+    "single": N_("Will some requests have to wait in the engine's queue?"),
 }
 ANSWERS = {
     "compare": {"a": N_("Setting A"), "b": N_("Setting B"), "same": N_("About the same")},
-    "single": {"yes": N_("Yes, some wait"), "no": N_("No, every request starts at once")},
+    "single": {"yes": N_("Yes, some wait"), "no": N_("No, none waits")},
 }
 NUMBERS = {  # PagedFigures fields shown in the numbers table, in order
     "requests": N_("requests"),
