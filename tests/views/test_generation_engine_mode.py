@@ -101,3 +101,35 @@ def test_a_cache_too_small_for_the_longest_request_is_said_before_the_run_and_ru
                                   size=4, capacity=16)
     assert any(expected in w.value for w in at.warning), [w.value for w in at.warning]
     assert at.button(key="kv.run").disabled and "kv.result" not in at.session_state
+
+
+def test_a_run_that_waits_for_another_learners_run_says_why_and_for_how_long(open_page, lab_server):
+    """Another run holds kv_engine (a lease on the session server's run queue, taken in this process, as a second
+    learner's page would take it) until the page's run is seen waiting behind it; then it lets go."""
+    import threading
+
+    from app.generation.paged.engine import MODEL
+    from app.lab.traffic import run_queue
+    from tests.waiting import wait_for
+
+    setup = PagedSetup(compare=False, workload=PagedWorkload(requests=2, mean_gap_ms=0.0))  # kv_engine's own settings
+    at = open_page("generation.py", **{LAB_KEY: "engine"}, **setup.to_query())
+    run(at.radio(key="kv.prediction-single").set_value("no"))
+    queue = run_queue.for_server(lab_server.url)
+    held, done = threading.Event(), threading.Event()
+
+    def other_learner() -> None:
+        with queue.lease(MODEL):
+            held.set()
+            wait_for(lambda: queue.waiting() >= 1, "the page's run waiting behind the other run", timeout_s=120)
+        done.set()
+
+    threading.Thread(target=other_learner, daemon=True).start()
+    assert held.wait(30)
+    run(at.button(key="kv.run").click())
+    assert done.is_set()
+    waited = at.session_state["kv.waited"]
+    assert waited.most_ahead == 1 and waited.seconds > 0
+    expected = words("en").render(pw.WAITED, seconds=waited.seconds, ahead=1)
+    assert expected in [i.value for i in at.info]
+    assert at.session_state["kv.result"][3][0].model == MODEL

@@ -12,6 +12,7 @@ labelled with its side, for app/generation/paged/figures.py:
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,12 +21,36 @@ import pandas as pd
 from app.generation.paged.engine import PagedFigures, PagedSettings, analysis
 from app.generation.paged.engine import run as engine_run
 from app.generation.paged.setup import PagedSetup
+from app.lab.traffic import Wait, run_queue
 
 if TYPE_CHECKING:
     from app.lab.progress import Progress
     from app.lab.traffic import OnWait, ServerView
 
 SAME = 1.2  # medians within this ratio count as about the same
+
+
+@dataclass
+class Waited:
+    """What a run heard from the run queue while another run held its deployment: the most runs ahead of it and
+    about how long it waited (the queue re-reports a waiting run's place every run_queue.POLL_S, so the first and the last
+    report bound the wait to within one poll)."""
+
+    most_ahead: int = 0
+    first_s: float | None = None
+    last_s: float | None = None
+
+    def hear(self, wait: Wait) -> None:
+        now = time.monotonic()
+        self.most_ahead = max(self.most_ahead, int(wait.position))
+        self.first_s = now if self.first_s is None else self.first_s
+        self.last_s = now
+
+    @property
+    def seconds(self) -> float:
+        if self.first_s is None or self.last_s is None:
+            return 0.0
+        return float(self.last_s - self.first_s + run_queue.POLL_S)
 
 
 @dataclass(frozen=True, kw_only=True)

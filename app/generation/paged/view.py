@@ -19,6 +19,7 @@ from app.generation.paged.setup import LIMITS, PRESETS, QUERY_KEYS, SETTING_FIEL
 from app.i18n import N_
 from app.lab.problems import LabError
 from app.lab.server import LabServer
+from app.lab.traffic import Wait
 from app.quiz.store import ProgressStore
 from app.text.errors import EXPLAINED, explain
 from app.ui import chart, class_store, language
@@ -31,6 +32,7 @@ P = "kv."  # widget key prefix
 SETUP_KEY = P + "setup"
 RESULT_KEY = P + "result"  # (setup, kind, choice, [SideRun])
 PREDICTION_KEY = P + "prediction"
+WAITED_KEY = P + "waited"  # runs.Waited of the last run: whether it waited for another learner's run, and how long
 DEFAULT = "too_few_blocks"
 WORDING = pw.PROBLEMS  # the paged engine's and the set-up's problem codes, for explain
 
@@ -123,13 +125,22 @@ def _question(setup: PagedSetup) -> tuple[str, str | None]:
 def _run(setup: PagedSetup, kind: str, choice: str, server: LabServer) -> None:
     label = t().render(N_("Running {sides:count} engine setting(s) on {requests:count} requests"),
                        sides=len(setup.sides()), requests=setup.workload.total_requests)
+    waited = runs.Waited()
+
+    def work(p: Any) -> list[runs.SideRun]:
+        def on_wait(wait: Wait) -> None:  # the bar says the place now; the result keeps how long it was
+            waited.hear(wait)
+            p.wait(wait)
+        return runs.run_setup(server, setup, progress=p, on_wait=on_wait)
+
     try:
-        done = run_with_progress(lambda p: runs.run_setup(server, setup, progress=p, on_wait=p.wait), label)
+        done = run_with_progress(work, label)
     except EXPLAINED as err:  # a bug keeps its traceback
         said = explain(err, t(), wording=WORDING, next_steps=NEXT_STEPS)
         st.error(t().render(N_("The run could not finish: {reason:text}"), reason=str(said)))
         return
     st.session_state[RESULT_KEY] = (setup, kind, choice, done)
+    st.session_state[WAITED_KEY] = waited
     seen = runs.answer(kind, done)
     try:  # the instructor's page lists every prediction; progress is a bonus, the result is still shown
         ProgressStore().record_prediction(learner(), f"generation:kv_{kind}", choice, seen, seen == choice)
@@ -145,6 +156,9 @@ def _show(setup: PagedSetup, kind: str, choice: str, done: list[runs.SideRun]) -
         st.success(_t.render(N_("Your prediction held. The server did this: {seen:text}"), seen=said))
     else:
         st.warning(_t.render(N_("Your prediction did not hold. The server did this: {seen:text}"), seen=said))
+    waited = st.session_state.get(WAITED_KEY)
+    if waited is not None and waited.most_ahead:
+        st.info(_t.render(pw.WAITED, seconds=waited.seconds, ahead=waited.most_ahead))
     for run in done:
         st.caption(figures.setting_line(run.side, run.settings, _t) + f" — `{run.model}`")
     st.dataframe(figures.numbers_table(done, _t), width="stretch")

@@ -118,6 +118,9 @@ SETTING_LINE = N_("{side:text}: {blocks:count} blocks of {size:count} tokens ({c
                   "{budget:count} tokens per step, {scheduler:text}, prefix sharing {sharing:text}")
 ON_OFF = {True: N_("on"), False: N_("off")}
 
+# After a run that waited its turn (app/generation/paged/runs.Waited): why, and for how long.
+WAITED = N_("Your run waited about {seconds:seconds} for {ahead:count} run(s) ahead of it on the same deployment: "
+            "each run holds its deployment alone, so no one else's requests share its engine steps or its blocks.")
 MARKS = {"held": N_("block held"), "shared": N_("shared block"), "free": N_("free block")}
 # Each figure's message in a sentence beside it (app/generation/paged/figures.py), numbers read off its table.
 CHART_SUMMARIES = {
