@@ -171,3 +171,15 @@ def test_a_side_whose_cache_could_never_hold_the_longest_request_is_refused_befo
         assert said == words(lang).render(pw.PROBLEMS["kv_request_past_cache"], side="B", tokens=44, blocks=2, size=16,
                                           capacity=32)
     assert all(not p.problems() for p in PRESETS.values())
+
+
+def test_the_wait_record_keeps_the_most_runs_ahead_and_bounds_the_wait_by_one_poll():
+    from app.lab.traffic import Wait, run_queue
+
+    waited = runs.Waited()
+    assert waited.seconds == 0.0 and waited.most_ahead == 0
+    for ahead in (2, 1):
+        waited.hear(Wait(ahead, 1.0))
+    assert waited.most_ahead == 2
+    assert waited.first_s is not None and waited.last_s is not None
+    assert waited.seconds == pytest.approx(waited.last_s - waited.first_s + run_queue.POLL_S)
