@@ -1,6 +1,6 @@
 """Presenter-mode pieces the Presenter's page and the learners' vote page share: projector-size type, the config
-diff, the join link, and the demos of both families (the recogniser's, app/presenter/engine.py; the generator's,
-app/generation/demo.py) by name, with their titles, questions and options in the reader's words. The vote
+diff, the join link, and the demos of every family (the recogniser's, app/presenter/engine.py; the generator's,
+app/generation/demo.py; the paged engine's, app/generation/paged/demo.py) by name, with their titles, questions and options in the reader's words. The vote
 histogram is in app/presenter/figures.py."""
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import streamlit as st
 
 from app.generation import demo as gen_demo
 from app.generation import words as gen_words
+from app.generation.paged import demo as kv_demo
+from app.generation.paged import words as kv_words
 from app.i18n import Words
 from app.lab.deployment import DiffLine
 from app.presenter import engine as demos
@@ -42,37 +44,47 @@ CSS = f"""
 
 
 RECOGNISER = "recogniser"
-DEMO_NAMES = (*demos.DEMOS, *gen_demo.DEMOS)  # the presenter's choice, in order
+DEMO_NAMES = (*demos.DEMOS, *gen_demo.DEMOS, *kv_demo.DEMOS)  # the presenter's choice, in order
 
 
 def family(name: str | None) -> str:
-    """Which family a demo name belongs to: the generator's, or the recogniser's (an unknown name falls back to
-    the recogniser's default demo, as demos.get does)."""
-    return gen_demo.FAMILY if name in gen_demo.DEMOS else RECOGNISER
+    """Which family a demo name belongs to: the generator's, the paged engine's, or the recogniser's (an unknown
+    name falls back to the recogniser's default demo, as demos.get does)."""
+    if name in gen_demo.DEMOS:
+        return gen_demo.FAMILY
+    return kv_demo.FAMILY if name in kv_demo.DEMOS else RECOGNISER
 
 
 def known(name: str | None) -> str:
     """The demo a name (from a link or a poll) stands for: itself, or the recogniser's default."""
-    return name if name is not None and family(name) == gen_demo.FAMILY else demos.get(name).name
+    return name if name is not None and family(name) != RECOGNISER else demos.get(name).name
 
 
 def demo_options(name: str) -> tuple[str, ...]:
     """The option codes the class votes on in that demo."""
-    return gen_demo.DEMOS[name].options if family(name) == gen_demo.FAMILY else demos.get(name).options
+    if family(name) == gen_demo.FAMILY:
+        return gen_demo.DEMOS[name].options
+    return kv_demo.DEMOS[name].options if family(name) == kv_demo.FAMILY else demos.get(name).options
 
 
 def demo_title(name: str, words: Words) -> str:
-    return words(gen_words.DEMO_TITLES[name]) if family(name) == gen_demo.FAMILY else demo_words.title(name, words)
+    if family(name) == gen_demo.FAMILY:
+        return words(gen_words.DEMO_TITLES[name])
+    return words(kv_words.DEMO_TITLES[name]) if family(name) == kv_demo.FAMILY else demo_words.title(name, words)
 
 
 def demo_question(name: str, words: Words) -> str:
-    return words(gen_words.QUESTIONS[gen_demo.KIND]) if family(name) == gen_demo.FAMILY else demo_words.question(name, words)
+    if family(name) == gen_demo.FAMILY:
+        return words(gen_words.QUESTIONS[gen_demo.KIND])
+    return words(kv_words.QUESTIONS[kv_demo.KIND]) if family(name) == kv_demo.FAMILY else demo_words.question(name, words)
 
 
 def option_label(name: str, option: str, words: Words) -> str:
     """A vote option of that demo, in the reader's words."""
     if family(name) == gen_demo.FAMILY:
         return words(gen_words.ANSWERS[gen_demo.KIND][option])
+    if family(name) == kv_demo.FAMILY:
+        return words(kv_words.ANSWERS[kv_demo.KIND][option])
     return prediction_words.choice(option, words)
 
 

@@ -1,5 +1,6 @@
 """Generation lab page: choose static or in-flight batching (or both on the same workload), predict, run on the
-real server, and read the step-by-row timeline, latencies, step fill and per-request table.
+real server, and read the step-by-row timeline, latencies, step fill and per-request table. Its second lab, the
+paged engine (app/generation/paged/view.py), is chosen at the top (`g_lab=engine` in the URL).
 
 The page sits with the pages (app/views), above app/ui, whose widgets it uses; its engine (app/generation/runs.py
 and app/generation/engine), figures (app/generation/figures.py) and words (app/generation/words.py) sit in the
@@ -13,6 +14,9 @@ import streamlit as st
 
 from app.generation import figures, runs
 from app.generation import words as gw
+from app.generation.paged import view as engine_view
+from app.generation.paged import words as pw
+from app.generation.paged.setup import LAB_KEY, LABS
 from app.generation.setup import LIMITS, MODES, PRESETS, QUERY_KEYS, STRATEGIES, GenSetup
 from app.i18n import N_
 from app.lab.server import LabServer
@@ -34,9 +38,12 @@ NUMBER_FIELDS = [f.name for f in fields(GenSetup) if f.name not in CHOICE_FIELDS
 def _start() -> GenSetup:
     """The set-up to draw: the one held in this session, else the link's, else the first preset."""
     state = st.session_state
-    if SETUP_KEY not in state:
+    # Streamlit drops a widget's value after a run that did not draw it (the learner was in the engine's lab),
+    # so the held set-up puts the widgets' values back.
+    if SETUP_KEY not in state or any(P + name not in state for name in (*NUMBER_FIELDS, *CHOICE_FIELDS)):
         query = st.query_params.to_dict()
-        state[SETUP_KEY] = GenSetup.from_query(query) if any(k in query for k in QUERY_KEYS) else PRESETS["side_by_side"]
+        if SETUP_KEY not in state:
+            state[SETUP_KEY] = GenSetup.from_query(query) if any(k in query for k in QUERY_KEYS) else PRESETS["side_by_side"]
         for name in (*NUMBER_FIELDS, *CHOICE_FIELDS):
             state[P + name] = getattr(state[SETUP_KEY], name)
     setup: GenSetup = state[SETUP_KEY]
@@ -129,8 +136,25 @@ def _show(setup: GenSetup, kind: str, choice: str, done: list[runs.GenRun]) -> N
     st.dataframe(shown.rename(columns={k: _t(v) for k, v in gw.REQUEST_COLUMNS.items()}), hide_index=True, width="stretch")
 
 
+def _which_lab() -> str:
+    """The generator (Triton's batchers) or the paged engine; the link's `g_lab`, else the generator, so links made
+    before the engine existed open what they opened then."""
+    _t = t()
+    if P + "lab" not in st.session_state:
+        asked = st.query_params.get(LAB_KEY)
+        st.session_state[P + "lab"] = asked if asked in LABS else LABS[0]
+    chosen = str(language.choice(st.radio, _("Lab"), list(LABS), key=P + "lab", horizontal=True,
+                                 format_func=lambda k: _t(pw.LAB_CHOICES[k])))
+    if st.query_params.get(LAB_KEY) != chosen:
+        st.query_params[LAB_KEY] = chosen
+    return chosen
+
+
 def render() -> None:
     st.title(_(gw.PAGE_TITLE))
+    if _which_lab() == "engine":
+        engine_view.render(lab())
+        return
     st.markdown(_(gw.PAGE_INTRO))
     setup = _controls(_start())
     kind, choice = _question(setup)

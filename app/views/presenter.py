@@ -4,8 +4,9 @@ Peer instruction order: the change, the question, the class votes (live histogra
 (both set-ups side by side on identical traffic, with a replay), then the reveal (what Triton
 did, which answer was right, and the share of the class that had it). Demos come in two families
 (app/presenter/view.py): the recogniser's (app/presenter/engine.py: sessions, transcripts, slot
-replay) and the generator's (app/generation/demo.py: static against in-flight batching, drawn
-with the generation lab's figures); the steps share the vote and dispatch on the family. The demo, the step and
+replay), the generator's (app/generation/demo.py: static against in-flight batching, drawn
+with the generation lab's figures) and the paged engine's (app/generation/paged/demo.py: plenty of KV blocks
+against too few, drawn with the engine mode's figures); the steps share the vote and dispatch on the family. The demo, the step and
 the vote's code live in the URL (?demo=..&step=..&code=..), so a reload keeps the place.
 Below the steps, the class's answers to one quiz item the instructor picks (option counts from
 app/quiz/item_analysis.py, each learner's latest attempt), for the discussion after a quiz.
@@ -24,6 +25,10 @@ from app.generation import demo as gen_demo
 from app.generation import figures as gen_figures
 from app.generation import runs as gen_runs
 from app.generation import words as gen_words
+from app.generation.paged import demo as kv_demo
+from app.generation.paged import figures as kv_figures
+from app.generation.paged import runs as kv_runs
+from app.generation.paged import words as kv_words
 from app.i18n import N_, Words
 from app.lab.deployment import Deployer, DiffLine
 from app.lab.server import LabServer
@@ -64,7 +69,8 @@ def _int(value: str | None, default: int) -> int:
 
 demo_name = ui.known(st.query_params.get("demo"))
 options = ui.demo_options(demo_name)
-gdemo = gen_demo.DEMOS.get(demo_name)  # the generator's demo; None for the recogniser's
+gdemo = gen_demo.DEMOS.get(demo_name)  # the generator's demo; None for the other families'
+kdemo = kv_demo.DEMOS.get(demo_name)  # the paged engine's demo; None for the other families'
 demo = demos.get(demo_name)  # the recogniser's demo (read only where gdemo is None)
 step = min(max(_int(st.query_params.get("step"), 1), STEPS[0]), STEPS[-1])
 store = votes.store()
@@ -116,6 +122,9 @@ def step_change() -> None:
     if gdemo is not None:
         before, after = (gen_figures.mode_name(gdemo.mode(s), t()) for s in gen_demo.SIDES)
         show_change(before, after, gen_demo.changed(gdemo), gen_demo.config_diff(gdemo))
+    elif kdemo is not None:
+        before, after = (kv_figures.setting_line(side, kdemo.setup.settings(side), t()) for side in kdemo.setup.sides())
+        show_change(before, after, kv_demo.changed(kdemo), kv_demo.config_diff(kdemo))
     else:
         before, after = (demo_words.setup_title(demo.preset(s), t()) for s in demos.SIDES)
         show_change(before, after, demos.changed(demo), demos.config_diff(demo))
@@ -137,6 +146,9 @@ def step_question() -> None:
         w = gdemo.setup
         st.caption(t().render(gen_words.DEMO_WORKLOAD, requests=w.requests, low=w.min_tokens, high=w.max_tokens,
                               gap=w.mean_gap_ms, batch=w.max_batch_size))
+    elif kdemo is not None:
+        k = kdemo.setup.workload
+        st.caption(t().render(kv_words.DEMO_WORKLOAD, requests=k.total_requests, system=k.system_tokens, gap=k.mean_gap_ms))
     else:
         asked = demo.asks
         st.caption(t().render(N_("The question is about {side:text}: {setup:text}."), side=demo_words.side(asked, t()),
@@ -184,10 +196,12 @@ def _run(lab: tuple[LabServer, Deployer]) -> None:
         try:
             if gdemo is not None:
                 runs[run_key] = gen_demo.run_side_by_side(server, gdemo)
+            elif kdemo is not None:
+                runs[run_key] = kv_demo.run_side_by_side(server, kdemo)
             else:
                 runs[run_key] = demos.run_side_by_side(server, deployer, demo, owner="presenter")
         except EXPLAINED as err:
-            wording = gen_words.PROBLEMS if gdemo is not None else None
+            wording = gen_words.PROBLEMS if gdemo is not None else kv_words.PROBLEMS if kdemo is not None else None
             st.error(str(explain(err, t(), wording=wording, next_steps=shared_server.NEXT_STEPS)))
 
 
@@ -199,7 +213,10 @@ def step_run() -> None:
         _run(lab)
     sides = runs.get(run_key)
     if sides is None:
-        if gdemo is None:
+        if kdemo is not None:
+            st.markdown(_("One click sends the same requests (same arrivals, prompts and answer lengths) through both "
+                          "engine settings, one after the other."))
+        elif gdemo is None:
             st.markdown(_("One click sends the same sessions (same seed, same texts) through both set-ups, one after the other."))
         else:
             st.markdown(_("One click sends the same requests (same arrivals, lengths and prompts) through both modes, "
@@ -207,6 +224,8 @@ def step_run() -> None:
         return
     if gdemo is not None:
         show_generation_runs(gdemo, sides)
+    elif kdemo is not None:
+        show_paged_runs(sides)
     else:
         show_runs(sides)
 
@@ -270,6 +289,17 @@ def show_generation_runs(shown: gen_demo.GenDemo, done: dict[str, gen_runs.GenRu
     st.dataframe(gen_figures.numbers_table((done[side] for side in gen_demo.SIDES), t()), width="stretch")
 
 
+def show_paged_runs(done: dict[str, kv_runs.SideRun]) -> None:
+    """Both settings' runs in the engine mode's figures: a block table per setting, the queue, the latencies, and
+    the runs' numbers."""
+    ordered = [done[side] for side in kv_demo.PRESENTER_SIDES]
+    for index, each in enumerate(kv_figures.charts(ordered, t())):
+        each.figure.update_layout(font={"size": vote_figures.FONT - 4})
+        st.markdown("### " + each.caption)
+        chart.show(each.figure, each.summary, key=f"presenter-kv-chart-{index}", theme=None)
+    st.dataframe(kv_figures.numbers_table(ordered, t()), width="stretch")
+
+
 def step_reveal() -> None:
     sides = runs.get(run_key)
     if sides is None:
@@ -285,6 +315,9 @@ def step_reveal() -> None:
         return
     if gdemo is not None:
         reveal_generation(gdemo, sides)
+        return
+    if kdemo is not None:
+        reveal_paged(kdemo, sides)
         return
     asked = sides[demo.asks].result
     tally = store.tally(poll.code) if poll else {}
@@ -326,6 +359,24 @@ def reveal_generation(shown: gen_demo.GenDemo, done: dict[str, gen_runs.GenRun])
     chart.show(vote_figures.votes_figure(options, tally, t(), right=answer.right, label=label),
                vote_figures.votes_summary(options, tally, t(), right=answer.right, label=label), key="presenter-result", theme=None)
     st.markdown(_(gen_words.DEMO_DISCUSS))
+
+
+def reveal_paged(shown: kv_demo.KvDemo, done: dict[str, kv_runs.SideRun]) -> None:
+    """The answer is what both runs' numbers say (kv_demo.reveal: the median request's time to first token)."""
+    tally = store.tally(poll.code) if poll else {}
+    answer = kv_demo.reveal(shown, done, tally)
+    if poll is not None and poll.state != votes.REVEALED:
+        store.reveal(poll.code, answer.right)
+    label = partial(ui.option_label, demo_name)
+    st.markdown("## " + t().render(kv_words.DEMO_SEEN, seen=label(answer.seen, t())))
+    st.dataframe(kv_figures.numbers_table((done[side] for side in kv_demo.PRESENTER_SIDES), t()), width="stretch")
+    st.markdown("### " + _("The right answer") + "\n" + "\n".join(f"- **{label(o, t())}**" for o in answer.right))
+    a, b = st.columns(2)
+    a.metric(_("Votes"), answer.votes)
+    b.metric(_("Right"), share(answer.share_right))
+    chart.show(vote_figures.votes_figure(options, tally, t(), right=answer.right, label=label),
+               vote_figures.votes_summary(options, tally, t(), right=answer.right, label=label), key="presenter-result", theme=None)
+    st.markdown(_(kv_words.DEMO_DISCUSS))
 
 
 def quiz_item_answers() -> None:
