@@ -167,7 +167,11 @@ class _Recorder:
         elif plan is not None:
             self.end(plan.index)
         else:
+            # Triton's error on a stream names no request, so it ends "some" request: once every
+            # request is accounted for, ended or refused, the run is over.
             self.unattributed += 1
+            if len(self.ended) + self.unattributed >= self.total:
+                self.all_ended.set()
 
     def end(self, index: int) -> None:
         """Count a request as ended (called with the lock held)."""
