@@ -23,8 +23,11 @@ if TYPE_CHECKING:
     from app.lab.progress import Progress
     from app.lab.server import LabServer
 
+# Seed 5: with seed 4 one neighbour's second token differed from its alone run with or without the
+# cancel (a near tie between two candidates, which batching's float arithmetic can tip); seeds 5 to 9
+# gave every stream equal to its alone run, cancel or not, three runs each.
 WORKLOAD = PagedWorkload(requests=4, mean_gap_ms=10, system_tokens=0, min_answer_tokens=40, max_answer_tokens=48,
-                         seed=4)
+                         seed=5)
 CANCELLED = 0  # the request index the client cancels
 CANCEL_AFTER = 4  # tokens it streams first
 SETTINGS = PagedSettings(num_blocks=64, prefix_sharing=False)

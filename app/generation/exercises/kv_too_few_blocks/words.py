@@ -61,7 +61,7 @@ STEPS = {
 }
 CHART_SUMMARIES = {
     "ttft": N_("Time to first token per request: {runs:text}."),
-    "ttft_item": N_("{run:text} p95 {p95:ms}"),
+    "ttft_item": N_("{run:text}: p95 {p95:ms}"),
     "waiting": N_("Requests waiting at each engine step: at most {plenty:count} with plenty of blocks, "
                   "{few:count} with few."),
 }
