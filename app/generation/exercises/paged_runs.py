@@ -15,10 +15,11 @@ import pandas as pd
 from app.generation.paged.engine import PagedRun, PagedSettings, PagedWorkload, analysis, run
 from app.lab.traffic import ServerView
 
-REQUEST_COLUMNS = ["label", "index", "prompt_tokens", "max_tokens", "ttft_ms", "tokens", "status", "first_step",
+REQUEST_COLUMNS = ["label", "index", "tag", "prompt_tokens", "max_tokens", "ttft_ms", "tokens", "status", "first_step",
                    "prefix_blocks", "peak_blocks", "received"]
 STEP_COLUMNS = ["label", *analysis.STEP_COLUMNS]
-TOKEN_COLUMNS = ["label", "index", "t_recv", "step", "step_tags", "blocks", "free_blocks", "cached_blocks"]
+TOKEN_COLUMNS = ["label", "index", "tag", "t_recv", "step", "step_tags", "step_tokens", "blocks", "free_blocks",
+                 "cached_blocks"]
 
 
 def labelled_run(server: ServerView, label: str, settings: PagedSettings, workload: PagedWorkload,

@@ -8,24 +8,30 @@ from app.generation.exercises.kv_chunked_prefill import engine
 
 
 def _tables(whole_stall_ms: float, chunked_stall_ms: float) -> dict[str, pd.DataFrame]:
-    """Two running requests get a token every 20 ms for 30 tokens; one gap (when the long prompt arrives) is the stall."""
-    tokens, requests, steps = [], [], []
+    """Two running requests (tags 1, 2) get a token every 20 ms for 30 steps; one gap, at step 11 where the long
+    prompt (tag 99) arrives, is the stall. Whole, the prompt takes step 11 alone; chunked, steps 11 to 20."""
+    tokens, requests = [], []
     for label, stall in (("whole", whole_stall_ms), ("chunked", chunked_stall_ms)):
+        last_chunk = 11 if label == "whole" else 20
         for index in (0, 1):
             t = 0.0
             for k in range(30):
-                t += (stall if k == 10 else 20.0) / 1000.0
-                tokens.append(dict(label=label, index=index, t_recv=t))
-        tokens.append(dict(label=label, index=engine.LONG, t_recv=0.3))
+                step = k + 1
+                t += (stall if step == 11 else 20.0) / 1000.0
+                tags = [1, 2, 99] if 11 <= step <= last_chunk else [1, 2]
+                tokens.append(dict(label=label, index=index, tag=index + 1, t_recv=t, step=step, step_tags=tags,
+                                   step_tokens=1))
+        tokens.append(dict(label=label, index=engine.LONG, tag=99, t_recv=0.3, step=last_chunk, step_tags=[1, 2, 99],
+                           step_tokens=448 if label == "whole" else 16))
         requests.append(dict(label=label, index=engine.LONG, ttft_ms=100.0 if label == "whole" else 300.0))
-        steps += [dict(label=label, step=s, tokens=448 if (label == "whole" and s == 3) else 16) for s in range(1, 6)]
-    return {"tokens": pd.DataFrame(tokens), "requests": pd.DataFrame(requests), "steps": pd.DataFrame(steps)}
+    return {"tokens": pd.DataFrame(tokens), "requests": pd.DataFrame(requests)}
 
 
 def test_a_stall_only_with_the_whole_prompt_in_one_step_is_chunking_smoothing():
     judged = engine.judge(_tables(whole_stall_ms=900.0, chunked_stall_ms=60.0))
     assert judged.outcome == "chunking_smooths"
     assert judged.numbers["largest_step_tokens_whole"] == 448 and judged.numbers["largest_step_tokens_chunked"] == 16
+    assert judged.numbers["long_prefill_steps_whole"] == 1 and judged.numbers["long_prefill_steps_chunked"] == 10
     assert judged.numbers["tbt_p99_ms_whole"] > engine.STALL * judged.numbers["tbt_p99_ms_chunked"]
 
 
@@ -60,3 +66,5 @@ def test_a_real_run_stalls_the_running_requests_only_when_the_prompt_goes_whole(
     assert result.outcome == "chunking_smooths"
     assert result.numbers["largest_step_tokens_whole"] >= engine.WORKLOAD.long_prompt_tokens
     assert result.numbers["largest_step_tokens_chunked"] <= engine.BUDGETS["chunked"]
+    assert result.numbers["long_prefill_steps_whole"] == 1
+    assert result.numbers["long_prefill_steps_chunked"] >= engine.WORKLOAD.long_prompt_tokens / engine.BUDGETS["chunked"]

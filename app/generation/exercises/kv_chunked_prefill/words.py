@@ -22,18 +22,22 @@ OPTIONS = {
 NUMBERS = {
     "tbt_p99_ms_whole": N_("budget 1024: running requests' time between tokens, p99 (ms)"),
     "tbt_p50_ms_whole": N_("budget 1024: running requests' time between tokens, p50 (ms)"),
-    "largest_step_tokens_whole": N_("budget 1024: most tokens computed in one step"),
+    "largest_step_tokens_whole": N_("budget 1024: most tokens one request computed in one step"),
+    "long_prefill_steps_whole": N_("budget 1024: engine steps the long prompt took"),
     "long_ttft_ms_whole": N_("budget 1024: the long prompt's time to first token (ms)"),
     "tbt_p99_ms_chunked": N_("budget 16: running requests' time between tokens, p99 (ms)"),
     "tbt_p50_ms_chunked": N_("budget 16: running requests' time between tokens, p50 (ms)"),
-    "largest_step_tokens_chunked": N_("budget 16: most tokens computed in one step"),
+    "largest_step_tokens_chunked": N_("budget 16: most tokens one request computed in one step"),
+    "long_prefill_steps_chunked": N_("budget 16: engine steps the long prompt took"),
     "long_ttft_ms_chunked": N_("budget 16: the long prompt's time to first token (ms)"),
 }
 FINDINGS = {
-    "whole": N_("Budget {budget:count}: at most {step:count} tokens in one step; the running requests' time between "
-                "tokens p50 {p50:ms}, p99 {p99:ms}; the long prompt's first token after {ttft:ms}."),
-    "chunked": N_("Budget {budget:count}: at most {step:count} tokens in one step; the running requests' time "
-                  "between tokens p50 {p50:ms}, p99 {p99:ms}; the long prompt's first token after {ttft:ms}."),
+    "whole": N_("Budget {budget:count}: the long prompt took {steps:count} engine steps, at most {largest:count} tokens "
+                "of one request in one step; the running requests' time between tokens p50 {p50:ms}, p99 {p99:ms}; "
+                "the long prompt's first token after {ttft:ms}."),
+    "chunked": N_("Budget {budget:count}: the long prompt took {steps:count} engine steps, at most {largest:count} "
+                  "tokens of one request in one step; the running requests' time between tokens p50 {p50:ms}, p99 "
+                  "{p99:ms}; the long prompt's first token after {ttft:ms}."),
     "why_step": N_(
         "Every running request gets its next token from a step, and one step computes every request in it: with a "
         "budget of 1024 the long prompt goes into one step whole, and the running requests wait the whole of that "
@@ -57,5 +61,5 @@ STEPS = {
 CHART_SUMMARIES = {
     "gaps": N_("Time between tokens of the running requests, p99: {whole:ms} with budget 1024, {chunked:ms} with "
                "budget 16."),
-    "steps": N_("Most tokens computed in one step: {whole:count} with budget 1024, {chunked:count} with budget 16."),
+    "steps": N_("Engine steps the long prompt took: {whole:count} with budget 1024, {chunked:count} with budget 16."),
 }
