@@ -42,7 +42,6 @@ from __future__ import annotations
 import json
 import queue
 import threading
-import time
 
 import torch
 import torch.utils.dlpack as dlpack
