@@ -181,12 +181,17 @@ class TritonPythonModel:
                     del self.live[token.request_id]
             if live is None:
                 continue  # cancelled, and already closed
-            if token.error:
-                live.sender.send(pb_utils.InferenceResponse(error=pb_utils.TritonError(token.error)),
-                                 flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+            try:
+                if token.error:
+                    live.sender.send(pb_utils.InferenceResponse(error=pb_utils.TritonError(token.error)),
+                                     flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+                    continue
+                flags = pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL if token.finished else 0
+                live.sender.send(pb_utils.InferenceResponse(output_tensors=self._tensors(token)), flags=flags)
+            except pb_utils.TritonModelException:
+                # The watch loop closed this request (a client cancel) between our lookup and this send.
+                # Its sender refuses more; this thread must live on for every other request's tokens.
                 continue
-            flags = pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL if token.finished else 0
-            live.sender.send(pb_utils.InferenceResponse(output_tensors=self._tensors(token)), flags=flags)
             if token.finished:
                 with self.lock:
                     self.tags.pop(token.request_id, None)
