@@ -31,7 +31,7 @@ BUDGETS = {"whole": 1024, "chunked": 16}
 SETTINGS = {label: PagedSettings(num_blocks=128, max_batch_tokens=budget, prefix_sharing=False, token_ms=2.0)
             for label, budget in BUDGETS.items()}
 # How many times the other's p99 one run's must be to count as a stall: measured here, the whole
-# prompt's run had 2 to 3 times the chunked run's p99 with token_ms 1, more with 2.
+# prompt's run had 2 to 3 times the chunked run's p99 with token_ms 1, and 5 to 12 times with 2.
 STALL = 1.5
 
 EXERCISE = Exercise(name="kv_chunked_prefill", options=("chunking_smooths", "no_difference", "chunking_stalls"),
