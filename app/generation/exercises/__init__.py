@@ -29,6 +29,11 @@ REGISTRY = (
     "queue_delay_trade",
     "state_by_row",
     "cancelled_generation",
+    # The paged engine's (kv_engine): memory decides the batch.
+    "kv_too_few_blocks",
+    "kv_shared_prefix",
+    "kv_chunked_prefill",
+    "kv_cancelled_blocks",
 )
 
 

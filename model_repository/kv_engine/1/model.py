@@ -26,7 +26,8 @@ Outputs, one response per token, read from the engine's own state at the step th
 Config parameters (string values): num_blocks, block_size, max_batch_tokens (the step's token
 budget: what chunks a long prompt), scheduler (fifo | prefill_first), prefix_sharing
 (true | false), max_requests_per_batch, step_ms (a step lasts at least this long, as a larger
-model's would, so that requests arriving apart overlap), seed.
+model's would, so that requests arriving apart overlap), token_ms (and this much longer per token
+the step computes, default 0: a larger model's prefill costs more the longer the prompt), seed.
 
 Custom metrics on Triton's Prometheus endpoint (labels: model, version):
   kv_blocks_used, kv_blocks_free, kv_blocks_cached, kv_requests_running, kv_requests_waiting
@@ -105,6 +106,7 @@ class TritonPythonModel:
         self.settings, self.step_s = settings_from(config)
         self.engine = PagedEngine(self.settings, instance_device(args))
         self.engine.min_step_s = self.step_s
+        self.engine.token_s = float(_param(config, "token_ms", "0")) / 1000.0
         self.engine.on_token = self._on_token
         self.live: dict[str, _Live] = {}
         self.lock = threading.Lock()
@@ -177,12 +179,17 @@ class TritonPythonModel:
                     del self.live[token.request_id]
             if live is None:
                 continue  # cancelled, and already closed
-            if token.error:
-                live.sender.send(pb_utils.InferenceResponse(error=pb_utils.TritonError(token.error)),
-                                 flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+            try:
+                if token.error:
+                    live.sender.send(pb_utils.InferenceResponse(error=pb_utils.TritonError(token.error)),
+                                     flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+                    continue
+                flags = pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL if token.finished else 0
+                live.sender.send(pb_utils.InferenceResponse(output_tensors=self._tensors(token)), flags=flags)
+            except pb_utils.TritonModelException:
+                # The watch loop closed this request (a client cancel) between our lookup and this send.
+                # Its sender refuses more; this thread must live on for every other request's tokens.
                 continue
-            flags = pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL if token.finished else 0
-            live.sender.send(pb_utils.InferenceResponse(output_tensors=self._tensors(token)), flags=flags)
 
     def _tensors(self, token: Token) -> list:
         record = token.record

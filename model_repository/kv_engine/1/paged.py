@@ -126,7 +126,11 @@ class PagedEngine:
         self.last: StepRecord | None = None
         self.on_token: Callable[[Token], None] = lambda token: None
         self.min_step_s = 0.0  # a step lasts at least this long (model.py's step_ms)
+        # ... plus this long per token it computes (model.py's token_ms): a larger model's prefill
+        # grows with the prompt, the toy's does not, so without it a long prompt stalls nobody.
+        self.token_s = 0.0
         self._step_began = 0.0
+        self._step_cost_s = 0.0  # how long the step scheduled last lasts
         self.prompt_lengths: dict[str, int] = {}
         self.tags: dict[str, int] = {}  # request id -> the client's TAG, until the request ends
         scheduler_name = f"lab_recording_{settings.scheduler}"
@@ -259,7 +263,7 @@ def _recording(base: type, engine: PagedEngine) -> type:
             scheduled = result[0]
             if scheduled:
                 # Pace the steps as a larger model's would take, so requests sent apart overlap.
-                rest = engine.min_step_s - (time.perf_counter() - engine._step_began)
+                rest = max(engine.min_step_s, engine._step_cost_s) - (time.perf_counter() - engine._step_began)
                 if rest > 0:
                     time.sleep(rest)
                 engine._step_began = time.perf_counter()
@@ -279,6 +283,7 @@ def _recording(base: type, engine: PagedEngine) -> type:
                 waiting_again = {r for r in self.waiting_requests if r in counters.first_seen}
                 counters.preemptions += len(waiting_again - counters.preempted_now)
                 counters.preempted_now = waiting_again
+                engine._step_cost_s = engine.min_step_s + engine.token_s * sum(requests.values())
                 engine.last = engine.snapshot(self, requests)
             return result
 

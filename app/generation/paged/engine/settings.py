@@ -26,6 +26,8 @@ RANGES: dict[str, tuple[float, float]] = {
     "max_batch_tokens": (16, 1024),
     "step_ms": (0, 200),
 }
+# Not in RANGES (the lab's widgets): only the exercises that need a prompt's cost set it.
+TOKEN_MS_RANGE = (0.0, 5.0)
 MAX_POSITIONS = 512  # the toy model's positions (model_repository/kv_engine/1/paged.py)
 # What one token's keys and values take in the toy's cache: layers x KV heads x head size x 2 (K
 # and V) x bytes per value, as model_repository/kv_engine/1/paged.py builds it.
@@ -46,6 +48,9 @@ class PagedSettings:
     scheduler: str = "fifo"
     prefix_sharing: bool = True
     step_ms: float = 10.0
+    # Extra time a step takes per token it computes (0: none, kv_engine's default). The toy's own
+    # prefill costs next to nothing, so only this makes a long unchunked prompt stall its step.
+    token_ms: float = 0.0
 
     def problems(self) -> list[Problem]:
         """Every reason these settings cannot be deployed (their words sit in the paged feature's words module)."""
@@ -56,6 +61,9 @@ class PagedSettings:
             value = getattr(self, name)
             if not low <= value <= high:
                 out.append(Problem("kv_setting_range", {"setting": name, "low": low, "high": high, "value": value}))
+        low, high = TOKEN_MS_RANGE
+        if not low <= self.token_ms <= high:
+            out.append(Problem("kv_setting_range", {"setting": "token_ms", "low": low, "high": high, "value": self.token_ms}))
         return out
 
     def check(self) -> None:
@@ -71,7 +79,8 @@ class PagedSettings:
     def parameters(self) -> dict[str, str]:
         return {"num_blocks": str(self.num_blocks), "block_size": str(self.block_size),
                 "max_batch_tokens": str(self.max_batch_tokens), "scheduler": self.scheduler,
-                "prefix_sharing": "true" if self.prefix_sharing else "false", "step_ms": f"{float(self.step_ms):g}"}
+                "prefix_sharing": "true" if self.prefix_sharing else "false", "step_ms": f"{float(self.step_ms):g}",
+                **({"token_ms": f"{float(self.token_ms):g}"} if self.token_ms else {})}
 
     def to_config(self, name: str) -> mc.ModelConfig:
         self.check()
@@ -89,13 +98,14 @@ def settings_of(config: mc.ModelConfig) -> PagedSettings:
     return PagedSettings(num_blocks=int(param("num_blocks", "64")), block_size=int(param("block_size", "16")),
                          max_batch_tokens=int(param("max_batch_tokens", "128")), scheduler=param("scheduler", "fifo"),
                          prefix_sharing=param("prefix_sharing", "true").lower() == "true",
-                         step_ms=float(param("step_ms", "10")))
+                         step_ms=float(param("step_ms", "10")), token_ms=float(param("token_ms", "0")))
 
 
 def setup_name(settings: PagedSettings) -> str:
     """One name per distinct deployment: `kv_lab_<hash of the settings>`."""
     values = sorted((f.name, getattr(settings, f.name)) for f in fields(settings))
-    values = [(k, float(v) if k == "step_ms" else v) for k, v in values]
+    # token_ms joins the name only when set, so the deployments named before it keep their names.
+    values = [(k, float(v) if k in ("step_ms", "token_ms") else v) for k, v in values if k != "token_ms" or v]
     return f"{NAME_PREFIX}{hashlib.sha256(repr(values).encode()).hexdigest()[:10]}"
 
 

@@ -1,0 +1,1 @@
+"""A cancelled generation's KV blocks."""

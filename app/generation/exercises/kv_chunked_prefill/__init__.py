@@ -1,0 +1,1 @@
+"""A long prompt among running generations, with and without chunked prefill."""

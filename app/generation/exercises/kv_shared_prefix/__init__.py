@@ -1,0 +1,1 @@
+"""A shared system prompt with prefix sharing off and on."""
