@@ -10,7 +10,7 @@ from app.lab.deployment.config_diff import DiffLine, changed_lines, config_lines
 from app.lab.deployment.deployer import Applied, Deployer, setup_model_name
 from app.lab.deployment.deployments import GENERATOR_DEPLOYMENTS, SCHEDULERS, SHIPPED, STATE_KEYS, DeploymentError, LabSettings, scheduler_of
 from app.lab.deployment.device import instance_kind
-from app.lab.deployment.loaded_models import LoadedModels
+from app.lab.deployment.loaded_models import DeploymentCost, LoadedModels, MemoryReport, Unloaded
 from app.lab.deployment.presets import PRESETS, run_preset
 from app.lab.deployment.query import values_from_query
 from app.lab.deployment.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
@@ -26,12 +26,15 @@ __all__ = [
     "STATE_KEYS",
     "Applied",
     "Deployer",
+    "DeploymentCost",
     "DeploymentError",
     "DiffLine",
     "LabSettings",
     "LabSetup",
     "LoadedModels",
+    "MemoryReport",
     "SharedLoadedModels",
+    "Unloaded",
     "changed_lines",
     "config_lines",
     "deployments",

@@ -124,13 +124,14 @@ class LabServer:
             return self.embedded.log_path
         return self.external_log if self.external_url else None
 
-    def model_memory_mb(self, names: list[str]) -> dict[str, float] | None:
-        """Private memory (MB) of each named model's stubs now, on the embedded server; None for
-        an external one, whose processes may be on another machine."""
+    def model_memory_mb(self, names: list[str], instances: dict[str, int] | None = None) -> dict[str, float] | None:
+        """Private memory (MB) of each named model's stubs now (of its `instances[name]` newest
+        stubs, where given), on the embedded server; None for an external one, whose processes
+        may be on another machine."""
         pid = self.embedded.pid if self.embedded is not None else None
         if pid is None:
             return None
-        totals = memory.by_model(memory.processes(pid, names))
+        totals = memory.by_model(memory.processes(pid, names), instances)
         return {name: totals[name][0] for name in names if name in totals}
 
     def client(self, timeout_s: float = 60.0) -> http.InferenceServerClient:

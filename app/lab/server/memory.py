@@ -23,6 +23,7 @@ class ProcessMemory:
     model: str | None  # None for tritonserver itself (or any process that is no stub)
     private_mb: float
     resident_mb: float
+    started: float = 0.0  # when the process started (seconds since the epoch)
 
 
 def model_of_stub(argv: list[str], names: Iterable[str] = ()) -> str | None:
@@ -56,14 +57,23 @@ def processes(root_pid: int, names: Iterable[str] = ()) -> list[ProcessMemory]:
             argv = process.cmdline()
         except psutil.Error:  # ended, or a zombie a load left behind: it holds nothing
             continue
-        found.append(ProcessMemory(process.pid, model_of_stub(argv, known), memory.uss / MB, memory.rss / MB))
+        found.append(ProcessMemory(process.pid, model_of_stub(argv, known), memory.uss / MB, memory.rss / MB,
+                                   process.create_time()))
     return found
 
 
-def by_model(found: list[ProcessMemory]) -> dict[str, tuple[float, float, int]]:
-    """Model name -> (private MB, resident MB, stubs), over the stubs in `found`."""
+def by_model(found: list[ProcessMemory], newest: dict[str, int] | None = None) -> dict[str, tuple[float, float, int]]:
+    """Model name -> (private MB, resident MB, stubs), over the stubs in `found`; for a name in
+    `newest`, over only that many of its most recently started stubs (a model loaded again right
+    after an unload may still have the old stubs exiting)."""
     totals: dict[str, tuple[float, float, int]] = {}
-    for process in found:
+    kept = sorted(found, key=lambda process: process.started, reverse=True)
+    seen: dict[str, int] = {}
+    for process in kept:
+        if process.model is not None and newest is not None and process.model in newest:
+            seen[process.model] = seen.get(process.model, 0) + 1
+            if seen[process.model] > newest[process.model]:
+                continue
         if process.model is None:
             continue
         private, resident, stubs = totals.get(process.model, (0.0, 0.0, 0))
