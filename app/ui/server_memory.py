@@ -13,7 +13,7 @@ from app.i18n import N_, formats
 from app.lab.deployment import MemoryReport
 from app.ui.language import _, t
 
-COLUMNS = {"deployment": N_("deployment"), "instances": N_("model processes"), "memory_mb": N_("private memory (MB)"),
+COLUMNS = {"deployment": N_("deployment"), "instances": N_("model processes"), "memory_mb": N_("memory booked (MB)"),
            "measured": N_("measured"), "running": N_("a run uses it"), "made_room_for": N_("to make room for"),
            "at": N_("at")}
 
@@ -40,9 +40,9 @@ def draw(report: MemoryReport) -> None:
     st.caption(_("Every instance of a Python-backend model runs in a process of its own on the server. The lab loads a deployment when a run first "
                  "needs it, within a memory budget; to make room it unloads the deployments used least recently that no "
                  "run is using. When running deployments fill the budget, a learner's run waits for one to end and is "
-                 "then refused with the reason, rather than the machine running out of memory. Memory is the private "
-                 "memory of a deployment's processes, measured after its load; where the server's processes cannot be "
-                 "read (a server on another machine) it is an estimate."))
+                 "then refused with the reason, rather than the machine running out of memory. What a deployment books is "
+                 "the private memory of its processes, measured after its load, with a quarter more for growth as it "
+                 "serves; where the server's processes cannot be read (a server on another machine) it is an estimate."))
     a, b, c = st.columns(3)
     a.metric(_("Memory budget"), t().render(N_("{n:count} MB"), n=round(report.budget_mb)))
     b.metric(_("Held by loaded deployments"), t().render(N_("{n:count} MB"), n=round(report.in_use_mb)))
