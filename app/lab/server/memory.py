@@ -4,14 +4,15 @@ backend stub per model instance.
 Private memory (USS) is what a process would give back if it ended: the figure a budget adds up.
 Resident memory (RSS) also counts the shared libraries every stub maps; the kernel keeps one copy of
 those, so summing RSS over stubs overstates what they cost together.
+
+psutil is imported where it is used: the checker, installed alone (packaging/checker), imports this
+package for its server handle and never measures.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-
-import psutil
 
 MB = 2**20
 STUB_EXECUTABLE = "triton_python_backend_stub"
@@ -44,6 +45,8 @@ def model_of_stub(argv: list[str], names: Iterable[str] = ()) -> str | None:
 def processes(root_pid: int, names: Iterable[str] = ()) -> list[ProcessMemory]:
     """The server's process tree from `root_pid` down (the guardian or tritonserver), measured now.
     A process that ends while it is read is left out."""
+    import psutil
+
     known = list(names)
     try:
         root = psutil.Process(root_pid)
@@ -82,11 +85,15 @@ def by_model(found: list[ProcessMemory], newest: dict[str, int] | None = None) -
 
 
 def machine_total_mb() -> float:
+    import psutil
+
     return float(psutil.virtual_memory().total) / MB
 
 
 def machine_used_mb() -> float:
     """What the machine's processes hold: total less what is available (page cache that can be
     dropped counts as available)."""
+    import psutil
+
     memory = psutil.virtual_memory()
     return float(memory.total - memory.available) / MB
