@@ -18,10 +18,11 @@ import streamlit as st
 from app.i18n import N_
 from app.quiz import access_rules, instructor, item_analysis
 from app.quiz.report import REVISIT_BELOW
-from app.ui import access, quiz_feedback, server_memory, shared_server
+from app.ui import access, quiz_feedback, shared_server
 from app.ui import item_analysis as analysis_words
 from app.ui import quiz_sources as sources
 from app.ui.language import _, t
+from app.views.instructor_parts import server_memory
 
 # Column names stay codes (the CSV downloads keep them); the headers people read are these.
 LABELS = {

@@ -1,6 +1,6 @@
 """The server's memory as the lab's budget sees it: the budget, what each loaded deployment costs
 and whether a run uses it, and what was unloaded to make room (app/lab/deployment/loaded_models.py).
-The Instructor page draws it."""
+Drawn last on the Instructor page."""
 from __future__ import annotations
 
 import datetime as dt
