@@ -267,9 +267,9 @@ class LoadedModels:
     def _expected_mb(self, name: str, config: mc.ModelConfig) -> float:
         """What loading `name` is expected to cost, as booked (GROWTH_MARGIN on top of a measure): its
         own last measure per instance, else one of the same model code's, else the costliest instance
-        measured. With nothing measured yet it
-        is FIRST_GUESS_INSTANCE_MB per instance, but never more than the whole budget: a guess
-        must not refuse a deployment that may fit; once loaded alone, its cost is known."""
+        measured. With nothing measured yet it is FIRST_GUESS_INSTANCE_MB per instance, but never
+        more than the whole budget: a guess must not refuse a deployment that may fit; once loaded
+        alone, its cost is known."""
         instances = instance_count(config)
         per_instance = self._instance_mb.get(name) or self._family_mb.get(_family(config))
         if per_instance is None and self._instance_mb:
@@ -354,7 +354,7 @@ class LoadedModels:
                         raise LabError("memory_full", budget=round(self.memory_budget_mb), in_use=round(self._in_use_mb()),
                                        need=round(need_mb), waited=waited)
                     raise LabError("capacity_full", budget=self.budget, in_use=self._in_use(), need=need, waited=waited)
-                if on_wait is not None:  # outside the lock: it may draw on a page
+                if on_wait is not None and self._in_use_mb() + need_mb > self.memory_budget_mb:  # outside the lock: it may draw on a page
                     wait = Wait(0, left, self.memory_budget_mb, self._in_use_mb(), need_mb)
                     self._cond.release()
                     try:
