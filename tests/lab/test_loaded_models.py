@@ -158,6 +158,17 @@ def test_the_budget_comes_from_the_environment_or_the_machine(monkeypatch):
     assert default_budget() >= 4
 
 
+def test_a_containers_memory_limit_is_the_memory_the_budget_starts_from(monkeypatch, tmp_path):
+    limit = tmp_path / "memory.max"
+    limit.write_text("1073741824\n")  # 1 GiB, as cgroup v2 writes it
+    monkeypatch.setattr(loaded_models, "CGROUP_LIMITS", (str(limit),))
+    assert loaded_models.machine_memory_mb() == 1024
+    monkeypatch.delenv(loaded_models.MEMORY_ENV, raising=False)
+    assert loaded_models.default_memory_budget_mb() == 1024  # never below 1024
+    limit.write_text("max\n")  # no limit: the machine's memory
+    assert loaded_models.machine_memory_mb() > 1024
+
+
 def test_a_model_another_process_loaded_is_used_as_it_is_not_reloaded(lab_server):
     # A second handle on the session's server (as the app, a CLI or another app process has):
     # the shipped model is already serving, so asking for it must not reload it under its users.

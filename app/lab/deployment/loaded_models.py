@@ -27,6 +27,7 @@ import threading
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from tritonclient.grpc import model_config_pb2 as mc
@@ -80,11 +81,24 @@ def default_budget() -> int:
     return max(4, int((memory_gb - RESERVED_GB) / STUB_GB))
 
 
+CGROUP_LIMITS = ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes")  # v2, v1
+
+
 def machine_memory_mb() -> float:
+    """The memory this process may use: the machine's, or its container's limit where that is lower
+    (a pod's memory limit, not the node's memory)."""
     try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**20
+        physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") / 2**20
     except (ValueError, OSError):
-        return 8192.0
+        physical = 8192.0
+    for path in CGROUP_LIMITS:
+        try:
+            raw = Path(path).read_text().strip()
+        except OSError:
+            continue
+        if raw.isdigit():  # "max" (v2) means no limit; v1 writes a huge number instead
+            return min(physical, int(raw) / 2**20)
+    return physical
 
 
 def default_memory_budget_mb() -> int:
