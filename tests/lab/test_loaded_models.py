@@ -319,12 +319,18 @@ def test_a_load_that_finds_the_memory_budget_full_of_runs_waits_saying_why_then_
     waits: list = []
     try:
         assert inside.wait(10)
-        # Nothing of the classifier was measured yet: it is expected to cost what the costliest instance did.
+        # The lab page's path: another set-up of the same code is expected to cost what the first did.
         with pytest.raises(LabError) as refused:
-            empty_server.models.ensure("sentiment", on_wait=waits.append)
+            Deployer(empty_server).apply(LabSettings(slots=3, instances=1), owner="b", on_wait=waits.append)
         assert refused.value.code == "memory_full" and refused.value.values["waited"] == 1
         assert waits and all(w.for_memory and w.need_mb == pytest.approx(cost_mb) for w in waits)
         assert waits[0].budget_mb == pytest.approx(1.5 * cost_mb) and waits[0].in_use_mb == pytest.approx(cost_mb)
+        assert 0 < waits[-1].expected_s < waits[0].expected_s <= 1.0  # how long it may still wait
+        # Nothing of the classifier was measured yet: it is expected to cost what the costliest instance did.
+        waits.clear()
+        with pytest.raises(LabError):
+            empty_server.models.ensure("sentiment", on_wait=waits.append)
+        assert waits and waits[0].need_mb == pytest.approx(cost_mb)
         assert ready(empty_server, held) and not ready(empty_server, "sentiment")
     finally:
         release.set()
