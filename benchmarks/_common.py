@@ -53,17 +53,37 @@ def group_rss_mb(pgid: int) -> float:
     return total_kb / 1024
 
 
+def group_private_mb(pgid: int) -> float:
+    """Private memory (USS) of every process in a process group, in MB: unlike RSS, the shared
+    libraries every stub maps are not counted once per stub."""
+    import psutil
+
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.getpgid(int(entry.name)) != pgid:
+                continue
+            total += psutil.Process(int(entry.name)).memory_full_info().uss / 2**20
+        except (OSError, ProcessLookupError, psutil.Error):
+            continue
+    return total
+
+
 class PeakMemory:
-    """Samples a process group's memory in the background and keeps the peak."""
+    """Samples a process group's memory in the background and keeps the peaks: resident (RSS,
+    summed) and private (USS, summed)."""
 
     def __init__(self, pgid: int, every_s: float = 0.2):
-        self.pgid, self.every_s, self.peak_mb = pgid, every_s, 0.0
+        self.pgid, self.every_s, self.peak_mb, self.peak_private_mb = pgid, every_s, 0.0, 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
         while not self._stop.is_set():
             self.peak_mb = max(self.peak_mb, group_rss_mb(self.pgid))
+            self.peak_private_mb = max(self.peak_private_mb, group_private_mb(self.pgid))
             time.sleep(self.every_s)
 
     def __enter__(self):

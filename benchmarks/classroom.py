@@ -12,8 +12,9 @@ the script prints:
   verdict one by one (which sessions break can vary between solo runs: forgot_ready does);
 - refusals nobody asked for (errors on requests of a set-up whose solo run had none), grouped
   by message;
-- peak resident memory of the server's process group (tritonserver, its guardian and the
-  Python-backend stubs), sampled every 0.2 s;
+- peak memory of the server's process group (tritonserver, its guardian and the Python-backend
+  stubs), resident (RSS summed, which counts shared libraries once per stub) and private (USS
+  summed), sampled every 0.2 s; the memory budget, and how many deployments it unloaded;
 - every failure by type, with its message. A failure is reported, never raised.
 
     python benchmarks/classroom.py [--learners 5 10 20] [--mix the_fix,custom_one_instance,...]
@@ -234,7 +235,8 @@ def main() -> None:
 
     print(torch_build())
     print(f"{os.cpu_count()} CPU cores; runs at once (TRITON_LAB_PARALLEL_RUNS) {run_queue.default_parallel()}, "
-          f"stub budget (TRITON_LAB_MAX_STUBS) {loaded_models.default_budget()}")
+          f"stub budget (TRITON_LAB_MAX_STUBS) {loaded_models.default_budget()}, "
+          f"memory budget (TRITON_LAB_MEMORY_MB) {loaded_models.default_memory_budget_mb()} MB")
     server = LabServer.from_env()
     start = time.perf_counter()
     try:
@@ -258,6 +260,8 @@ def main() -> None:
                 with PeakMemory(pgid) as peak:
                     outcomes, wall = class_run(server, deployer, mix, learners)
                 peak_mb = peak.peak_mb
+                print(f"  peak private memory of the server's process group: {peak.peak_private_mb:.0f} MB; "
+                      f"deployments unloaded to make room so far: {len(server.models.memory().unloaded)}")
             else:
                 outcomes, wall = class_run(server, deployer, mix, learners)
                 peak_mb = None

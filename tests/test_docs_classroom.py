@@ -31,7 +31,8 @@ def _app_source() -> str:
 
 def test_every_variable_it_names_is_read_by_the_app(section):
     names = set(re.findall(r"\bTRITON_[A-Z_]+\b", section))
-    assert {"TRITON_URL", "TRITON_LAB_INSTRUCTOR_KEY", "TRITON_LAB_PARALLEL_RUNS", "TRITON_LAB_MAX_STUBS"} <= names
+    assert {"TRITON_URL", "TRITON_LAB_INSTRUCTOR_KEY", "TRITON_LAB_PARALLEL_RUNS", "TRITON_LAB_MAX_STUBS",
+            "TRITON_LAB_MEMORY_MB"} <= names
     source = _app_source()
     unread = sorted(n for n in names if f'"{n}"' not in source)
     assert not unread, f"named in docs/classroom.md's classroom section but read nowhere in app/: {unread}"
@@ -46,6 +47,11 @@ def test_the_defaults_it_states_are_the_codes(section, monkeypatch):
     assert f"(memory in GB − {loaded_models.RESERVED_GB:g}) / {loaded_models.STUB_GB:g}, at least 4" in section
     assert loaded_models.default_budget() >= 4
     assert f"waits up to {loaded_models.CAPACITY_WAIT_S:g} s" in section and "`capacity_full`" in section
+    monkeypatch.delenv(loaded_models.MEMORY_ENV, raising=False)
+    assert f"the host's memory less {loaded_models.RESERVED_MB / 1024:g} GB" in " ".join(section.split())
+    assert loaded_models.default_memory_budget_mb() == max(1024, int(loaded_models.machine_memory_mb() - loaded_models.RESERVED_MB))
+    assert "`memory_full`" in section and "a quarter for growth" in " ".join(section.split())
+    assert loaded_models.GROWTH_MARGIN == 0.25
 
 
 def test_its_command_uses_options_streamlit_has(section):

@@ -42,6 +42,10 @@ PROBLEMS = {
     "capacity_full": N_("The server is full: the class's running deployments use {in_use:count} of its {budget:count} model processes "
                         "and this one needs {need:count}. Nothing was loaded; it waited {waited:count} s for a run to end. "
                         "Try again in a minute, or pick a set-up with fewer instances (or a preset, which others share)."),
+    "memory_full": N_("The server's memory budget is full: the class's running deployments hold {in_use:count} MB of its "
+                      "{budget:count} MB and this one needs about {need:count} MB. Nothing was loaded; it waited {waited:count} s "
+                      "for a run to end. Try again in a minute, or pick a set-up with fewer instances (or a preset, which "
+                      "others share)."),
     # traffic (app/lab/deployment/setup.LabSetup.traffic_problems)
     "sessions_range": N_("sessions must be {low:count} to {high:count}: got {value:text}"),
     "chunks_range": N_("chunks per session must be {low:count} to {high:count}: got {value:text}"),

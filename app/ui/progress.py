@@ -50,7 +50,14 @@ def run_with_progress(work: Callable[[_Progress], T], label: str) -> T:
                 time.sleep(0.15)
                 with progress.lock:
                     (done, total), waiting = progress.counts, progress.waiting
-                if waiting is not None:
+                if waiting is not None and waiting.for_memory:
+                    bar.progress(0.0, text=t().render(
+                        N_("{label:text}: waiting for memory: running deployments hold {in_use:count} MB of the server's "
+                           "{budget:count} MB and this one needs about {need:count} MB; it waits at most {left:seconds} "
+                           "for a run to end"),
+                        label=label, in_use=round(waiting.in_use_mb), budget=round(waiting.budget_mb),
+                        need=round(waiting.need_mb), left=waiting.expected_s))
+                elif waiting is not None:
                     bar.progress(0.0, text=t().render(
                         N_("{label:text}: waiting for the deployment, {ahead:count} run(s) ahead of yours (about {expected:seconds})"),
                         label=label, ahead=waiting.position, expected=waiting.expected_s))

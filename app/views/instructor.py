@@ -1,4 +1,5 @@
-"""Instructor page: how the whole class did, per item, per learner, and in the lab's predictions.
+"""Instructor page: how the whole class did, per item, per learner, and in the lab's predictions; and
+the server's memory: its budget, what each loaded deployment costs, what was unloaded to make room.
 
 Attempts are stored by item id and option key, so answers given in any language count together;
 the prompts and option texts shown are those of the instructor's language.
@@ -17,10 +18,11 @@ import streamlit as st
 from app.i18n import N_
 from app.quiz import access_rules, instructor, item_analysis
 from app.quiz.report import REVISIT_BELOW
-from app.ui import access, quiz_feedback
+from app.ui import access, quiz_feedback, shared_server
 from app.ui import item_analysis as analysis_words
 from app.ui import quiz_sources as sources
 from app.ui.language import _, t
+from app.views.instructor_parts import server_memory
 
 # Column names stay codes (the CSV downloads keep them); the headers people read are these.
 LABELS = {
@@ -140,3 +142,8 @@ else:
     st.download_button(_("Item analysis (CSV)"), item_analysis.csv_frame(analysis).to_csv(index=False),
                        file_name="item-analysis.csv", mime="text/csv", key="instructor-item-analysis-csv",
                        on_click="ignore", icon=":material/download:")
+
+# Last on the page: it needs the server, which the rest does not.
+lab = shared_server.lab()
+if lab is not None:
+    server_memory.draw(lab[0].models.memory())

@@ -1,6 +1,6 @@
 """The checker installed without the course (packaging/checker/pyproject.toml): the CLI checks a live
 server and reviews configs with Streamlit, torch, plotly and the embedded server's package
-(nvidia-pytriton) impossible to import, as in a venv that has only the checker's dependencies."""
+(nvidia-pytriton) and psutil impossible to import, as in a venv that has only the checker's dependencies."""
 from __future__ import annotations
 
 import json
@@ -18,7 +18,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 ROOT = Path(__file__).parents[2]
-ABSENT = ("streamlit", "torch", "plotly", "pytriton", "altair")
+ABSENT = ("streamlit", "torch", "plotly", "pytriton", "altair", "psutil")
 RUN_WITHOUT = f"""
 import runpy, sys
 class Absent:

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from app.lab import database
-from app.lab.deployment import Deployer, LabSettings, SharedLoadedModels
+from app.lab.deployment import Deployer, LabSettings, SharedLoadedModels, loaded_models
 from app.lab.deployment.loaded_models import LoadedModels, default_budget
 from app.lab.observation import LogCode, LogWindow
 from app.lab.problems import LabError
@@ -158,6 +158,17 @@ def test_the_budget_comes_from_the_environment_or_the_machine(monkeypatch):
     assert default_budget() >= 4
 
 
+def test_a_containers_memory_limit_is_the_memory_the_budget_starts_from(monkeypatch, tmp_path):
+    limit = tmp_path / "memory.max"
+    limit.write_text("1073741824\n")  # 1 GiB, as cgroup v2 writes it
+    monkeypatch.setattr(loaded_models, "CGROUP_LIMITS", (str(limit),))
+    assert loaded_models.machine_memory_mb() == 1024
+    monkeypatch.delenv(loaded_models.MEMORY_ENV, raising=False)
+    assert loaded_models.default_memory_budget_mb() == 1024  # never below 1024
+    limit.write_text("max\n")  # no limit: the machine's memory
+    assert loaded_models.machine_memory_mb() > 1024
+
+
 def test_a_model_another_process_loaded_is_used_as_it_is_not_reloaded(lab_server):
     # A second handle on the session's server (as the app, a CLI or another app process has):
     # the shipped model is already serving, so asking for it must not reload it under its users.
@@ -215,3 +226,116 @@ def test_replicas_sharing_a_server_count_one_budget_and_never_unload_what_anothe
             thread.join(10)
     d = Deployer(one).apply(LabSettings(slots=5, instances=1), owner="d").model
     assert ready(empty_server, d) and one.models.in_use() <= 2
+
+
+# -- the memory budget ---------------------------------------------------------------------------
+
+def measured_set_up(server, deployer: Deployer) -> tuple[str, float]:
+    """Load a one-instance set-up on the module's server; its name and the private MB the lab measured."""
+    name = deployer.apply(LabSettings(slots=2, instances=1), owner="first").model
+    cost = {d.name: d for d in server.models.memory().deployments}[name]
+    assert cost.measured and cost.instances == 1
+    return name, cost.cost_mb
+
+
+def test_a_deployments_cost_is_the_private_memory_its_processes_hold(empty_server):
+    name, cost_mb = measured_set_up(empty_server, Deployer(empty_server))
+    now = empty_server.model_memory_mb([name], {name: 1})[name]
+    # The lab books what the stub held after its load and a margin for growth; it grows little with use.
+    assert cost_mb == pytest.approx(now * (1 + loaded_models.GROWTH_MARGIN), rel=0.2) and now > 1
+    # A second set-up of the same model code is expected to cost what the first did, per instance.
+    assert empty_server.models._expected_mb("unseen", deployments_config(instances=2)) == pytest.approx(2 * cost_mb)
+
+
+def deployments_config(instances: int):
+    from app.lab.deployment import deployments
+    config = deployments.read_config("asr_sequence_direct")
+    del config.instance_group[:]
+    config.instance_group.add(count=instances)
+    return config
+
+
+class RecordingModels(LoadedModels):
+    """LoadedModels that note what is booked each time a load is let in (the budget's promise)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.admitted: list[float] = []
+
+    def _reserve(self, *args, **kwargs) -> None:
+        super()._reserve(*args, **kwargs)
+        with self._cond:
+            self.admitted.append(self._in_use_mb())
+
+
+def test_a_class_larger_than_the_memory_budget_waits_its_turn_and_every_run_finishes(empty_server):
+    models = RecordingModels(empty_server, budget=64, memory_budget_mb=10_000, capacity_wait_s=120.0)
+    empty_server.models = models
+    deployer = Deployer(empty_server)
+    _, cost_mb = measured_set_up(empty_server, deployer)
+    budget = 2.6 * cost_mb  # two one-instance set-ups fit, a third does not
+    models.memory_budget_mb = budget
+    models.admitted.clear()  # the first load was let in under the large budget
+    results: dict[int, object] = {}
+
+    def learner(slots: int) -> None:
+        try:
+            model = deployer.apply(LabSettings(slots=slots, instances=1), owner=f"learner-{slots}").model
+            results[slots] = driver.run(empty_server, Scenario(model, [f"LEARNER {'ABCDE'[slots - 3]}"]))
+        except BaseException as err:  # reported below
+            results[slots] = err
+
+    learners = [threading.Thread(target=learner, args=(slots,)) for slots in range(3, 8)]  # five set-ups, all new
+    for thread in learners:
+        thread.start()
+    for thread in learners:
+        thread.join(300)
+    assert all(getattr(result, "all_intact", False) for result in results.values()), {
+        slots: result for slots, result in results.items() if not getattr(result, "all_intact", False)}
+    assert len(results) == 5
+    # Each load was let in only while what was booked, itself included, fitted the budget.
+    assert models.admitted and max(models.admitted) <= budget, (models.admitted, budget)
+    report = empty_server.models.memory()
+    costs = [d.cost_mb for d in report.deployments] + [u.cost_mb for u in report.unloaded]
+    assert 5 * min(costs) > budget, "the class needed more than the budget"
+    assert report.unloaded, "set-ups nobody was running were unloaded to make room"
+    assert all(u.made_room_for != u.name for u in report.unloaded)
+    assert empty_server.alive()
+
+
+def test_a_load_that_finds_the_memory_budget_full_of_runs_waits_saying_why_then_is_refused(empty_server):
+    empty_server.models = LoadedModels(empty_server, budget=64, memory_budget_mb=10_000, capacity_wait_s=1.0)
+    held, cost_mb = measured_set_up(empty_server, Deployer(empty_server))
+    empty_server.models.memory_budget_mb = 1.5 * cost_mb
+    inside, release = threading.Event(), threading.Event()
+
+    def running() -> None:
+        with run_queue.for_server(empty_server.url).lease(held):
+            inside.set()
+            release.wait(30)
+
+    thread = threading.Thread(target=running)
+    thread.start()
+    waits: list = []
+    try:
+        assert inside.wait(10)
+        # The lab page's path: another set-up of the same code is expected to cost what the first did.
+        with pytest.raises(LabError) as refused:
+            Deployer(empty_server).apply(LabSettings(slots=3, instances=1), owner="b", on_wait=waits.append)
+        assert refused.value.code == "memory_full" and refused.value.values["waited"] == 1
+        assert waits and all(w.for_memory and w.need_mb == pytest.approx(cost_mb) for w in waits)
+        assert waits[0].budget_mb == pytest.approx(1.5 * cost_mb) and waits[0].in_use_mb == pytest.approx(cost_mb)
+        assert 0 < waits[-1].expected_s < waits[0].expected_s <= 1.0  # how long it may still wait
+        # Nothing of the classifier was measured yet: it is expected to cost what the costliest instance did.
+        waits.clear()
+        with pytest.raises(LabError):
+            empty_server.models.ensure("sentiment", on_wait=waits.append)
+        assert waits and waits[0].need_mb == pytest.approx(cost_mb)
+        assert ready(empty_server, held) and not ready(empty_server, "sentiment")
+    finally:
+        release.set()
+        thread.join(10)
+    # Two instances of the recogniser can never fit: refused at once, without waiting.
+    with pytest.raises(LabError) as never:
+        empty_server.models.ensure("asr_sequence_oldest", on_wait=waits.append)
+    assert never.value.code == "memory_full" and never.value.values["waited"] == 0

@@ -61,7 +61,7 @@ def test_aggregates_every_learner_per_item(open_page):
     exercise = per_exercise.set_index("exercise").loc["quiz:predict-the-fix"]
     assert exercise["runs"] == 1 and exercise["held"] == 0
 
-    assert [m.value for m in at.metric] == ["3", f"1 of {len(BANK)}", "3"]
+    assert [m.value for m in at.metric[:3]] == ["3", f"1 of {len(BANK)}", "3"]  # then the server's memory
     assert {b.key for b in at.download_button} >= {"instructor-items-csv", "instructor-scores-csv",
                                                     "instructor-predictions-csv"}
     # Every item, answered or not, once the toggle is off.
@@ -87,7 +87,8 @@ def test_answers_given_in_either_language_count_together_in_chinese(open_page):
     words = translate(BANK, "zh") if translation_path("zh").exists() else BANK
     assert row["prompt"] == words[SINGLE.id].prompt
     assert row["most_chosen_wrong"] == words[SINGLE.id].option(WRONG[0].key).text
-    assert [m.label for m in at.metric] == ["学员", "至少被作答过一次的题目", "作答"]
+    assert [m.label for m in at.metric[:3]] == ["学员", "至少被作答过一次的题目", "作答"]
+    assert [m.label for m in at.metric[3:]] == ["内存预算", "已加载部署占用", "模型进程"]
 
 
 def record(learner: str, item, answer) -> None:
@@ -149,3 +150,13 @@ def test_the_item_analysis_reads_in_chinese(open_page):
     assert row["facility"] == 0 and row["flags"] == zh("too hard")  # nobody right: at most 10 %
     found = untranslated(at)
     assert not found, found[:20]
+
+
+def test_the_page_shows_the_servers_memory_budget_and_what_it_unloaded(open_page):
+    at = open_page("instructor.py")
+    assert not at.exception and not at.error
+    assert "The server's memory" in [s.value for s in at.subheader]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Memory budget"].endswith(" MB") and int(metrics["Memory budget"][:-3].replace(",", "")) > 0
+    assert "Held by loaded deployments" in metrics and "Model processes" in metrics
+    assert any("Unloaded to make room" in m.value for m in at.markdown)

@@ -19,7 +19,7 @@ from app.lab.deployment.deployments import (
     scheduler_of,
 )
 from app.lab.deployment.device import instance_kind
-from app.lab.deployment.loaded_models import LoadedModels
+from app.lab.deployment.loaded_models import DeploymentCost, LoadedModels, MemoryReport, Unloaded
 from app.lab.deployment.presets import PRESETS, run_preset
 from app.lab.deployment.query import values_from_query
 from app.lab.deployment.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
@@ -36,12 +36,15 @@ __all__ = [
     "STATE_KEYS",
     "Applied",
     "Deployer",
+    "DeploymentCost",
     "DeploymentError",
     "DiffLine",
     "LabSettings",
     "LabSetup",
     "LoadedModels",
+    "MemoryReport",
     "SharedLoadedModels",
+    "Unloaded",
     "changed_lines",
     "config_lines",
     "deployments",

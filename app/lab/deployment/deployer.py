@@ -18,6 +18,7 @@ from app.lab.deployment.deployments import LabSettings
 
 if TYPE_CHECKING:
     from app.lab.deployment.loaded_models import LoadedModels
+    from app.lab.traffic import OnWait
 
 
 class DeployServer(Protocol):
@@ -52,17 +53,19 @@ class Deployer:
                 return name
         return None
 
-    def apply(self, settings: LabSettings, owner: str = "", reuse_shipped: bool = True) -> Applied:
+    def apply(self, settings: LabSettings, owner: str = "", reuse_shipped: bool = True,
+              on_wait: OnWait | None = None) -> Applied:
         """Load these settings (once per distinct set-up). `owner` is kept for callers that say
-        who asked; it no longer names the model."""
+        who asked; it no longer names the model. While the load waits for room in the server's
+        memory, on_wait hears why."""
         settings.check()  # DeploymentError before anything reaches the server
         if reuse_shipped and (name := self.shipped_match(settings)):
-            self.models.ensure(name)
+            self.models.ensure(name, on_wait=on_wait)
             config = deployments.place_instances(deployments.read_config(name, self.server.model_repository))
             return Applied(name, settings, deployments.to_pbtxt(config), reused=True)
         name = setup_model_name(settings)
         config = settings.to_config(name)
-        self.models.ensure(name, config, with_code=True, name_fixes_config=True)
+        self.models.ensure(name, config, with_code=True, name_fixes_config=True, on_wait=on_wait)
         return Applied(name, settings, deployments.to_pbtxt(config), reused=False)
 
     def ensure(self, name: str) -> None:

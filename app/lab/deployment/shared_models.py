@@ -1,6 +1,8 @@
 """What is loaded on a Triton that several app replicas share, kept in the class database.
 
-The same budget and least-recently-used unloading as LoadedModels, over every replica's loads:
+The same stub budget and least-recently-used unloading as LoadedModels, over every replica's loads
+(the memory budget is LoadedModels' alone: it measures stubs it can see, and an external server's
+processes may be on another machine):
 a row of loaded_deployments per deployment on the server (its stubs, the config it was loaded
 with, when it was last used, whether its load is still under way). Every decision about the
 server's models is taken under one advisory lock per server, and an unload happens while that
@@ -22,9 +24,9 @@ from app.lab import database
 from app.lab.database import schema as t
 from app.lab.database.leases import server_lock, server_name
 from app.lab.deployment.deployments import instance_count
-from app.lab.deployment.loaded_models import LOAD_TIMEOUT_S, LoadedModels
+from app.lab.deployment.loaded_models import FIRST_GUESS_INSTANCE_MB, LOAD_TIMEOUT_S, DeploymentCost, LoadedModels, MemoryReport
 from app.lab.problems import LabError
-from app.lab.traffic import SharedRunQueue, run_queue
+from app.lab.traffic import OnWait, SharedRunQueue, run_queue
 
 if TYPE_CHECKING:
     from app.lab.deployment.loaded_models import ModelServer
@@ -66,8 +68,17 @@ class SharedLoadedModels(LoadedModels):
         with self._locked() as conn:
             conn.execute(_rows.delete().where(self._mine()))
 
+    def memory(self) -> MemoryReport:
+        """Every replica's loads, each expected at FIRST_GUESS_INSTANCE_MB per instance (not measured)."""
+        busy = self._busy()
+        with database.reading(self.db_url) as conn:
+            rows = conn.execute(_rows.select().where(self._mine(), ~_rows.c.loading).order_by(_rows.c.used_at)).all()
+        costs = [DeploymentCost(row.name, row.stubs, row.stubs * FIRST_GUESS_INSTANCE_MB, False, row.name in busy)
+                 for row in rows]
+        return MemoryReport(self.memory_budget_mb, sum(c.cost_mb for c in costs), self.budget, self.in_use(), costs, [])
+
     def ensure(self, name: str, config: mc.ModelConfig | None = None, with_code: bool = False,
-               name_fixes_config: bool = False) -> None:
+               name_fixes_config: bool = False, on_wait: OnWait | None = None) -> None:
         known = self._remember(name, config, with_code)
         with self._name_lock(name):
             if known is None:

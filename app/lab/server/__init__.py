@@ -2,7 +2,7 @@
 
 Callers outside this package import from here, by name.
 """
-from app.lab.server import address
+from app.lab.server import address, memory
 from app.lab.server.connection import LabServer
 from app.lab.server.embedded import EmbeddedServer
 from app.lab.server.errors import AddressError, InstallationError, ServerError, StartupError, UnreachableError
@@ -22,6 +22,7 @@ __all__ = [
     "ProxyError",
     "ServerError",
     "address",
+    "memory",
     "StartupError",
     "UnreachableError",
     "find_nginx",

@@ -19,7 +19,7 @@ from app.lab import database
 from app.lab.deployment import LoadedModels, SharedLoadedModels, instance_kind
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError, Problem
-from app.lab.server import address
+from app.lab.server import address, memory
 from app.lab.server.embedded import EmbeddedServer
 from app.lab.server.errors import ServerError, UnreachableError
 
@@ -123,6 +123,16 @@ class LabServer:
         if self.embedded is not None:
             return self.embedded.log_path
         return self.external_log if self.external_url else None
+
+    def model_memory_mb(self, names: list[str], instances: dict[str, int] | None = None) -> dict[str, float] | None:
+        """Private memory (MB) of each named model's stubs now (of its `instances[name]` newest
+        stubs, where given), on the embedded server; None for an external one, whose processes
+        may be on another machine."""
+        pid = self.embedded.pid if self.embedded is not None else None
+        if pid is None:
+            return None
+        totals = memory.by_model(memory.processes(pid, names), instances)
+        return {name: totals[name][0] for name in names if name in totals}
 
     def client(self, timeout_s: float = 60.0) -> http.InferenceServerClient:
         return http.InferenceServerClient(self.url, connection_timeout=timeout_s, network_timeout=timeout_s)

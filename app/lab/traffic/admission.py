@@ -17,10 +17,20 @@ POLL_S = 0.25  # how often a waiting run re-reports its place
 
 @dataclass(frozen=True)
 class Wait:
-    """What a waiting run is told: runs ahead of it (on its deployment or for a free place)."""
+    """What a waiting run is told: runs ahead of it (on its deployment or for a free place); or,
+    when its deployment must first be loaded and the server's memory budget is full of running
+    deployments, that budget, what they hold and what the load needs (MB), and expected_s is how
+    long it waits at most before it is refused (app/lab/deployment/loaded_models.py)."""
 
     position: int
     expected_s: float
+    budget_mb: float = 0.0
+    in_use_mb: float = 0.0
+    need_mb: float = 0.0
+
+    @property
+    def for_memory(self) -> bool:
+        return self.budget_mb > 0
 
 
 OnWait = Callable[[Wait], None]

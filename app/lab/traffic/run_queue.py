@@ -139,5 +139,5 @@ def hold(server: _Held, model: str, on_wait: OnWait | None = None) -> Iterator[N
     with for_server(server.url).lease(model, on_wait):
         models = getattr(server, "models", None)
         if models is not None:
-            models.ensure(model)
+            models.ensure(model, on_wait=on_wait)
         yield

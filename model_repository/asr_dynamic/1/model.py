@@ -16,8 +16,12 @@ metrics cannot show:
   asr_state_cells          gauge    state cells this instance holds now
   asr_state_cells_evicted  counter  cells this instance dropped by its own idle eviction
 
-Tensors go through DLPack (never numpy) so the model runs with numpy 1 or 2, and the FFT
-runs on the instance's GPU when Triton gives it a KIND_GPU instance.
+A CPU instance computes with numpy through the backend's numpy bridge, numpy being imported in
+the stub already (triton_python_backend_utils imports it): importing torch would cost each
+instance's process about 130 MB (torch's CPU build) to 270 MB (its CUDA build) for a 160-point
+FFT (benchmarks/stub_memory.py measures it). A KIND_GPU instance, and any instance under numpy 2
+(whose numpy bridge returns empty outputs), imports torch and goes through DLPack; a GPU
+instance runs the FFT on its GPU.
 """
 from __future__ import annotations
 
@@ -25,8 +29,7 @@ import json
 import re
 import time
 
-import torch
-import torch.utils.dlpack as dlpack
+import numpy as np
 import triton_python_backend_utils as pb_utils
 
 ALPHABET_SIZE = 27
@@ -36,6 +39,8 @@ CANDIDATE_BINS = [4 + 2 * d for d in range(ALPHABET_SIZE)]
 # STATE_OWNER written by a padding row the model was told to process (honour_ready=false).
 PADDING_OWNER = 2**64 - 1
 STATE_KEYS = ("slot", "corrid", "session")
+# The backend's numpy bridge returns empty outputs under numpy 2; nvidia-pytriton pins numpy<2.
+NUMPY_BRIDGE_WORKS = np.lib.NumpyVersion(np.__version__) < "2.0.0"
 CELLS_METRIC = "asr_state_cells"
 EVICTED_METRIC = "asr_state_cells_evicted"
 
@@ -51,11 +56,62 @@ def _instance_index(instance_name: str) -> int:
     return int(match.group(1)) if match else 0
 
 
-def instance_device(args: dict) -> torch.device:
-    """Where this instance computes: the GPU Triton gave it (KIND_GPU), else the CPU."""
-    if args.get("model_instance_kind") == "GPU" and torch.cuda.is_available():
-        return torch.device(f"cuda:{int(args.get('model_instance_device_id', 0))}")
-    return torch.device("cpu")
+def instance_device(args: dict) -> str:
+    """Where this instance computes: the GPU Triton gave it (KIND_GPU), else "cpu". Only a GPU
+    instance imports torch, to ask whether it sees that GPU."""
+    if args.get("model_instance_kind") == "GPU":
+        import torch
+
+        if torch.cuda.is_available():
+            return f"cuda:{int(args.get('model_instance_device_id', 0))}"
+    return "cpu"
+
+
+class NumpyMath:
+    """The instance's arithmetic in numpy, through the backend's numpy bridge (as_numpy,
+    pb_utils.Tensor), which is sound under numpy 1 only; numpy's own DLPack import is no way
+    round it, as the stub renames a capsule it consumed to "used_dlpack", which numpy 1's
+    capsule destructor rejects with an error per tensor."""
+
+    def read(self, tensor):
+        return tensor.as_numpy()
+
+    def zeros(self, shape):
+        return np.zeros(shape, dtype=np.float32)
+
+    def decode(self, chunks: list) -> list[int]:
+        """Strongest candidate bin per row -> delta d, computed in one batched pass."""
+        spectrum = np.abs(np.fft.rfft(np.concatenate(chunks, axis=0).astype(np.float32), axis=1))
+        return np.argmax(spectrum[:, CANDIDATE_BINS], axis=1).tolist()
+
+    def output(self, name: str, value: int, unsigned: bool = False):
+        return pb_utils.Tensor(name, np.array([[value]], dtype=np.uint64 if unsigned else np.int32))
+
+
+class TorchMath:
+    """The same arithmetic in torch through DLPack, on the instance's GPU, or on the CPU under numpy 2."""
+
+    def __init__(self, device: str):
+        import torch
+        import torch.utils.dlpack as dlpack
+
+        self.torch, self.dlpack, self.device = torch, dlpack, torch.device(device)
+        self.bins = torch.tensor(CANDIDATE_BINS, device=self.device)
+
+    def read(self, tensor):
+        return self.dlpack.from_dlpack(tensor.to_dlpack())
+
+    def zeros(self, shape):
+        return self.torch.zeros(shape)
+
+    def decode(self, chunks: list) -> list[int]:
+        audio = self.torch.cat(chunks, dim=0).to(self.device, self.torch.float32)
+        spectrum = self.torch.fft.rfft(audio, dim=1).abs()
+        return self.torch.argmax(spectrum[:, self.bins], dim=1).cpu().tolist()
+
+    def output(self, name: str, value: int, unsigned: bool = False):
+        dtype = self.torch.uint64 if unsigned else self.torch.int32
+        return pb_utils.Tensor.from_dlpack(name, self.dlpack.to_dlpack(self.torch.tensor([[value]], dtype=dtype)))
 
 
 class TritonPythonModel:
@@ -69,8 +125,8 @@ class TritonPythonModel:
         self.honour_ready = _param(config, "honour_ready", "true").lower() == "true"
         self.idle_evict_s = float(_param(config, "idle_evict_s", "60"))
         self.instance = _instance_index(args.get("model_instance_name", ""))
-        self.device = instance_device(args)
-        self.bins = torch.tensor(CANDIDATE_BINS, device=self.device)
+        device = instance_device(args)
+        self.math = NumpyMath() if device == "cpu" and NUMPY_BRIDGE_WORKS else TorchMath(device)
         # key -> [state, owner tag, last used (monotonic s)]
         self.cells: dict[tuple, list] = {}
         # Every deployment and instance registers the same families (Triton shares a family by
@@ -88,17 +144,11 @@ class TritonPythonModel:
 
     def _input(self, request, name):
         tensor = pb_utils.get_input_tensor_by_name(request, name)
-        return None if tensor is None else dlpack.from_dlpack(tensor.to_dlpack())
+        return None if tensor is None else self.math.read(tensor)
 
     def _scalar(self, request, name, default):
         tensor = self._input(request, name)
         return default if tensor is None else int(tensor.reshape(-1)[0].item())
-
-    def _decode(self, audio: torch.Tensor) -> list[int]:
-        """Strongest candidate bin per row -> delta d, computed in one batched pass."""
-        spectrum = torch.fft.rfft(audio.to(self.device, torch.float32), dim=1).abs()
-        deltas = torch.argmax(spectrum[:, self.bins], dim=1)
-        return deltas.cpu().tolist()
 
     def _key(self, slot: int, corrid: int, session: int) -> tuple:
         if self.state_key == "slot":
@@ -123,9 +173,9 @@ class TritonPythonModel:
             chunk = self._input(request, "AUDIO")
             if chunk is None or chunk.shape[0] != 1:
                 bad[i] = "the recogniser takes exactly one 160-sample chunk per request"
-                chunk = torch.zeros((1, CHUNK_SAMPLES))
+                chunk = self.math.zeros((1, CHUNK_SAMPLES))
             audio.append(chunk.reshape(1, CHUNK_SAMPLES))
-        deltas = self._decode(torch.cat(audio, dim=0))
+        deltas = self.math.decode(audio)
 
         responses = []
         for slot, request in enumerate(requests):
@@ -159,12 +209,8 @@ class TritonPythonModel:
 
     def _response(self, symbol, slot, batch, state_in, owner):
         ints = {"SYMBOL": symbol, "INSTANCE": self.instance, "SLOT": slot, "BATCH": batch, "STATE_IN": state_in}
-        tensors = [
-            pb_utils.Tensor.from_dlpack(name, dlpack.to_dlpack(torch.tensor([[value]], dtype=torch.int32)))
-            for name, value in ints.items()
-        ]
-        owner_t = torch.tensor([[owner]], dtype=torch.uint64)
-        tensors.append(pb_utils.Tensor.from_dlpack("STATE_OWNER", dlpack.to_dlpack(owner_t)))
+        tensors = [self.math.output(name, value) for name, value in ints.items()]
+        tensors.append(self.math.output("STATE_OWNER", owner, unsigned=True))
         return pb_utils.InferenceResponse(output_tensors=tensors)
 
     def finalize(self):

@@ -26,7 +26,7 @@ Two ways to run, chosen by the scheduler in the config:
 
 Config parameters:
   state_key      corrid | row     which key names a request's state cell (row is the mistake)
-  step_ms        milliseconds     a step costs step_ms * (1 + 0.05 (rows - 1)): torch work for
+  step_ms        milliseconds     a step costs step_ms * (1 + 0.05 (rows - 1)): the token arithmetic for
                                   the rows on the instance's device, then a wait for the rest
                                   (a decoder's per-step weight reads), so batching pays
   honour_cancel  true | false     true: the model asks each request whether it was cancelled
@@ -46,8 +46,11 @@ of whoever last wrote the state this token continued; 0 for a cell found empty).
 Custom metric on Triton's Prometheus endpoint, labelled by model, version and instance:
   gen_state_cells   gauge   state cells this instance holds now
 
-Tensors go through DLPack (never numpy) so the model runs with numpy 1 or 2, and the token
-arithmetic runs on the instance's GPU when Triton gives it a KIND_GPU instance.
+A CPU instance computes with numpy through the backend's numpy bridge, numpy being imported in
+the stub already (triton_python_backend_utils imports it), so its process does not pay for
+importing torch (benchmarks/stub_memory.py measures it). A KIND_GPU instance, and any instance
+under numpy 2 (whose numpy bridge returns empty outputs), imports torch and goes through DLPack;
+a GPU instance runs the token arithmetic on its GPU.
 """
 from __future__ import annotations
 
@@ -56,8 +59,7 @@ import re
 import threading
 import time
 
-import torch
-import torch.utils.dlpack as dlpack
+import numpy as np
 import triton_python_backend_utils as pb_utils
 
 VOCAB = 64
@@ -68,6 +70,9 @@ CELLS_METRIC = "gen_state_cells"
 BATCH_COST = 0.05  # each row beyond the first adds this share of a step
 SWEEP_STEPS = 50  # a running request is rescheduled every step; a cell idle this long is orphaned
 SWEEP_MIN_S = 5.0  # room for a machine too busy to run a step on time
+PROMPT_WEIGHTS = [1, 3, 5, 7]
+# The backend's numpy bridge returns empty outputs under numpy 2; nvidia-pytriton pins numpy<2.
+NUMPY_BRIDGE_WORKS = np.lib.NumpyVersion(np.__version__) < "2.0.0"
 
 
 def _param(config: dict, name: str, default: str) -> str:
@@ -81,11 +86,67 @@ def _instance_index(instance_name: str) -> int:
     return int(match.group(1)) if match else 0
 
 
-def instance_device(args: dict) -> torch.device:
-    """Where this instance computes: the GPU Triton gave it (KIND_GPU), else the CPU."""
-    if args.get("model_instance_kind") == "GPU" and torch.cuda.is_available():
-        return torch.device(f"cuda:{int(args.get('model_instance_device_id', 0))}")
-    return torch.device("cpu")
+def instance_device(args: dict) -> str:
+    """Where this instance computes: the GPU Triton gave it (KIND_GPU), else "cpu". Only a GPU
+    instance imports torch, to ask whether it sees that GPU."""
+    if args.get("model_instance_kind") == "GPU":
+        import torch
+
+        if torch.cuda.is_available():
+            return f"cuda:{int(args.get('model_instance_device_id', 0))}"
+    return "cpu"
+
+
+def _next_tokens(h, k, last):
+    """The token rule on whole rows; the same expression for numpy arrays and torch tensors."""
+    first = (h * 11 + 5) % VOCAB
+    later = (last * 17 + h * 13 + k * 7 + 3) % VOCAB
+    return first, later
+
+
+class NumpyMath:
+    """The instance's arithmetic in numpy, through the backend's numpy bridge (as_numpy,
+    pb_utils.Tensor), which is sound under numpy 1 only."""
+
+    def read(self, tensor):
+        return tensor.as_numpy()
+
+    def prompt_hash(self, prompt) -> int:
+        return int((prompt.reshape(-1).astype(np.int64) * np.array(PROMPT_WEIGHTS, dtype=np.int64)).sum()) % VOCAB
+
+    def tokens(self, h: list[int], k: list[int], last: list[int]) -> list[int]:
+        hs, ks, lasts = (np.array(v, dtype=np.int64) for v in (h, k, last))
+        first, later = _next_tokens(hs, ks, lasts)
+        return np.where(ks == 0, first, later).tolist()
+
+    def output(self, name: str, value: int, unsigned: bool = False):
+        return pb_utils.Tensor(name, np.array([[value]], dtype=np.uint64 if unsigned else np.int32))
+
+
+class TorchMath:
+    """The same arithmetic in torch through DLPack, on the instance's GPU, or on the CPU under numpy 2."""
+
+    def __init__(self, device: str):
+        import torch
+        import torch.utils.dlpack as dlpack
+
+        self.torch, self.dlpack, self.device = torch, dlpack, torch.device(device)
+
+    def read(self, tensor):
+        return self.dlpack.from_dlpack(tensor.to_dlpack())
+
+    def prompt_hash(self, prompt) -> int:
+        weights = self.torch.tensor(PROMPT_WEIGHTS, dtype=self.torch.int64)
+        return int((prompt.reshape(-1).to(self.torch.int64) * weights).sum().item()) % VOCAB
+
+    def tokens(self, h: list[int], k: list[int], last: list[int]) -> list[int]:
+        hs, ks, lasts = (self.torch.tensor(v, dtype=self.torch.int64, device=self.device) for v in (h, k, last))
+        first, later = _next_tokens(hs, ks, lasts)
+        return self.torch.where(ks == 0, first, later).cpu().tolist()
+
+    def output(self, name: str, value: int, unsigned: bool = False):
+        dtype = self.torch.uint64 if unsigned else self.torch.int32
+        return pb_utils.Tensor.from_dlpack(name, self.dlpack.to_dlpack(self.torch.tensor([[value]], dtype=dtype)))
 
 
 class Cell:
@@ -110,7 +171,8 @@ class TritonPythonModel:
         self.iterative = bool(config.get("sequence_batching", {}).get("iterative_sequence", False))
         self.max_batch_size = max(1, int(config.get("max_batch_size", 1)))
         self.instance = _instance_index(args.get("model_instance_name", ""))
-        self.device = instance_device(args)
+        device = instance_device(args)
+        self.math = NumpyMath() if device == "cpu" and NUMPY_BRIDGE_WORKS else TorchMath(device)
         self.executions = 0
         self.cells: dict[tuple, Cell] = {}
         labels = {"model": args.get("model_name", ""), "version": str(args.get("model_version", "")),
@@ -143,7 +205,7 @@ class TritonPythonModel:
     # -- inputs ------------------------------------------------------------------------------
     def _input(self, request, name):
         tensor = pb_utils.get_input_tensor_by_name(request, name)
-        return None if tensor is None else dlpack.from_dlpack(tensor.to_dlpack())
+        return None if tensor is None else self.math.read(tensor)
 
     def _scalar(self, request, name, default):
         tensor = self._input(request, name)
@@ -152,26 +214,19 @@ class TritonPythonModel:
     def _read(self, request):
         """(prompt hash, max tokens, tag), or an error message for a malformed request."""
         prompt = self._input(request, "PROMPT")
-        if prompt is None or prompt.numel() != PROMPT_LENGTH:
+        if prompt is None or prompt.reshape(-1).shape[0] != PROMPT_LENGTH:
             return f"PROMPT must hold exactly {PROMPT_LENGTH} token ids"
         # Any int32 is a request: ids wrap into the vocabulary (the hash is taken mod VOCAB) and the
         # length is clamped into 1..MAX_TOKENS_LIMIT, so a client that knows only the model's
         # metadata (the checker's generated inputs) gets streams, not refusals.
-        prompt = prompt.reshape(-1).to(torch.int64)
         max_tokens = min(max(self._scalar(request, "MAX_TOKENS", 1), 1), MAX_TOKENS_LIMIT)
-        weights = torch.tensor([1, 3, 5, 7], dtype=torch.int64)
-        h = int((prompt * weights).sum().item()) % VOCAB
+        h = self.math.prompt_hash(prompt)
         return h, max_tokens, self._scalar(request, "TAG", 0)
 
     # -- the step ----------------------------------------------------------------------------
     def _tokens(self, cells: list[Cell]) -> list[int]:
         """One step for every row at once, on the instance's device."""
-        h = torch.tensor([c.h for c in cells], dtype=torch.int64, device=self.device)
-        k = torch.tensor([c.step for c in cells], dtype=torch.int64, device=self.device)
-        last = torch.tensor([c.last for c in cells], dtype=torch.int64, device=self.device)
-        first = (h * 11 + 5) % VOCAB
-        later = (last * 17 + h * 13 + k * 7 + 3) % VOCAB
-        return torch.where(k == 0, first, later).cpu().tolist()
+        return self.math.tokens([c.h for c in cells], [c.step for c in cells], [c.last for c in cells])
 
     def _pay_for_step(self, rows: int, began: float) -> None:
         cost = self.step_s * (1 + BATCH_COST * (rows - 1))
@@ -182,10 +237,8 @@ class TritonPythonModel:
     def _respond(self, sender, token, step, row, batch, owner, final):
         ints = {"TOKEN": token, "STEP": step, "ROW": row, "BATCH": batch, "EXECUTION": self.executions,
                 "INSTANCE": self.instance}
-        tensors = [pb_utils.Tensor.from_dlpack(name, dlpack.to_dlpack(torch.tensor([[value]], dtype=torch.int32)))
-                   for name, value in ints.items()]
-        owner_t = torch.tensor([[owner]], dtype=torch.uint64)
-        tensors.append(pb_utils.Tensor.from_dlpack("STATE_OWNER", dlpack.to_dlpack(owner_t)))
+        tensors = [self.math.output(name, value) for name, value in ints.items()]
+        tensors.append(self.math.output("STATE_OWNER", owner, unsigned=True))
         flags = pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL if final else 0
         sender.send(pb_utils.InferenceResponse(output_tensors=tensors), flags=flags)
 

@@ -1,0 +1,117 @@
+"""The memory a command's run peaks at: the test suite by default, or any command given after `--`.
+
+Samples every --every seconds, while the command runs: the whole machine's memory in use (total
+less available), and the command's own process tree, with its tritonserver processes and Python
+backend stubs apart (their count and private memory). Prints the torch build first, then each peak
+and when it came, the command's exit status and its time. On a machine other work shares, the
+machine's figure counts that work too; the tree's figures are the command's alone.
+
+    python benchmarks/suite_memory.py                       # README's suite: python -m pytest
+    python benchmarks/suite_memory.py -- python -m pytest -n0 tests/lab/test_loaded_models.py
+    python benchmarks/suite_memory.py --every 5 -- bash -c "..."   # any command
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.lab.server import memory  # noqa: E402
+from benchmarks._common import print_build  # noqa: E402
+
+
+@dataclass
+class Peak:
+    value: float = 0.0
+    at_s: float = 0.0
+    count: int = 0  # stubs (or servers) at that moment
+
+    def offer(self, value: float, at_s: float, count: int = 0) -> None:
+        if value > self.value:
+            self.value, self.at_s, self.count = value, at_s, count
+
+
+@dataclass
+class Peaks:
+    machine: Peak
+    tree: Peak  # private memory of the whole process tree
+    stubs: Peak  # private memory of the tree's stubs
+    servers: Peak  # private memory of the tree's tritonservers
+    most_stubs: Peak  # the largest number of stubs at once
+
+
+def sample(root: psutil.Process, started: float, peaks: Peaks) -> None:
+    at = time.monotonic() - started
+    peaks.machine.offer(memory.machine_used_mb(), at)
+    try:
+        tree = [root, *root.children(recursive=True)]
+    except psutil.Error:
+        return
+    total = stubs = servers = 0.0
+    n_stubs = n_servers = 0
+    for process in tree:
+        try:
+            private = process.memory_full_info().uss / memory.MB
+            name = process.name()
+        except psutil.Error:  # ended while it was read
+            continue
+        total += private
+        if name.startswith(memory.STUB_EXECUTABLE[:15]):  # the kernel cuts names at 15 characters
+            stubs, n_stubs = stubs + private, n_stubs + 1
+        elif name == "tritonserver":
+            servers, n_servers = servers + private, n_servers + 1
+    peaks.tree.offer(total, at, len(tree))
+    peaks.stubs.offer(stubs, at, n_stubs)
+    peaks.servers.offer(servers, at, n_servers)
+    peaks.most_stubs.offer(float(n_stubs), at, n_stubs)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--every", type=float, default=2.0, help="seconds between samples")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="after --: the command (default: python -m pytest)")
+    args = parser.parse_args()
+    command = [c for c in args.command if c != "--"] or [sys.executable, "-m", "pytest"]
+    print_build()
+    print(f"machine memory {memory.machine_total_mb():.0f} MB, {psutil.cpu_count()} CPUs; "
+          f"in use before: {memory.machine_used_mb():.0f} MB; sampling every {args.every:g} s", flush=True)
+    peaks = Peaks(Peak(), Peak(), Peak(), Peak(), Peak())
+    started = time.monotonic()
+    child = subprocess.Popen(command)
+    root = psutil.Process(child.pid)
+    stop = threading.Event()
+
+    def sampler() -> None:
+        while not stop.is_set():
+            sample(root, started, peaks)
+            stop.wait(args.every)
+
+    thread = threading.Thread(target=sampler, daemon=True)
+    thread.start()
+    try:
+        status = child.wait()
+    finally:
+        stop.set()
+        thread.join()
+    wall = time.monotonic() - started
+    print(f"command: {' '.join(command)}")
+    print(f"exit status {status}; {wall:.0f} s")
+    print(f"peak, whole machine in use: {peaks.machine.value:.0f} MB at {peaks.machine.at_s:.0f} s")
+    print(f"peak, the command's processes (private): {peaks.tree.value:.0f} MB at {peaks.tree.at_s:.0f} s "
+          f"({peaks.tree.count} processes)")
+    print(f"peak, its Python-backend stubs (private): {peaks.stubs.value:.0f} MB at {peaks.stubs.at_s:.0f} s "
+          f"({peaks.stubs.count} stubs); most stubs at once: {peaks.most_stubs.count}")
+    print(f"peak, its tritonservers (private): {peaks.servers.value:.0f} MB ({peaks.servers.count} servers)")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
