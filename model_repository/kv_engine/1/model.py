@@ -41,7 +41,6 @@ from __future__ import annotations
 import json
 import queue
 import threading
-import time
 
 import torch
 import torch.utils.dlpack as dlpack
@@ -91,6 +90,9 @@ def settings_from(config: dict) -> tuple[EngineSettings, float]:
         if getattr(settings, name) < 1:
             raise pb_utils.TritonModelException(f"parameter {name} must be at least 1")
     return settings, float(_param(config, "step_ms", "10")) / 1000.0
+
+
+_CHECK_CANCELLED = object()  # put in the outbox: the sender's thread looks for cancellations
 
 
 class _Live:
@@ -174,6 +176,9 @@ class TritonPythonModel:
                 token = self.outbox.get(timeout=0.1)
             except queue.Empty:
                 continue
+            if token is _CHECK_CANCELLED:
+                self._end_cancelled()
+                continue
             with self.lock:
                 live = self.live.get(token.request_id)
                 if live is not None and token.finished:
@@ -216,17 +221,25 @@ class TritonPythonModel:
     # -- cancellations and gauges ---------------------------------------------------------------
     def _watch_loop(self) -> None:
         while not self.stopping.wait(WATCH_S):
-            with self.lock:
-                live = list(self.live.items())
-            for request_id, item in live:
-                if item.request.is_cancelled():
-                    self.engine.cancel(request_id)
-                    with self.lock:
-                        gone = self.live.pop(request_id, None)
-                        self.tags.pop(request_id, None)
-                    if gone is not None:
-                        gone.sender.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+            # Cancellations are asked for in the sender's thread, between its sends: a request is
+            # asked only while its final response has not gone. Asked from here, a request whose
+            # final response the sender had just sent crashed the server now and then (Signal 11
+            # in TRITONBACKEND_ResponseFactoryIsCancelled, seen on 2.51 with gRPC cancellations).
+            self.outbox.put(_CHECK_CANCELLED)
             self._refresh_gauges()
+
+    def _end_cancelled(self) -> None:
+        """In the sender's thread: cancel in the engine every live request the client cancelled,
+        freeing its blocks, and close its stream."""
+        with self.lock:
+            live = list(self.live.items())
+        for request_id, item in live:
+            if item.request.is_cancelled():
+                self.engine.cancel(request_id)
+                with self.lock:
+                    self.live.pop(request_id, None)
+                    self.tags.pop(request_id, None)
+                item.sender.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
 
     def _refresh_gauges(self) -> None:
         snap = self.engine.state()
