@@ -1,0 +1,87 @@
+"""The checker on the lab's paged engine (model_repository/kv_engine): requests it can take, built from
+its metadata; every stream alone, then all at once past its cache with a shared prefix, compared
+token by token; the engine's evidence in the report, which validates against the shipped schema;
+and the replay that tells a stream's own continuation from one that is not."""
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from app.checker.engine import CheckOptions, paged_engine, report, report_schema, run
+from app.checker.engine import target as targets
+from app.checker.engine.facts import ModelFacts
+from app.generation.paged.engine import MODEL, PagedSettings, PagedWorkload, alone, ensure
+from app.lab.deployment import deployments
+
+
+def shipped_facts() -> ModelFacts:
+    """kv_engine's facts as the server would give them, from the shipped config alone."""
+    config = json.loads(deployments.to_json(deployments.read_config(MODEL)))
+
+    def tensors(kind: str) -> list[dict[str, object]]:
+        return [{"name": t["name"], "datatype": t["data_type"].removeprefix("TYPE_"), "shape": [int(d) for d in t["dims"]]}
+                for t in config[kind]]
+
+    return ModelFacts.read(config, {"inputs": tensors("input"), "outputs": tensors("output")})
+
+
+def test_the_checker_knows_the_shipped_engine_by_its_inputs_and_outputs():
+    facts = shipped_facts()
+    assert paged_engine.is_paged(facts)
+    assert {t.name for t in facts.outputs} == {*paged_engine.ANSWERS, *paged_engine.PLACEMENT}
+    text = deployments.PAGED_ENGINE_CODE[0].read_text()  # model.py
+    assert re.search(rf"^MAX_TOKENS_LIMIT = {paged_engine.MAX_TOKENS_LIMIT}$", text, re.M)
+
+
+def test_generated_requests_share_a_prefix_stay_in_range_and_outnumber_the_cache():
+    facts = shipped_facts()
+    blocks, size = paged_engine.cache_tokens(facts)
+    count = paged_engine.request_count(facts, None)
+    source = paged_engine.paged_inputs(facts, count, seed=0)
+    demand = 0
+    for i in range(count):
+        arrays = source.arrays(i, 0)
+        prompt, max_tokens = arrays["PROMPT"].tolist(), int(arrays["MAX_TOKENS"][0])
+        assert prompt[: paged_engine.PREFIX_BLOCKS * size] == list(source.prefix)
+        assert 1 <= max_tokens <= paged_engine.MAX_TOKENS_LIMIT and arrays["PROMPT"].dtype == np.int32
+        demand += len(prompt) + max_tokens
+    assert demand > blocks * size
+    assert paged_engine.request_count(facts, 5) == 5
+
+
+@pytest.fixture(scope="module")
+def kv_report(lab_server):
+    """kv_engine checked once with the defaults, and its report as the file holds it."""
+    lab_server.models.ensure(MODEL)
+    result = run.run_check(targets.on_server(lab_server, MODEL), CheckOptions())
+    return result, json.loads(json.dumps(report.to_json(result), default=str))
+
+
+def test_the_shipped_engine_holds_alone_and_under_memory_pressure_with_a_shared_prefix(kv_report):
+    result, data = kv_report
+    report_schema.validate(data)
+    outcome = {f"{c['check']}/{c['variant']}": c["verdict"] for c in data["checks"]}
+    assert outcome["stream_reference/alone"] == "held" and outcome["stream_staggered/all_instances"] == "held"
+    assert result.exit_code == 0
+    compared = set(result.tables.outputs[result.tables.outputs["compared"]]["name"])
+    assert compared == set(paged_engine.ANSWERS)
+    engine = result.judgement.verdict("stream_staggered").values["engine"]
+    assert engine["pressure"] and engine["demand_tokens"] > engine["cache_tokens"]
+    assert engine["most_waiting"] > 0  # the cache made requests wait
+    assert engine["requests_with_prefix_from_cache"] > 0
+    assert all(s["ended"] and not s["error"] for s in data["streams"]["staggered"])
+
+
+def test_a_stream_that_is_the_models_own_continuation_is_told_from_one_that_is_not(lab_server):
+    settings = PagedSettings()
+    model = ensure(lab_server, settings)
+    plan = PagedWorkload(requests=1, system_tokens=0, min_answer_tokens=16, max_answer_tokens=16, seed=2).plan()[0]
+    tokens = alone(lab_server, settings, [plan])[plan.index]
+    prompt = list(plan.prompt)
+    assert paged_engine.replay_tail(lab_server.grpc_url, model, prompt, tokens, 5) is True
+    changed = [*tokens[:10], (tokens[10] + 1) % paged_engine.VOCAB, *tokens[11:]]
+    assert paged_engine.replay_tail(lab_server.grpc_url, model, prompt, changed, 5) is False
+    assert paged_engine.replay_tail(lab_server.grpc_url, model, prompt, tokens, len(tokens) - 1) is None
