@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -13,8 +14,12 @@ import pytest
 from app.checker.engine import CheckOptions, paged_engine, report, report_schema, run
 from app.checker.engine import target as targets
 from app.checker.engine.facts import ModelFacts
+from app.checker.engine.judge import CheckVerdict
+from app.checker.words import streams as stream_words
 from app.generation.paged.engine import MODEL, PagedSettings, PagedWorkload, alone, ensure
+from app.i18n import words
 from app.lab.deployment import deployments
+from tests.i18n.text_checks import reads_in
 
 
 def shipped_facts() -> ModelFacts:
@@ -85,3 +90,29 @@ def test_a_stream_that_is_the_models_own_continuation_is_told_from_one_that_is_n
     changed = [*tokens[:10], (tokens[10] + 1) % paged_engine.VOCAB, *tokens[11:]]
     assert paged_engine.replay_tail(lab_server.grpc_url, model, prompt, changed, 5) is False
     assert paged_engine.replay_tail(lab_server.grpc_url, model, prompt, tokens, len(tokens) - 1) is None
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_words_say_the_engines_evidence_and_a_near_tie_apart_from_a_state_not_its_own(lang):
+    _ = words(lang)
+    held = CheckVerdict("stream_staggered", "all_instances", "held", "", {
+        "streams": 24, "responses": 300, "largest_difference": 0.0, "gap_s": 0.002, "shared": 24,
+        "engine": {"demand_tokens": 1267, "cache_tokens": 1024, "most_waiting": 8, "requests_with_prefix_from_cache": 24}})
+    plain_verdict = replace(held, values={k: v for k, v in held.values.items() if k != "engine"})
+
+    def engine_part(lang_words):
+        """What the engine's evidence adds to the verdict's sentence."""
+        sentence = stream_words.verdict_sentence(held, lang_words)
+        plain = stream_words.verdict_sentence(plain_verdict, lang_words)
+        assert sentence.startswith(plain) and sentence != plain
+        return sentence[len(plain):]
+
+    assert "1,267" in engine_part(_) and "1,024" in engine_part(_)
+    assert reads_in(lang, engine_part(_), engine_part(words("en")))
+    entry = {"request": 2, "class": "other", "step": 4, "responses": 12, "expected": 12, "matched": 0, "compared": 0}
+    plain = stream_words.diagnosed_stream(entry, _)
+    own = stream_words.diagnosed_stream({**entry, "own_continuation": True}, _)
+    not_own = stream_words.diagnosed_stream({**entry, "own_continuation": False}, _)
+    assert own.startswith(plain) and not_own.startswith(plain) and len({plain, own, not_own}) == 3
+    assert reads_in(lang, own[len(plain):], stream_words.CONTINUATION[True])
+    assert reads_in(lang, not_own[len(plain):], stream_words.CONTINUATION[False])
