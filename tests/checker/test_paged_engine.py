@@ -57,6 +57,18 @@ def test_generated_requests_share_a_prefix_stay_in_range_and_outnumber_the_cache
     assert paged_engine.request_count(facts, 5) == 5
 
 
+def test_a_cache_too_small_for_the_usual_request_gets_requests_that_fit_it():
+    facts = shipped_facts()
+    config = {**facts.config, "parameters": {"num_blocks": {"string_value": "4"}, "block_size": {"string_value": "4"}}}
+    small = replace(facts, config=config)
+    source = paged_engine.paged_inputs(small, 12, seed=0)
+    assert len(source.prefix) == 2 * 4  # two of its four blocks
+    for i in range(12):
+        prompt, max_tokens = source.request(i)
+        assert prompt[: len(source.prefix)] == list(source.prefix) or len(prompt) < len(source.prefix)
+        assert len(prompt) + max_tokens <= 16 and max_tokens >= 1
+
+
 @pytest.fixture(scope="module")
 def kv_report(lab_server):
     """kv_engine checked once with the defaults, and its report as the file holds it."""

@@ -45,6 +45,7 @@ ANSWERS = ("TOKEN", "POSITION")
 PLACEMENT = ("STEP", "STEP_TAGS", "STEP_TOKENS", "BLOCKS", "SHARED_BLOCKS", "PREFIX_BLOCKS", "FREE_BLOCKS",
              "CACHED_BLOCKS", "WAITING", "RUNNING")
 MAX_TOKENS_LIMIT = 256  # model.py's MAX_TOKENS_LIMIT: 1..256
+MAX_POSITIONS = 512  # paged.py's MAX_POSITIONS: a prompt and its answer together
 VOCAB = 256  # the toy model's vocabulary: prompt ids are drawn in it
 ANSWER_TOKENS = (4, 24)  # what the checker asks for, within 1..MAX_TOKENS_LIMIT
 OWN_TOKENS = (1, 16)  # each request's own prompt tokens after the shared prefix
@@ -90,13 +91,17 @@ class PagedInputs(Generated):
     count drawn from OWN_TOKENS by `sizes`), MAX_TOKENS from ANSWER_TOKENS, TAG the request's number."""
 
     prefix: tuple[int, ...] = ()
+    fits: int = MAX_POSITIONS  # the most tokens (prompt and answer) one request may need
 
     def request(self, session: int) -> tuple[list[int], int]:
-        """(prompt, max_tokens) of request `session`."""
+        """(prompt, max_tokens) of request `session`, cut to fit the cache and the model's
+        positions (the engine refuses a request that could never run, and says so)."""
         rng = np.random.default_rng([self.seed, session, 101])
         assert self.sizes is not None  # built by paged_inputs()
         own = [int(t) for t in rng.integers(0, VOCAB, size=self.sizes.size(session, 0))]
-        return [*self.prefix, *own], int(rng.integers(ANSWER_TOKENS[0], ANSWER_TOKENS[1] + 1))
+        answer = int(rng.integers(ANSWER_TOKENS[0], ANSWER_TOKENS[1] + 1))
+        prompt = [*self.prefix, *own][: max(1, self.fits - 1)]
+        return prompt, max(1, min(answer, self.fits - len(prompt)))
 
     def arrays(self, session: int, step: int) -> dict[str, np.ndarray[Any, Any]]:
         prompt, max_tokens = self.request(session)
@@ -117,11 +122,13 @@ class PagedInputs(Generated):
 
 
 def paged_inputs(facts: ModelFacts, count: int, seed: int) -> PagedInputs:
-    _, size = cache_tokens(facts)
+    blocks, size = cache_tokens(facts)
     rng = np.random.default_rng([seed, 100])
-    prefix = tuple(int(t) for t in rng.integers(0, VOCAB, size=PREFIX_BLOCKS * size))
+    # A small cache gets a shorter prefix: at most half of it, so requests still fit beside it.
+    prefix = tuple(int(t) for t in rng.integers(0, VOCAB, size=min(PREFIX_BLOCKS, blocks // 2) * size))
     dims: dict[str, tuple[int, ...] | None] = {spec.name: None if spec.variable else spec.dims for spec in facts.inputs}
-    return PagedInputs(facts, dims, [1] * count, seed, DrawnSizes(OWN_TOKENS[0], OWN_TOKENS[1], "request", seed), prefix=prefix)
+    return PagedInputs(facts, dims, [1] * count, seed, DrawnSizes(OWN_TOKENS[0], OWN_TOKENS[1], "request", seed), prefix=prefix,
+                       fits=min(MAX_POSITIONS, blocks * size))
 
 
 def _scalar(response: dict[str, np.ndarray[Any, Any]], name: str) -> int | None:
@@ -145,7 +152,7 @@ def evidence(facts: ModelFacts, source: PagedInputs, streams: list[Any]) -> dict
     found = [p for p in prefix if p]
     return {"cache_tokens": blocks * size, "demand_tokens": demand, "pressure": demand > blocks * size,
             "most_waiting": max(waiting, default=0), "most_in_a_step": max(in_step, default=0),
-            "shared_prefix_blocks": PREFIX_BLOCKS, "requests_with_prefix_from_cache": len(found),
+            "shared_prefix_blocks": len(source.prefix) // size, "requests_with_prefix_from_cache": len(found),
             "prefix_blocks_from_cache": int(sum(found))}
 
 
