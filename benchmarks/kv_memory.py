@@ -110,21 +110,31 @@ class Bench:
             "blocks_used_after": result.gauges_after.get("kv_blocks_used", float("nan")),
         }
 
-    def rounds(self, label: str, settings: PagedSettings, workload: PagedWorkload, count: int) -> dict[str, Any]:
-        """The median of each figure over `count` runs after one warm-up (the deployment's first
-        run pays for its load and its first steps). Round r draws the workload with seed + r, the
-        same in every set-up, and the warm-up seed + WARM_UP_SEED: a cache that kept blocks from an
-        earlier run of the same prompts would serve more than the shared prefix from the cache."""
-        self.measure(label, settings, replace(workload, seed=workload.seed + WARM_UP_SEED))
-        runs = [self.measure(label, settings, replace(workload, seed=workload.seed + r)) for r in range(count)]
+    def rounds(self, cases: list[tuple[str, PagedSettings, PagedWorkload]], count: int) -> list[dict[str, Any]]:
+        """Per case, the median of each figure over `count` rounds after one warm-up run each (a
+        deployment's first run pays for its load and its first steps). The cases take turns within
+        a round, in reverse order every other round, so that a drift in the machine's load falls on
+        all of them alike. Round r draws each workload with seed + r, the same in every case, and
+        the warm-up with seed + WARM_UP_SEED: fresh prompts every run, since a cache that kept
+        blocks of an earlier run's prompts would serve more than the shared prefix from it."""
+        for label, settings, workload in cases:
+            self.measure(label, settings, replace(workload, seed=workload.seed + WARM_UP_SEED))
+        runs: list[list[dict[str, Any]]] = [[] for _ in cases]
+        for r in range(count):
+            order = list(enumerate(cases)) if r % 2 == 0 else list(reversed(list(enumerate(cases))))
+            for i, (label, settings, workload) in order:
+                runs[i].append(self.measure(label, settings, replace(workload, seed=workload.seed + r)))
+        return [self._summary(case_runs) for case_runs in runs]
+
+    @staticmethod
+    def _summary(runs: list[dict[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {"equal": min(r["equal"] for r in runs), "requests": runs[0]["requests"],
                                "blocks_used_after": max(r["blocks_used_after"] for r in runs)}
         for key in ("prompt_tokens_computed", "prompt_tokens", "others_tbt_p50_ms", "others_tbt_p99_ms", "most_in_a_step",
-                    "prefix_from_cache", "prefix_possible"):
+                    "prefix_from_cache", "prefix_possible", "preemptions"):
             out[key] = statistics.median(r[key] for r in runs)
         for key in ("tokens_per_s", "ttft_p50_ms", "ttft_p95_ms", "peak_running", "peak_waiting", "steps"):
             out[key] = statistics.median(getattr(r["figures"], key) for r in runs)
-        out["preemptions_per_run"] = statistics.median(r["preemptions"] for r in runs)
         return out
 
 
@@ -133,10 +143,10 @@ def blocks(bench: Bench, count: int) -> None:
           f"block size 16, budget 128, fifo, sharing on (median of {count} rounds)")
     print(f"{'blocks':>6} {'tokens/s':>9} {'TTFT p50':>9} {'TTFT p95':>9} {'in a step':>9} {'peak wait':>9} "
           f"{'preemptions':>11} {'steps':>6} {'equal alone':>11} {'blocks used after':>17}")
-    for num_blocks in BLOCK_COUNTS:
-        r = bench.rounds(f"{num_blocks} blocks", PagedSettings(num_blocks=num_blocks), WORKLOAD, count)
+    cases = [(f"{n} blocks", PagedSettings(num_blocks=n), WORKLOAD) for n in BLOCK_COUNTS]
+    for num_blocks, r in zip(BLOCK_COUNTS, bench.rounds(cases, count), strict=True):
         print(f"{num_blocks:>6} {r['tokens_per_s']:>9.1f} {r['ttft_p50_ms']:>7.0f}ms {r['ttft_p95_ms']:>7.0f}ms "
-              f"{r['most_in_a_step']:>9.0f} {r['peak_waiting']:>9.0f} {r['preemptions_per_run']:>11.1f} {r['steps']:>6.0f} "
+              f"{r['most_in_a_step']:>9.0f} {r['peak_waiting']:>9.0f} {r['preemptions']:>11.1f} {r['steps']:>6.0f} "
               f"{r['equal']:>5}/{r['requests']:<5} {r['blocks_used_after']:>17.0f}")
 
 
@@ -145,8 +155,8 @@ def sharing(bench: Bench, count: int) -> None:
     print(f"{'sharing':>7} {'prefix blocks from cache':>25} {'prompt tokens computed':>23} {'TTFT p50':>9} "
           f"{'TTFT p95':>9} {'equal alone':>11}")
     share_on = float("nan")
-    for on in (False, True):
-        r = bench.rounds(f"sharing {on}", PagedSettings(prefix_sharing=on), WORKLOAD, count)
+    cases = [(f"sharing {on}", PagedSettings(prefix_sharing=on), WORKLOAD) for on in (False, True)]
+    for on, r in zip((False, True), bench.rounds(cases, count), strict=True):
         ratio = r["prefix_from_cache"] / r["prefix_possible"]
         share = f"{r['prefix_from_cache']:.0f}/{r['prefix_possible']:.0f} ({ratio:.0%})"
         print(f"{'on' if on else 'off':>7} {share:>25} {r['prompt_tokens_computed']:>10.0f} of {r['prompt_tokens']:<10.0f} "
@@ -166,10 +176,9 @@ def long_prompt(bench: Bench, count: int) -> None:
              (f"long prompt, budget {BUDGET_WHOLE} (whole)", BUDGET_WHOLE, LONG_PROMPT),
              (f"long prompt, budget {BUDGET_CHUNKED} (chunked)", BUDGET_CHUNKED, LONG_PROMPT)]
     p99: dict[tuple[int, int], float] = {}
-    for label, budget, tokens in cases:
-        settings = PagedSettings(num_blocks=128, max_batch_tokens=budget)
-        workload = replace(WORKLOAD, long_prompt_tokens=tokens, long_at_ms=LONG_AT_MS)
-        r = bench.rounds(label, settings, workload, count)
+    runs = [(label, PagedSettings(num_blocks=128, max_batch_tokens=budget),
+             replace(WORKLOAD, long_prompt_tokens=tokens, long_at_ms=LONG_AT_MS)) for label, budget, tokens in cases]
+    for (label, budget, tokens), r in zip(cases, bench.rounds(runs, count), strict=True):
         p99[(budget, tokens)] = r["others_tbt_p99_ms"]
         print(f"{label:<34} {r['others_tbt_p50_ms']:>6.1f}ms {r['others_tbt_p99_ms']:>6.1f}ms {r['steps']:>6.0f} "
               f"{r['equal']:>5}/{r['requests']:<5}")
