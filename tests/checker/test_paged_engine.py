@@ -54,6 +54,9 @@ def test_generated_requests_share_a_prefix_stay_in_range_and_outnumber_the_cache
         assert 1 <= max_tokens <= paged_engine.MAX_TOKENS_LIMIT and arrays["PROMPT"].dtype == np.int32
         demand += len(prompt) + max_tokens
     assert demand > blocks * size
+    used = source.used()  # the report's sizes are the prompts' lengths as sent, prefix included
+    lengths = [len(source.request(i)[0]) for i in range(count)]
+    assert used.sizes is not None and (used.sizes.low, used.sizes.high) == (min(lengths), max(lengths))
     assert paged_engine.request_count(facts, 5) == 5
 
 

@@ -109,16 +109,16 @@ class PagedInputs(Generated):
                 "TAG": np.array([session + 1], dtype=np.uint64)}
 
     def used(self) -> InputsUsed:
-        assert self.sizes is not None
-        own = self.sizes.sizes(self.lengths)
+        """The prompts' lengths as sent (the shared prefix included), as the report says drawn sizes."""
+        lengths = [len(self.request(session)[0]) for session in range(len(self.lengths))]
+        low, high = min(lengths, default=0), max(lengths, default=0)
         shapes = []
         for spec in self.facts.inputs:
             if spec.name == "PROMPT":
-                low, high = len(self.prefix) + int(own.min()), len(self.prefix) + int(own.max())
                 shapes.append(ShapeUsed(spec.name, spec.dims, "drawn", (low,), (high,)))
             else:
                 shapes.append(ShapeUsed(spec.name, spec.dims, "model", spec.dims, spec.dims))
-        return InputsUsed(self.sizes, tuple(shapes))
+        return InputsUsed(DrawnSizes(low, high, "request", self.seed), tuple(shapes))
 
 
 def paged_inputs(facts: ModelFacts, count: int, seed: int) -> PagedInputs:
