@@ -10,8 +10,9 @@ differ by more than the datatype's CEILING (or the user's tolerance) is not repr
 nothing can be checked against its references.
 
 The lab's own recogniser reports where it ran (INSTANCE, SLOT, BATCH): those outputs change
-with the batch by design and are left out without asking. STATE_IN and STATE_OWNER stay in:
-under a sound deployment they follow from the session's own history (the state it read, and
+with the batch by design and are left out without asking, as are the token generator's and the
+paged engine's (paged_engine.PLACEMENT: the engine step, its blocks, its cache and queue).
+STATE_IN and STATE_OWNER stay in: under a sound deployment they follow from the session's own history (the state it read, and
 which session wrote it), so a session that reads another's state shows there too.
 """
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from app.checker.engine import paged_engine
 from app.checker.engine.facts import ModelFacts
 from app.lab.deployment import deployments
 
@@ -41,20 +43,24 @@ def is_float(datatype: str) -> bool:
 
 
 def lab_model(facts: ModelFacts) -> str | None:
-    """Which of the lab's own models this is, by its inputs and outputs: "recogniser", "generator" or None."""
+    """Which of the lab's own models this is, by its inputs and outputs: "recogniser", "generator",
+    "paged_engine" (app/checker/engine/paged_engine.py) or None."""
     inputs = {t.name for t in facts.inputs}
     outputs = {t.name for t in facts.outputs}
     if inputs == deployments.RECOGNISER_INPUTS and outputs <= deployments.RECOGNISER_OUTPUTS and "SYMBOL" in outputs:
         return "recogniser"
     if inputs == deployments.GENERATOR_INPUTS and outputs <= set(GENERATOR_OUTPUTS) and "TOKEN" in outputs:
         return "generator"
+    if paged_engine.is_paged(facts):
+        return "paged_engine"
     return None
 
 
 def default_ignored(facts: ModelFacts) -> tuple[str, ...]:
     """Outputs the lab knows report placement rather than an answer: the recogniser's (instance,
     slot, batch) and the token generator's (row, batch size, execution counter, instance)."""
-    placement = {"recogniser": RECOGNISER_PLACEMENT, "generator": GENERATOR_PLACEMENT}.get(lab_model(facts) or "", ())
+    placement = {"recogniser": RECOGNISER_PLACEMENT, "generator": GENERATOR_PLACEMENT,
+                 "paged_engine": paged_engine.PLACEMENT}.get(lab_model(facts) or "", ())
     outputs = {t.name for t in facts.outputs}
     return tuple(name for name in placement if name in outputs)
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pandas as pd
 
-from app.checker.engine import stream_judge, streams
+from app.checker.engine import paged_check, paged_engine, stream_judge, streams
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
 from app.checker.engine.judge import CheckJudgement
@@ -25,6 +25,8 @@ def run(target: Target, facts: ModelFacts, source: InputSource, options: CheckOp
         idle_s: float = streams.IDLE_S) -> tuple[Tables, CheckJudgement, streams.StreamTables]:
     measured = streams.measure(target, facts, source, options, progress, idle_s)
     judgement = stream_judge.judge(facts, measured, source, options)
+    if isinstance(source, paged_engine.PagedInputs):  # the lab's paged engine: its evidence, and near ties
+        paged_check.annotate(target, facts, source, measured, judgement)
     return tables(facts, options, measured, source, target.where), judgement, measured
 
 

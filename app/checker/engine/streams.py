@@ -15,7 +15,8 @@ enable_empty_final_response, so that the last response says it is the last throu
                 and whether they are reproducible;
   staggered     the same requests on one stream, arriving STAGGER_SHARE of a lone stream's
                 median duration apart (spread over the model's batch), so later requests join
-                running ones.
+                running ones; the lab's paged engine's arrive all at once, needing more KV cache
+                than it has, with a shared prefix (paged_engine.py).
 
 The client knows only the model's metadata and config: the inputs are the checker's own
 (generated, or a data file's entries, one request each; inputs.py, input_data.py), and no
@@ -40,7 +41,7 @@ import pandas as pd
 import tritonclient.grpc as grpcclient
 from tritonclient.utils import InferenceServerException, np_to_triton_dtype
 
-from app.checker.engine import compare, inputs
+from app.checker.engine import compare, inputs, paged_engine
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
 from app.checker.engine.options import CheckOptions
@@ -113,6 +114,8 @@ def input_source(facts: ModelFacts, options: CheckOptions) -> InputSource:
     dims = inputs.concrete_shapes(facts, options.shapes)
     if options.input_data is not None:
         return stream_golden.from_data(facts, options, dims)
+    if paged_engine.is_paged(facts):  # requests the engine takes, sharing a prefix, past its cache
+        return paged_engine.paged_inputs(facts, paged_engine.request_count(facts, options.sessions), options.seed)
     count = options.sessions or DEFAULT_REQUESTS
     return inputs.Generated(facts, dims, [1] * count, options.seed, inputs.drawn_sizes(facts, dims, options.seed))
 
@@ -284,7 +287,8 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
             session.close(cancel=False)
         phases.append({"phase": ALONE_PHASE, "variant": "alone", "started_s": started,
                        "wall_s": time.perf_counter() - clock - started, "requests": 2 * count})
-        gap = stagger_gap(facts, alone["a"])
+        # The paged engine's requests arrive all at once: more than its cache holds (memory pressure).
+        gap = MIN_GAP_S if paged_engine.is_paged(facts) else stagger_gap(facts, alone["a"])
         started = time.perf_counter() - clock
         staggered = [Stream(request, STAGGERED_PHASE, "a") for request in range(count)]
         session.open()

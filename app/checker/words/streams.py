@@ -69,6 +69,17 @@ DIAGNOSED = {
                 "from the start"),
 }
 
+# The lab's paged engine (app/checker/engine/paged_engine.py, paged_check.py): what its own outputs
+# showed of the staggered run, and what replaying a diverging stream's tail alone showed.
+ENGINE = N_("; the engine: {demand:count} tokens of KV cache asked for at once, its cache holds {cache:count}; up to "
+            "{waiting:count} requests waiting at once; {prefix:count} of {streams:streams} found the shared prefix's blocks in "
+            "its cache")
+CONTINUATION = {
+    True: N_(" (replayed alone from there, the rest is the model's own continuation of what it had generated: what a near tie "
+             "between two tokens in float arithmetic leaves; the model's outputs carry no scores, so how near cannot be shown)"),
+    False: N_(" (replayed alone from there, the model goes on differently: the stream went on from a state that was not its own)"),
+}
+
 
 def number(value: float | str | None) -> str:
     if value is None:
@@ -102,14 +113,14 @@ def verdict_sentence(v: CheckVerdict, _: Words) -> str:
         text = _.render(N_("{streams:streams} matched their lone streams response for response ({responses:replies}); largest "
                            "difference {largest:text}"), streams=values["streams"], responses=values["responses"],
                         largest=number(values.get("largest_difference")))
-        return text + _shared(values, _)
+        return text + _shared(values, _) + _engine(values, _)
     first = values["first"]
     text = _.render(N_("{wrong:streams} of {sessions:count} broken; the first, request {request:count}, from response {step:count}: "
                        "{output:text} off by {difference:text} (expected {expected:text}, got {got:text})"),
                     wrong=values["wrong_sessions"], sessions=values["sessions"], request=first["session"] + 1, step=first["step"] + 1,
                     output=first["output"], difference=number(first["difference"]),
                     expected=_elements(first["shown"].get("expected")), got=_elements(first["shown"].get("got")))
-    text += _shared(values, _)
+    text += _shared(values, _) + _engine(values, _)
     lines = diagnosis_lines(v, _)
     return text + ("; " + "; ".join(lines[1:]) if lines else "")
 
@@ -119,6 +130,14 @@ def _shared(values: dict[str, Any], _: Words) -> str:
         return ""
     return _.render(N_("; arrivals {gap:ms} apart, {shared:count} of {streams:streams} generating beside another"),
                     gap=values["gap_s"] * 1000, shared=values["shared"], streams=values["streams"])
+
+
+def _engine(values: dict[str, Any], _: Words) -> str:
+    engine = values.get("engine")
+    if not engine:
+        return ""
+    return _.render(ENGINE, demand=engine["demand_tokens"], cache=engine["cache_tokens"], waiting=engine["most_waiting"],
+                    prefix=engine["requests_with_prefix_from_cache"], streams=values["streams"])
 
 
 def diagnosis_lines(v: CheckVerdict, _: Words) -> list[str]:
@@ -137,10 +156,12 @@ def diagnosed_stream(entry: dict[str, Any], _: Words, idle: float | None = None)
         kind = "never_ended_long"
     source = entry.get("source") or {}
     step = entry["step"] if entry["step"] is not None else 0
-    return _.render(DIAGNOSED[kind], request=entry["request"] + 1, step=step + 1, source=source.get("request", 0) + 1,
+    text = _.render(DIAGNOSED[kind], request=entry["request"] + 1, step=step + 1, source=source.get("request", 0) + 1,
                     source_step=source.get("step", 0) + 1, matched=entry["matched"], compared=entry["compared"],
                     responses=entry["responses"], expected=entry["expected"], idle=idle or 0.0, error=entry.get("error") or "",
                     outputs=", ".join(entry.get("outputs") or []))
+    own = entry.get("own_continuation")  # the paged engine's replay (paged_check.py); None: not replayed
+    return text + (_(CONTINUATION[own]) if isinstance(own, bool) else "")
 
 
 def summary_lines(result: CheckResult, _: Words) -> list[str]:

@@ -93,6 +93,9 @@ def settings_from(config: dict) -> tuple[EngineSettings, float]:
     return settings, float(_param(config, "step_ms", "10")) / 1000.0
 
 
+_CHECK_CANCELLED = object()  # put in the outbox: the sender's thread looks for cancellations
+
+
 class _Live:
     __slots__ = ("request", "sender", "tag")
 
@@ -173,6 +176,9 @@ class TritonPythonModel:
                 token = self.outbox.get(timeout=0.1)
             except queue.Empty:
                 continue
+            if token is _CHECK_CANCELLED:
+                self._end_cancelled()
+                continue
             with self.lock:
                 live = self.live.get(token.request_id)
                 if live is not None and token.finished:
@@ -187,8 +193,8 @@ class TritonPythonModel:
                 flags = pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL if token.finished else 0
                 live.sender.send(pb_utils.InferenceResponse(output_tensors=self._tensors(token)), flags=flags)
             except pb_utils.TritonModelException:
-                # The watch loop closed this request (a client cancel) between our lookup and this send.
-                # Its sender refuses more; this thread must live on for every other request's tokens.
+                # A sender that refuses more (its request closed) must not end this thread: every other
+                # request's tokens go through it.
                 continue
 
     def _tensors(self, token: Token) -> list:
@@ -216,16 +222,27 @@ class TritonPythonModel:
     # -- cancellations and gauges ---------------------------------------------------------------
     def _watch_loop(self) -> None:
         while not self.stopping.wait(WATCH_S):
-            with self.lock:
-                live = list(self.live.items())
-            for request_id, item in live:
-                if item.request.is_cancelled():
-                    self.engine.cancel(request_id)
-                    with self.lock:
-                        gone = self.live.pop(request_id, None)
-                    if gone is not None:
-                        gone.sender.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+            # Cancellations are asked for in the sender's thread, between its sends: a request is
+            # asked only while its final response has not gone. Asked from here, a request whose
+            # final response the sender had just sent crashed the server now and then (Signal 11
+            # in TRITONBACKEND_ResponseFactoryIsCancelled, seen on 2.51 with gRPC cancellations).
+            self.outbox.put(_CHECK_CANCELLED)
             self._refresh_gauges()
+
+    def _end_cancelled(self) -> None:
+        """In the sender's thread: cancel in the engine every live request the client cancelled,
+        freeing its blocks, and close its stream."""
+        with self.lock:
+            live = list(self.live.items())
+        for request_id, item in live:
+            if item.request.is_cancelled():
+                self.engine.cancel(request_id)
+                with self.lock:
+                    self.live.pop(request_id, None)
+                try:
+                    item.sender.send(flags=pb_utils.TRITONSERVER_RESPONSE_COMPLETE_FINAL)
+                except pb_utils.TritonModelException:
+                    continue  # already closed: nothing more to tell the client
 
     def _refresh_gauges(self) -> None:
         snap = self.engine.state()
