@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 from tritonclient.utils import InferenceServerException
 
-from app.checker.engine import checks, compare, observed, placement
+from app.checker.engine import checks, compare, endpoints, observed, placement
 from app.checker.engine.facts import ModelFacts, TensorSpec
 from app.checker.engine.options import CheckOptions
 from app.checker.engine.target import CopySkipped, Target
@@ -172,6 +172,7 @@ class Measurement:
         self.sequences = itertools.count()
         self.abort = threading.Event()
         self.abort_code: str | None = None
+        self.abort_error: LabError | None = None  # set instead of abort_code where the gRPC endpoint stopped answering
         self.phases: list[dict[str, Any]] = []
         self.skipped: list[dict[str, Any]] = []
         self.trace_on = self.server.trace_dir is not None
@@ -276,9 +277,17 @@ class Measurement:
 
     def _stop_if_server_gone(self, error: str) -> None:
         """A request the server never answered, from a server that no longer answers: the check stops."""
-        if error and error.startswith(NO_ANSWER) and not self.abort.is_set() and not self.server.alive():
+        if not error or not error.startswith(NO_ANSWER) or self.abort.is_set():
+            return
+        if not self.server.alive():
             self.abort_code = "check_server_gone"
             self.abort.set()
+        elif self.transport.uses_grpc:  # the HTTP side answers: was it the gRPC endpoint that went away?
+            try:
+                endpoints.probe_grpc(self.link_url)
+            except LabError as err:  # the network's failure, never the model's: the check ends with exit 2
+                self.abort_error = err
+                self.abort.set()
 
     def _golden_and_finite(self, row: dict[str, Any], got: dict[str, np.ndarray[Any, Any]]) -> None:
         """The reply's float outputs that hold NaN or Inf, and its difference from the step's
@@ -331,7 +340,7 @@ class Measurement:
             if traced:
                 _trace_off(self.server, model)
         if self.abort.is_set():
-            raise LabError(self.abort_code or "check_server_gone", url=self.server.url)
+            raise self.abort_error or LabError(self.abort_code or "check_server_gone", url=self.server.url)
         frame = self.recorder.frame(start_row)
         if traced and not frame.empty:
             # the given-up request too: the server may run it after its client stopped waiting

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.checker.engine import input_data, inputs, measure, replay, review, review_link, stream_check, streams
+from app.checker.engine import endpoints, input_data, inputs, measure, replay, review, review_link, stream_check, streams
 from app.checker.engine import target as targets
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
@@ -165,6 +165,8 @@ def run_check(target: targets.Target, options: CheckOptions | None = None, progr
     options = options or CheckOptions()
     started = time.perf_counter()
     facts, source = preflight(target, options)
+    if facts.decoupled or options.transport != "http":  # streams and the grpc transports go to --grpc-url
+        endpoints.probe_grpc(target.grpc_url)
     version = review_link.live_version(targets.server_version(target))
     findings = review_link.findings(facts, options, version)
     with run_queue.for_server(target.server.url).lease(target.model, on_wait):

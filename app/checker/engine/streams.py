@@ -40,7 +40,7 @@ import pandas as pd
 import tritonclient.grpc as grpcclient
 from tritonclient.utils import InferenceServerException, np_to_triton_dtype
 
-from app.checker.engine import compare, inputs
+from app.checker.engine import compare, endpoints, inputs
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
 from app.checker.engine.options import CheckOptions
@@ -126,6 +126,7 @@ class _Listener:
         self.heard: dict[str, float] = {}
         self.events: queue.Queue[str] = queue.Queue()
         self.lock = threading.Lock()
+        self.lost: Any = None  # the first error saying the gRPC endpoint refused or dropped the connection
 
     def add(self, stream: Stream) -> str:
         rid = f"{stream.phase}-{stream.pass_}-{stream.request}"
@@ -137,6 +138,8 @@ class _Listener:
     def __call__(self, result: Any, error: Any) -> None:
         now = time.perf_counter()
         if error is not None:
+            if endpoints.is_connection_error(error) and self.lost is None:
+                self.lost = error  # the network's failure, not the model's: measure() ends the check (exit 2)
             rid = _error_id(error) or ""
             with self.lock:
                 stream = self.streams.get(rid)
@@ -226,7 +229,7 @@ class _Session:
         self.client: grpcclient.InferenceServerClient | None = None
 
     def open(self) -> None:
-        self.client = grpcclient.InferenceServerClient(self.target.server.grpc_url)
+        self.client = grpcclient.InferenceServerClient(self.target.grpc_url)  # --grpc-url where given
         self.client.start_stream(callback=self.listener)
 
     def send(self, stream: Stream) -> str:
@@ -275,6 +278,7 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
                 stream = Stream(request, ALONE_PHASE, pass_)
                 rid = session.send(stream)
                 listener.wait([rid], idle_s)
+                _stop_if_unreachable(target, listener)
                 alone[pass_].append(stream)
                 done += 1
                 tick(ALONE_PHASE, "alone")
@@ -296,6 +300,7 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
                 time.sleep(pause)
             rids.append(session.send(stream))
         listener.wait(rids, idle_s)
+        _stop_if_unreachable(target, listener)
         session.close(cancel=not all(s.ended for s in staggered))
         done += count
         tick(STAGGERED_PHASE, "all_instances")
@@ -303,10 +308,22 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
                        "wall_s": time.perf_counter() - clock - started, "requests": count})
     except InferenceServerException as err:
         session.close(cancel=True)
+        if endpoints.is_connection_error(err):
+            raise endpoints.unreachable(target.grpc_url, err) from None
         raise LabError("check_stream_failed", model=facts.name, message=_message(err)) from None
+    except LabError:
+        session.close(cancel=True)
+        raise
     ignored = [o.name for o in facts.outputs if o.name in options.ignore_outputs or o.name in compare.default_ignored(facts)]
     outputs = [o.name for o in facts.outputs if o.name not in ignored]
     return StreamTables(count, alone, staggered, gap, idle_s, pd.DataFrame(phases), outputs, ignored)
+
+
+def _stop_if_unreachable(target: Target, listener: _Listener) -> None:
+    """A stream that failed because the gRPC endpoint refused or dropped the connection says
+    nothing about the model: the check ends (exit 2) naming the address, never a broken stream."""
+    if listener.lost is not None:
+        raise endpoints.unreachable(target.grpc_url, listener.lost)
 
 
 def stagger_gap(facts: ModelFacts, lone: list[Stream]) -> float:

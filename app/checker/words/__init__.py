@@ -249,6 +249,10 @@ PROBLEMS = {
     "check_server_unreachable": N_("no live Triton answers at {url:text}: start that server, correct --url or TRITON_URL, or leave "
                                    "both out to check on the embedded server"),
     "check_server_gone": N_("the server at {url:text} stopped answering during the check; nothing was judged"),
+    "check_grpc_unreachable": N_("nothing answers gRPC at {address:text} (`{message:text}`), so nothing was judged and no "
+                                 "model was blamed: correct {option:text} to the server's gRPC endpoint"),
+    "check_grpc_is_http": N_("{address:text} answers HTTP, not gRPC (`{message:text}`): that is the HTTP endpoint, so nothing "
+                             "was judged; give the server's gRPC endpoint to {option:text}"),
 }
 
 
