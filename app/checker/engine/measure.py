@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 from tritonclient.utils import InferenceServerException
 
-from app.checker.engine import checks, compare, endpoints, observed, placement
+from app.checker.engine import checks, compare, endpoints, observed, placement, witness
 from app.checker.engine.facts import ModelFacts, TensorSpec
 from app.checker.engine.options import CheckOptions
 from app.checker.engine.target import CopySkipped, Target
@@ -118,6 +118,9 @@ class Tables:
     observed: dict[str, dict[str, np.ndarray[Any, Any]]] = field(default_factory=dict)
     references: dict[tuple[int, int], dict[str, np.ndarray[Any, Any]]] = field(default_factory=dict)
     unobserved: set[str] = field(default_factory=set)
+    # Each witnessed check's evidence that its situation happened, by (check, variant) (witness.py);
+    # None: tables no measurement wrote (a hand-built test's), whose verdicts carry no witness.
+    witnesses: dict[tuple[str, str], dict[str, Any]] | None = None
 
 
 class _Recorder:
@@ -172,6 +175,7 @@ class Measurement:
         self.sequences = itertools.count()
         self.abort = threading.Event()
         self.abort_code: str | None = None
+        self.witnesses: dict[tuple[str, str], dict[str, Any]] = {}  # (check, variant) -> its witness (witness.py)
         self.abort_error: LabError | None = None  # set instead of abort_code where the gRPC endpoint stopped answering
         self.phases: list[dict[str, Any]] = []
         self.skipped: list[dict[str, Any]] = []
@@ -610,6 +614,8 @@ def _stateless(m: Measurement, model: str) -> None:
     workers = min(len(m.lengths), max(4, min(32, 2 * batch * m.facts.instances)))
     rng = np.random.default_rng([m.options.seed, 3])
     if m.options.runs("concurrent", sequence=False):
+        # the batch_composition check's witness: the batch sizes the server ran during both rounds
+        counts_before = witness.batch_counts(m.server, model)
         for round_ in ("c1", "c2"):
             queue = deque(requests[i] for i in rng.permutation(len(requests)))
             lock = threading.Lock()
@@ -628,6 +634,8 @@ def _stateless(m: Measurement, model: str) -> None:
             def clients(client: Callable[..., None] = client) -> None:
                 m.pool([functools.partial(client, w=w) for w in range(workers)], workers)
             m.run_phase("concurrent", "all_instances", model, clients, 0, workers)
+        ran = witness.ran_between(counts_before, witness.batch_counts(m.server, model))
+        m.witnesses[("batch_composition", "all_instances")] = witness.batches(ran, m.facts.max_batch_size)
     if m.options.runs("after_traffic", sequence=False):
         shuffled = [requests[i] for i in rng.permutation(len(requests))]
         m.run_phase("after_traffic", "alone", model, alone(shuffled, "after_traffic", ""))

@@ -88,7 +88,7 @@ if TYPE_CHECKING:
 
 KIND = "check"
 REVIEW_KIND = "check_config"  # `check --config`: the offline review alone
-SCHEMA = 1
+SCHEMA = 2  # 2: the not_exercised verdict and outcome, exit 3, each witnessed check's values.witness
 
 
 def review_to_json(findings: dict[str, Any], triton_version: str | None = None) -> dict[str, Any]:
@@ -110,9 +110,10 @@ def to_json(result: CheckResult) -> dict[str, Any]:
     return {
         "kind": KIND,
         "schema": SCHEMA,
-        "outcome": "broken" if result.exit_code else "held",
+        "outcome": result.outcome,
         "exit_code": result.exit_code,
         "failed_by": result.failed_by,
+        "not_exercised": result.not_exercised,
         "server": {"where": result.where, "url": result.url, "triton_version": result.triton_version},
         "model": result.facts.to_json(),
         "options": result.options.to_json(),

@@ -24,11 +24,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from app.checker.engine import compare, stream_diagnosis, stream_golden
+from app.checker.engine import compare, stream_diagnosis, stream_golden, witness
 from app.checker.engine.checks import ALL_INSTANCES, ALONE
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
-from app.checker.engine.judge import CheckJudgement, CheckVerdict
+from app.checker.engine.judge import CheckJudgement, CheckVerdict, witnessed
 from app.checker.engine.options import CheckOptions
 from app.checker.engine.stream_diagnosis import Comparer
 from app.checker.engine.streams import ALONE_PHASE, STAGGERED_PHASE, Stream, StreamTables
@@ -77,8 +77,10 @@ def judge(facts: ModelFacts, tables: StreamTables, source: InputSource, options:
         if reference.verdict == "broken":
             verdicts.append(CheckVerdict(STAGGERED, ALL_INSTANCES, "skipped", "not_reproducible", {}))
         else:
-            verdicts.append(_stream_verdict(STAGGERED, ALL_INSTANCES, tables.staggered, lone, refs, comparer, broken_rows,
-                                            gap_s=tables.gap_s, idle_s=tables.idle_s))
+            staggered = _stream_verdict(STAGGERED, ALL_INSTANCES, tables.staggered, lone, refs, comparer, broken_rows,
+                                        gap_s=tables.gap_s, idle_s=tables.idle_s)
+            evidence = witness.streams_shared(tables.batch_sizes, _shared(tables.staggered), facts.max_batch_size)
+            verdicts.append(witnessed(staggered, evidence))
     if options.wants(GOLDEN):
         verdicts += _golden(tables, source, comparer)
     if options.wants(FINITE):

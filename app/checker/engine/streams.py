@@ -40,7 +40,7 @@ import pandas as pd
 import tritonclient.grpc as grpcclient
 from tritonclient.utils import InferenceServerException, np_to_triton_dtype
 
-from app.checker.engine import compare, endpoints, inputs
+from app.checker.engine import compare, endpoints, inputs, witness
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
 from app.checker.engine.options import CheckOptions
@@ -103,6 +103,7 @@ class StreamTables:
     phases: pd.DataFrame
     outputs: list[str]  # compared outputs, in the model's order
     ignored: list[str]
+    batch_sizes: dict[int, int] | None = None  # executions per batch size while the staggered streams ran (None: unread)
 
 
 def input_source(facts: ModelFacts, options: CheckOptions) -> InputSource:
@@ -289,6 +290,7 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
         phases.append({"phase": ALONE_PHASE, "variant": "alone", "started_s": started,
                        "wall_s": time.perf_counter() - clock - started, "requests": 2 * count})
         gap = stagger_gap(facts, alone["a"])
+        counts_before = witness.batch_counts(target.server, facts.name)  # the staggered run's witness: what ran in it
         started = time.perf_counter() - clock
         staggered = [Stream(request, STAGGERED_PHASE, "a") for request in range(count)]
         session.open()
@@ -302,6 +304,7 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
         listener.wait(rids, idle_s)
         _stop_if_unreachable(target, listener)
         session.close(cancel=not all(s.ended for s in staggered))
+        ran = witness.ran_between(counts_before, witness.batch_counts(target.server, facts.name))
         done += count
         tick(STAGGERED_PHASE, "all_instances")
         phases.append({"phase": STAGGERED_PHASE, "variant": "all_instances", "started_s": started,
@@ -316,7 +319,7 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
         raise
     ignored = [o.name for o in facts.outputs if o.name in options.ignore_outputs or o.name in compare.default_ignored(facts)]
     outputs = [o.name for o in facts.outputs if o.name not in ignored]
-    return StreamTables(count, alone, staggered, gap, idle_s, pd.DataFrame(phases), outputs, ignored)
+    return StreamTables(count, alone, staggered, gap, idle_s, pd.DataFrame(phases), outputs, ignored, ran)
 
 
 def _stop_if_unreachable(target: Target, listener: _Listener) -> None:
