@@ -4,12 +4,14 @@ A decoupled model's streams and the grpc/grpc_stream transports travel to `Targe
 (--grpc-url, else TRITON_GRPC_URL, else port 8001 of --url's host). When nothing listens there,
 or an HTTP server does, every request fails before it reaches Triton: tritonclient reports
 StatusCode.UNAVAILABLE with grpc's "failed to connect to all addresses" (connection refused) or
-"Failed parsing HTTP/2" (an HTTP/1 server answered the HTTP/2 preface). Counting those as the
+"Failed parsing HTTP/2" (an HTTP/1 server answered the HTTP/2 preface; Triton's own HTTP endpoint
+just closes the socket, "Socket closed", so the address is then asked over HTTP as well). Counting those as the
 model's failures would blame the model for the network, so the check stops with exit 2
 (a LabError) naming the address and the option that sets it. Codes and values only.
 """
 from __future__ import annotations
 
+import http.client
 from typing import Any
 
 import tritonclient.grpc as grpcclient
@@ -34,8 +36,22 @@ def unreachable(address: str, error: Any) -> LabError:
     """The LabError that ends a check whose gRPC endpoint refused or dropped the connection:
     check_grpc_is_http where an HTTP server answered there, else check_grpc_unreachable."""
     message = error.message() if isinstance(error, InferenceServerException) and error.message() else str(error)
-    code = "check_grpc_is_http" if any(sign in message for sign in HTTP_SIGNS) else "check_grpc_unreachable"
-    return LabError(code, address=address, option=OPTION, message=message)
+    http = any(sign in message for sign in HTTP_SIGNS) or answers_http(address)
+    return LabError("check_grpc_is_http" if http else "check_grpc_unreachable", address=address, option=OPTION, message=message)
+
+
+def answers_http(address: str) -> bool:
+    """Whether an HTTP server answers at host:port (any status: Triton's HTTP endpoint, or another)."""
+    host, _, port = address.rpartition(":")
+    connection = http.client.HTTPConnection(host.strip("[]"), int(port), timeout=PROBE_TIMEOUT_S / 2)
+    try:
+        connection.request("GET", "/v2/health/live")
+        connection.getresponse().read()
+    except (OSError, http.client.HTTPException, ValueError):
+        return False
+    finally:
+        connection.close()
+    return True
 
 
 def probe_grpc(address: str) -> None:

@@ -767,5 +767,5 @@ def _tables(m: Measurement, target: Target, source: InputSource) -> Tables:
         lengths=list(m.lengths), input_source=source.source, where=target.where,
         traced=bool(m._stamps) and any(not s.empty for s in m._stamps), placed=m.placed,
         golden=source.golden is not None, data_lengths=[len(s) for s in getattr(source, "sequences", [])],
-        observed=m.observations.arrays, references=m.references, unobserved=m.observations.unkept,
+        observed=m.observations.arrays, references=m.references, unobserved=m.observations.unkept, witnesses=m.witnesses,
     )
