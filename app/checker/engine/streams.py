@@ -54,7 +54,7 @@ DEFAULT_REQUESTS = 12  # requests per check when --sessions does not say
 IDLE_S = 5.0  # a stream that hears nothing this long is given up: it never ended
 MAX_RESPONSES = 4096  # a stream longer than this is given up too
 STAGGER_SHARE = 1.0  # the gap between arrivals: this share of a lone stream's median duration, over the batch size
-MIN_GAP_S = 0.002
+MIN_GAP_S = 0.0002  # small enough that streams of a millisecond still overlap (the check's witness needs them to)
 FINAL = "triton_final_response"
 
 
@@ -289,7 +289,7 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
             session.close(cancel=False)
         phases.append({"phase": ALONE_PHASE, "variant": "alone", "started_s": started,
                        "wall_s": time.perf_counter() - clock - started, "requests": 2 * count})
-        gap = stagger_gap(facts, alone["a"])
+        gap = stagger_gap(facts, alone["a"], alone["b"])
         counts_before = witness.batch_counts(target.server, facts.name)  # the staggered run's witness: what ran in it
         started = time.perf_counter() - clock
         staggered = [Stream(request, STAGGERED_PHASE, "a") for request in range(count)]
@@ -329,10 +329,12 @@ def _stop_if_unreachable(target: Target, listener: _Listener) -> None:
         raise endpoints.unreachable(target.grpc_url, listener.lost)
 
 
-def stagger_gap(facts: ModelFacts, lone: list[Stream]) -> float:
+def stagger_gap(facts: ModelFacts, lone: list[Stream], warm: list[Stream] | None = None) -> float:
     """Seconds between staggered arrivals: the median lone stream's duration, over the rows an
     execution holds (at least 2), times STAGGER_SHARE, so about a batch of requests is generating
-    at any time and every later request joins running ones."""
-    durations = [s.duration_s for s in lone if s.duration_s is not None]
-    median = statistics.median(durations) if durations else 0.1
+    at any time and every later request joins running ones. The shorter median of the two lone
+    passes: the first may include the model's warm-up, and a gap longer than a stream lets no two
+    streams overlap, which leaves the staggered check without its witness (witness.streams_shared)."""
+    medians = [statistics.median(d) for d in ([s.duration_s for s in p if s.duration_s is not None] for p in (lone, warm or [])) if d]
+    median = min(medians) if medians else 0.1
     return max(MIN_GAP_S, STAGGER_SHARE * median / max(2, facts.max_batch_size))
