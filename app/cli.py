@@ -190,6 +190,11 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--allow-review-errors", action="store_true",
                        help="an error-level finding of the config review does not fail the check (by default it exits 1, "
                             "as a broken check does); the findings are still reported")
+    check.add_argument("--state-metric", default=None, metavar="NAME",
+                       help="the model's own Prometheus gauge of the state it holds (labelled by model): after each client "
+                            "fault it must fall back to its reading before the fault")
+    check.add_argument("--no-faults", action="store_true",
+                       help="leave out the client faults (a decoupled model's request cancelled mid-stream)")
     check.add_argument("--not-exercised-exit", type=int, choices=(0, 1, 3), default=3, metavar="{0,1,3}",
                        help="the exit status when nothing broke but a check's situation never happened (no batch of "
                             "several requests formed, no streams shared an execution): 3 by default, 0 accepts it, 1 fails")
@@ -363,6 +368,7 @@ def _check(args: argparse.Namespace, _: Words) -> int:
         only=args.only, max_corrid=args.max_corrid, string_id_bytes=args.string_id_bytes, backend=args.backend,
         gpus=args.gpus, triton_version=args.triton_version, allow_review_errors=args.allow_review_errors,
         transport=args.transport, session_header=args.session_header, not_exercised_exit=args.not_exercised_exit,
+        faults=not args.no_faults, state_metric=args.state_metric,
     )
     try:
         if args.config is not None:

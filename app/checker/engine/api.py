@@ -162,7 +162,8 @@ def options(*, sessions: int | None = None, steps: int | None = None, think_ms: 
             ignore_outputs: Sequence[str] = (), tolerance: float | None = None, one_instance: bool = True, only: Sequence[str] = (),
             max_corrid: int | None = None, string_id_bytes: int | None = None, backend: str | None = None, gpus: int | None = None,
             triton_version: str | None = None, allow_review_errors: bool = False, transport: str = "http",
-            session_header: str | None = None, not_exercised_exit: int = 3) -> CheckOptions:
+            session_header: str | None = None, not_exercised_exit: int = 3, faults: bool = True,
+            state_metric: str | None = None) -> CheckOptions:
     """CheckOptions from the CLI's options by their names (validated when the check starts)."""
     data = Path(input_data) if isinstance(input_data, str) else input_data
     return CheckOptions(sessions=sessions, steps=steps, think_ms=think_ms, seed=seed,
@@ -170,7 +171,8 @@ def options(*, sessions: int | None = None, steps: int | None = None, think_ms: 
                         ignore_outputs=tuple(ignore_outputs), tolerance=tolerance, one_instance=one_instance, only=tuple(only),
                         max_corrid=max_corrid, string_id_bytes=string_id_bytes, backend=backend, gpus=gpus,
                         triton_version=triton_version, allow_review_errors=allow_review_errors, transport=transport,
-                        session_header=session_header, not_exercised_exit=not_exercised_exit)
+                        session_header=session_header, not_exercised_exit=not_exercised_exit, faults=faults,
+                        state_metric=state_metric)
 
 
 def check(model: str, *, url: str | None = None, model_repository: Path | str | None = None, replicas: Sequence[str] = (),

@@ -104,6 +104,8 @@ class StreamTables:
     outputs: list[str]  # compared outputs, in the model's order
     ignored: list[str]
     batch_sizes: dict[int, int] | None = None  # executions per batch size while the staggered streams ran (None: unread)
+    clock: float = 0.0  # perf_counter at the check's start: every stream's times count from it
+    fault: Any = None  # faults.FaultRun: the client fault played after the staggered run (None: not played)
 
 
 def input_source(facts: ModelFacts, options: CheckOptions) -> InputSource:
@@ -118,7 +120,7 @@ def input_source(facts: ModelFacts, options: CheckOptions) -> InputSource:
     return inputs.Generated(facts, dims, [1] * count, options.seed, inputs.drawn_sizes(facts, dims, options.seed))
 
 
-class _Listener:
+class Listener:
     """The stream callback's side: responses by request id, and a queue that wakes the waiter."""
 
     def __init__(self, facts: ModelFacts, clock: float):
@@ -222,10 +224,10 @@ def _inputs(facts: ModelFacts, arrays: dict[str, np.ndarray[Any, Any]]) -> list[
     return out
 
 
-class _Session:
+class Session:
     """One gRPC stream to the model, opened and cancelled as the phase needs."""
 
-    def __init__(self, target: Target, facts: ModelFacts, listener: _Listener, source: InputSource):
+    def __init__(self, target: Target, facts: ModelFacts, listener: Listener, source: InputSource):
         self.target, self.facts, self.listener, self.source = target, facts, listener, source
         self.client: grpcclient.InferenceServerClient | None = None
 
@@ -267,8 +269,8 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
         if progress is not None:
             progress(done, planned, Stage(phase, {"variant": variant}))
 
-    listener = _Listener(facts, clock)
-    session = _Session(target, facts, listener, source)
+    listener = Listener(facts, clock)
+    session = Session(target, facts, listener, source)
     alone: dict[str, list[Stream]] = {}
     try:
         started = time.perf_counter() - clock
@@ -279,7 +281,7 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
                 stream = Stream(request, ALONE_PHASE, pass_)
                 rid = session.send(stream)
                 listener.wait([rid], idle_s)
-                _stop_if_unreachable(target, listener)
+                stop_if_unreachable(target, listener)
                 alone[pass_].append(stream)
                 done += 1
                 tick(ALONE_PHASE, "alone")
@@ -302,7 +304,7 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
                 time.sleep(pause)
             rids.append(session.send(stream))
         listener.wait(rids, idle_s)
-        _stop_if_unreachable(target, listener)
+        stop_if_unreachable(target, listener)
         session.close(cancel=not all(s.ended for s in staggered))
         ran = witness.ran_between(counts_before, witness.batch_counts(target.server, facts.name))
         done += count
@@ -319,10 +321,10 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
         raise
     ignored = [o.name for o in facts.outputs if o.name in options.ignore_outputs or o.name in compare.default_ignored(facts)]
     outputs = [o.name for o in facts.outputs if o.name not in ignored]
-    return StreamTables(count, alone, staggered, gap, idle_s, pd.DataFrame(phases), outputs, ignored, ran)
+    return StreamTables(count, alone, staggered, gap, idle_s, pd.DataFrame(phases), outputs, ignored, ran, clock)
 
 
-def _stop_if_unreachable(target: Target, listener: _Listener) -> None:
+def stop_if_unreachable(target: Target, listener: Listener) -> None:
     """A stream that failed because the gRPC endpoint refused or dropped the connection says
     nothing about the model: the check ends (exit 2) naming the address, never a broken stream."""
     if listener.lost is not None:

@@ -52,6 +52,8 @@ NOT_EXERCISED = {
                             "streams that share them"),
     "no_statistics": N_("every reply matched, but the server's statistics did not say which batches ran, so nothing shows "
                         "that batches of several requests formed"),
+    "stream_too_short": N_("no request streamed two responses or more alone, so none could be cancelled half-way"),
+    "ended_before_cancel": N_("the request to cancel ended before its client could cancel it, so no cancel landed mid-stream"),
 }
 # ... and what would exercise it.
 WITNESS_ADVICE = {
@@ -59,6 +61,7 @@ WITNESS_ADVICE = {
                        "execution: nothing to exercise unless the deployment batches"),
     "more_load": N_("to exercise it, send more at once (--sessions) or let batches form (a dynamic_batching queue delay, "
                     "max_queue_delay_microseconds, or a preferred_batch_size above 1)"),
+    "longer_streams": N_("to exercise it, give inputs whose streams are longer (--input-data)"),
 }
 SKIP_REASONS = {
     "not_reproducible": N_("the reference is not reproducible, so nothing can be compared with it"),
@@ -266,6 +269,7 @@ PROBLEMS = {
     "check_server_unreachable": N_("no live Triton answers at {url:text}: start that server, correct --url or TRITON_URL, or leave "
                                    "both out to check on the embedded server"),
     "check_server_gone": N_("the server at {url:text} stopped answering during the check; nothing was judged"),
+    "check_state_metric_bad": N_("--state-metric takes a Prometheus metric name (letters, digits, _ and :): got '{value:text}'"),
     "check_not_exercised_exit": N_("--not-exercised-exit takes one of {choices:text}: got {value:text}"),
     "check_grpc_unreachable": N_("nothing answers gRPC at {address:text} (`{message:text}`), so nothing was judged and no "
                                  "model was blamed: correct {option:text} to the server's gRPC endpoint"),
