@@ -17,8 +17,9 @@ later (by the model's own sweep or the idle reaper). The neighbours' streams are
 their lone references by the stream judge (stream_judge.py), which also gives the verdict.
 
 The witness is the cancel itself: the victim had streamed at least one response and had not ended
-when its client cancelled it. A victim that ended first (or a model whose streams have fewer than
-two responses) leaves the fault not exercised. Codes and values only.
+when its client cancelled it. A victim that ended first leaves the fault not exercised; a model
+whose every stream has fewer than two responses has no mid-stream to cancel in, and the fault is
+skipped (stream_too_short), a stated reason. Codes and values only.
 """
 from __future__ import annotations
 

@@ -143,8 +143,9 @@ def _stream_verdict(check: str, variant: str, streams: list[Stream], lone: list[
     reason = DIAGNOSIS_OF[head]
     if repeat and head not in (stream_diagnosis.NEVER_ENDED, stream_diagnosis.FAILED):
         reason = "stream_not_reproducible"
-    first = min(entries, key=lambda e: (streams[e["request"]].sent_s, e["step"] or 0))
-    values["first"] = _first(first, streams[first["request"]], lone[first["request"]], comparer)
+    by_request = {s.request: s for s in streams}  # a fault's neighbours are some requests, not all in order
+    first = min(entries, key=lambda e: (by_request[e["request"]].sent_s, e["step"] or 0))
+    values["first"] = _first(first, by_request[first["request"]], lone[first["request"]], comparer)
     values["wrong_sessions"] = len(entries)
     values["wrong_steps"] = sum(1 for row in broken_rows if row["check"] == check and row["difference"] > row["tolerance"])
     values["stream_diagnosis"] = {"streams": entries[:MAX_SHOWN], "broken_streams": len(entries), "headline": head}
@@ -159,6 +160,8 @@ def _fault_verdict(tables: StreamTables, lone: list[Stream], refs: dict[int, Str
     is the cancel itself (faults.FaultRun.witness)."""
     fault = tables.fault
     evidence = fault.witness()
+    if fault.victim is None:  # every stream shorter than two responses: no cancel can land half-way, nothing to exercise
+        return CheckVerdict(FAULT_CHECK, ALL_INSTANCES, "skipped", "stream_too_short", {"witness": evidence})
     if reference.verdict == "broken":
         return CheckVerdict(FAULT_CHECK, ALL_INSTANCES, "skipped", "not_reproducible", {"witness": evidence})
     verdict = _stream_verdict(FAULT_CHECK, ALL_INSTANCES, fault.neighbours, lone, refs, comparer, broken_rows, idle_s=tables.idle_s)

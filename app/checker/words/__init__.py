@@ -52,7 +52,6 @@ NOT_EXERCISED = {
                             "streams that share them"),
     "no_statistics": N_("every reply matched, but the server's statistics did not say which batches ran, so nothing shows "
                         "that batches of several requests formed"),
-    "stream_too_short": N_("no request streamed two responses or more alone, so none could be cancelled half-way"),
     "ended_before_cancel": N_("the request to cancel ended before its client could cancel it, so no cancel landed mid-stream"),
 }
 # ... and what would exercise it.
@@ -85,6 +84,7 @@ SKIP_REASONS = {
                          "takes it)"),
     "no_golden_steps": N_("no reply of this run had a golden output to compare with"),
     "no_float_outputs": N_("the model compares no float output, and only floats can be NaN or Inf"),
+    "stream_too_short": N_("no request streamed two responses or more alone, so none could be cancelled half-way"),
 }
 DIAGNOSES = {
     "keeps_state": N_("The answer to a request depends on the requests before it: the model keeps state between requests. "
