@@ -96,3 +96,24 @@ def test_the_schema_refuses_a_report_that_says_held_over_a_check_not_exercised_o
     with pytest.raises(jsonschema.ValidationError):
         report_schema.validate(bare)
     assert CheckOptions(not_exercised_exit=2).problems()[0].code == "check_not_exercised_exit"
+
+
+def test_the_backlog_witness_counts_the_most_sequences_open_at_once_against_the_slots():
+    import pandas as pd
+
+    # three sequences: 0 and 1 overlap, 2 starts exactly when 0 ends (its slot free again)
+    rows = pd.DataFrame({"conversation": [0, 0, 1, 1, 2], "step": [0, 1, 0, 1, 0], "t_send": [0.0, 0.5, 0.2, 0.9, 1.0],
+                         "t_recv": [0.1, 1.0, 0.6, 1.2, 1.1]})
+    assert witness.backlog(rows, capacity=1)["max_open"] == 2 and witness.backlog(rows, capacity=1)["exercised"]
+    held_back = witness.backlog(rows, capacity=2)
+    assert (held_back["exercised"], held_back["why"], held_back["advice"]) == (False, "no_backlog", "more_sessions")
+    assert held_back["longest_first_wait_s"] == 0.4
+
+
+def test_a_reused_id_or_a_freed_slot_the_log_never_saw_taken_is_not_exercised_and_unknown_is_said_so():
+    assert witness.reuse({"reused": 3, "same_instance": 2, "same_slot": 1})["exercised"]
+    assert witness.reuse({"reused": 3, "same_instance": 2, "same_slot": 0})["why"] == "no_reuse_on_freed_slot"
+    unplaced = witness.reuse({"reused": 3, "same_instance": None, "same_slot": None})
+    assert unplaced["exercised"] and unplaced["source"] == "client"
+    assert witness.freed_slot({"next_on_slot": False})["why"] == "slot_not_reused"
+    assert witness.freed_slot({"next_on_slot": True, "victim_ended_by": "reaped"})["source"] == "log"

@@ -414,7 +414,15 @@ def _with_extras(verdict: CheckVerdict, check: Check, steps: pd.DataFrame, table
         return CheckVerdict(verdict.check, verdict.variant, "skipped", "cancel_not_delivered", {**verdict.values, **extra})
     if not extra:
         return verdict
-    return CheckVerdict(verdict.check, verdict.variant, verdict.verdict, verdict.reason, {**verdict.values, **extra})
+    out = CheckVerdict(verdict.check, verdict.variant, verdict.verdict, verdict.reason, {**verdict.values, **extra})
+    if tables.witnesses is None:  # tables no measurement wrote: no witness to judge by
+        return out
+    if verdict.check == "interleaved":
+        capacity = int(extra.get("capacity") or 0)
+        return witnessed(out, witness.backlog(rows[rows["role"] == "interleaved"] if "role" in rows else rows, capacity))
+    if verdict.check == "id_reuse":
+        return witnessed(out, witness.reuse(extra))
+    return witnessed(out, witness.freed_slot(extra))  # abandoned, cancelled
 
 
 def _reuse_places(rows: pd.DataFrame) -> dict[str, Any]:

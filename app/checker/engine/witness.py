@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import pandas as pd
 from tritonclient.utils import InferenceServerException
 
 if TYPE_CHECKING:
@@ -27,8 +28,12 @@ STATISTICS = "statistics"
 NO_BATCH = "no_batch_formed"  # not_exercised: every execution in the phase ran one request
 NO_STATISTICS = "no_statistics"  # not_exercised: the server's statistics did not say what ran
 NO_SHARED_STREAM = "no_stream_overlap"  # not_exercised: no stream was generating while another was
+NO_BACKLOG = "no_backlog"  # not_exercised: never more sequences open at once than there are slots
+NO_REUSE_ON_SLOT = "no_reuse_on_freed_slot"  # not_exercised: the log placed no reused ID on a slot its ID had used
+SLOT_NOT_REUSED = "slot_not_reused"  # not_exercised: the log placed no follower on the abandoned sequence's slot
 # What would exercise a batch where none formed (words: app/checker/words.WITNESS_ADVICE).
 ADVICE_UNBATCHED = "cannot_batch"  # max_batch_size 0 or 1: no batch of two requests can form
+ADVICE_MORE_SESSIONS = "more_sessions"  # more sessions than instances x slots, so some wait in the backlog
 ADVICE_MORE_LOAD = "more_load"  # more sessions, or a queue delay (max_queue_delay_microseconds), lets batches form
 
 
@@ -87,3 +92,47 @@ def streams_shared(ran: dict[int, int] | None, overlapping: int, max_batch_size:
     elif overlapping <= 1 and evidence["exercised"]:  # batched, yet no two streams were in flight together
         evidence.update(exercised=False, why=NO_SHARED_STREAM, advice=ADVICE_MORE_LOAD)
     return evidence
+
+
+def backlog(rows: pd.DataFrame, capacity: int) -> dict[str, Any]:
+    """The interleaved run's witness: the most sequences open at once (from a sequence's first send
+    to its last reply, on the client's clock) against the slots. Triton frees a slot only on END or
+    the idle reaper, so more open sequences than slots means some waited in the backlog; the longest
+    wait for a first reply says for how long."""
+    if rows.empty:
+        return {"source": "client", "exercised": False, "why": NO_BACKLOG, "advice": ADVICE_MORE_SESSIONS, "capacity": capacity,
+                "max_open": 0, "sequences": 0, "longest_first_wait_s": None}
+    ends = rows["t_recv"].fillna(rows["t_send"])
+    spans = rows.assign(end=ends).groupby("conversation").agg(start=("t_send", "min"), end=("end", "max"))
+    # a sequence's end before another's start at the same instant: the slot was free again
+    events = sorted([(t, 1) for t in spans["start"]] + [(t, -1) for t in spans["end"]], key=lambda e: (e[0], e[1]))
+    open_now = peak = 0
+    for _, change in events:
+        open_now += change
+        peak = max(peak, open_now)
+    first = rows[rows["step"] == 0]
+    waits = (first["t_recv"] - first["t_send"]).dropna()
+    exercised = capacity > 0 and peak > capacity
+    return {"source": "client", "exercised": exercised, "why": None if exercised else NO_BACKLOG,
+            "advice": None if exercised else ADVICE_MORE_SESSIONS, "capacity": capacity, "max_open": int(peak),
+            "sequences": int(len(spans)), "longest_first_wait_s": round(float(waits.max()), 4) if len(waits) else None}
+
+
+def reuse(places: dict[str, Any]) -> dict[str, Any]:
+    """The ID-reuse run's witness: how many reused IDs' sequences the log placed on a slot an earlier
+    sequence of the same ID had used (None: the log was not read, so only the reuse itself is known)."""
+    same_slot = places.get("same_slot")
+    exercised = bool(places.get("reused")) and same_slot != 0
+    return {"source": "client" if same_slot is None else "log", "exercised": exercised,
+            "why": None if exercised else NO_REUSE_ON_SLOT, "advice": None if exercised else ADVICE_MORE_SESSIONS,
+            "reused": places.get("reused"), "same_instance": places.get("same_instance"), "same_slot": same_slot}
+
+
+def freed_slot(places: dict[str, Any]) -> dict[str, Any]:
+    """An abandoned (or given-up) session's witness: whether the log placed the next session on its
+    slot, and how its sequence ended there (end, reaped or cancelled; None: the log did not say)."""
+    on_slot = places.get("next_on_slot")
+    exercised = on_slot is not False
+    return {"source": "client" if on_slot is None else "log", "exercised": exercised,
+            "why": None if exercised else SLOT_NOT_REUSED, "advice": None if exercised else ADVICE_MORE_SESSIONS,
+            "next_on_slot": on_slot, "victim_ended_by": places.get("victim_ended_by"), "idle_timeout_s": places.get("idle_timeout_s")}

@@ -52,6 +52,12 @@ NOT_EXERCISED = {
                             "streams that share them"),
     "no_statistics": N_("every reply matched, but the server's statistics did not say which batches ran, so nothing shows "
                         "that batches of several requests formed"),
+    "no_backlog": N_("every session matched, but at most {max_open:count} sequences were open at once, no more than the "
+                     "{capacity:count} slots, so no sequence waited in the backlog"),
+    "no_reuse_on_freed_slot": N_("every session matched, but the server's log placed no reused ID on a slot an earlier sequence "
+                                 "of that ID had used, so nothing could inherit from it"),
+    "slot_not_reused": N_("every session matched, but the server's log placed no session on the abandoned session's slot, so "
+                          "nothing shows what a sequence there inherits"),
     "ended_before_cancel": N_("the request to cancel ended before its client could cancel it, so no cancel landed mid-stream"),
 }
 # ... and what would exercise it.
@@ -60,6 +66,7 @@ WITNESS_ADVICE = {
                        "execution: nothing to exercise unless the deployment batches"),
     "more_load": N_("to exercise it, send more at once (--sessions) or let batches form (a dynamic_batching queue delay, "
                     "max_queue_delay_microseconds, or a preferred_batch_size above 1)"),
+    "more_sessions": N_("to exercise it, send more sessions than instances × slots (--sessions)"),
     "longer_streams": N_("to exercise it, give inputs whose streams are longer (--input-data)"),
 }
 SKIP_REASONS = {
@@ -343,7 +350,8 @@ def not_exercised_sentence(witness: dict[str, Any], _: Words) -> str:
     """What a check not exercised did not see (its witness's why), and what would exercise it."""
     sizes = ", ".join(f"{size}×{n}" for size, n in (witness.get("batch_sizes") or {}).items()) or "–"
     text = _.render(NOT_EXERCISED[witness["why"]], executions=witness.get("executions") or 0, sizes=sizes,
-                    overlapping=witness.get("overlapping") or 0, largest=str(witness.get("largest_batch") or "–"))
+                    overlapping=witness.get("overlapping") or 0, largest=str(witness.get("largest_batch") or "–"),
+                    capacity=witness.get("capacity") or 0, max_open=witness.get("max_open") or 0)
     if witness.get("advice"):
         text += _(N_("; ")) + _.render(WITNESS_ADVICE[witness["advice"]], max_batch_size=witness.get("max_batch_size") or 0)
     return text
