@@ -115,5 +115,5 @@ def test_a_reused_id_or_a_freed_slot_the_log_never_saw_taken_is_not_exercised_an
     assert witness.reuse({"reused": 3, "same_instance": 2, "same_slot": 0})["why"] == "no_reuse_on_freed_slot"
     unplaced = witness.reuse({"reused": 3, "same_instance": None, "same_slot": None})
     assert unplaced["exercised"] and unplaced["source"] == "client"
-    assert witness.freed_slot({"next_on_slot": False})["why"] == "slot_not_reused"
+    assert witness.freed_slot({"next_on_slot": False})["advice"] == "longer_sessions"
     assert witness.freed_slot({"next_on_slot": True, "victim_ended_by": "reaped"})["source"] == "log"

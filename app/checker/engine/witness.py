@@ -33,6 +33,7 @@ NO_REUSE_ON_SLOT = "no_reuse_on_freed_slot"  # not_exercised: the log placed no 
 SLOT_NOT_REUSED = "slot_not_reused"  # not_exercised: the log placed no follower on the abandoned sequence's slot
 # What would exercise a batch where none formed (words: app/checker/words.WITNESS_ADVICE).
 ADVICE_UNBATCHED = "cannot_batch"  # max_batch_size 0 or 1: no batch of two requests can form
+ADVICE_LONGER_SESSIONS = "longer_sessions"  # holders that keep their slots until the reaper frees the victim's
 ADVICE_MORE_SESSIONS = "more_sessions"  # more sessions than instances x slots, so some wait in the backlog
 ADVICE_MORE_LOAD = "more_load"  # more sessions, or a queue delay (max_queue_delay_microseconds), lets batches form
 
@@ -133,6 +134,8 @@ def freed_slot(places: dict[str, Any]) -> dict[str, Any]:
     slot, and how its sequence ended there (end, reaped or cancelled; None: the log did not say)."""
     on_slot = places.get("next_on_slot")
     exercised = on_slot is not False
+    # Seen: with short sessions (--steps 4) and a 5 s idle timeout the holders ended before the reaper
+    # freed the abandoned slot, so the followers took the holders' slots instead.
     return {"source": "client" if on_slot is None else "log", "exercised": exercised,
-            "why": None if exercised else SLOT_NOT_REUSED, "advice": None if exercised else ADVICE_MORE_SESSIONS,
+            "why": None if exercised else SLOT_NOT_REUSED, "advice": None if exercised else ADVICE_LONGER_SESSIONS,
             "next_on_slot": on_slot, "victim_ended_by": places.get("victim_ended_by"), "idle_timeout_s": places.get("idle_timeout_s")}

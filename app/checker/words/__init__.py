@@ -66,6 +66,8 @@ WITNESS_ADVICE = {
                        "execution: nothing to exercise unless the deployment batches"),
     "more_load": N_("to exercise it, send more at once (--sessions) or let batches form (a dynamic_batching queue delay, "
                     "max_queue_delay_microseconds, or a preferred_batch_size above 1)"),
+    "longer_sessions": N_("to exercise it, send longer sessions (--steps), so the sessions holding the other slots still hold "
+                          "them when the idle reaper frees the abandoned one (after max_sequence_idle_microseconds)"),
     "more_sessions": N_("to exercise it, send more sessions than instances × slots (--sessions)"),
     "longer_streams": N_("to exercise it, give inputs whose streams are longer (--input-data)"),
 }
