@@ -63,13 +63,13 @@ NOT_EXERCISED = {
 # ... and what would exercise it.
 WITNESS_ADVICE = {
     "cannot_batch": N_("the model's max_batch_size is {max_batch_size:count}, so Triton never puts two requests in one "
-                       "execution: nothing to exercise unless the deployment batches"),
-    "more_load": N_("to exercise it, send more at once (--sessions) or let batches form (a dynamic_batching queue delay, "
+                       "execution: nothing to test unless the deployment batches"),
+    "more_load": N_("to make it happen, send more sessions at once (--sessions) or let batches form (a dynamic_batching queue delay, "
                     "max_queue_delay_microseconds, or a preferred_batch_size above 1)"),
-    "longer_sessions": N_("to exercise it, send longer sessions (--steps), so the sessions holding the other slots still hold "
+    "longer_sessions": N_("to make it happen, send longer sessions (--steps), so the sessions holding the other slots still hold "
                           "them when the idle reaper frees the abandoned one (after max_sequence_idle_microseconds)"),
-    "more_sessions": N_("to exercise it, send more sessions than instances × slots (--sessions)"),
-    "longer_streams": N_("to exercise it, give inputs whose streams are longer (--input-data)"),
+    "more_sessions": N_("to make it happen, send more sessions than instances × slots (--sessions)"),
+    "longer_streams": N_("to make it happen, give inputs whose streams are longer (--input-data)"),
 }
 SKIP_REASONS = {
     "not_reproducible": N_("the reference is not reproducible, so nothing can be compared with it"),
