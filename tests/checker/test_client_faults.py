@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from app.checker import words as check_words
-from app.checker.engine import CheckOptions, report_schema, run
+from app.checker.engine import CheckOptions, failing_input_data, report_schema, run
 from app.checker.engine import target as targets
 from app.generation import runs
 from app.generation.exercises.cancelled_generation.engine import SETUP
@@ -49,7 +49,12 @@ def test_the_generator_with_cancellation_handling_off_is_caught_leaking_state_th
     w = v.values["witness"]
     assert w["fault"] == "cancel_mid_stream" and w["state_after"] > w["state_before"] and w["freed"] == "never"
     assert result.exit_code == 1 and {"code": "fault_leaks_state", "checks": ["stream_cancelled/all_instances"]} in result.judgement.diagnoses
-    report_schema.validate(as_json(result))
+    data = as_json(result)
+    report_schema.validate(data)
+    # the reproducer: the victim and its neighbours as perf_analyzer input; the report says when the cancel came
+    exported = failing_input_data(result)
+    assert exported is not None and len(exported["data"]) == 1 + w["neighbours"]
+    assert data["streams"]["fault"]["victim"]["given_up"] == "cancelled" and len(data["streams"]["fault"]["neighbours"]) == 3
     english = check_words.DIAGNOSES["fault_leaks_state"]
     assert "fault: cancel mid-stream" in words("en")(english)
     sentence = check_words.verdict_sentence(v, words("en"))
