@@ -164,6 +164,8 @@ def judge(tables: Tables) -> CheckJudgement:
                 verdicts.append(_golden_extras(verdict, rows, tables, limits))
             else:
                 verdicts.append(_finite_verdict(check, scope, steps, rows, refusals))
+    if tables.witnesses is not None:  # every other verdict's witness: the replies it compared
+        verdicts = [with_replies_witness(v) for v in verdicts]
     broken_steps = _broken_steps(steps, broken_mask, limits, verdicts, sequence)
     diagnoses: dict[str, list[str]] = {}
     mixed = {v.variant for v in verdicts if v.check == "interleaved" and v.verdict == "broken"}
@@ -190,6 +192,13 @@ def witnessed(verdict: CheckVerdict, evidence: dict[str, Any] | None) -> CheckVe
     if verdict.verdict == "held" and not evidence["exercised"]:
         return CheckVerdict(verdict.check, verdict.variant, witness.NOT_EXERCISED, evidence["why"], values)
     return CheckVerdict(verdict.check, verdict.variant, verdict.verdict, verdict.reason, values)
+
+
+def with_replies_witness(verdict: CheckVerdict) -> CheckVerdict:
+    """A judged verdict that has no witness of its own gets the replies it compared as one (skipped ones stay as they are)."""
+    if verdict.verdict == "skipped" or "witness" in verdict.values:
+        return verdict
+    return witnessed(verdict, witness.replies(verdict.values))
 
 
 def _notes(tables: Tables) -> list[dict[str, Any]]:

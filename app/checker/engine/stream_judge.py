@@ -28,7 +28,7 @@ from app.checker.engine import compare, stream_diagnosis, stream_golden, witness
 from app.checker.engine.checks import ALL_INSTANCES, ALONE
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
-from app.checker.engine.judge import CheckJudgement, CheckVerdict, witnessed
+from app.checker.engine.judge import CheckJudgement, CheckVerdict, with_replies_witness, witnessed
 from app.checker.engine.options import CheckOptions
 from app.checker.engine.stream_diagnosis import Comparer
 from app.checker.engine.streams import ALONE_PHASE, STAGGERED_PHASE, Stream, StreamTables
@@ -91,6 +91,7 @@ def judge(facts: ModelFacts, tables: StreamTables, source: InputSource, options:
         verdicts += _golden(tables, source, comparer)
     if options.wants(FINITE):
         verdicts += _finite(tables, types)
+    verdicts = [with_replies_witness(v) for v in verdicts]  # the others' witness: the responses they compared
     diagnoses: dict[str, list[str]] = {}
     for v in verdicts:
         if v.verdict != "broken":

@@ -28,6 +28,7 @@ STATISTICS = "statistics"
 NO_BATCH = "no_batch_formed"  # not_exercised: every execution in the phase ran one request
 NO_STATISTICS = "no_statistics"  # not_exercised: the server's statistics did not say what ran
 NO_SHARED_STREAM = "no_stream_overlap"  # not_exercised: no stream was generating while another was
+NOTHING_COMPARED = "nothing_compared"  # not_exercised: the check compared no reply at all
 NO_BACKLOG = "no_backlog"  # not_exercised: never more sequences open at once than there are slots
 NO_REUSE_ON_SLOT = "no_reuse_on_freed_slot"  # not_exercised: the log placed no reused ID on a slot its ID had used
 SLOT_NOT_REUSED = "slot_not_reused"  # not_exercised: the log placed no follower on the abandoned sequence's slot
@@ -139,3 +140,11 @@ def freed_slot(places: dict[str, Any]) -> dict[str, Any]:
     return {"source": "client" if on_slot is None else "log", "exercised": exercised,
             "why": None if exercised else SLOT_NOT_REUSED, "advice": None if exercised else ADVICE_LONGER_SESSIONS,
             "next_on_slot": on_slot, "victim_ended_by": places.get("victim_ended_by"), "idle_timeout_s": places.get("idle_timeout_s")}
+
+
+def replies(values: dict[str, Any]) -> dict[str, Any]:
+    """The witness of a check whose situation is the replies themselves (the lone runs, golden,
+    finite, after traffic): that it compared any."""
+    compared = int(values.get("compared") or 0)
+    return {"source": "client", "exercised": compared > 0, "why": None if compared else NOTHING_COMPARED, "advice": None,
+            "compared": compared}

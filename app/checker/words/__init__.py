@@ -52,6 +52,7 @@ NOT_EXERCISED = {
                             "streams that share them"),
     "no_statistics": N_("every reply matched, but the server's statistics did not say which batches ran, so nothing shows "
                         "that batches of several requests formed"),
+    "nothing_compared": N_("no reply was compared, so this check saw nothing"),
     "no_backlog": N_("every session matched, but at most {max_open:count} sequences were open at once, no more than the "
                      "{capacity:count} slots, so no sequence had to wait for a slot"),
     "no_reuse_on_freed_slot": N_("every session matched, but the server's log placed no reused ID on a slot an earlier sequence "
