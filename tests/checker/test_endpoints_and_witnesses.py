@@ -17,7 +17,7 @@ from tests.checker.conftest import ZOO, as_json, read_report, unload, zoo_files,
 from tests.checker.test_cli_check import run_check
 from tests.server_calls import ask
 
-zoo = zoo_fixture("zoo_square", "zoo_batch_dependent")
+zoo = zoo_fixture("zoo_square", "zoo_repeat", "zoo_batch_dependent")
 UNBATCHED = "zoo_batch_dependent_unbatched"  # the same model with no dynamic batcher: every execution one request
 
 
@@ -79,3 +79,19 @@ def test_a_model_broken_only_when_batched_is_not_exercised_where_no_batch_forms_
     v = batched.judgement.verdict("batch_composition", "all_instances")
     assert (v.verdict, v.reason) == ("broken", "batch_dependent") and v.values["witness"]["largest_batch"] > 1
     report_schema.validate(as_json(batched))
+
+
+def test_a_repeat_int32_shaped_model_holds_with_its_fault_witnessed_and_its_report_validates(zoo, tmp_path):
+    """Held out, shaped like NVIDIA's repeat_int32: variable IN and DELAY (sized alike), WAIT, two outputs."""
+    report = tmp_path / "check.json"
+    done = run_check(["--model", "zoo_repeat", "--url", zoo.server.url, "--grpc-url", zoo.server.grpc_url, "--sessions", "6",
+                      "--shape", "IN:3", "--shape", "DELAY:3", "--json", str(report)],
+                     {**no_triton_env(), "TRITON_METRICS_URL": zoo.server.metrics_url})  # where the fault reads Triton's pending requests
+    data = read_report(report)  # the schema, and every judged verdict's witness
+    checks = {(c["check"], c["variant"]): c for c in data["checks"]}
+    assert checks[("stream_reference", "alone")]["verdict"] == "held"
+    assert [s["responses"] for s in data["streams"]["alone"]["a"]] == [3] * 6
+    fault = checks[("stream_cancelled", "all_instances")]
+    assert fault["verdict"] == "held" and fault["values"]["witness"]["exercised"], fault
+    assert fault["values"]["witness"]["pending_after"] == 0
+    assert done.returncode == (0 if data["outcome"] == "held" else 3), done.stdout + done.stderr

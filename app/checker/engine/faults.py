@@ -4,10 +4,10 @@ Clients cancel, disconnect and give up all the time; a deployment must survive i
 the state it keeps for the request or disturbing its neighbours. After the staggered run, with
 nothing else of the check's in flight on the model:
 
-  cancel_mid_stream  the request with the longest lone stream (the victim) is sent on a gRPC stream
-                     of its own and, as soon as its first response arrives, its client cancels it
-                     (tritonclient stop_stream(cancel_requests=True)); NEIGHBOURS other requests run
-                     beside it on another stream, staggered as in the staggered run.
+  cancel_mid_stream  NEIGHBOURS requests are sent on one gRPC stream, staggered as in the staggered
+                     run; then the request with the longest lone stream (the victim) on a stream of
+                     its own, and as soon as its first response arrives its client cancels it
+                     (tritonclient stop_stream(cancel_requests=True)).
 
 Then the check waits up to settle_s for the server to settle, reading Triton's metrics endpoint:
 nv_inference_pending_request_count (Triton's pending requests for the model) must fall to 0 and,
@@ -125,11 +125,11 @@ def cancel_mid_stream(target: Target, facts: ModelFacts, source: InputSource, me
     try:
         alone.open()
         beside.open()
-        victim_rid = alone.send(victim)
         rids = []
-        for neighbour in run.neighbours:
-            time.sleep(measured.gap_s)
+        for neighbour in run.neighbours:  # the neighbours first, so the victim is cancelled as soon as it streams
             rids.append(beside.send(neighbour))
+            time.sleep(measured.gap_s)
+        victim_rid = alone.send(victim)
         _until_first_response(hears_victim, victim, victim_rid, measured.idle_s)
         streams.stop_if_unreachable(target, hears_victim)
         if not victim.done and victim.responses:
