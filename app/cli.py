@@ -142,7 +142,8 @@ def _parser() -> argparse.ArgumentParser:
 
     check = sub.add_parser("check", help="check a deployment: the rollout guide's experiments on any model and server",
                            description="Exit status: 0 every check held and the config review found no error, 1 a check broke (a refused "
-                                       "request included) or the review found an error, 2 it could not check.")
+                                       "request included) or the review found an error, 2 it could not check, 3 nothing broke "
+                                       "but a check was not exercised (--not-exercised-exit).")
     target = check.add_mutually_exclusive_group(required=True)
     target.add_argument("--model", help="the model to check (on the server of --url, else on the embedded server)")
     target.add_argument("--config", type=Path, help="review a config.pbtxt, a model folder or a repository offline (no server)")
@@ -160,7 +161,8 @@ def _parser() -> argparse.ArgumentParser:
     balancer.add_argument("--transport", choices=("http", "grpc", "grpc_stream"), default="http",
                           help="how requests travel: HTTP, gRPC calls, or one gRPC stream per sequence (default http)")
     balancer.add_argument("--grpc-url", default=None, metavar="HOST:PORT",
-                          help="the gRPC endpoint for --transport grpc/grpc_stream (default TRITON_GRPC_URL, else port 8001 of --url's host)")
+                          help="the gRPC endpoint for a decoupled model's streams and --transport grpc/grpc_stream (default "
+                               "TRITON_GRPC_URL, else port 8001 of --url's host); one that refuses or is HTTP: exit 2")
     check.add_argument("--sessions", type=int, default=None, help="sessions (default: enough to fill every slot and overflow)")
     check.add_argument("--steps", type=int, default=None, help="steps of the longest session (default 24; a data file: its streams; "
                        "not for a decoupled model, whose streams' lengths are the model's)")
@@ -188,6 +190,14 @@ def _parser() -> argparse.ArgumentParser:
     check.add_argument("--allow-review-errors", action="store_true",
                        help="an error-level finding of the config review does not fail the check (by default it exits 1, "
                             "as a broken check does); the findings are still reported")
+    check.add_argument("--state-metric", default=None, metavar="NAME",
+                       help="the model's own Prometheus gauge of the state it holds (labelled by model): after each client "
+                            "fault it must fall back to its reading before the fault")
+    check.add_argument("--no-faults", action="store_true",
+                       help="leave out the client faults (a decoupled model's request cancelled mid-stream)")
+    check.add_argument("--not-exercised-exit", type=int, choices=(0, 1, 3), default=3, metavar="{0,1,3}",
+                       help="the exit status when nothing broke but a check's situation never happened (no batch of "
+                            "several requests formed, no streams shared an execution): 3 by default, 0 accepts it, 1 fails")
     check.add_argument("--json", type=Path, default=None, help="write the report (codes and values) here")
     check.add_argument("--junit-xml", type=Path, default=None, help="write one JUnit test case per check here")
     check.add_argument("--export-failures", type=Path, default=None, metavar="PATH",
@@ -357,7 +367,8 @@ def _check(args: argparse.Namespace, _: Words) -> int:
         ignore_outputs=args.ignore_output, tolerance=args.tolerance, one_instance=not args.no_one_instance,
         only=args.only, max_corrid=args.max_corrid, string_id_bytes=args.string_id_bytes, backend=args.backend,
         gpus=args.gpus, triton_version=args.triton_version, allow_review_errors=args.allow_review_errors,
-        transport=args.transport, session_header=args.session_header,
+        transport=args.transport, session_header=args.session_header, not_exercised_exit=args.not_exercised_exit,
+        faults=not args.no_faults, state_metric=args.state_metric,
     )
     try:
         if args.config is not None:

@@ -89,12 +89,16 @@ def verdicts(result) -> dict[str, str]:
 
 
 def read_report(path: Path) -> dict:
-    """A report the CLI wrote; a check's (kind "check") validated against the package's JSON Schema."""
+    """A report the CLI wrote; a check's (kind "check") validated against the package's JSON Schema,
+    every judged verdict with its witness."""
     from app.checker.engine import report_schema
 
     data = json.loads(Path(path).read_text())
     if data.get("kind") == "check":
         report_schema.validate(data)
+        # a measured check: every verdict that was judged carries the evidence that its situation happened
+        unwitnessed = [f"{c['check']}/{c['variant']}" for c in data["checks"] if c["verdict"] != "skipped" and "witness" not in c["values"]]
+        assert not unwitnessed, unwitnessed
     return data
 
 

@@ -96,7 +96,7 @@ def broken_result() -> CheckResult:
 
 def test_the_json_report_is_versioned_codes_and_values():
     data = json.loads(report.dumps(broken_result()))
-    assert (data["kind"], data["schema"], data["outcome"], data["exit_code"]) == ("check", 1, "broken", 1)
+    assert (data["kind"], data["schema"], data["outcome"], data["exit_code"]) == ("check", report.SCHEMA, "broken", 1)
     checks = {(c["check"], c["variant"]): c for c in data["checks"]}
     assert checks[("reference", "alone")]["verdict"] == "held"
     broken = checks[("interleaved", "all_instances")]

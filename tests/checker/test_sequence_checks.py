@@ -240,9 +240,13 @@ def test_the_checker_replays_its_own_export_and_it_breaks_the_same_way(zoo):
 def test_nvidias_simple_sequence_behaviour_passes(zoo):
     for name in ("simple_sequence", "simple_sequence_accumulate"):
         result = zoo.check(name)
-        assert {k: x for k, x in verdicts(result).items() if not k.endswith("one_instance")} == {
+        got = verdicts(result)
+        # short test sessions: the holders may end before the reaper frees the abandoned slot (not exercised, never held)
+        aborts = {k: got[k] for k in ("abandoned/all_instances", "cancelled/all_instances")}
+        assert set(aborts.values()) <= {"held", "not_exercised"}, (name, aborts)
+        assert {k: x for k, x in got.items() if not k.endswith("one_instance")} == {
             "reference/alone": "held", "interleaved/all_instances": "held", "id_reuse/all_instances": "held",
-            "abandoned/all_instances": "held", "cancelled/all_instances": "held", "golden/alone": "skipped",
+            **aborts, "golden/alone": "skipped",
             "golden/all_instances": "skipped", "finite/alone": "skipped", "finite/all_instances": "skipped"}, name  # INT32 only
         assert result.facts.idle_timeout_us == 1_000_000  # unset in NVIDIA's config: Triton's 1 s default
     simple = zoo.check("simple_sequence")

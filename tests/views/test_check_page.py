@@ -142,17 +142,25 @@ def page_runs(lab_server, env):
 def test_a_sound_shipped_model_holds_every_check(lab_server, page_runs):
     at, checked = page_runs("asr_sequence_direct")
     result = checked.result
-    assert result.facts.name == "asr_sequence_direct" and result.exit_code == 0 and result.where == "embedded"
-    assert any(s.value == "Every check held." for s in at.success)
+    assert result.facts.name == "asr_sequence_direct" and result.where == "embedded"
     checks = ("interleaved", "id_reuse", "abandoned", "cancelled")
     runs = ("alone", "all_instances", "one_instance")
-    assert {v.id: v.verdict for v in result.verdicts} == {
-        "reference/alone": "held", **{f"{c}/{variant}": "held" for c in checks for variant in ("all_instances", "one_instance")},
+    # The page's small run (SESSIONS sessions of STEPS steps) may not exercise every check: with a 5 s idle
+    # timeout the slot holders can end before the reaper frees an abandoned slot. Such a check is
+    # not_exercised, never held, and the outcome is a warning that never says every check held.
+    got = {v.id: v.verdict for v in result.verdicts}
+    assert got == {
+        "reference/alone": "held", **{f"{c}/{variant}": got[f"{c}/{variant}"] for c in checks for variant in ("all_instances", "one_instance")},
         # no data file, so no golden outputs; the recogniser's outputs are integers, which cannot be NaN
         **{f"{c}/{variant}": "skipped" for c in ("golden", "finite") for variant in runs}}
+    assert {got[f"{c}/{v}"] for c in checks for v in ("all_instances", "one_instance")} <= {"held", "not_exercised"}
+    if result.not_exercised:
+        assert result.exit_code == 3 and not at.success and any("were not exercised" in w.value for w in at.warning)
+    else:
+        assert result.exit_code == 0 and any(s.value == "Every check held." for s in at.success)
     table = at.dataframe[0].value  # the checks table; refusals, when any, come next
     assert list(table["verdict"]) == [check_words.VERDICTS[v.verdict] for v in result.verdicts]
-    assert set(table["verdict"]) == {"HELD", "SKIPPED"}
+    assert set(table["verdict"]) <= {"HELD", "SKIPPED", "NOT EXERCISED"}
     assert all("matched their references" in d for d, v in zip(table["what the check found"], result.verdicts, strict=True)
                if v.verdict == "held")
     charts = {c.proto.id for c in at.get("plotly_chart")}
@@ -250,8 +258,9 @@ def test_the_results_read_in_the_learners_language(page_runs, dynamic_run, lang)
         result = page_runs(model)[1].result
         assert list(table.iloc[:, 0]) == [_(check_words.VERDICTS[v.verdict]) for v in result.verdicts]
         assert list(table.iloc[:, -1]) == [check_words.verdict_sentence(v, _) for v in result.verdicts]
-        outcome = check_words.OUTCOME[result.exit_code]
-        assert _(outcome) in [e.value for e in (at.error if result.exit_code else at.success)] and reads_in(lang, _(outcome), outcome)
+        outcome = " ".join(check_words.outcome_lines(result, _))
+        shown = {"broken": at.error, "not_exercised": at.warning, "held": at.success}[result.outcome]
+        assert outcome in [e.value for e in shown] and reads_in(lang, outcome, " ".join(check_words.outcome_lines(result, words("en"))))
         found = untranslated(at)  # no English prose anywhere on the page
         assert not found, found[:10]
 
@@ -580,7 +589,8 @@ def test_without_the_models_files_the_one_instance_variant_is_skipped_and_said(l
     table = at.dataframe[0].value
     said = table[table["verdict"] == "SKIPPED"]["what the check found"]
     assert list(said)[:4] == ["the checker does not have zoo_direct_slot's files, so it cannot load a one-instance copy"] * 4
-    assert set(table[table["verdict"] != "SKIPPED"]["verdict"]) == {"HELD"}
+    # held, or held without its witness (a freed slot no follower took in this small run): never broken
+    assert set(table[table["verdict"] != "SKIPPED"]["verdict"]) <= {"HELD", "NOT EXERCISED"}
     assert any("inputs the uploaded file streams.json" in c.value for c in at.caption)
     nothing_left(lab_server, ["zoo_direct_slot"])
 

@@ -8,7 +8,9 @@ as typed objects; one exception, CheckError, for "could not check".
     except CheckError as err:          # exit status 2: nothing was judged
         print("could not check:", err.code, err.values)
     else:
-        print(report.outcome, report.failed_by)            # "held" / "broken", ("checks", "review")
+        print(report.outcome, report.failed_by)            # "held" / "broken" / "not_exercised", ("checks", "review")
+        for v in report.not_exercised:                     # held without its situation happening: v.values["witness"]
+            print(v.check, v.reason, v.values["witness"])
         for v in report.broken:                            # Verdict(check, variant, verdict, reason, values)
             print(v.check, v.variant, v.reason)
         report.to_json()                                   # the JSON `--json` writes (docs/checker.md)
@@ -19,7 +21,8 @@ model_repository (the lab's own by default) when neither is given. With replicas
 then a load balancer in front of them) it runs through the balancer and directly on the first
 replica, and `report.routing` says which one breaks. `review_config` is the offline config review
 (`check --config`). The CLI (app/cli.py) is a shell over these two: it turns their objects into
-words and exit statuses (report.exit_code: 0 passed, 1 failed; CheckError: 2).
+words and exit statuses (report.exit_code: 0 passed, 1 failed, 3 nothing broke but a check was not
+exercised (not_exercised_exit chooses 0, 1 or 3); CheckError: 2).
 """
 from __future__ import annotations
 
@@ -70,8 +73,8 @@ class CheckError(BatchingLabError):
 class Verdict:
     check: str  # a check code (app/checker/engine/checks.py)
     variant: str  # "alone", "all_instances" or "one_instance"
-    verdict: Literal["held", "broken", "skipped"]
-    reason: str  # broken: the diagnosis code; skipped: why; held: ""
+    verdict: Literal["held", "broken", "skipped", "not_exercised"]
+    reason: str  # broken: the diagnosis code; skipped: why; not_exercised: what did not happen (witness.py); held: ""
     values: Mapping[str, Any]  # as in the JSON report's checks[].values
 
 
@@ -107,9 +110,9 @@ class RoutingReport:
 class Report:
     model: str
     url: str
-    outcome: Literal["held", "broken"]
-    exit_code: int  # 0 passed, 1 failed
-    failed_by: tuple[str, ...]  # "checks", "review"
+    outcome: Literal["held", "broken", "not_exercised"]
+    exit_code: int  # 0 passed, 1 failed, 3 (options' not_exercised_exit) nothing broke but a check was not exercised
+    failed_by: tuple[str, ...]  # "checks", "review", "not_exercised" (with not_exercised_exit=1)
     checks: tuple[Verdict, ...]
     diagnoses: tuple[str, ...]  # what the broken checks say (words: app/checker/words.DIAGNOSES)
     refusals: tuple[Refusal, ...]
@@ -124,6 +127,12 @@ class Report:
     @property
     def broken(self) -> tuple[Verdict, ...]:
         return tuple(v for v in self.checks if v.verdict == "broken")
+
+    @property
+    def not_exercised(self) -> tuple[Verdict, ...]:
+        """Checks that held without their situation ever happening: values["witness"] says what was
+        seen, and its advice what would exercise them (app/checker/engine/witness.py)."""
+        return tuple(v for v in self.checks if v.verdict == "not_exercised")
 
     def to_json(self) -> dict[str, Any]:
         """The report as `--json` writes it (its JSON Schema: app/checker/engine/report_schema.py)."""
@@ -144,7 +153,7 @@ def report_of(result: CheckResult) -> Report:
     refusals = tuple(Refusal(str(x.phase), str(x.variant), str(x.role), int(x.session), int(x.step), str(x.corrid), str(x.error),
                              str(x.cause)) for x in result.judgement.refusals.itertuples())
     checks = tuple(Verdict(v.check, v.variant, v.verdict, v.reason, dict(v.values)) for v in result.verdicts)  # type: ignore[arg-type]
-    return Report(result.facts.name, result.url, "broken" if result.exit_code else "held", result.exit_code, tuple(result.failed_by),
+    return Report(result.facts.name, result.url, result.outcome, result.exit_code, tuple(result.failed_by),  # type: ignore[arg-type]
                   checks, tuple(d["code"] for d in result.judgement.diagnoses), refusals, tuple(result.review), routing, result)
 
 
@@ -153,7 +162,8 @@ def options(*, sessions: int | None = None, steps: int | None = None, think_ms: 
             ignore_outputs: Sequence[str] = (), tolerance: float | None = None, one_instance: bool = True, only: Sequence[str] = (),
             max_corrid: int | None = None, string_id_bytes: int | None = None, backend: str | None = None, gpus: int | None = None,
             triton_version: str | None = None, allow_review_errors: bool = False, transport: str = "http",
-            session_header: str | None = None) -> CheckOptions:
+            session_header: str | None = None, not_exercised_exit: int = 3, faults: bool = True,
+            state_metric: str | None = None) -> CheckOptions:
     """CheckOptions from the CLI's options by their names (validated when the check starts)."""
     data = Path(input_data) if isinstance(input_data, str) else input_data
     return CheckOptions(sessions=sessions, steps=steps, think_ms=think_ms, seed=seed,
@@ -161,7 +171,8 @@ def options(*, sessions: int | None = None, steps: int | None = None, think_ms: 
                         ignore_outputs=tuple(ignore_outputs), tolerance=tolerance, one_instance=one_instance, only=tuple(only),
                         max_corrid=max_corrid, string_id_bytes=string_id_bytes, backend=backend, gpus=gpus,
                         triton_version=triton_version, allow_review_errors=allow_review_errors, transport=transport,
-                        session_header=session_header)
+                        session_header=session_header, not_exercised_exit=not_exercised_exit, faults=faults,
+                        state_metric=state_metric)
 
 
 def check(model: str, *, url: str | None = None, model_repository: Path | str | None = None, replicas: Sequence[str] = (),

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from app.checker.engine import checks, compare, inputs
+from app.checker.engine import checks, compare, inputs, witness
 from app.checker.engine.checks import ALONE, FINITE, GOLDEN, REFERENCE, Check, Scope
 from app.lab.observation import START_REFUSAL
 
@@ -69,7 +69,7 @@ _AGAINST_GOLDEN = _Basis("gold.", "golden")
 class CheckVerdict:
     check: str
     variant: str  # "alone" (the reference runs), "all_instances" or "one_instance"
-    verdict: str  # "held", "broken" or "skipped"
+    verdict: str  # "held", "broken", "skipped" or "not_exercised" (held, but its witness says its situation never happened)
     reason: str = ""  # skipped: why; broken: what the divergence means (a DIAGNOSES code)
     values: dict[str, Any] = field(default_factory=dict)
 
@@ -93,8 +93,14 @@ class CheckJudgement:
 
     @property
     def exit_code(self) -> int:
-        """0 when every check that ran held, 1 when one broke; 2 (could not check) is raised before."""
+        """0 when every check that ran held, 1 when one broke; 2 (could not check) is raised before.
+        A check not exercised is neither: CheckResult.exit_code decides what it costs."""
         return 1 if any(v.verdict == "broken" for v in self.verdicts) else 0
+
+    @property
+    def not_exercised(self) -> list[CheckVerdict]:
+        """The checks whose situation never happened (witness.NOT_EXERCISED)."""
+        return [v for v in self.verdicts if v.verdict == witness.NOT_EXERCISED]
 
     def verdict(self, check: str, variant: str | None = None) -> CheckVerdict:
         for v in self.verdicts:
@@ -149,7 +155,8 @@ def judge(tables: Tables) -> CheckJudgement:
                 continue  # its phases did not run (another check's --only)
             if check.judged_by == REFERENCE:
                 verdict = _verdict(check.code, scope.variant, steps, rows.index, broken_mask, limits, refusals, check.diagnosis)
-                verdicts.append(_with_extras(verdict, check, steps, tables))
+                evidence = tables.witnesses.get((check.code, scope.variant)) if tables.witnesses is not None else None
+                verdicts.append(witnessed(_with_extras(verdict, check, steps, tables), evidence))
             elif check.judged_by == GOLDEN:
                 assert golden_mask is not None  # the data has golden outputs: checked above
                 verdict = _verdict(check.code, scope.variant, steps, rows.index, golden_mask, limits, refusals, check.diagnosis,
@@ -157,6 +164,8 @@ def judge(tables: Tables) -> CheckJudgement:
                 verdicts.append(_golden_extras(verdict, rows, tables, limits))
             else:
                 verdicts.append(_finite_verdict(check, scope, steps, rows, refusals))
+    if tables.witnesses is not None:  # every other verdict's witness: the replies it compared
+        verdicts = [with_replies_witness(v) for v in verdicts]
     broken_steps = _broken_steps(steps, broken_mask, limits, verdicts, sequence)
     diagnoses: dict[str, list[str]] = {}
     mixed = {v.variant for v in verdicts if v.check == "interleaved" and v.verdict == "broken"}
@@ -171,6 +180,25 @@ def judge(tables: Tables) -> CheckJudgement:
         diagnoses.setdefault(v.reason, []).append(v.id)
     return CheckJudgement(verdicts, tolerances, refusals, broken_steps, [{"code": c, "checks": ids} for c, ids in diagnoses.items()],
                      _notes(tables))
+
+
+def witnessed(verdict: CheckVerdict, evidence: dict[str, Any] | None) -> CheckVerdict:
+    """The verdict with its witness (witness.py) in its values; a held one whose witness says the
+    situation never happened is not_exercised, its reason the witness's why. None: nothing was
+    recorded (tables no measurement wrote), so the verdict is left as it is."""
+    if evidence is None:
+        return verdict
+    values = {**verdict.values, "witness": evidence}
+    if verdict.verdict == "held" and not evidence["exercised"]:
+        return CheckVerdict(verdict.check, verdict.variant, witness.NOT_EXERCISED, evidence["why"], values)
+    return CheckVerdict(verdict.check, verdict.variant, verdict.verdict, verdict.reason, values)
+
+
+def with_replies_witness(verdict: CheckVerdict) -> CheckVerdict:
+    """A judged verdict that has no witness of its own gets the replies it compared as one (skipped ones stay as they are)."""
+    if verdict.verdict == "skipped" or "witness" in verdict.values:
+        return verdict
+    return witnessed(verdict, witness.replies(verdict.values))
 
 
 def _notes(tables: Tables) -> list[dict[str, Any]]:
@@ -395,7 +423,15 @@ def _with_extras(verdict: CheckVerdict, check: Check, steps: pd.DataFrame, table
         return CheckVerdict(verdict.check, verdict.variant, "skipped", "cancel_not_delivered", {**verdict.values, **extra})
     if not extra:
         return verdict
-    return CheckVerdict(verdict.check, verdict.variant, verdict.verdict, verdict.reason, {**verdict.values, **extra})
+    out = CheckVerdict(verdict.check, verdict.variant, verdict.verdict, verdict.reason, {**verdict.values, **extra})
+    if tables.witnesses is None:  # tables no measurement wrote: no witness to judge by
+        return out
+    if verdict.check == "interleaved":
+        capacity = int(extra.get("capacity") or 0)
+        return witnessed(out, witness.backlog(rows[rows["role"] == "interleaved"] if "role" in rows else rows, capacity))
+    if verdict.check == "id_reuse":
+        return witnessed(out, witness.reuse(extra))
+    return witnessed(out, witness.freed_slot(extra))  # abandoned, cancelled
 
 
 def _reuse_places(rows: pd.DataFrame) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The check as JUnit XML, so a team's CI shows each check as a test case.
 
 One <testcase> per verdict (name "<check>[<variant>]", in the order app/checker/engine/checks.py
-declares the checks), a <failure> for a broken one and a <skipped> for a skipped one, inside one
+declares the checks), a <failure> for a broken one and a <skipped> for a skipped one or one not
+exercised (a <failure> of type not_exercised where --not-exercised-exit 1 fails it), inside one
 <testsuite> named after the model; each case's property `judged_by` says what the check compares
 replies with (reference, golden or finite). Where the config review found errors, one more case,
 "config_review", lists them: a <failure> when they fail the check (CheckResult.failed_by), else
@@ -27,14 +28,17 @@ if TYPE_CHECKING:
 def to_xml(result: CheckResult, describe: Callable[[CheckVerdict], str] | None = None) -> str:
     describe = describe or (lambda v: json.dumps(v.to_json(), default=str))
     verdicts = result.verdicts
+    fails_unexercised = "not_exercised" in result.failed_by  # --not-exercised-exit 1: a check not exercised fails
     suites = ET.Element("testsuites")
     suite = ET.SubElement(
         suites, "testsuite",
         name=f"batching-lab check {result.facts.name}",
         tests=str(len(verdicts) + bool(result.review_errors)),
-        failures=str(sum(v.verdict == "broken" for v in verdicts) + ("review" in result.failed_by)),
+        failures=str(sum(v.verdict == "broken" or (v.verdict == "not_exercised" and fails_unexercised) for v in verdicts)
+                     + ("review" in result.failed_by)),
         errors="0",
-        skipped=str(sum(v.verdict == "skipped" for v in verdicts) + bool(result.review_errors and "review" not in result.failed_by)),
+        skipped=str(sum(v.verdict == "skipped" or (v.verdict == "not_exercised" and not fails_unexercised) for v in verdicts)
+                    + bool(result.review_errors and "review" not in result.failed_by)),
         time=f"{result.wall_s:.3f}",
     )
     properties = ET.SubElement(suite, "properties")
@@ -48,7 +52,10 @@ def to_xml(result: CheckResult, describe: Callable[[CheckVerdict], str] | None =
         if v.verdict == "broken":
             failure = ET.SubElement(case, "failure", message=describe(v), type=v.reason or "broken")
             failure.text = json.dumps(v.to_json(), indent=1, default=str)
-        elif v.verdict == "skipped":
+        elif v.verdict == "not_exercised" and fails_unexercised:
+            failure = ET.SubElement(case, "failure", message=describe(v), type="not_exercised")
+            failure.text = json.dumps(v.to_json(), indent=1, default=str)
+        elif v.verdict in ("skipped", "not_exercised"):  # JUnit has no fourth state: the message says which
             ET.SubElement(case, "skipped", message=describe(v))
     errors = result.review_errors
     if errors:

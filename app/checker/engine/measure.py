@@ -51,7 +51,7 @@ import numpy as np
 import pandas as pd
 from tritonclient.utils import InferenceServerException
 
-from app.checker.engine import checks, compare, observed, placement
+from app.checker.engine import checks, compare, endpoints, observed, placement, witness
 from app.checker.engine.facts import ModelFacts, TensorSpec
 from app.checker.engine.options import CheckOptions
 from app.checker.engine.target import CopySkipped, Target
@@ -118,6 +118,9 @@ class Tables:
     observed: dict[str, dict[str, np.ndarray[Any, Any]]] = field(default_factory=dict)
     references: dict[tuple[int, int], dict[str, np.ndarray[Any, Any]]] = field(default_factory=dict)
     unobserved: set[str] = field(default_factory=set)
+    # Each witnessed check's evidence that its situation happened, by (check, variant) (witness.py);
+    # None: tables no measurement wrote (a hand-built test's), whose verdicts carry no witness.
+    witnesses: dict[tuple[str, str], dict[str, Any]] | None = None
 
 
 class _Recorder:
@@ -172,6 +175,8 @@ class Measurement:
         self.sequences = itertools.count()
         self.abort = threading.Event()
         self.abort_code: str | None = None
+        self.witnesses: dict[tuple[str, str], dict[str, Any]] = {}  # (check, variant) -> its witness (witness.py)
+        self.abort_error: LabError | None = None  # set instead of abort_code where the gRPC endpoint stopped answering
         self.phases: list[dict[str, Any]] = []
         self.skipped: list[dict[str, Any]] = []
         self.trace_on = self.server.trace_dir is not None
@@ -276,9 +281,17 @@ class Measurement:
 
     def _stop_if_server_gone(self, error: str) -> None:
         """A request the server never answered, from a server that no longer answers: the check stops."""
-        if error and error.startswith(NO_ANSWER) and not self.abort.is_set() and not self.server.alive():
+        if not error or not error.startswith(NO_ANSWER) or self.abort.is_set():
+            return
+        if not self.server.alive():
             self.abort_code = "check_server_gone"
             self.abort.set()
+        elif self.transport.uses_grpc:  # the HTTP side answers: was it the gRPC endpoint that went away?
+            try:
+                endpoints.probe_grpc(self.link_url)
+            except LabError as err:  # the network's failure, never the model's: the check ends with exit 2
+                self.abort_error = err
+                self.abort.set()
 
     def _golden_and_finite(self, row: dict[str, Any], got: dict[str, np.ndarray[Any, Any]]) -> None:
         """The reply's float outputs that hold NaN or Inf, and its difference from the step's
@@ -331,7 +344,7 @@ class Measurement:
             if traced:
                 _trace_off(self.server, model)
         if self.abort.is_set():
-            raise LabError(self.abort_code or "check_server_gone", url=self.server.url)
+            raise self.abort_error or LabError(self.abort_code or "check_server_gone", url=self.server.url)
         frame = self.recorder.frame(start_row)
         if traced and not frame.empty:
             # the given-up request too: the server may run it after its client stopped waiting
@@ -601,6 +614,8 @@ def _stateless(m: Measurement, model: str) -> None:
     workers = min(len(m.lengths), max(4, min(32, 2 * batch * m.facts.instances)))
     rng = np.random.default_rng([m.options.seed, 3])
     if m.options.runs("concurrent", sequence=False):
+        # the batch_composition check's witness: the batch sizes the server ran during both rounds
+        counts_before = witness.batch_counts(m.server, model)
         for round_ in ("c1", "c2"):
             queue = deque(requests[i] for i in rng.permutation(len(requests)))
             lock = threading.Lock()
@@ -619,6 +634,8 @@ def _stateless(m: Measurement, model: str) -> None:
             def clients(client: Callable[..., None] = client) -> None:
                 m.pool([functools.partial(client, w=w) for w in range(workers)], workers)
             m.run_phase("concurrent", "all_instances", model, clients, 0, workers)
+        ran = witness.ran_between(counts_before, witness.batch_counts(m.server, model))
+        m.witnesses[("batch_composition", "all_instances")] = witness.batches(ran, m.facts.max_batch_size)
     if m.options.runs("after_traffic", sequence=False):
         shuffled = [requests[i] for i in rng.permutation(len(requests))]
         m.run_phase("after_traffic", "alone", model, alone(shuffled, "after_traffic", ""))
@@ -750,5 +767,5 @@ def _tables(m: Measurement, target: Target, source: InputSource) -> Tables:
         lengths=list(m.lengths), input_source=source.source, where=target.where,
         traced=bool(m._stamps) and any(not s.empty for s in m._stamps), placed=m.placed,
         golden=source.golden is not None, data_lengths=[len(s) for s in getattr(source, "sequences", [])],
-        observed=m.observations.arrays, references=m.references, unobserved=m.observations.unkept,
+        observed=m.observations.arrays, references=m.references, unobserved=m.observations.unkept, witnesses=m.witnesses,
     )

@@ -17,6 +17,12 @@ DEFAULT_THINK_MS = 5.0
 MIN_SESSIONS = 16  # the default count when the model's capacity does not ask for more
 MAX_SEED = 2**32 - 1  # numpy's SeedSequence takes an unsigned 32-bit seed here
 TRANSPORTS = ("http", "grpc", "grpc_stream")  # app/lab/scenario/transport.Transport's values
+# The exit status when nothing broke but a check's situation never happened (its verdict
+# not_exercised, app/checker/engine/witness.py): 3 by default, told apart from held (0), broken (1)
+# and could not check (2); a team may choose 0 (accept it) or 1 (fail on it) with --not-exercised-exit.
+NOT_EXERCISED_EXIT = 3
+NOT_EXERCISED_EXITS = (0, 1, 3)
+METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")  # a Prometheus metric name
 HEADER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")  # a header nginx reads as $http_<name, lower case, - as _>
 
 # Check codes (declared in app/checker/engine/checks.py; words: app/checker/words/__init__.py). Sequence
@@ -56,6 +62,12 @@ class CheckOptions:
     # a balancer may hash on to keep a sequence on one replica.
     transport: str = "http"
     session_header: str | None = None
+    not_exercised_exit: int = NOT_EXERCISED_EXIT  # the exit status when nothing broke but a check was not exercised
+    # Client faults (app/checker/engine/faults.py), on by default: a decoupled model's request
+    # cancelled mid-stream; and the model's own gauge of the state it holds (a Prometheus metric on
+    # Triton's metrics endpoint, labelled by model), which must fall back to its reading before the fault.
+    faults: bool = True
+    state_metric: str | None = None
 
     @property
     def think_ms_used(self) -> float:
@@ -87,6 +99,11 @@ class CheckOptions:
             out.append(Problem("check_tolerance_range", {"value": self.tolerance}))
         if self.transport not in TRANSPORTS:
             out.append(Problem("check_transport_unknown", {"value": self.transport, "choices": ", ".join(TRANSPORTS)}))
+        if self.not_exercised_exit not in NOT_EXERCISED_EXITS:
+            out.append(Problem("check_not_exercised_exit", {"value": self.not_exercised_exit,
+                                                            "choices": ", ".join(map(str, NOT_EXERCISED_EXITS))}))
+        if self.state_metric is not None and not METRIC_NAME.fullmatch(self.state_metric):
+            out.append(Problem("check_state_metric_bad", {"value": self.state_metric}))
         if self.session_header is not None and not HEADER_NAME.fullmatch(self.session_header):
             out.append(Problem("check_session_header_bad", {"value": self.session_header}))
         unknown = [c for c in self.only if c not in checks.codes()]
@@ -118,4 +135,5 @@ class CheckOptions:
             "only": list(self.only), "max_corrid": self.max_corrid, "string_id_bytes": self.string_id_bytes,
             "backend": self.backend, "gpus": self.gpus, "triton_version": self.triton_version,
             "allow_review_errors": self.allow_review_errors, "transport": self.transport, "session_header": self.session_header,
+            "not_exercised_exit": self.not_exercised_exit, "faults": self.faults, "state_metric": self.state_metric,
         }

@@ -1,9 +1,12 @@
 """A check's report as JSON (codes and values, versioned like the run report) and the tables the
 page's figures draw. Words for every code are in app/checker/words/__init__.py.
 
-JSON schema (kind "check", schema 1):
-  {"kind": "check", "schema": 1, "outcome": "held" | "broken", "exit_code": 0 | 1,
-   "failed_by": ["checks" (a verdict broke), "review" (an error-level review finding, unless options.allow_review_errors)],
+JSON schema (kind "check", schema 2; schemas/check-report-2.schema.json, schema 1's file still shipped):
+  {"kind": "check", "schema": 2, "outcome": "held" | "broken" | "not_exercised", "exit_code": 0 | 1 | 3,
+   "failed_by": ["checks" (a verdict broke), "review" (an error-level review finding, unless options.allow_review_errors),
+     "not_exercised" (a check not exercised, with options.not_exercised_exit 1)],
+   "not_exercised": [check/variant] (held without their witness: verdict not_exercised; exit 3 unless
+     options.not_exercised_exit says 0 or 1),
    "server": {where: embedded | external, url, triton_version (what it reported, which the review used; null: none)},
    "model": ModelFacts.to_json(), "options": CheckOptions.to_json(),
    "inputs": {source: generated | data_file, sessions, lengths: [steps per session],
@@ -15,7 +18,14 @@ JSON schema (kind "check", schema 1):
    "wall_s", "requests", "traced" (the trace was read), "placed" (the log placed sequences in slots),
    "declared": [{check, judged_by: reference | golden | finite, diagnosis, variants}] (app/checker/engine/checks.py,
      the model's path: what each check judges against and what its breaking means),
-   "checks": [{check, variant, verdict: held | broken | skipped, reason, judged_by, values}],
+   "checks": [{check, variant, verdict: held | broken | skipped | not_exercised, reason, judged_by, values}],
+     values.witness (batch_composition, stream_staggered, stream_cancelled; app/checker/engine/witness.py, faults.py):
+       {source: statistics | metrics, exercised, why (not_exercised's reason: no_batch_formed | no_stream_overlap |
+       no_statistics | ended_before_cancel), advice: cannot_batch | more_load | longer_streams | null, and per kind:
+       batch_sizes {size: executions}, largest_batch, executions, max_batch_size, overlapping (streams in flight together);
+       the fault's: fault (cancel_mid_stream), victim, cancelled_after, cancel_s, neighbours, pending_before/after,
+       state_metric, state_before/after, settled_s, settle_s, freed: at_once | later | never};
+     stream_cancelled broken: reason fault_leaks_state | fault_leaves_pending, or a stream diagnosis of a neighbour;
      values: compared, sessions, refusals, refusal_causes {cause: n}; held: largest_difference, largest_output;
      broken: wrong_steps, wrong_sessions, first {session, step, corrid, role, phase, output, difference,
        tolerance, t_send, shown {expected, got: first elements}, instance, slot,
@@ -55,8 +65,9 @@ JSON schema (kind "check", schema 1):
    "phases": [{phase, variant, model, started_s, wall_s, requests, workers, capacity, overflow, traced, placed}],
    "review": [{code, severity, field, values}] (the config review, app/checker/engine/review.py),
    "streams": null, or for a decoupled model (app/checker/engine/stream_check.py) {requests, gap_s (between staggered
-     arrivals), idle_s (a silent stream is given up after), compared_outputs, alone {a, b: [stream]}, staggered [stream]},
-     stream {request, phase, pass, sent_s, responses, ended, given_up: idle | too_long | null, error, duration_s};
+     arrivals), idle_s (a silent stream is given up after), compared_outputs, alone {a, b: [stream]}, staggered [stream],
+     fault: null | {fault, victim: stream | null, neighbours [stream]}} (a stream's responses may be 0: the final flag alone),
+     stream {request, phase, pass, sent_s, responses, ended, given_up: idle | too_long | cancelled | null, error, duration_s};
      its checks (stream_reference, stream_staggered, stream_golden, stream_finite) count requests in values.sessions and
      responses in values.compared; broken stream_reference/stream_staggered: values.stream_diagnosis {streams [{request,
        class: foreign | mixed | lost | never_ended | ended_early | ended_late | failed | other, step (first wrong response),
@@ -88,7 +99,7 @@ if TYPE_CHECKING:
 
 KIND = "check"
 REVIEW_KIND = "check_config"  # `check --config`: the offline review alone
-SCHEMA = 1
+SCHEMA = 2  # 2: the not_exercised verdict and outcome, exit 3, each witnessed check's values.witness
 
 
 def review_to_json(findings: dict[str, Any], triton_version: str | None = None) -> dict[str, Any]:
@@ -110,9 +121,10 @@ def to_json(result: CheckResult) -> dict[str, Any]:
     return {
         "kind": KIND,
         "schema": SCHEMA,
-        "outcome": "broken" if result.exit_code else "held",
+        "outcome": result.outcome,
         "exit_code": result.exit_code,
         "failed_by": result.failed_by,
+        "not_exercised": result.not_exercised,
         "server": {"where": result.where, "url": result.url, "triton_version": result.triton_version},
         "model": result.facts.to_json(),
         "options": result.options.to_json(),

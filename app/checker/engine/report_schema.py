@@ -4,7 +4,8 @@
 server (kind "check", report.SCHEMA). Fields may be added within a schema number; a field that
 changes its meaning or type, or goes, raises it, with a new file beside the old. validate() needs
 the `jsonschema` package (the test extra, or `pip install jsonschema`): the checker itself never
-validates what it writes.
+validates what it writes. An older report validates against the schema of its own number, whose file
+stays shipped (check-report-1: before the not_exercised verdict and the witnesses).
 """
 from __future__ import annotations
 
@@ -19,14 +20,16 @@ FILE = f"schemas/check-report-{SCHEMA}.schema.json"
 
 
 @cache
-def schema() -> dict[str, Any]:
-    """The report's JSON Schema, read from the installed package."""
-    loaded: dict[str, Any] = json.loads(resources.files("app.checker.engine").joinpath(FILE).read_text(encoding="utf-8"))
+def schema(number: int = SCHEMA) -> dict[str, Any]:
+    """The report's JSON Schema (of schema `number`, default the one report.py writes), read from the installed package."""
+    path = f"schemas/check-report-{number}.schema.json"
+    loaded: dict[str, Any] = json.loads(resources.files("app.checker.engine").joinpath(path).read_text(encoding="utf-8"))
     return loaded
 
 
 def validate(report: dict[str, Any]) -> None:
-    """Raise jsonschema.ValidationError where `report` breaks the schema."""
+    """Raise jsonschema.ValidationError where `report` breaks the schema of its own number."""
     import jsonschema  # optional: only who validates needs it
 
-    jsonschema.Draft202012Validator(schema(), format_checker=jsonschema.FormatChecker()).validate(report)
+    number = 1 if report.get("schema") == 1 else SCHEMA
+    jsonschema.Draft202012Validator(schema(number), format_checker=jsonschema.FormatChecker()).validate(report)

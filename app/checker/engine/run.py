@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.checker.engine import input_data, inputs, measure, replay, review, review_link, stream_check, streams
+from app.checker.engine import endpoints, input_data, inputs, measure, replay, review, review_link, stream_check, streams
 from app.checker.engine import target as targets
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
@@ -81,16 +81,35 @@ class CheckResult:
     @property
     def failed_by(self) -> list[str]:
         """What fails the check: "checks" (a verdict broke), "review" (an error-level finding, unless
-        options.allow_review_errors). Empty: it passed."""
+        options.allow_review_errors), "not_exercised" (a check's situation never happened, where
+        options.not_exercised_exit is 1). Empty: it passed, or ended as not_exercised with exit 0 or 3."""
         out = ["checks"] if self.judgement.exit_code else []
         if self.review_errors and not self.options.allow_review_errors:
             out.append("review")
+        if self.not_exercised and self.options.not_exercised_exit == 1:
+            out.append("not_exercised")
         return out
 
     @property
+    def not_exercised(self) -> list[str]:
+        """The checks (check/variant) that held without their situation ever happening (witness.py)."""
+        return [v.id for v in self.judgement.not_exercised]
+
+    @property
+    def outcome(self) -> str:
+        """"broken" (a check broke or the review failed it), "not_exercised" (nothing broke, but a
+        check's situation never happened) or "held" (every check held with its witness)."""
+        if self.judgement.exit_code or "review" in self.failed_by:
+            return "broken"
+        return "not_exercised" if self.not_exercised else "held"
+
+    @property
     def exit_code(self) -> int:
-        """0 passed, 1 failed (failed_by says by what); 2, could not check, is a LabError raised before."""
-        return 1 if self.failed_by else 0
+        """0 passed, 1 failed (failed_by says by what), options.not_exercised_exit (3 by default) when
+        nothing broke but a check was not exercised; 2, could not check, is a LabError raised before."""
+        if self.failed_by:
+            return 1
+        return self.options.not_exercised_exit if self.not_exercised else 0
 
     @property
     def verdicts(self) -> list[CheckVerdict]:
@@ -165,6 +184,8 @@ def run_check(target: targets.Target, options: CheckOptions | None = None, progr
     options = options or CheckOptions()
     started = time.perf_counter()
     facts, source = preflight(target, options)
+    if facts.decoupled or options.transport != "http":  # streams and the grpc transports go to --grpc-url
+        endpoints.probe_grpc(target.grpc_url)
     version = review_link.live_version(targets.server_version(target))
     findings = review_link.findings(facts, options, version)
     with run_queue.for_server(target.server.url).lease(target.model, on_wait):

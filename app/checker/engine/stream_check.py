@@ -8,12 +8,13 @@ from typing import Any
 
 import pandas as pd
 
-from app.checker.engine import paged_check, paged_engine, stream_judge, streams
+from app.checker.engine import faults, paged_check, paged_engine, stream_judge, streams
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
 from app.checker.engine.judge import CheckJudgement
 from app.checker.engine.measure import Tables
 from app.checker.engine.options import CheckOptions
+from app.checker.engine.stream_judge import FAULT_CHECK
 from app.checker.engine.target import Target
 from app.lab.progress import Progress
 
@@ -24,6 +25,8 @@ STEP_COLUMNS = ["phase", "pass", "variant", "role", "conversation", "session", "
 def run(target: Target, facts: ModelFacts, source: InputSource, options: CheckOptions, progress: Progress | None = None,
         idle_s: float = streams.IDLE_S) -> tuple[Tables, CheckJudgement, streams.StreamTables]:
     measured = streams.measure(target, facts, source, options, progress, idle_s)
+    if options.faults and options.wants(FAULT_CHECK):  # after every judged stream: nothing of the check's runs beside it
+        measured.fault = faults.cancel_mid_stream(target, facts, source, measured, measured.clock, options.state_metric)
     judgement = stream_judge.judge(facts, measured, source, options)
     if isinstance(source, paged_engine.PagedInputs):  # the lab's paged engine: its evidence, and near ties
         paged_check.annotate(target, facts, source, measured, judgement)
@@ -35,7 +38,10 @@ def tables(facts: ModelFacts, options: CheckOptions, measured: streams.StreamTab
     step 0), when it was sent and ended, how many responses it got, and its error; the lone
     response counts as the sessions' lengths."""
     rows: list[dict[str, Any]] = []
-    runs = [*(("alone", s) for p in streams.PASSES for s in measured.alone[p]), *(("all_instances", s) for s in measured.staggered)]
+    fault = measured.fault
+    played = [] if fault is None or fault.victim is None else [fault.victim, *fault.neighbours]
+    runs = [*(("alone", s) for p in streams.PASSES for s in measured.alone[p]), *(("all_instances", s) for s in measured.staggered),
+            *(("all_instances", s) for s in played)]
     for variant, s in runs:
         rows.append({"phase": s.phase, "pass": s.pass_, "variant": variant, "role": s.phase, "conversation": s.request,
                      "session": s.request, "step": 0, "corrid": "", "t_send": s.sent_s, "t_recv": s.ended_s,
@@ -56,4 +62,7 @@ def to_json(measured: streams.StreamTables) -> dict[str, Any]:
     return {"requests": measured.requests, "gap_s": round(measured.gap_s, 4), "idle_s": measured.idle_s,
             "alone": {p: [s.to_json() for s in measured.alone[p]] for p in streams.PASSES},
             "staggered": [s.to_json() for s in measured.staggered],
+            "fault": None if measured.fault is None else {
+                "fault": measured.fault.fault, "victim": None if measured.fault.victim is None else measured.fault.victim.to_json(),
+                "neighbours": [s.to_json() for s in measured.fault.neighbours]},
             "compared_outputs": list(measured.outputs)}

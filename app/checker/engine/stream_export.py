@@ -7,7 +7,10 @@ model's request is its whole exchange). Send them staggered as the check did (th
 streams.gap_s apart) to see the break again. validation_data holds each request's lone stream,
 every output's responses one after another as {"content": [...], "shape": [responses, *dims]}:
 the golden streams `batching-lab check --input-data` compares with (stream_golden.py); perf_analyzer
-itself validates one response per request, so it cannot check a stream against them.
+itself validates one response per request, so it cannot check a stream against them. A client
+fault that left state behind (stream_cancelled) exports its victim and neighbours; perf_analyzer
+cannot cancel, so the cancel is replayed from the JSON report (streams.fault: when each was sent;
+the verdict's values.witness: after how many responses the victim's client cancelled it).
 """
 from __future__ import annotations
 
@@ -35,6 +38,11 @@ def failing_requests(result: CheckResult) -> list[int]:
         first = v.values.get("first")
         if first is not None:
             found.add(int(first["session"]))
+        fault = result.streams.fault if result.streams is not None else None
+        if v.check == "stream_cancelled" and fault is not None and fault.victim is not None:
+            # a leak after the cancel: the victim and its neighbours are the traffic that left it (the
+            # report's streams.fault and values.witness say when the victim's client cancelled it)
+            found.update([fault.victim.request, *(n.request for n in fault.neighbours)])
     return sorted(found)
 
 

@@ -24,16 +24,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from app.checker.engine import compare, stream_diagnosis, stream_golden
+from app.checker.engine import compare, stream_diagnosis, stream_golden, witness
 from app.checker.engine.checks import ALL_INSTANCES, ALONE
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
-from app.checker.engine.judge import CheckJudgement, CheckVerdict
+from app.checker.engine.judge import CheckJudgement, CheckVerdict, with_replies_witness, witnessed
 from app.checker.engine.options import CheckOptions
 from app.checker.engine.stream_diagnosis import Comparer
 from app.checker.engine.streams import ALONE_PHASE, STAGGERED_PHASE, Stream, StreamTables
 
 REFERENCE, STAGGERED, GOLDEN, FINITE = "stream_reference", "stream_staggered", "stream_golden", "stream_finite"
+FAULT_CHECK = "stream_cancelled"  # a request cancelled mid-stream beside neighbours (faults.py)
+# What a client fault left behind, named with the fault (faults.FaultRun): the model's state gauge
+# above its reading before the fault, or Triton still holding requests for the model.
+FAULT_DIAGNOSES = ("fault_leaks_state", "fault_leaves_pending")
 MAX_SHOWN = 20  # diagnosed streams kept per verdict
 SHOWN_ELEMENTS = 8
 DIAGNOSIS_OF = {  # a stream class -> the diagnosis code its check's verdict and the judgement carry
@@ -46,7 +50,7 @@ DIAGNOSIS_OF = {  # a stream class -> the diagnosis code its check's verdict and
     stream_diagnosis.FAILED: "stream_failed",
     stream_diagnosis.OTHER: "stream_batch_dependent",
 }
-STREAM_DIAGNOSES = (*dict.fromkeys(DIAGNOSIS_OF.values()), "stream_not_reproducible")
+STREAM_DIAGNOSES = (*dict.fromkeys(DIAGNOSIS_OF.values()), "stream_not_reproducible", *FAULT_DIAGNOSES)
 BROKEN_STEP_COLUMNS = ["check", "variant", "conversation", "session", "step", "role", "output", "difference", "tolerance", "t_send"]
 
 
@@ -77,12 +81,17 @@ def judge(facts: ModelFacts, tables: StreamTables, source: InputSource, options:
         if reference.verdict == "broken":
             verdicts.append(CheckVerdict(STAGGERED, ALL_INSTANCES, "skipped", "not_reproducible", {}))
         else:
-            verdicts.append(_stream_verdict(STAGGERED, ALL_INSTANCES, tables.staggered, lone, refs, comparer, broken_rows,
-                                            gap_s=tables.gap_s, idle_s=tables.idle_s))
+            staggered = _stream_verdict(STAGGERED, ALL_INSTANCES, tables.staggered, lone, refs, comparer, broken_rows,
+                                        gap_s=tables.gap_s, idle_s=tables.idle_s)
+            evidence = witness.streams_shared(tables.batch_sizes, _shared(tables.staggered), facts.max_batch_size)
+            verdicts.append(witnessed(staggered, evidence))
+    if tables.fault is not None:
+        verdicts.append(_fault_verdict(tables, lone, refs, comparer, broken_rows, reference))
     if options.wants(GOLDEN):
         verdicts += _golden(tables, source, comparer)
     if options.wants(FINITE):
         verdicts += _finite(tables, types)
+    verdicts = [with_replies_witness(v) for v in verdicts]  # the others' witness: the responses they compared
     diagnoses: dict[str, list[str]] = {}
     for v in verdicts:
         if v.verdict != "broken":
@@ -135,12 +144,33 @@ def _stream_verdict(check: str, variant: str, streams: list[Stream], lone: list[
     reason = DIAGNOSIS_OF[head]
     if repeat and head not in (stream_diagnosis.NEVER_ENDED, stream_diagnosis.FAILED):
         reason = "stream_not_reproducible"
-    first = min(entries, key=lambda e: (streams[e["request"]].sent_s, e["step"] or 0))
-    values["first"] = _first(first, streams[first["request"]], lone[first["request"]], comparer)
+    by_request = {s.request: s for s in streams}  # a fault's neighbours are some requests, not all in order
+    first = min(entries, key=lambda e: (by_request[e["request"]].sent_s, e["step"] or 0))
+    values["first"] = _first(first, by_request[first["request"]], lone[first["request"]], comparer)
     values["wrong_sessions"] = len(entries)
     values["wrong_steps"] = sum(1 for row in broken_rows if row["check"] == check and row["difference"] > row["tolerance"])
     values["stream_diagnosis"] = {"streams": entries[:MAX_SHOWN], "broken_streams": len(entries), "headline": head}
     return CheckVerdict(check, variant, "broken", reason, values)
+
+
+def _fault_verdict(tables: StreamTables, lone: list[Stream], refs: dict[int, Stream], comparer: Comparer,
+                   broken_rows: list[dict[str, Any]], reference: CheckVerdict) -> CheckVerdict:
+    """The client fault's verdict: its neighbours' streams against their lone references (as the
+    staggered check compares), then what the fault left behind: state the model's gauge still
+    counts (fault_leaks_state) or requests Triton still holds (fault_leaves_pending). Its witness
+    is the cancel itself (faults.FaultRun.witness)."""
+    fault = tables.fault
+    evidence = fault.witness()
+    if fault.victim is None:  # every stream shorter than two responses: no cancel can land half-way, nothing to exercise
+        return CheckVerdict(FAULT_CHECK, ALL_INSTANCES, "skipped", "stream_too_short", {"witness": evidence})
+    if reference.verdict == "broken":
+        return CheckVerdict(FAULT_CHECK, ALL_INSTANCES, "skipped", "not_reproducible", {"witness": evidence})
+    verdict = _stream_verdict(FAULT_CHECK, ALL_INSTANCES, fault.neighbours, lone, refs, comparer, broken_rows, idle_s=tables.idle_s)
+    values = {**verdict.values, "fault": fault.fault}
+    if verdict.verdict == "held" and fault.exercised and (fault.leaked_state or fault.pending_left):
+        reason = "fault_leaks_state" if fault.leaked_state else "fault_leaves_pending"
+        return CheckVerdict(FAULT_CHECK, ALL_INSTANCES, "broken", reason, {**values, "witness": evidence})
+    return witnessed(CheckVerdict(FAULT_CHECK, ALL_INSTANCES, verdict.verdict, verdict.reason, values), evidence)
 
 
 def _shared(streams: list[Stream]) -> int:

@@ -41,7 +41,7 @@ import pandas as pd
 import tritonclient.grpc as grpcclient
 from tritonclient.utils import InferenceServerException, np_to_triton_dtype
 
-from app.checker.engine import compare, inputs, paged_engine
+from app.checker.engine import compare, endpoints, inputs, paged_engine, witness
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
 from app.checker.engine.options import CheckOptions
@@ -55,7 +55,7 @@ DEFAULT_REQUESTS = 12  # requests per check when --sessions does not say
 IDLE_S = 5.0  # a stream that hears nothing this long is given up: it never ended
 MAX_RESPONSES = 4096  # a stream longer than this is given up too
 STAGGER_SHARE = 1.0  # the gap between arrivals: this share of a lone stream's median duration, over the batch size
-MIN_GAP_S = 0.002
+MIN_GAP_S = 0.0002  # small enough that streams of a millisecond still overlap (the check's witness needs them to)
 FINAL = "triton_final_response"
 
 
@@ -104,6 +104,9 @@ class StreamTables:
     phases: pd.DataFrame
     outputs: list[str]  # compared outputs, in the model's order
     ignored: list[str]
+    batch_sizes: dict[int, int] | None = None  # executions per batch size while the staggered streams ran (None: unread)
+    clock: float = 0.0  # perf_counter at the check's start: every stream's times count from it
+    fault: Any = None  # faults.FaultRun: the client fault played after the staggered run (None: not played)
 
 
 def input_source(facts: ModelFacts, options: CheckOptions) -> InputSource:
@@ -120,7 +123,7 @@ def input_source(facts: ModelFacts, options: CheckOptions) -> InputSource:
     return inputs.Generated(facts, dims, [1] * count, options.seed, inputs.drawn_sizes(facts, dims, options.seed))
 
 
-class _Listener:
+class Listener:
     """The stream callback's side: responses by request id, and a queue that wakes the waiter."""
 
     def __init__(self, facts: ModelFacts, clock: float):
@@ -129,6 +132,7 @@ class _Listener:
         self.heard: dict[str, float] = {}
         self.events: queue.Queue[str] = queue.Queue()
         self.lock = threading.Lock()
+        self.lost: Any = None  # the first error saying the gRPC endpoint refused or dropped the connection
 
     def add(self, stream: Stream) -> str:
         rid = f"{stream.phase}-{stream.pass_}-{stream.request}"
@@ -140,6 +144,8 @@ class _Listener:
     def __call__(self, result: Any, error: Any) -> None:
         now = time.perf_counter()
         if error is not None:
+            if endpoints.is_connection_error(error) and self.lost is None:
+                self.lost = error  # the network's failure, not the model's: measure() ends the check (exit 2)
             rid = _error_id(error) or ""
             with self.lock:
                 stream = self.streams.get(rid)
@@ -221,15 +227,15 @@ def _inputs(facts: ModelFacts, arrays: dict[str, np.ndarray[Any, Any]]) -> list[
     return out
 
 
-class _Session:
+class Session:
     """One gRPC stream to the model, opened and cancelled as the phase needs."""
 
-    def __init__(self, target: Target, facts: ModelFacts, listener: _Listener, source: InputSource):
+    def __init__(self, target: Target, facts: ModelFacts, listener: Listener, source: InputSource):
         self.target, self.facts, self.listener, self.source = target, facts, listener, source
         self.client: grpcclient.InferenceServerClient | None = None
 
     def open(self) -> None:
-        self.client = grpcclient.InferenceServerClient(self.target.server.grpc_url)
+        self.client = grpcclient.InferenceServerClient(self.target.grpc_url)  # --grpc-url where given
         self.client.start_stream(callback=self.listener)
 
     def send(self, stream: Stream) -> str:
@@ -266,8 +272,8 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
         if progress is not None:
             progress(done, planned, Stage(phase, {"variant": variant}))
 
-    listener = _Listener(facts, clock)
-    session = _Session(target, facts, listener, source)
+    listener = Listener(facts, clock)
+    session = Session(target, facts, listener, source)
     alone: dict[str, list[Stream]] = {}
     try:
         started = time.perf_counter() - clock
@@ -278,6 +284,7 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
                 stream = Stream(request, ALONE_PHASE, pass_)
                 rid = session.send(stream)
                 listener.wait([rid], idle_s)
+                stop_if_unreachable(target, listener)
                 alone[pass_].append(stream)
                 done += 1
                 tick(ALONE_PHASE, "alone")
@@ -288,7 +295,8 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
         phases.append({"phase": ALONE_PHASE, "variant": "alone", "started_s": started,
                        "wall_s": time.perf_counter() - clock - started, "requests": 2 * count})
         # The paged engine's requests arrive all at once: more than its cache holds (memory pressure).
-        gap = MIN_GAP_S if paged_engine.is_paged(facts) else stagger_gap(facts, alone["a"])
+        gap = MIN_GAP_S if paged_engine.is_paged(facts) else stagger_gap(facts, alone["a"], alone["b"])
+        counts_before = witness.batch_counts(target.server, facts.name)  # the staggered run's witness: what ran in it
         started = time.perf_counter() - clock
         staggered = [Stream(request, STAGGERED_PHASE, "a") for request in range(count)]
         session.open()
@@ -300,23 +308,39 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
                 time.sleep(pause)
             rids.append(session.send(stream))
         listener.wait(rids, idle_s)
+        stop_if_unreachable(target, listener)
         session.close(cancel=not all(s.ended for s in staggered))
+        ran = witness.ran_between(counts_before, witness.batch_counts(target.server, facts.name))
         done += count
         tick(STAGGERED_PHASE, "all_instances")
         phases.append({"phase": STAGGERED_PHASE, "variant": "all_instances", "started_s": started,
                        "wall_s": time.perf_counter() - clock - started, "requests": count})
     except InferenceServerException as err:
         session.close(cancel=True)
+        if endpoints.is_connection_error(err):
+            raise endpoints.unreachable(target.grpc_url, err) from None
         raise LabError("check_stream_failed", model=facts.name, message=_message(err)) from None
+    except LabError:
+        session.close(cancel=True)
+        raise
     ignored = [o.name for o in facts.outputs if o.name in options.ignore_outputs or o.name in compare.default_ignored(facts)]
     outputs = [o.name for o in facts.outputs if o.name not in ignored]
-    return StreamTables(count, alone, staggered, gap, idle_s, pd.DataFrame(phases), outputs, ignored)
+    return StreamTables(count, alone, staggered, gap, idle_s, pd.DataFrame(phases), outputs, ignored, ran, clock)
 
 
-def stagger_gap(facts: ModelFacts, lone: list[Stream]) -> float:
+def stop_if_unreachable(target: Target, listener: Listener) -> None:
+    """A stream that failed because the gRPC endpoint refused or dropped the connection says
+    nothing about the model: the check ends (exit 2) naming the address, never a broken stream."""
+    if listener.lost is not None:
+        raise endpoints.unreachable(target.grpc_url, listener.lost)
+
+
+def stagger_gap(facts: ModelFacts, lone: list[Stream], warm: list[Stream] | None = None) -> float:
     """Seconds between staggered arrivals: the median lone stream's duration, over the rows an
     execution holds (at least 2), times STAGGER_SHARE, so about a batch of requests is generating
-    at any time and every later request joins running ones."""
-    durations = [s.duration_s for s in lone if s.duration_s is not None]
-    median = statistics.median(durations) if durations else 0.1
+    at any time and every later request joins running ones. The shorter median of the two lone
+    passes: the first may include the model's warm-up, and a gap longer than a stream lets no two
+    streams overlap, which leaves the staggered check without its witness (witness.streams_shared)."""
+    medians = [statistics.median(d) for d in ([s.duration_s for s in p if s.duration_s is not None] for p in (lone, warm or [])) if d]
+    median = min(medians) if medians else 0.1
     return max(MIN_GAP_S, STAGGER_SHARE * median / max(2, facts.max_batch_size))

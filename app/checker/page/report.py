@@ -166,7 +166,9 @@ def body(run: CheckRun, key: str = "check") -> None:
     check page, lesson 7's live element, the verification exercise); `key` keeps its widgets apart."""
     result, words_ = run.result, t()
     st.caption("  \n".join(summary(run, words_)))
-    (st.error if result.exit_code else st.success)(" ".join(check_words.outcome_lines(result, words_)))
+    # a check not exercised is no success: it is shown apart, as a warning, whatever exit status was chosen for it
+    shown = {"broken": st.error, "not_exercised": st.warning}.get(result.outcome, st.success)
+    shown(" ".join(check_words.outcome_lines(result, words_)))
     for diagnosis in result.judgement.diagnoses:
         st.warning(_(check_words.DIAGNOSES[diagnosis["code"]]))
     for note in check_words.note_lines(result.judgement.notes, words_):

@@ -42,7 +42,36 @@ ROLES = {
     "victim_abandon": N_("the abandoned session"), "victim_cancel": N_("the session that timed out"),
     "follower": N_("next on a freed slot"), "c1": N_("concurrent, first order"), "c2": N_("concurrent, second order"),
 }
-VERDICTS = {"held": N_("HELD"), "broken": N_("BROKEN"), "skipped": N_("SKIPPED")}
+VERDICTS = {"held": N_("HELD"), "broken": N_("BROKEN"), "skipped": N_("SKIPPED"), "not_exercised": N_("NOT EXERCISED")}
+# A check not exercised (app/checker/engine/witness.py): what its witness says did not happen ...
+NOT_EXERCISED = {
+    "no_batch_formed": N_("every reply matched, but no execution ran more than one request ({executions:count} executions, "
+                          "batch sizes {sizes:text}), so this says nothing about batches"),
+    "no_stream_overlap": N_("every response matched, but the streams did not share executions (streams in flight together: "
+                            "{overlapping:count}; largest batch the server ran: {largest:text}), so this says nothing about "
+                            "streams that share them"),
+    "no_statistics": N_("every reply matched, but the server's statistics did not say which batches ran, so nothing shows "
+                        "that batches of several requests formed"),
+    "nothing_compared": N_("no reply was compared, so this check saw nothing"),
+    "no_backlog": N_("every session matched, but at most {max_open:count} sequences were open at once, no more than the "
+                     "{capacity:count} slots, so no sequence had to wait for a slot"),
+    "no_reuse_on_freed_slot": N_("every session matched, but the server's log placed no reused ID on a slot an earlier sequence "
+                                 "of that ID had used, so nothing could inherit from it"),
+    "slot_not_reused": N_("every session matched, but the server's log placed no session on the abandoned session's slot, so "
+                          "nothing shows what a sequence there inherits"),
+    "ended_before_cancel": N_("the request to cancel ended before its client could cancel it, so no cancel landed mid-stream"),
+}
+# ... and what would exercise it.
+WITNESS_ADVICE = {
+    "cannot_batch": N_("the model's max_batch_size is {max_batch_size:count}, so Triton never puts two requests in one "
+                       "execution: nothing to test unless the deployment batches"),
+    "more_load": N_("to make it happen, send more sessions at once (--sessions) or let batches form (a dynamic_batching queue delay, "
+                    "max_queue_delay_microseconds, or a preferred_batch_size above 1)"),
+    "longer_sessions": N_("to make it happen, send longer sessions (--steps), so the sessions holding the other slots still hold "
+                          "them when the idle reaper frees the abandoned one (after max_sequence_idle_microseconds)"),
+    "more_sessions": N_("to make it happen, send more sessions than instances × slots (--sessions)"),
+    "longer_streams": N_("to make it happen, give inputs whose streams are longer (--input-data)"),
+}
 SKIP_REASONS = {
     "not_reproducible": N_("the reference is not reproducible, so nothing can be compared with it"),
     "not_requested": N_("not asked for (--no-one-instance)"),
@@ -65,6 +94,7 @@ SKIP_REASONS = {
                          "takes it)"),
     "no_golden_steps": N_("no reply of this run had a golden output to compare with"),
     "no_float_outputs": N_("the model compares no float output, and only floats can be NaN or Inf"),
+    "stream_too_short": N_("no request streamed two responses or more alone, so none could be cancelled half-way"),
 }
 DIAGNOSES = {
     "keeps_state": N_("The answer to a request depends on the requests before it: the model keeps state between requests. "
@@ -249,6 +279,12 @@ PROBLEMS = {
     "check_server_unreachable": N_("no live Triton answers at {url:text}: start that server, correct --url or TRITON_URL, or leave "
                                    "both out to check on the embedded server"),
     "check_server_gone": N_("the server at {url:text} stopped answering during the check; nothing was judged"),
+    "check_state_metric_bad": N_("--state-metric takes a Prometheus metric name (letters, digits, _ and :): got '{value:text}'"),
+    "check_not_exercised_exit": N_("--not-exercised-exit takes one of {choices:text}: got {value:text}"),
+    "check_grpc_unreachable": N_("nothing answers gRPC at {address:text} (`{message:text}`), so nothing was judged and no "
+                                 "model was blamed: correct {option:text} to the server's gRPC endpoint"),
+    "check_grpc_is_http": N_("{address:text} answers HTTP, not gRPC (`{message:text}`): that is the HTTP endpoint, so nothing "
+                             "was judged; give the server's gRPC endpoint to {option:text}"),
 }
 
 
@@ -277,6 +313,8 @@ def verdict_sentence(v: CheckVerdict, _: Words) -> str:
     values = v.values
     if v.verdict == "skipped":
         return _.render(SKIP_REASONS[v.reason], **values)
+    if v.verdict == "not_exercised":
+        return not_exercised_sentence(values["witness"], _)
     if v.check in streams.CHECKS:
         return streams.verdict_sentence(v, _)
     if v.verdict == "broken" and "first" not in values:  # broken on refusals alone
@@ -306,8 +344,29 @@ def verdict_sentence(v: CheckVerdict, _: Words) -> str:
         text += _.render(N_("; {n:requests} refused"), n=values["refusals"])
     extra = _extra(v, _)
     text += _(N_("; ")) + extra if extra else ""
+    text += witness_clause(values.get("witness"), _)
     diagnosed = diagnosis_lines(v, _)
     return text + (_(N_("; ")) + diagnosed[0] + " " + _(N_("; ")).join(diagnosed[1:]) if diagnosed else "")
+
+
+def not_exercised_sentence(witness: dict[str, Any], _: Words) -> str:
+    """What a check not exercised did not see (its witness's why), and what would exercise it."""
+    sizes = ", ".join(f"{size}×{n}" for size, n in (witness.get("batch_sizes") or {}).items()) or "–"
+    text = _.render(NOT_EXERCISED[witness["why"]], executions=witness.get("executions") or 0, sizes=sizes,
+                    overlapping=witness.get("overlapping") or 0, largest=str(witness.get("largest_batch") or "–"),
+                    capacity=witness.get("capacity") or 0, max_open=witness.get("max_open") or 0)
+    if witness.get("advice"):
+        text += _(N_("; ")) + _.render(WITNESS_ADVICE[witness["advice"]], max_batch_size=witness.get("max_batch_size") or 0)
+    return text
+
+
+def witness_clause(witness: dict[str, Any] | None, _: Words) -> str:
+    """A held check's evidence that its situation happened: the batch sizes the server ran."""
+    if not witness or not witness.get("batch_sizes"):
+        return ""
+    sizes = ", ".join(f"{size}×{n}" for size, n in witness["batch_sizes"].items())
+    return _.render(N_("; the server ran batches of up to {largest:count} requests ({sizes:text})"),
+                    largest=witness["largest_batch"], sizes=sizes)
 
 
 def refusal_sentence(values: dict[str, Any], _: Words) -> str:
@@ -555,6 +614,8 @@ WHERE = {"embedded": N_("the checker's own server"), "external": N_("an external
 SOURCES = {"generated": N_("generated from the model's metadata"), "data_file": N_("from the data file")}
 TOLERANCE_SOURCES = {"user": N_("yours"), "derived": N_("from the measured noise and the datatype")}
 OUTCOME = {0: N_("Every check held."), 1: N_("A check broke.")}
+OUTCOME_NOT_EXERCISED = N_("No check broke, but {n:count} check(s) were not exercised: their situation never happened, so "
+                           "they show nothing (exit status {exit:count}; --not-exercised-exit chooses it).")
 ROUTING = {
     "balancer_splits_sequences": N_("Every session held directly on one replica, and broke through the balancer: the balancer "
                                     "splits sequences. Requests of one sequence reached replicas that never saw its START. Route "
@@ -575,7 +636,10 @@ REVIEW_ALLOWED = N_("The config review found {n:count} error(s); --allow-review-
 
 def outcome_lines(result: CheckResult, _: Words) -> list[str]:
     """The outcome the exit status gives: every check held or one broke, and whether the review's errors fail it."""
-    lines = [_(OUTCOME[1 if "checks" in result.failed_by else 0])]
+    if "checks" in result.failed_by or not result.not_exercised:
+        lines = [_(OUTCOME[1 if "checks" in result.failed_by else 0])]
+    else:  # never "every check held" when one was not exercised
+        lines = [_.render(OUTCOME_NOT_EXERCISED, n=len(result.not_exercised), exit=result.exit_code)]
     errors = len(result.review_errors)
     if errors:
         lines.append(_.render(REVIEW_FAILED if "review" in result.failed_by else REVIEW_ALLOWED, n=errors))

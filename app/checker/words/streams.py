@@ -19,6 +19,8 @@ CHECKS = {
     "stream_staggered": N_("the same requests arriving staggered, sharing executions in flight: each stream as it was alone"),
     "stream_golden": N_("every response stream against the golden streams in the data file's validation_data"),
     "stream_finite": N_("every float output of every response a number: no NaN, no Inf"),
+    "stream_cancelled": N_("a request cancelled by its client mid-stream: its neighbours stream as alone, Triton's pending "
+                           "requests fall to 0 and the model's state gauge back to its baseline"),
 }
 PHASES = {
     "stream_alone": N_("response streams: every request alone"),
@@ -45,6 +47,14 @@ DIAGNOSES = {
     "stream_ended_late": N_("A stream sent more responses than the same request alone: the model missed the request's end when it "
                             "shared its executions with others."),
     "stream_failed": N_("The server answered a request with an error instead of its stream."),
+    "fault_leaks_state": N_("After a client cancelled a request mid-stream (fault: cancel mid-stream), the model's own state gauge "
+                            "did not fall back to its baseline: the model keeps state for a request Triton has dropped. Ask "
+                            "request.is_cancelled() at every step and free the request's state when it says so, and also sweep "
+                            "state no step has touched for a while: a cancel that lands while the request waits in Triton's "
+                            "queue never reaches the model."),
+    "fault_leaves_pending": N_("After a client cancelled a request mid-stream (fault: cancel mid-stream), Triton still held "
+                               "requests for the model: the cancelled request was never released. Close every request's "
+                               "stream with the final flag, also when it is cancelled."),
     "stream_batch_dependent": N_("Sharing executions with other requests changed a stream's responses: the model's answer for "
                                  "one request depends on the others in flight. Make each request's computation and state "
                                  "independent of the rest of the batch."),
@@ -97,6 +107,8 @@ def verdict_sentence(v: CheckVerdict, _: Words) -> str:
     """One stream verdict (judge.CheckVerdict of a check in CHECKS) as a sentence; skipped ones are
     said by the caller's SKIP_REASONS."""
     values = v.values
+    if v.check == "stream_cancelled":
+        return fault_sentence(v, _)
     if v.check == "stream_finite":
         if v.verdict == "held":
             return _.render(N_("{compared:replies} in {sessions:streams}: every float output a number"),
@@ -123,6 +135,33 @@ def verdict_sentence(v: CheckVerdict, _: Words) -> str:
     text += _shared(values, _) + _engine(values, _)
     lines = diagnosis_lines(v, _)
     return text + ("; " + "; ".join(lines[1:]) if lines else "")
+
+
+FREED = {
+    "at_once": N_("; settled at once ({seconds:seconds} after the cancel)"),
+    "later": N_("; settled only {seconds:seconds} after the cancel: by a sweep of the model's or the idle reaper, not at once"),
+    "never": N_("; still not settled {seconds:seconds} after the cancel"),
+}
+
+
+def fault_sentence(v: CheckVerdict, _: Words) -> str:
+    """The client fault's verdict: where the cancel landed, the neighbours, and what settled when."""
+    w = v.values["witness"]
+    text = _.render(N_("request {victim:count} cancelled by its client after {after:replies}; {neighbours:streams} beside it"),
+                    victim=(w["victim"] or 0) + 1, after=w["cancelled_after"] or 0, neighbours=w["neighbours"])
+    if v.verdict == "broken" and "first" in v.values:  # a neighbour's stream went wrong: the stream words say how
+        return text + "; " + "; ".join(diagnosis_lines(v, _)[1:])
+    text += _.render(N_("; Triton's pending requests {before:text} before, {after:text} after"),
+                     before=number(w["pending_before"]), after=number(w["pending_after"]))
+    if w["state_metric"]:
+        text += _.render(N_("; the model's gauge {metric:text} {before:text} before, {after:text} after"),
+                         metric=w["state_metric"], before=number(w["state_before"]), after=number(w["state_after"]))
+    else:
+        text += _(N_("; no state gauge named (--state-metric NAME), so the model's own state was not read"))
+    if w["freed"]:
+        seconds = w["settled_s"] if w["settled_s"] is not None else w["settle_s"]
+        text += _.render(FREED[w["freed"]], seconds=seconds)
+    return text
 
 
 def _shared(values: dict[str, Any], _: Words) -> str:

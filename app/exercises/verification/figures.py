@@ -19,7 +19,8 @@ DEPLOYMENT_LABELS = {
     "sentiment": N_("sentiment, dynamic batcher"),
     "recogniser": N_("recogniser, dynamic batcher"),
 }
-VERDICT_COLOURS = {"held": palette.GOOD, "broken": palette.BAD, "skipped": palette.GREY}
+# not_exercised: held without its witness (app/checker/engine/witness.py), neither good nor bad, apart from skipped
+VERDICT_COLOURS = {"held": palette.GOOD, "broken": palette.BAD, "skipped": palette.GREY, "not_exercised": palette.ORANGE}
 
 
 def figures(result: ExerciseResult, _: Say = str) -> list[Chart]:

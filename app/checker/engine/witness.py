@@ -1,0 +1,150 @@
+"""The evidence that a check's situation happened, read from the server's own statistics, and
+the verdict a check gets without it.
+
+A check judges what the traffic it sent produced. When the deployment or the load never produced
+the situation a check tests (no batch of more than one request formed, no two streams shared an
+execution), every reply matches its reference and the check would "hold" for something it never
+saw. So each check that tests a situation records its witness, and a held check whose witness
+says the situation did not happen is `not_exercised` instead, with what to change to exercise it.
+A broken check is its own witness: it saw the situation go wrong (judge.witnessed applies this).
+
+Batch sizes come from Triton's statistics extension (GET v2/models/<m>/stats): each version's
+`batch_stats` lists, per batch size, the executions of that size (`compute_infer.count`); the
+difference over a phase is what ran in it. Codes and values only.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+from tritonclient.utils import InferenceServerException
+
+if TYPE_CHECKING:
+    from app.lab.server import LabServer
+
+
+NOT_EXERCISED = "not_exercised"
+STATISTICS = "statistics"
+NO_BATCH = "no_batch_formed"  # not_exercised: every execution in the phase ran one request
+NO_STATISTICS = "no_statistics"  # not_exercised: the server's statistics did not say what ran
+NO_SHARED_STREAM = "no_stream_overlap"  # not_exercised: no stream was generating while another was
+NOTHING_COMPARED = "nothing_compared"  # not_exercised: the check compared no reply at all
+NO_BACKLOG = "no_backlog"  # not_exercised: never more sequences open at once than there are slots
+NO_REUSE_ON_SLOT = "no_reuse_on_freed_slot"  # not_exercised: the log placed no reused ID on a slot its ID had used
+SLOT_NOT_REUSED = "slot_not_reused"  # not_exercised: the log placed no follower on the abandoned sequence's slot
+# What would exercise a batch where none formed (words: app/checker/words.WITNESS_ADVICE).
+ADVICE_UNBATCHED = "cannot_batch"  # max_batch_size 0 or 1: no batch of two requests can form
+ADVICE_LONGER_SESSIONS = "longer_sessions"  # holders that keep their slots until the reaper frees the victim's
+ADVICE_MORE_SESSIONS = "more_sessions"  # more sessions than instances x slots, so some wait in the backlog
+ADVICE_MORE_LOAD = "more_load"  # more sessions, or a queue delay (max_queue_delay_microseconds), lets batches form
+
+
+def batch_counts(server: LabServer, model: str) -> dict[int, int] | None:
+    """Executions so far per batch size, over the model's versions; None where the statistics
+    cannot be read or say nothing about batches."""
+    try:
+        with server.client(timeout_s=30) as client:
+            stats = client.get_inference_statistics(model)
+    except InferenceServerException:
+        return None
+    counts: dict[int, int] = {}
+    found = False
+    for version in stats.get("model_stats", []):
+        for entry in version.get("batch_stats", []) or []:
+            found = True
+            size = int(entry.get("batch_size", 0))
+            counts[size] = counts.get(size, 0) + int((entry.get("compute_infer") or {}).get("count", 0))
+    return counts if found or stats.get("model_stats") else None
+
+
+def ran_between(before: dict[int, int] | None, after: dict[int, int] | None) -> dict[int, int] | None:
+    """Executions per batch size between two readings (sizes that ran none left out); None when
+    either reading is missing."""
+    if before is None or after is None:
+        return None
+    ran = {size: count - before.get(size, 0) for size, count in after.items()}
+    return {size: n for size, n in sorted(ran.items()) if n > 0}
+
+
+def batches(ran: dict[int, int] | None, max_batch_size: int) -> dict[str, Any]:
+    """The witness of a phase meant to form batches of several requests: the executions per batch
+    size that ran (the server's statistics), the largest, and whether one held more than one."""
+    if ran is None:
+        return {"source": STATISTICS, "exercised": False, "why": NO_STATISTICS, "batch_sizes": None, "largest_batch": None,
+                "executions": None, "advice": None}
+    largest = max(ran, default=0)
+    exercised = largest > 1
+    advice = None if exercised else ADVICE_UNBATCHED if max_batch_size <= 1 else ADVICE_MORE_LOAD
+    return {"source": STATISTICS, "exercised": exercised, "why": None if exercised else NO_BATCH,
+            "batch_sizes": {str(size): n for size, n in ran.items()}, "largest_batch": largest,
+            "executions": sum(ran.values()), "advice": advice, "max_batch_size": max_batch_size}
+
+
+def streams_shared(ran: dict[int, int] | None, overlapping: int, max_batch_size: int) -> dict[str, Any]:
+    """The staggered streams' witness: the batch sizes the server ran while they generated, and how
+    many streams were generating while another one was (the client's clock: sent before another's
+    final response came). A model that batches must have run at least one execution of two or more
+    requests; one that cannot batch (max_batch_size 0 or 1) needs streams that overlapped."""
+    evidence = batches(ran, max_batch_size)
+    evidence["overlapping"] = overlapping
+    if max_batch_size <= 1:
+        exercised = overlapping > 1
+        evidence.update(exercised=exercised, why=None if exercised else NO_SHARED_STREAM,
+                        advice=None if exercised else ADVICE_MORE_LOAD)
+    elif overlapping <= 1 and evidence["exercised"]:  # batched, yet no two streams were in flight together
+        evidence.update(exercised=False, why=NO_SHARED_STREAM, advice=ADVICE_MORE_LOAD)
+    return evidence
+
+
+def backlog(rows: pd.DataFrame, capacity: int) -> dict[str, Any]:
+    """The interleaved run's witness: the most sequences open at once (from a sequence's first send
+    to its last reply, on the client's clock) against the slots. Triton frees a slot only on END or
+    the idle reaper, so more open sequences than slots means some waited in the backlog; the longest
+    wait for a first reply says for how long."""
+    if rows.empty:
+        return {"source": "client", "exercised": False, "why": NO_BACKLOG, "advice": ADVICE_MORE_SESSIONS, "capacity": capacity,
+                "max_open": 0, "sequences": 0, "longest_first_wait_s": None}
+    ends = rows["t_recv"].fillna(rows["t_send"])
+    spans = rows.assign(end=ends).groupby("conversation").agg(start=("t_send", "min"), end=("end", "max"))
+    # a sequence's end before another's start at the same instant: the slot was free again
+    events = sorted([(t, 1) for t in spans["start"]] + [(t, -1) for t in spans["end"]], key=lambda e: (e[0], e[1]))
+    open_now = peak = 0
+    for _, change in events:
+        open_now += change
+        peak = max(peak, open_now)
+    first = rows[rows["step"] == 0]
+    waits = (first["t_recv"] - first["t_send"]).dropna()
+    exercised = capacity > 0 and peak > capacity
+    return {"source": "client", "exercised": exercised, "why": None if exercised else NO_BACKLOG,
+            "advice": None if exercised else ADVICE_MORE_SESSIONS, "capacity": capacity, "max_open": int(peak),
+            "sequences": int(len(spans)), "longest_first_wait_s": round(float(waits.max()), 4) if len(waits) else None}
+
+
+def reuse(places: dict[str, Any]) -> dict[str, Any]:
+    """The ID-reuse run's witness: how many reused IDs' sequences the log placed on a slot an earlier
+    sequence of the same ID had used (None: the log was not read, so only the reuse itself is known)."""
+    same_slot = places.get("same_slot")
+    exercised = bool(places.get("reused")) and same_slot != 0
+    return {"source": "client" if same_slot is None else "log", "exercised": exercised,
+            "why": None if exercised else NO_REUSE_ON_SLOT, "advice": None if exercised else ADVICE_MORE_SESSIONS,
+            "reused": places.get("reused"), "same_instance": places.get("same_instance"), "same_slot": same_slot}
+
+
+def freed_slot(places: dict[str, Any]) -> dict[str, Any]:
+    """An abandoned (or given-up) session's witness: whether the log placed the next session on its
+    slot, and how its sequence ended there (end, reaped or cancelled; None: the log did not say)."""
+    on_slot = places.get("next_on_slot")
+    exercised = on_slot is not False
+    # Seen: with short sessions (--steps 4) and a 5 s idle timeout the holders ended before the reaper
+    # freed the abandoned slot, so the followers took the holders' slots instead.
+    return {"source": "client" if on_slot is None else "log", "exercised": exercised,
+            "why": None if exercised else SLOT_NOT_REUSED, "advice": None if exercised else ADVICE_LONGER_SESSIONS,
+            "next_on_slot": on_slot, "victim_ended_by": places.get("victim_ended_by"), "idle_timeout_s": places.get("idle_timeout_s")}
+
+
+def replies(values: dict[str, Any]) -> dict[str, Any]:
+    """The witness of a check whose situation is the replies themselves (the lone runs, golden,
+    finite, after traffic): that it compared any."""
+    compared = int(values.get("compared") or 0)
+    return {"source": "client", "exercised": compared > 0, "why": None if compared else NOTHING_COMPARED, "advice": None,
+            "compared": compared}
