@@ -39,7 +39,7 @@ import tritonclient.grpc as grpcclient
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import DrawnSizes, Generated, InputsUsed, ShapeUsed
 
-# model_repository/kv_engine/config.pbtxt and 1/model.py (tests/checker/test_paged_engine.py holds them to it).
+# model_repository/kv_engine/config.pbtxt and 1/model.py (tests/checker/test_paged_engine_check.py holds them to it).
 INPUTS = frozenset({"PROMPT", "MAX_TOKENS", "TAG"})
 ANSWERS = ("TOKEN", "POSITION")
 PLACEMENT = ("STEP", "STEP_TAGS", "STEP_TOKENS", "BLOCKS", "SHARED_BLOCKS", "PREFIX_BLOCKS", "FREE_BLOCKS",

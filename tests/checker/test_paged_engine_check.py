@@ -17,7 +17,7 @@ from app.checker.engine.facts import ModelFacts
 from app.checker.engine.judge import CheckVerdict
 from app.checker.words import streams as stream_words
 from app.generation.paged.engine import MODEL, PagedSettings, PagedWorkload, alone, ensure
-from app.i18n import words
+from app.i18n import languages, words
 from app.lab.deployment import deployments
 from tests.i18n.text_checks import reads_in
 
@@ -107,7 +107,7 @@ def test_a_stream_that_is_the_models_own_continuation_is_told_from_one_that_is_n
     assert paged_engine.replay_tail(lab_server.grpc_url, model, prompt, tokens, len(tokens) - 1) is None
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("lang", languages())
 def test_the_words_say_the_engines_evidence_and_a_near_tie_apart_from_a_state_not_its_own(lang):
     _ = words(lang)
     held = CheckVerdict("stream_staggered", "all_instances", "held", "", {
