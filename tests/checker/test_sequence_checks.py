@@ -13,9 +13,15 @@ NO_GOLDEN = {f"golden/{v}": "skipped" for v in RUNS}  # no data file: no golden 
 
 def test_a_sound_model_holds_every_check_on_all_instances_and_on_a_one_instance_copy(zoo):
     result = zoo.check("zoo_corrid_oldest")
-    assert verdicts(result) == {"reference/alone": "held", **{i: "held" for i in SEQUENCE_IDS}, **NO_GOLDEN,
-                                **{f"finite/{v}": "held" for v in RUNS}}
-    assert result.exit_code == 0
+    found = verdicts(result)
+    # The abandon round has its witness only when a later session lands on the reaped slot, which short
+    # sessions do not always wait for (seen once in two whole-suite runs): then it is not exercised,
+    # never held without its evidence and never broken.
+    aborts = {i: found.pop(i) for i in SEQUENCE_IDS if i.startswith("abandoned/")}
+    assert set(aborts.values()) <= {"held", "not_exercised"}, aborts
+    assert found == {"reference/alone": "held", **{i: "held" for i in SEQUENCE_IDS if i not in aborts}, **NO_GOLDEN,
+                     **{f"finite/{v}": "held" for v in RUNS}}
+    assert result.exit_code == (3 if "not_exercised" in aborts.values() else 0)
     phases = result.tables.phases
     copy = phases[phases["variant"] == "one_instance"]["model"].unique()
     assert len(copy) == 1 and copy[0].startswith("zoo_corrid_oldest__check1_")
