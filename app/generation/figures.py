@@ -203,9 +203,10 @@ def charts(tokens: pd.DataFrame, requests: pd.DataFrame, steps: pd.DataFrame, ma
     return out
 
 
-def number_text(name: str, value: Any, _: Words) -> str:
-    """One of a run's numbers (words.NUMBERS) written in the reader's language."""
-    if name == "mean_fill":
+def number_text(name: str, value: Any, _: Words, percents: Iterable[str] = ("mean_fill",)) -> str:
+    """One of a run's numbers (words.NUMBERS) written in the reader's language: a share in
+    `percents` as a percentage, a count as a count, anything else as a number."""
+    if name in percents:
         return formats.percent(value, _)
     if isinstance(value, int):
         return formats.count(value, _)

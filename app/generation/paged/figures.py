@@ -20,9 +20,10 @@ from plotly.subplots import make_subplots
 
 from app.charts import palette
 from app.charts.figures import Chart, empty_figure, listed, render
+from app.generation.figures import number_text
 from app.generation.paged.words import CAPTIONS, MARKS, NUMBERS, ON_OFF, REQUEST, REQUEST_COLUMNS, SETTING_LINE, SIDES, STATUS
 from app.generation.paged.words import CHART_SUMMARIES as SAID
-from app.i18n import N_, Words, formats
+from app.i18n import N_, Words
 
 if TYPE_CHECKING:
     from app.generation.paged.engine import PagedSettings
@@ -176,18 +177,10 @@ def charts(done: list[SideRun], _: Say = str) -> list[Chart]:
     return out
 
 
-def number_text(name: str, value: Any, _: Words) -> str:
-    """One of a run's figures (words.NUMBERS) written in the reader's language."""
-    if name == "prefix_share":
-        return formats.percent(value, _)
-    if isinstance(value, int):
-        return formats.count(value, _)
-    return formats.number(value, _)
-
-
 def numbers_table(done: Iterable[SideRun], _: Words) -> pd.DataFrame:
     """The runs' figures side by side: one column per side, one row per words.NUMBERS entry."""
-    return pd.DataFrame({side_name(r.side, _): [number_text(k, getattr(r.figures, k), _) for k in NUMBERS] for r in done},
+    return pd.DataFrame({side_name(r.side, _): [number_text(k, getattr(r.figures, k), _, percents=("prefix_share",))
+                                                for k in NUMBERS] for r in done},
                         index=[_(label) for label in NUMBERS.values()])
 
 
