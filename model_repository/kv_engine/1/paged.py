@@ -131,7 +131,6 @@ class PagedEngine:
         self.token_s = 0.0
         self._step_began = 0.0
         self._step_cost_s = 0.0  # how long the step scheduled last lasts
-        self.prompt_lengths: dict[str, int] = {}
         self.tags: dict[str, int] = {}  # request id -> the client's TAG, until the request ends
         scheduler_name = f"lab_recording_{settings.scheduler}"
         cb_scheduler.SCHEDULER_MAPPING[scheduler_name] = _recording(
@@ -159,7 +158,6 @@ class PagedEngine:
     def submit(self, request_id: str, prompt: list[int], max_new_tokens: int, tag: int = 0) -> None:
         with self.lock:
             self.tags[request_id] = tag
-            self.prompt_lengths[request_id] = len(prompt)
             self._seen_tokens[request_id] = 0
         self.manager.add_request(prompt, request_id=request_id, max_new_tokens=max_new_tokens, streaming=True)
 
@@ -167,7 +165,6 @@ class PagedEngine:
         self.manager.cancel_request(request_id)
         with self.lock:
             self._seen_tokens.pop(request_id, None)
-            self.prompt_lengths.pop(request_id, None)
             self.tags.pop(request_id, None)
 
     def _deliver(self, output, record: StepRecord | None) -> None:
@@ -193,7 +190,6 @@ class PagedEngine:
     def _forget(self, request_id: str) -> None:
         with self.lock:
             self._seen_tokens.pop(request_id, None)
-            self.prompt_lengths.pop(request_id, None)
             self.tags.pop(request_id, None)
 
     # -- reading the cache -------------------------------------------------------------------------
