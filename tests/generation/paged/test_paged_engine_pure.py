@@ -130,3 +130,24 @@ def test_the_analysis_reads_steps_blocks_and_times_from_a_trace():
     figures = analysis.figures(trace, requests, system_tokens=16, block_size=16)
     assert figures.tokens == 4 and figures.steps == 3 and figures.peak_running == 2
     assert figures.prefix_blocks_reused == 1 and figures.prefix_blocks_possible == 1 and figures.prefix_share == 1.0
+
+
+def test_the_apps_copy_of_the_toy_models_shape_is_the_models_own():
+    # The stub cannot import the app, nor the app the stub's module by name: the app keeps a copy of
+    # the toy's shape and positions (settings.TOY, MAX_POSITIONS), held here to paged.py's.
+    import importlib.util
+    import sys
+
+    from app.generation.paged.engine import settings
+    from app.lab.paths import MODEL_REPOSITORY
+
+    spec = importlib.util.spec_from_file_location("kv_paged", MODEL_REPOSITORY / "kv_engine" / "1" / "paged.py")
+    paged = importlib.util.module_from_spec(spec)
+    sys.modules["kv_paged"] = paged  # its dataclasses look their module up there
+    try:
+        spec.loader.exec_module(paged)
+    finally:
+        del sys.modules["kv_paged"]
+    assert TOY == {"layers": paged.LAYERS, "kv_heads": paged.KV_HEADS, "head_size": paged.HEAD_DIM,
+                   "bytes_per_value": paged.BYTES_PER_VALUE}
+    assert kv_bytes_per_token(**TOY) == paged.KV_BYTES_PER_TOKEN and settings.MAX_POSITIONS == paged.MAX_POSITIONS
