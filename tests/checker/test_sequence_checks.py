@@ -35,6 +35,9 @@ def test_interleaving_fills_every_slot_and_reaches_the_backlog(zoo):
     for variant, capacity in (("all_instances", 8), ("one_instance", 4)):
         v = result.judgement.verdict("interleaved", variant)
         assert v.values["capacity"] == capacity and v.values["in_flight"] > capacity and v.values["overflow"] is True
+        # the backlog as Triton counted it: requests pending while every slot was held (backlog_gate.py)
+        seen = v.values["witness"]
+        assert seen["source"] == "metrics" and seen["pending_peak"] >= 1 and seen["max_open"] > capacity, seen
     # the log placed sequences on both instances of the model, and only one on the copy
     steps = result.tables.steps
     interleaved = steps[steps["phase"] == "interleaved"]

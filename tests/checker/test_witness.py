@@ -108,6 +108,25 @@ def test_the_backlog_witness_counts_the_most_sequences_open_at_once_against_the_
     held_back = witness.backlog(rows, capacity=2)
     assert (held_back["exercised"], held_back["why"], held_back["advice"]) == (False, "no_backlog", "more_sessions")
     assert held_back["longest_first_wait_s"] == 0.4
+    # the server's count of pending requests (the gate's reading) is a witness of its own
+    counted = witness.backlog(rows, capacity=2, pending_peak=3.0)
+    assert (counted["exercised"], counted["source"], counted["pending_peak"]) == (True, "metrics", 3.0)
+    assert not witness.backlog(rows, capacity=2, pending_peak=0.0)["exercised"]
+
+
+def test_the_backlog_gate_holds_one_sequence_per_slot_that_can_hold_and_lets_the_rest_in_after():
+    from types import SimpleNamespace
+
+    from app.checker.engine.backlog_gate import BacklogGate
+
+    def seqs(*sends: int) -> list[SimpleNamespace]:
+        return [SimpleNamespace(number=i, sends=n) for i, n in enumerate(sends)]
+
+    gate = BacklogGate.plan(seqs(1, 4, 4, 4, 2), capacity=2, idle_s=5.0, metrics_url=None, model="m")
+    assert gate is not None and gate.holders == {1, 2} and gate.latecomers == {0, 3, 4}
+    assert gate.hold_s == 1.25  # a quarter of the idle timeout: no holder's slot is reaped while it waits
+    assert BacklogGate.plan(seqs(4, 4), capacity=2, idle_s=5.0, metrics_url=None, model="m") is None  # no one to wait
+    assert BacklogGate.plan(seqs(1, 1, 4), capacity=2, idle_s=5.0, metrics_url=None, model="m") is None  # too few can hold
 
 
 def test_a_reused_id_or_a_freed_slot_the_log_never_saw_taken_is_not_exercised_and_unknown_is_said_so():

@@ -428,7 +428,8 @@ def _with_extras(verdict: CheckVerdict, check: Check, steps: pd.DataFrame, table
         return out
     if verdict.check == "interleaved":
         capacity = int(extra.get("capacity") or 0)
-        return witnessed(out, witness.backlog(rows[rows["role"] == "interleaved"] if "role" in rows else rows, capacity))
+        interleaved = rows[rows["role"] == "interleaved"] if "role" in rows else rows
+        return witnessed(out, witness.backlog(interleaved, capacity, tables.pending_peaks.get(verdict.variant)))
     if verdict.check == "id_reuse":
         return witnessed(out, witness.reuse(extra))
     return witnessed(out, witness.freed_slot(extra))  # abandoned, cancelled

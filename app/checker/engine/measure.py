@@ -6,6 +6,7 @@ Sequence batcher, on all instances and then on a temporary one-instance copy:
                  the model's own nondeterminism;
   interleaved    every session again, with more sessions in flight than the model has slots
                  (instances x slots), so some wait in the backlog; short and long sessions, random gaps;
+                 its start is ordered so the backlog forms by construction (backlog_gate.py);
   id_reuse       a wave that fills every slot and ends, then a wave that reuses each of its IDs
                  (so freed slots, on every instance, get reused IDs), then a chain of lone
                  sessions on one reused ID, one more than there are instances;
@@ -52,6 +53,7 @@ import pandas as pd
 from tritonclient.utils import InferenceServerException
 
 from app.checker.engine import checks, compare, endpoints, observed, placement, witness
+from app.checker.engine.backlog_gate import BacklogGate
 from app.checker.engine.facts import ModelFacts, TensorSpec
 from app.checker.engine.options import CheckOptions
 from app.checker.engine.target import CopySkipped, Target
@@ -121,6 +123,8 @@ class Tables:
     # Each witnessed check's evidence that its situation happened, by (check, variant) (witness.py);
     # None: tables no measurement wrote (a hand-built test's), whose verdicts carry no witness.
     witnesses: dict[tuple[str, str], dict[str, Any]] | None = None
+    # The interleaved run's most pending requests in Triton's metrics, by variant (backlog_gate.py)
+    pending_peaks: dict[str, float | None] = field(default_factory=dict)
 
 
 class _Recorder:
@@ -176,6 +180,7 @@ class Measurement:
         self.abort = threading.Event()
         self.abort_code: str | None = None
         self.witnesses: dict[tuple[str, str], dict[str, Any]] = {}  # (check, variant) -> its witness (witness.py)
+        self.pending_peaks: dict[str, float | None] = {}  # variant -> the interleaved run's backlog as Triton counted it
         self.abort_error: LabError | None = None  # set instead of abort_code where the gRPC endpoint stopped answering
         self.phases: list[dict[str, Any]] = []
         self.skipped: list[dict[str, Any]] = []
@@ -454,12 +459,35 @@ def _interleaved(m: Measurement, model: str, variant: str, capacity: int) -> Non
     workers = min(n, capacity + max(1, math.ceil(capacity / 2)))
     ids = m.ids(n)
 
-    def task(session: int, corrid: int | str) -> Callable[[], object]:
-        c = m.sequence("interleaved", session, corrid)
-        return lambda: m.play(model, "interleaved", variant, c, m.gaps("interleaved", session, c.number))
+    sequences = [m.sequence("interleaved", s, i) for s, i in zip(range(n), ids, strict=True)]
+    # the first `workers` start together: their start is ordered so that some wait in the backlog
+    gate = BacklogGate.plan(sequences[:workers], capacity, m.facts.idle_timeout_us / 1e6, m.server.metrics_url, model)
 
-    tasks: list[Callable[[], object]] = [task(s, i) for s, i in zip(range(n), ids, strict=True)]
-    m.run_phase("interleaved", variant, model, lambda: m.pool(tasks, workers), capacity, workers, log=True)
+    def task(c: _Sequence) -> Callable[[], object]:
+        gaps = m.gaps("interleaved", c.session, c.number)
+        if gate is None:
+            return lambda: m.play(model, "interleaved", variant, c, gaps)
+
+        def gated() -> object:
+            gate.before_first(c.number)
+            return m.play(model, "interleaved", variant, c, gate.pause(c.number, gaps), gate.on_reply(c.number))
+        return gated
+
+    tasks = [task(c) for c in sequences]
+
+    def body() -> None:
+        watcher = threading.Thread(target=gate.watch, name="check-backlog-gate", daemon=True) if gate else None
+        if watcher:
+            watcher.start()
+        try:
+            m.pool(tasks, workers)
+        finally:
+            if gate and watcher:
+                gate.full.set()  # a holder that failed before its reply must not keep the watcher waiting
+                watcher.join()
+                m.pending_peaks[variant] = gate.pending_peak
+
+    m.run_phase("interleaved", variant, model, body, capacity, workers, log=True)
 
 
 def _id_reuse(m: Measurement, model: str, variant: str, capacity: int, instances: int) -> None:
@@ -767,5 +795,5 @@ def _tables(m: Measurement, target: Target, source: InputSource) -> Tables:
         lengths=list(m.lengths), input_source=source.source, where=target.where,
         traced=bool(m._stamps) and any(not s.empty for s in m._stamps), placed=m.placed,
         golden=source.golden is not None, data_lengths=[len(s) for s in getattr(source, "sequences", [])],
-        observed=m.observations.arrays, references=m.references, unobserved=m.observations.unkept, witnesses=m.witnesses,
+        observed=m.observations.arrays, references=m.references, unobserved=m.observations.unkept, witnesses=m.witnesses, pending_peaks=m.pending_peaks,
     )

@@ -96,14 +96,16 @@ def streams_shared(ran: dict[int, int] | None, overlapping: int, max_batch_size:
     return evidence
 
 
-def backlog(rows: pd.DataFrame, capacity: int) -> dict[str, Any]:
+def backlog(rows: pd.DataFrame, capacity: int, pending_peak: float | None = None) -> dict[str, Any]:
     """The interleaved run's witness: the most sequences open at once (from a sequence's first send
     to its last reply, on the client's clock) against the slots. Triton frees a slot only on END or
     the idle reaper, so more open sequences than slots means some waited in the backlog; the longest
-    wait for a first reply says for how long."""
+    wait for a first reply says for how long. pending_peak is the server's side where its metrics
+    were read (backlog_gate.py): requests Triton held pending while every slot was taken."""
+    source = "client" if pending_peak is None else "metrics"
     if rows.empty:
-        return {"source": "client", "exercised": False, "why": NO_BACKLOG, "advice": ADVICE_MORE_SESSIONS, "capacity": capacity,
-                "max_open": 0, "sequences": 0, "longest_first_wait_s": None}
+        return {"source": source, "exercised": False, "why": NO_BACKLOG, "advice": ADVICE_MORE_SESSIONS, "capacity": capacity,
+                "max_open": 0, "sequences": 0, "longest_first_wait_s": None, "pending_peak": pending_peak}
     ends = rows["t_recv"].fillna(rows["t_send"])
     spans = rows.assign(end=ends).groupby("conversation").agg(start=("t_send", "min"), end=("end", "max"))
     # a sequence's end before another's start at the same instant: the slot was free again
@@ -114,10 +116,11 @@ def backlog(rows: pd.DataFrame, capacity: int) -> dict[str, Any]:
         peak = max(peak, open_now)
     first = rows[rows["step"] == 0]
     waits = (first["t_recv"] - first["t_send"]).dropna()
-    exercised = capacity > 0 and peak > capacity
-    return {"source": "client", "exercised": exercised, "why": None if exercised else NO_BACKLOG,
+    exercised = capacity > 0 and (peak > capacity or bool(pending_peak))
+    return {"source": source, "exercised": exercised, "why": None if exercised else NO_BACKLOG,
             "advice": None if exercised else ADVICE_MORE_SESSIONS, "capacity": capacity, "max_open": int(peak),
-            "sequences": int(len(spans)), "longest_first_wait_s": round(float(waits.max()), 4) if len(waits) else None}
+            "sequences": int(len(spans)), "longest_first_wait_s": round(float(waits.max()), 4) if len(waits) else None,
+            "pending_peak": pending_peak}
 
 
 def reuse(places: dict[str, Any]) -> dict[str, Any]:

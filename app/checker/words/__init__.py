@@ -361,7 +361,12 @@ def not_exercised_sentence(witness: dict[str, Any], _: Words) -> str:
 
 
 def witness_clause(witness: dict[str, Any] | None, _: Words) -> str:
-    """A held check's evidence that its situation happened: the batch sizes the server ran."""
+    """A held check's evidence that its situation happened: the batch sizes the server ran, or the
+    requests Triton counted pending while every slot was held."""
+    if witness and witness.get("pending_peak"):
+        return _.render(N_("; up to {pending:count} requests waited in the backlog with all {capacity:count} slots taken "
+                           "(Triton's pending-request metric)"),
+                        pending=int(witness["pending_peak"]), capacity=witness.get("capacity") or 0)
     if not witness or not witness.get("batch_sizes"):
         return ""
     sizes = ", ".join(f"{size}×{n}" for size, n in witness["batch_sizes"].items())
