@@ -57,7 +57,7 @@ def test_a_generator_keyed_by_corrid_streams_alike_alone_and_staggered_and_its_r
     result = check(zoo, "zoo_stream_corrid")
     assert result.exit_code == 0, result.verdicts
     assert verdicts(result) == {"stream_reference/alone": "held", "stream_staggered/all_instances": "held",
-                                "stream_cancelled/all_instances": "held",
+                                "stream_cancelled/all_instances": "held", "stream_disconnected/all_instances": "held",
                                 "stream_golden/alone": "skipped", "stream_golden/all_instances": "skipped",
                                 "stream_finite/alone": "skipped", "stream_finite/all_instances": "skipped"}
     staggered = result.judgement.verdict("stream_staggered").values
@@ -67,7 +67,7 @@ def test_a_generator_keyed_by_corrid_streams_alike_alone_and_staggered_and_its_r
     report = as_json(result)
     assert report["outcome"] == "held" and report["streams"]["requests"] == REQUESTS
     # each request alone twice, then staggered; then the client fault: its victim and neighbours
-    assert report["requests"] == result.requests == 3 * REQUESTS + 1 + faults.NEIGHBOURS
+    assert report["requests"] == result.requests == 3 * REQUESTS + len(faults.FAULTS) * (1 + faults.NEIGHBOURS)
     assert [c["judged_by"] for c in report["checks"]][:2] == ["reference", "reference"]
     assert failing_input_data(result) is None
     rows = drawn_streams(result)
@@ -137,12 +137,12 @@ def test_the_junit_xml_has_a_case_per_stream_check_and_a_failure_typed_by_the_di
     suite = ET.fromstring(junit_xml(result, describe=lambda v: text.junit_message(v, words("en")))).find("testsuite")
     cases = {c.get("name"): c for c in suite.findall("testcase")}
     assert set(cases) == {"stream_reference[alone]", "stream_staggered[all_instances]", "stream_cancelled[all_instances]",
-                          "stream_golden[alone]", "stream_golden[all_instances]", "stream_finite[alone]",
+                          "stream_disconnected[all_instances]", "stream_golden[alone]", "stream_golden[all_instances]", "stream_finite[alone]",
                           "stream_finite[all_instances]"}
     failure = cases["stream_staggered[all_instances]"].find("failure")
     # the client fault's neighbours share executions with its victim too: a row-keyed model may mix them as well
-    cancelled = result.judgement.verdict("stream_cancelled").verdict == "broken"
-    assert failure is not None and failure.get("type").startswith("stream_") and suite.get("failures") == str(1 + cancelled)
+    faults = sum(result.judgement.verdict(f).verdict == "broken" for f in ("stream_cancelled", "stream_disconnected"))
+    assert failure is not None and failure.get("type").startswith("stream_") and suite.get("failures") == str(1 + faults)
 
 
 def test_a_stream_that_ends_early_when_sharing_executions_is_diagnosed_as_ended_early(zoo):

@@ -104,9 +104,12 @@ CHECKS: tuple[Check, ...] = (
     # then staggered so that later requests join running ones, compared response by response.
     Check("stream_reference", STREAM, (_alone("stream_alone"),), REFERENCE, "stream_not_reproducible", passes=("b",), always=True),
     Check("stream_staggered", STREAM, (Scope(ALL_INSTANCES, ("staggered",), (ALL_INSTANCES,)),), REFERENCE, "stream_batch_dependent"),
-    # A client fault (app/checker/engine/faults.py): a request cancelled mid-stream beside neighbours,
-    # whose streams must match their lone ones, after which the model's state and Triton's queue settle.
+    # The client faults (app/checker/engine/faults.py FAULTS): a request cancelled, or its client gone,
+    # mid-stream beside neighbours, whose streams must match their lone ones; then the model's state
+    # and Triton's queue settle.
     Check("stream_cancelled", STREAM, (Scope(ALL_INSTANCES, ("fault_cancel",), (ALL_INSTANCES,)),), REFERENCE, "fault_leaks_state"),
+    Check("stream_disconnected", STREAM, (Scope(ALL_INSTANCES, ("fault_disconnect",), (ALL_INSTANCES,)),), REFERENCE,
+          "fault_leaks_state"),
     Check("stream_golden", STREAM, _EVERY_STREAM, GOLDEN, "differs_from_golden"),
     Check("stream_finite", STREAM, _EVERY_STREAM, FINITE, "non_finite"),
 )

@@ -1,13 +1,18 @@
-"""Faults a real client makes, played on a decoupled model's streams: a request cancelled mid-stream.
+"""Faults a real client makes, played on a decoupled model's streams: a request cancelled
+mid-stream, and a client that disconnects mid-stream.
 
 Clients cancel, disconnect and give up all the time; a deployment must survive it without leaking
 the state it keeps for the request or disturbing its neighbours. After the staggered run, with
-nothing else of the check's in flight on the model:
+nothing else of the check's in flight on the model, each fault in FAULTS is played alone:
+NEIGHBOURS requests are sent on one gRPC stream, staggered as in the staggered run; then the
+request with the longest lone stream (the victim) on a stream of its own, and as soon as its
+first response arrives its client
 
-  cancel_mid_stream  NEIGHBOURS requests are sent on one gRPC stream, staggered as in the staggered
-                     run; then the request with the longest lone stream (the victim) on a stream of
-                     its own, and as soon as its first response arrives its client cancels it
-                     (tritonclient stop_stream(cancel_requests=True)).
+  cancel_mid_stream      cancels it (tritonclient stop_stream(cancel_requests=True): the RPC ends
+                         with an HTTP/2 RST_STREAM, a cancel Triton reads);
+  disconnect_mid_stream  vanishes: the victim dialled a loopback relay (relay.py), which resets
+                         its TCP connections, as a crashed client's host or a dropped network
+                         would; no cancel is ever sent.
 
 Then the check waits up to settle_s for the server to settle, reading Triton's metrics endpoint:
 nv_inference_pending_request_count (Triton's pending requests for the model) must fall to 0 and,
@@ -16,8 +21,8 @@ to its reading before the fault. How long that took says whether the place was f
 later (by the model's own sweep or the idle reaper). The neighbours' streams are compared with
 their lone references by the stream judge (stream_judge.py), which also gives the verdict.
 
-The witness is the cancel itself: the victim had streamed at least one response and had not ended
-when its client cancelled it. A victim that ended first leaves the fault not exercised; a model
+The witness is the fault itself: the victim had streamed at least one response and had not ended
+when its client cancelled it or went. A victim that ended first leaves the fault not exercised; a model
 whose every stream has fewer than two responses has no mid-stream to cancel in, and the fault is
 skipped (stream_too_short), a stated reason. Codes and values only.
 """
@@ -29,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.checker.engine import streams
+from app.checker.engine import relay, streams
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
 from app.checker.engine.streams import Stream, StreamTables
@@ -37,7 +42,24 @@ from app.checker.engine.target import Target
 from app.lab.observation import server_stats
 
 CANCEL = "cancel_mid_stream"
-FAULT_PHASE = "fault_cancel"
+DISCONNECT = "disconnect_mid_stream"
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One client fault as data: the check that judges it, the phase its streams are recorded
+    under, and what the victim's stream says of how it ended (Stream.given_up)."""
+
+    code: str
+    check: str
+    phase: str
+    given_up: str
+
+
+FAULTS = (Fault(CANCEL, "stream_cancelled", "fault_cancel", "cancelled"),
+          Fault(DISCONNECT, "stream_disconnected", "fault_disconnect", "disconnected"))
+BY_CODE = {f.code: f for f in FAULTS}
+BY_CHECK = {f.check: f for f in FAULTS}
 NEIGHBOURS = 3
 SETTLE_S = 10.0  # past the lab generator's own sweep (5 s): a model that frees late is told apart from one that never does
 AT_ONCE_S = 0.5  # settled within this of the cancel: freed at once, not by a later sweep or the reaper
@@ -105,23 +127,26 @@ def readings(target: Target, model: str, state_metric: str | None) -> tuple[floa
     return total(PENDING), total(state_metric) if state_metric else None
 
 
-def cancel_mid_stream(target: Target, facts: ModelFacts, source: InputSource, measured: StreamTables, clock: float,
-                      state_metric: str | None = None, settle_s: float = SETTLE_S) -> FaultRun:
-    """Play the cancel: LabError (exit 2) where the gRPC endpoint went away, as in streams.measure."""
+def play(code: str, target: Target, facts: ModelFacts, source: InputSource, measured: StreamTables, clock: float,
+         state_metric: str | None = None, settle_s: float = SETTLE_S) -> FaultRun:
+    """Play one fault (a code of FAULTS): LabError (exit 2) where the gRPC endpoint went away, as in streams.measure."""
+    fault = BY_CODE[code]
     lone = measured.alone["a"]
     longest = max(lone, key=lambda s: len(s.responses), default=None)
     if longest is None or len(longest.responses) < 2:  # nothing to cancel half-way
-        return FaultRun(CANCEL, None, state_metric=state_metric, settle_s=settle_s)
+        return FaultRun(code, None, state_metric=state_metric, settle_s=settle_s)
     others = sorted((s for s in lone if s.request != longest.request), key=lambda s: -len(s.responses))[:NEIGHBOURS]
-    run = FaultRun(CANCEL, Stream(longest.request, FAULT_PHASE, "victim"),
-                   [Stream(s.request, FAULT_PHASE, "neighbour") for s in sorted(others, key=lambda s: s.request)],
+    run = FaultRun(code, Stream(longest.request, fault.phase, "victim"),
+                   [Stream(s.request, fault.phase, "neighbour") for s in sorted(others, key=lambda s: s.request)],
                    state_metric=state_metric, settle_s=settle_s)
     run.pending_before, run.state_before = readings(target, facts.name, state_metric)
     victim = run.victim
     assert victim is not None
     # One listener per stream: an error that names no request is charged to every open stream of its listener.
     hears_victim, hears_others = streams.Listener(facts, clock), streams.Listener(facts, clock)
-    alone, beside = streams.Session(target, facts, hears_victim, source), streams.Session(target, facts, hears_others, source)
+    cut = relay.Relay(target.grpc_url) if code == DISCONNECT else None
+    alone = streams.Session(target, facts, hears_victim, source, url=cut.address if cut else None)
+    beside = streams.Session(target, facts, hears_others, source)
     try:
         alone.open()
         beside.open()
@@ -131,16 +156,23 @@ def cancel_mid_stream(target: Target, facts: ModelFacts, source: InputSource, me
             time.sleep(measured.gap_s)
         victim_rid = alone.send(victim)
         _until_first_response(hears_victim, victim, victim_rid, measured.idle_s)
-        streams.stop_if_unreachable(target, hears_victim)
+        if cut is None:  # through the relay, a failure is the relay's; the neighbours say whether the server answers
+            streams.stop_if_unreachable(target, hears_victim)
         if not victim.done and victim.responses:
             run.cancelled_after = len(victim.responses)
             run.cancel_s = time.perf_counter() - clock
-            alone.close(cancel=True)
-            victim.given_up = "cancelled"
+            if cut is not None:
+                cut.cut()
+            else:
+                alone.close(cancel=True)
+            victim.given_up = fault.given_up
         hears_others.wait(rids, measured.idle_s)
         streams.stop_if_unreachable(target, hears_others)
     finally:
-        alone.close(cancel=True)
+        if cut is not None:
+            cut.cut()
+        with contextlib.suppress(Exception):  # a cut stream's client fails to stop: it is gone already
+            alone.close(cancel=True)
         beside.close(cancel=not all(n.ended for n in run.neighbours))
     if run.exercised:
         _settle(target, facts, run, clock)

@@ -19,13 +19,13 @@ JSON schema (kind "check", schema 2; schemas/check-report-2.schema.json, schema 
    "declared": [{check, judged_by: reference | golden | finite, diagnosis, variants}] (app/checker/engine/checks.py,
      the model's path: what each check judges against and what its breaking means),
    "checks": [{check, variant, verdict: held | broken | skipped | not_exercised, reason, judged_by, values}],
-     values.witness (batch_composition, stream_staggered, stream_cancelled; app/checker/engine/witness.py, faults.py):
+     values.witness (batch_composition, stream_staggered, stream_cancelled, stream_disconnected; app/checker/engine/witness.py, faults.py):
        {source: statistics | metrics, exercised, why (not_exercised's reason: no_batch_formed | no_stream_overlap |
        no_statistics | ended_before_cancel), advice: cannot_batch | more_load | longer_streams | null, and per kind:
        batch_sizes {size: executions}, largest_batch, executions, max_batch_size, overlapping (streams in flight together);
-       the fault's: fault (cancel_mid_stream), victim, cancelled_after, cancel_s, neighbours, pending_before/after,
+       the fault's: fault (cancel_mid_stream | disconnect_mid_stream), victim, cancelled_after, cancel_s, neighbours, pending_before/after,
        state_metric, state_before/after, settled_s, settle_s, freed: at_once | later | never};
-     stream_cancelled broken: reason fault_leaks_state | fault_leaves_pending, or a stream diagnosis of a neighbour;
+     stream_cancelled, stream_disconnected broken: reason fault_leaks_state | fault_leaves_pending, or a stream diagnosis of a neighbour;
      values: compared, sessions, refusals, refusal_causes {cause: n}; held: largest_difference, largest_output;
      broken: wrong_steps, wrong_sessions, first {session, step, corrid, role, phase, output, difference,
        tolerance, t_send, shown {expected, got: first elements}, instance, slot,
@@ -66,8 +66,10 @@ JSON schema (kind "check", schema 2; schemas/check-report-2.schema.json, schema 
    "review": [{code, severity, field, values}] (the config review, app/checker/engine/review.py),
    "streams": null, or for a decoupled model (app/checker/engine/stream_check.py) {requests, gap_s (between staggered
      arrivals), idle_s (a silent stream is given up after), compared_outputs, alone {a, b: [stream]}, staggered [stream],
-     fault: null | {fault, victim: stream | null, neighbours [stream]}} (a stream's responses may be 0: the final flag alone),
-     stream {request, phase, pass, sent_s, responses, ended, given_up: idle | too_long | cancelled | null, error, duration_s};
+     fault: null | {fault, victim: stream | null, neighbours [stream]} (the cancel), faults: [the same, one per fault
+     played]} (a stream's responses may be 0: the final flag alone),
+     stream {request, phase, pass, sent_s, responses, ended, given_up: idle | too_long | cancelled | disconnected | null, error,
+     duration_s};
      its checks (stream_reference, stream_staggered, stream_golden, stream_finite) count requests in values.sessions and
      responses in values.compared; broken stream_reference/stream_staggered: values.stream_diagnosis {streams [{request,
        class: foreign | mixed | lost | never_ended | ended_early | ended_late | failed | other, step (first wrong response),

@@ -14,7 +14,6 @@ from app.checker.engine.inputs import InputSource
 from app.checker.engine.judge import CheckJudgement
 from app.checker.engine.measure import Tables
 from app.checker.engine.options import CheckOptions
-from app.checker.engine.stream_judge import FAULT_CHECK
 from app.checker.engine.target import Target
 from app.lab.progress import Progress
 
@@ -25,8 +24,9 @@ STEP_COLUMNS = ["phase", "pass", "variant", "role", "conversation", "session", "
 def run(target: Target, facts: ModelFacts, source: InputSource, options: CheckOptions, progress: Progress | None = None,
         idle_s: float = streams.IDLE_S) -> tuple[Tables, CheckJudgement, streams.StreamTables]:
     measured = streams.measure(target, facts, source, options, progress, idle_s)
-    if options.faults and options.wants(FAULT_CHECK):  # after every judged stream: nothing of the check's runs beside it
-        measured.fault = faults.cancel_mid_stream(target, facts, source, measured, measured.clock, options.state_metric)
+    for fault in faults.FAULTS:  # after every judged stream, one at a time: nothing of the check's runs beside it
+        if options.faults and options.wants(fault.check):
+            measured.faults.append(faults.play(fault.code, target, facts, source, measured, measured.clock, options.state_metric))
     judgement = stream_judge.judge(facts, measured, source, options)
     if isinstance(source, paged_engine.PagedInputs):  # the lab's paged engine: its evidence, and near ties
         paged_check.annotate(target, facts, source, measured, judgement)
@@ -38,8 +38,7 @@ def tables(facts: ModelFacts, options: CheckOptions, measured: streams.StreamTab
     step 0), when it was sent and ended, how many responses it got, and its error; the lone
     response counts as the sessions' lengths."""
     rows: list[dict[str, Any]] = []
-    fault = measured.fault
-    played = [] if fault is None or fault.victim is None else [fault.victim, *fault.neighbours]
+    played = [s for fault in measured.faults if fault.victim is not None for s in (fault.victim, *fault.neighbours)]
     runs = [*(("alone", s) for p in streams.PASSES for s in measured.alone[p]), *(("all_instances", s) for s in measured.staggered),
             *(("all_instances", s) for s in played)]
     for variant, s in runs:
@@ -62,7 +61,12 @@ def to_json(measured: streams.StreamTables) -> dict[str, Any]:
     return {"requests": measured.requests, "gap_s": round(measured.gap_s, 4), "idle_s": measured.idle_s,
             "alone": {p: [s.to_json() for s in measured.alone[p]] for p in streams.PASSES},
             "staggered": [s.to_json() for s in measured.staggered],
-            "fault": None if measured.fault is None else {
-                "fault": measured.fault.fault, "victim": None if measured.fault.victim is None else measured.fault.victim.to_json(),
-                "neighbours": [s.to_json() for s in measured.fault.neighbours]},
+            # "fault": the cancel, as schema 2 first had it; "faults": every fault played, in order
+            "fault": next((_fault_json(f) for f in measured.faults if f.fault == faults.CANCEL), None),
+            "faults": [_fault_json(f) for f in measured.faults],
             "compared_outputs": list(measured.outputs)}
+
+
+def _fault_json(fault: faults.FaultRun) -> dict[str, Any]:
+    return {"fault": fault.fault, "victim": None if fault.victim is None else fault.victim.to_json(),
+            "neighbours": [s.to_json() for s in fault.neighbours]}

@@ -20,6 +20,7 @@ import numpy as np
 
 from app.checker.engine import export
 from app.checker.engine.facts import TensorSpec
+from app.checker.engine.faults import BY_CODE
 
 if TYPE_CHECKING:
     from app.checker.engine.run import CheckResult
@@ -38,11 +39,11 @@ def failing_requests(result: CheckResult) -> list[int]:
         first = v.values.get("first")
         if first is not None:
             found.add(int(first["session"]))
-        fault = result.streams.fault if result.streams is not None else None
-        if v.check == "stream_cancelled" and fault is not None and fault.victim is not None:
-            # a leak after the cancel: the victim and its neighbours are the traffic that left it (the
-            # report's streams.fault and values.witness say when the victim's client cancelled it)
-            found.update([fault.victim.request, *(n.request for n in fault.neighbours)])
+        for fault in result.streams.faults if result.streams is not None else []:
+            if v.check == BY_CODE[fault.fault].check and fault.victim is not None:
+                # a leak after the fault: the victim and its neighbours are the traffic that left it (the
+                # report's streams.faults and values.witness say when the victim's client cancelled it or went)
+                found.update([fault.victim.request, *(n.request for n in fault.neighbours)])
     return sorted(found)
 
 

@@ -27,6 +27,7 @@ import pandas as pd
 from app.checker.engine import compare, stream_diagnosis, stream_golden, witness
 from app.checker.engine.checks import ALL_INSTANCES, ALONE
 from app.checker.engine.facts import ModelFacts
+from app.checker.engine.faults import BY_CODE, FaultRun
 from app.checker.engine.inputs import InputSource
 from app.checker.engine.judge import CheckJudgement, CheckVerdict, with_replies_witness, witnessed
 from app.checker.engine.options import CheckOptions
@@ -34,7 +35,6 @@ from app.checker.engine.stream_diagnosis import Comparer
 from app.checker.engine.streams import ALONE_PHASE, STAGGERED_PHASE, Stream, StreamTables
 
 REFERENCE, STAGGERED, GOLDEN, FINITE = "stream_reference", "stream_staggered", "stream_golden", "stream_finite"
-FAULT_CHECK = "stream_cancelled"  # a request cancelled mid-stream beside neighbours (faults.py)
 # What a client fault left behind, named with the fault (faults.FaultRun): the model's state gauge
 # above its reading before the fault, or Triton still holding requests for the model.
 FAULT_DIAGNOSES = ("fault_leaks_state", "fault_leaves_pending")
@@ -85,8 +85,8 @@ def judge(facts: ModelFacts, tables: StreamTables, source: InputSource, options:
                                         gap_s=tables.gap_s, idle_s=tables.idle_s)
             evidence = witness.streams_shared(tables.batch_sizes, _shared(tables.staggered), facts.max_batch_size)
             verdicts.append(witnessed(staggered, evidence))
-    if tables.fault is not None:
-        verdicts.append(_fault_verdict(tables, lone, refs, comparer, broken_rows, reference))
+    for fault in tables.faults:  # the client faults played (faults.FAULTS), each its own check
+        verdicts.append(_fault_verdict(fault, tables, lone, refs, comparer, broken_rows, reference))
     if options.wants(GOLDEN):
         verdicts += _golden(tables, source, comparer)
     if options.wants(FINITE):
@@ -153,24 +153,24 @@ def _stream_verdict(check: str, variant: str, streams: list[Stream], lone: list[
     return CheckVerdict(check, variant, "broken", reason, values)
 
 
-def _fault_verdict(tables: StreamTables, lone: list[Stream], refs: dict[int, Stream], comparer: Comparer,
+def _fault_verdict(fault: FaultRun, tables: StreamTables, lone: list[Stream], refs: dict[int, Stream], comparer: Comparer,
                    broken_rows: list[dict[str, Any]], reference: CheckVerdict) -> CheckVerdict:
     """The client fault's verdict: its neighbours' streams against their lone references (as the
     staggered check compares), then what the fault left behind: state the model's gauge still
     counts (fault_leaks_state) or requests Triton still holds (fault_leaves_pending). Its witness
-    is the cancel itself (faults.FaultRun.witness)."""
-    fault = tables.fault
+    is the fault itself (faults.FaultRun.witness)."""
+    check = BY_CODE[fault.fault].check
     evidence = fault.witness()
     if fault.victim is None:  # every stream shorter than two responses: no cancel can land half-way, nothing to exercise
-        return CheckVerdict(FAULT_CHECK, ALL_INSTANCES, "skipped", "stream_too_short", {"witness": evidence})
+        return CheckVerdict(check, ALL_INSTANCES, "skipped", "stream_too_short", {"witness": evidence})
     if reference.verdict == "broken":
-        return CheckVerdict(FAULT_CHECK, ALL_INSTANCES, "skipped", "not_reproducible", {"witness": evidence})
-    verdict = _stream_verdict(FAULT_CHECK, ALL_INSTANCES, fault.neighbours, lone, refs, comparer, broken_rows, idle_s=tables.idle_s)
+        return CheckVerdict(check, ALL_INSTANCES, "skipped", "not_reproducible", {"witness": evidence})
+    verdict = _stream_verdict(check, ALL_INSTANCES, fault.neighbours, lone, refs, comparer, broken_rows, idle_s=tables.idle_s)
     values = {**verdict.values, "fault": fault.fault}
     if verdict.verdict == "held" and fault.exercised and (fault.leaked_state or fault.pending_left):
         reason = "fault_leaks_state" if fault.leaked_state else "fault_leaves_pending"
-        return CheckVerdict(FAULT_CHECK, ALL_INSTANCES, "broken", reason, {**values, "witness": evidence})
-    return witnessed(CheckVerdict(FAULT_CHECK, ALL_INSTANCES, verdict.verdict, verdict.reason, values), evidence)
+        return CheckVerdict(check, ALL_INSTANCES, "broken", reason, {**values, "witness": evidence})
+    return witnessed(CheckVerdict(check, ALL_INSTANCES, verdict.verdict, verdict.reason, values), evidence)
 
 
 def _shared(streams: list[Stream]) -> int:

@@ -64,7 +64,7 @@ class Stream:
     """One request's response stream as the client heard it. `responses[r]` holds every output of
     response r (without the batch dimension); `ended`: the last response said it was final;
     `given_up`: "" or why the client stopped waiting (idle: nothing heard for idle_s; too_long:
-    past MAX_RESPONSES); `error`: the server's message where a response was an error."""
+    past MAX_RESPONSES; cancelled, disconnected: a client fault's victim, faults.py); `error`: the server's message where a response was an error."""
 
     request: int
     phase: str
@@ -106,7 +106,7 @@ class StreamTables:
     ignored: list[str]
     batch_sizes: dict[int, int] | None = None  # executions per batch size while the staggered streams ran (None: unread)
     clock: float = 0.0  # perf_counter at the check's start: every stream's times count from it
-    fault: Any = None  # faults.FaultRun: the client fault played after the staggered run (None: not played)
+    faults: list[Any] = field(default_factory=list)  # faults.FaultRun: the client faults played after the staggered run, in order
 
 
 def input_source(facts: ModelFacts, options: CheckOptions) -> InputSource:
@@ -230,12 +230,13 @@ def _inputs(facts: ModelFacts, arrays: dict[str, np.ndarray[Any, Any]]) -> list[
 class Session:
     """One gRPC stream to the model, opened and cancelled as the phase needs."""
 
-    def __init__(self, target: Target, facts: ModelFacts, listener: Listener, source: InputSource):
+    def __init__(self, target: Target, facts: ModelFacts, listener: Listener, source: InputSource, url: str | None = None):
         self.target, self.facts, self.listener, self.source = target, facts, listener, source
+        self.url = url or target.grpc_url  # --grpc-url where given; a fault's relay (relay.py) in front of it
         self.client: grpcclient.InferenceServerClient | None = None
 
     def open(self) -> None:
-        self.client = grpcclient.InferenceServerClient(self.target.grpc_url)  # --grpc-url where given
+        self.client = grpcclient.InferenceServerClient(self.url)
         self.client.start_stream(callback=self.listener)
 
     def send(self, stream: Stream) -> str:

@@ -21,6 +21,9 @@ CHECKS = {
     "stream_finite": N_("every float output of every response a number: no NaN, no Inf"),
     "stream_cancelled": N_("a request cancelled by its client mid-stream: its neighbours stream as alone, Triton's pending "
                            "requests fall to 0 and the model's state gauge back to its baseline"),
+    "stream_disconnected": N_("a request whose client vanishes mid-stream (its connection reset, no cancel sent): its neighbours "
+                              "stream as alone, Triton's pending requests fall to 0 and the model's state gauge back to its "
+                              "baseline"),
 }
 PHASES = {
     "stream_alone": N_("response streams: every request alone"),
@@ -47,13 +50,13 @@ DIAGNOSES = {
     "stream_ended_late": N_("A stream sent more responses than the same request alone: the model missed the request's end when it "
                             "shared its executions with others."),
     "stream_failed": N_("The server answered a request with an error instead of its stream."),
-    "fault_leaks_state": N_("After a client cancelled a request mid-stream (fault: cancel mid-stream), the model's own state gauge "
-                            "did not fall back to its baseline: the model keeps state for a request Triton has dropped. Ask "
+    "fault_leaks_state": N_("After a client cancelled a request mid-stream or vanished (the failing check names the fault), "
+                            "the model's own state gauge did not fall back to its baseline: the model keeps state for a request Triton has dropped. Ask "
                             "request.is_cancelled() at every step and free the request's state when it says so, and also sweep "
                             "state no step has touched for a while: a cancel that lands while the request waits in Triton's "
                             "queue never reaches the model."),
-    "fault_leaves_pending": N_("After a client cancelled a request mid-stream (fault: cancel mid-stream), Triton still held "
-                               "requests for the model: the cancelled request was never released. Close every request's "
+    "fault_leaves_pending": N_("After a client cancelled a request mid-stream or vanished (the failing check names the fault), "
+                               "Triton still held requests for the model: the request was never released. Close every request's "
                                "stream with the final flag, also when it is cancelled."),
     "stream_batch_dependent": N_("Sharing executions with other requests changed a stream's responses: the model's answer for "
                                  "one request depends on the others in flight. Make each request's computation and state "
@@ -107,7 +110,7 @@ def verdict_sentence(v: CheckVerdict, _: Words) -> str:
     """One stream verdict (judge.CheckVerdict of a check in CHECKS) as a sentence; skipped ones are
     said by the caller's SKIP_REASONS."""
     values = v.values
-    if v.check == "stream_cancelled":
+    if v.check in FAULT_VICTIM_BY_CHECK:
         return fault_sentence(v, _)
     if v.check == "stream_finite":
         if v.verdict == "held":
@@ -138,17 +141,25 @@ def verdict_sentence(v: CheckVerdict, _: Words) -> str:
 
 
 FREED = {
-    "at_once": N_("; settled at once ({seconds:seconds} after the cancel)"),
-    "later": N_("; settled only {seconds:seconds} after the cancel: by a sweep of the model's or the idle reaper, not at once"),
-    "never": N_("; still not settled {seconds:seconds} after the cancel"),
+    "at_once": N_("; settled at once ({seconds:seconds} after the fault)"),
+    "later": N_("; settled only {seconds:seconds} after the fault: by a sweep of the model's or the idle reaper, not at once"),
+    "never": N_("; still not settled {seconds:seconds} after the fault"),
+}
+
+
+# How each client fault (app/checker/engine/faults.py FAULTS) ended its victim, by its check.
+FAULT_VICTIM_BY_CHECK = {
+    "stream_cancelled": N_("request {victim:count} cancelled by its client after {after:replies}; {neighbours:streams} beside it"),
+    "stream_disconnected": N_("request {victim:count} lost its client after {after:replies} (the connection reset, no cancel "
+                              "sent); {neighbours:streams} beside it"),
 }
 
 
 def fault_sentence(v: CheckVerdict, _: Words) -> str:
     """The client fault's verdict: where the cancel landed, the neighbours, and what settled when."""
     w = v.values["witness"]
-    text = _.render(N_("request {victim:count} cancelled by its client after {after:replies}; {neighbours:streams} beside it"),
-                    victim=(w["victim"] or 0) + 1, after=w["cancelled_after"] or 0, neighbours=w["neighbours"])
+    text = _.render(FAULT_VICTIM_BY_CHECK[v.check], victim=(w["victim"] or 0) + 1, after=w["cancelled_after"] or 0,
+                    neighbours=w["neighbours"])
     if v.verdict == "broken" and "first" in v.values:  # a neighbour's stream went wrong: the stream words say how
         return text + "; " + "; ".join(diagnosis_lines(v, _)[1:])
     text += _.render(N_("; Triton's pending requests {before:text} before, {after:text} after"),
