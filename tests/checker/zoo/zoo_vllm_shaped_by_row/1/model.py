@@ -1,0 +1,1 @@
+../../zoo_vllm_shaped/1/model.py
