@@ -1,13 +1,16 @@
 """The "Check a deployment" page in AppTest on the session's real server: a sound shipped model
 holds every check, the shipped mistake breaks for its history dependence, the downloads are the
 engine's bytes, the page reads in Chinese, each rule of "Safety in a class" holds, and each bad
-input gets one message in the learner's language with nothing left loaded or running.
+input gets one message in the learner's language with nothing left loaded or running. The client
+faults' controls reach the check: the lab's generator with cancellation handling off is caught
+leaking through the page, its fault's witness shown, and a fault not exercised is shown apart.
 
 Real checks are few and small: each shipped model is checked once per module through the page
 (the `page_runs` cache), and the Chinese test draws those same results."""
 from __future__ import annotations
 
 import base64
+import dataclasses
 import json
 import threading
 import xml.etree.ElementTree as ET
@@ -22,7 +25,7 @@ from streamlit.testing.v1 import app_test as app_test_module
 from app.checker import figures as check_charts
 from app.checker import words as check_words
 from app.checker.engine import CheckResult, inputs, junit, report
-from app.checker.engine.judge import judge
+from app.checker.engine.judge import judge, witnessed
 from app.checker.page import servers as check_servers
 from app.checker.page.controls import OTHER
 from app.checker.page.report import RESULT_KEY, CheckRun, summary
@@ -669,3 +672,128 @@ def test_a_server_that_stops_mid_check_stops_it_with_one_message(env, doomed_ser
     assert one_error(at) == problem_text(LabError("check_server_gone", url=server.url), words("en"))
     assert RESULT_KEY not in at.session_state
     assert "zoo_batch_dependent" not in run_queue.for_server(server.url).busy()
+
+
+# ---- client faults ------------------------------------------------------------------------------
+
+GAUGE = "gen_state_cells"  # the lab generator's own gauge of the state cells it holds (tests/checker/test_client_faults.py)
+
+
+@pytest.fixture(scope="module")
+def leaky_generator(lab_server, env):
+    """The lab's token generator with cancellation handling off (honour_cancel false): a request
+    cancelled mid-stream keeps its state cell, which its gauge shows."""
+    from app.generation import runs
+    from app.generation.exercises.cancelled_generation.engine import SETUP
+
+    name = runs.deploy(lab_server, SETUP, "inflight", 20.0, False)
+    try:
+        yield name
+    finally:
+        unload(lab_server, [name])
+
+
+@pytest.fixture(scope="module")
+def fault_run(lab_server, leaky_generator):
+    """The leaky generator checked once through the page, its gauge named under Client faults."""
+    at = small(open_check(model=leaky_generator), steps=None)
+    at = run(at.text_input(key="check.state_metric").input(GAUGE))
+    at = run(at.button(key="check.run").click())
+    return at, at.session_state[RESULT_KEY]
+
+
+def test_the_client_faults_are_on_by_default_and_a_bad_gauge_name_is_refused_before_run(lab_server, leaky_generator):
+    before = stats(lab_server, leaky_generator)
+    at = open_check(model=leaky_generator)
+    assert "Client faults" in [e.label for e in at.expander]
+    assert at.checkbox(key="check.faults").value is True and at.checkbox(key="check.faults").label == "Client faults"
+    assert at.text_input(key="check.state_metric").value == "" and not at.error and not at.button(key="check.run").disabled
+    at = run(at.text_input(key="check.state_metric").input("gen state cells"))
+    assert one_error(at) == ("These options cannot be used yet; nothing was sent:\n- --state-metric takes a Prometheus metric name "
+                             "(letters, digits, _ and :): got 'gen state cells' "
+                             + words("en")(page_words.PAGE_HINTS["check_state_metric_bad"]))
+    assert at.button(key="check.run").disabled and RESULT_KEY not in at.session_state
+    assert stats(lab_server, leaky_generator) == before
+    nothing_left(lab_server, [leaky_generator])
+
+
+def test_a_leaking_fault_is_shown_with_its_witness_and_diagnosis(lab_server, fault_run, leaky_generator):
+    at, checked = fault_run
+    result, en = checked.result, words("en")
+    assert (result.options.faults, result.options.state_metric) == (True, GAUGE)  # the widgets, the name stripped
+    v = result.judgement.verdict("stream_cancelled", "all_instances")
+    assert (v.verdict, v.reason) == ("broken", "fault_leaks_state"), v
+    w = v.values["witness"]
+    assert w["exercised"] and w["cancelled_after"] >= 1 and w["state_after"] > w["state_before"] and w["freed"] == "never"
+    assert any(e.value == "A check broke." for e in at.error)
+    assert check_words.DIAGNOSES["fault_leaks_state"] in [x.value for x in at.warning]
+    table = at.dataframe[0].value
+    [row] = table[table["check"] == check_words.CHECKS["stream_cancelled"]].to_dict("records")
+    sentence = row["what the check found"]
+    assert row["verdict"] == "BROKEN" and sentence == check_words.verdict_sentence(v, en)
+    # the witness as the learner reads it: the victim, when the cancel landed, Triton's and the model's readings, what settled
+    assert sentence.startswith(f"request {w['victim'] + 1} cancelled by its client after {w['cancelled_after']} ")
+    assert "; 3 streams beside it; Triton's pending requests " in sentence
+    assert f"; the model's gauge {GAUGE} 0 before, 1 after" in sentence and "; still not settled 10.0 s after the fault" in sentence
+    nothing_left(lab_server, [leaky_generator])
+
+
+def not_exercised_fault(checked: CheckRun) -> CheckRun:
+    """The fault run's result with its cancel landing too late: the victim ended first (the witness's
+    ended_before_cancel), so the fault held without its situation: not exercised."""
+    judgement = checked.result.judgement
+    v = judgement.verdict("stream_cancelled", "all_instances")
+    witness = {**v.values["witness"], "exercised": False, "why": "ended_before_cancel", "advice": "longer_streams",
+               "cancelled_after": None, "freed": None, "state_after": v.values["witness"]["state_before"]}
+    # the engine's own rule turns a held verdict whose witness saw nothing into not_exercised
+    verdicts = [witnessed(dataclasses.replace(x, verdict="held", reason=""), witness) if x is v else x for x in judgement.verdicts]
+    changed = dataclasses.replace(judgement, verdicts=verdicts, diagnoses=[])
+    return CheckRun(dataclasses.replace(checked.result, judgement=changed))
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_a_fault_not_exercised_is_shown_apart_from_held_with_what_would_exercise_it(fault_run, lang):
+    _ = words(lang)
+    shown_run = not_exercised_fault(fault_run[1])
+    result = shown_run.result
+    assert result.outcome == "not_exercised" and result.exit_code == 3
+    at = showing(shown_run, lang=lang, model=result.facts.name)
+    outcome = " ".join(check_words.outcome_lines(result, _))
+    assert outcome in [x.value for x in at.warning] and not at.success and not at.error
+    table = at.dataframe[0].value
+    rows = table[table[_(page_words.COLUMNS["check"])] == _(check_words.CHECKS["stream_cancelled"])]
+    [(verdict, sentence)] = rows[[_(page_words.COLUMNS["verdict"]), _(page_words.COLUMNS["details"])]].itertuples(index=False)
+    v = result.judgement.verdict("stream_cancelled", "all_instances")
+    assert verdict == _(check_words.VERDICTS["not_exercised"]) != _(check_words.VERDICTS["held"])
+    assert sentence == check_words.not_exercised_sentence(v.values["witness"], _)
+    assert _(check_words.NOT_EXERCISED["ended_before_cancel"]) in sentence and _(check_words.WITNESS_ADVICE["longer_streams"]) in sentence
+    if lang != SOURCE_LANGUAGE:
+        assert reads_in(lang, sentence, check_words.not_exercised_sentence(v.values["witness"], words(SOURCE_LANGUAGE)))
+        found = untranslated(at)
+        assert not found, found[:10]
+
+
+@pytest.mark.parametrize("lang", [lang for lang in languages() if lang != SOURCE_LANGUAGE])
+def test_the_client_fault_controls_and_the_faults_witness_read_in_the_learners_language(fault_run, leaky_generator, lang):
+    _ = words(lang)
+    at = showing(fault_run[1], lang=lang, model=leaky_generator)
+    assert _("Client faults") in [e.label for e in at.expander] and reads_in(lang, _("Client faults"), "Client faults")
+    assert at.checkbox(key="check.faults").label == _("Client faults") and at.checkbox(key="check.faults").help == _(page_words.FAULTS_HELP)
+    assert at.text_input(key="check.state_metric").help == _(page_words.STATE_METRIC_HELP)
+    v = fault_run[1].result.judgement.verdict("stream_cancelled", "all_instances")
+    assert check_words.verdict_sentence(v, _) in list(at.dataframe[0].value.iloc[:, -1])
+    assert _(check_words.DIAGNOSES["fault_leaks_state"]) in [x.value for x in at.warning]
+    found = untranslated(at)
+    assert not found, found[:10]
+
+
+def test_with_the_client_faults_off_the_leak_goes_unseen(lab_server, leaky_generator):
+    """The checkbox is --no-faults: unticked, the page's check has no fault to catch the leak with."""
+    at = small(open_check(model=leaky_generator), steps=None)
+    at = run(at.checkbox(key="check.faults").uncheck())
+    at = run(at.button(key="check.run").click())
+    result = at.session_state[RESULT_KEY].result
+    assert not result.options.faults and result.options.state_metric is None
+    assert all(v.check != "stream_cancelled" for v in result.verdicts) and result.exit_code == 0
+    assert check_words.CHECKS["stream_cancelled"] not in set(at.dataframe[0].value["check"])
+    nothing_left(lab_server, [leaky_generator])

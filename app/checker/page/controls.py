@@ -140,6 +140,18 @@ def _clients(key: str) -> tuple[dict[str, Any], list[Problem]]:
             "backend": backend.strip() or None, "gpus": int(gpus) if gpus is not None else None}, problems
 
 
+def _faults(key: str) -> dict[str, Any]:
+    """The client faults (the CLI's --no-faults) and the model's own state gauge (--state-metric), as
+    CheckOptions takes them; an empty gauge stays unstated. Folded unless changed: the faults are on
+    by default, and only a model that exports such a gauge has one to name."""
+    changed = st.session_state.get(f"{key}.faults") is False or bool(st.session_state.get(f"{key}.state_metric"))
+    with st.expander(_("Client faults"), expanded=changed):
+        faults = st.checkbox(_("Client faults"), value=True, key=f"{key}.faults", help=_(words.FAULTS_HELP))
+        metric = st.text_input(_("The model's state gauge (a Prometheus metric name)"), key=f"{key}.state_metric",
+                               placeholder=_("not stated"), help=_(words.STATE_METRIC_HELP))
+    return {"faults": bool(faults), "state_metric": metric.strip() or None}
+
+
 def choose_options(facts: ModelFacts | None, key: str = "check") -> Chosen:
     """The options' widgets. `facts` (the chosen model as the server reports it) lists its outputs
     and says which ones the lab already leaves out; without it those widgets wait for a model."""
@@ -178,13 +190,14 @@ def choose_options(facts: ModelFacts | None, key: str = "check") -> Chosen:
             _("Data file (perf_analyzer's --input-data JSON; one stream per session; its validation_data, if any: golden outputs)"),
             type=["json"], key=f"{key}.data")
     clients, client_problems = _clients(key)
+    faults = _faults(key)
     shapes, problems = _shapes(shapes_text)
     document, data_problems = _data(upload)
     problems += data_problems + client_problems
     options = CheckOptions(
         sessions=int(sessions) if sessions is not None else None, steps=int(steps) if steps is not None else None,
         think_ms=float(think) if think is not None else None, seed=int(seed), shapes=shapes, input_data=document, ignore_outputs=tuple(ignore),
-        tolerance=float(tolerance) if tolerance is not None else None, one_instance=bool(one_instance), **clients,
+        tolerance=float(tolerance) if tolerance is not None else None, one_instance=bool(one_instance), **clients, **faults,
     )
     problems += options.problems()
     return Chosen(None if problems else options, problems, upload.name if upload is not None else None)

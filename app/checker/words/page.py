@@ -32,6 +32,12 @@ THINK_HELP = N_("Your clients' mean pause between a reply and the next request; 
 SHAPES_HELP = N_("Left empty, the checker draws the size of every variable dimension from {low:count} to {high:elements}, "
                  "from the seed: anew for each session and step, or one size for the whole check where the dynamic batcher "
                  "must stack the requests (a variable input without allow_ragged_batch). The results say which shapes were sent.")
+FAULTS_HELP = N_("After the staggered run, a decoupled model's request is cancelled by its client mid-stream, beside three "
+                 "neighbours: their streams must match their lone ones, and Triton's pending requests must fall back to 0. "
+                 "Off: the client faults are left out.")
+STATE_METRIC_HELP = N_("Your model's own Prometheus gauge of the state it holds, labelled by model on Triton's metrics endpoint "
+                       "(the lab's generator exports gen_state_cells): after each client fault it must fall back to its reading "
+                       "before the fault. Empty: the model's state is not read.")
 OTHER_MODEL = N_("another model: type its name (a model loaded from files is not in the index)")
 
 # Problems of this page; the checker's own are in app/checker/words/__init__.py (PROBLEMS).
@@ -53,6 +59,7 @@ PAGE_HINTS = {
     "check_nothing_to_compare": N_("On this page: leave at least one output in."),
     "check_stream_steps": N_("On this page: empty the Steps field; Sessions sets how many requests are sent."),
     "check_stream_think": N_("On this page: empty the Think time field."),
+    "check_state_metric_bad": N_("On this page: correct the name under Client faults, or empty it."),
     "check_model_not_ready": N_("On this page: a model of this app's own lab can be loaded with the Load button; the check itself "
                                 "never loads or unloads a model it did not create."),
 }
