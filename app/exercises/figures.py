@@ -16,8 +16,8 @@ from functools import cache
 from app.charts.figures import Chart
 from app.exercises import families
 from app.exercises.common import ExerciseResult
+from app.i18n import Say
 
-Say = Callable[[str], str]  # the reader's Words (app/i18n), or str for English
 Drawing = Callable[[ExerciseResult, Say], list[Chart]]  # an exercise's figures(result, _)
 
 

@@ -9,8 +9,7 @@ from app.exercises.common import ExerciseResult
 from app.generation import figures as drawing
 from app.generation.exercises.cancelled_generation import engine
 from app.generation.exercises.cancelled_generation.words import CHART_SUMMARIES as SAID
-from app.generation.figures import Say
-from app.i18n import N_
+from app.i18n import N_, Say
 
 DEPLOYMENT_LABELS = {"honour": N_("honour_cancel true"), "ignore": N_("honour_cancel false")}
 WHEN = {"cells_before": N_("before the run"), "cells_after": N_("after the run")}
