@@ -128,11 +128,6 @@ SOURCES: dict[ReviewCode, str] = {r.code: r.source for r in RULES}
 LESSONS: dict[ReviewCode, str] = {r.code: r.lesson for r in RULES}  # 'lesson-id#anchor'
 
 
-def codes() -> tuple[ReviewCode, ...]:
-    """Every code, in the order findings of one severity are listed."""
-    return tuple(r.code for r in RULES)
-
-
 def for_config(sequence: bool) -> tuple[Rule, ...]:
     """The rules looked for in one config (whether it has a sequence batcher), in their order."""
     return tuple(r for r in RULES if r.finds is not None and r.scope in (ANY, SEQUENCE if sequence else STATELESS))
