@@ -12,7 +12,7 @@ import pytest
 from app.content.lessons import load_lessons, load_translated
 from app.i18n import languages
 from app.lab.paths import REPO_ROOT
-from app.live import registry
+from app.registry import live as registry
 
 ENGINES = sorted(f"app.live.{p.parent.name}.engine" for p in (REPO_ROOT / "app" / "live").glob("*/engine.py"))
 # Lesson 9's element lives with the paged engine it runs (app/generation/paged/lesson); its engine too.

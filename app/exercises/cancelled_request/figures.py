@@ -6,9 +6,8 @@ import plotly.express as px
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, listed, render
+from app.exercise_kit import ExerciseResult, Say
 from app.exercises.cancelled_request.words import CHART_SUMMARIES as SAID
-from app.exercises.common import ExerciseResult
-from app.exercises.figures import Say
 from app.i18n import N_
 
 OUTCOME_LABELS = {
