@@ -153,7 +153,7 @@ class Steps:
         self.done += 1
 
 
-DONE = "done"  # the last step of every exercise, sent by the registry after judging; its words are shared (app/exercises/words.py)
+DONE = "done"  # the last step of every exercise, sent by the registry after judging; its words are shared (app/registry/exercise_words.py)
 
 
 def _plain(value: Any) -> Any:

@@ -1,4 +1,4 @@
-"""The live elements' registry (app/live/registry.py) against the lessons and the code: every name a
+"""The live elements' registry (app/registry/live.py) against the lessons and the code: every name a
 lesson gives in `live:`, in every language, is listed; every listed view exists and takes the lab's
 server and deployer; and the elements' engines load without Streamlit or plotly. Pure: no server."""
 from __future__ import annotations
