@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from app.exercises import families
 from app.lab.deployment import Deployer, deployments
 from app.lab.server import LabServer
+from app.registry import families
 from tests.postgres import postgres_server, postgres_url  # noqa: F401  (fixtures for every test folder)
 from tests.server_calls import ask
 
@@ -154,7 +154,7 @@ def _check_reports_match_their_schema():
     subprocess are validated where the tests read them (tests/checker/conftest.read_report)."""
     from app.checker import engine as checker
     from app.checker.engine import report, report_schema
-    from app.exercises.common import base
+    from app.exercise_kit import base
 
     original = report.to_json
 

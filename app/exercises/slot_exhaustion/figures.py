@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, listed, render
-from app.exercises.common import ExerciseResult
+from app.exercise_kit import ExerciseResult
 from app.exercises.slot_exhaustion.words import CHART_SUMMARIES as SAID
 from app.i18n import N_, Say
 

@@ -7,7 +7,7 @@ import plotly.express as px
 
 from app.charts import plots
 from app.charts.figures import Chart, listed, render
-from app.exercises.common import ExerciseResult
+from app.exercise_kit import ExerciseResult
 from app.exercises.sticky_routing import engine as sticky_routing
 from app.exercises.sticky_routing.words import CHART_SUMMARIES as SAID
 from app.i18n import N_, Say

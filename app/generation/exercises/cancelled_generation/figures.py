@@ -5,7 +5,7 @@ import plotly.graph_objects as go
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, listed, render
-from app.exercises.common import ExerciseResult
+from app.exercise_kit import ExerciseResult
 from app.generation import figures as drawing
 from app.generation.exercises.cancelled_generation import engine
 from app.generation.exercises.cancelled_generation.words import CHART_SUMMARIES as SAID

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from app.charts import plots
 from app.charts.figures import Chart, render, sentences
-from app.exercises.common import ExerciseResult
+from app.exercise_kit import ExerciseResult
 from app.generation import figures as drawing
 from app.generation.exercises.head_of_line import engine
 from app.generation.exercises.head_of_line.words import CHART_SUMMARIES as SAID

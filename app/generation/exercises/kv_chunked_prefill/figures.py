@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, render
-from app.exercises.common import ExerciseResult
+from app.exercise_kit import ExerciseResult
 from app.generation.exercises.kv_chunked_prefill import engine
 from app.generation.exercises.kv_chunked_prefill.words import CHART_SUMMARIES as SAID
 from app.generation.exercises.paged_runs import gaps_ms, pct

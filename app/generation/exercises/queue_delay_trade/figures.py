@@ -6,7 +6,7 @@ from plotly.subplots import make_subplots
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, listed, render
-from app.exercises.common import ExerciseResult
+from app.exercise_kit import ExerciseResult
 from app.generation.exercises.queue_delay_trade import engine
 from app.generation.exercises.queue_delay_trade.words import CHART_SUMMARIES as SAID
 from app.i18n import N_, Say

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.charts import plots
 from app.charts.figures import Chart, render
-from app.exercises.common import ExerciseResult
+from app.exercise_kit import ExerciseResult
 from app.generation import figures as drawing
 from app.generation.exercises.state_by_row import engine
 from app.i18n import N_, Say
