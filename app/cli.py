@@ -155,6 +155,10 @@ def _parser() -> argparse.ArgumentParser:
     balancer.add_argument("--replica", action="append", default=[], metavar="URL",
                           help="a replica behind the balancer of --url (repeat for each): its statistics say how the traffic "
                                "spread, and the same check runs directly on the first, so the report tells routing from model")
+    balancer.add_argument("--replica-log", action="append", default=[], type=Path, metavar="FILE",
+                          help="the log file of the --replica in the same place (repeat in their order), where this machine "
+                               "can read it: its verbosity is raised to 1 for the run, so the report says which replicas "
+                               "each sequence reached")
     balancer.add_argument("--session-header", default=None, metavar="NAME",
                           help="send each session's ID in this header (e.g. X-Session-ID, for nginx `hash $http_x_session_id "
                                "consistent`)")
@@ -379,7 +383,8 @@ def _check(args: argparse.Namespace, _: Words) -> int:
                 print(f"\r{_(check_text.PHASES[stage.code])}: {done}/{planned}", end="", file=sys.stderr, flush=True)
 
             report = checker.check(args.model, url=args.url, model_repository=args.model_repository, replicas=args.replica,
-                                       grpc_url=args.grpc_url, progress=progress if sys.stderr.isatty() else None,
+                                       replica_logs=args.replica_log, grpc_url=args.grpc_url,
+                                       progress=progress if sys.stderr.isatty() else None,
                                        on_start=lambda: print(_("Starting the embedded Triton server..."), file=sys.stderr), **values)
     except checker.CheckError as err:
         raise err.cause from None  # main() words it as it words every error, and exits 2

@@ -71,6 +71,8 @@ WITNESS_ADVICE = {
                           "them when the idle reaper frees the abandoned one (after max_sequence_idle_microseconds)"),
     "more_sessions": N_("to make it happen, send more sessions than instances × slots (--sessions)"),
     "longer_streams": N_("to make it happen, give inputs whose streams are longer (--input-data)"),
+    "spread_replicas": N_("to make it happen, keep every replica up behind the balancer and send more sessions (--sessions); "
+                          "a balancer that hashes on a header spreads only sessions whose header differs (--session-header)"),
 }
 SKIP_REASONS = {
     "not_reproducible": N_("the reference is not reproducible, so nothing can be compared with it"),
@@ -257,6 +259,8 @@ PROBLEMS = {
     "check_replica_without_balancer": N_("--replica names the replicas behind the balancer of --url: give --url too"),
     "check_replica_unreachable": N_("no live Triton answers at replica {url:text}: correct --replica"),
     "check_replica_unknown_model": N_("replica {url:text} does not serve model '{model:text}': every replica must serve it"),
+    "check_replica_log_unmatched": N_("{logs:count} --replica-log for {replicas:count} --replica: each names the log of the "
+                                      "--replica in the same place"),
     "check_triton_version_live": N_("--triton-version {version:text} is for --config: a check on a server reviews the config "
                                     "for the version that server reports"),
     "check_url_and_repository": N_("give either --url (a server of yours) or --model-repository (a repository the checker serves), not both"),
@@ -580,12 +584,29 @@ def routing_lines(result: CheckResult, _: Words) -> list[str]:
             lines.append(_.render(N_("  replica {url:text}: its statistics did not say"), url=replica.url))
         else:
             lines.append(_.render(N_("  replica {url:text} served {n:requests}"), url=replica.url, n=replica.served))
+    lines.append(witness_line(r.witness, len(r.replicas), _))
     direct = r.direct
     broken = [v for v in direct.verdicts if v.verdict == "broken"]
     lines.append(_.render(N_("Directly on {url:text}: {held:count} of {all:count} checks held, {broken:count} broke"), url=direct.url,
                           held=sum(v.verdict == "held" for v in direct.verdicts), all=len(direct.verdicts), broken=len(broken)))
-    lines += ["", _(ROUTING[r.diagnosis])]
+    diagnosis = _(ROUTING[r.diagnosis])
+    if r.not_exercised:
+        w = r.witness
+        diagnosis += " " + _.render(ROUTING_NOT_EXERCISED[w["why"]], serving=w["replicas_serving"], replicas=len(r.replicas))
+        diagnosis += _(N_("; ")) + _(WITNESS_ADVICE[w["advice"]]) if w.get("advice") else ""
+    lines += ["", diagnosis]
     return lines
+
+
+def witness_line(witness: dict[str, Any], replicas: int, _: Words) -> str:
+    """The routing's witness (app/checker/engine/replica_witness.py): how many replicas served, and
+    how many sequences reached more than one, where their logs say."""
+    if witness.get("source") == "log":
+        return _.render(N_("  {serving:count} of {replicas:count} replicas served; {split:count} of {placed:count} sequences split "
+                           "across replicas (their logs)"), serving=witness["replicas_serving"], replicas=replicas,
+                        split=witness["sequences_split"], placed=witness["sequences_placed"])
+    return _.render(N_("  {serving:count} of {replicas:count} replicas served (their statistics; which replica served each sequence "
+                       "is known only from their logs: --replica-log)"), serving=witness.get("replicas_serving") or 0, replicas=replicas)
 
 
 def shape_lines(used: InputsUsed, _: Words) -> list[str]:
@@ -631,8 +652,16 @@ ROUTING = {
     "model_breaks": N_("The check broke directly on one replica as well: the model or its config breaks sessions, whatever "
                        "the routing. Fix the model first, then check through the balancer again."),
     "held": N_("Every check held through the balancer and directly on one replica."),
+    "not_exercised": N_("Every check held through the balancer and directly on one replica, but the routing was not exercised:"),
     "direct_only_broke": N_("Every check held through the balancer, and one broke directly on one replica: the model answers "
                             "differently from run to run; look at that run's verdicts."),
+}
+# Why the routing was not exercised (app/checker/engine/replica_witness.py); its advice is in WITNESS_ADVICE.
+ROUTING_NOT_EXERCISED = {
+    "one_replica_served": N_("only {serving:count} of the {replicas:count} replicas served requests, so nothing shows how the "
+                             "balancer routes one sequence's requests across replicas"),
+    "no_statistics": N_("the replicas' statistics did not say how many requests each served, so nothing shows that more than "
+                        "one served"),
 }
 REVIEW_FAILED = N_("The config review found {n:count} error(s): the check fails (--allow-review-errors lets the verdicts alone "
                    "decide).")
