@@ -47,6 +47,7 @@ CHECK = PHASE = FAULT = "slow_client"
 VICTIM, NEIGHBOUR, RESTART = "victim_slow", "neighbour", "restart"  # the rows' roles
 LATE = "late_step"  # the late step's outcome: the fault's own request, never judged nor counted as a refusal
 LEAKS_STATE, LEAVES_PENDING = "slow_client_leaks_state", "slow_client_leaves_pending"  # the diagnoses of what it left behind
+LEAK_DIAGNOSES = (LEAKS_STATE, LEAVES_PENDING)
 NEIGHBOURS = 3  # at most; fewer where the slots are fewer, so none waits in the backlog (where the reaper would end it too)
 LONGEST_IDLE_S = 10.0  # a longer idle timeout is not waited for: skipped (idle_timeout_long)
 OVER_IDLE = 1.5  # without the log, the client is quiet this many idle timeouts plus QUIET_EXTRA_S
