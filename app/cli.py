@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING
 from app import checker
 from app.checker import words as check_text
 from app.checker.engine import check_codes, check_report_text, failing_input_data, parse_shape, review_exit_code, review_report_json
-from app.exercises import families
-from app.exercises import words as text
 from app.generation import engine as generation
 from app.generation import words as generation_words
 from app.i18n import N_, SOURCE_LANGUAGE, Words, languages, parse_language, words
@@ -33,13 +31,15 @@ from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.scenario.transport import Transport
 from app.lab.server import EmbeddedServer, LabServer, address
 from app.lab.traffic import driver, run_report_json
+from app.registry import exercise_words as text
+from app.registry import families
 from app.text import log_readings
 from app.text import report as report_text
 from app.text.errors import EXPLAINED, explain
 
 if TYPE_CHECKING:
     from app.checker.engine import CheckResult
-    from app.exercises.common import ExerciseResult
+    from app.exercise_kit import ExerciseResult
 
 # What each subcommand runs: its parsed arguments and the reader's words in, the exit status out.
 Handler = Callable[[argparse.Namespace, Words], int]

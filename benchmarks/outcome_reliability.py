@@ -25,11 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.exercises import families as exercises  # both families: the recogniser's and the generator's
 from app.lab.deployment import Deployer, presets  # noqa: E402
 from app.lab.judgement import evidence  # noqa: E402
 from app.lab.server import LabServer  # noqa: E402
 from app.live.sentiment import engine as sentiment
+from app.registry import families as exercises  # both families: the recogniser's and the generator's
 from benchmarks._common import torch_build  # noqa: E402
 
 # What each corrupting preset teaches, as the verdict a single run must show; presets that

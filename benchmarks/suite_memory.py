@@ -17,7 +17,8 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
@@ -46,6 +47,13 @@ class Peaks:
     stubs: Peak  # private memory of the tree's stubs
     servers: Peak  # private memory of the tree's tritonservers
     most_stubs: Peak  # the largest number of stubs at once
+    # at the stubs' private-memory peak: model -> (stubs, private MB), to say which models held it
+    by_model: dict[str, tuple[int, float]] = field(default_factory=dict)
+
+
+def _family(model: str) -> str:
+    """A model's name without the suffix a test's or the checker's copy adds (name__check1_ab12 -> name)."""
+    return model.split("__", 1)[0]
 
 
 def sample(root: psutil.Process, started: float, peaks: Peaks) -> None:
@@ -57,18 +65,26 @@ def sample(root: psutil.Process, started: float, peaks: Peaks) -> None:
         return
     total = stubs = servers = 0.0
     n_stubs = n_servers = 0
+    count: Counter[str] = Counter()
+    held: Counter[str] = Counter()
     for process in tree:
         try:
             private = process.memory_full_info().uss / memory.MB
             name = process.name()
+            argv = process.cmdline() if name.startswith(memory.STUB_EXECUTABLE[:15]) else []
         except psutil.Error:  # ended while it was read
             continue
         total += private
         if name.startswith(memory.STUB_EXECUTABLE[:15]):  # the kernel cuts names at 15 characters
             stubs, n_stubs = stubs + private, n_stubs + 1
+            model = _family(memory.model_of_stub(argv) or "?")
+            count[model] += 1
+            held[model] += private
         elif name == "tritonserver":
             servers, n_servers = servers + private, n_servers + 1
     peaks.tree.offer(total, at, len(tree))
+    if stubs > peaks.stubs.value:
+        peaks.by_model = {m: (count[m], held[m]) for m in count}
     peaks.stubs.offer(stubs, at, n_stubs)
     peaks.servers.offer(servers, at, n_servers)
     peaks.most_stubs.offer(float(n_stubs), at, n_stubs)
@@ -110,6 +126,8 @@ def main() -> int:
     print(f"peak, its Python-backend stubs (private): {peaks.stubs.value:.0f} MB at {peaks.stubs.at_s:.0f} s "
           f"({peaks.stubs.count} stubs); most stubs at once: {peaks.most_stubs.count}")
     print(f"peak, its tritonservers (private): {peaks.servers.value:.0f} MB ({peaks.servers.count} servers)")
+    heaviest = sorted(peaks.by_model.items(), key=lambda item: -item[1][1])[:12]
+    print("at the stubs' peak, by model (stubs, private MB): " + ", ".join(f"{m} {n} {mb:.0f}" for m, (n, mb) in heaviest))
     return status
 
 

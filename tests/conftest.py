@@ -6,6 +6,7 @@ at the end.
 """
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
 import json
@@ -16,10 +17,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from tritonclient.utils import InferenceServerException
 
-from app.exercises import families
 from app.lab.deployment import Deployer, deployments
 from app.lab.server import LabServer
+from app.registry import families
 from tests.postgres import postgres_server, postgres_url  # noqa: F401  (fixtures for every test folder)
 from tests.server_calls import ask
 
@@ -53,13 +55,48 @@ def _private_data_dir(tmp_path_factory):
     os.environ["TRITON_LAB_DATA"] = str(tmp_path_factory.mktemp("lab-data"))
 
 
+# The suite's servers preload the recogniser's deployments (most server tests use one), not the
+# classifier: its stub imports torch (about 280 MB private with README's CUDA build), and the few
+# modules that use it load it on demand (run_queue.hold, Deployer.ensure), as the app does.
+TEST_PRELOAD = deployments.RECOGNISER_DEPLOYMENTS
+_STARTED: list[LabServer] = []  # this worker's session server, once a test asked for it
+
+
 @pytest.fixture(scope="session")
 def lab_server(request):
-    server = LabServer.from_env(preload=deployments.SHIPPED).start()
+    server = LabServer.from_env(preload=TEST_PRELOAD).start()
+    _STARTED.append(server)
     yield server
+    _STARTED.remove(server)
     if request.session.testsfailed:
         _SERVER_REPORTS.append(_server_report(server))
     server.stop()
+
+
+def _ready_models(server: LabServer) -> set[str]:
+    with server.client(timeout_s=30) as client:
+        return {m["name"] for m in client.get_model_repository_index() if m.get("state") == "READY"}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _unload_what_the_module_loaded():
+    """A module's models go with it: whatever became ready on this worker's embedded server while
+    the module ran (its own loads, its apps', the checker's copies) is unloaded at its end, except
+    the preloaded ones. A worker ran a whole suite's modules against one server, and every stub a
+    module left behind stayed until the end. A later module that needs one loads it again (the
+    lab's loads are on demand). Autouse and module-scoped: set up before, torn down after, the
+    module's own fixtures; a module that never started the server costs nothing."""
+    server = _STARTED[0] if _STARTED else None
+    before = _ready_models(server) if server is not None and server.embedded is not None else set()
+    yield
+    server = _STARTED[0] if _STARTED else None
+    if server is None or server.embedded is None or not server.alive():
+        return
+    for name in sorted(_ready_models(server) - before - set(TEST_PRELOAD)):
+        server.models.unload(name)  # this process's loads: its bookkeeping too
+        with contextlib.suppress(InferenceServerException), server.client(timeout_s=30) as client:
+            if client.is_model_ready(name):  # loaded by another process (an app under test) or directly
+                client.unload_model(name)
 
 
 # How each worker's Triton stood at the end of a session with failures, printed in the summary: a
@@ -117,7 +154,7 @@ def _check_reports_match_their_schema():
     subprocess are validated where the tests read them (tests/checker/conftest.read_report)."""
     from app.checker import engine as checker
     from app.checker.engine import report, report_schema
-    from app.exercises.common import base
+    from app.exercise_kit import base
 
     original = report.to_json
 

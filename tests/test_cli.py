@@ -12,14 +12,13 @@ import urllib.request
 
 import pytest
 
-from app import exercises
 from app.cli import print_exercise
-from app.exercises import families
-from app.exercises import words as text
 from app.i18n import N_, languages, words
 from app.lab.observation import LogCode
 from app.lab.server import free_ports
 from app.lab.traffic import run_queue
+from app.registry import exercise_words as text
+from app.registry import families
 from app.text.errors import NEXT_STEPS
 from tests.checker.conftest import ZOO
 from tests.i18n.text_checks import reads_in
@@ -204,7 +203,7 @@ def test_an_exercise_runs_headless_and_exits_0(server_env, tmp_path):
     lines = done.stdout.splitlines()
     assert lines[0] == f"{text.title(HEADLESS, words('en'))} ({HEADLESS})" and "server log:" in lines
     data = json.loads(out.read_text())
-    assert data["exercise"] == HEADLESS and data["outcome"] in exercises.get(HEADLESS).options
+    assert data["exercise"] == HEADLESS and data["outcome"] in families.get(HEADLESS).options
     assert lines[-1] == f"wrote {out}"
 
 

@@ -48,7 +48,7 @@ def test_a_placeholder_row_stands_for_each_folder_of_its_kind_and_no_deeper():
     assert _stands_for("app/exercises/<name>/", "app/exercises/slot_exhaustion/")
     assert not _stands_for("app/live/<name>/", "app/exercises/slot_exhaustion/")
     assert not _stands_for("app/exercises/<name>/", "app/exercises/slot_exhaustion/parts/")
-    assert not _stands_for("app/exercises/common/", "app/exercises/common/")  # an exact row is matched as itself
+    assert not _stands_for("app/exercise_kit/", "app/exercise_kit/")  # an exact row is matched as itself
 
 
 def _recipes() -> dict[str, str]:

@@ -20,7 +20,7 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 APP = REPO_ROOT / "app"
-PACKAGES = ("app.checker.engine", "app.exercises.common", "app.lab.traffic", "app.lab.deployment", "app.lab.server", "app.lab.observation")
+PACKAGES = ("app.checker.engine", "app.exercise_kit", "app.lab.traffic", "app.lab.deployment", "app.lab.server", "app.lab.observation")
 
 
 def _module_name(path: Path) -> str:

@@ -15,7 +15,7 @@ who cannot tell its colours apart; its words are app/generation/words.CHART_SUMM
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -26,12 +26,11 @@ from app.charts import palette
 from app.charts.figures import Chart, empty_figure, listed, render
 from app.generation.words import CHART_SUMMARIES as SAID
 from app.generation.words import MARKS, MODES, NUMBERS, REQUEST
-from app.i18n import N_, Words, formats
+from app.i18n import N_, Say, Words, formats
 
 if TYPE_CHECKING:
     from app.generation.runs import GenRun
 
-Say = Callable[[str], str]  # the reader's Words (app/i18n), or str for English
 
 MARK_SYMBOLS = {"join": "triangle-right", "step": "square", "leave": "triangle-left"}
 MODE_COLOURS = {"static": palette.ORANGE, "inflight": palette.BLUE, "inflight_by_row": palette.REDDISH_PURPLE}

@@ -33,6 +33,8 @@ LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "messages"
 SOURCE_LANGUAGE = "en"  # the language of the msgids: needs no catalog
 LOCALES_ENV = "TRITON_LAB_LOCALES"
+# What figures and word functions take to say a string in the reader's language: a Words, or str for English.
+Say = Callable[[str], str]
 
 # What a figure or summary builder takes as `_`: a Words, or `str` itself for English as written.
 Translate = Callable[[str], str]

@@ -1,9 +1,9 @@
 """The lessons' live elements, one folder each: engine (the runs, no Streamlit and no words), words,
 figures and view (the Streamlit part a lesson page draws); app/live/common holds what the views share.
 
-Which element a lesson embeds is data: app/live/registry.py maps the name a lesson's front matter gives
-in `live:` to the element's view. Lesson 8's element belongs to the generation feature
-(app/generation/live.py, app/generation/live_view.py) and is listed there too.
+Which element a lesson embeds is data: app/registry/live.py, above the features, maps the name a lesson's
+front matter gives in `live:` to the element's view. Lesson 8's and lesson 9's elements belong to the generation
+feature (app/generation/live_view.py, app/generation/paged/lesson/view.py) and are listed there too.
 
 This package imports nothing itself, so an engine (app/live/<name>/engine.py) loads without Streamlit.
 """

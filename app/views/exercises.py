@@ -1,8 +1,9 @@
 """Failure-mode exercises: read the scenario, predict, run it on the real server, see why.
 
-Each exercise's engine (app/exercises/<name>/engine.py) returns codes and numbers; every word here comes from
-its words (app/exercises/words.py) in the learner's language, rendered when the page is drawn, so a result
-reads in whichever language the learner switches to.
+Each exercise's engine (app/exercises/<name>/engine.py, or the generator's in app/generation/exercises; both
+families listed by app/registry/families.py) returns codes and numbers; every word here comes from its words
+(app/registry/exercise_words.py) in the learner's language, rendered when the page is drawn, so a result reads in
+whichever language the learner switches to.
 """
 from __future__ import annotations
 
@@ -13,12 +14,12 @@ import streamlit as st
 
 from app.checker import words as check_words
 from app.checker.page import report as check_report
-from app.exercises import families
-from app.exercises import figures as exercise_charts
-from app.exercises import words as words
 from app.generation import words as generation_words
 from app.i18n import N_
 from app.quiz.store import ProgressStore
+from app.registry import exercise_figures as exercise_charts
+from app.registry import exercise_words as words
+from app.registry import families
 from app.text.errors import EXPLAINED, explain
 from app.ui import chart, class_store, language, server_log
 from app.ui.language import _, t
@@ -26,7 +27,7 @@ from app.ui.learner_id import learner
 from app.ui.shared_server import NEXT_STEPS, lab
 
 if TYPE_CHECKING:
-    from app.exercises.common import Exercise, ExerciseResult
+    from app.exercise_kit import Exercise, ExerciseResult
     from app.lab.deployment import Deployer
     from app.lab.progress import Stage
     from app.lab.server import LabServer

@@ -65,10 +65,10 @@ def test_without_shape_a_variable_input_gets_sizes_drawn_per_session_and_step_an
     found = {k: v for k, v in verdicts(result).items() if "one_instance" not in k}
     # The abandon round is witnessed only when a later session lands on the reaped slot; short sessions
     # may end first, and then it is not exercised (never held without its evidence, never broken).
-    abandoned = found.pop("abandoned/all_instances")
-    assert abandoned in {"held", "not_exercised"}, verdicts(result)
+    round_ = ("abandoned/all_instances", "cancelled/all_instances")
+    assert {found.pop(k) for k in round_} <= {"held", "not_exercised"}, verdicts(result)
     assert result.exit_code == (3 if "not_exercised" in verdicts(result).values() else 0), verdicts(result)
-    assert found == {k: v for k, v in SOUND_VARLEN.items() if k != "abandoned/all_instances"}
+    assert found == {k: v for k, v in SOUND_VARLEN.items() if k not in round_}
     data = as_json(result)["inputs"]
     assert data["sizes"] == {"low": 1, "high": 16, "per": "request"}  # a sequence model: each request its own
     (tokens,) = data["shapes"]

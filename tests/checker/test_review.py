@@ -13,6 +13,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 
 from app.checker.engine import configs
 from app.checker.engine.review import LESSONS, SEVERITY, SOURCES, Expectations, ReviewCode, ReviewFinding, Severity, parse_version, review, review_target
+from app.checker.engine.review.rules import ANY, FOLDER, RULES, SEQUENCE, STATELESS
 from app.content.lessons import lessons_dir, load_lessons, resolve_link
 from app.i18n import languages, words
 from app.lab.deployment import LIMITS, deployments, instance_kind
@@ -206,6 +207,26 @@ def test_each_code_fires_on_one_config_and_not_on_its_neighbour(code, fires, qui
 
 def test_every_code_has_a_firing_case():
     assert {case[0] for case in CASES} | {C.NO_CONFIG_FILE} == set(ReviewCode)
+
+
+def test_each_code_is_declared_by_one_row_of_the_rule_table():
+    """Its severity, source and lesson are read from the row, and the review runs the row's function;
+    only the two codes the review gives itself have none."""
+    assert sorted(r.code for r in RULES) == sorted(ReviewCode)
+    assert {r.code for r in RULES if r.finds is None} == {C.NO_CONFIG_FILE, C.NOT_CHECKED}
+    assert {r.scope for r in RULES} == {SEQUENCE, STATELESS, ANY, FOLDER}
+
+
+def test_a_rule_is_looked_for_only_in_the_configs_of_its_scope():
+    """The scope, not the function, keeps a sequence rule off a stateless config and a stateless one off a
+    sequence config: both functions would find their pitfall there."""
+    row = {r.code: r for r in RULES}
+    idle, cache = row[C.IDLE_TIMEOUT_DEFAULT], row[C.RESPONSE_CACHE_HIDES_STATE]
+    cached_direct = DIRECT + "response_cache { enable: true }\n"
+    assert idle.scope == SEQUENCE and idle.finds(parse(DYNAMIC), FULL) is not None  # no sequence batcher: the 1 s default
+    assert C.IDLE_TIMEOUT_DEFAULT not in codes(DYNAMIC)
+    assert cache.scope == STATELESS and cache.finds(parse(cached_direct), FULL) is not None
+    assert C.RESPONSE_CACHE_HIDES_STATE not in codes(cached_direct)
 
 
 def test_findings_carry_the_numbers_their_sentences_need():

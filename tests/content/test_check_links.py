@@ -11,10 +11,10 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from app.content.lessons import heading_parts, lessons_dir, load_lessons
-from app.exercises import words as exercise_text
-from app.exercises.common import Finding
+from app.exercise_kit import Finding
 from app.i18n import languages, words
 from app.lab.deployment import SHIPPED
+from app.registry import exercise_words as exercise_text
 from app.views.lesson_parts.body import split_sections
 
 MAIN = Path(__file__).resolve().parents[2] / "app" / "main.py"

@@ -48,7 +48,7 @@ from tests import mirrors
 REPO = Path(__file__).resolve().parents[2]
 COVERAGE = REPO / "lessons" / "COVERAGE.md"
 BANK = REPO / "quiz" / "bank.yaml"
-LIVE_FILE = REPO / "app" / "live" / "registry.py"
+LIVE_FILE = REPO / "app" / "registry" / "live.py"
 # Every language the app has; the sentence rows hold one fragment column per language (MAP_COLUMNS)
 # and the rule block one word list each, so a language added without them fails here.
 LANGS = languages()
@@ -301,11 +301,13 @@ def split_cell(cell: str, separator: str) -> list[str]:
 
 
 def live_elements() -> set[str]:
-    """Keys of app/live/registry.py's LIVE mapping, read from the source so this test imports no Streamlit."""
+    """Keys of app/registry/live.py's LIVE mapping, read from the source so this test imports no Streamlit."""
     for node in ast.walk(ast.parse(LIVE_FILE.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "LIVE" for t in node.targets):
+        # `LIVE: dict[...] = {...}` (annotated) or `LIVE = {...}`
+        targets = [node.target] if isinstance(node, ast.AnnAssign) else getattr(node, "targets", [])
+        if any(getattr(t, "id", "") == "LIVE" for t in targets) and isinstance(node.value, ast.Dict):
             return {key.value for key in node.value.keys}
-    raise AssertionError("app/live/registry.py defines no LIVE mapping")
+    raise AssertionError("app/registry/live.py defines no LIVE mapping")
 
 
 def functions_in(path: Path) -> set[str]:

@@ -11,11 +11,11 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.checker.words import OUTCOME
-from app.exercises import words as exercise_words
 from app.generation import live as gen_live
 from app.generation import words as gw
 from app.generation.exercises.state_by_row.engine import EXERCISE as STATE_BY_ROW
 from app.i18n import N_, native_name, words
+from app.registry import exercise_words as exercise_words
 from app.ui import course
 from tests.app_pages import main_pages
 from tests.e2e import axe

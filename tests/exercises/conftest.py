@@ -45,8 +45,8 @@ def show_result(at, name: str, choice: str, result, bugs: bool = False) -> AppTe
 def judgement(at, name: str, choice: str, result, _) -> tuple[list[str], str]:
     """(what the page says about the prediction, what it should say), the latter from the result
     and the words: held, or not, and what the server did."""
-    from app.exercises import words as text
     from app.i18n import N_
+    from app.registry import exercise_words as text
 
     seen = text.option(name, result.outcome, _)
     if result.held(choice):

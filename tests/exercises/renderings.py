@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import string
 
-from app.exercises import figures as charts
-from app.exercises import words as text
 from app.i18n import SOURCE_LANGUAGE, formats, languages, words
+from app.registry import exercise_figures as charts
+from app.registry import exercise_words as text
 from tests.i18n.text_checks import kept_english
 
 TRANSLATED = [lang for lang in languages() if lang != SOURCE_LANGUAGE]

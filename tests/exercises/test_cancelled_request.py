@@ -6,13 +6,13 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from app.exercises import figures as charts
-from app.exercises import words as text
+from app.exercise_kit import Finding
 from app.exercises.cancelled_request import engine as ex
-from app.exercises.common import Finding
 from app.i18n import languages, words
 from app.lab.observation import START_REFUSAL, LogCode
 from app.lab.scenario.alphabet import to_symbols
+from app.registry import exercise_figures as charts
+from app.registry import exercise_words as text
 from tests.exercises.renderings import assert_translated
 
 SYMBOLS = to_symbols(ex.TEXT)

@@ -10,11 +10,11 @@ import re
 
 import pytest
 
-from app import exercises
 from app.charts.figures import Chart
-from app.exercises import figures as exercise_charts
-from app.exercises.common import ExerciseResult, Measured
+from app.exercise_kit import ExerciseResult, Measured
+from app.exercises.family import EXERCISES as RECOGNISER
 from app.i18n import SOURCE_LANGUAGE, languages, words
+from app.registry import exercise_figures as exercise_charts
 
 OTHERS = [lang for lang in languages() if lang != SOURCE_LANGUAGE]
 
@@ -22,16 +22,16 @@ OTHERS = [lang for lang in languages() if lang != SOURCE_LANGUAGE]
 def hand_made(name: str) -> ExerciseResult:
     """Exercise `name`'s result judged from its test module's hand-made tables."""
     made = importlib.import_module(f"tests.exercises.test_{name}").hand_made_tables()
-    return exercises.judge(name, Measured(tables=made))
+    return RECOGNISER.judge(name, Measured(tables=made))
 
 
 def test_every_exercise_has_hand_made_tables_here():
-    lacking = [name for name in exercises.REGISTRY
+    lacking = [name for name in RECOGNISER
                if not callable(getattr(importlib.import_module(f"tests.exercises.test_{name}"), "hand_made_tables", None))]
     assert not lacking, f"tests/exercises/test_<name>.py without hand_made_tables(): {lacking}"
 
 
-@pytest.mark.parametrize("name", sorted(exercises.REGISTRY))
+@pytest.mark.parametrize("name", sorted(RECOGNISER))
 def test_every_exercise_chart_has_a_summary_in_every_language(name):
     result = hand_made(name)
     english = exercise_charts.charts(result, words(SOURCE_LANGUAGE))

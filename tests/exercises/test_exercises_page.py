@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from app.exercises import families
-from app.exercises import figures as exercise_charts
-from app.exercises import words as text
 from app.i18n import words
 from app.lab.server import proxy
 from app.quiz.store import ProgressStore
+from app.registry import exercise_figures as exercise_charts
+from app.registry import exercise_words as text
+from app.registry import families
 from tests.exercises.conftest import PAGE, RESULT_KEY, TIMEOUT_S, predict_and_run
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from app.exercises import words as text
 from app.exercises.forgot_ready import engine as forgot_ready
 from app.lab.judgement import analysis, evidence
+from app.registry import exercise_words as text
 from tests.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
 
 

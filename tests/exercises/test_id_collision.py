@@ -8,12 +8,12 @@ import pandas as pd
 import pytest
 
 from app.cli import print_exercise
-from app.exercises import words as text
-from app.exercises.common import ExerciseResult, Finding, Measured
+from app.exercise_kit import ExerciseResult, Finding, Measured
 from app.exercises.id_collision import engine as id_collision
 from app.i18n import words
 from app.lab.judgement import evidence
 from app.lab.observation import START_REFUSAL
+from app.registry import exercise_words as text
 from tests.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
 
 SHARED = "42"

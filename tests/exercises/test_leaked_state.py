@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 
 from app.cli import print_exercise
-from app.exercises import figures as charts
-from app.exercises import words as text
-from app.exercises.common import Finding
+from app.exercise_kit import Finding
 from app.exercises.leaked_state import engine as leaked_state
 from app.i18n import languages, words
 from app.lab.observation import LogCode, state_cells
+from app.registry import exercise_figures as charts
+from app.registry import exercise_words as text
 from tests.exercises.renderings import assert_translated
 
 ABANDONED = leaked_state.WAVES * leaked_state.PER_WAVE

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from app.exercises import words as text
-from app.exercises.common import ExerciseResult, Finding, Measured
+from app.exercise_kit import ExerciseResult, Finding, Measured
 from app.exercises.never_ending import engine as never_ending
 from app.i18n import languages, words
 from app.lab.observation import START_REFUSAL
+from app.registry import exercise_words as text
 from tests.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
 from tests.lab.idle_gaps import assert_intact_unless_idle_too_long, largest_gaps_s
 from tests.server_calls import ask

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from app import exercises
-from app.exercises import figures as exercise_charts
-from app.exercises import words as text
 from app.i18n import words
+from app.registry import exercise_figures as exercise_charts
+from app.registry import exercise_words as text
+from app.registry import families
 from tests.exercises.conftest import judgement, show_result
 
 EN = words("en")
@@ -16,7 +16,7 @@ EN = words("en")
 @pytest.mark.parametrize("name", ["pipelined_client", "cancelled_request"])
 def test_exercise_result_is_shown_and_the_prediction_judged(page, exercise_result, name):
     result = exercise_result(name)
-    choice = exercises.get(name).correct  # the learner predicted what the lesson teaches
+    choice = families.get(name).correct  # the learner predicted what the lesson teaches
     at = show_result(page, name, choice, result)
     assert not at.error, [e.value for e in at.error]
     assert len(at.get("plotly_chart")) == len(exercise_charts.figures(result, EN))

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from app.exercises import figures as charts
-from app.exercises import words as text
-from app.exercises.common import Finding
+from app.exercise_kit import Finding
 from app.exercises.pipelined_client import engine as ex
 from app.i18n import languages, words
+from app.registry import exercise_figures as charts
+from app.registry import exercise_words as text
 from tests.exercises.renderings import assert_translated
 
 CHUNKS = 3

@@ -1,21 +1,30 @@
-"""The exercise registries the CLI and the page rely on (both families: app/exercises/families.py):
-every registered exercise is complete."""
+"""The exercise registries the CLI and the page rely on (both families: app/registry/families.py, each an
+app/exercise_kit Registry): every registered exercise is complete, and an incomplete one is refused by name."""
 from __future__ import annotations
 
 import ast
-import importlib
 import inspect
 from pathlib import Path
+from types import ModuleType
 
 import plotly.graph_objects as go
 import pytest
 
-from app import exercises
-from app.exercises import families
-from app.exercises import figures as exercise_charts
-from app.exercises import words as text
-from app.exercises.common import DONE, ExerciseResult, load_exercise
+from app.exercise_kit import DONE, ExerciseResult, Registry
+from app.exercise_kit.registry import PARTS
+from app.exercises import forgot_ready
+from app.exercises.family import EXERCISES as RECOGNISER
+from app.exercises.forgot_ready import engine as forgot_ready_engine
+from app.exercises.forgot_ready import figures as forgot_ready_figures
+from app.exercises.forgot_ready import words as forgot_ready_words
+from app.generation.exercises import head_of_line
+from app.generation.exercises.family import EXERCISES as GENERATION
+from app.generation.exercises.head_of_line import engine as head_of_line_engine
+from app.generation.exercises.head_of_line import figures as head_of_line_figures
 from app.i18n import languages, words
+from app.registry import exercise_figures as exercise_charts
+from app.registry import exercise_words as text
+from app.registry import families
 from tests.i18n.text_checks import reads_in
 
 NAMES = families.names()
@@ -24,12 +33,20 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_registry_is_the_order_of_exercises_and_names_each_module_once():
     assert len(NAMES) == len(set(NAMES)) >= 1
-    assert NAMES[:len(exercises.REGISTRY)] == list(exercises.EXERCISES) == list(exercises.REGISTRY)
+    assert list(RECOGNISER) + list(GENERATION) == NAMES  # the recogniser's first
+    assert [family.family for family in families.FAMILIES] == ["recogniser", "generation"]
     for family in families.FAMILIES:
-        registry = families.registry(family)
-        assert list(registry.EXERCISES) == list(registry.REGISTRY) and registry.REGISTRY
-        for name in registry.REGISTRY:
-            assert registry.EXERCISES[name].name == name and families.family_of(name) == family
+        assert list(family.exercises) == list(family) and list(family)
+        for name in family:
+            assert family.exercises[name].name == name and families.family_of(name) is family
+            for which in PARTS:
+                assert families.part(name, which).__name__.endswith(f".{name}.{which}")
+
+
+def test_both_families_are_one_registry_class():
+    """The generator's family is no copy of the recogniser's registry: the same class runs both (and so
+    attaches the server log to both: test_each_exercise_draws_its_figures_from_a_real_result)."""
+    assert all(type(family) is Registry for family in families.FAMILIES)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -111,6 +128,7 @@ def test_each_exercise_draws_its_figures_from_a_real_result(name, exercise_resul
     result = exercise_result(name)
     assert isinstance(result, ExerciseResult) and result.name == name
     assert result.outcome in result.exercise.options
+    assert result.log is not None, f"{name}: its family's registry attached no server log"
     charts = exercise_charts.figures(result, words("zh"))
     assert charts, f"{name} draws no figure"
     for caption, fig in charts:
@@ -118,32 +136,45 @@ def test_each_exercise_draws_its_figures_from_a_real_result(name, exercise_resul
         assert fig.data and max(_points(t) for t in fig.data) > 0, f"{name}: {caption!r} is empty"
 
 
+def _rebuilt(family: Registry, package: ModuleType) -> Registry:
+    """Family `family` built again with only the exercise `package`, as its family module builds it at import."""
+    return Registry(family.family, family.guide, family.tests, (package,))
+
+
 def test_an_incomplete_module_is_refused_by_name(monkeypatch):
-    module = importlib.import_module("app.exercises.forgot_ready.engine")
-    monkeypatch.delattr(module, "judge")
-    with pytest.raises(ImportError, match="forgot_ready.engine lacks judge: see app/exercises"):
-        load_exercise("app.exercises.forgot_ready.engine", "forgot_ready", "app/exercises/__init__.py")
+    monkeypatch.delattr(forgot_ready_engine, "judge")
+    with pytest.raises(ImportError, match="forgot_ready.engine lacks judge: see app/exercises/__init__.py"):
+        _rebuilt(RECOGNISER, forgot_ready)
 
 
 def test_a_generation_exercise_without_a_judge_is_refused_by_name(monkeypatch):
-    module = importlib.import_module("app.generation.exercises.head_of_line.engine")
-    monkeypatch.delattr(module, "judge")
-    with pytest.raises(ImportError, match="head_of_line.engine lacks judge: see app/generation/exercises"):
-        load_exercise("app.generation.exercises.head_of_line.engine", "head_of_line", "app/generation/exercises/__init__.py")
+    monkeypatch.delattr(head_of_line_engine, "judge")
+    with pytest.raises(ImportError, match="head_of_line.engine lacks judge: see app/generation/exercises/__init__.py"):
+        _rebuilt(GENERATION, head_of_line)
 
 
 def test_an_exercise_without_figures_is_refused_by_name(monkeypatch):
-    module = importlib.import_module("app.exercises.forgot_ready.figures")
-    monkeypatch.delattr(module, "figures")
+    monkeypatch.delattr(forgot_ready_figures, "figures")
     with pytest.raises(ImportError, match="forgot_ready.figures lacks figures"):
-        exercise_charts._load("forgot_ready")
+        _rebuilt(RECOGNISER, forgot_ready)
 
 
 def test_a_generation_exercise_without_figures_is_refused_by_name(monkeypatch):
-    module = importlib.import_module("app.generation.exercises.head_of_line.figures")
-    monkeypatch.delattr(module, "figures")
+    monkeypatch.delattr(head_of_line_figures, "figures")
     with pytest.raises(ImportError, match="head_of_line.figures lacks figures"):
-        exercise_charts._load("head_of_line")
+        _rebuilt(GENERATION, head_of_line)
+
+
+def test_an_exercise_without_its_words_is_refused_by_name(monkeypatch):
+    monkeypatch.delattr(forgot_ready_words, "QUESTION")
+    with pytest.raises(ImportError, match="forgot_ready.words lacks QUESTION: see app/registry/exercise_words.py"):
+        _rebuilt(RECOGNISER, forgot_ready)
+
+
+def test_a_package_whose_parts_are_not_imported_is_refused_by_name(monkeypatch):
+    monkeypatch.delattr(forgot_ready, "words")
+    with pytest.raises(ImportError, match="app.exercises.forgot_ready has no words imported: see app/exercises/__init__.py"):
+        _rebuilt(RECOGNISER, forgot_ready)
 
 
 def test_unknown_name_lists_the_names():

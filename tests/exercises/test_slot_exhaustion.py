@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from app.exercises import words as text
-from app.exercises.common import ExerciseResult, Finding, Measured
+from app.exercise_kit import ExerciseResult, Finding, Measured
 from app.exercises.slot_exhaustion import engine as slot_exhaustion
 from app.i18n import words
+from app.registry import exercise_words as text
 from tests.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
 
 WAIT_MS = [5.0, 10.0, 150.0, 300.0, 450.0]  # two got a slot at once, three waited over WAITED_MS

@@ -9,13 +9,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from app import exercises
-from app.exercises import words as text
-from app.exercises.common import ExerciseResult, Finding, Measured
+from app.exercise_kit import ExerciseResult, Finding, Measured
 from app.exercises.sticky_routing import engine as sticky_routing
 from app.i18n import words
 from app.lab.observation import START_REFUSAL
 from app.lab.server import proxy
+from app.registry import exercise_words as text
+from app.registry import families
 from app.text import problems as problems_text
 from tests.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
 
@@ -202,7 +202,7 @@ def test_missing_nginx_says_how_to_install_it(monkeypatch, lab_server, deployer)
     monkeypatch.setenv("PATH", "/nonexistent")
     monkeypatch.setattr(proxy, "SEARCH", ())
     with pytest.raises(proxy.ProxyError) as raised:
-        exercises.run("sticky_routing", lab_server, deployer)
+        families.run("sticky_routing", lab_server, deployer)
     assert raised.value.code == "nginx_missing"
     assert "apt-get install nginx-light" in problems_text.error(raised.value, words("en"))
 

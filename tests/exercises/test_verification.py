@@ -30,12 +30,12 @@ import pytest
 
 from app.checker.engine import compare
 from app.checker.engine.measure import stage
-from app.exercises import figures as charts
-from app.exercises import words as text
-from app.exercises.common import ExerciseResult, Finding, Measured
+from app.exercise_kit import ExerciseResult, Finding, Measured
 from app.exercises.verification import engine as verification
 from app.i18n import words
 from app.lab.progress import Stage
+from app.registry import exercise_figures as charts
+from app.registry import exercise_words as text
 from tests.exercises.renderings import TRANSLATED, untranslated, untranslated_figures
 
 SEQUENCE_CHECKS = [("reference", "alone")] + [(c, v) for c in ("interleaved", "id_reuse", "abandoned", "cancelled")

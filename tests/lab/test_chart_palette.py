@@ -13,11 +13,11 @@ import plotly.graph_objects as go
 import pytest
 
 from app.charts import figures, item_analysis, palette, plots
-from app.exercises import families
-from app.exercises import figures as exercise_charts
 from app.i18n import words
 from app.lab.paths import REPO_ROOT
 from app.presenter import figures as presenter
+from app.registry import exercise_figures as exercise_charts
+from app.registry import families
 from tests.lab.test_analysis import request
 
 CHARTS = REPO_ROOT / "app" / "charts"

@@ -1,4 +1,4 @@
-"""The live elements' registry (app/live/registry.py) against the lessons and the code: every name a
+"""The live elements' registry (app/registry/live.py) against the lessons and the code: every name a
 lesson gives in `live:`, in every language, is listed; every listed view exists and takes the lab's
 server and deployer; and the elements' engines load without Streamlit or plotly. Pure: no server."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from app.content.lessons import load_lessons, load_translated
 from app.i18n import languages
 from app.lab.paths import REPO_ROOT
-from app.live import registry
+from app.registry import live as registry
 
 ENGINES = sorted(f"app.live.{p.parent.name}.engine" for p in (REPO_ROOT / "app" / "live").glob("*/engine.py"))
 # Lesson 9's element lives with the paged engine it runs (app/generation/paged/lesson); its engine too.

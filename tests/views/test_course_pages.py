@@ -5,7 +5,7 @@ import pytest
 
 from app.content.glossary import load_glossary
 from app.content.lessons import load_lessons, load_translated
-from app.live.registry import LIVE
+from app.registry.live import LIVE
 from app.ui import course
 from tests.i18n.text_checks import has_cjk
 from tests.views.conftest import RUN_TIMEOUT_S

@@ -13,8 +13,9 @@ Sequence batcher, on all instances and then on a temporary one-instance copy:
   abandon_round  the slots filled by holders and two victims: one stops without END (left to the
                  idle timeout read from the config), one gives up on a request (a client timeout
                  shorter than any reply) and stops; a follower per victim waits in the backlog and takes the
-                 freed slot. Holders, and followers already in, pace their requests at a quarter of the
-                 idle timeout until every follower is served, so the freed slots are the victims'.
+                 freed slot. Holders, and followers already in, keep their slots until every follower is
+                 served, spreading their steps (at most 0.4 of the idle timeout apart), so the freed slots
+                 are the victims'.
   slow_client    (all instances, a client fault: CheckOptions.faults) a victim's client quiet past the
                  idle timeout beside neighbours, its late step refused, then its session again from
                  START under the same ID (app/checker/engine/slow_client.py).
@@ -76,6 +77,8 @@ if TYPE_CHECKING:
 GIVE_UP_AFTER_S = 0.0002  # the cancelled request's client timeout: shorter than any reply takes (a reply in 1 ms was seen)
 PROGRESS_EVERY_S = 0.2
 RELEASE_AFTER_IDLE = 2.0  # holders give up holding this many idle timeouts (plus a second) after the victims stopped
+HOLD_UNTIL = 1.8  # idle timeouts after the victims stopped that holders spread their steps over
+HOLD_GAP = 0.4  # the longest pause between a holder's steps, in idle timeouts
 
 
 def stage(phase: str, variant: str) -> Stage:
@@ -537,11 +540,21 @@ def _abandon_round(m: Measurement, model: str, variant: str, capacity: int) -> N
         lock = threading.Lock()
         stopped_at: list[float] = []
 
-        def holder_pause(normal: Callable[[int], float]) -> Callable[[int], float]:
+        def holder_pause(c: _Sequence, normal: Callable[[int], float]) -> Callable[[int], float]:
             def pause(k: int) -> float:
                 if not released.is_set() and stopped_at and time.monotonic() > stopped_at[0] + RELEASE_AFTER_IDLE * idle_s + 1.0:
                     released.set()  # the followers never got in: stop holding
-                return normal(k) if released.is_set() else idle_s / 4
+                if released.is_set():
+                    return normal(k)
+                if not stopped_at:
+                    return idle_s / 4
+                # Spread the steps left over the time until the followers are in (the victims' slots are
+                # reaped an idle timeout after they stopped, the followers come half of one later), so a
+                # short holder does not end first and hand its own slot to a follower (seen with 4 to 6
+                # steps and a 1 s idle timeout); never more than HOLD_GAP of the timeout between steps,
+                # so the reaper never takes a holder's slot.
+                needed = stopped_at[0] + HOLD_UNTIL * idle_s - time.monotonic()
+                return min(HOLD_GAP * idle_s, max(idle_s / 4, needed / max(1, c.sends - k)))
             return pause
 
         def victim_done() -> None:
@@ -563,7 +576,7 @@ def _abandon_round(m: Measurement, model: str, variant: str, capacity: int) -> N
             c = m.sequence("holder", order[h % len(order)], next(ids))
 
             def hold(c: _Sequence = c) -> None:
-                m.play(model, "abandon_round", variant, c, holder_pause(m.gaps("abandon_round", c.session, c.number)))
+                m.play(model, "abandon_round", variant, c, holder_pause(c, m.gaps("abandon_round", c.session, c.number)))
             tasks.append(hold)
         for v, kind in enumerate(kinds):
             session = victims_pool[(holders + v) % len(victims_pool)]
@@ -582,7 +595,7 @@ def _abandon_round(m: Measurement, model: str, variant: str, capacity: int) -> N
                 # A follower holds its slot, as the holders do, until every follower is in: the
                 # victims' slots free at their own idle timeouts, and a quick follower that ended
                 # first would free a slot for the next follower before the other victim's freed.
-                pause = holder_pause(m.gaps("abandon_round", c.session, c.number))
+                pause = holder_pause(c, m.gaps("abandon_round", c.session, c.number))
                 m.play(model, "abandon_round", variant, c, pause, follower_reply)
             tasks.append(follower)
         m.pool(tasks, len(tasks))

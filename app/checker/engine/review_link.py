@@ -1,9 +1,10 @@
-"""The config review (issue 17 part 1: app/checker/engine/review.py and configs.py) as the check runs it.
+"""The config review (app/checker/engine/review/, configs.py) as the check runs it.
 
 The review is its own engine; the check runs it on the config the server reported, with the
 figures the user stated (think time, sessions, their clients' IDs, backend, GPUs) and the version
 the server reported, and keeps its findings beside the verdicts. Offline, the version is the
-user's (--triton-version), or none.
+user's (--triton-version), or none. This module sits beside the review package, not in it: it
+reads the check's options, which read the review's Expectations (a cycle the import contract forbids).
 """
 from __future__ import annotations
 

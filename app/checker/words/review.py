@@ -1,5 +1,5 @@
-"""The config review's findings (app/checker/engine/review.py codes) in words: a title, why it
-matters and the fix, per code; the lesson link comes from review.LESSONS."""
+"""The config review's findings (the codes of app/checker/engine/review/rules.py) in words: a title,
+why it matters and the fix, per code; the lesson link comes from the rule's row (review.LESSONS)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

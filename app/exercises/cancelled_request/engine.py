@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.lab.deployment import LabSettings
 from app.lab.observation import START_REFUSAL, LogCode, run_log, server_log
 from app.lab.scenario.alphabet import to_symbols

@@ -6,10 +6,9 @@ import plotly.express as px
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, listed, render
+from app.exercise_kit import ExerciseResult
 from app.exercises.cancelled_request.words import CHART_SUMMARIES as SAID
-from app.exercises.common import ExerciseResult
-from app.exercises.figures import Say
-from app.i18n import N_
+from app.i18n import N_, Say
 
 OUTCOME_LABELS = {
     "right": N_("right symbol"), "wrong": N_("wrong symbol"), "gave_up": N_("client gave up"),

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables, readings
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables, readings
 from app.lab.deployment import presets
 from app.lab.observation import LogCode
 from app.lab.scenario.ids import unique_ids

@@ -6,10 +6,9 @@ import plotly.express as px
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, listed, render
-from app.exercises.common import ExerciseResult
-from app.exercises.figures import Say
+from app.exercise_kit import ExerciseResult
 from app.exercises.id_collision.words import CHART_SUMMARIES as SAID
-from app.i18n import N_
+from app.i18n import N_, Say
 
 RUN_LABELS = {"same_id": N_("same ID"), "unique_ids": N_("unique IDs")}
 

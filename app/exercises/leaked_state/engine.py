@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables, models
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables, models
 from app.lab.deployment import LabSettings
 from app.lab.observation import LogCode, run_log, server_log, server_stats, state_cells
 from app.lab.scenario.scenario import Scenario, random_texts

@@ -7,11 +7,10 @@ import plotly.express as px
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, listed, render
-from app.exercises.common import ExerciseResult
-from app.exercises.figures import Say
+from app.exercise_kit import ExerciseResult
 from app.exercises.leaked_state import engine as leaked_state
 from app.exercises.leaked_state.words import CHART_SUMMARIES as SAID
-from app.i18n import N_
+from app.i18n import N_, Say
 from app.lab.observation import state_cells
 
 DEPLOYMENT_LABELS = {"keep": N_("no eviction"), "evict": N_("idle_evict_s {evict} s")}

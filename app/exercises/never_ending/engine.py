@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables, models, readings
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables, models, readings
 from app.lab.deployment import LabSettings
 from app.lab.observation import START_REFUSAL
 from app.lab.scenario.scenario import Scenario, random_texts

@@ -7,10 +7,9 @@ import plotly.graph_objects as go
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, listed, render, sentences
-from app.exercises.common import ExerciseResult
-from app.exercises.figures import Say
+from app.exercise_kit import ExerciseResult
 from app.exercises.never_ending.words import CHART_SUMMARIES as SAID
-from app.i18n import N_
+from app.i18n import N_, Say
 
 READ_LABELS = {True: N_("fresh cell (owner 0)"), False: N_("its own state")}
 

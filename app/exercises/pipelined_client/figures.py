@@ -7,11 +7,10 @@ import plotly.express as px
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, listed, render
-from app.exercises.common import ExerciseResult
-from app.exercises.figures import Say
+from app.exercise_kit import ExerciseResult
 from app.exercises.pipelined_client import engine as pipelined_client
 from app.exercises.pipelined_client.words import CHART_SUMMARIES as SAID
-from app.i18n import N_
+from app.i18n import N_, Say
 
 RUN_LABELS = {
     "http_async": N_("HTTP async_infer, {in_flight} in flight"),

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 import tritonclient.http as http
 
-from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables, readings
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables, readings
 from app.lab.observation import START_REFUSAL, run_log, server_log
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.server import PROXY_POLICIES, LabServer, NginxProxy, find_nginx

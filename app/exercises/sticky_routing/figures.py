@@ -7,11 +7,10 @@ import plotly.express as px
 
 from app.charts import plots
 from app.charts.figures import Chart, listed, render
-from app.exercises.common import ExerciseResult
-from app.exercises.figures import Say
+from app.exercise_kit import ExerciseResult
 from app.exercises.sticky_routing import engine as sticky_routing
 from app.exercises.sticky_routing.words import CHART_SUMMARIES as SAID
-from app.i18n import N_
+from app.i18n import N_, Say
 
 REPLICA_LABEL = N_("replica {name}")
 ANSWER_LABELS = {"right": N_("right"), "wrong": N_("wrong"), "refused": N_("refused")}

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Tables
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Tables
 from app.lab.deployment import presets
 from app.lab.observation import run_log, server_log
 from app.lab.progress import Progress, Stage

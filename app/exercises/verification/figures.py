@@ -8,11 +8,10 @@ import plotly.graph_objects as go
 from app.charts import palette, plots
 from app.charts.figures import Chart, listed, render
 from app.checker import words as check_words
-from app.exercises.common import ExerciseResult
-from app.exercises.figures import Say
+from app.exercise_kit import ExerciseResult
 from app.exercises.verification import engine as verification
 from app.exercises.verification.words import CHART_SUMMARIES as SAID
-from app.i18n import N_
+from app.i18n import N_, Say
 
 DEPLOYMENT_LABELS = {
     "sequence": N_("recogniser, sequence batcher"),

@@ -11,7 +11,7 @@ who cannot tell its colours apart; its words are app/generation/paged/words.CHAR
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
@@ -23,13 +23,12 @@ from app.charts.figures import Chart, empty_figure, listed, render
 from app.generation.figures import number_text
 from app.generation.paged.words import CAPTIONS, MARKS, NUMBERS, ON_OFF, REQUEST, REQUEST_COLUMNS, SETTING_LINE, SIDES, STATUS
 from app.generation.paged.words import CHART_SUMMARIES as SAID
-from app.i18n import N_, Words
+from app.i18n import N_, Say, Words
 
 if TYPE_CHECKING:
     from app.generation.paged.engine import PagedSettings
     from app.generation.paged.runs import SideRun
 
-Say = Callable[[str], str]  # the reader's Words (app/i18n), or str for English
 
 SIDE_COLOURS = {"a": palette.BLUE, "b": palette.ORANGE}
 SIDE_DASHES = {"a": "solid", "b": "dash"}

@@ -5,20 +5,20 @@ sentence (words: app/text/charts.py CHART_SUMMARIES; the runs' own words: words.
 Every builder takes `_`, the reader's Words (app/i18n); the default `str` keeps English."""
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import plotly.graph_objects as go
 
 from app.charts import palette
 from app.charts.figures import listed, render, sentences
+from app.i18n import Say
 from app.live.sentiment.words import MODES
 from app.text.charts import CHART_SUMMARIES as SUMMARIES
 
 if TYPE_CHECKING:
     from app.live.sentiment.engine import SentimentRun
 
-Say = Callable[[str], str]  # the reader's Words (app/i18n), or str for English
 
 
 def mode_words(run: SentimentRun, _: Say = str) -> str:

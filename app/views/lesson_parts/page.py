@@ -8,7 +8,7 @@ import streamlit as st
 
 from app.content.lessons import Lesson
 from app.i18n import N_
-from app.live.registry import render_live
+from app.registry.live import render_live
 from app.ui import course
 from app.ui.language import _, t
 from app.views.lesson_parts.body import render_body

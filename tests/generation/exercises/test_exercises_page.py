@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app.exercises import families
-from app.exercises import words as text
-from app.generation.exercises import REGISTRY
+from app.generation.exercises.family import EXERCISES as GENERATION
 from app.i18n import words
+from app.registry import exercise_words as text
+from app.registry import families
 from tests.exercises.conftest import PAGE, TIMEOUT_S, judgement, predict_and_run, show_result
 
 
@@ -22,7 +22,7 @@ def page(server_env, tmp_path, monkeypatch):
 
 def test_a_generation_exercise_runs_from_the_page_and_judges_the_prediction(page, exercise_result):
     name = "head_of_line"
-    assert families.family_of(name).name == "generation"
+    assert families.family_of(name) is GENERATION
     at = predict_and_run(page, name, "same")
     choice, result = at.session_state[f"exercise-result-{name}"]
     exercise_result.keep(name, result)
@@ -32,7 +32,7 @@ def test_a_generation_exercise_runs_from_the_page_and_judges_the_prediction(page
     assert any(text.finding(name, f, words("en")) in m.value for f in result.findings for m in at.markdown)
 
 
-@pytest.mark.parametrize("name", REGISTRY)
+@pytest.mark.parametrize("name", list(GENERATION))
 def test_each_generation_exercise_reads_in_chinese(name, exercise_result, server_env, tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_LAB_DATA", str(tmp_path / "lab-data"))
     at = AppTest.from_file(str(PAGE), default_timeout=TIMEOUT_S)

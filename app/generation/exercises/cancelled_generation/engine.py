@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.generation import runs
 from app.generation.engine import PlannedRequest, state_cells
 from app.generation.setup import GenSetup
@@ -66,7 +66,7 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
                      "short_complete": int((ran.requests["status"][ran.requests["tag"] > 1] == "complete").sum())})
         done.append(ran)
     steps("measuring")
-    return Measured(tables={"cells": pd.DataFrame(rows), **runs.joined(done)}, runs={})
+    return Measured(tables={"cells": pd.DataFrame(rows), **runs.joined(done)}, models=tuple(r.model for r in done))
 
 
 def _settled(metrics_url: str, model: str, before: int | None, limit_s: float) -> tuple[int | None, float]:

@@ -5,12 +5,11 @@ import plotly.graph_objects as go
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, listed, render
-from app.exercises.common import ExerciseResult
+from app.exercise_kit import ExerciseResult
 from app.generation import figures as drawing
 from app.generation.exercises.cancelled_generation import engine
 from app.generation.exercises.cancelled_generation.words import CHART_SUMMARIES as SAID
-from app.generation.figures import Say
-from app.i18n import N_
+from app.i18n import N_, Say
 
 DEPLOYMENT_LABELS = {"honour": N_("honour_cancel true"), "ignore": N_("honour_cancel false")}
 WHEN = {"cells_before": N_("before the run"), "cells_after": N_("after the run")}

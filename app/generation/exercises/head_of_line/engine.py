@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.generation import runs
 from app.generation.engine import PlannedRequest
 from app.generation.setup import GenSetup
@@ -50,7 +50,7 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
             steps("run_inflight", **values)
         done[mode] = runs.run(server, SETUP, mode, plan(), step_ms=STEP_MS)
     steps("measuring")
-    return Measured(tables=runs.joined(done.values()), runs={})
+    return Measured(tables=runs.joined(done.values()), models=tuple(r.model for r in done.values()))
 
 
 def judge(tables: Tables) -> ExerciseJudgement:

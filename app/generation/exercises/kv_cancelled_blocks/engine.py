@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.generation.exercises import paged_runs
 from app.generation.paged.engine import PagedSettings, PagedWorkload, alone, analysis, gauges
 
@@ -51,7 +51,8 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
     # The gauge once more, past the alone runs: still nothing held.
     later = int(gauges(server.metrics_url, ran.model).get("kv_blocks_used", -1))
     gauge = pd.DataFrame([{"blocks_used_after": after, "blocks_used_later": later, "num_blocks": SETTINGS.num_blocks}])
-    return Measured(tables={"requests": tables["requests"], "tokens": tables["tokens"], "gauge": gauge}, runs={})
+    return Measured(tables={"requests": tables["requests"], "tokens": tables["tokens"], "gauge": gauge},
+                    models=(ran.model,))
 
 
 def held_by_others(tokens: pd.DataFrame, total: int) -> pd.DataFrame:

@@ -6,10 +6,9 @@ import plotly.graph_objects as go
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, render
-from app.exercises.common import ExerciseResult
+from app.exercise_kit import ExerciseResult
 from app.generation.exercises.kv_cancelled_blocks.words import CHART_SUMMARIES as SAID
-from app.generation.figures import Say
-from app.i18n import N_
+from app.i18n import N_, Say
 
 
 def figures(result: ExerciseResult, _: Say = str) -> list[Chart]:

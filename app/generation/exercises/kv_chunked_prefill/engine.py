@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.generation.exercises import paged_runs
 from app.generation.exercises.paged_runs import gaps_ms, of, pct
 from app.generation.paged.engine import PagedSettings, PagedWorkload
@@ -41,16 +41,18 @@ EXERCISE = Exercise(name="kv_chunked_prefill", options=("chunking_smooths", "no_
 def measure(server: LabServer, deployer: Deployer, progress: Progress | None = None) -> Measured:
     del deployer  # the paged engine's deployments load through app/generation/paged/engine
     steps = Steps(progress, len(SETTINGS) + 1)
-    parts = []
+    parts, models = [], []
     for label, settings in SETTINGS.items():
         if label == "whole":
             steps("run_whole", budget=settings.max_batch_tokens, long=WORKLOAD.long_prompt_tokens)
         else:
             steps("run_chunked", budget=settings.max_batch_tokens, long=WORKLOAD.long_prompt_tokens)
-        parts.append(paged_runs.labelled_run(server, label, settings, WORKLOAD)[1])
+        ran, part = paged_runs.labelled_run(server, label, settings, WORKLOAD)
+        parts.append(part)
+        models.append(ran.model)
     steps("measuring")
     tables = paged_runs.joined(parts)
-    return Measured(tables={"requests": tables["requests"], "tokens": tables["tokens"]}, runs={})
+    return Measured(tables={"requests": tables["requests"], "tokens": tables["tokens"]}, models=tuple(models))
 
 
 def prefill_steps(tokens: pd.DataFrame) -> int:

@@ -8,12 +8,11 @@ import plotly.graph_objects as go
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, render
-from app.exercises.common import ExerciseResult
+from app.exercise_kit import ExerciseResult
 from app.generation.exercises.kv_chunked_prefill import engine
 from app.generation.exercises.kv_chunked_prefill.words import CHART_SUMMARIES as SAID
 from app.generation.exercises.paged_runs import gaps_ms, pct
-from app.generation.figures import Say
-from app.i18n import N_
+from app.i18n import N_, Say
 
 LABELS = {"whole": N_("budget 1024"), "chunked": N_("budget 16")}
 COLOURS = {"whole": palette.VERMILLION, "chunked": palette.BLUE}

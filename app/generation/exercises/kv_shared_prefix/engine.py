@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.generation.exercises import paged_runs
 from app.generation.exercises.paged_runs import of, pct
 from app.generation.paged.engine import PagedSettings, PagedWorkload
@@ -37,16 +37,18 @@ EXERCISE = Exercise(name="kv_shared_prefix", options=("shared", "recomputed", "a
 def measure(server: LabServer, deployer: Deployer, progress: Progress | None = None) -> Measured:
     del deployer  # the paged engine's deployments load through app/generation/paged/engine
     steps = Steps(progress, len(SETTINGS) + 1)
-    parts = []
+    parts, models = [], []
     for label, settings in SETTINGS.items():
         if label == "off":
             steps("run_off", requests=WORKLOAD.requests)
         else:
             steps("run_on", requests=WORKLOAD.requests)
-        parts.append(paged_runs.labelled_run(server, label, settings, WORKLOAD)[1])
+        ran, part = paged_runs.labelled_run(server, label, settings, WORKLOAD)
+        parts.append(part)
+        models.append(ran.model)
     steps("measuring")
     tables = paged_runs.joined(parts)
-    return Measured(tables={"requests": tables["requests"]}, runs={})
+    return Measured(tables={"requests": tables["requests"]}, models=tuple(models))
 
 
 def summary(requests: pd.DataFrame) -> dict[str, float | int]:

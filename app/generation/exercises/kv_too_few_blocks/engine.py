@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.generation.exercises import paged_runs
 from app.generation.exercises.paged_runs import of, pct
 from app.generation.paged.engine import PagedSettings, PagedWorkload, alone, analysis
@@ -38,18 +38,20 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
     # are slow enough to make its first requests wait and so blur the comparison.
     steps("alone", requests=WORKLOAD.requests)
     alone_tokens = alone(server, SETTINGS["plenty"], WORKLOAD.plan())
-    parts = []
+    parts, models = [], []
     for label, settings in SETTINGS.items():
         if label == "plenty":
             steps("run_plenty", blocks=settings.num_blocks)
         else:
             steps("run_few", blocks=settings.num_blocks)
-        parts.append(paged_runs.labelled_run(server, label, settings, WORKLOAD)[1])
+        ran, part = paged_runs.labelled_run(server, label, settings, WORKLOAD)
+        parts.append(part)
+        models.append(ran.model)
     tables = paged_runs.joined(parts)
     requests = tables["requests"]
     tables["requests"] = requests.assign(equal_alone=equal_alone(requests, alone_tokens))
     steps("measuring")
-    return Measured(tables={"requests": tables["requests"], "steps": tables["steps"]}, runs={})
+    return Measured(tables={"requests": tables["requests"], "steps": tables["steps"]}, models=tuple(models))
 
 
 def equal_alone(requests: pd.DataFrame, alone_tokens: dict[int, list[int]]) -> list[bool]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.generation import runs
 from app.generation.engine import PlannedRequest
 from app.generation.setup import GenSetup
@@ -45,7 +45,7 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
         steps("run", delay=delay / 1000, requests=REQUESTS, gap=GAP_MS / 1000)
         done.append(runs.run(server, replace(SETUP, queue_delay_ms=delay), "static", plan(), step_ms=STEP_MS, label=code))
     steps("measuring")
-    return Measured(tables=runs.joined(done), runs={})
+    return Measured(tables=runs.joined(done), models=tuple(r.model for r in done))
 
 
 def judge(tables: Tables) -> ExerciseJudgement:

@@ -6,11 +6,10 @@ from plotly.subplots import make_subplots
 
 from app.charts import palette, plots
 from app.charts.figures import Chart, listed, render
-from app.exercises.common import ExerciseResult
+from app.exercise_kit import ExerciseResult
 from app.generation.exercises.queue_delay_trade import engine
 from app.generation.exercises.queue_delay_trade.words import CHART_SUMMARIES as SAID
-from app.generation.figures import Say
-from app.i18n import N_
+from app.i18n import N_, Say
 
 DELAY_LABELS = {"no_delay": N_("no queue delay"), "delay": N_("queue delay {ms} ms")}
 COLOURS = {"no_delay": palette.BLUE, "delay": palette.ORANGE}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.exercises.common import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
 from app.generation import runs
 from app.generation.setup import GenSetup
 
@@ -37,7 +37,7 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
             steps("run_row", requests=SETUP.requests)
         done.append(runs.run(server, SETUP, mode, planned, step_ms=STEP_MS))
     steps("measuring")
-    return Measured(tables=runs.joined(done), runs={})
+    return Measured(tables=runs.joined(done), models=tuple(r.model for r in done))
 
 
 def judge(tables: Tables) -> ExerciseJudgement:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from app.charts import plots
 from app.charts.figures import Chart, render
-from app.exercises.common import ExerciseResult
+from app.exercise_kit import ExerciseResult
 from app.generation import figures as drawing
 from app.generation.exercises.state_by_row import engine
-from app.generation.figures import Say
-from app.i18n import N_
+from app.i18n import N_, Say
 
 
 def figures(result: ExerciseResult, _: Say = str) -> list[Chart]:

@@ -2,5 +2,5 @@
 prefix sharing the learner picks, after a prediction of how many requests run at once.
 
 `engine.py` runs it and reads the answer off the engine's own steps (no Streamlit, no words);
-`words.py`, `figures.py` and `view.py` (drawn by app/live/registry.py) show it.
+`words.py`, `figures.py` and `view.py` (drawn by app/registry/live.py) show it.
 """

@@ -4,8 +4,6 @@ learner's language; plain `str` keeps English). Beside it, `steps_summary` says 
 sentence for a reader who cannot tell its lines apart."""
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
@@ -13,8 +11,7 @@ from plotly.subplots import make_subplots
 from app.charts import palette
 from app.charts.figures import empty_figure, render
 from app.generation.paged.lesson import words
-
-Say = Callable[[str], str]
+from app.i18n import Say
 
 COLOURS = {"used_blocks": palette.BLUE, "running": palette.BLUISH_GREEN, "waiting": palette.VERMILLION,
            "capacity": palette.DARK_GREY}

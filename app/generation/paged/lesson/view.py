@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from app.lab.server import LabServer
 
 P = "kvm-"  # widget keys
-KEY = "kv_memory"  # its name in app/live/registry.py, and where its result is kept
+KEY = "kv_memory"  # its name in app/registry/live.py, and where its result is kept
 
 
 def kv_memory(server: LabServer, deployer: Deployer) -> None:

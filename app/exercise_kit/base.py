@@ -4,7 +4,7 @@ An exercise measures, then judges. `measure()` talks to the server and returns `
 tables its judge reads, plus the raw runs for the JSON report and the log. `judge(tables)` is
 pure: from those tables alone it decides the `ExerciseJudgement` (the outcome, the headline numbers,
 the findings and the explanation, and the tables the figures draw), so every outcome can be
-tested on small hand-made tables. Each family's registry (app/exercises, app/generation/exercises) joins the two
+tested on small hand-made tables. The registry (app/exercise_kit/registry.py) joins the two
 into an `ExerciseResult`.
 
 An exercise's `outcome` is the option key that matches what the server did on this run,
@@ -69,6 +69,8 @@ class Measured:
     tables: Tables
     runs: dict[str, Any] = field(default_factory=dict)  # label -> records.RunResult
     log: RunLog | None = None  # set by an exercise that talks to Triton without the driver
+    # The models an exercise deployed outside `runs` (the generator's runs): their server log lines are its too.
+    models: tuple[str, ...] = ()
     checks: dict[str, Any] = field(default_factory=dict)  # label -> the deployment checker's engine.CheckResult, for its report
 
 
@@ -92,7 +94,7 @@ class ExerciseResult:
     explanation: list[Finding]  # what was seen, tied to the mechanism: sentences in order
     findings: list[Finding] = field(default_factory=list)  # one per measurement
     runs: dict[str, Any] = field(default_factory=dict)  # label -> records.RunResult (raw per-request data)
-    log: RunLog | None = None  # the server log lines of the whole exercise (set by exercises.run)
+    log: RunLog | None = None  # the server log lines of the whole exercise (set by Registry.run)
     checks: dict[str, Any] = field(default_factory=dict)  # label -> engine.CheckResult of an exercise that runs the checker
 
     @classmethod
@@ -151,7 +153,7 @@ class Steps:
         self.done += 1
 
 
-DONE = "done"  # the last step of every exercise, sent by the registry after judging; its words are shared (app/exercises/words.py)
+DONE = "done"  # the last step of every exercise, sent by the registry after judging; its words are shared (app/registry/exercise_words.py)
 
 
 def _plain(value: Any) -> Any:

@@ -1,6 +1,6 @@
-"""The words of each exercise, beside its engine: a recogniser exercise's in app/exercises/<name>/words.py
-(named as in app.exercises.REGISTRY), a generator exercise's in app/generation/exercises/<name>/words.py
-(app/exercises/families.py finds which), each defining, as English templates marked with N_():
+"""The words of each exercise, beside its engine: a recogniser exercise's in app/exercises/<name>/words.py,
+a generator exercise's in app/generation/exercises/<name>/words.py (listed by its family; app/registry/families.py
+finds which), each defining, as English templates marked with N_() (the registry checks the first seven):
 
   TITLE, SCENARIO, QUESTION   the situation and the question
   OPTIONS   {option key: text}            every key of EXERCISE.options
@@ -16,29 +16,22 @@ Templates fill {name:kind} fields from the Finding's values (kinds: app/i18n/for
 """
 from __future__ import annotations
 
-from functools import cache
 from types import ModuleType
 from typing import Any
 
 import pandas as pd
 
-from app.exercises import families
-from app.exercises.common import DONE, ExerciseResult, Finding
+from app.exercise_kit import DONE, ExerciseResult, Finding
 from app.i18n import N_, Words, formats
 from app.lab.progress import Stage
+from app.registry import families
 from app.text import verdicts as verdict_words
 
-_PARTS = ("TITLE", "SCENARIO", "QUESTION", "OPTIONS", "NUMBERS", "FINDINGS", "STEPS")
 COMMON_STEPS = {DONE: N_("Done")}
 
 
-@cache
 def module(name: str) -> ModuleType:
-    found = families.part(name, "words")  # ValueError for a name no family has
-    missing = [part for part in _PARTS if not hasattr(found, part)]
-    if missing:
-        raise ImportError(f"{found.__name__} lacks {', '.join(missing)}: see app/exercises/words.py")
-    return found
+    return families.part(name, "words")  # ValueError for a name no family has
 
 
 def title(name: str, _: Words) -> str:
@@ -61,14 +54,14 @@ def finding(name: str, found: Finding, _: Words) -> str:
     """One finding (or explanation sentence) of exercise `name` in _'s language."""
     template = module(name).FINDINGS.get(found.code)
     if template is None:
-        raise KeyError(f"{families.module_path(name, 'words')} has no FINDINGS[{found.code!r}]")
+        raise KeyError(f"{module(name).__name__} has no FINDINGS[{found.code!r}]")
     return _.render(template, **found.values)
 
 
 def step(name: str, stage: Stage, _: Words) -> str:
     template = {**COMMON_STEPS, **module(name).STEPS}.get(stage.code)
     if template is None:
-        raise KeyError(f"{families.module_path(name, 'words')} has no STEPS[{stage.code!r}]")
+        raise KeyError(f"{module(name).__name__} has no STEPS[{stage.code!r}]")
     return _.render(template, **stage.values)
 
 
