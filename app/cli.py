@@ -199,7 +199,7 @@ def _parser() -> argparse.ArgumentParser:
                             "fault it must fall back to its reading before the fault")
     check.add_argument("--no-faults", action="store_true",
                        help="leave out the client faults (a decoupled model's request cancelled mid-stream, and one whose "
-                            "client's connection is reset mid-stream)")
+                            "client's connection is reset mid-stream; a sequence model's client quiet past the idle timeout)")
     check.add_argument("--not-exercised-exit", type=int, choices=(0, 1, 3), default=3, metavar="{0,1,3}",
                        help="the exit status when nothing broke but a check's situation never happened (no batch of "
                             "several requests formed, no streams shared an execution): 3 by default, 0 accepts it, 1 fails")

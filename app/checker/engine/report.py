@@ -26,6 +26,9 @@ JSON schema (kind "check", schema 2; schemas/check-report-2.schema.json, schema 
        the fault's: fault (cancel_mid_stream | disconnect_mid_stream), victim, cancelled_after, cancel_s, neighbours, pending_before/after,
        state_metric, state_before/after, settled_s, settle_s, freed: at_once | later | never};
      stream_cancelled, stream_disconnected broken: reason fault_leaks_state | fault_leaves_pending, or a stream diagnosis of a neighbour;
+     slow_client's witness (source log | client): fault slow_client, idle_timeout_s, quiet_s, reaped_logged, late_refused, refusal,
+       restarted_matched, neighbours, pending_before/after, state_metric, state_before/after, settled_s, settle_s;
+       why not_reaped | late_step_failed; broken: slow_client_keeps_state | slow_client_leaks_state | slow_client_leaves_pending;
      values: compared, sessions, refusals, refusal_causes {cause: n}; held: largest_difference, largest_output;
      broken: wrong_steps, wrong_sessions, first {session, step, corrid, role, phase, output, difference,
        tolerance, t_send, shown {expected, got: first elements}, instance, slot,
@@ -54,7 +57,7 @@ JSON schema (kind "check", schema 2; schemas/check-report-2.schema.json, schema 
        (the server refused or did not answer); a refused request is never a held session;
      skipped: reason is a code (not_reproducible, reference_non_finite, not_requested, single_instance,
        external_server, no_model_files, copy_refused, sessions_too_short, nothing_compared,
-       cancel_not_delivered, no_golden_data (golden not run: no validation_data), no_golden_steps,
+       cancel_not_delivered, idle_timeout_long {idle_timeout_s, limit_s}, no_golden_data (golden not run: no validation_data), no_golden_steps,
        no_float_outputs, response_cache {cache_hits, requests}, response_cache_unknown) with its values
    "tolerances": [{output, datatype, value, source: exact | user | derived, noise, reproducible}],
    "outputs": [{name, datatype, compared, ignored_by: "" | user | lab}],
