@@ -447,7 +447,7 @@ def test_inf_appearing_under_traffic_breaks_finite_there_and_the_lone_runs_hold(
 
 def test_lone_repeats_answered_from_the_response_cache_are_skipped_not_held():
     """The measurement ran both lone passes but the server answered the second from its cache
-    (measure._answered_from_cache): equal answers prove nothing, so nothing is judged held."""
+    (stateless_rounds._answered_from_cache): equal answers prove nothing, so nothing is judged held."""
     rows = Rows()
     for pass_, diff in (("a", None), ("b", 0.0)):
         for s in range(2):

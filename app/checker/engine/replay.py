@@ -3,7 +3,7 @@
 engine.run_check calls diagnose() after the judgement, while the check still holds the model's
 lease (nobody else's traffic runs in between). Each hypothesis is one lone sequence: one request
 in flight, a fresh correlation ID, START on its first request and END on its last, sent with the
-measurement's own machinery (measure.Measurement.send, the inputs from the check's source). It
+measurement's own machinery (measurement.Measurement.send, the inputs from the check's source). It
 runs on the model itself: the one-instance copy is unloaded by then, and a lone sequence takes
 a free slot on whichever instance has one, alone as in the references, so its answers do not
 depend on how many instances there are. The replies are kept, not recorded: they are no step of
@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from app.checker.engine import diagnosis, measure
+from app.checker.engine import diagnosis, measurement
 from app.checker.engine.judge import CheckJudgement
 from app.lab.problems import LabError
 from app.lab.progress import Progress
@@ -22,12 +22,13 @@ from app.lab.progress import Progress
 if TYPE_CHECKING:
     from app.checker.engine.facts import ModelFacts
     from app.checker.engine.inputs import InputSource
+    from app.checker.engine.measure import Tables
     from app.checker.engine.target import Target
 
 PHASE = "diagnosis"  # the progress callback's phase code while hypotheses are replayed
 
 
-class _Replayer(measure.Measurement):
+class _Replayer(measurement.Measurement):
     """Measurement's sending, each reply's compared outputs kept in its row instead of judged."""
 
     def _finish(self, row: dict[str, Any], result: Any, error: str) -> None:  # result: tritonclient's InferResult
@@ -37,7 +38,7 @@ class _Replayer(measure.Measurement):
         self._stop_if_server_gone(error)
 
 
-def diagnose(target: Target, facts: ModelFacts, source: InputSource, tables: measure.Tables, judgement: CheckJudgement,
+def diagnose(target: Target, facts: ModelFacts, source: InputSource, tables: Tables, judgement: CheckJudgement,
              progress: Progress | None = None) -> CheckJudgement:
     """The judgement with every broken sequence check's sessions diagnosed (values["diagnosis"])
     and its advice in `diagnoses`. LabError check_server_gone when the server stops answering."""
@@ -100,7 +101,7 @@ def _play(r: _Replayer, model: str, b: diagnosis.Broken, h: diagnosis.Hypothesis
 
 
 class _Throttle:
-    """The progress callback, at most every measure.PROGRESS_EVERY_S."""
+    """The progress callback, at most every measurement.PROGRESS_EVERY_S."""
 
     def __init__(self, progress: Progress | None, planned: int):
         self.progress, self.planned, self.done, self.last = progress, planned, 0, 0.0
@@ -108,6 +109,6 @@ class _Throttle:
     def add(self, requests: int, variant: str) -> None:
         self.done += requests
         now = time.monotonic()
-        if self.progress and now - self.last >= measure.PROGRESS_EVERY_S:
+        if self.progress and now - self.last >= measurement.PROGRESS_EVERY_S:
             self.last = now
-            self.progress(min(self.done, self.planned), self.planned, measure.stage(PHASE, variant))
+            self.progress(min(self.done, self.planned), self.planned, measurement.stage(PHASE, variant))

@@ -27,21 +27,16 @@ Codes and values only.
 from __future__ import annotations
 
 import functools
-import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from app.checker.engine import faults, placement
-from app.checker.engine.facts import ModelFacts
-from app.checker.engine.options import CheckOptions
 from app.lab.observation import START_REFUSAL, LogCode, server_log
 
 if TYPE_CHECKING:
-    import pandas as pd
 
-    from app.lab.server import LabServer
+    from app.checker.engine.measurement import Measurement
 
 CHECK = PHASE = FAULT = "slow_client"
 VICTIM, NEIGHBOUR, RESTART = "victim_slow", "neighbour", "restart"  # the rows' roles
@@ -54,31 +49,6 @@ OVER_IDLE = 1.5  # without the log, the client is quiet this many idle timeouts 
 QUIET_EXTRA_S = 1.0
 LOG_WAIT = 3.0  # with the log, the reaper's line is waited for this many idle timeouts plus QUIET_EXTRA_S at most
 REFUSAL_SHOWN = 300  # characters of Triton's refusal kept in the witness
-
-
-class Measurement(Protocol):
-    """What the fault uses of measure.Measurement (which calls it, so it cannot be imported here);
-    a sequence is measure._Sequence."""
-
-    facts: ModelFacts
-    options: CheckOptions
-    lengths: list[int]
-    server: LabServer
-    abort: threading.Event
-    witnesses: dict[tuple[str, str], dict[str, Any]]
-
-    def ids(self, count: int) -> list[int | str]: ...
-    def sequence(self, role: str, session: int, corrid: int | str, length: int | None = None, sends: int | None = None) -> Any: ...
-    def gaps(self, phase: str, session: int, sequence: int) -> Callable[[int], float]: ...
-    def play(self, model: str, phase: str, variant: str, c: Any, pause: Callable[[int], float],
-             on_reply: Callable[[int, dict[str, Any]], None] | None = None) -> list[dict[str, Any]]: ...
-    def send(self, model: str, phase: str, variant: str, role: str, sequence: int, session: int, step: int,
-             corrid: int | str | None = None, start: bool = False, end: bool = False, pass_: str = "", judged: bool = True,
-             link: Any = None, outcome: str = "") -> dict[str, Any]: ...
-    def pool(self, tasks: list[Callable[[], object]], workers: int) -> None: ...
-    def run_phase(self, phase: str, variant: str, model: str, body: Callable[[], None], capacity: int = 0, workers: int = 1,
-                  log: bool = False) -> pd.DataFrame: ...
-    def skip(self, check: str, variant: str, reason: str, **values: object) -> None: ...
 
 
 @dataclass

@@ -463,7 +463,7 @@ def _execution_text(first: dict[str, Any], _: Words) -> str:
 
 
 def elements(values: list[Any] | tuple[Any, ...] | None) -> str:
-    """A reply's first elements as the report keeps them (measure._first): [1.5, nan, abc]."""
+    """A reply's first elements as the report keeps them (measurement._first): [1.5, nan, abc]."""
     return "[" + ", ".join(str(v) for v in values) + "]" if values is not None else "–"
 
 
