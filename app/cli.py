@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Mapping
 from contextlib import nullcontext
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from app import checker
@@ -31,8 +32,6 @@ from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.scenario.transport import Transport
 from app.lab.server import EmbeddedServer, LabServer, address
 from app.lab.traffic import driver, run_report_json
-from app.registry import exercise_words as text
-from app.registry import families
 from app.text import log_readings
 from app.text import report as report_text
 from app.text.errors import EXPLAINED, explain
@@ -330,14 +329,22 @@ def _run_generation(args: argparse.Namespace, _: Words) -> int:
     return 0
 
 
+def _exercises() -> tuple[ModuleType, ModuleType]:
+    """The exercise registry and its words, imported when an exercise command runs: the families'
+    figures import plotly, which `batching-lab check` installed alone (docs/checker.md) lacks."""
+    from app.registry import exercise_words, families
+
+    return families, exercise_words
+
+
 def exercise_titles(_: Words) -> list[tuple[str, str]]:
     """(name, title in _'s language) of every exercise, in teaching order."""
-
+    families, text = _exercises()
     return [(name, text.title(name, _)) for name in families.names()]
 
 
 def _exercise(args: argparse.Namespace, _: Words) -> int:
-
+    families, _text = _exercises()
     if args.name is None:
         for name, title in exercise_titles(_):
             print(f"{name:22} {title}")
@@ -356,6 +363,7 @@ def _exercise(args: argparse.Namespace, _: Words) -> int:
 def print_exercise(result: ExerciseResult, _: Words, json_path: Path | None = None) -> None:
     """What `exercise NAME` prints for one result, in _'s language; with json_path, the result's
     codes and values are written there too."""
+    _families, text = _exercises()
     print(text.summary(result, _))
     print(_("server log:"), *log_readings.summary_lines(result.log, _), sep="\n")
     if json_path:
