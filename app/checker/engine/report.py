@@ -66,7 +66,7 @@ JSON schema (kind "check", schema 2; schemas/check-report-2.schema.json, schema 
      data streams shorter than their sessions, whose later steps replay earlier inputs),
    "refusals": [{phase, variant, role, session, step, corrid, error, cause, waited_s}],
    "phases": [{phase, variant, model, started_s, wall_s, requests, workers, capacity, overflow, traced, placed}],
-   "review": [{code, severity, field, values}] (the config review, app/checker/engine/review.py),
+   "review": [{code, severity, field, values}] (the config review, app/checker/engine/review/),
    "streams": null, or for a decoupled model (app/checker/engine/stream_check.py) {requests, gap_s (between staggered
      arrivals), idle_s (a silent stream is given up after), compared_outputs, alone {a, b: [stream]}, staggered [stream],
      fault: null | {fault, victim: stream | null, neighbours [stream]} (the cancel), faults: [the same, one per fault
