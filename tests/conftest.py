@@ -24,6 +24,7 @@ from app.lab.server import LabServer
 from app.registry import families
 from tests.postgres import postgres_server, postgres_url  # noqa: F401  (fixtures for every test folder)
 from tests.server_calls import ask
+from tests.waiting import wait_for
 
 
 def _scan_installed_components_once() -> None:
@@ -60,6 +61,7 @@ def _private_data_dir(tmp_path_factory):
 # modules that use it load it on demand (run_queue.hold, Deployer.ensure), as the app does.
 TEST_PRELOAD = deployments.RECOGNISER_DEPLOYMENTS
 _STARTED: list[LabServer] = []  # this worker's session server, once a test asked for it
+HEAVY_MB = 100.0  # a deployment whose stubs hold this much private memory is unloaded after its module
 
 
 @pytest.fixture(scope="session")
@@ -80,23 +82,30 @@ def _ready_models(server: LabServer) -> set[str]:
 
 @pytest.fixture(scope="module", autouse=True)
 def _unload_what_the_module_loaded():
-    """A module's models go with it: whatever became ready on this worker's embedded server while
-    the module ran (its own loads, its apps', the checker's copies) is unloaded at its end, except
-    the preloaded ones. A worker ran a whole suite's modules against one server, and every stub a
-    module left behind stayed until the end. A later module that needs one loads it again (the
-    lab's loads are on demand). Autouse and module-scoped: set up before, torn down after, the
-    module's own fixtures; a module that never started the server costs nothing."""
+    """A module's costly models go with it: whatever became ready on this worker's embedded server
+    while the module ran (its own loads, its apps', the checker's copies) and holds HEAVY_MB or
+    more in its stubs (the torch classifier's, the paged engine's with transformers) is unloaded at
+    the module's end, and waited for until its stubs are gone, so the next module's loads never
+    overlap its finalizing. A worker ran all its modules against one server, and kept every stub
+    they left until the session ended. The light ones (a numpy stub is about 20 MB) stay: every
+    unload is a finalize, and Triton 2.51's Python backend once aborted the whole server
+    (boost::interprocess::lock_exception in ModelInstanceFinalize) while a module's loads ran
+    beside one. Autouse and module-scoped: set up before, torn down after, the module's own
+    fixtures; a module that never started the server costs nothing."""
     server = _STARTED[0] if _STARTED else None
     before = _ready_models(server) if server is not None and server.embedded is not None else set()
     yield
     server = _STARTED[0] if _STARTED else None
     if server is None or server.embedded is None or not server.alive():
         return
-    for name in sorted(_ready_models(server) - before - set(TEST_PRELOAD)):
-        server.models.unload(name)  # this process's loads: its bookkeeping too
+    new = sorted(_ready_models(server) - before - set(TEST_PRELOAD))
+    costs = server.model_memory_mb(new) or {}
+    for name in (n for n in new if costs.get(n, 0.0) >= HEAVY_MB):
+        server.models.unload(name)  # this process's loads: its bookkeeping too, and waits until gone
         with contextlib.suppress(InferenceServerException), server.client(timeout_s=30) as client:
             if client.is_model_ready(name):  # loaded by another process (an app under test) or directly
                 client.unload_model(name)
+        wait_for(lambda name=name: not (server.model_memory_mb([name]) or {}).get(name), f"{name}'s stubs to end", 120)
 
 
 # How each worker's Triton stood at the end of a session with failures, printed in the summary: a
