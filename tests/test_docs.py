@@ -45,9 +45,9 @@ def test_the_layout_table_lists_every_folder_of_the_app_once_and_only_folders_th
 
 
 def test_a_placeholder_row_stands_for_each_folder_of_its_kind_and_no_deeper():
-    assert _stands_for("app/exercises/<name>/", "app/exercises/slot_exhaustion/")
-    assert not _stands_for("app/live/<name>/", "app/exercises/slot_exhaustion/")
-    assert not _stands_for("app/exercises/<name>/", "app/exercises/slot_exhaustion/parts/")
+    assert _stands_for("app/recogniser/exercises/<name>/", "app/recogniser/exercises/slot_exhaustion/")
+    assert not _stands_for("app/live/<name>/", "app/recogniser/exercises/slot_exhaustion/")
+    assert not _stands_for("app/recogniser/exercises/<name>/", "app/recogniser/exercises/slot_exhaustion/parts/")
     assert not _stands_for("app/exercise_kit/", "app/exercise_kit/")  # an exact row is matched as itself
 
 
