@@ -8,7 +8,7 @@ from app.lab.paths import REPO_ROOT
 
 DOCS = REPO_ROOT / "docs"
 RECIPES = ["A lesson", "A live element", "An exercise", "A checker check", "A review rule", "A quiz item", "A language",
-           "A deployment", "A preset", "A page"]
+           "A deployment", "A preset", "A page", "A chart"]
 
 
 def _layout_rows(text: str) -> list[str]:

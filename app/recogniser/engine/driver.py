@@ -21,7 +21,7 @@ from app.lab.progress import REQUESTS, Progress
 from app.lab.records import RunResult, SessionPlan
 from app.lab.scenario.ids import unique_ids
 from app.lab.scenario.scenario import Scenario
-from app.lab.traffic import ServerView, run_queue, transports
+from app.lab.traffic import Link, ServerView, open_link, run_queue
 from app.recogniser.engine.audio import utterance
 from app.recogniser.engine.judgement.verdicts import judge
 
@@ -98,7 +98,7 @@ def _run(server: ServerView, scenario: Scenario, progress: Progress | None) -> R
         delay = plan.start_s - (time.perf_counter() - t0)
         if delay > 0:
             time.sleep(delay)
-        link = transports.open_link(scenario.transport, plan.url, scenario.in_flight)
+        link = open_link(scenario.transport, plan.url, scenario.in_flight)
         try:
             _converse(link, scenario, plan, sequence, run_id, t0, tick)
         finally:
@@ -125,7 +125,7 @@ def _run(server: ServerView, scenario: Scenario, progress: Progress | None) -> R
                      log, cells.frame())
 
 
-def _converse(link: transports.Link, scenario: Scenario, plan: SessionPlan, sequence: bool, run_id: str, t0: float,
+def _converse(link: Link, scenario: Scenario, plan: SessionPlan, sequence: bool, run_id: str, t0: float,
               tick: Callable[[dict[str, Any]], None]) -> None:
     """Send one session's chunks over `link`, pacing them as the scenario says.
 

@@ -8,14 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from app.lab.deployment.deployments import LabSettings
+from app.lab.deployment import LabSettings
 from app.lab.problems import LabError
 from app.lab.records import RunResult, Traffic
 from app.lab.traffic import ServerView
 from app.recogniser.engine import driver
 
 if TYPE_CHECKING:
-    from app.lab.deployment.deployer import Applied, Deployer
+    from app.lab.deployment import Applied, Deployer
     from app.lab.progress import Progress
 
 

@@ -9,8 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from app.lab.deployment.deployments import LabSettings
-from app.lab.deployment.query import values_from_query
+from app.lab.deployment import LabSettings, values_from_query
 from app.lab.problems import Problem
 from app.lab.records import Traffic
 from app.lab.scenario.alphabet import AlphabetError, to_symbols

@@ -1,4 +1,4 @@
-"""The lab's presets (app/lab/deployment/presets.PRESETS, by name): button label, title and why."""
+"""The lab's presets (app/recogniser/engine/presets.PRESETS, by name): button label, title and why."""
 from __future__ import annotations
 
 from app.i18n import N_
