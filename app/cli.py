@@ -156,6 +156,10 @@ def _parser() -> argparse.ArgumentParser:
     balancer.add_argument("--replica", action="append", default=[], metavar="URL",
                           help="a replica behind the balancer of --url (repeat for each): its statistics say how the traffic "
                                "spread, and the same check runs directly on the first, so the report tells routing from model")
+    balancer.add_argument("--replica-log", action="append", default=[], type=Path, metavar="FILE",
+                          help="the log file of the --replica in the same place (repeat in their order), where this machine "
+                               "can read it: its verbosity is raised to 1 for the run, so the report says which replicas "
+                               "each sequence reached")
     balancer.add_argument("--session-header", default=None, metavar="NAME",
                           help="send each session's ID in this header (e.g. X-Session-ID, for nginx `hash $http_x_session_id "
                                "consistent`)")
@@ -196,7 +200,7 @@ def _parser() -> argparse.ArgumentParser:
                             "fault it must fall back to its reading before the fault")
     check.add_argument("--no-faults", action="store_true",
                        help="leave out the client faults (a decoupled model's request cancelled mid-stream, and one whose "
-                            "client's connection is reset mid-stream)")
+                            "client's connection is reset mid-stream; a sequence model's client quiet past the idle timeout)")
     check.add_argument("--not-exercised-exit", type=int, choices=(0, 1, 3), default=3, metavar="{0,1,3}",
                        help="the exit status when nothing broke but a check's situation never happened (no batch of "
                             "several requests formed, no streams shared an execution): 3 by default, 0 accepts it, 1 fails")
@@ -380,7 +384,8 @@ def _check(args: argparse.Namespace, _: Words) -> int:
                 print(f"\r{_(check_text.PHASES[stage.code])}: {done}/{planned}", end="", file=sys.stderr, flush=True)
 
             report = checker.check(args.model, url=args.url, model_repository=args.model_repository, replicas=args.replica,
-                                       grpc_url=args.grpc_url, progress=progress if sys.stderr.isatty() else None,
+                                       replica_logs=args.replica_log, grpc_url=args.grpc_url,
+                                       progress=progress if sys.stderr.isatty() else None,
                                        on_start=lambda: print(_("Starting the embedded Triton server..."), file=sys.stderr), **values)
     except checker.CheckError as err:
         raise err.cause from None  # main() words it as it words every error, and exits 2

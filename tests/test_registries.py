@@ -118,7 +118,7 @@ def test_every_problem_code_the_engine_raises_has_its_words(engine, at_least):
 
 def test_the_checkers_codes_and_its_words_are_the_same_lists():
     from app.checker import words as words_of
-    from app.checker.engine import checks, diagnosis, judge, replay, stream_judge, streams
+    from app.checker.engine import checks, diagnosis, judge, replay, slow_client, stream_judge, streams
 
     # the declaration (app/checker/engine/checks.py) read as data: every check, variant and diagnosis has its words
     assert set(words_of.CHECKS) == {c.code for c in checks.CHECKS}
@@ -127,7 +127,7 @@ def test_the_checkers_codes_and_its_words_are_the_same_lists():
     # request says, or, where the diagnosis replayed its sessions, the advice their classes give
     assert set(words_of.DIAGNOSES) == ({c.diagnosis for c in checks.CHECKS} | set(checks.BROKEN_REFERENCE_REASONS)
                                        | set(checks.REFUSAL_REASONS) | set(diagnosis.ADVICE_CODES)
-                                       | set(stream_judge.STREAM_DIAGNOSES))
+                                       | set(stream_judge.STREAM_DIAGNOSES) | set(slow_client.LEAK_DIAGNOSES))
     assert set(judge.REFUSAL_DIAGNOSES.values()) == set(checks.REFUSAL_REASONS)
     assert set(diagnosis.CHECKS) <= {c.code for c in checks.for_path(sequence=True)}
     assert {c.judged_by for c in checks.CHECKS} == {checks.REFERENCE, checks.GOLDEN, checks.FINITE}
@@ -153,6 +153,6 @@ def test_the_checkers_codes_and_its_words_are_the_same_lists():
     emitted["cause"] = {_literal(n.value) for n in ast.walk(cause) if isinstance(n, ast.Return) and _literal(n.value)}
     assert emitted["skip"] - set(words_of.SKIP_REASONS) == set() and len(emitted["skip"]) >= 8
     # the stream path's phases are its module's constants (streams.py ticks them by name)
-    assert emitted["phase"] | {replay.PHASE, streams.ALONE_PHASE, streams.STAGGERED_PHASE} == set(words_of.PHASES)
+    assert emitted["phase"] | {replay.PHASE, streams.ALONE_PHASE, streams.STAGGERED_PHASE, slow_client.PHASE} == set(words_of.PHASES)
     assert emitted["cause"] == set(words_of.REFUSAL_CAUSES)
     assert emitted["role"] <= set(words_of.ROLES) and emitted["role"]

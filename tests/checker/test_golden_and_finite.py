@@ -55,7 +55,8 @@ def test_right_golden_outputs_hold_on_a_sound_sequence_model(zoo):
     v = verdicts(result)
     assert _abandon_round(v) == {"reference/alone": "held", **{i: "held" for i in REFERENCE_CHECKS if not i.startswith(("abandoned/", "cancelled/"))},
                                  "golden/alone": "held", "golden/all_instances": "held", "golden/one_instance": "held",
-                                 "finite/alone": "held", "finite/all_instances": "held", "finite/one_instance": "held"}, v
+                                 "finite/alone": "held", "finite/all_instances": "held", "finite/one_instance": "held",
+                                 "slow_client/all_instances": "held"}, v
     assert result.exit_code == (3 if "not_exercised" in v.values() else 0) and result.judgement.notes == []
     assert result.tables.lengths == [4, 5, 6, 4, 5, 6, 4, 5, 6, 4] and result.tables.golden
     alone = result.judgement.verdict("golden", "alone")
@@ -84,7 +85,7 @@ def test_a_wrong_golden_file_breaks_naming_the_first_mismatch(zoo):
         "reference/alone": "held",
         **{i: "held" for i in REFERENCE_CHECKS if i.endswith("all_instances") and not i.startswith(("abandoned/", "cancelled/"))},
         **{i: "skipped" for i in REFERENCE_CHECKS if i.endswith("one_instance") and not i.startswith(("abandoned/", "cancelled/"))},
-        "finite/alone": "held", "finite/all_instances": "held", "finite/one_instance": "skipped"}
+        "finite/alone": "held", "finite/all_instances": "held", "finite/one_instance": "skipped", "slow_client/all_instances": "held"}
     assert result.judgement.diagnoses == [{"code": "differs_from_golden", "checks": ["golden/alone", "golden/all_instances"]}]
     sentence = text.verdict_sentence(broken, words("en"))
     assert sentence.startswith("first differed from its golden output at session 2, step 3") and "stream 2" in sentence

@@ -502,3 +502,46 @@ def test_the_outcome_says_when_the_review_fails_the_check_in_every_language():
         allowed = check_text.outcome_lines(_result(CheckOptions(allow_review_errors=True), [error]), _)
         assert strict[0] == _(check_text.OUTCOME[0]) and "--allow-review-errors" in strict[1] and len(strict) == 2
         assert allowed[1] != strict[1] and "--allow-review-errors" in allowed[1]
+
+
+def slow_client_tables(pending_after=0.0, state_before=None, state_after=None, late_error=START_REFUSAL, restart_diff=0.0):
+    """The slow client's rows (its victim's first step, its late step, its restart, a neighbour) and its witness."""
+    from app.checker.engine import slow_client
+
+    rows = Rows().reference()
+    rows.add("slow_client", "victim_slow", 30, 0, 0, variant="all_instances", corrid="9")
+    rows.add("slow_client", "victim_slow", 30, 0, 1, variant="all_instances", corrid="9", judged=False, outcome="late_step",
+             error=late_error, t=5.0)
+    rows.add("slow_client", "restart", 31, 0, 0, variant="all_instances", corrid="9", t=6.0)
+    rows.add("slow_client", "restart", 31, 0, 1, restart_diff, variant="all_instances", corrid="9", t=6.1)
+    rows.add("slow_client", "neighbour", 32, 1, 0, variant="all_instances", corrid="8", t=0.5)
+    run = slow_client.SlowRun(1.0, 1, "gauge" if state_before is not None else None, quiet_s=3.0, reaped_logged=True,
+                              late_error=late_error, pending_before=0.0, pending_after=pending_after, state_before=state_before,
+                              state_after=state_after)
+    t = tables(rows)
+    t.witnesses = {("slow_client", "all_instances"): run.witness()}
+    return t
+
+
+def test_the_slow_clients_late_step_is_no_refusal_and_what_it_leaves_behind_breaks_it():
+    held = judge(slow_client_tables())
+    v = held.verdict("slow_client", "all_instances")
+    assert v.verdict == "held" and v.values["refusals"] == 0 and held.refusals.empty  # refused on purpose: not the model's refusal
+    assert v.values["witness"]["late_refused"] is True and v.values["witness"]["restarted_matched"] is True
+    pending = judge(slow_client_tables(pending_after=1.0)).verdict("slow_client", "all_instances")
+    assert (pending.verdict, pending.reason) == ("broken", "slow_client_leaves_pending")
+    leaked = judge(slow_client_tables(state_before=2.0, state_after=3.0))
+    assert (leaked.verdict("slow_client", "all_instances").reason, leaked.diagnoses) == (
+        "slow_client_leaks_state", [{"code": "slow_client_leaks_state", "checks": ["slow_client/all_instances"]}])
+    carried = judge(slow_client_tables(restart_diff=4.0)).verdict("slow_client", "all_instances")
+    assert (carried.verdict, carried.reason, carried.values["first"]["role"]) == ("broken", "slow_client_keeps_state", "restart")
+    assert carried.values["witness"]["restarted_matched"] is False
+    answered = judge(slow_client_tables(late_error="")).verdict("slow_client", "all_instances")
+    assert (answered.verdict, answered.reason, answered.values["witness"]["advice"]) == ("not_exercised", "not_reaped", "reaper_late")
+    from app.checker import words as check_text
+    from app.i18n import languages, words
+
+    for lang in languages():  # every verdict of the fault has its sentence in every language
+        for verdict in (v, pending, carried, answered):
+            assert check_text.verdict_sentence(verdict, words(lang)), (lang, verdict.id)
+    assert "Triton's pending requests afterwards: 1" in check_text.verdict_sentence(pending, words("en"))

@@ -168,7 +168,7 @@ def test_golden_and_finite_verdicts_name_the_first_stream_step_and_value_in_ever
     assert data["notes"] == [{"code": "streams_wrap", "values": {"streams": [1], "stream_lengths": [1], "steps": 2, "golden": True}}]
     assert {c["check"]: c["judged_by"] for c in data["declared"]} == {
         "reference": "reference", "interleaved": "reference", "id_reuse": "reference", "abandoned": "reference", "cancelled": "reference",
-        "golden": "golden", "finite": "finite"}
+        "slow_client": "reference", "golden": "golden", "finite": "finite"}
     assert data["inputs"]["streams"] == [2, 1] and data["inputs"]["golden"] is True
     for lang in languages():
         lines = text.summary_lines(result, words(lang))

@@ -19,7 +19,8 @@ as typed objects; one exception, CheckError, for "could not check".
 `check` runs on an external server (url, or TRITON_URL), or on the embedded server serving
 model_repository (the lab's own by default) when neither is given. With replicas (the url is
 then a load balancer in front of them) it runs through the balancer and directly on the first
-replica, and `report.routing` says which one breaks. `review_config` is the offline config review
+replica, and `report.routing` says which one breaks; replica_logs (their log files, in the same
+order, where this machine can read them) let its witness say which replicas each sequence reached. `review_config` is the offline config review
 (`check --config`). The CLI (app/cli.py) is a shell over these two: it turns their objects into
 words and exit statuses (report.exit_code: 0 passed, 1 failed, 3 nothing broke but a check was not
 exercised (not_exercised_exit chooses 0, 1 or 3); CheckError: 2).
@@ -94,6 +95,7 @@ class Refusal:
 class Replica:
     url: str
     served: int | None  # successful inferences during the run through the balancer (None: its statistics did not say)
+    sequences: int | None = None  # correlation IDs its log named during that run (None: its log was not read)
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,7 @@ class RoutingReport:
     replicas: tuple[Replica, ...]
     diagnosis: str  # routing.ROUTING_DIAGNOSES
     direct_exit_code: int  # the same check directly on replicas[0]
+    witness: Mapping[str, Any] = field(default_factory=dict)  # replica_witness.routed: replicas serving, sequences split
 
 
 @dataclass(frozen=True)
@@ -148,8 +151,8 @@ def report_of(result: CheckResult) -> Report:
     routing = None
     if result.routing is not None:
         r = result.routing
-        routing = RoutingReport(r.balancer, r.transport, r.session_header, tuple(Replica(x.url, x.served) for x in r.replicas),
-                                r.diagnosis, r.direct.exit_code)
+        routing = RoutingReport(r.balancer, r.transport, r.session_header, tuple(Replica(x.url, x.served, x.sequences) for x in r.replicas),
+                                r.diagnosis, r.direct.exit_code, dict(r.witness))
     refusals = tuple(Refusal(str(x.phase), str(x.variant), str(x.role), int(x.session), int(x.step), str(x.corrid), str(x.error),
                              str(x.cause)) for x in result.judgement.refusals.itertuples())
     checks = tuple(Verdict(v.check, v.variant, v.verdict, v.reason, dict(v.values)) for v in result.verdicts)  # type: ignore[arg-type]
@@ -176,8 +179,8 @@ def options(*, sessions: int | None = None, steps: int | None = None, think_ms: 
 
 
 def check(model: str, *, url: str | None = None, model_repository: Path | str | None = None, replicas: Sequence[str] = (),
-          grpc_url: str | None = None, progress: Callable[..., None] | None = None, on_start: Callable[[], None] | None = None,
-          **option_values: Any) -> Report:
+          replica_logs: Sequence[Path | str] = (), grpc_url: str | None = None, progress: Callable[..., None] | None = None,
+          on_start: Callable[[], None] | None = None, **option_values: Any) -> Report:
     """Check `model` (keyword options: those of options() above, as the CLI names them). Server
     addresses take host:port or http://host:port. CheckError when it could not check."""
     try:
@@ -190,10 +193,14 @@ def check(model: str, *, url: str | None = None, model_repository: Path | str | 
         replicas = [address.host_port(r, "replicas") for r in replicas]
         if replicas and not (url or address.from_environment("TRITON_URL")):
             raise LabError("check_replica_without_balancer")
+        if len(replica_logs) > len(replicas):  # before an embedded server starts
+            raise LabError("check_replica_log_unmatched", logs=len(replica_logs), replicas=len(replicas))
         target = targets.open_target(model, url=url, repository=Path(model_repository) if model_repository else None,
                                      on_start=on_start, grpc_url=grpc_url)
         try:
-            result = check_through_balancer(target, list(replicas), chosen, progress) if replicas else run_check(target, chosen, progress)
+            logs = [Path(p) for p in replica_logs]
+            result = (check_through_balancer(target, list(replicas), chosen, progress, logs=logs) if replicas
+                      else run_check(target, chosen, progress))
         finally:
             target.close()
     except _COULD_NOT as err:

@@ -93,6 +93,10 @@ CHECKS: tuple[Check, ...] = (
           roles=("holder", "victim_abandon", "follower"), not_following="victim_cancel"),
     Check("cancelled", SEQUENCE, _each_instance_run("abandon_round"), REFERENCE, "aborted_pollutes",
           roles=("holder", "victim_cancel", "follower"), not_following="victim_abandon"),
+    # A client fault (app/checker/engine/slow_client.py): a client quiet past the idle timeout, whose
+    # sequence the reaper ends, starts over from START under the same ID beside neighbours; all of them
+    # must match their lone references, then Triton's queue and the model's state settle.
+    Check("slow_client", SEQUENCE, (Scope(ALL_INSTANCES, ("slow_client",), (ALL_INSTANCES,)),), REFERENCE, "slow_client_keeps_state"),
     Check("golden", SEQUENCE, _EVERY_SEQUENCE_REPLY, GOLDEN, "differs_from_golden"),
     Check("finite", SEQUENCE, _EVERY_SEQUENCE_REPLY, FINITE, "non_finite"),
     Check("repeat_alone", STATELESS, (_alone("reference"),), REFERENCE, "keeps_state", passes=("b",), always=True),

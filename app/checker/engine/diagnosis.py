@@ -45,15 +45,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from app.checker.engine import checks, compare
+from app.checker.engine import checks, compare, slow_client
 from app.checker.engine.judge import CheckJudgement, CheckVerdict
 
 if TYPE_CHECKING:
     from app.checker.engine.measure import Tables
 
 # The sequence checks judged against the lone references (app/checker/engine/checks.py): their broken
-# sessions are the ones replayed.
-CHECKS = tuple(c.code for c in checks.for_path(sequence=True) if c.judged_by == checks.REFERENCE and not c.always)
+# sessions are the ones replayed. Not the slow client's: its restarted session carried the reaped
+# sequence's state, which its own diagnosis names with the fault; a replay would only say so again.
+CHECKS = tuple(c.code for c in checks.for_path(sequence=True) if c.judged_by == checks.REFERENCE and not c.always
+               and c.code != slow_client.CHECK)
 CLASSES = ("lost", "stale", "foreign", "other")  # also the order a session's ties are broken in
 ADVICE_CODES = ("foreign_state_oldest", "foreign_state_direct", "stale_state", "lost_state")  # the strongest first
 MAX_SESSIONS = 6  # broken sessions diagnosed per check: the earliest to diverge

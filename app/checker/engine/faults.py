@@ -116,7 +116,12 @@ def _round(value: float | None) -> float | None:
 def readings(target: Target, model: str, state_metric: str | None) -> tuple[float | None, float | None]:
     """(Triton's pending requests for the model, the model's state gauge summed over its instances)
     now; None for what the metrics endpoint does not say."""
-    text = server_stats.scrape(target.server.metrics_url)
+    return readings_at(target.server.metrics_url, model, state_metric)
+
+
+def readings_at(metrics_url: str, model: str, state_metric: str | None) -> tuple[float | None, float | None]:
+    """readings() from a metrics endpoint's URL (the sequence path's measurement holds a server, not a target)."""
+    text = server_stats.scrape(metrics_url)
     if text is None:
         return None, None
 

@@ -7,8 +7,8 @@ first step that is not, and the verdict names that step: its session, step, corr
 output and the size of the difference, and where the trace and the log could tell, the
 execution it ran in and which other sessions' requests shared it. A request the server refused
 is a refusal, with Triton's own message and what caused it, never a wrong output. Nor is it ever a
-held session: the only refusal the check provokes on purpose is its own given-up request (the
-cancelled check's, which is no refusal here), so a check that compared nothing wrong but met a
+held session: the only refusals the check provokes on purpose are its own given-up request (the
+cancelled check's) and the slow client's late step, neither a refusal here, so a check that compared nothing wrong but met a
 refusal breaks on the refusal, with what the cause says about the deployment (REFUSAL_DIAGNOSES):
 a request that reached a server with no record of its sequence (a balancer split it), the idle
 reaper ending a sequence whose client was still sending, or the server refusing or not answering.
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from app.checker.engine import checks, compare, inputs, witness
+from app.checker.engine import checks, compare, inputs, slow_client, witness
 from app.checker.engine.checks import ALONE, FINITE, GOLDEN, REFERENCE, Check, Scope
 from app.lab.observation import START_REFUSAL
 
@@ -156,6 +156,8 @@ def judge(tables: Tables) -> CheckJudgement:
             if check.judged_by == REFERENCE:
                 verdict = _verdict(check.code, scope.variant, steps, rows.index, broken_mask, limits, refusals, check.diagnosis)
                 evidence = tables.witnesses.get((check.code, scope.variant)) if tables.witnesses is not None else None
+                if check.code == slow_client.CHECK and evidence is not None:
+                    verdict, evidence = _slow_client(verdict, rows, broken_mask, evidence)
                 verdicts.append(witnessed(_with_extras(verdict, check, steps, tables), evidence))
             elif check.judged_by == GOLDEN:
                 assert golden_mask is not None  # the data has golden outputs: checked above
@@ -435,6 +437,20 @@ def _with_extras(verdict: CheckVerdict, check: Check, steps: pd.DataFrame, table
     return witnessed(out, witness.freed_slot(extra))  # abandoned, cancelled
 
 
+def _slow_client(verdict: CheckVerdict, rows: pd.DataFrame, broken_mask: pd.DataFrame,
+                 evidence: dict[str, Any]) -> tuple[CheckVerdict, dict[str, Any]]:
+    """The slow client's witness with whether its restarted session matched its reference (every step
+    answered within tolerance; None: it never restarted), and the verdict broken where the fault,
+    exercised, left state or pending requests behind (slow_client.leak)."""
+    restart = rows[rows["role"] == slow_client.RESTART]
+    matched = None if restart.empty else bool((restart["error"] == "").all() and not broken_mask.loc[restart.index].to_numpy().any())
+    evidence = {**evidence, "restarted_matched": matched}
+    left = slow_client.leak(evidence)
+    if verdict.verdict == "held" and evidence["exercised"] and left:
+        return CheckVerdict(verdict.check, verdict.variant, "broken", left, verdict.values), evidence
+    return verdict, evidence
+
+
 def _reuse_places(rows: pd.DataFrame) -> dict[str, Any]:
     """How many reused IDs' sequences the log placed on an instance (and slot) that an earlier
     sequence of the same ID had used; None when the log was not read. Any earlier one counts, not
@@ -475,9 +491,10 @@ def _victim_places(rows: pd.DataFrame, victim: str) -> dict[str, Any]:
 
 
 def _refusals(steps: pd.DataFrame, idle_s: float) -> pd.DataFrame:
-    """Every refused request (the checker's own cancellation excepted), with what caused it."""
+    """Every refused request (the checker's own given-up request and the slow client's late step
+    excepted: refusing those is what the checks provoke), with what caused it."""
     columns = ["row", "phase", "variant", "role", "session", "step", "corrid", "error", "cause", "waited_s"]
-    failed = steps[(steps["error"] != "") & (steps["outcome"] != "cancel_target") & (steps["outcome"] != "not_sent")]
+    failed = steps[(steps["error"] != "") & ~steps["outcome"].isin(("cancel_target", slow_client.LATE, "not_sent"))]
     if failed.empty:
         return pd.DataFrame(columns=columns)
     records = []

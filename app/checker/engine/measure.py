@@ -16,6 +16,9 @@ Sequence batcher, on all instances and then on a temporary one-instance copy:
                  freed slot. Holders, and followers already in, keep their slots until every follower is
                  served, spreading their steps (at most 0.4 of the idle timeout apart), so the freed slots
                  are the victims'.
+  slow_client    (all instances, a client fault: CheckOptions.faults) a victim's client quiet past the
+                 idle timeout beside neighbours, its late step refused, then its session again from
+                 START under the same ID (app/checker/engine/slow_client.py).
 Dynamic or no batcher: every request alone twice (reference), then all of them concurrently in
 two shuffled orders (batches of other compositions), then alone again in another order after
 that traffic (after_traffic). A model whose config turns the response cache on is answered from
@@ -53,7 +56,7 @@ import numpy as np
 import pandas as pd
 from tritonclient.utils import InferenceServerException
 
-from app.checker.engine import checks, compare, endpoints, observed, placement, witness
+from app.checker.engine import checks, compare, endpoints, observed, placement, slow_client, witness
 from app.checker.engine.backlog_gate import BacklogGate
 from app.checker.engine.facts import ModelFacts, TensorSpec
 from app.checker.engine.options import CheckOptions
@@ -752,6 +755,8 @@ def _sequence_phases(m: Measurement, model: str, variant: str, capacity: int, in
         _id_reuse(m, model, variant, capacity, instances)
     if m.options.runs("abandon_round", sequence=True, variant=variant):
         _abandon_round(m, model, variant, capacity)
+    if variant == checks.ALL_INSTANCES and m.options.faults and m.options.wants(slow_client.CHECK):
+        slow_client.play(m, model, variant, capacity)
 
 
 def _one_instance_checks(options: CheckOptions) -> list[str]:

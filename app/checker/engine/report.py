@@ -6,7 +6,7 @@ JSON schema (kind "check", schema 2; schemas/check-report-2.schema.json, schema 
    "failed_by": ["checks" (a verdict broke), "review" (an error-level review finding, unless options.allow_review_errors),
      "not_exercised" (a check not exercised, with options.not_exercised_exit 1)],
    "not_exercised": [check/variant] (held without their witness: verdict not_exercised; exit 3 unless
-     options.not_exercised_exit says 0 or 1),
+     options.not_exercised_exit says 0 or 1), and "routing" where routing.diagnosis is not_exercised,
    "server": {where: embedded | external, url, triton_version (what it reported, which the review used; null: none)},
    "model": ModelFacts.to_json(), "options": CheckOptions.to_json(),
    "inputs": {source: generated | data_file, sessions, lengths: [steps per session],
@@ -26,6 +26,9 @@ JSON schema (kind "check", schema 2; schemas/check-report-2.schema.json, schema 
        the fault's: fault (cancel_mid_stream | disconnect_mid_stream), victim, cancelled_after, cancel_s, neighbours, pending_before/after,
        state_metric, state_before/after, settled_s, settle_s, freed: at_once | later | never};
      stream_cancelled, stream_disconnected broken: reason fault_leaks_state | fault_leaves_pending, or a stream diagnosis of a neighbour;
+     slow_client's witness (source log | client): fault slow_client, idle_timeout_s, quiet_s, reaped_logged, late_refused, refusal,
+       restarted_matched, neighbours, pending_before/after, state_metric, state_before/after, settled_s, settle_s;
+       why not_reaped | late_step_failed; broken: slow_client_keeps_state | slow_client_leaks_state | slow_client_leaves_pending;
      values: compared, sessions, refusals, refusal_causes {cause: n}; held: largest_difference, largest_output;
      broken: wrong_steps, wrong_sessions, first {session, step, corrid, role, phase, output, difference,
        tolerance, t_send, shown {expected, got: first elements}, instance, slot,
@@ -54,7 +57,7 @@ JSON schema (kind "check", schema 2; schemas/check-report-2.schema.json, schema 
        (the server refused or did not answer); a refused request is never a held session;
      skipped: reason is a code (not_reproducible, reference_non_finite, not_requested, single_instance,
        external_server, no_model_files, copy_refused, sessions_too_short, nothing_compared,
-       cancel_not_delivered, no_golden_data (golden not run: no validation_data), no_golden_steps,
+       cancel_not_delivered, idle_timeout_long {idle_timeout_s, limit_s}, no_golden_data (golden not run: no validation_data), no_golden_steps,
        no_float_outputs, response_cache {cache_hits, requests}, response_cache_unknown) with its values
    "tolerances": [{output, datatype, value, source: exact | user | derived, noise, reproducible}],
    "outputs": [{name, datatype, compared, ignored_by: "" | user | lab}],
@@ -80,8 +83,12 @@ JSON schema (kind "check", schema 2; schemas/check-report-2.schema.json, schema 
        stream_batch_dependent, stream_not_reproducible}
    "routing": null, or through a balancer (--replica, app/checker/engine/routing.py): {balancer, transport, session_header,
      replicas: [{url, served_before, served_after, served (successful inferences its statistics counted during the run
-       through the balancer; null: not said)}], diagnosis: balancer_splits_sequences | balancer_breaks | model_breaks |
-       held | direct_only_broke, split_checks: [check/variant], direct: {replica, transport, exit_code, failed_by, requests,
+       through the balancer; null: not said), sequences (correlation IDs its log named then; null: its log not read)}],
+       diagnosis: balancer_splits_sequences | balancer_breaks | model_breaks | held | not_exercised | direct_only_broke,
+       split_checks: [check/variant], witness (app/checker/engine/replica_witness.py): {source: log | statistics, exercised
+       (two replicas or more served), why: one_replica_served | no_statistics | null, advice: spread_replicas | null,
+       replicas_serving, sequences_placed, sequences_split (correlation IDs the replicas' logs named, and those two or
+       more named; null where not every log was read)}, direct: {replica, transport, exit_code, failed_by, requests,
        checks: [{check, variant, verdict, reason}]} (the same check directly on the first replica)}}
 Sessions, streams and steps count from 0; times are seconds from the check's start.
 """

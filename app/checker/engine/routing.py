@@ -16,18 +16,29 @@ traffic. The diagnosis (ROUTING_DIAGNOSES) compares the two outcomes:
                              splits sequences;
   balancer_breaks            broke through the balancer for another reason, held directly;
   model_breaks               broke directly on one replica as well: the model, not the routing;
-  held                       held both ways;
+  held                       held both ways, with at least two replicas serving through the balancer;
+  not_exercised              held both ways, but at most one replica served through the balancer (or
+                             their statistics did not say): nothing shows how it routes a sequence
+                             across replicas, so the outcome is not_exercised (exit 3 by default);
   direct_only_broke          held through the balancer and broke directly (nondeterminism to look into).
+The witness (replica_witness.py) says how many replicas served and, where every replica's log is
+read (--replica-log; the replicas' verbosity is raised to 1 for the run), which replicas each
+sequence reached. Only "held" depends on it (diagnose): a broken outcome is its own witness, and
+the two runs keep their own verdicts; CheckResult.not_exercised lists "routing" for it.
 """
 from __future__ import annotations
 
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tritonclient.utils import InferenceServerException
 
+from app.checker.engine import replica_witness
 from app.checker.engine import target as targets
 from app.checker.engine.options import CheckOptions
+from app.lab.observation import LogWindow, server_log
 from app.lab.problems import LabError
 from app.lab.server import LabServer, UnreachableError
 
@@ -36,7 +47,7 @@ if TYPE_CHECKING:
     from app.lab.progress import Progress
     from app.lab.traffic import run_queue
 
-ROUTING_DIAGNOSES = ("balancer_splits_sequences", "balancer_breaks", "model_breaks", "held", "direct_only_broke")
+ROUTING_DIAGNOSES = ("balancer_splits_sequences", "balancer_breaks", "model_breaks", "held", "not_exercised", "direct_only_broke")
 SPLIT_REASONS = ("sequence_split",)  # judge.REFUSAL_DIAGNOSES' code for a request its replica had no sequence for
 
 
@@ -45,13 +56,15 @@ class ReplicaSpread:
     url: str
     before: int | None  # successful inferences the replica's statistics counted before the run (None: it did not say)
     after: int | None
+    sequences: int | None = None  # correlation IDs its log named during the run (None: its log was not read)
 
     @property
     def served(self) -> int | None:
         return None if self.before is None or self.after is None else self.after - self.before
 
     def to_json(self) -> dict[str, Any]:
-        return {"url": self.url, "served_before": self.before, "served_after": self.after, "served": self.served}
+        return {"url": self.url, "served_before": self.before, "served_after": self.after, "served": self.served,
+                "sequences": self.sequences}
 
 
 @dataclass
@@ -63,22 +76,33 @@ class Routing:
     direct: CheckResult  # the same check directly on replicas[0]
     diagnosis: str  # one of ROUTING_DIAGNOSES
     split_checks: list[str] = field(default_factory=list)  # the verdicts broken on split sequences through the balancer
+    witness: dict[str, Any] = field(default_factory=dict)  # replica_witness.routed: which replicas served
+
+    @property
+    def not_exercised(self) -> bool:
+        return self.diagnosis == "not_exercised"
 
     def to_json(self) -> dict[str, Any]:
         d = self.direct
         return {
             "balancer": self.balancer, "transport": self.transport, "session_header": self.session_header,
             "replicas": [r.to_json() for r in self.replicas], "diagnosis": self.diagnosis, "split_checks": list(self.split_checks),
+            "witness": self.witness,
             "direct": {"replica": d.url, "transport": d.options.transport, "exit_code": d.exit_code, "failed_by": d.failed_by, "requests": d.requests,
                        "checks": [{"check": v.check, "variant": v.variant, "verdict": v.verdict, "reason": v.reason} for v in d.verdicts]},
         }
 
 
-def open_replicas(urls: list[str], model: str) -> list[LabServer]:
-    """Each replica, reachable and serving `model`; LabError naming the first that is not."""
+def open_replicas(urls: list[str], model: str, logs: list[Path] | None = None) -> list[LabServer]:
+    """Each replica, reachable and serving `model`; LabError naming the first that is not. logs[i]:
+    replica i's log file, where it is on this machine (--replica-log)."""
+    logs = logs or []
+    if len(logs) > len(urls):
+        raise LabError("check_replica_log_unmatched", logs=len(logs), replicas=len(urls))
     servers = []
-    for url in urls:
+    for i, url in enumerate(urls):
         server = LabServer(url=url)
+        server.external_log = Path(logs[i]) if i < len(logs) else None  # handed to the lab: its verbosity is ours to raise
         try:
             server.start()
         except UnreachableError:
@@ -104,8 +128,10 @@ def served(server: LabServer, model: str) -> int | None:
     return sum(int(((s.get("inference_stats") or {}).get("success") or {}).get("count", 0)) for s in stats.get("model_stats", []))
 
 
-def diagnose(through: CheckResult, direct: CheckResult) -> tuple[str, list[str]]:
-    """The routing diagnosis from the two outcomes, and the verdicts broken on split sequences."""
+def diagnose(through: CheckResult, direct: CheckResult, witness: dict[str, Any]) -> tuple[str, list[str]]:
+    """The routing diagnosis from the two outcomes and the witness, and the verdicts broken on split
+    sequences. The one rule the witness adds: held both ways without two replicas serving is
+    not_exercised, never held."""
     split = [v.id for v in through.verdicts if v.verdict == "broken" and (v.reason in SPLIT_REASONS
                                                                            or v.values.get("refusal_diagnosis") in SPLIT_REASONS)]
     broke, direct_broke = "checks" in through.failed_by, "checks" in direct.failed_by
@@ -113,24 +139,33 @@ def diagnose(through: CheckResult, direct: CheckResult) -> tuple[str, list[str]]
         return "model_breaks", split
     if broke:
         return ("balancer_splits_sequences" if split else "balancer_breaks"), split
-    return ("direct_only_broke" if direct_broke else "held"), split
+    if direct_broke:
+        return "direct_only_broke", split
+    return ("held" if witness.get("exercised") else "not_exercised"), split
 
 
 def check_through_balancer(target: targets.Target, replicas: list[str], options: CheckOptions, progress: Progress | None = None,
-                           on_wait: run_queue.OnWait | None = None) -> CheckResult:
-    """The check through the balancer (target), the replicas' statistics around it, and the same
-    check directly on replicas[0]; the first run's result with `routing` set. LabError where a
-    replica cannot be used (before any request is sent)."""
+                           on_wait: run_queue.OnWait | None = None, logs: list[Path] | None = None) -> CheckResult:
+    """The check through the balancer (target), the replicas' statistics (and, where `logs` names
+    their files, their logs) around it, and the same check directly on replicas[0]; the first run's
+    result with `routing` set. LabError where a replica cannot be used (before any request is sent)."""
     from app.checker.engine.run import run_check  # the engine calls no routing: imported here, not at the top
 
     if not replicas:
         raise LabError("check_replica_without_balancer")
-    servers = open_replicas(replicas, target.model)
+    servers = open_replicas(replicas, target.model, logs)
     before = [served(s, target.model) for s in servers]
-    through = run_check(target, options, progress, on_wait)
-    spread = [ReplicaSpread(url, b, served(s, target.model)) for url, s, b in zip(replicas, servers, before, strict=True)]
+    with ExitStack() as verbose:
+        # The lines that name a sequence's ID are VERBOSE(1); a replica whose verbosity was not raised says nothing of them.
+        raised = [verbose.enter_context(server_log.raised_verbosity(s, 1)) for s in servers]
+        windows = [LogWindow.start(s) if up else None for s, up in zip(servers, raised, strict=True)]
+        through = run_check(target, options, progress, on_wait)
+    named = [replica_witness.named_ids(w, target.model) if w is not None else None for w in windows]
+    spread = [ReplicaSpread(url, b, served(s, target.model), None if ids is None else len(ids))
+              for url, s, b, ids in zip(replicas, servers, before, named, strict=True)]
+    witness = replica_witness.routed([r.served for r in spread], named)
     # Directly on one replica over HTTP (its gRPC address is not known here): the model, no balancer.
     direct = run_check(targets.Target(servers[0], target.model), replace(options, one_instance=False, transport="http"), progress, on_wait)
-    code, split = diagnose(through, direct)
-    through.routing = Routing(target.server.url, options.transport, options.session_header, spread, direct, code, split)
+    code, split = diagnose(through, direct, witness)
+    through.routing = Routing(target.server.url, options.transport, options.session_header, spread, direct, code, split, witness)
     return through

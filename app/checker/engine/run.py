@@ -92,8 +92,10 @@ class CheckResult:
 
     @property
     def not_exercised(self) -> list[str]:
-        """The checks (check/variant) that held without their situation ever happening (witness.py)."""
-        return [v.id for v in self.judgement.not_exercised]
+        """The checks (check/variant) that held without their situation ever happening (witness.py),
+        and "routing" where the routing held without two replicas serving (routing.diagnose)."""
+        routing = ["routing"] if self.routing is not None and self.routing.not_exercised else []
+        return [v.id for v in self.judgement.not_exercised] + routing
 
     @property
     def outcome(self) -> str:

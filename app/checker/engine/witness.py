@@ -32,11 +32,13 @@ NOTHING_COMPARED = "nothing_compared"  # not_exercised: the check compared no re
 NO_BACKLOG = "no_backlog"  # not_exercised: never more sequences open at once than there are slots
 NO_REUSE_ON_SLOT = "no_reuse_on_freed_slot"  # not_exercised: the log placed no reused ID on a slot its ID had used
 SLOT_NOT_REUSED = "slot_not_reused"  # not_exercised: the log placed no follower on the abandoned sequence's slot
+ONE_REPLICA_SERVED = "one_replica_served"  # the routing not_exercised: at most one replica served (replica_witness.py)
 # What would exercise a batch where none formed (words: app/checker/words.WITNESS_ADVICE).
 ADVICE_UNBATCHED = "cannot_batch"  # max_batch_size 0 or 1: no batch of two requests can form
 ADVICE_LONGER_SESSIONS = "longer_sessions"  # holders that keep their slots until the reaper frees the victim's
 ADVICE_MORE_SESSIONS = "more_sessions"  # more sessions than instances x slots, so some wait in the backlog
 ADVICE_MORE_LOAD = "more_load"  # more sessions, or a queue delay (max_queue_delay_microseconds), lets batches form
+ADVICE_SPREAD_REPLICAS = "spread_replicas"  # every replica up behind the balancer, and sessions it can tell apart
 
 
 def batch_counts(server: LabServer, model: str) -> dict[int, int] | None:

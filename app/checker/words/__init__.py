@@ -25,6 +25,8 @@ CHECKS = {
     "id_reuse": N_("IDs reused after END, on freed slots: a new sequence inherits nothing"),
     "abandoned": N_("a session abandoned without END: nobody else changes, nor the next session on its slot"),
     "cancelled": N_("a session whose client gave up on a request (timed out): nobody else changes, nor the next session on its slot"),
+    "slow_client": N_("a client quiet longer than the idle timeout, then back: its late step is refused, its session started over "
+                      "from START under the same ID answers as alone, its neighbours too, and nothing is left behind"),
     "repeat_alone": N_("each request alone, twice: the same answer"),
     "batch_composition": N_("the same requests concurrently, in batches of other compositions: the same answers"),
     "after_traffic": N_("each request alone again, after other traffic, in another order: the same answers"),
@@ -40,7 +42,9 @@ ROLES = {
     "alone": N_("alone"), "interleaved": N_("interleaved"), "first_use": N_("first use of its ID"),
     "reuse": N_("reusing an ended sequence's ID"), "chain": N_("reusing one ID, alone"), "holder": N_("holding a slot"),
     "victim_abandon": N_("the abandoned session"), "victim_cancel": N_("the session that timed out"),
-    "follower": N_("next on a freed slot"), "c1": N_("concurrent, first order"), "c2": N_("concurrent, second order"),
+    "follower": N_("next on a freed slot"), "victim_slow": N_("the client quiet past the idle timeout"),
+    "neighbour": N_("beside the quiet client"), "restart": N_("the quiet client, started over"),
+    "c1": N_("concurrent, first order"), "c2": N_("concurrent, second order"),
 }
 VERDICTS = {"held": N_("HELD"), "broken": N_("BROKEN"), "skipped": N_("SKIPPED"), "not_exercised": N_("NOT EXERCISED")}
 # A check not exercised (app/checker/engine/witness.py): what its witness says did not happen ...
@@ -60,6 +64,11 @@ NOT_EXERCISED = {
     "slot_not_reused": N_("every session matched, but the server's log placed no session on the abandoned session's slot, so "
                           "nothing shows what a sequence there inherits"),
     "ended_before_cancel": N_("the request to cancel ended before its client could cancel it, so no cancel landed mid-stream"),
+    "not_reaped": N_("the client was quiet for {quiet:seconds}, past the idle timeout of {idle:seconds}, yet the server still "
+                     "answered its late step: its sequence had not been ended, so nothing shows what a client that comes back "
+                     "after the reaper meets"),
+    "late_step_failed": N_("the quiet client's late step failed otherwise than as a sequence the server no longer knew, so "
+                           "nothing shows that the reaper had ended it"),
 }
 # ... and what would exercise it.
 WITNESS_ADVICE = {
@@ -71,6 +80,10 @@ WITNESS_ADVICE = {
                           "them when the idle reaper frees the abandoned one (after max_sequence_idle_microseconds)"),
     "more_sessions": N_("to make it happen, send more sessions than instances × slots (--sessions)"),
     "longer_streams": N_("to make it happen, give inputs whose streams are longer (--input-data)"),
+    "spread_replicas": N_("to make it happen, keep every replica up behind the balancer and send more sessions (--sessions); "
+                          "a balancer that hashes on a header spreads only sessions whose header differs (--session-header)"),
+    "reaper_late": N_("to make it happen, run the check again on a less loaded server, and make sure the server runs the "
+                      "config's max_sequence_idle_microseconds"),
 }
 SKIP_REASONS = {
     "not_reproducible": N_("the reference is not reproducible, so nothing can be compared with it"),
@@ -95,6 +108,8 @@ SKIP_REASONS = {
     "no_golden_steps": N_("no reply of this run had a golden output to compare with"),
     "no_float_outputs": N_("the model compares no float output, and only floats can be NaN or Inf"),
     "stream_too_short": N_("no request streamed two responses or more alone, so none could be cancelled half-way"),
+    "idle_timeout_long": N_("the idle timeout is {idle_timeout_s:seconds}, longer than the {limit_s:seconds} this check waits "
+                            "at most: a client quiet past it is not played"),
 }
 DIAGNOSES = {
     "keeps_state": N_("The answer to a request depends on the requests before it: the model keeps state between requests. "
@@ -114,6 +129,18 @@ DIAGNOSES = {
     "aborted_pollutes": N_("A session that stopped without END, or gave up on a request, changed what another session got: "
                            "the model must drop or reset state the server never ended for it (START resets; the idle "
                            "reaper does not tell the model)."),
+    # the slow client (app/checker/engine/slow_client.py): what its fault showed
+    "slow_client_keeps_state": N_("After a client was quiet longer than the idle timeout, the idle reaper ended its sequence (the "
+                                  "model is not told), and a session of the fault answered otherwise than alone: the client "
+                                  "that started over from START under the same ID carried the ended sequence's state, or a "
+                                  "neighbour's state changed. Reset the state whenever START is set, and drop what a sequence "
+                                  "the model finds idle left behind."),
+    "slow_client_leaks_state": N_("After a client was quiet longer than the idle timeout and its sequence was reaped, the "
+                                  "model's state gauge stayed above its reading before the fault: the state of a sequence that "
+                                  "never sent END is never freed. The reaper does not tell the model: drop a sequence's state "
+                                  "when the model itself finds it idle, or when its ID starts over with START."),
+    "slow_client_leaves_pending": N_("After a client was quiet longer than the idle timeout and came back, Triton still held "
+                                     "requests for the model: a request of the fault was never answered."),
     # from the diagnosis (app/checker/engine/diagnosis.py): what the broken sessions' replayed histories showed
     "lost_state": N_("Sessions lost their state part-way: replayed alone, a sequence that starts over at the step where each "
                      "went wrong gives the answers it got. The model keeps state for fewer sequences than the server runs at "
@@ -186,6 +213,7 @@ PHASES = {
     "interleaved": N_("interleaved sessions"),
     "id_reuse": N_("IDs reused after END"),
     "abandon_round": N_("abandoned and timed-out sessions (waits for the idle timeout)"),
+    "slow_client": N_("a client quiet past the idle timeout (waits for the reaper)"),
     "concurrent": N_("concurrent requests, shuffled"),
     "after_traffic": N_("alone again, after the traffic"),
     "diagnosis": N_("diagnosis: replaying broken sessions alone"),
@@ -257,6 +285,8 @@ PROBLEMS = {
     "check_replica_without_balancer": N_("--replica names the replicas behind the balancer of --url: give --url too"),
     "check_replica_unreachable": N_("no live Triton answers at replica {url:text}: correct --replica"),
     "check_replica_unknown_model": N_("replica {url:text} does not serve model '{model:text}': every replica must serve it"),
+    "check_replica_log_unmatched": N_("{logs:count} --replica-log for {replicas:count} --replica: each names the log of the "
+                                      "--replica in the same place"),
     "check_triton_version_live": N_("--triton-version {version:text} is for --config: a check on a server reviews the config "
                                     "for the version that server reports"),
     "check_url_and_repository": N_("give either --url (a server of yours) or --model-repository (a repository the checker serves), not both"),
@@ -317,6 +347,8 @@ def verdict_sentence(v: CheckVerdict, _: Words) -> str:
         return not_exercised_sentence(values["witness"], _)
     if v.check in streams.CHECKS:
         return streams.verdict_sentence(v, _)
+    if v.check == "slow_client" and v.reason in ("slow_client_leaks_state", "slow_client_leaves_pending"):
+        return slow_client_clause(values["witness"], _)  # every reply matched: what it left behind broke it
     if v.verdict == "broken" and "first" not in values:  # broken on refusals alone
         return refusal_sentence(values, _)
     if v.check == "golden":
@@ -354,7 +386,8 @@ def not_exercised_sentence(witness: dict[str, Any], _: Words) -> str:
     sizes = ", ".join(f"{size}×{n}" for size, n in (witness.get("batch_sizes") or {}).items()) or "–"
     text = _.render(NOT_EXERCISED[witness["why"]], executions=witness.get("executions") or 0, sizes=sizes,
                     overlapping=witness.get("overlapping") or 0, largest=str(witness.get("largest_batch") or "–"),
-                    capacity=witness.get("capacity") or 0, max_open=witness.get("max_open") or 0)
+                    capacity=witness.get("capacity") or 0, max_open=witness.get("max_open") or 0,
+                    quiet=witness.get("quiet_s") or 0, idle=witness.get("idle_timeout_s") or 0)
     if witness.get("advice"):
         text += _(N_("; ")) + _.render(WITNESS_ADVICE[witness["advice"]], max_batch_size=witness.get("max_batch_size") or 0)
     return text
@@ -513,7 +546,25 @@ def _extra(v: CheckVerdict, _: Words) -> str:
                         same=values["same_instance"], reused=values["reused"], slot=values["same_slot"])
     if v.check in ("abandoned", "cancelled") and values.get("next_on_slot") is not None:
         return _.render(N_("the next session on its slot ran there: {yes:yes_no}"), yes=values["next_on_slot"])
+    if v.check == "slow_client" and values.get("witness"):
+        return slow_client_clause(values["witness"], _)
     return ""
+
+
+def slow_client_clause(w: dict[str, Any], _: Words) -> str:
+    """The slow client's fault as it happened (its witness): the quiet, the late step, the restart, the readings."""
+    text = _.render(N_("the client was quiet for {quiet:seconds} (idle timeout {idle:seconds}); its late step was refused as a "
+                       "sequence the server no longer knew: {refused:yes_no}"),
+                    quiet=w.get("quiet_s") or 0, idle=w["idle_timeout_s"], refused=bool(w.get("late_refused")))
+    if w.get("restarted_matched") is not None:
+        text += _.render(N_("; started over from START under the same ID, it answered as alone: {yes:yes_no}"),
+                         yes=w["restarted_matched"])
+    if w.get("pending_after") is not None:
+        text += _.render(N_("; Triton's pending requests afterwards: {n:count}"), n=int(w["pending_after"]))
+    if w.get("state_metric") and w.get("state_before") is not None and w.get("state_after") is not None:
+        text += _.render(N_("; {metric:text} {before:text} before the fault, {after:text} after"), metric=w["state_metric"],
+                         before=number(w["state_before"]), after=number(w["state_after"]))
+    return text
 
 
 def summary_lines(result: CheckResult, _: Words) -> list[str]:
@@ -580,12 +631,29 @@ def routing_lines(result: CheckResult, _: Words) -> list[str]:
             lines.append(_.render(N_("  replica {url:text}: its statistics did not say"), url=replica.url))
         else:
             lines.append(_.render(N_("  replica {url:text} served {n:requests}"), url=replica.url, n=replica.served))
+    lines.append(witness_line(r.witness, len(r.replicas), _))
     direct = r.direct
     broken = [v for v in direct.verdicts if v.verdict == "broken"]
     lines.append(_.render(N_("Directly on {url:text}: {held:count} of {all:count} checks held, {broken:count} broke"), url=direct.url,
                           held=sum(v.verdict == "held" for v in direct.verdicts), all=len(direct.verdicts), broken=len(broken)))
-    lines += ["", _(ROUTING[r.diagnosis])]
+    diagnosis = _(ROUTING[r.diagnosis])
+    if r.not_exercised:
+        w = r.witness
+        diagnosis += " " + _.render(ROUTING_NOT_EXERCISED[w["why"]], serving=w["replicas_serving"], replicas=len(r.replicas))
+        diagnosis += _(N_("; ")) + _(WITNESS_ADVICE[w["advice"]]) if w.get("advice") else ""
+    lines += ["", diagnosis]
     return lines
+
+
+def witness_line(witness: dict[str, Any], replicas: int, _: Words) -> str:
+    """The routing's witness (app/checker/engine/replica_witness.py): how many replicas served, and
+    how many sequences reached more than one, where their logs say."""
+    if witness.get("source") == "log":
+        return _.render(N_("  {serving:count} of {replicas:count} replicas served; {split:count} of {placed:count} sequences split "
+                           "across replicas (their logs)"), serving=witness["replicas_serving"], replicas=replicas,
+                        split=witness["sequences_split"], placed=witness["sequences_placed"])
+    return _.render(N_("  {serving:count} of {replicas:count} replicas served (their statistics; which replica served each sequence "
+                       "is known only from their logs: --replica-log)"), serving=witness.get("replicas_serving") or 0, replicas=replicas)
 
 
 def shape_lines(used: InputsUsed, _: Words) -> list[str]:
@@ -631,8 +699,16 @@ ROUTING = {
     "model_breaks": N_("The check broke directly on one replica as well: the model or its config breaks sessions, whatever "
                        "the routing. Fix the model first, then check through the balancer again."),
     "held": N_("Every check held through the balancer and directly on one replica."),
+    "not_exercised": N_("Every check held through the balancer and directly on one replica, but the routing was not exercised:"),
     "direct_only_broke": N_("Every check held through the balancer, and one broke directly on one replica: the model answers "
                             "differently from run to run; look at that run's verdicts."),
+}
+# Why the routing was not exercised (app/checker/engine/replica_witness.py); its advice is in WITNESS_ADVICE.
+ROUTING_NOT_EXERCISED = {
+    "one_replica_served": N_("only {serving:count} of the {replicas:count} replicas served requests, so nothing shows how the "
+                             "balancer routes one sequence's requests across replicas"),
+    "no_statistics": N_("the replicas' statistics did not say how many requests each served, so nothing shows that more than "
+                        "one served"),
 }
 REVIEW_FAILED = N_("The config review found {n:count} error(s): the check fails (--allow-review-errors lets the verdicts alone "
                    "decide).")

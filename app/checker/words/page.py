@@ -34,7 +34,9 @@ SHAPES_HELP = N_("Left empty, the checker draws the size of every variable dimen
                  "must stack the requests (a variable input without allow_ragged_batch). The results say which shapes were sent.")
 FAULTS_HELP = N_("After the staggered run, a decoupled model's request is cancelled by its client mid-stream, then another's "
                  "client vanishes mid-stream (its connection reset), each beside three neighbours: their streams must match "
-                 "their lone ones, and Triton's pending requests must fall back to 0. Off: the client faults are left out.")
+                 "their lone ones, and Triton's pending requests must fall back to 0. Under the sequence batcher, a client "
+                 "goes quiet past the idle timeout and then starts its session over from START under the same ID: its late "
+                 "step must be refused, and every session answer as alone. Off: the client faults are left out.")
 STATE_METRIC_HELP = N_("Your model's own Prometheus gauge of the state it holds, labelled by model on Triton's metrics endpoint "
                        "(the lab's generator exports gen_state_cells): after each client fault it must fall back to its reading "
                        "before the fault. Empty: the model's state is not read.")

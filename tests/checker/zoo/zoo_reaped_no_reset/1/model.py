@@ -1,0 +1,1 @@
+../../zoo_stateless/1/model.py
