@@ -31,9 +31,10 @@ from app.lab.progress import Stage
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.scenario.transport import Transport
 from app.lab.server import EmbeddedServer, LabServer, address
-from app.lab.traffic import driver, run_report_json
+from app.lab.traffic import run_report_json
+from app.recogniser.engine import driver
+from app.recogniser.words import report as report_text
 from app.text import log_readings
-from app.text import report as report_text
 from app.text.errors import EXPLAINED, explain
 
 if TYPE_CHECKING:

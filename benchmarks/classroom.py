@@ -67,12 +67,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from app.lab.deployment import PRESETS, Deployer, LabSettings, LabSetup, loaded_models  # noqa: E402
-from app.lab.judgement import prediction
+from app.lab.deployment import Deployer, LabSettings, loaded_models  # noqa: E402
 from app.lab.observation import server_log
 from app.lab.records import Traffic  # noqa: E402
 from app.lab.server import LabServer  # noqa: E402
-from app.lab.traffic import driver, run_queue  # noqa: E402
+from app.lab.traffic import run_queue  # noqa: E402
+from app.recogniser.engine import driver
+from app.recogniser.engine.judgement import prediction
+from app.recogniser.engine.presets import PRESETS
+from app.recogniser.engine.setup import LabSetup
 from benchmarks._common import PeakMemory, run_workers, torch_build  # noqa: E402
 
 CUSTOM = {
@@ -440,8 +443,8 @@ def replica_class(env: dict[str, str], db_url: str, mix: list[str], replicas: in
     """One class: learners dealt to replicas in turn (learner i on replica i mod R, set-ups in
     turn over each round of R, so one set-up's learners sit on different replicas), all pressing
     Run on "go", each voting after their result."""
-    from app.presenter import engine as demos
     from app.quiz import votes
+    from app.recogniser import demo as demos
 
     store = votes.store(db_url)
     code = store.open_demo(POLL_DEMO)

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.lab.deployment import Deployer, deployments  # noqa: E402
 from app.lab.scenario.scenario import Scenario, random_texts  # noqa: E402
 from app.lab.server import LabServer  # noqa: E402
-from app.lab.traffic import driver
+from app.recogniser.engine import driver
 from benchmarks._common import PeakMemory, group_rss_mb, print_build  # noqa: E402
 
 SETTLE_S = 2.0  # memory is read this long after the last load, once the stubs have finished starting

@@ -27,7 +27,7 @@ import tritonclient.http as http  # noqa: E402
 from app.lab.scenario.ids import unique_ids  # noqa: E402
 from app.lab.scenario.scenario import Scenario, random_texts  # noqa: E402
 from app.lab.server import LabServer  # noqa: E402
-from app.lab.traffic import driver  # noqa: E402
+from app.recogniser.engine import driver  # noqa: E402
 from benchmarks._common import torch_build  # noqa: E402
 
 MODEL = "asr_sequence_direct"

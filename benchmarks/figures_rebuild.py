@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from app.charts import figures  # noqa: E402
+from app.recogniser import figures  # noqa: E402
 from benchmarks._common import print_build  # noqa: E402
 
 TARGET_S = 1.0

@@ -20,8 +20,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.lab.deployment import Deployer, presets  # noqa: E402
+from app.lab.deployment import Deployer  # noqa: E402
 from app.lab.server import LabServer  # noqa: E402
+from app.recogniser.engine import presets
 from benchmarks._common import torch_build  # noqa: E402
 from benchmarks.outcome_reliability import last_words, preset_outcome, responsive, taught_outcome  # noqa: E402
 

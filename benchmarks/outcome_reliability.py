@@ -25,10 +25,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.lab.deployment import Deployer, presets  # noqa: E402
-from app.lab.judgement import evidence  # noqa: E402
+from app.lab.deployment import Deployer  # noqa: E402
 from app.lab.server import LabServer  # noqa: E402
 from app.live.sentiment import engine as sentiment
+from app.recogniser.engine import presets
+from app.recogniser.engine.judgement import evidence  # noqa: E402
 from app.registry import families as exercises  # both families: the recogniser's and the generator's
 from benchmarks._common import torch_build  # noqa: E402
 

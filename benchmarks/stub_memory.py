@@ -22,8 +22,8 @@ from app.generation.engine import run as generate  # noqa: E402
 from app.lab.deployment import GENERATOR_DEPLOYMENTS, Deployer, deployments  # noqa: E402
 from app.lab.scenario.scenario import Scenario, random_texts  # noqa: E402
 from app.lab.server import LabServer, memory  # noqa: E402
-from app.lab.traffic import driver  # noqa: E402
 from app.live.sentiment import engine as sentiment  # noqa: E402
+from app.recogniser.engine import driver  # noqa: E402
 from benchmarks._common import print_build  # noqa: E402
 
 SETTLE_S = 2.0  # stubs finish starting after the load returns

@@ -17,8 +17,8 @@ from app.i18n import words  # noqa: E402
 from app.lab.scenario.scenario import Scenario, random_texts  # noqa: E402
 from app.lab.scenario.transport import Transport  # noqa: E402
 from app.lab.server import LabServer  # noqa: E402
-from app.lab.traffic import driver  # noqa: E402
-from app.text.transports import transport as transport_words  # noqa: E402
+from app.recogniser.engine import driver  # noqa: E402
+from app.recogniser.words.transports import transport as transport_words  # noqa: E402
 from benchmarks._common import torch_build  # noqa: E402
 
 MODEL = "asr_sequence_direct"

@@ -8,7 +8,7 @@ from app.lab.paths import REPO_ROOT
 
 DOCS = REPO_ROOT / "docs"
 RECIPES = ["A lesson", "A live element", "An exercise", "A checker check", "A review rule", "A quiz item", "A language",
-           "A deployment", "A preset", "A page"]
+           "A deployment", "A preset", "A page", "A chart"]
 
 
 def _layout_rows(text: str) -> list[str]:
@@ -45,9 +45,9 @@ def test_the_layout_table_lists_every_folder_of_the_app_once_and_only_folders_th
 
 
 def test_a_placeholder_row_stands_for_each_folder_of_its_kind_and_no_deeper():
-    assert _stands_for("app/exercises/<name>/", "app/exercises/slot_exhaustion/")
-    assert not _stands_for("app/live/<name>/", "app/exercises/slot_exhaustion/")
-    assert not _stands_for("app/exercises/<name>/", "app/exercises/slot_exhaustion/parts/")
+    assert _stands_for("app/recogniser/exercises/<name>/", "app/recogniser/exercises/slot_exhaustion/")
+    assert not _stands_for("app/live/<name>/", "app/recogniser/exercises/slot_exhaustion/")
+    assert not _stands_for("app/recogniser/exercises/<name>/", "app/recogniser/exercises/slot_exhaustion/parts/")
     assert not _stands_for("app/exercise_kit/", "app/exercise_kit/")  # an exact row is matched as itself
 
 

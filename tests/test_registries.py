@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from app.i18n import languages, words
-from app.lab.deployment import PRESETS
 from app.lab.paths import REPO_ROOT
-from app.text import presets as preset_words
+from app.recogniser.engine.presets import PRESETS
+from app.recogniser.words import presets as preset_words
 from tests.app_pages import main_pages, view_names
 from tests.i18n.text_checks import reads_in
 

@@ -38,7 +38,7 @@ def symbol_words(right: pd.Series, _: Translate = str) -> pd.Series:
 
 
 def verdict_name(code: str, _: Translate = str) -> str:
-    """A verdict code (app/lab/judgement/verdicts.py) as a word, for figures."""
+    """A verdict code (app/recogniser/engine/judgement/verdicts.py) as a word, for figures."""
     return _(VERDICT_WORDS.get(str(code), str(code)))
 
 

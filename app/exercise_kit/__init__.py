@@ -2,7 +2,7 @@
 exercise is and returns (base), readings over run tables, fixed-name models, and the one registry class
 (registry.Registry) each family lists its members with.
 
-Both families' engines, words, figures and lists (app/exercises, app/generation/exercises) import these names
+Both families' engines, words, figures and lists (app/recogniser/exercises, app/generation/exercises) import these names
 from here, not from the modules behind them; this package imports no feature that lists exercises, is
 Streamlit-free and word-free (import-linter contracts hold it).
 """

@@ -44,7 +44,7 @@ class Finding:
 @dataclass(frozen=True)
 class Exercise:
     """An exercise as codes: its words (title, scenario, question, option texts) live in
-    its words.py beside its engine (app/exercises/<name>/words.py), keyed by the same name and option keys."""
+    its words.py beside its engine (app/recogniser/exercises/<name>/words.py), keyed by the same name and option keys."""
 
     name: str
     options: tuple[str, ...]  # option keys, in the order the page offers them

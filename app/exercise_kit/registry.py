@@ -1,4 +1,4 @@
-"""The one registry class of exercises, for every family (the recogniser's, app/exercises/family.py; the
+"""The one registry class of exercises, for every family (the recogniser's, app/recogniser/exercises/family.py; the
 generator's, app/generation/exercises/family.py): a family hands it its members as imported packages, each
 with its engine, words and figures modules, and it checks them, runs one at a time and attaches the server log.
 

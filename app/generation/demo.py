@@ -1,7 +1,7 @@
 """The presenter's generation demo (no Streamlit, no words): static batching against in-flight batching on the
 same seeded workload, for a class to predict, vote on and see.
 
-It is the generation family of the presenter's demos (the recogniser family is app/presenter/engine.py): the same
+It is the generation family of the presenter's demos (the recogniser family is app/recogniser/demo.py): the same
 five steps, with the generator's two configs as the change, the lab page's compare question (words:
 app/generation/words.py QUESTIONS/ANSWERS["compare"]) as the question, both modes run by app/generation/runs.py
 on one planned workload, and the answer judged from those runs' numbers by runs.answer, never stored here.

@@ -1,5 +1,5 @@
 """Presenter-mode pieces the Presenter's page and the learners' vote page share: projector-size type, the config
-diff, the join link, and the demos of every family (the recogniser's, app/presenter/engine.py; the generator's,
+diff, the join link, and the demos of every family (the recogniser's, app/recogniser/demo.py; the generator's,
 app/generation/demo.py; the paged engine's, app/generation/paged/demo.py) by name, with their titles, questions and options in the reader's words. The vote
 histogram is in app/presenter/figures.py."""
 from __future__ import annotations
@@ -15,9 +15,9 @@ from app.generation.paged import demo as kv_demo
 from app.generation.paged import words as kv_words
 from app.i18n import Words
 from app.lab.deployment import DiffLine
-from app.presenter import engine as demos
-from app.presenter import words as demo_words
-from app.text import prediction as prediction_words
+from app.recogniser import demo as demos
+from app.recogniser.words import demo as rec_demo_words
+from app.recogniser.words import prediction as prediction_words
 
 ROOT = "presenter"  # the key of the container whose type is projector-size
 
@@ -70,13 +70,13 @@ def demo_options(name: str) -> tuple[str, ...]:
 def demo_title(name: str, words: Words) -> str:
     if family(name) == gen_demo.FAMILY:
         return words(gen_words.DEMO_TITLES[name])
-    return words(kv_words.DEMO_TITLES[name]) if family(name) == kv_demo.FAMILY else demo_words.title(name, words)
+    return words(kv_words.DEMO_TITLES[name]) if family(name) == kv_demo.FAMILY else rec_demo_words.title(name, words)
 
 
 def demo_question(name: str, words: Words) -> str:
     if family(name) == gen_demo.FAMILY:
         return words(gen_words.QUESTIONS[gen_demo.KIND])
-    return words(kv_words.QUESTIONS[kv_demo.KIND]) if family(name) == kv_demo.FAMILY else demo_words.question(name, words)
+    return words(kv_words.QUESTIONS[kv_demo.KIND]) if family(name) == kv_demo.FAMILY else rec_demo_words.question(name, words)
 
 
 def option_label(name: str, option: str, words: Words) -> str:

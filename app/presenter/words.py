@@ -1,25 +1,9 @@
-"""Words for the presenter's demos (app/presenter/engine.py codes) and the class vote."""
+"""Words for the Presenter's page around any demo: its sides, steps, the class vote and the reveal's headline.
+The recogniser's demos' titles and questions are app/recogniser/words/demo.py."""
 from __future__ import annotations
 
 from app.i18n import N_, Words
-from app.text import prediction as prediction_words
-from app.text import presets as preset_words
-
-TITLES = {
-    "state_key": N_("Oldest: where the model keeps its state"),
-    "ready": N_("Direct: honouring READY"),
-    "scheduler": N_("Dynamic batcher or sequence batcher"),
-}
-
-# The question asked of the class; {setup:text} is the asked side's preset title.
-QUESTIONS = {
-    "state_key": N_("Eight sessions stream at once through this deployment: `oldest`, with the model keeping its "
-                    "state per batch row (`state_key: slot`). What happens to their transcripts?"),
-    "ready": N_("Eight sessions, starting and pausing at different moments, stream through `direct` with a model "
-                "that ignores READY (`honour_ready: false`). What happens to their transcripts?"),
-    "scheduler": N_("Eight sessions stream at once through the recogniser deployed behind the dynamic batcher, "
-                    "2 instances with 4 rows each. What happens to their transcripts?"),
-}
+from app.recogniser.words import prediction as prediction_words
 
 SIDES = {"before": N_("Before"), "after": N_("After")}
 STEPS = {
@@ -37,20 +21,8 @@ OUTCOMES = {
 POLL_STATES = {"open": N_("open"), "closed": N_("closed"), "revealed": N_("revealed")}
 
 
-def title(code: str, _: Words) -> str:
-    return _(TITLES[code])
-
-
-def question(code: str, _: Words) -> str:
-    return _(QUESTIONS[code])
-
-
 def side(code: str, _: Words) -> str:
     return _(SIDES[code])
-
-
-def setup_title(preset: str, _: Words) -> str:
-    return _(preset_words.TITLES[preset])
 
 
 def outcome(side: str, outcome: str, _: Words) -> str:

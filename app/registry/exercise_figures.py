@@ -1,5 +1,5 @@
 """Each exercise's figures: one module per exercise, beside its engine, a recogniser exercise's in
-app/exercises/<name>/figures.py, a generator exercise's in app/generation/exercises/<name>/figures.py
+app/recogniser/exercises/<name>/figures.py, a generator exercise's in app/generation/exercises/<name>/figures.py
 (listed by its family; app/registry/families.py finds which).
 
 A module defines figures(result, _=str) -> list[Chart] (app/charts/figures.py: caption, plotly

@@ -1,4 +1,4 @@
-"""The words of each exercise, beside its engine: a recogniser exercise's in app/exercises/<name>/words.py,
+"""The words of each exercise, beside its engine: a recogniser exercise's in app/recogniser/exercises/<name>/words.py,
 a generator exercise's in app/generation/exercises/<name>/words.py (listed by its family; app/registry/families.py
 finds which), each defining, as English templates marked with N_() (the registry checks the first seven):
 

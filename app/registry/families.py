@@ -1,4 +1,4 @@
-"""The families of exercises: the recogniser's failure modes (app/exercises/family.py) and the generator's
+"""The families of exercises: the recogniser's failure modes (app/recogniser/exercises/family.py) and the generator's
 (app/generation/exercises/family.py), each exercise a folder with engine.py, words.py and figures.py side by side.
 
 Every consumer (the Failure modes page, the CLI's `exercise` command, the words and figures lookups,
@@ -14,8 +14,8 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 
 from app.exercise_kit import Exercise, ExerciseResult, Measured, Registry
-from app.exercises.family import EXERCISES as RECOGNISER
 from app.generation.exercises.family import EXERCISES as GENERATION
+from app.recogniser.exercises.family import EXERCISES as RECOGNISER
 
 if TYPE_CHECKING:
     from app.lab.deployment import Deployer

@@ -14,9 +14,9 @@ import streamlit as st
 from app.generation import live_view as generation
 from app.generation.paged.lesson import view as paged
 from app.i18n import N_
-from app.live.recogniser import view as recogniser
 from app.live.rollout import view as rollout
 from app.live.sentiment import view as sentiment
+from app.recogniser import live_view as recogniser
 from app.ui import shared_server
 from app.ui.language import _, t
 

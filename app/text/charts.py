@@ -1,7 +1,7 @@
 """What each chart of the app shows, said in a sentence beside it, for a learner who cannot tell
-its colours apart or reads the page with a screen reader: the lab's figures (app/charts/figures.py),
+its colours apart or reads the page with a screen reader: the lab's figures (app/recogniser/figures.py),
 the replay (replay.py), the checker's (checker.py), the quiz item chart (item_analysis.py) and the
-presenter's vote chart (app/presenter/figures.py). The exercises' are in app/exercises/<name>/words.py.
+presenter's vote chart (app/presenter/figures.py). The exercises' are in app/recogniser/exercises/<name>/words.py.
 
 Every sentence only reads numbers off the chart it sits beside, so CHART_SUMMARIES is what
 tests/content/test_coverage.py leaves out of the text map (lessons/COVERAGE.md says why).

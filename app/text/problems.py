@@ -46,7 +46,7 @@ PROBLEMS = {
                       "{budget:count} MB and this one needs about {need:count} MB. Nothing was loaded; it waited {waited:count} s "
                       "for a run to end. Try again in a minute, or pick a set-up with fewer instances (or a preset, which "
                       "others share)."),
-    # traffic (app/lab/deployment/setup.LabSetup.traffic_problems)
+    # traffic (app/recogniser/engine/setup.LabSetup.traffic_problems)
     "sessions_range": N_("sessions must be {low:count} to {high:count}: got {value:text}"),
     "chunks_range": N_("chunks per session must be {low:count} to {high:count}: got {value:text}"),
     "think_ms_range": N_("think time must be {low:count} to {high:count} ms: got {value:text}"),

@@ -1,4 +1,4 @@
-"""Verdict words (app/lab/judgement/verdicts.py codes) as people read them: names, explanations, details."""
+"""Verdict words (app/recogniser/engine/judgement/verdicts.py codes) as people read them: names, explanations, details."""
 from __future__ import annotations
 
 import math
@@ -31,7 +31,7 @@ BADGES = {
     "error": N_("REFUSED by the server"),
 }
 
-# app/lab/judgement/verdicts.Detail codes; {chunk} is the first wrong chunk, counted from 1.
+# app/recogniser/engine/judgement/verdicts.Detail codes; {chunk} is the first wrong chunk, counted from 1.
 DETAILS = {
     "refused": N_("chunk {chunk:count}: `{error:text}`"),
     "not_sent": N_("chunk {chunk:count}: not sent after an earlier refusal"),
@@ -48,7 +48,7 @@ DETAILS = {
 
 
 def verdict(code: str, _: Words) -> str:
-    """A verdict code (app/lab/judgement/verdicts.SessionVerdict) as a word; also the {x:verdict} kind."""
+    """A verdict code (app/recogniser/engine/judgement/verdicts.SessionVerdict) as a word; also the {x:verdict} kind."""
     return _(VERDICT_WORDS[str(code)])
 
 

@@ -1,6 +1,6 @@
 """Failure-mode exercises: read the scenario, predict, run it on the real server, see why.
 
-Each exercise's engine (app/exercises/<name>/engine.py, or the generator's in app/generation/exercises; both
+Each exercise's engine (app/recogniser/exercises/<name>/engine.py, or the generator's in app/generation/exercises; both
 families listed by app/registry/families.py) returns codes and numbers; every word here comes from its words
 (app/registry/exercise_words.py) in the learner's language, rendered when the page is drawn, so a result reads in
 whichever language the learner switches to.

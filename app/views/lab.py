@@ -1,6 +1,6 @@
 """Live lab page: set up a deployment and traffic, predict, run it on the server, read the evidence.
 
-Its controls, kept in step with the URL, are app/views/lab_parts/controls.py."""
+Its controls, kept in step with the URL, are app/recogniser/view/controls.py."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,23 +9,25 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-from app.charts import figures
 from app.i18n import N_
-from app.lab.deployment import Applied, Deployer, LabSetup
-from app.lab.judgement import prediction
+from app.lab.deployment import Applied, Deployer
 from app.lab.observation import server_log as log_reader
 from app.lab.server import LabServer
-from app.lab.traffic import driver
 from app.live.common.view import explained_failures
 from app.quiz.store import ProgressStore
-from app.text import prediction as prediction_words
-from app.text import presets as preset_words
+from app.recogniser import figures
+from app.recogniser.engine import driver
+from app.recogniser.engine.judgement import prediction
+from app.recogniser.engine.setup import LabSetup
+from app.recogniser.view import controls as lab_controls
+from app.recogniser.view import run_views, transcripts
+from app.recogniser.words import prediction as prediction_words
+from app.recogniser.words import presets as preset_words
 from app.text import problems as problem_words
 from app.text.errors import EXPLAINED
-from app.ui import chart, class_store, learner_id, run_views, server_log, shared_server, transcripts
+from app.ui import chart, class_store, learner_id, server_log, shared_server
 from app.ui.language import _, t
 from app.ui.progress import run_with_progress
-from app.views.lab_parts import controls as lab_controls
 
 if TYPE_CHECKING:
     from app.lab.records import RunResult

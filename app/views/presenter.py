@@ -3,7 +3,7 @@
 Peer instruction order: the change, the question, the class votes (live histogram), the run
 (both set-ups side by side on identical traffic, with a replay), then the reveal (what Triton
 did, which answer was right, and the share of the class that had it). Demos come in two families
-(app/presenter/view.py): the recogniser's (app/presenter/engine.py: sessions, transcripts, slot
+(app/presenter/view.py): the recogniser's (app/recogniser/demo.py: sessions, transcripts, slot
 replay), the generator's (app/generation/demo.py: static against in-flight batching, drawn
 with the generation lab's figures) and the paged engine's (app/generation/paged/demo.py: plenty of KV blocks
 against too few, drawn with the engine mode's figures); the steps share the vote and dispatch on the family. The demo, the step and
@@ -20,7 +20,6 @@ from typing import Any
 import streamlit as st
 
 from app.charts import item_analysis as item_charts
-from app.charts import replay
 from app.generation import demo as gen_demo
 from app.generation import figures as gen_figures
 from app.generation import runs as gen_runs
@@ -32,13 +31,16 @@ from app.generation.paged import words as kv_words
 from app.i18n import N_, Words
 from app.lab.deployment import Deployer, DiffLine
 from app.lab.server import LabServer
-from app.presenter import engine as demos
 from app.presenter import figures as vote_figures
 from app.presenter import view as ui
 from app.presenter import words as demo_words
 from app.quiz import item_analysis, votes
+from app.recogniser import demo as demos
+from app.recogniser import replay
+from app.recogniser.view import transcripts
+from app.recogniser.words import demo as rec_demo_words
 from app.text.errors import EXPLAINED, explain
-from app.ui import chart, class_store, language, shared_server, transcripts
+from app.ui import chart, class_store, language, shared_server
 from app.ui import item_analysis as analysis_words
 from app.ui import quiz_sources as sources
 from app.ui.access import require_instructor
@@ -126,7 +128,7 @@ def step_change() -> None:
         before, after = (kv_figures.setting_line(side, kdemo.setup.settings(side), t()) for side in kdemo.setup.sides())
         show_change(before, after, kv_demo.changed(kdemo), kv_demo.config_diff(kdemo))
     else:
-        before, after = (demo_words.setup_title(demo.preset(s), t()) for s in demos.SIDES)
+        before, after = (rec_demo_words.setup_title(demo.preset(s), t()) for s in demos.SIDES)
         show_change(before, after, demos.changed(demo), demos.config_diff(demo))
 
 
@@ -152,7 +154,7 @@ def step_question() -> None:
     else:
         asked = demo.asks
         st.caption(t().render(N_("The question is about {side:text}: {setup:text}."), side=demo_words.side(asked, t()),
-                              setup=demo_words.setup_title(demo.preset(asked), t())))
+                              setup=rec_demo_words.setup_title(demo.preset(asked), t())))
     letters = "ABCD"
     st.markdown("\n".join(f"{letters[k]}. {ui.option_label(demo_name, o, t())}" for k, o in enumerate(options)))
 
@@ -251,7 +253,7 @@ def show_runs(sides: dict[str, Any]) -> None:
                                          slots=sa.slots)
     for side, fig, summary in zip(demos.SIDES, timelines, said, strict=True):
         st.markdown("### " + t().render(N_("{side:text}: {setup:text}"), side=demo_words.side(side, t()),
-                                        setup=demo_words.setup_title(demo.preset(side), t())))
+                                        setup=rec_demo_words.setup_title(demo.preset(side), t())))
         chart.show(fig, summary, key=f"presenter-timeline-{side}", theme=None)
     for col, side in zip(st.columns(2), demos.SIDES, strict=True):
         with col:

@@ -16,11 +16,12 @@ from app.checker.engine.review import LESSONS, SEVERITY, SOURCES, Expectations, 
 from app.checker.engine.review.rules import ANY, FOLDER, RULES, SEQUENCE, STATELESS
 from app.content.lessons import lessons_dir, load_lessons, resolve_link
 from app.i18n import languages, words
-from app.lab.deployment import LIMITS, deployments, instance_kind
+from app.lab.deployment import deployments, instance_kind
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError
 from app.lab.records import Traffic
 from app.lab.scenario.ids import unique_ids
+from app.recogniser.engine.setup import LIMITS
 from app.text import problems as problems_text
 from tests import mirrors
 from tests.checker.conftest import REVIEW_CONFIGS

@@ -6,7 +6,7 @@ import pytest
 
 from app.checker.engine import CheckOptions, run
 from app.checker.engine import target as targets
-from app.lab.deployment import presets
+from app.recogniser.engine import presets
 from tests.checker.conftest import TEST_STEPS, check_copies_gone, unload, verdicts
 
 

@@ -21,7 +21,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 from tritonclient.utils import InferenceServerException
 
 from app.lab.deployment import deployments
-from app.lab.scenario.audio import chunk
+from app.recogniser.engine.audio import chunk
 from tests.server_calls import ask
 from tests.waiting import wait_for
 

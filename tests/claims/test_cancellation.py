@@ -16,9 +16,9 @@ import tritonclient.http as http
 from tritonclient.utils import InferenceServerException
 
 from app.lab.observation.server_log import LogCode, LogWindow, raised_verbosity
-from app.lab.scenario.audio import chunk
 from app.lab.scenario.ids import unique_ids
 from app.lab.server import LabServer
+from app.recogniser.engine.audio import chunk
 from tests.claims.helpers import GATE_CODE, START_FLAG_ERROR, Loader, deployed, gate_config, gate_inputs, gate_reply, recogniser_config, unique_name
 from tests.waiting import has_line, wait_for_log
 

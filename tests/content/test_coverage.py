@@ -11,7 +11,8 @@ Two kinds of table, told apart by their header:
   language, to fact rows by a short fragment quoted from that sentence; there is one column per
   language of app.i18n.languages(), named by the language's English name (column_name);
 - text rows (`Module | English | Fact`): each maps one message of a words module (app/text/, app/checker/words/,
-  or a feature member's app/{live,exercises}/<name>/words.py: the words
+  the recogniser's app/recogniser/words/ and app/recogniser/exercises/<name>/words.py, or a live element's
+  app/live/<name>/words.py: the words
   around the lessons: review findings, checker words, log readings, presets, problems, exercise
   and rollout words), by a fragment of its English msgid, to fact rows; the row covers that
   message in every language, since each catalog holds the translation of that same message.
@@ -67,11 +68,12 @@ def column_name(lang: str) -> str:
 FACT_COLUMNS = ["Id", "Fact", "Lesson section", "Quiz items", "Source", "Proof"]
 MAP_COLUMNS = ["Section", *map(column_name, LANGS), "Fact"]
 TEXT_COLUMNS = ["Module", "English", "Fact"]
-# The modules whose messages text rows map: the shared words in app/text/, a feature's beside its engine.
+# The modules whose messages text rows map: the shared words in app/text/, a feature's beside its engine
+# (the recogniser's app/recogniser/words/ and its exercises' words.py).
 # Of the generator's exercises only the paged engine's (kv_*) are mapped so far: the four before them
 # have no rows yet, and would fail here until they get theirs.
-WORDS_MODULE = re.compile(r"app/(text/[\w/]+|checker/words/\w+|(?:live|exercises)/\w+/words|generation/exercises/kv_\w+/words"
-                          r"|presenter/words)\.py")
+WORDS_MODULE = re.compile(r"app/(text/[\w/]+|checker/words/\w+|live/\w+/words|recogniser/(?:words/\w+|exercises/\w+/words)"
+                          r"|generation/exercises/kv_\w+/words|presenter/words)\.py")
 SKIPPED_SECTIONS = {"try-it"}  # says what the live element below shows, not what Triton does
 
 REPOS = r"server|core|common|client|python_backend|backend|vllm_backend|tensorrtllm_backend"

@@ -13,8 +13,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.lab.deployment import PRESETS
 from app.lab.scenario.scenario import random_texts
+from app.recogniser.engine.presets import PRESETS
 from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, new_context, settle
 
 pytestmark = pytest.mark.browser

@@ -9,7 +9,7 @@ from playwright.sync_api import Page, expect
 
 from app.i18n import words
 from app.quiz import votes
-from app.text import prediction as prediction_words
+from app.recogniser.words import prediction as prediction_words
 from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, new_context, new_page, settle
 
 pytestmark = pytest.mark.browser

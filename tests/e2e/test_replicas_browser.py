@@ -29,9 +29,9 @@ from playwright.sync_api import Page, expect
 
 from app.i18n import words
 from app.lab.scenario.scenario import random_texts
-from app.presenter import engine as demos
 from app.quiz.bank import load_bank
-from app.text import prediction as prediction_words
+from app.recogniser import demo as demos
+from app.recogniser.words import prediction as prediction_words
 from tests.e2e.browser_helpers import RUN_TIMEOUT_MS, new_context, settle
 from tests.e2e.conftest import INSTRUCTOR_KEY, REPLICAS, open_home
 from tests.e2e.conftest import LEASE_TTL_S as REPLICA_LEASE_TTL_S

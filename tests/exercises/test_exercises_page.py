@@ -24,7 +24,7 @@ def test_running_an_exercise_shows_evidence_and_records_the_prediction(page, exe
     # One run of the collision merges the two sequences (the taught outcome), so the
     # prediction "refused" must be shown, and stored, as not holding. `merged` is certain, not
     # timing: a START is never refused, and a shared ID puts both sessions on one cell (why:
-    # the `result` fixture of tests/exercises/test_id_collision.py).
+    # the `result` fixture of tests/recogniser/exercises/test_id_collision.py).
     at = predict_and_run(page, "id_collision", "refused")
     assert f'RESULT_KEY = "{RESULT_KEY}"' in PAGE.read_text(), "where the page keeps a result, as the other page tests put it"
     _, result = at.session_state[RESULT_KEY.format("id_collision")]

@@ -7,10 +7,10 @@ import json
 
 from app.checker import figures as check_charts
 from app.checker import words as check_words
-from app.exercises.leaked_state import engine as leaked_state
-from app.exercises.leaked_state.figures import deployment_name
 from app.i18n import N_, words
 from app.lab.observation import LogCode, state_cells
+from app.recogniser.exercises.leaked_state import engine as leaked_state
+from app.recogniser.exercises.leaked_state.figures import deployment_name
 from app.registry import exercise_figures as exercise_charts
 from app.registry import exercise_words as text
 from app.text import log_readings

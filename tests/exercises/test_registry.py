@@ -12,16 +12,16 @@ import pytest
 
 from app.exercise_kit import DONE, ExerciseResult, Registry
 from app.exercise_kit.registry import PARTS
-from app.exercises import forgot_ready
-from app.exercises.family import EXERCISES as RECOGNISER
-from app.exercises.forgot_ready import engine as forgot_ready_engine
-from app.exercises.forgot_ready import figures as forgot_ready_figures
-from app.exercises.forgot_ready import words as forgot_ready_words
 from app.generation.exercises import head_of_line
 from app.generation.exercises.family import EXERCISES as GENERATION
 from app.generation.exercises.head_of_line import engine as head_of_line_engine
 from app.generation.exercises.head_of_line import figures as head_of_line_figures
 from app.i18n import languages, words
+from app.recogniser.exercises import forgot_ready
+from app.recogniser.exercises.family import EXERCISES as RECOGNISER
+from app.recogniser.exercises.forgot_ready import engine as forgot_ready_engine
+from app.recogniser.exercises.forgot_ready import figures as forgot_ready_figures
+from app.recogniser.exercises.forgot_ready import words as forgot_ready_words
 from app.registry import exercise_figures as exercise_charts
 from app.registry import exercise_words as text
 from app.registry import families
@@ -143,7 +143,7 @@ def _rebuilt(family: Registry, package: ModuleType) -> Registry:
 
 def test_an_incomplete_module_is_refused_by_name(monkeypatch):
     monkeypatch.delattr(forgot_ready_engine, "judge")
-    with pytest.raises(ImportError, match="forgot_ready.engine lacks judge: see app/exercises/__init__.py"):
+    with pytest.raises(ImportError, match="forgot_ready.engine lacks judge: see app/recogniser/exercises/__init__.py"):
         _rebuilt(RECOGNISER, forgot_ready)
 
 
@@ -173,7 +173,7 @@ def test_an_exercise_without_its_words_is_refused_by_name(monkeypatch):
 
 def test_a_package_whose_parts_are_not_imported_is_refused_by_name(monkeypatch):
     monkeypatch.delattr(forgot_ready, "words")
-    with pytest.raises(ImportError, match="app.exercises.forgot_ready has no words imported: see app/exercises/__init__.py"):
+    with pytest.raises(ImportError, match="app.recogniser.exercises.forgot_ready has no words imported: see app/recogniser/exercises/__init__.py"):
         _rebuilt(RECOGNISER, forgot_ready)
 
 
@@ -223,7 +223,7 @@ def _why_certain(source: str) -> str | None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_each_exercise_test_module_says_why_its_pinned_outcome_is_certain(name):
-    """The convention of app/exercises/__init__.py: one real run is pinned, so its fixture says why
+    """The convention of app/recogniser/exercises/__init__.py: one real run is pinned, so its fixture says why
     what the tests pin cannot come out otherwise, or that they assert only what holds either way."""
     why = _why_certain(_test_module(name).read_text())
     assert why and "certain" in why.lower(), f"test_{name}.py: the `result` fixture's docstring must say why its outcome is certain"

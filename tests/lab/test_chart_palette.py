@@ -12,13 +12,14 @@ import plotly.express as px
 import plotly.graph_objects as go
 import pytest
 
-from app.charts import figures, item_analysis, palette, plots
+from app.charts import item_analysis, palette, plots
 from app.i18n import words
 from app.lab.paths import REPO_ROOT
 from app.presenter import figures as presenter
+from app.recogniser import figures
 from app.registry import exercise_figures as exercise_charts
 from app.registry import families
-from tests.lab.test_analysis import request
+from tests.recogniser.engine.test_analysis import request
 
 CHARTS = REPO_ROOT / "app" / "charts"
 NAMED = {"red", "green", "blue", "orange", "purple", "brown", "pink", "yellow", "cyan", "magenta", "teal", "navy",
@@ -75,7 +76,7 @@ def colours_of(fig) -> list[str]:
 
 
 def hand_made_run() -> pd.DataFrame:
-    """The hand-made run of tests/lab/test_figures.py, with a ninth session (the palette's second round);
+    """The hand-made run of tests/recogniser/test_figures.py, with a ninth session (the palette's second round);
     test_chart_summaries reads it too (a wrong letter, padding rows, a queue wait)."""
     return pd.DataFrame([
         request(0, 0, 0, 0, 3, 0.010, queue_ms=0.1),

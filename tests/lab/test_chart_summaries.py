@@ -13,15 +13,16 @@ import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
-from app.charts import figures, item_analysis, replay
+from app.charts import item_analysis
 from app.checker import figures as check_charts
 from app.i18n import SOURCE_LANGUAGE, languages, words
 from app.lab.paths import REPO_ROOT
 from app.live.sentiment import figures as sentiment_figures
 from app.presenter import figures as presenter
+from app.recogniser import figures, replay
 from tests.checker.test_placement_and_report import broken_result
-from tests.lab.test_analysis import request
 from tests.lab.test_chart_palette import SERVER, hand_made_run
+from tests.recogniser.engine.test_analysis import request
 
 LANGS = languages()
 OTHERS = [lang for lang in LANGS if lang != SOURCE_LANGUAGE]

@@ -7,7 +7,7 @@ import pytest
 
 from app.lab.deployment import DeploymentError, LabSettings, setup_model_name
 from app.lab.scenario.scenario import Scenario
-from app.lab.traffic import driver
+from app.recogniser.engine import driver
 from tests.server_calls import ask
 
 

@@ -18,7 +18,8 @@ from app.lab.observation import LogCode, LogWindow
 from app.lab.problems import LabError
 from app.lab.scenario.scenario import Scenario
 from app.lab.server import LabServer
-from app.lab.traffic import driver, run_queue
+from app.lab.traffic import run_queue
+from app.recogniser.engine import driver
 from tests.server_calls import ask
 from tests.waiting import wait_for, wait_for_log
 

@@ -55,7 +55,7 @@ def test_a_gpu_instance_without_cuda_falls_back_to_the_cpu(backend_utils_on_path
 
 def test_the_recognisers_numpy_and_torch_arithmetic_decode_alike(backend_utils_on_path):
     # A CPU instance decodes in numpy, a GPU one in torch (here on the CPU): same deltas.
-    from app.lab.scenario import audio
+    from app.recogniser.engine import audio
 
     module = load("asr_dynamic")
     rng = np.random.default_rng(7)

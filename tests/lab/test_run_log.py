@@ -11,7 +11,7 @@ from app.lab.observation import LogCode, Unavailable, run_log, server_log, state
 from app.lab.scenario.ids import unique_ids
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.server import LabServer
-from app.lab.traffic import driver
+from app.recogniser.engine import driver
 from app.text import log_readings
 from tests.i18n.text_checks import reads_in
 

@@ -16,9 +16,9 @@ from tritonclient.utils import InferenceServerException
 from app.lab.observation import server_log
 from app.lab.observation.server_log import MIN_VERBOSITY, Level, LogCode, LogWindow, Unavailable, parse, parse_line, raised_verbosity, select
 from app.lab.paths import REPO_ROOT
-from app.lab.scenario.audio import chunk
 from app.lab.scenario.ids import unique_ids
 from app.lab.server import LabServer
+from app.recogniser.engine.audio import chunk
 from tests.server_calls import ask
 from tests.waiting import wait_for
 

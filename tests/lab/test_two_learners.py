@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import threading
 
-from app.lab.deployment import presets
 from app.lab.records import Traffic
-from app.lab.traffic import driver
+from app.recogniser.engine import driver, presets
 
 TRAFFIC = Traffic(sessions=8, chunks=10, seed=5)
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from app.i18n import words
-from app.lab.deployment import LIMITS, SCHEDULERS, LabSettings
+from app.lab.deployment import SCHEDULERS, LabSettings
 from app.lab.records import Traffic
 from app.quiz.shuffle import SEED_LIMIT
-from app.views.lab_parts import controls as lab_controls
+from app.recogniser.engine.setup import LIMITS
+from app.recogniser.view import controls as lab_controls
 from app.views.lesson_parts import body as lesson_body
 from app.views.quiz_parts import controls as quiz_controls
 from tests.views.learners import link_id

@@ -1,10 +1,10 @@
 """The live lab in AppTest against the session's real server: runs, URL set-ups, refusals."""
 from __future__ import annotations
 
-from app.charts import figures
 from app.i18n import words
 from app.lab.deployment import LabSettings, setup_model_name
 from app.quiz.store import ProgressStore
+from app.recogniser import figures
 from tests.server_calls import ask
 from tests.views.conftest import RUN_TIMEOUT_S
 from tests.views.learners import link_id
@@ -151,7 +151,7 @@ def test_queue_delay_under_direct_is_honest_about_min_slot_utilization(open_page
 def test_the_lab_speaks_chinese_when_the_url_asks(open_page):
     from app.i18n import N_, words
     from app.lab.problems import Problem
-    from app.text import prediction as prediction_words
+    from app.recogniser.words import prediction as prediction_words
     from app.text import problems as problem_words
     from app.text import verdicts as verdict_words
 

@@ -6,8 +6,8 @@ import re
 
 from app.checker import words as check_words
 from app.i18n import words
-from app.lab.judgement import evidence
 from app.live.rollout import words as rollout_words
+from app.recogniser.engine.judgement import evidence
 from tests.views.conftest import RUN_TIMEOUT_S
 
 
@@ -106,7 +106,7 @@ def test_instances_vs_batching_shows_per_instance_work_and_waiting(open_page):
 
 def test_rollout_checks_show_the_checkers_report_on_the_lab_deployments(open_page):
     """Lesson 7 runs the deployment checker on the lab's deployments and shows its report with the
-    lesson's reading above it. Certain from the model code (tests/exercises/test_verification.py
+    lesson's reading above it. Certain from the model code (tests/recogniser/exercises/test_verification.py
     says why): the recogniser holds under the sequence batcher, breaks `repeat_alone` with
     keeps_state behind the dynamic batcher, and the stateless sentiment model holds."""
     en = words("en")

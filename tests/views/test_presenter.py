@@ -10,8 +10,8 @@ import json
 import pytest
 
 from app.i18n import N_, languages, words
-from app.presenter import engine as demos
 from app.quiz import access_rules, votes
+from app.recogniser import demo as demos
 from tests.i18n.test_pages_in_chinese import untranslated
 from tests.i18n.text_checks import has_cjk
 from tests.views.conftest import RUN_TIMEOUT_S

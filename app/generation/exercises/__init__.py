@@ -1,4 +1,4 @@
-"""The generator's exercises: predict, run on the real server, see why. The same shape as app/exercises, listed
+"""The generator's exercises: predict, run on the real server, see why. The same shape as app/recogniser/exercises, listed
 with the same registry class (app/exercise_kit/registry.py), so the Failure modes page, the CLI and the tests list
 both families (app/registry/families.py).
 

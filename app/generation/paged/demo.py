@@ -1,7 +1,7 @@
 """The Presenter's paged-engine demo (no Streamlit, no words): the same requests on the paged engine
 with plenty of KV blocks and with too few, for a class to predict, vote on and see.
 
-It is the paged family of the Presenter's demos (beside the recogniser's, app/presenter/engine.py,
+It is the paged family of the Presenter's demos (beside the recogniser's, app/recogniser/demo.py,
 and the generator's, app/generation/demo.py): the same five steps, the engine's two configs as the
 change, the engine mode's compare question (words: app/generation/paged/words.py
 QUESTIONS/ANSWERS["compare"]), both settings run by app/generation/paged/runs.py on one workload,

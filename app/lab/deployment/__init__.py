@@ -1,11 +1,11 @@
-"""Deployments: settings, their config.pbtxt, loading them within the class's budget, presets.
+"""Deployments: settings, their config.pbtxt, loading them within the class's budget.
 
-Callers outside this package import from here: names, and two modules as namespaces whose
-functions read with their module's name, `deployments.to_pbtxt(config)` /
-`deployments.read_config(name)` and `presets.get(name)`. `diff_lines` and its kin (config_diff.py) say
+Callers outside this package import from here: names, and the module `deployments` as a namespace whose
+functions read with its name, `deployments.to_pbtxt(config)` / `deployments.read_config(name)`.
+The recogniser's presets and its lab's URL set-up are app/recogniser/engine/presets.py and setup.py. `diff_lines` and its kin (config_diff.py) say
 what changes from one config to another.
 """
-from app.lab.deployment import deployments, presets
+from app.lab.deployment import deployments
 from app.lab.deployment.config_diff import DiffLine, changed_lines, config_lines, diff_lines
 from app.lab.deployment.deployer import Applied, Deployer, setup_model_name
 from app.lab.deployment.deployments import (
@@ -20,17 +20,12 @@ from app.lab.deployment.deployments import (
 )
 from app.lab.deployment.device import instance_kind
 from app.lab.deployment.loaded_models import DeploymentCost, LoadedModels, MemoryReport, Unloaded
-from app.lab.deployment.presets import PRESETS, run_preset
 from app.lab.deployment.query import values_from_query
-from app.lab.deployment.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
 from app.lab.deployment.shared_models import SharedLoadedModels
 
 __all__ = [
     "GENERATOR_DEPLOYMENTS",
     "PAGED_ENGINE_DEPLOYMENTS",
-    "LIMITS",
-    "PRESETS",
-    "QUERY_KEYS",
     "SCHEDULERS",
     "SHIPPED",
     "STATE_KEYS",
@@ -40,7 +35,6 @@ __all__ = [
     "DeploymentError",
     "DiffLine",
     "LabSettings",
-    "LabSetup",
     "LoadedModels",
     "MemoryReport",
     "SharedLoadedModels",
@@ -50,9 +44,6 @@ __all__ = [
     "deployments",
     "diff_lines",
     "instance_kind",
-    "parse_texts",
-    "presets",
-    "run_preset",
     "scheduler_of",
     "setup_model_name",
     "values_from_query",

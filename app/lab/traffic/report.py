@@ -1,6 +1,6 @@
 """The JSON view of a run, and the numbers its text summary reads, for the CLI and instructors' scripts.
 
-Codes and numbers only: the plain-text summary is worded at the edge (app/text/report.py).
+Codes and numbers only: the plain-text summary is worded at the edge (app/recogniser/words/report.py).
 
 JSON schema (version 2; version 1 had an English `detail` where sessions now have detail_code and detail_values):
   {"schema": 2, "run_id", "model", "transport" (http, grpc or grpc_stream), "in_flight", "wall_s", "traced",
@@ -8,7 +8,7 @@ JSON schema (version 2; version 1 had an English `detail` where sessions now hav
               mean_compute_us, batch_sizes: {size: executions}, metrics: {name: delta}},
    "sessions": [{session, corrid, tag, expected_text, received_text, chunks, first_wrong,
                  verdict, read_state_of, detail_code, detail_values, wrong_symbols, instances, slots}],
-   (detail_code: app/lab/judgement/verdicts.Detail; detail_values: instance, slot, state_in, should_read,
+   (detail_code: app/recogniser/engine/judgement/verdicts.Detail; detail_values: instance, slot, state_in, should_read,
     other_session, owner_tag, error: Triton's own words),
    "requests": [{session, chunk, corrid, tag, request_id, expected, symbol, instance, slot,
                  batch, state_in, state_owner, error, t_send, t_recv, latency_ms,

@@ -13,8 +13,8 @@ from app.i18n import N_
 from app.quiz.attempt import QuizAttempt
 from app.quiz.bank import Item
 from app.quiz.store import AnswerRecord
-from app.quiz.verify import Verification, exercise_name, verify
-from app.text import presets as preset_words
+from app.recogniser.quiz_verify import Verification, exercise_name, verify
+from app.recogniser.words import presets as preset_words
 from app.text import verdicts as verdict_words
 from app.text.errors import EXPLAINED, explain
 from app.ui import shared_server

@@ -1,1 +1,0 @@
-"""Parts of the Live lab page (app/views/lab.py) that no other page uses."""
