@@ -13,6 +13,7 @@ machine's figure counts that work too; the tree's figures are the command's alon
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 import threading
@@ -51,8 +52,12 @@ class Peaks:
     by_model: dict[str, tuple[int, float]] = field(default_factory=dict)
 
 
-def _family(model: str) -> str:
-    """A model's name without the suffix a test's or the checker's copy adds (name__check1_ab12 -> name)."""
+def _family(argv: list[str]) -> str:
+    """The model a stub serves, from its instance's name (<model>_<group>_<index>, the stub's eighth
+    argument): a model loaded from files sits in a temporary folder, so its path names no model. A
+    test's or the checker's copy counts with its original (name__check1_ab12 -> name)."""
+    instance = argv[8] if len(argv) > 8 else ""
+    model = re.sub(r"_\d+_\d+$", "", instance) or memory.model_of_stub(argv) or "?"
     return model.split("__", 1)[0]
 
 
@@ -77,7 +82,7 @@ def sample(root: psutil.Process, started: float, peaks: Peaks) -> None:
         total += private
         if name.startswith(memory.STUB_EXECUTABLE[:15]):  # the kernel cuts names at 15 characters
             stubs, n_stubs = stubs + private, n_stubs + 1
-            model = _family(memory.model_of_stub(argv) or "?")
+            model = _family(argv)
             count[model] += 1
             held[model] += private
         elif name == "tritonserver":

@@ -12,15 +12,18 @@ import functools
 import json
 import os
 import pickle
+import re
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
+import psutil
 import pytest
 from tritonclient.utils import InferenceServerException
 
 from app.lab.deployment import Deployer, deployments
 from app.lab.server import LabServer
+from app.lab.server.memory import STUB_EXECUTABLE
 from app.registry import families
 from tests.postgres import postgres_server, postgres_url  # noqa: F401  (fixtures for every test folder)
 from tests.server_calls import ask
@@ -76,8 +79,18 @@ def lab_server(request):
 
 
 def _ready_models(server: LabServer) -> set[str]:
+    """What the server serves: the repository index's ready models, and the models of its stubs
+    (instance <model>_<group>_<index>), since a model loaded from files is not in the index."""
     with server.client(timeout_s=30) as client:
-        return {m["name"] for m in client.get_model_repository_index() if m.get("state") == "READY"}
+        names = {m["name"] for m in client.get_model_repository_index() if m.get("state") == "READY"}
+    if server.embedded is not None and server.embedded.pid is not None:
+        with contextlib.suppress(psutil.Error):
+            for child in psutil.Process(server.embedded.pid).children(recursive=True):
+                with contextlib.suppress(psutil.Error):
+                    argv = child.cmdline()
+                    if len(argv) > 8 and argv[0].endswith(STUB_EXECUTABLE):
+                        names.add(re.sub(r"_\d+_\d+$", "", argv[8]))
+    return names
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -98,14 +111,17 @@ def _unload_what_the_module_loaded():
     server = _STARTED[0] if _STARTED else None
     if server is None or server.embedded is None or not server.alive():
         return
-    new = sorted(_ready_models(server) - before - set(TEST_PRELOAD))
-    costs = server.model_memory_mb(new) or {}
+    ready = _ready_models(server)
+    new = sorted(ready - before - set(TEST_PRELOAD))
+    costs = server.model_memory_mb(sorted(ready)) or {}  # every ready name, so each stub is its own model's
     for name in (n for n in new if costs.get(n, 0.0) >= HEAVY_MB):
         server.models.unload(name)  # this process's loads: its bookkeeping too, and waits until gone
         with contextlib.suppress(InferenceServerException), server.client(timeout_s=30) as client:
             if client.is_model_ready(name):  # loaded by another process (an app under test) or directly
                 client.unload_model(name)
-        wait_for(lambda name=name: not (server.model_memory_mb([name]) or {}).get(name), f"{name}'s stubs to end", 120)
+        # every ready name takes part, so a stub of sentiment_unbatched is never counted as sentiment's
+        wait_for(lambda name=name: not (server.model_memory_mb(sorted(_ready_models(server) | {name})) or {}).get(name),
+                 f"{name}'s stubs to end", 120)
 
 
 # How each worker's Triton stood at the end of a session with failures, printed in the summary: a
