@@ -13,7 +13,6 @@ machine's figure counts that work too; the tree's figures are the command's alon
 from __future__ import annotations
 
 import argparse
-import re
 import subprocess
 import sys
 import threading
@@ -53,11 +52,9 @@ class Peaks:
 
 
 def _family(argv: list[str]) -> str:
-    """The model a stub serves, from its instance's name (<model>_<group>_<index>, the stub's eighth
-    argument): a model loaded from files sits in a temporary folder, so its path names no model. A
-    test's or the checker's copy counts with its original (name__check1_ab12 -> name)."""
-    instance = argv[8] if len(argv) > 8 else ""
-    model = re.sub(r"_\d+_\d+$", "", instance) or memory.model_of_stub(argv) or "?"
+    """The model a stub serves (memory.model_of_instance); a test's or the checker's copy counts with
+    its original (name__check1_ab12 -> name)."""
+    model = memory.model_of_instance(argv) or memory.model_of_stub(argv) or "?"
     return model.split("__", 1)[0]
 
 

@@ -12,7 +12,6 @@ import functools
 import json
 import os
 import pickle
-import re
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,8 +21,7 @@ import pytest
 from tritonclient.utils import InferenceServerException
 
 from app.lab.deployment import Deployer, deployments
-from app.lab.server import LabServer
-from app.lab.server.memory import STUB_EXECUTABLE
+from app.lab.server import LabServer, memory
 from app.registry import families
 from tests.postgres import postgres_server, postgres_url  # noqa: F401  (fixtures for every test folder)
 from tests.server_calls import ask
@@ -87,9 +85,9 @@ def _ready_models(server: LabServer) -> set[str]:
         with contextlib.suppress(psutil.Error):
             for child in psutil.Process(server.embedded.pid).children(recursive=True):
                 with contextlib.suppress(psutil.Error):
-                    argv = child.cmdline()
-                    if len(argv) > 8 and argv[0].endswith(STUB_EXECUTABLE):
-                        names.add(re.sub(r"_\d+_\d+$", "", argv[8]))
+                    model = memory.model_of_instance(child.cmdline())
+                    if model:
+                        names.add(model)
     return names
 
 

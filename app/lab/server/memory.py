@@ -10,12 +10,14 @@ package for its server handle and never measures.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 MB = 2**20
 STUB_EXECUTABLE = "triton_python_backend_stub"
+_INSTANCE_SUFFIX = re.compile(r"_\d+_\d+$")  # <model>_<group index>_<instance index>, unless a group is named
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,15 @@ def model_of_stub(argv: list[str], names: Iterable[str] = ()) -> str | None:
     if matches:
         return max(matches, key=len)
     return Path(argv[1]).parents[1].name
+
+
+def model_of_instance(argv: list[str]) -> str | None:
+    """The model a stub serves, read from its instance's name alone (<model>_<group>_<index>, the
+    eighth argument), where no list of known names is at hand: a model loaded from files sits in a
+    temporary folder, so its path names no model. None for a process that is no stub."""
+    if not argv or Path(argv[0]).name != STUB_EXECUTABLE or len(argv) < 9:
+        return None
+    return _INSTANCE_SUFFIX.sub("", argv[8]) or None
 
 
 def processes(root_pid: int, names: Iterable[str] = ()) -> list[ProcessMemory]:
