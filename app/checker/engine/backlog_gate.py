@@ -9,7 +9,7 @@ slots, and the check was not exercised (seen in CI). So the run starts in three 
 2. when every holder is in, the latecomers send their first steps, which can only wait in the
    backlog (Triton frees a slot on END or at the idle timeout, and every slot is held);
 3. the holders go on once Triton's metrics count the latecomers' requests as pending
-   (nv_inference_pending_request_count, the backlog as the server sees it), or after HOLD_S,
+   (faults.PENDING, nv_inference_pending_request_count: the backlog as the server sees it), or after HOLD_S,
    whichever comes first.
 
 No hold lasts longer than a quarter of the idle timeout, so the reaper never frees a holder's
@@ -24,9 +24,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from app.lab.observation import server_stats
+from app.checker.engine import faults
 
-PENDING = "nv_inference_pending_request_count"
 HOLD_S = 5.0  # the longest a holder waits for the backlog, before the idle timeout's quarter applies
 POLL_S = 0.02
 
@@ -116,9 +115,5 @@ class BacklogGate:
     def _pending(self) -> float | None:
         if not self.metrics_url:
             return None
-        text = server_stats.scrape(self.metrics_url, timeout_s=1.0)
-        if text is None:
-            self.metrics_url = None  # unreachable once: not read again
-            return None
-        values = [s.value for _, s in server_stats.model_samples(text, self.model, (PENDING,))]
-        return float(sum(values)) if values else None
+        pending, _state = faults.readings_at(self.metrics_url, self.model, None, timeout_s=1.0)
+        return pending

@@ -119,9 +119,9 @@ def readings(target: Target, model: str, state_metric: str | None) -> tuple[floa
     return readings_at(target.server.metrics_url, model, state_metric)
 
 
-def readings_at(metrics_url: str, model: str, state_metric: str | None) -> tuple[float | None, float | None]:
+def readings_at(metrics_url: str, model: str, state_metric: str | None, timeout_s: float = 5.0) -> tuple[float | None, float | None]:
     """readings() from a metrics endpoint's URL (the sequence path's measurement holds a server, not a target)."""
-    text = server_stats.scrape(metrics_url)
+    text = server_stats.scrape(metrics_url, timeout_s=timeout_s)
     if text is None:
         return None, None
 
