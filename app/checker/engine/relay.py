@@ -61,7 +61,6 @@ class Relay:
         with contextlib.suppress(OSError):
             self.listener.close()
 
-    close = cut
 
 
 def _pump(source: socket.socket, sink: socket.socket) -> None:
