@@ -13,7 +13,7 @@ import copy
 
 from app.checker import words as text
 from app.i18n import words
-from tests.checker.conftest import verdicts, zoo_fixture
+from tests.checker.conftest import ABANDON_ROUND, verdicts, zoo_fixture
 
 zoo = zoo_fixture("zoo_corrid_oldest", "zoo_stateless", "zoo_offset", "zoo_nan", "zoo_inf_when_batched")
 SEQUENCE_STREAMS = [  # INPUT (INT32, dims [2]) per step, one list per stream
@@ -28,7 +28,7 @@ def _abandon_round(found: dict[str, str]) -> dict[str, str]:
     """`found` less the abandon round, which must be held or not exercised: its witness needs a later
     session on the reaped slot, which short sessions do not always wait for (never held without it)."""
     rest = dict(found)
-    aborts = {k: rest.pop(k) for k in list(rest) if k.startswith(("abandoned/", "cancelled/"))}
+    aborts = {k: rest.pop(k) for k in list(rest) if k.startswith(ABANDON_ROUND)}
     assert set(aborts.values()) <= {"held", "not_exercised", "skipped"}, aborts
     return rest
 
@@ -53,7 +53,7 @@ def test_right_golden_outputs_hold_on_a_sound_sequence_model(zoo):
     # ten sessions on three streams: session i plays stream i % 3, and its golden outputs with it
     result = zoo.check("zoo_corrid_oldest", key="golden", input_data=sequence_document(SEQUENCE_STREAMS), sessions=10, steps=None)
     v = verdicts(result)
-    assert _abandon_round(v) == {"reference/alone": "held", **{i: "held" for i in REFERENCE_CHECKS if not i.startswith(("abandoned/", "cancelled/"))},
+    assert _abandon_round(v) == {"reference/alone": "held", **{i: "held" for i in REFERENCE_CHECKS if not i.startswith(ABANDON_ROUND)},
                                  "golden/alone": "held", "golden/all_instances": "held", "golden/one_instance": "held",
                                  "finite/alone": "held", "finite/all_instances": "held", "finite/one_instance": "held",
                                  "slow_client/all_instances": "held"}, v
@@ -83,8 +83,8 @@ def test_a_wrong_golden_file_breaks_naming_the_first_mismatch(zoo):
     assert result.judgement.verdict("golden", "all_instances").verdict == "broken"
     assert _abandon_round({k: x for k, x in verdicts(result).items() if not k.startswith("golden")}) == {
         "reference/alone": "held",
-        **{i: "held" for i in REFERENCE_CHECKS if i.endswith("all_instances") and not i.startswith(("abandoned/", "cancelled/"))},
-        **{i: "skipped" for i in REFERENCE_CHECKS if i.endswith("one_instance") and not i.startswith(("abandoned/", "cancelled/"))},
+        **{i: "held" for i in REFERENCE_CHECKS if i.endswith("all_instances") and not i.startswith(ABANDON_ROUND)},
+        **{i: "skipped" for i in REFERENCE_CHECKS if i.endswith("one_instance") and not i.startswith(ABANDON_ROUND)},
         "finite/alone": "held", "finite/all_instances": "held", "finite/one_instance": "skipped", "slow_client/all_instances": "held"}
     assert result.judgement.diagnoses == [{"code": "differs_from_golden", "checks": ["golden/alone", "golden/all_instances"]}]
     sentence = text.verdict_sentence(broken, words("en"))
