@@ -3,12 +3,18 @@
 The server runs in explicit model-control mode so the lab can load, replace and unload
 deployments at run time. It is started under the guardian, in a process group of its own,
 so stop() (or the death of this process) leaves no server or stub behind.
+
+Nor their shared memory: each Python-backend stub talks to the server through a region in
+/dev/shm, which outlives a server that is killed (tmpfs holds it until it is unlinked). Each
+server names its regions with a prefix of its own (the Python backend's shm-region-prefix-name),
+so whoever sees it end, the guardian or stop(), removes what it left (app/lab/shared_memory.py).
 """
 from __future__ import annotations
 
 import atexit
 import contextlib
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -18,6 +24,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.lab import shared_memory
 from app.lab.paths import MODEL_REPOSITORY, REPO_ROOT
 from app.lab.server import health, installation
 from app.lab.server.errors import StartupError
@@ -50,6 +57,7 @@ class EmbeddedServer(GroupLeader):
     started_at: float = field(default=0.0, init=False)
     ready_after_s: float = field(default=0.0, init=False)
     allocator: str = field(default="", init=False)  # shown in status: it decides whether 2.51's trace bug can bite
+    shm_prefix: str = field(default="", init=False)  # this server's stubs' regions in /dev/shm start with it
 
     @property
     def url(self) -> str:
@@ -71,6 +79,7 @@ class EmbeddedServer(GroupLeader):
         ports = free_ports(3)
         self.http_port = self.http_port or ports[0]
         self.grpc_port, self.metrics_port = ports[1], ports[2]
+        self.shm_prefix = f"{shared_memory.PREFIX}{secrets.token_hex(6)}_"
         command = [
             str(install.executable),
             f"--model-repository={repo}",
@@ -90,6 +99,7 @@ class EmbeddedServer(GroupLeader):
             "--metrics-config=summary_latencies=true",
             f"--exit-timeout-secs={self.exit_timeout_s}",
             "--log-verbose=0",
+            f"--backend-config=python,shm-region-prefix-name={self.shm_prefix}",
             *([] if self.auto_complete_config else ["--disable-auto-complete-config"]),
             *self._cache_args(install),
             *self.extra_args,
@@ -106,7 +116,7 @@ class EmbeddedServer(GroupLeader):
         self.allocator = install.allocator.name if install.allocator else "glibc malloc"
         log_fd, log_name = tempfile.mkstemp(prefix="tritonserver-", suffix=".log")
         self.log_path = Path(log_name)
-        guardian = [sys.executable, "-m", "app.lab.guardian", str(os.getpid()), "--", *command]
+        guardian = [sys.executable, "-m", "app.lab.guardian", str(os.getpid()), "--shm-prefix", self.shm_prefix, "--", *command]
         self.started_at = time.monotonic()
         self.process = subprocess.Popen(
             guardian,
@@ -163,6 +173,7 @@ class EmbeddedServer(GroupLeader):
             return
         crashed = process.poll() is not None
         stop_group(process, self.exit_timeout_s + 5 if grace_s is None else grace_s)
+        shared_memory.remove(self.shm_prefix)  # the guardian's job too, unless it was killed with the rest
         # Logs of clean stops would pile up in the temp folder (one per start, up to ~18 MB a run at
         # verbosity 1); a server that died on its own keeps its log for the post-mortem.
         if not crashed and self.log_path is not None:
@@ -174,6 +185,7 @@ class EmbeddedServer(GroupLeader):
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait(5)
+            shared_memory.remove(self.shm_prefix)  # the guardian died with the group: nobody else will
 
     def __enter__(self) -> EmbeddedServer:
         return self.start()

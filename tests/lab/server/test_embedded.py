@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.i18n import languages, words
+from app.lab import shared_memory
 from app.lab.server import EmbeddedServer, InstallationError, LabServer, StartupError, UnreachableError, group_alive, installation
 from app.text import problems as problems_text
 from app.text.problems import SERVER_PROBLEMS
@@ -113,9 +114,13 @@ def test_a_python_without_a_stub_is_reported(monkeypatch):
 
 
 def test_a_dead_server_is_reported_and_restartable():
-    server = LabServer(preload=()).start()
+    server = LabServer(preload=("asr_dynamic",)).start()
     try:
-        server.embedded.kill_for_demo()
+        killed = server.embedded
+        assert shared_memory.regions(killed.shm_prefix)  # one region per stub, under this server's own prefix
+        killed.kill_for_demo()
+        # SIGKILL leaves Triton no chance to unlink them; tmpfs would hold them until the machine restarts
+        assert not shared_memory.regions(killed.shm_prefix)
         assert not server.alive()
         assert server.status()["alive"] is False
         server.restart()
@@ -130,18 +135,20 @@ def test_the_server_dies_with_the_process_that_started_it(tmp_path):
     script.write_text(textwrap.dedent("""
         import sys, time
         from app.lab.server.embedded import EmbeddedServer
-        server = EmbeddedServer().start()
-        print(server.pid, flush=True)
+        server = EmbeddedServer(startup_models=("asr_dynamic",)).start()
+        print(server.pid, server.shm_prefix, flush=True)
         time.sleep(600)
     """))
     parent = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, cwd=os.getcwd())
     try:
-        pgid = int(parent.stdout.readline())
-        assert group_alive(pgid)
+        pid, prefix = parent.stdout.readline().split()
+        pgid = int(pid)
+        assert group_alive(pgid) and shared_memory.regions(prefix)
     finally:
         parent.send_signal(signal.SIGKILL)
         parent.wait()
     wait_gone(pgid, "the server to end after its parent was killed")
+    assert not shared_memory.regions(prefix)  # the stubs' shared memory went with them
 
 
 def _server_pid(guardian_pid: int) -> int:
