@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +25,7 @@ import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from app.lab import shared_memory  # noqa: E402
 from app.lab.server import memory  # noqa: E402
 from benchmarks._common import print_build  # noqa: E402
 
@@ -49,6 +50,20 @@ class Peaks:
     most_stubs: Peak  # the largest number of stubs at once
     # at the stubs' private-memory peak: model -> (stubs, private MB), to say which models held it
     by_model: dict[str, tuple[int, float]] = field(default_factory=dict)
+    # at the machine's peak: kind of process -> (processes, private MB), and the shared memory in use
+    # (the stubs' shared-memory regions and PostgreSQL's buffers count there, in no process's private)
+    by_kind: dict[str, tuple[int, float]] = field(default_factory=dict)
+    shared_mb: float = 0.0
+
+
+# What a process is, read from its name (the kernel cuts names at 15 characters); anything else is "other".
+KINDS = (("stubs", memory.STUB_EXECUTABLE[:15]), ("tritonservers", "tritonserver"), ("python", "python"),
+         ("chromium", "chrom"), ("chromium", "headless_shell"), ("postgres", "postgres"), ("nginx", "nginx"),
+         ("node", "node"), ("streamlit", "streamlit"))
+
+
+def _kind(name: str) -> str:
+    return next((kind for kind, prefix in KINDS if name.startswith(prefix)), "other")
 
 
 def _family(argv: list[str]) -> str:
@@ -60,7 +75,7 @@ def _family(argv: list[str]) -> str:
 
 def sample(root: psutil.Process, started: float, peaks: Peaks) -> None:
     at = time.monotonic() - started
-    peaks.machine.offer(memory.machine_used_mb(), at)
+    machine_used = memory.machine_used_mb()
     try:
         tree = [root, *root.children(recursive=True)]
     except psutil.Error:
@@ -68,7 +83,9 @@ def sample(root: psutil.Process, started: float, peaks: Peaks) -> None:
     total = stubs = servers = 0.0
     n_stubs = n_servers = 0
     count: Counter[str] = Counter()
-    held: Counter[str] = Counter()
+    held: defaultdict[str, float] = defaultdict(float)
+    kinds: Counter[str] = Counter()
+    kind_mb: defaultdict[str, float] = defaultdict(float)
     for process in tree:
         try:
             private = process.memory_full_info().uss / memory.MB
@@ -77,6 +94,8 @@ def sample(root: psutil.Process, started: float, peaks: Peaks) -> None:
         except psutil.Error:  # ended while it was read
             continue
         total += private
+        kinds[_kind(name)] += 1
+        kind_mb[_kind(name)] += private
         if name.startswith(memory.STUB_EXECUTABLE[:15]):  # the kernel cuts names at 15 characters
             stubs, n_stubs = stubs + private, n_stubs + 1
             model = _family(argv)
@@ -84,12 +103,23 @@ def sample(root: psutil.Process, started: float, peaks: Peaks) -> None:
             held[model] += private
         elif name == "tritonserver":
             servers, n_servers = servers + private, n_servers + 1
+    if machine_used > peaks.machine.value:
+        peaks.by_kind = {k: (kinds[k], kind_mb[k]) for k in kinds}
+        peaks.shared_mb = psutil.virtual_memory().shared / memory.MB
+    peaks.machine.offer(machine_used, at)
     peaks.tree.offer(total, at, len(tree))
     if stubs > peaks.stubs.value:
         peaks.by_model = {m: (count[m], held[m]) for m in count}
     peaks.stubs.offer(stubs, at, n_stubs)
     peaks.servers.offer(servers, at, n_servers)
     peaks.most_stubs.offer(float(n_stubs), at, n_stubs)
+
+
+def _left_behind(since: float) -> str:
+    """The stub regions created since `since` (wall clock) and still there: a killed server's, or a
+    stub's, unless whoever saw it end removed them (app/lab/shared_memory.py)."""
+    left = [p for p in shared_memory.SHM_DIR.glob("triton*") if p.stat().st_mtime >= since] if shared_memory.SHM_DIR.is_dir() else []
+    return f"{len(left)} shared-memory regions, {sum(p.stat().st_size for p in left) / memory.MB:.0f} MB"
 
 
 def main() -> int:
@@ -102,7 +132,7 @@ def main() -> int:
     print(f"machine memory {memory.machine_total_mb():.0f} MB, {psutil.cpu_count()} CPUs; "
           f"in use before: {memory.machine_used_mb():.0f} MB; sampling every {args.every:g} s", flush=True)
     peaks = Peaks(Peak(), Peak(), Peak(), Peak(), Peak())
-    started = time.monotonic()
+    started, started_at = time.monotonic(), time.time()
     child = subprocess.Popen(command)
     root = psutil.Process(child.pid)
     stop = threading.Event()
@@ -123,11 +153,15 @@ def main() -> int:
     print(f"command: {' '.join(command)}")
     print(f"exit status {status}; {wall:.0f} s")
     print(f"peak, whole machine in use: {peaks.machine.value:.0f} MB at {peaks.machine.at_s:.0f} s")
+    kinds = sorted(peaks.by_kind.items(), key=lambda item: -item[1][1])
+    print("at the machine's peak, the command's processes by kind (processes, private MB): "
+          + ", ".join(f"{k} {n} {mb:.0f}" for k, (n, mb) in kinds) + f"; shared memory in use {peaks.shared_mb:.0f} MB")
     print(f"peak, the command's processes (private): {peaks.tree.value:.0f} MB at {peaks.tree.at_s:.0f} s "
           f"({peaks.tree.count} processes)")
     print(f"peak, its Python-backend stubs (private): {peaks.stubs.value:.0f} MB at {peaks.stubs.at_s:.0f} s "
           f"({peaks.stubs.count} stubs); most stubs at once: {peaks.most_stubs.count}")
     print(f"peak, its tritonservers (private): {peaks.servers.value:.0f} MB ({peaks.servers.count} servers)")
+    print(f"left behind in {shared_memory.SHM_DIR}: {_left_behind(started_at)}")
     heaviest = sorted(peaks.by_model.items(), key=lambda item: -item[1][1])[:12]
     print("at the stubs' peak, by model (stubs, private MB): " + ", ".join(f"{m} {n} {mb:.0f}" for m, (n, mb) in heaviest))
     return status
