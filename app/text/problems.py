@@ -141,7 +141,7 @@ DATABASE_PROBLEMS = {
 
 PROBLEMS.update(SERVER_PROBLEMS)
 PROBLEMS.update(DATABASE_PROBLEMS)
-# A feature words its own codes (the deployment checker's: app/checker/words PROBLEMS; the generator's:
+# A feature words its own codes (the deployment checker's: app/checker/words/problems.py; the generator's:
 # app/generation/words.py) and hands them to problem, error or app/text/errors.explain as `wording`.
 
 

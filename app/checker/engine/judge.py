@@ -43,7 +43,7 @@ from app.lab.observation import START_REFUSAL
 if TYPE_CHECKING:
     from app.checker.engine.measure import Tables
 
-DIAGNOSES = checks.diagnoses()  # broken check -> what it says about the model (words in app/checker/words/__init__.py)
+DIAGNOSES = checks.diagnoses()  # broken check -> what it says about the model (words in app/checker/words/labels.py)
 SHARED_SHOWN = 12  # other requests of a diverging step's execution listed in the report
 # A refusal's cause (refusal_cause) -> the diagnosis of a check that breaks on it (words: app/checker/words.DIAGNOSES)
 REFUSAL_DIAGNOSES = {"sequence_ended": "sequence_split", "reaped_after_backlog": "reaped", "idle_gap": "reaped",

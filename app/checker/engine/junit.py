@@ -7,7 +7,7 @@ exercised (a <failure> of type not_exercised where --not-exercised-exit 1 fails 
 replies with (reference, golden or finite). Where the config review found errors, one more case,
 "config_review", lists them: a <failure> when they fail the check (CheckResult.failed_by), else
 <skipped> (--allow-review-errors). The engine has no
-words: `describe(verdict) -> str` comes from the edge (the CLI passes app/checker/words/__init__.py's
+words: `describe(verdict) -> str` comes from the edge (the CLI passes app/checker/words/summary.py's
 sentence in the user's language); without it the message is the verdict's codes and values.
 Written with the standard library's ElementTree.
 """

@@ -25,7 +25,7 @@ NOT_EXERCISED_EXITS = (0, 1, 3)
 METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")  # a Prometheus metric name
 HEADER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")  # a header nginx reads as $http_<name, lower case, - as _>
 
-# Check codes (declared in app/checker/engine/checks.py; words: app/checker/words/__init__.py). Sequence
+# Check codes (declared in app/checker/engine/checks.py; words: app/checker/words/labels.py). Sequence
 # batcher: each runs on all instances and on one; the reference runs once. Dynamic or no
 # batcher: the stateless checks.
 SEQUENCE_CHECKS = checks.codes(checks.SEQUENCE)

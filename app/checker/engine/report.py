@@ -1,5 +1,5 @@
 """A check's report as JSON (codes and values, versioned like the run report) and the tables the
-page's figures draw. Words for every code are in app/checker/words/__init__.py.
+page's figures draw. Words for every code are in app/checker/words/ (labels.py).
 
 JSON schema (kind "check", schema 2; schemas/check-report-2.schema.json, schema 1's file still shipped):
   {"kind": "check", "schema": 2, "outcome": "held" | "broken" | "not_exercised", "exit_code": 0 | 1 | 3,

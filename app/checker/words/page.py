@@ -1,4 +1,4 @@
-"""Words of the "Check a deployment" page (app/views/check.py) beyond the checker's own (app/checker/words/__init__.py):
+"""Words of the "Check a deployment" page (app/views/check.py) beyond the checker's own (app/checker/words/):
 which server, a model's state on it, what a learner can do about a refusal on this page, and the
 page's summary of a check. English templates marked with N_()."""
 from __future__ import annotations
@@ -42,7 +42,7 @@ STATE_METRIC_HELP = N_("Your model's own Prometheus gauge of the state it holds,
                        "before the fault. Empty: the model's state is not read.")
 OTHER_MODEL = N_("another model: type its name (a model loaded from files is not in the index)")
 
-# Problems of this page; the checker's own are in app/checker/words/__init__.py (PROBLEMS).
+# Problems of this page; the checker's own are in app/checker/words/problems.py (PROBLEMS).
 PROBLEMS = {
     "check_address_syntax": N_("'{value:text}' is not a server address: give host:port, for example 127.0.0.1:8000"),
     "check_address_not_allowed": N_("{url:text} is neither this app's server nor listed in TRITON_LAB_CHECK_URLS, and this "

@@ -1,8 +1,8 @@
 """Words of the checker's streaming checks (app/checker/engine/streams.py, stream_judge.py,
 stream_diagnosis.py): the checks, phases, diagnoses, verdict sentences and summary lines.
 
-English templates marked with N_(); app/checker/words/__init__.py merges the dictionaries into its own and
-hands the stream checks' verdicts to the functions here. Requests and responses count from 1.
+English templates marked with N_(); app/checker/words/labels.py merges the dictionaries into its own,
+verdicts.py and summary.py hand the stream checks' verdicts and results to the functions here. Requests and responses count from 1.
 """
 from __future__ import annotations
 

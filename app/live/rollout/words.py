@@ -1,5 +1,5 @@
 """Words of lesson 7's live element: the lesson's words around the deployment checker's report
-(codes of app/live/rollout/engine.py; the report's own words are app/checker/words/__init__.py's)."""
+(codes of app/live/rollout/engine.py; the report's own words are in app/checker/words/)."""
 from __future__ import annotations
 
 from app.i18n import N_, Words

@@ -1,6 +1,6 @@
 """Figures of the verification exercise (engine.py beside it), drawn only from its
 result's verdicts table (the deployment checker's verdicts, one row per check and variant); checks,
-variants and verdicts in the checker's own words (app/checker/words/__init__.py), passed through _ (a Words)."""
+variants and verdicts in the checker's own words (app/checker/words/labels.py), passed through _ (a Words)."""
 from __future__ import annotations
 
 import plotly.graph_objects as go

@@ -1,5 +1,5 @@
 """Words of the verification exercise (engine.py beside it); the checker's reports it
-shows speak app/checker/words/__init__.py's words."""
+shows speak app/checker/words/labels.py's words."""
 from __future__ import annotations
 
 from app.i18n import N_
