@@ -17,6 +17,7 @@ from tritonclient.grpc import model_config_pb2 as mc
 
 from app.lab.deployment.device import instance_kind
 from app.lab.deployment.query import values_from_query
+from app.lab.deployment.setup_table import STATE_KEYS, field_problems
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError, Problem
 
@@ -37,8 +38,6 @@ GENERATOR_INPUTS = {"PROMPT", "MAX_TOKENS", "TAG"}
 # code is two files; a deployment made from settings sends both.
 PAGED_ENGINE_DEPLOYMENTS = ("kv_engine",)
 PAGED_ENGINE_CODE = tuple(MODEL_REPOSITORY / "kv_engine" / "1" / name for name in ("model.py", "paged.py"))
-SCHEDULERS = ("dynamic", "direct", "oldest")
-STATE_KEYS = ("slot", "corrid", "session")
 RECOGNISER_INPUTS = {"AUDIO", "SESSION"}
 RECOGNISER_OUTPUTS = {"SYMBOL", "INSTANCE", "SLOT", "BATCH", "STATE_IN", "STATE_OWNER"}
 CONTROL_KINDS = ("CONTROL_SEQUENCE_START", "CONTROL_SEQUENCE_END", "CONTROL_SEQUENCE_READY", "CONTROL_SEQUENCE_CORRID")
@@ -125,22 +124,8 @@ class LabSettings:
 
     def problems(self) -> list[Problem]:
         """Every reason this combination cannot be deployed, as codes (words: app/text/problems.py)."""
-        out = []
-        if self.scheduler not in SCHEDULERS:
-            out.append(Problem("scheduler_unknown", {"value": self.scheduler, "choices": ", ".join(SCHEDULERS)}))
-        if not 1 <= self.instances <= 4:
-            out.append(Problem("instances_range", {"low": 1, "high": 4, "value": self.instances}))
-        if not 1 <= self.slots <= 16:
-            out.append(Problem("slots_range", {"low": 1, "high": 16, "value": self.slots}))
-        if not 0 <= self.queue_delay_us <= 100_000:
-            out.append(Problem("queue_delay_range", {"low": 0, "high": 100_000, "value": self.queue_delay_us}))
-        if not 0.0 <= self.min_slot_utilization <= 1.0:
-            out.append(Problem("min_slot_utilization_range", {"low": 0, "high": 1, "value": self.min_slot_utilization}))
-        if self.scheduler != "dynamic" and not 100_000 <= self.idle_timeout_us <= 60_000_000:
-            out.append(Problem("idle_timeout_range", {"low": 100_000, "high": 60_000_000, "value": self.idle_timeout_us}))
-        if self.state_key not in STATE_KEYS:
-            out.append(Problem("state_key_unknown", {"value": self.state_key, "choices": ", ".join(STATE_KEYS)}))
-        elif self.state_key == "corrid" and self.scheduler == "dynamic":
+        out = field_problems(self, "settings", self.scheduler)  # each setting's range or choices: setup_table.py
+        if self.state_key == "corrid" and self.scheduler == "dynamic":
             out.append(Problem("corrid_needs_sequence"))
         return out
 

@@ -9,25 +9,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from app.lab.deployment import LabSettings, values_from_query
+from app.lab.deployment import FIELD, FIELDS, LabSettings, field_problems, values_from_query
 from app.lab.problems import Problem
 from app.lab.records import Traffic
 from app.lab.scenario.alphabet import AlphabetError, to_symbols
-from app.lab.scenario.scenario import MAX_IN_FLIGHT, Scenario
-from app.lab.scenario.transport import Transport
+from app.lab.scenario.scenario import Scenario
 from app.recogniser.engine.presets import PRESETS
 
 # A query key a link made before a rename may still carry: the field it names now.
 OLD_QUERY_KEYS = {"length": "chunks", "staggered": "spread_think"}
 TEXT_SEPARATOR = "|"  # not in the alphabet, so it can never be part of an utterance
-LIMITS = {
-    "sessions": (1, 64),  # the board summarises beyond a dozen; the slot timeline stays per slot
-    "chunks": (1, 80),
-    "think_ms": (0, 500),
-    "jitter_ms": (0, 200),
-    "seed": (0, 1_000_000),
-    "in_flight": (1, MAX_IN_FLIGHT),
-}
+# The traffic's ranges, read from the one table of the lab's set-up (app/lab/deployment/setup_table.py).
+LIMITS = {f.name: f.limits for f in FIELDS if f.part == "traffic" and f.low is not None}
 
 
 @dataclass(frozen=True)
@@ -59,16 +52,10 @@ class LabSetup:
         return out
 
     def traffic_problems(self) -> list[Problem]:
-        out = []
-        for name, (low, high) in LIMITS.items():
-            value = getattr(self.traffic, name)
-            if not low <= value <= high:
-                out.append(Problem(f"{name}_range", {"low": low, "high": high, "value": value}))
-        if self.traffic.transport not in {t.value for t in Transport}:
-            out.append(Problem("transport_unknown", {"value": self.traffic.transport,
-                                                     "choices": ", ".join(t.value for t in Transport)}))
-        if len(self.texts) > LIMITS["sessions"][1]:
-            out.append(Problem("too_many_utterances", {"high": LIMITS["sessions"][1], "value": len(self.texts)}))
+        out = field_problems(self.traffic, "traffic", self.settings.scheduler)
+        most = FIELD["sessions"].limits[1]
+        if len(self.texts) > most:
+            out.append(Problem("too_many_utterances", {"high": most, "value": len(self.texts)}))
         return out
 
     def problems(self) -> list[Problem]:
@@ -106,4 +93,4 @@ def parse_texts(raw: str) -> tuple[str, ...]:
     return tuple(line.strip().upper() for line in raw.splitlines() if line.strip())
 
 
-QUERY_KEYS = tuple(f.name for f in fields(LabSettings)) + tuple(f.name for f in fields(Traffic)) + ("text",)
+QUERY_KEYS = (*(f.name for f in FIELDS), "text")

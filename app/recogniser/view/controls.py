@@ -7,17 +7,16 @@ this browser used, and every rerun writes the current set-up back to the URL.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields, replace
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
 import streamlit as st
 
 from app.i18n import N_, Words
-from app.lab.deployment import SCHEDULERS, STATE_KEYS, LabSettings, values_from_query
+from app.lab.deployment import FIELD, FIELDS, PARTS, Field, LabSettings, values_from_query
 from app.lab.records import Traffic
-from app.lab.scenario.transport import Transport
-from app.recogniser.engine.setup import LIMITS, QUERY_KEYS, LabSetup, parse_texts
+from app.recogniser.engine.setup import QUERY_KEYS, LabSetup, parse_texts
 from app.recogniser.words import presets as preset_words
 from app.recogniser.words.transports import transport as transport_words
 from app.ui.language import _, t
@@ -27,19 +26,23 @@ PREDICTION_KEY = P + "prediction"
 PRESET_LABELS = preset_words.LABELS  # {preset name: N_ label}, in button order
 
 
+def _default(name: str) -> Any:
+    return getattr(getattr(LabSetup(), FIELD[name].part), name)
+
+
+def _held(f: Field, value: Any) -> Any:
+    """The value f's widget can hold: a number within the table's range, one of its choices, else the default."""
+    default = _default(f.name)
+    if f.choices:
+        return value if value in f.choices else default
+    if f.low is None:
+        return bool(value)
+    low, high = f.limits
+    return type(default)(min(max(value, low), high))  # int or float, as the field and its widget
+
+
 def _widget_values(setup: LabSetup) -> dict[str, Any]:
-    s, t = setup.settings, setup.traffic
-    return {
-        "scheduler": s.scheduler, "instances": s.instances, "slots": s.slots,
-        "queue_delay_us": s.queue_delay_us, "idle_timeout_us": s.idle_timeout_us,
-        "state_key": s.state_key, "honour_ready": s.honour_ready, "min_slot_utilization": float(s.min_slot_utilization),
-        "sessions": min(max(t.sessions, LIMITS["sessions"][0]), LIMITS["sessions"][1]),
-        "chunks": min(max(t.chunks, LIMITS["chunks"][0]), LIMITS["chunks"][1]),
-        "think_ms": float(t.think_ms), "jitter_ms": float(t.jitter_ms), "seed": t.seed,
-        "spread_think": t.spread_think, "own_text": "\n".join(setup.texts),
-        "transport": t.transport if t.transport in {x.value for x in Transport} else Transport.HTTP.value,
-        "in_flight": min(max(t.in_flight, LIMITS["in_flight"][0]), LIMITS["in_flight"][1]),
-    }
+    return {**{f.name: _held(f, getattr(getattr(setup, f.part), f.name)) for f in FIELDS}, "own_text": "\n".join(setup.texts)}
 
 
 def _apply_values(setup: LabSetup, only_missing: bool) -> None:
@@ -49,23 +52,12 @@ def _apply_values(setup: LabSetup, only_missing: bool) -> None:
 
 
 # A problem code (app/lab/problems) that is about one query parameter alone: that parameter.
-_PROBLEM_PARAMETER = {
-    "scheduler_unknown": "scheduler", "instances_range": "instances", "slots_range": "slots",
-    "queue_delay_range": "queue_delay_us", "min_slot_utilization_range": "min_slot_utilization",
-    "idle_timeout_range": "idle_timeout_us", "state_key_unknown": "state_key", "transport_unknown": "transport",
-    **{f"{name}_range": name for name in LIMITS},
-}
+_PROBLEM_PARAMETER = {f.problem: f.name for f in FIELDS if f.problem}
 
 
 def _with(setup: LabSetup, name: str, value: Any) -> LabSetup:
-    if name in {f.name for f in fields(LabSettings)}:
-        return replace(setup, settings=replace(setup.settings, **{name: value}))
-    return replace(setup, traffic=replace(setup.traffic, **{name: value}))
-
-
-def _default(name: str) -> Any:
-    default = LabSetup()
-    return getattr(default.settings if hasattr(default.settings, name) else default.traffic, name)
+    part = FIELD[name].part
+    return replace(setup, **{part: replace(getattr(setup, part), **{name: value})})
 
 
 def from_link(query: dict[str, Any]) -> tuple[LabSetup, list[tuple[str, dict[str, Any]]]]:
@@ -81,7 +73,7 @@ def from_link(query: dict[str, Any]) -> tuple[LabSetup, list[tuple[str, dict[str
         raw = query.get(name)
         return str(raw[0] if isinstance(raw, list) else raw)
 
-    for f in (*fields(LabSettings), *fields(Traffic)):
+    for f in FIELDS:
         if f.name in query and f.name not in read:
             fallbacks.append(("unreadable", {"name": f.name, "asked": asked(f.name), "used": _default(f.name)}))
     for problem in setup.problems():
@@ -127,10 +119,6 @@ def init_widgets() -> list[tuple[str, dict[str, Any]]]:
         start, fallbacks = from_link(st.query_params.to_dict())
     else:
         start = st.session_state.get("lab-setup", LabSetup.from_preset("the_fix"))
-    if start.settings.scheduler not in SCHEDULERS:
-        start = replace(start, settings=replace(start.settings, scheduler=LabSettings.scheduler))
-    if start.settings.state_key not in STATE_KEYS:
-        start = replace(start, settings=replace(start.settings, state_key=LabSettings.state_key))
     _apply_values(start, only_missing=True)
     return fallbacks
 
@@ -149,73 +137,89 @@ def preset_buttons() -> None:
                       help=_(preset_words.TITLES[name]), width="stretch")
 
 
+def _number(column: Any, label: str, name: str, **options: Any) -> None:
+    """A number's widget, its range and step from the lab's table (app/lab/deployment/setup_table.py)."""
+    f, kind = FIELD[name], type(_default(name))  # int or float: a widget's numbers all have its type
+    low, high = f.limits
+    column.number_input(label, min_value=kind(low), max_value=kind(high), step=kind(f.step), key=P + name, **options)
+
+
+def _slider(column: Any, label: str, name: str, **options: Any) -> None:
+    low, high = FIELD[name].limits
+    column.slider(label, int(low), int(high), step=int(FIELD[name].step or 1), key=P + name, **options)
+
+
+def _range_help(template: str, name: str) -> str:
+    """A help text that names the setting's range, from the table rather than its words."""
+    low, high = FIELD[name].limits
+    return t().render(template, low=low, high=high)
+
+
+def _read(name: str, held: Any) -> Any:
+    """A widget's value as its field holds it; a widget not drawn yet holds nothing, so the field's default."""
+    default = _default(name)
+    return default if held is None or held == "" else type(default)(held)
+
+
 def controls() -> LabSetup:
     """Render the controls and return the set-up they describe (not yet checked)."""
     get: Callable[..., Any] = st.session_state.get  # widget values: whatever each widget holds
     deploy, traffic = st.columns(2, gap="large")
     with deploy:
         st.markdown(_("**Deployment** (one setting changes one line of config.pbtxt)"))
-        st.radio(_("Scheduler"), SCHEDULERS, key=P + "scheduler", horizontal=True,
+        st.radio(_("Scheduler"), FIELD["scheduler"].choices, key=P + "scheduler", horizontal=True,
                  help=_("dynamic: any request in any row of any instance. direct: a sequence keeps one slot. "
                         "oldest: a sequence keeps one instance, rows vary."))
         dynamic = get(P + "scheduler") == "dynamic"
         a, b = st.columns(2)
-        a.number_input(_("Instances"), step=1, key=P + "instances", help=_("Copies of the model (1 to 4)"))
-        b.number_input(_("Slots (max batch size)"), step=1, key=P + "slots", help=_("Rows per execution (1 to 16)"))
+        _number(a, _("Instances"), "instances",
+                help=_range_help(N_("Copies of the model ({low:count} to {high:count})"), "instances"))
+        _number(b, _("Slots (max batch size)"), "slots",
+                help=_range_help(N_("Rows per execution ({low:count} to {high:count})"), "slots"))
         direct = get(P + "scheduler") == "direct"
         utilisation = float(get(P + "min_slot_utilization") or 0.0)
         delay_ignored = direct and utilisation <= 0  # model_config.proto: direct ignores it then
-        a.number_input(_("Queue delay (µs)"), step=500, key=P + "queue_delay_us", disabled=delay_ignored,
-                       help=_("How long the scheduler may hold a request back to fill a batch. dynamic and "
-                              "oldest: always. direct: only with a minimum slot utilisation above 0."))
-        b.number_input(_("Idle timeout (µs)"), step=100_000, key=P + "idle_timeout_us", disabled=dynamic,
-                       help=_("A sequence silent this long is ended by Triton (sequence batcher only)"))
-        a.number_input(_("Min slot utilisation (direct)"), step=0.25, format="%.2f", key=P + "min_slot_utilization",
-                       disabled=not direct,
-                       help=_("direct only: a batch waits, up to the queue delay, until this share of the "
-                              "slots has a ready request. 0 runs as soon as one slot is ready."))
+        _number(a, _("Queue delay (µs)"), "queue_delay_us", disabled=delay_ignored,
+                help=_("How long the scheduler may hold a request back to fill a batch. dynamic and "
+                       "oldest: always. direct: only with a minimum slot utilisation above 0."))
+        _number(b, _("Idle timeout (µs)"), "idle_timeout_us", disabled=dynamic,
+                help=_("A sequence silent this long is ended by Triton (sequence batcher only)"))
+        _number(a, _("Min slot utilisation (direct)"), "min_slot_utilization", format="%.2f", disabled=not direct,
+                help=_("direct only: a batch waits, up to the queue delay, until this share of the "
+                       "slots has a ready request. 0 runs as soon as one slot is ready."))
         if delay_ignored:
             st.caption(_("Queue delay: ignored under direct while minimum slot utilisation is 0, so "
                          "none is written to config.pbtxt. Set a utilisation above 0 to make batches wait."))
-        st.radio(_("State key (how the model finds a session's state)"), STATE_KEYS, key=P + "state_key", horizontal=True,
-                 help=_("slot: by batch row. corrid: by correlation ID. session: by the client's own tag."))
+        st.radio(_("State key (how the model finds a session's state)"), FIELD["state_key"].choices, key=P + "state_key",
+                 horizontal=True, help=_("slot: by batch row. corrid: by correlation ID. session: by the client's own tag."))
         st.checkbox(_("Honour READY (skip padding rows)"), key=P + "honour_ready", disabled=dynamic)
     with traffic:
         st.markdown(_("**Traffic**"))
         own_text = get(P + "own_text", "").strip() != ""
         a, b = st.columns(2)
-        a.slider(_("Sessions"), *LIMITS["sessions"], key=P + "sessions", disabled=own_text)
-        b.slider(_("Chunks per session (a letter each)"), *LIMITS["chunks"], key=P + "chunks", disabled=own_text)
+        _slider(a, _("Sessions"), "sessions", disabled=own_text)
+        _slider(b, _("Chunks per session (a letter each)"), "chunks", disabled=own_text)
         st.text_area(_("Or your own utterances, one per line (letters and spaces)"), key=P + "own_text", height=80,
                      placeholder="HELLO WORLD\nSTREAMING SPEECH")
         a, b, c = st.columns(3)
-        a.number_input(_("Think time (ms)"), step=5.0, key=P + "think_ms", help=_("Pause between a session's chunks"))
-        b.number_input(_("Jitter (± ms)"), step=5.0, key=P + "jitter_ms")
-        c.number_input(_("Seed"), step=1, key=P + "seed", help=_("Same seed, same words and pauses"))
+        _number(a, _("Think time (ms)"), "think_ms", help=_("Pause between a session's chunks"))
+        _number(b, _("Jitter (± ms)"), "jitter_ms")
+        _number(c, _("Seed"), "seed", help=_("Same seed, same words and pauses"))
         st.checkbox(_("Spread think times across sessions (5 to 65 ms)"), key=P + "spread_think")
         with st.expander(_("Advanced: transport")):
             a, b = st.columns(2)
-            a.selectbox(_("Transport"), [x.value for x in Transport], key=P + "transport",
+            a.selectbox(_("Transport"), FIELD["transport"].choices, key=P + "transport",
                         format_func=partial(transport_words, _=t()),
                         help=_("HTTP and gRPC make one call per chunk; the gRPC stream is one stream per session"))
-            b.number_input(_("Chunks in flight per session"), *LIMITS["in_flight"], step=1, key=P + "in_flight",
-                           help=_("1 waits for each answer. Above 1 a session sends ahead (pipelining): "
-                                  "separate calls may then reach Triton out of order; a stream keeps its order."))
+            _number(b, _("Chunks in flight per session"), "in_flight",
+                    help=_("1 waits for each answer. Above 1 a session sends ahead (pipelining): "
+                           "separate calls may then reach Triton out of order; a stream keeps its order."))
 
-    settings = LabSettings(
-        scheduler=get(P + "scheduler"), instances=int(get(P + "instances")), slots=int(get(P + "slots")),
-        queue_delay_us=int(get(P + "queue_delay_us")), idle_timeout_us=int(get(P + "idle_timeout_us")),
-        state_key=get(P + "state_key"), honour_ready=bool(get(P + "honour_ready")),
-        min_slot_utilization=float(get(P + "min_slot_utilization") or 0.0),
-    )
+    held = {part: {f.name: _read(f.name, get(P + f.name)) for f in FIELDS if f.part == part} for part in PARTS}
     texts = parse_texts(get(P + "own_text", ""))
-    traffic_values = Traffic(
-        sessions=len(texts) or int(get(P + "sessions")), chunks=int(get(P + "chunks")),
-        think_ms=float(get(P + "think_ms")), jitter_ms=float(get(P + "jitter_ms")), seed=int(get(P + "seed")),
-        spread_think=bool(get(P + "spread_think")),
-        transport=get(P + "transport") or Transport.HTTP.value, in_flight=int(get(P + "in_flight") or 1),
-    )
-    setup = LabSetup(settings, traffic_values, texts)
+    if texts:  # typed utterances set the session count; the slider is disabled meanwhile
+        held["traffic"]["sessions"] = len(texts)
+    setup = LabSetup(LabSettings(**held["settings"]), Traffic(**held["traffic"]), texts)
     st.session_state["lab-setup"] = setup
     return setup
 
