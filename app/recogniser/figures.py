@@ -9,7 +9,7 @@ legend entry, category name and hover label through it; the default `str` keeps 
 
 Beside each builder, `<builder>_summary` (same arguments) says the chart's message in a sentence,
 read from the same analysis table, for a learner who cannot tell its colours apart or uses a
-screen reader; the pages show it under the chart (app/ui/chart.py). Its words: app/text/charts.py;
+screen reader; the pages show it under the chart (app/ui/chart.py). Its words: app/recogniser/words/charts.py;
 the kit they are drawn with (Chart, render, listed...): app/charts/figures.py.
 """
 from __future__ import annotations
@@ -26,7 +26,7 @@ from app.charts import palette
 from app.charts.figures import LEGEND_SESSIONS, WRONG_COLOUR, empty_figure, listed, render, sentences, session_colour
 from app.i18n import N_, Translate
 from app.recogniser.engine.judgement import analysis
-from app.text.charts import CHART_SUMMARIES as SUMMARIES
+from app.recogniser.words.charts import CHART_SUMMARIES as SUMMARIES
 
 if TYPE_CHECKING:
     from app.lab.records import RunResult

@@ -30,7 +30,7 @@ from app.charts.figures import WRONG_COLOUR, render, sentences, session_colour
 from app.i18n import N_, Translate
 from app.recogniser.engine.judgement import analysis
 from app.recogniser.figures import owner_words, slot_timeline, slot_timeline_summary
-from app.text.charts import CHART_SUMMARIES as SUMMARIES
+from app.recogniser.words.charts import CHART_SUMMARIES as SUMMARIES
 
 if TYPE_CHECKING:
     from app.lab.records import RunResult

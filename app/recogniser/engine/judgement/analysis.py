@@ -7,7 +7,7 @@ batch size with no request of this run behind it is a padding row (direct strate
 another learner's request on a shared deployment.
 
 Tables hold codes and numbers (a source "trace", an owner "fresh"); figures.py and the pages
-put them into words (app/recogniser/figures.py, app/text/charts.py).
+put them into words (app/recogniser/figures.py, app/recogniser/words/charts.py).
 """
 from __future__ import annotations
 
