@@ -23,6 +23,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from app.recogniser import figures  # noqa: E402
+from app.recogniser.engine.judgement import analysis  # noqa: E402
 from benchmarks._common import print_build  # noqa: E402
 
 TARGET_S = 1.0
@@ -85,7 +86,7 @@ def synthesise(sessions: int, chunks: int, instances: int, slots: int, seed: int
 
 def timed(result, instances: int, slots: int, serialise: bool) -> float:
     start = time.perf_counter()
-    built = figures.lab_figures(result, "direct", instances, slots)
+    built = figures.lab_figures(analysis.of_run(result, instances, slots), "direct")
     if serialise:
         for fig in built.values():
             fig.to_json()

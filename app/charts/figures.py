@@ -4,7 +4,8 @@ and sentences for a summary's words, session colours and the empty figure.
 Every builder takes `_`, the reader's Words (app/i18n), and passes each title, axis title,
 legend entry, category name and hover label through it; the default `str` keeps English.
 Each chart's summary says its message in a sentence, for a learner who cannot tell its colours apart
-or uses a screen reader; the pages show it under the chart (app/ui/chart.py). Its words: app/text/charts.py.
+or uses a screen reader; the pages show it under the chart (app/ui/chart.py). Its words are its feature's own
+(the recogniser's app/recogniser/words/charts.py, say); how they list things: app/text/lists.py.
 The recogniser's run figures are app/recogniser/figures.py; the generator's app/generation/figures.py.
 """
 from __future__ import annotations
@@ -16,7 +17,7 @@ import plotly.graph_objects as go
 
 from app.charts import palette
 from app.i18n import Translate, words
-from app.text import charts as chart_words
+from app.text import lists as list_words
 
 WRONG_COLOUR = palette.BAD
 # Beyond this many sessions a legend entry per session would outgrow the chart: hover names them.
@@ -43,8 +44,8 @@ def listed(items: Iterable[object], _: Translate = str, limit: int = 8, clauses:
     """Items in a sentence, in _'s language: 'session 2, session 5' (past `limit`, 'and 3 more');
     `clauses` (items that hold commas of their own) are set apart by semicolons."""
     shown = [str(i) for i in items]
-    joined = _(chart_words.CLAUSE_SEPARATOR if clauses else chart_words.LIST_SEPARATOR).join(shown[:limit])
-    return render(_, chart_words.MORE, list=joined, n=len(shown) - limit) if len(shown) > limit else joined
+    joined = _(list_words.CLAUSE_SEPARATOR if clauses else list_words.LIST_SEPARATOR).join(shown[:limit])
+    return render(_, list_words.MORE, list=joined, n=len(shown) - limit) if len(shown) > limit else joined
 
 
 def sentences(*parts: str) -> str:

@@ -15,9 +15,14 @@ from app.charts import palette
 from app.charts.figures import WRONG_COLOUR, render, sentences
 from app.charts.plots import VERDICT_COLOURS
 from app.i18n import N_, Translate
-from app.text.charts import CHART_SUMMARIES as SUMMARIES
 
 RIGHT_COLOUR = VERDICT_COLOURS["intact"]
+# The chart's message in a sentence beside it, read off the chart. Here, beside the chart, as the quiz has no
+# words module this layer may import (app.quiz and app.charts are independent of each other).
+SUMMARIES = {
+    "options": N_("Answered by {n:count}; choices of a right option: {right:count}, of a wrong one: {wrong:count}."),
+    "options_wrong": N_("The wrong option chosen most: “{option:text}” ({n:count})."),
+}
 
 
 def option_counts(labels: Sequence[str], counts: Sequence[int], correct: Sequence[bool], answered: int,

@@ -5,7 +5,7 @@ session's difference from its reference over the steps. No Streamlit.
 Both are drawn from the engine's tables (app/checker/engine/report.timeline and .errors), so a test or
 a benchmark builds exactly what the page shows. Every title, axis, legend entry and hover label
 passes through `_`, the reader's Words; timeline_summary and each errors() Chart's summary say the
-figure's message in words (app/text/charts.py).
+figure's message in words (app/checker/words/charts.py).
 """
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ from app.charts.figures import LEGEND_SESSIONS, WRONG_COLOUR, Chart, empty_figur
 from app.checker import words as check_words
 from app.checker.engine import check_errors, check_stream_timeline, check_timeline
 from app.checker.words import page as check_page
+from app.checker.words.charts import CHART_SUMMARIES as SUMMARIES
 from app.i18n import N_, Words
-from app.text.charts import CHART_SUMMARIES as SUMMARIES
 
 if TYPE_CHECKING:
     from app.checker.engine import CheckResult

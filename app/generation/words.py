@@ -59,7 +59,7 @@ def summary_lines(run: GenerationRun, _: Words) -> list[str]:
 
 # -- The lab page, its figures and its exercises' shared words ------------------------------------------------
 # CHART_SUMMARIES: each generation chart's message in a sentence beside it (app/generation/figures.py), numbers read
-# off the chart, as app/text/charts.py does for the recogniser's charts.
+# off the chart, as app/recogniser/words/charts.py does for the recogniser's charts.
 
 # How a request is named on a chart or in a table: its tag, as the workload numbered it.
 REQUEST = N_("request {tag}")

@@ -8,8 +8,8 @@ import plotly.graph_objects as go
 from app.charts import palette
 from app.charts.figures import listed, sentences
 from app.i18n import N_, Words
+from app.presenter.words import CHART_SUMMARIES as SUMMARIES
 from app.recogniser.words import prediction as prediction_words
-from app.text.charts import CHART_SUMMARIES as SUMMARIES
 
 RIGHT_COLOUR, WRONG_COLOUR, VOTE_COLOUR = palette.GOOD, palette.GREY, palette.BLUE
 FONT = 22  # figure type on a projector

@@ -19,6 +19,14 @@ OUTCOMES = {
     "after": N_("After the change, the run came back {outcome:text}."),
 }
 POLL_STATES = {"open": N_("open"), "closed": N_("closed"), "revealed": N_("revealed")}
+# The vote chart's message in a sentence beside it (figures.py), read off the chart: tests/content/test_coverage.py
+# leaves CHART_SUMMARIES out of the text map (lessons/COVERAGE.md says why).
+CHART_SUMMARIES = {
+    # figures.votes_figure
+    "votes": N_("{n:count} votes: {options:text}."),
+    "votes_item": N_("“{option:text}” {n:count}"),
+    "votes_right": N_("Right: {options:text}."),
+}
 
 
 def side(code: str, _: Words) -> str:

@@ -1,7 +1,8 @@
 """Plotly figures of a run (no Streamlit): slot timeline, batch sizes, queue vs compute, latency.
 
-Each figure takes plain tables (a RunResult's requests/sessions/server) so the benchmark and
-the tests build exactly what the pages show. Traces are few and vectorised (one per session,
+Each figure of a run takes its analysis.RunAnalysis (analysis.of_run(result, instances, slots)),
+built once per run and handed to every chart and its sentence, so the benchmark and the tests build
+exactly what the pages show. Traces are few and vectorised (one per session,
 one for padding, one for queue waits) so a 32 x 40 run rebuilds in well under a second.
 
 Every builder takes `_`, the reader's Words (app/i18n), and passes each title, axis title,
@@ -9,13 +10,13 @@ legend entry, category name and hover label through it; the default `str` keeps 
 
 Beside each builder, `<builder>_summary` (same arguments) says the chart's message in a sentence,
 read from the same analysis table, for a learner who cannot tell its colours apart or uses a
-screen reader; the pages show it under the chart (app/ui/chart.py). Its words: app/text/charts.py;
+screen reader; the pages show it under the chart (app/ui/chart.py). Its words: app/recogniser/words/charts.py;
 the kit they are drawn with (Chart, render, listed...): app/charts/figures.py.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,10 +27,8 @@ from app.charts import palette
 from app.charts.figures import LEGEND_SESSIONS, WRONG_COLOUR, empty_figure, listed, render, sentences, session_colour
 from app.i18n import N_, Translate
 from app.recogniser.engine.judgement import analysis
-from app.text.charts import CHART_SUMMARIES as SUMMARIES
-
-if TYPE_CHECKING:
-    from app.lab.records import RunResult
+from app.recogniser.engine.judgement.analysis import RunAnalysis
+from app.recogniser.words.charts import CHART_SUMMARIES as SUMMARIES
 
 PADDING_COLOUR = "rgba(120,120,120,0.45)"
 QUEUE_COLOUR = "rgba(90,90,90,0.9)"
@@ -65,14 +64,13 @@ def length_words(low: int, high: int, _: Translate = str) -> str:
     return render(_, N_("{low:count}–{high:count} chunks"), low=low, high=high)
 
 
-def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: int | None = None,
-                  slots: int | None = None, _: Translate = str) -> go.Figure:
+def slot_timeline(run: RunAnalysis, scheduler: str = "direct", _: Translate = str) -> go.Figure:
     """One row per instance x slot, time across; each chunk a bar coloured by its session."""
     title = _("Slot occupancy: instance × slot over time")
-    marks = analysis.marks(requests)
+    marks = run.marks
     if marks.empty:
         return empty_figure(title, _("No server trace for this run (external server without TRITON_TRACE_DIR)."))
-    rows = analysis.slot_rows(requests, instances, slots)
+    rows = run.slot_rows
     y_of = {row: k for k, row in enumerate(rows)}
     fig = go.Figure()
 
@@ -133,7 +131,7 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
             )
         )
 
-    padding = analysis.padding_rows(requests)
+    padding = run.padding_rows
     if not padding.empty:
         label = _("padding row (READY=0)") if scheduler == "direct" else _("row of another run")
         fig.add_trace(
@@ -187,9 +185,9 @@ def slot_timeline(requests: pd.DataFrame, scheduler: str = "direct", instances: 
     return palette.finish(fig)
 
 
-def batch_sizes(server: dict[str, Any], requests: pd.DataFrame, _: Translate = str) -> go.Figure:
+def batch_sizes(run: RunAnalysis, _: Translate = str) -> go.Figure:
     """Executions per batch size: the server's statistics next to this run's trace."""
-    table = analysis.batch_distribution(server, requests)
+    table = run.batch_distribution
     title = _("Batch sizes the model ran (padding rows included)")
     if table.empty:
         return empty_figure(title, _("The server reported no executions."))
@@ -204,9 +202,9 @@ def batch_sizes(server: dict[str, Any], requests: pd.DataFrame, _: Translate = s
     return palette.finish(fig)
 
 
-def queue_vs_compute(requests: pd.DataFrame, server: dict[str, Any], _: Translate = str) -> go.Figure:
+def queue_vs_compute(run: RunAnalysis, _: Translate = str) -> go.Figure:
     """Mean time per request spent waiting vs computing, from trace, statistics and metrics."""
-    table = analysis.queue_compute(requests, server)
+    table = run.queue_compute
     title = _("Where a request's time went (mean per request)")
     if table.empty:
         return empty_figure(title, _("No timing data from the server."))
@@ -222,9 +220,9 @@ def queue_vs_compute(requests: pd.DataFrame, server: dict[str, Any], _: Translat
     return palette.finish(fig)
 
 
-def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame, _: Translate = str) -> go.Figure:
+def latency_percentiles(run: RunAnalysis, _: Translate = str) -> go.Figure:
     """p50/p95/p99 latency per session length, client-side and server-side."""
-    table = analysis.latency_percentiles(requests, sessions)
+    table = run.latency_percentiles
     title = _("Latency percentiles per session length")
     if table.empty:
         return empty_figure(title, _("No successful requests."))
@@ -244,9 +242,9 @@ def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame, _: Trans
     return palette.finish(fig)
 
 
-def instance_work(requests: pd.DataFrame, _: Translate = str) -> go.Figure:
+def instance_work(run: RunAnalysis, _: Translate = str) -> go.Figure:
     """Busy time and requests per instance: how evenly the copies shared the work."""
-    table = analysis.instance_work(requests)
+    table = run.instance_work
     title = _("Work per instance")
     if table.empty:
         return empty_figure(title, _("No request reached an instance."))
@@ -293,17 +291,16 @@ def _session_words(values: Iterable[Any], _: Translate = str) -> str:
     return listed([render(_, N_("session {number:count}"), number=int(v) + 1) for v in sorted(set(values))], _)
 
 
-def slot_timeline_summary(requests: pd.DataFrame, scheduler: str = "direct", instances: int | None = None,
-                          slots: int | None = None, _: Translate = str) -> str:
+def slot_timeline_summary(run: RunAnalysis, scheduler: str = "direct", _: Translate = str) -> str:
     """What slot_timeline shows: how many chunks ran where, which came back wrong, padding, the longest wait."""
-    marks = analysis.marks(requests)
+    marks = run.marks
     if marks.empty:
         return _("No server trace for this run (external server without TRITON_TRACE_DIR).")
     wrong = marks[marks["wrong"]]
-    padding = analysis.padding_rows(requests)
+    padding = run.padding_rows
     wait_ms = float(((marks["exec_start"] - marks["queued_from"]).clip(lower=0) * 1000).max())
     told = render(_, SUMMARIES["timeline"], chunks=len(marks), sessions=marks["session"].nunique(),
-                  rows=len(analysis.slot_rows(requests, instances, slots)), wait=wait_ms)
+                  rows=len(run.slot_rows), wait=wait_ms)
     letters = (render(_, SUMMARIES["timeline_wrong"], n=len(wrong), sessions=_session_words(wrong["session"], _))
                if len(wrong) else _(SUMMARIES["timeline_right"]))
     rows = ""
@@ -312,8 +309,8 @@ def slot_timeline_summary(requests: pd.DataFrame, scheduler: str = "direct", ins
     return sentences(told, letters, rows)
 
 
-def batch_sizes_summary(server: dict[str, Any], requests: pd.DataFrame, _: Translate = str) -> str:
-    table = analysis.batch_distribution(server, requests)
+def batch_sizes_summary(run: RunAnalysis, _: Translate = str) -> str:
+    table = run.batch_distribution
     if table.empty:
         return _("The server reported no executions.")
     counted = table[table["server"] > 0]
@@ -322,8 +319,8 @@ def batch_sizes_summary(server: dict[str, Any], requests: pd.DataFrame, _: Trans
                   largest=int(counted["batch_size"].max()) if len(counted) else 0, traced=int(table["trace"].sum()))
 
 
-def queue_vs_compute_summary(requests: pd.DataFrame, server: dict[str, Any], _: Translate = str) -> str:
-    table = analysis.queue_compute(requests, server)
+def queue_vs_compute_summary(run: RunAnalysis, _: Translate = str) -> str:
+    table = run.queue_compute
     if table.empty:
         return _("No timing data from the server.")
     items = [render(_, SUMMARIES["queue_vs_compute_item"], source=_(SOURCE_WORDS[r.source]), queue=r.queue_ms, compute=r.compute_ms)
@@ -331,8 +328,8 @@ def queue_vs_compute_summary(requests: pd.DataFrame, server: dict[str, Any], _: 
     return render(_, SUMMARIES["queue_vs_compute"], sources=listed(items, _, clauses=True))
 
 
-def latency_percentiles_summary(requests: pd.DataFrame, sessions: pd.DataFrame, _: Translate = str) -> str:
-    table = analysis.latency_percentiles(requests, sessions)
+def latency_percentiles_summary(run: RunAnalysis, _: Translate = str) -> str:
+    table = run.latency_percentiles
     if table.empty:
         return _("No successful requests.")
     high, low = table.loc[table["p99"].idxmax()], table.loc[table["p50"].idxmin()]
@@ -342,8 +339,8 @@ def latency_percentiles_summary(requests: pd.DataFrame, sessions: pd.DataFrame, 
                   low_length=length_words(int(low["length_low"]), int(low["length_high"]), _))
 
 
-def instance_work_summary(requests: pd.DataFrame, _: Translate = str) -> str:
-    table = analysis.instance_work(requests)
+def instance_work_summary(run: RunAnalysis, _: Translate = str) -> str:
+    table = run.instance_work
     if table.empty:
         return _("No request reached an instance.")
     items = [render(_, SUMMARIES["instances_item"], instance=r.instance, requests=r.requests, executions=r.executions,
@@ -362,25 +359,23 @@ def state_cells_summary(frame: pd.DataFrame | None, _: Translate = str) -> str:
     return render(_, SUMMARIES["state_cells"], instances=listed(items, _, clauses=True))
 
 
-def lab_figures(result: RunResult, scheduler: str = "direct", instances: int | None = None, slots: int | None = None,
-                _: Translate = str) -> dict[str, go.Figure]:
-    """Every figure the live lab shows for one RunResult."""
+def lab_figures(run: RunAnalysis, scheduler: str = "direct", _: Translate = str) -> dict[str, go.Figure]:
+    """Every figure the live lab shows for one run's analysis (analysis.of_run)."""
     return {
-        "timeline": slot_timeline(result.requests, scheduler, instances, slots, _=_),
-        "batch_sizes": batch_sizes(result.server, result.requests, _=_),
-        "queue_vs_compute": queue_vs_compute(result.requests, result.server, _=_),
-        "latency": latency_percentiles(result.requests, result.sessions, _=_),
-        "instances": instance_work(result.requests, _=_),
+        "timeline": slot_timeline(run, scheduler, _=_),
+        "batch_sizes": batch_sizes(run, _=_),
+        "queue_vs_compute": queue_vs_compute(run, _=_),
+        "latency": latency_percentiles(run, _=_),
+        "instances": instance_work(run, _=_),
     }
 
 
-def lab_summaries(result: RunResult, scheduler: str = "direct", instances: int | None = None, slots: int | None = None,
-                  _: Translate = str) -> dict[str, str]:
-    """What each of lab_figures says, in words (same keys)."""
+def lab_summaries(run: RunAnalysis, scheduler: str = "direct", _: Translate = str) -> dict[str, str]:
+    """What each of lab_figures says, in words (same keys), from the same analysis."""
     return {
-        "timeline": slot_timeline_summary(result.requests, scheduler, instances, slots, _=_),
-        "batch_sizes": batch_sizes_summary(result.server, result.requests, _=_),
-        "queue_vs_compute": queue_vs_compute_summary(result.requests, result.server, _=_),
-        "latency": latency_percentiles_summary(result.requests, result.sessions, _=_),
-        "instances": instance_work_summary(result.requests, _=_),
+        "timeline": slot_timeline_summary(run, scheduler, _=_),
+        "batch_sizes": batch_sizes_summary(run, _=_),
+        "queue_vs_compute": queue_vs_compute_summary(run, _=_),
+        "latency": latency_percentiles_summary(run, _=_),
+        "instances": instance_work_summary(run, _=_),
     }

@@ -47,7 +47,7 @@ def the_mistake(server: LabServer, deployer: Deployer) -> None:
     if saved:
         applied, result = saved
         transcripts.board(result, key="mistake-board")
-        run_views.timeline(result, applied.settings, key="mistake-timeline")
+        run_views.timeline(run_views.analysed(result, applied.settings), applied.settings.scheduler, key="mistake-timeline")
 
 
 ONE_INSTANCE = LabSettings(scheduler="direct", instances=1, slots=4, state_key="slot")
@@ -142,7 +142,7 @@ def sequence_controls(server: LabServer, deployer: Deployer) -> None:
         "held by a sequence with nothing waiting. Slots above it get no row."
     ))
     transcripts.board(result, key="seqc-board", audio=False)
-    run_views.timeline(result, None, key="seqc-timeline")
+    run_views.timeline(run_views.analysed(result), key="seqc-timeline")
 
 
 CONTROL_COLUMNS = {
@@ -176,7 +176,8 @@ def direct_vs_oldest(server: LabServer, deployer: Deployer) -> None:
             st.markdown(transcripts.verdict_summary(result.sessions))
             st.caption(t().render(N_("Sessions that waited for a free slot before their first chunk ran: {n:count}."),
                                   n=waited))
-            run_views.timeline(result, applied.settings, key=f"dvo-timeline-{applied.settings.scheduler}", explain=False)
+            run_views.timeline(run_views.analysed(result, applied.settings), applied.settings.scheduler,
+                               key=f"dvo-timeline-{applied.settings.scheduler}", explain=False)
     run_views.explain_timeline("direct", "oldest")
 
 
@@ -212,7 +213,8 @@ def instances_vs_batching(server: LabServer, deployer: Deployer) -> None:
     shown[1].metric(_("Capacity"), applied.settings.instances * applied.settings.slots)
     shown[2].metric(_("Waited for a slot"), int(waited.sum()))
     st.markdown(transcripts.verdict_summary(result.sessions))
-    run_views.instance_work(result, key="ivb-work")
-    run_views.timeline(result, applied.settings, key="ivb-timeline")
+    analysed = run_views.analysed(result, applied.settings)
+    run_views.instance_work(analysed, key="ivb-work")
+    run_views.timeline(analysed, applied.settings.scheduler, key="ivb-timeline")
     with st.expander(t().render(N_("config.pbtxt of `{model:text}`"), model=applied.model)):
         st.code(applied.pbtxt, language="text")

@@ -29,8 +29,9 @@ from app.charts import palette
 from app.charts.figures import WRONG_COLOUR, render, sentences, session_colour
 from app.i18n import N_, Translate
 from app.recogniser.engine.judgement import analysis
+from app.recogniser.engine.judgement.analysis import RunAnalysis
 from app.recogniser.figures import owner_words, slot_timeline, slot_timeline_summary
-from app.text.charts import CHART_SUMMARIES as SUMMARIES
+from app.recogniser.words.charts import CHART_SUMMARIES as SUMMARIES
 
 if TYPE_CHECKING:
     from app.lab.records import RunResult
@@ -83,9 +84,9 @@ class Batch:
     chunks: tuple[Chunk, ...]
 
 
-def batches(requests: pd.DataFrame) -> list[Batch]:
+def batches(run: RunAnalysis) -> list[Batch]:
     """The run's executions in time order (then instance), each with its chunks by slot."""
-    marks = analysis.marks(requests)
+    marks = run.marks
     if marks.empty:
         return []
     out = []
@@ -101,11 +102,11 @@ def batches(requests: pd.DataFrame) -> list[Batch]:
     return out
 
 
-def grid_shape(requests: pd.DataFrame, instances: int | None = None, slots: int | None = None) -> tuple[int, int]:
-    """Instances x slots the grid shows: the deployment's, widened to any cell the data used."""
-    rows = analysis.slot_rows(requests, instances, slots)
-    n_instances = max([instances or 0, *[i + 1 for i, _s in rows]]) or 1
-    n_slots = max([slots or 0, *[s + 1 for _i, s in rows]]) or 1
+def grid_shape(run: RunAnalysis) -> tuple[int, int]:
+    """Instances x slots the grid shows: the deployment's (the run's layout), widened to any cell the data used."""
+    rows = run.slot_rows
+    n_instances = max([run.instances or 0, *[i + 1 for i, _s in rows]]) or 1
+    n_slots = max([run.slots or 0, *[s + 1 for _i, s in rows]]) or 1
     return n_instances, n_slots
 
 
@@ -130,11 +131,12 @@ def shared_range(*results: RunResult) -> tuple[float, float]:
     return min(lo for lo, _hi in spans), max(hi for _lo, hi in spans)
 
 
-def _layout_of(a: pd.DataFrame, b: pd.DataFrame, instances: int | None, slots: int | None) -> tuple[int, int]:
-    """instances, slots that give both timelines the same rows (the union of what each used)."""
-    ia, sa = grid_shape(a, instances, slots)
-    ib, sb = grid_shape(b, instances, slots)
-    return max(ia, ib), max(sa, sb)
+def _laid_out(a: RunResult, b: RunResult, instances: int | None, slots: int | None) -> tuple[RunAnalysis, RunAnalysis]:
+    """Both runs' analyses on rows that give both timelines the same rows (the union of what each used).
+    A timeline reads only a run's requests."""
+    (ia, sa), (ib, sb) = (grid_shape(RunAnalysis(r.requests, instances=instances, slots=slots)) for r in (a, b))
+    return (RunAnalysis(a.requests, instances=max(ia, ib), slots=max(sa, sb)),
+            RunAnalysis(b.requests, instances=max(ia, ib), slots=max(sa, sb)))
 
 
 def side_by_side(a: RunResult, b: RunResult, _: Translate = str, slots: int | None = None, instances: int | None = None,
@@ -146,11 +148,10 @@ def side_by_side(a: RunResult, b: RunResult, _: Translate = str, slots: int | No
     `titles`, already in the reader's language, replace the timeline's own title (say, the
     preset's name). Without instances and slots, both show every cell either run used.
     """
-    n_instances, n_slots = _layout_of(a.requests, b.requests, instances, slots)
     x_range = shared_range(a, b)
     figs = []
-    for k, result in enumerate((a, b)):
-        fig = slot_timeline(result.requests, schedulers[k], n_instances, n_slots, _=_)
+    for k, run in enumerate(_laid_out(a, b, instances, slots)):
+        fig = slot_timeline(run, schedulers[k], _=_)
         if titles:
             fig.update_layout(title=titles[k])
         if fig.data:  # an untraced run keeps its "no trace" message
@@ -164,8 +165,7 @@ def side_by_side(a: RunResult, b: RunResult, _: Translate = str, slots: int | No
 def side_by_side_summaries(a: RunResult, b: RunResult, _: Translate = str, slots: int | None = None, instances: int | None = None,
                            schedulers: tuple[str, str] = ("direct", "direct")) -> tuple[str, str]:
     """What each of side_by_side's timelines shows, in words, on the same rows it draws."""
-    n_instances, n_slots = _layout_of(a.requests, b.requests, instances, slots)
-    first, second = (slot_timeline_summary(r.requests, schedulers[k], n_instances, n_slots, _=_) for k, r in enumerate((a, b)))
+    first, second = (slot_timeline_summary(run, schedulers[k], _=_) for k, run in enumerate(_laid_out(a, b, instances, slots)))
     return first, second
 
 
@@ -208,8 +208,9 @@ def replay_figure(result: RunResult, _: Translate = str, highlight: int | None =
     strip's axis, shared_range(a, b) for two replays shown together.
     """
     requests = result.requests
+    run = RunAnalysis(requests, instances=instances, slots=slots)  # the replay reads only the run's requests
     title = _("Replay: each batch into its instance × slot")
-    steps = batches(requests)
+    steps = batches(run)
     if not steps:
         fig = go.Figure()
         fig.update_layout(title=title, height=220, xaxis_visible=False, yaxis_visible=False)
@@ -218,7 +219,7 @@ def replay_figure(result: RunResult, _: Translate = str, highlight: int | None =
         if projector:
             _projector(fig)
         return fig
-    n_instances, n_slots = grid_shape(requests, instances, slots)
+    n_instances, n_slots = grid_shape(run)
     big = 22 if projector else 13
     x_range = (x_range[0], x_range[1]) if x_range is not None else time_range(requests)
 
@@ -262,11 +263,11 @@ def replay_summary(result: RunResult, _: Translate = str, highlight: int | None 
                    slots: int | None = None) -> str:
     """What replay_figure plays, in words: its batches, the grid, the chunks that read someone else's state
     and, with `highlight`, that session's path."""
-    requests = result.requests
-    steps = batches(requests)
+    run = RunAnalysis(result.requests, instances=instances, slots=slots)
+    steps = batches(run)
     if not steps:
         return _("No server trace for this run (external server without TRITON_TRACE_DIR).")
-    n_instances, n_slots = grid_shape(requests, instances, slots)
+    n_instances, n_slots = grid_shape(run)
     chunks = [c for b in steps for c in b.chunks]
     told = render(_, SUMMARIES["replay"], batches=len(steps), instances=n_instances, slots=n_slots,
                   foreign=sum(c.foreign for c in chunks))

@@ -158,13 +158,14 @@ def _show_run(run: LabRun) -> None:
                              why=_(preset_words.WHY[preset])))
     transcripts.board(result, key="transcript-board")
     st.subheader(_("Slot occupancy"))
-    run_views.timeline(result, settings, key="slot-timeline")
+    analysed = run_views.analysed(result, settings)  # once, for every chart, sentence and table below
+    run_views.timeline(analysed, settings.scheduler, key="slot-timeline")
     st.subheader(_("What the server measured"))
-    run_views.server_side(result, key_prefix="lab")
+    run_views.server_side(analysed, key_prefix="lab")
     st.subheader(_("Work per instance"))
-    run_views.instance_work(result, key="lab-instance-work")
+    run_views.instance_work(analysed, key="lab-instance-work")
     st.subheader(_("State the model holds"))
-    chart.show(figures.state_cells(result.state_cells, _=words), figures.state_cells_summary(result.state_cells, _=words),
+    chart.show(figures.state_cells(analysed.state_cells, _=words), figures.state_cells_summary(analysed.state_cells, _=words),
                key="lab-state-cells", width="stretch")
     st.caption(_(
         "The recogniser's own metric (asr_state_cells on Triton's metrics endpoint): the state cells each "

@@ -17,6 +17,7 @@ from app.i18n import words
 from app.lab.paths import REPO_ROOT
 from app.presenter import figures as presenter
 from app.recogniser import figures
+from app.recogniser.engine.judgement.analysis import RunAnalysis
 from app.registry import exercise_figures as exercise_charts
 from app.registry import families
 from tests.recogniser.engine.test_analysis import request
@@ -102,11 +103,11 @@ def built(requests: pd.DataFrame) -> dict:
                           "evicted": [0, 1, 0, 0]})
     _ = words("en")
     return {
-        "slot timeline": figures.slot_timeline(requests, "direct", instances=2, slots=4),
-        "batch sizes": figures.batch_sizes(SERVER, requests),
-        "queue vs compute": figures.queue_vs_compute(requests, SERVER),
-        "latency": figures.latency_percentiles(requests, sessions),
-        "instances": figures.instance_work(requests),
+        "slot timeline": figures.slot_timeline(RunAnalysis(requests, instances=2, slots=4), "direct"),
+        "batch sizes": figures.batch_sizes(RunAnalysis(requests, SERVER)),
+        "queue vs compute": figures.queue_vs_compute(RunAnalysis(requests, SERVER)),
+        "latency": figures.latency_percentiles(RunAnalysis(requests, sessions=sessions)),
+        "instances": figures.instance_work(RunAnalysis(requests)),
         "state cells": figures.state_cells(cells),
         "quiz options": item_analysis.option_counts(["a", "b", "c"], [3, 1, 0], [True, False, False], 4),
         "class vote": presenter.votes_figure(("intact", "foreign"), {"intact": 3, "foreign": 5}, _, right=("intact",)),
@@ -132,7 +133,7 @@ def test_the_timeline_tells_sessions_past_the_palette_apart_by_pattern():
     rows = [request(0, 0, 0, s % 4, 1, 0.01 * (s + 1), queue_ms=0.1) for s in range(10)]
     many = pd.DataFrame([{**row, "session": s, "tag": 500 + s, "corrid": str(500 + s), "state_owner": 500 + s,
                           "request_id": f"r:{s}:0"} for s, row in enumerate(rows)])
-    fig = figures.slot_timeline(many, "direct", instances=1, slots=4)
+    fig = figures.slot_timeline(RunAnalysis(many, instances=1, slots=4), "direct")
     bars = {t.name: (t.marker.color, t.marker.pattern.shape) for t in fig.data if t.name.startswith("session ")}
     assert bars["session 1"] == (palette.CATEGORY[0], "") and bars["session 9"] == (palette.CATEGORY[0], palette.PATTERNS[1])
     assert len(set(bars.values())) == len(bars)  # no two sessions look alike
@@ -151,9 +152,9 @@ def test_categories_told_apart_by_colour_get_a_second_cue(requests):
 
 
 def test_a_lone_line_stays_solid_and_a_lone_bar_plain(requests):
-    fig = figures.instance_work(requests)
+    fig = figures.instance_work(RunAnalysis(requests))
     assert {t.marker.pattern.shape for t in fig.data} == {None}  # one series in three panels: no hatching
-    fig = figures.slot_timeline(requests, "direct", instances=2, slots=4)
+    fig = figures.slot_timeline(RunAnalysis(requests, instances=2, slots=4), "direct")
     waits = next(t for t in fig.data if t.name == "waiting in the queue")
     assert waits.line.dash == "solid"
 

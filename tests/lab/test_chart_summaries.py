@@ -20,6 +20,8 @@ from app.lab.paths import REPO_ROOT
 from app.live.sentiment import figures as sentiment_figures
 from app.presenter import figures as presenter
 from app.recogniser import figures, replay
+from app.recogniser.engine.judgement import analysis
+from app.recogniser.engine.judgement.analysis import RunAnalysis
 from tests.checker.test_placement_and_report import broken_result
 from tests.lab.test_chart_palette import SERVER, hand_made_run
 from tests.recogniser.engine.test_analysis import request
@@ -54,8 +56,9 @@ def drawn(requests: pd.DataFrame, _) -> dict[str, tuple[go.Figure, str]]:
     options = (["A. a", "B. b<br>more", "C. c"], [3, 1, 0], [True, False, False], 4)
     votes = (("intact", "foreign"), {"intact": 3, "foreign": 5})
     check = broken_result()
-    out = {name: (fig, lab) for (name, fig), lab in zip(figures.lab_figures(run, "direct", 2, 4, _=_).items(),
-                                                        figures.lab_summaries(run, "direct", 2, 4, _=_).values(), strict=True)}
+    analysed = analysis.of_run(run, 2, 4)
+    out = {name: (fig, lab) for (name, fig), lab in zip(figures.lab_figures(analysed, "direct", _=_).items(),
+                                                        figures.lab_summaries(analysed, "direct", _=_).values(), strict=True)}
     out |= {
         "throughput": (sentiment_figures.throughput(sentiment, _=_), sentiment_figures.throughput_summary(sentiment, _=_)),
         "server batches": (sentiment_figures.server_batches(sentiment, _=_),
@@ -110,8 +113,8 @@ def _bars(fig: go.Figure, prefix: str) -> list:
 
 
 def test_the_timeline_summary_counts_what_the_timeline_draws(requests):
-    fig = figures.slot_timeline(requests, "direct", 2, 4)
-    summary = figures.slot_timeline_summary(requests, "direct", 2, 4)
+    fig = figures.slot_timeline(RunAnalysis(requests, instances=2, slots=4), "direct")
+    summary = figures.slot_timeline_summary(RunAnalysis(requests, instances=2, slots=4), "direct")
     sessions = _bars(fig, "session ")
     chunks = sum(len(t.x) for t in sessions)
     wrong = next(t for t in fig.data if t.name == "letter came back wrong")
@@ -125,24 +128,24 @@ def test_the_timeline_summary_counts_what_the_timeline_draws(requests):
 
 
 def test_the_server_side_summaries_read_the_bars_and_panels(requests):
-    batches = figures.batch_sizes(SERVER, requests)
+    batches = figures.batch_sizes(RunAnalysis(requests, SERVER))
     server = next(t for t in batches.data if t.name == "server statistics")
     trace = next(t for t in batches.data if t.name == "this run's trace")
     sizes = dict(zip(server.x, server.y, strict=True))
     usual = max(sizes, key=sizes.get)
-    said = figures.batch_sizes_summary(SERVER, requests)
+    said = figures.batch_sizes_summary(RunAnalysis(requests, SERVER))
     assert said == (f"The server counted {sum(server.y)} executions, most often of batch size {usual}, the largest of "
                     f"{max(k for k, v in sizes.items() if v)}; this run's trace counted {sum(trace.y)}.")
-    work = figures.instance_work(requests)
+    work = figures.instance_work(RunAnalysis(requests))
     per_instance = dict(zip(work.data[1].x, work.data[1].y, strict=True))  # the "requests" panel
-    said = figures.instance_work_summary(requests)
+    said = figures.instance_work_summary(RunAnalysis(requests))
     for label, n in per_instance.items():
         assert re.search(rf"{label} ran {n} requests in \d+ executions", said), (label, said)
 
 
 def test_an_untraced_run_says_so_in_words():
     untraced = pd.DataFrame([{**request(0, 0, 0, 0, 1, 0.01, queue_ms=0.1), "exec_start": float("nan")}])
-    assert figures.slot_timeline_summary(untraced.iloc[0:0]) == \
+    assert figures.slot_timeline_summary(RunAnalysis(untraced.iloc[0:0])) == \
         "No server trace for this run (external server without TRITON_TRACE_DIR)."
 
 
@@ -162,5 +165,5 @@ def test_every_page_shows_a_chart_only_through_the_helper_that_writes_its_summar
 
 def test_a_summary_counts_one_session_in_the_singular(requests):
     one = requests[requests["session"] == requests["session"].min()]
-    summary = figures.slot_timeline_summary(one, "direct", 2, 4)
+    summary = figures.slot_timeline_summary(RunAnalysis(one, instances=2, slots=4), "direct")
     assert " of 1 session ran in " in summary, summary

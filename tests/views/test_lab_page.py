@@ -5,6 +5,7 @@ from app.i18n import words
 from app.lab.deployment import LabSettings, setup_model_name
 from app.quiz.store import ProgressStore
 from app.recogniser import figures
+from app.recogniser.engine.judgement import analysis
 from tests.server_calls import ask
 from tests.views.conftest import RUN_TIMEOUT_S
 from tests.views.learners import link_id
@@ -47,8 +48,8 @@ def test_preset_run_shows_board_timeline_measurements_and_records_the_prediction
     assert any(c.endswith("-slot-timeline") for c in charts)
     assert any(c.endswith("-lab-batches") for c in charts) and any(c.endswith("-lab-latency") for c in charts)
     last = at.session_state["lab-last-run"]  # each chart's message in words under it, from the run it draws
-    said = figures.lab_summaries(last.result, last.applied.settings.scheduler,
-                                 last.applied.settings.instances, last.applied.settings.slots, _=words("en"))
+    said = figures.lab_summaries(analysis.of_run(last.result, last.applied.settings.instances, last.applied.settings.slots),
+                                 last.applied.settings.scheduler, _=words("en"))
     assert set(said.values()) <= {c.value for c in at.caption}, said
     # Triton's own quantiles for the same run, read from the real server's summaries, beside the trace's.
     quantiles = last.result.server["triton_quantiles"]

@@ -1,6 +1,6 @@
 """Plotly figures of the sentiment runs (no Streamlit): reviews per second, and reviews per batch size the
 server formed, one group of bars per run; each with its `<builder>_summary`, the chart's message in a
-sentence (words: app/text/charts.py CHART_SUMMARIES; the runs' own words: words.py).
+sentence (words: words.py, its CHART_SUMMARIES and the runs' own words).
 
 Every builder takes `_`, the reader's Words (app/i18n); the default `str` keeps English."""
 from __future__ import annotations
@@ -13,8 +13,8 @@ import plotly.graph_objects as go
 from app.charts import palette
 from app.charts.figures import listed, render, sentences
 from app.i18n import Say
+from app.live.sentiment.words import CHART_SUMMARIES as SUMMARIES
 from app.live.sentiment.words import MODES
-from app.text.charts import CHART_SUMMARIES as SUMMARIES
 
 if TYPE_CHECKING:
     from app.live.sentiment.engine import SentimentRun

@@ -16,6 +16,18 @@ MODES = {
     "shuffled": N_("shuffled"),
 }
 LABELS = {1: N_("positive"), 0: N_("negative")}
+# Each chart's message in a sentence beside it (figures.py), read off the chart: tests/content/test_coverage.py
+# leaves CHART_SUMMARIES out of the text map (lessons/COVERAGE.md says why).
+CHART_SUMMARIES = {
+    # figures.throughput
+    "throughput": N_("Reviews scored per second: {runs:text}."),
+    "throughput_item": N_("{mode:text} {rate:count}"),
+    "throughput_gain": N_("The fastest way was {ratio:ratio} the slowest."),
+    # figures.server_batches
+    "server_batches": N_("Batches the server formed: {runs:text}."),
+    "server_batches_item": N_("{mode:text}: {reviews:count} reviews in {executions:count} batches, the largest of "
+                              "{largest:count}"),
+}
 
 
 def mode(run: SentimentRun, _: Words) -> str:

@@ -1,4 +1,7 @@
-"""Charts and tables of one recogniser run, shared by the live lab and the lessons."""
+"""Charts and tables of one recogniser run, shared by the live lab and the lessons.
+
+Each takes the run's analysis (analysed(result, settings)), so a page that shows several of them computes the
+run's tables once for all its charts, their sentences and tables."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
@@ -9,6 +12,7 @@ import streamlit as st
 from app.i18n import N_
 from app.recogniser import figures
 from app.recogniser.engine.judgement import analysis
+from app.recogniser.engine.judgement.analysis import RunAnalysis
 from app.ui import chart
 from app.ui.language import _, t
 
@@ -31,13 +35,16 @@ INSTANCE_COLUMNS = {"instance": N_("instance"), "requests": N_("requests"), "exe
                     "busy_ms": N_("busy (ms)"), "mean_batch": N_("mean batch"), "sessions": N_("sessions")}
 
 
-def timeline(result: RunResult, settings: LabSettings | None = None, key: str = "slot-timeline", explain: bool = True) -> None:
-    # Without settings: the figures' own defaults (direct, the layout read off the requests).
-    scheduler, instances, slots = ("direct", None, None) if settings is None else (settings.scheduler, settings.instances, settings.slots)
-    chart.show(figures.slot_timeline(result.requests, scheduler, instances, slots, _=t()),
-               figures.slot_timeline_summary(result.requests, scheduler, instances, slots, _=t()), key=key, width="stretch")
+def analysed(result: RunResult, settings: LabSettings | None = None) -> RunAnalysis:
+    """The run's analysis on its deployment's instances x slots; without settings, on the rows the run used."""
+    return analysis.of_run(result) if settings is None else analysis.of_run(result, settings.instances, settings.slots)
+
+
+def timeline(run: RunAnalysis, scheduler: str = "direct", key: str = "slot-timeline", explain: bool = True) -> None:
+    chart.show(figures.slot_timeline(run, scheduler, _=t()), figures.slot_timeline_summary(run, scheduler, _=t()),
+               key=key, width="stretch")
     if explain:
-        explain_timeline(settings.scheduler if settings else "direct")
+        explain_timeline(scheduler)
 
 
 def explain_timeline(*schedulers: str) -> None:
@@ -50,38 +57,35 @@ def explain_timeline(*schedulers: str) -> None:
     ), meaning=meaning))
 
 
-def server_side(result: RunResult, key_prefix: str = "lab") -> None:
+def server_side(run: RunAnalysis, key_prefix: str = "lab") -> None:
     """Batch sizes, queue vs compute, and latency percentiles, from trace and server statistics."""
     left, right = st.columns(2)
-    chart.show(figures.batch_sizes(result.server, result.requests, _=t()),
-               figures.batch_sizes_summary(result.server, result.requests, _=t()), key=f"{key_prefix}-batches",
+    chart.show(figures.batch_sizes(run, _=t()), figures.batch_sizes_summary(run, _=t()), key=f"{key_prefix}-batches",
                where=left, width="stretch")
-    chart.show(figures.queue_vs_compute(result.requests, result.server, _=t()),
-               figures.queue_vs_compute_summary(result.requests, result.server, _=t()), key=f"{key_prefix}-queue",
+    chart.show(figures.queue_vs_compute(run, _=t()), figures.queue_vs_compute_summary(run, _=t()), key=f"{key_prefix}-queue",
                where=right, width="stretch")
-    srv = result.server
+    srv = run.server
     st.caption(t().render(N_(
         "Server statistics for this run: {requests:count} requests in {executions:count} model executions "
         "(mean executed batch {batch:number}, padding rows included). "
         "A run holds its deployment alone, so these are this run's requests only."
     ), requests=srv.get("inference_count", 0), executions=sum(srv.get("batch_sizes", {}).values()),
         batch=srv.get("mean_executed_batch", 0)))
-    chart.show(figures.latency_percentiles(result.requests, result.sessions, _=t()),
-               figures.latency_percentiles_summary(result.requests, result.sessions, _=t()), key=f"{key_prefix}-latency",
-               width="stretch")
-    table = latency_table(result)
+    chart.show(figures.latency_percentiles(run, _=t()), figures.latency_percentiles_summary(run, _=t()),
+               key=f"{key_prefix}-latency", width="stretch")
+    table = latency_table(run)
     if not table.empty:
         st.dataframe(table, hide_index=True, width="stretch")
     st.caption(_(
         "The trace times every request of this run, so its tail (p95, p99) shows the waits that a mean hides. "
         "Triton's statistics API and its default Prometheus counters hold only sums and counts, hence means."
     ))
-    triton_quantiles(result)
+    triton_quantiles(run.server)
 
 
-def triton_quantiles(result: RunResult) -> None:
-    """Triton's own latency quantiles, read from its Prometheus summaries when the run ended."""
-    found = result.server.get("triton_quantiles") or {}
+def triton_quantiles(server: dict[str, Any]) -> None:
+    """Triton's own latency quantiles, read from its Prometheus summaries when the run ended (the run's server deltas)."""
+    found = server.get("triton_quantiles") or {}
     if not found:
         st.caption(_(
             "This server exports no latency quantiles of its own: Triton adds them only when started with "
@@ -117,9 +121,9 @@ def quantile_table(found: dict[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def latency_table(result: RunResult) -> pd.DataFrame:
+def latency_table(run: RunAnalysis) -> pd.DataFrame:
     """The latency percentiles as the learner reads them: lengths and sources in words."""
-    table = analysis.latency_percentiles(result.requests, result.sessions).round(1)
+    table = run.latency_percentiles.round(1)
     if table.empty:
         return table
     words = t()
@@ -129,10 +133,9 @@ def latency_table(result: RunResult) -> pd.DataFrame:
     return table.rename(columns={k: words(v) for k, v in LATENCY_COLUMNS.items()})
 
 
-def instance_work(result: RunResult, key: str = "instance-work") -> None:
-    chart.show(figures.instance_work(result.requests, _=t()), figures.instance_work_summary(result.requests, _=t()),
-               key=key, width="stretch")
-    table = analysis.instance_work(result.requests)
+def instance_work(run: RunAnalysis, key: str = "instance-work") -> None:
+    chart.show(figures.instance_work(run, _=t()), figures.instance_work_summary(run, _=t()), key=key, width="stretch")
+    table = run.instance_work
     if not table.empty:
         st.dataframe(table.round(2).rename(columns={k: _(v) for k, v in INSTANCE_COLUMNS.items()}),
                      hide_index=True, width="stretch")

@@ -7,12 +7,17 @@ batch size with no request of this run behind it is a padding row (direct strate
 another learner's request on a shared deployment.
 
 Tables hold codes and numbers (a source "trace", an owner "fresh"); figures.py and the pages
-put them into words (app/recogniser/figures.py, app/text/charts.py).
+put them into words (app/recogniser/figures.py, app/recogniser/words/charts.py).
+
+RunAnalysis holds one run's tables for all its charts and their sentences: each table is computed
+the first time a chart asks for it and then shared, so a page that draws five charts and says five
+sentences reads the run's executions once, not once per chart and once more per sentence.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -20,7 +25,11 @@ import pandas as pd
 from app.lab.scenario.alphabet import ALPHABET
 from app.recogniser.engine.judgement.verdicts import PADDING_OWNER
 
+if TYPE_CHECKING:
+    from app.lab.records import RunResult
+
 PERCENTILES = (50, 95, 99)
+LATENCY_COLUMNS = ("length_low", "length_high", "source", "sessions", "requests", *(f"p{q}" for q in PERCENTILES))
 
 
 def is_traced(requests: pd.DataFrame) -> bool:
@@ -60,7 +69,10 @@ def executions(requests: pd.DataFrame) -> pd.DataFrame:
 
 def padding_rows(requests: pd.DataFrame) -> pd.DataFrame:
     """Rows of executions that carried no request of this run: one row per (execution, slot)."""
-    runs = executions(requests)
+    return _padding_rows(executions(requests))
+
+
+def _padding_rows(runs: pd.DataFrame) -> pd.DataFrame:
     rows = [
         {"instance": e.instance, "slot": slot, "exec_start": e.exec_start, "exec_end": e.exec_end, "batch": e.batch}
         for e in runs.itertuples()
@@ -71,10 +83,14 @@ def padding_rows(requests: pd.DataFrame) -> pd.DataFrame:
 
 def slot_rows(requests: pd.DataFrame, instances: int | None = None, slots: int | None = None) -> list[tuple[int, int]]:
     """Every (instance, slot) the timeline shows: the deployment's, plus any the data used."""
+    return _slot_rows(requests, executions(requests), instances, slots)
+
+
+def _slot_rows(requests: pd.DataFrame, runs: pd.DataFrame, instances: int | None, slots: int | None) -> list[tuple[int, int]]:
     seen: set[tuple[int, int]] = set()
     ran = requests[requests["instance"] >= 0] if "instance" in requests else requests.iloc[0:0]
     seen.update((int(i), int(s)) for i, s in zip(ran["instance"], ran["slot"], strict=True))
-    for e in executions(requests).itertuples():
+    for e in runs.itertuples():
         seen.update((e.instance, s) for s in e.missing)
     if instances and slots:
         seen.update((i, s) for i in range(instances) for s in range(slots))
@@ -149,8 +165,11 @@ def transcript_cells(expected_text: str, received_text: str, first_wrong: Any) -
 
 def batch_distribution(server: dict[str, Any], requests: pd.DataFrame) -> pd.DataFrame:
     """Executions per batch size, as the server counted them and as this run's trace shows."""
+    return _batch_distribution(server, executions(requests))
+
+
+def _batch_distribution(server: dict[str, Any], runs: pd.DataFrame) -> pd.DataFrame:
     from_server = {int(k): int(v) for k, v in (server or {}).get("batch_sizes", {}).items()}
-    runs = executions(requests)
     from_trace = runs["batch"].value_counts().to_dict() if not runs.empty else {}
     sizes = sorted(set(from_server) | {int(k) for k in from_trace})
     return pd.DataFrame(
@@ -227,16 +246,19 @@ def latency_percentiles(requests: pd.DataFrame, sessions: pd.DataFrame) -> pd.Da
                     **{f"p{q}": float(v) for q, v in zip(PERCENTILES, p, strict=True)},
                 }
             )
-    return pd.DataFrame(rows, columns=["length_low", "length_high", "source", "sessions", "requests", *(f"p{q}" for q in PERCENTILES)])
+    return pd.DataFrame(rows, columns=list(LATENCY_COLUMNS))
 
 
 def instance_work(requests: pd.DataFrame) -> pd.DataFrame:
     """What each instance did: requests, executions, busy time, mean batch, sessions served."""
+    return _instance_work(requests, executions(requests))
+
+
+def _instance_work(requests: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
     columns = ["instance", "requests", "executions", "busy_ms", "mean_batch", "sessions"]
     ran = requests[requests["instance"] >= 0]
     if ran.empty:
         return pd.DataFrame(columns=columns)
-    runs = executions(requests)
     rows = []
     for instance, mine in ran.groupby("instance"):
         own = runs[runs["instance"] == instance] if not runs.empty else runs
@@ -251,6 +273,61 @@ def instance_work(requests: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows, columns=columns)
+
+
+@dataclass(frozen=True, eq=False)
+class RunAnalysis:
+    """One run's tables for its charts and their sentences (figures.py), each computed once, when first read.
+
+    instances and slots are the deployment's layout: the timeline shows its every row, used or not.
+    Without sessions (a run known by its requests alone) the latency table is empty.
+    """
+
+    requests: pd.DataFrame
+    server: dict[str, Any] = field(default_factory=dict)
+    sessions: pd.DataFrame | None = None
+    instances: int | None = None
+    slots: int | None = None
+    state_cells: pd.DataFrame | None = None  # the model's own gauge during the run (state_cells.Sampler frame)
+
+    @cached_property
+    def executions(self) -> pd.DataFrame:
+        return executions(self.requests)
+
+    @cached_property
+    def marks(self) -> pd.DataFrame:
+        return marks(self.requests)
+
+    @cached_property
+    def slot_rows(self) -> list[tuple[int, int]]:
+        return _slot_rows(self.requests, self.executions, self.instances, self.slots)
+
+    @cached_property
+    def padding_rows(self) -> pd.DataFrame:
+        return _padding_rows(self.executions)
+
+    @cached_property
+    def batch_distribution(self) -> pd.DataFrame:
+        return _batch_distribution(self.server, self.executions)
+
+    @cached_property
+    def queue_compute(self) -> pd.DataFrame:
+        return queue_compute(self.requests, self.server)
+
+    @cached_property
+    def latency_percentiles(self) -> pd.DataFrame:
+        if self.sessions is None:
+            return pd.DataFrame(columns=list(LATENCY_COLUMNS))
+        return latency_percentiles(self.requests, self.sessions)
+
+    @cached_property
+    def instance_work(self) -> pd.DataFrame:
+        return _instance_work(self.requests, self.executions)
+
+
+def of_run(result: RunResult, instances: int | None = None, slots: int | None = None) -> RunAnalysis:
+    """The analysis of a RunResult, drawn on the deployment's instances x slots (None: the rows the run used)."""
+    return RunAnalysis(result.requests, result.server, result.sessions, instances, slots, getattr(result, "state_cells", None))
 
 
 def waited_for_slot(requests: pd.DataFrame) -> pd.Series:
