@@ -33,12 +33,15 @@ def model_of_stub(argv: list[str], names: Iterable[str] = ()) -> str | None:
     """The model a stub serves, from its command line. Seen on the embedded 2.51: the first argument
     is the model's file and the eighth the instance's name, "<model>_<group>_<index>" when the
     config names no instance group. The longest known name the instance's name starts with wins
-    (a model's name may hold "_"); else the folder two above the model's file
-    (<repository>/<model>/<version>/model.py)."""
+    (a model's name may hold "_"), its own name read from the instance (model_of_instance) among
+    them: a stub of a copy unloaded but still ending (kv_engine__check1_ab12_0_0) is the copy's,
+    never kv_engine's. Else the folder two above the model's file (<repository>/<model>/<version>/model.py)."""
     if not argv or Path(argv[0]).name != STUB_EXECUTABLE or len(argv) < 2:
         return None
     instance = argv[8] if len(argv) > 8 else ""
-    matches = [name for name in names if instance.startswith(name + "_")]
+    own = model_of_instance(argv)
+    candidates = [*names, *([own] if own and own != instance else [])]
+    matches = [name for name in candidates if instance.startswith(name + "_")]
     if matches:
         return max(matches, key=len)
     return Path(argv[1]).parents[1].name
