@@ -17,8 +17,6 @@ Templates fill {name:kind} fields from the Finding's values (kinds: app/i18n/for
 """
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 
 from app.exercise_kit import DONE, ExerciseResult, Finding, WordsModule
@@ -69,7 +67,7 @@ def explanation(result: ExerciseResult, _: Words) -> str:
     return " ".join(finding(result.name, f, _) for f in result.explanation)
 
 
-def value(raw: Any, _: Words) -> str:
+def value(raw: object, _: Words) -> str:
     """A headline measurement written by its type's one formatter."""
     raw = raw.item() if hasattr(raw, "item") else raw
     if isinstance(raw, bool):
@@ -89,7 +87,7 @@ def numbers_table(result: ExerciseResult, _: Words) -> pd.DataFrame:
     words_of = module(result.name)
     codes = getattr(words_of, "VALUES", {})
 
-    def shown(raw: Any) -> str:
+    def shown(raw: object) -> str:
         return _(codes[raw]) if isinstance(raw, str) and raw in codes else value(raw, _)
 
     return pd.DataFrame({
