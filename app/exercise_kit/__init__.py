@@ -7,10 +7,10 @@ from here, not from the modules behind them; this package imports no feature tha
 Streamlit-free and word-free (import-linter contracts hold it).
 """
 from app.exercise_kit import models, readings
-from app.exercise_kit.base import DONE, Exercise, ExerciseJudgement, ExerciseResult, Finding, Measured, Steps, Tables
+from app.exercise_kit.base import DONE, Exercise, ExerciseJudgement, ExerciseResult, Finding, Measured, Number, Steps, Tables
 from app.exercise_kit.parts import EngineModule, FiguresModule, Member, WordsModule
 from app.exercise_kit.registry import Registry
 
 # The names code outside this package imports (readings and models as namespaces: `readings.holding(run)`).
-__all__ = ["DONE", "Exercise", "ExerciseJudgement", "ExerciseResult", "Finding", "Measured", "Steps", "Tables",
+__all__ = ["DONE", "Exercise", "ExerciseJudgement", "ExerciseResult", "Finding", "Measured", "Number", "Steps", "Tables",
            "EngineModule", "FiguresModule", "Member", "WordsModule", "Registry", "models", "readings"]

@@ -1,7 +1,8 @@
 """Charts and tables of one recogniser run, shared by the live lab and the lessons."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
@@ -100,7 +101,7 @@ def triton_quantiles(result: RunResult) -> None:
     ))
 
 
-def quantile_table(found: dict[str, Any]) -> pd.DataFrame:
+def quantile_table(found: Mapping[str, Mapping[str, float]]) -> pd.DataFrame:
     """One row per summary (request, queue, compute): p50 to p99.9 in ms and Triton's count."""
     words = t()
     rows = []

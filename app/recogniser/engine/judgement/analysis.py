@@ -147,7 +147,7 @@ def transcript_cells(expected_text: str, received_text: str, first_wrong: Any) -
     ]
 
 
-def batch_distribution(server: dict[str, Any], requests: pd.DataFrame) -> pd.DataFrame:
+def batch_distribution(server: dict[str, Any], requests: pd.DataFrame) -> pd.DataFrame:  # server: server_stats.delta's
     """Executions per batch size, as the server counted them and as this run's trace shows."""
     from_server = {int(k): int(v) for k, v in (server or {}).get("batch_sizes", {}).items()}
     runs = executions(requests)
