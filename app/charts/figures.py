@@ -11,7 +11,7 @@ The recogniser's run figures are app/recogniser/figures.py; the generator's app/
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import plotly.graph_objects as go
 
@@ -24,7 +24,7 @@ WRONG_COLOUR = palette.BAD
 LEGEND_SESSIONS = 16
 
 
-def render(_: Translate, template: str, **values: Any) -> str:
+def render(_: Translate, template: str, **values: object) -> str:
     """Fill a {name:kind} template in _'s language; with `_=str`, in English."""
     own = getattr(_, "render", None)  # a Words
     if own is not None:

@@ -15,14 +15,15 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import pandas as pd
 
-from app.checker.engine import check_report_json
+from app.checker.engine import CheckResult, check_report_json
 from app.lab.observation import RunLog
 from app.lab.progress import Progress, Stage
+from app.lab.records import RunResult
 from app.lab.traffic import run_report_json
 
 
@@ -35,9 +36,9 @@ class Finding:
     """
 
     code: str
-    values: dict[str, Any] = field(default_factory=dict)
+    values: Mapping[str, object] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"code": self.code, "values": {k: _plain(v) for k, v in self.values.items()}}
 
 
@@ -59,6 +60,8 @@ class Exercise:
 
 
 Tables = dict[str, pd.DataFrame]
+# A headline measurement: a number, a yes/no, a code or a text, {verdict: count}, or None where nothing was measured.
+Number = int | float | str | dict[str, int] | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -67,11 +70,11 @@ class Measured:
     kept for the JSON report, the log panel and the tests that look at raw requests."""
 
     tables: Tables
-    runs: dict[str, Any] = field(default_factory=dict)  # label -> records.RunResult
+    runs: dict[str, RunResult] = field(default_factory=dict)  # by label
     log: RunLog | None = None  # set by an exercise that talks to Triton without the driver
     # The models an exercise deployed outside `runs` (the generator's runs): their server log lines are its too.
     models: tuple[str, ...] = ()
-    checks: dict[str, Any] = field(default_factory=dict)  # label -> the deployment checker's engine.CheckResult, for its report
+    checks: dict[str, CheckResult] = field(default_factory=dict)  # by label: the deployment checker's, for its report
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,7 +82,7 @@ class ExerciseJudgement:
     """What judge(tables) decided: pure, from the measured tables alone."""
 
     outcome: str  # option key that describes what the server did this run
-    numbers: dict[str, Any]  # headline measurements: name -> number, bool, text, or {verdict: count}; labels in app/text
+    numbers: Mapping[str, Number]  # headline measurements; labels in app/text
     findings: list[Finding]  # one per measurement
     explanation: list[Finding]  # what was seen, tied to the mechanism: sentences in order
     tables: Tables  # data the figures draw
@@ -89,13 +92,13 @@ class ExerciseJudgement:
 class ExerciseResult:
     exercise: Exercise
     outcome: str  # option key that describes what the server did this run
-    numbers: dict[str, Any]  # headline measurements: name -> number, bool, text, or {verdict: count}; labels in app/text
+    numbers: Mapping[str, Number]  # headline measurements; labels in app/text
     tables: Tables  # data the figures draw
     explanation: list[Finding]  # what was seen, tied to the mechanism: sentences in order
     findings: list[Finding] = field(default_factory=list)  # one per measurement
-    runs: dict[str, Any] = field(default_factory=dict)  # label -> records.RunResult (raw per-request data)
+    runs: dict[str, RunResult] = field(default_factory=dict)  # by label: raw per-request data
     log: RunLog | None = None  # the server log lines of the whole exercise (set by Registry.run)
-    checks: dict[str, Any] = field(default_factory=dict)  # label -> engine.CheckResult of an exercise that runs the checker
+    checks: dict[str, CheckResult] = field(default_factory=dict)  # by label, of an exercise that runs the checker
 
     @classmethod
     def of(cls, exercise: Exercise, measured: Measured, judged: ExerciseJudgement) -> ExerciseResult:
@@ -117,7 +120,7 @@ class ExerciseResult:
     def held(self, prediction: str) -> bool:
         return prediction == self.outcome
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """Schema 2: codes and values only, words for them in the exercise's words.py:
         {schema, exercise, options[key], correct, outcome, as_taught, numbers, findings[{code, values}],
         explanation[{code, values}], tables{name: [records]}, runs{label: run_report_json(run)},
@@ -156,7 +159,7 @@ class Steps:
 DONE = "done"  # the last step of every exercise, sent by the registry after judging; its words are shared (app/registry/exercise_words.py)
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     if hasattr(value, "item"):  # numpy scalars
         value = value.item()
     if isinstance(value, dict):

@@ -5,11 +5,13 @@ not traced the client's own send/receive times stand in, and the row says so.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 if TYPE_CHECKING:
+    from app.lab.observation import RunLog
     from app.lab.records import RunResult
 
 
@@ -90,11 +92,11 @@ def held_fraction(held: pd.DataFrame, capacity: int) -> float:
     return float((held["held_to"] - held["held_from"]).sum() / (capacity * span)) if span > 0 else float("nan")
 
 
-def verdict_counts(run: RunResult) -> dict[str, Any]:
+def verdict_counts(run: RunResult) -> dict[str, int]:
     return verdict_tally(run.sessions)
 
 
-def server_counts(runs: dict[str, Any]) -> pd.DataFrame:
+def server_counts(runs: Mapping[str, RunResult]) -> pd.DataFrame:
     """Per run label: what the server counted for the run (statistics deltas), one row each.
 
     `batch_sizes` is {rows in the execution: executions}; `requests_sent` is what the driver sent,
@@ -119,12 +121,12 @@ def rows_run(counts: pd.Series) -> int:
     return int(sum(int(size) * int(n) for size, n in dict(counts["batch_sizes"]).items()))
 
 
-def verdict_tally(sessions: pd.DataFrame) -> dict[str, Any]:
+def verdict_tally(sessions: pd.DataFrame) -> dict[str, int]:
     """{verdict: sessions} of a sessions table, as verdict_counts gives it for a run."""
     return {k: int(v) for k, v in sessions["verdict"].value_counts().items()}
 
 
-def log_lines(logs: dict[str, Any]) -> pd.DataFrame:
+def log_lines(logs: Mapping[str, RunLog | None]) -> pd.DataFrame:
     """Per run label: the classified lines of its server log (a run_log.RunLog), in log order, one row each.
 
     `code` is the LogCode's value, `level` its Level's name. A log that could not be read has no rows:
@@ -139,7 +141,7 @@ def log_lines(logs: dict[str, Any]) -> pd.DataFrame:
     )
 
 
-def logs_read(logs: dict[str, Any]) -> pd.DataFrame:
+def logs_read(logs: Mapping[str, RunLog | None]) -> pd.DataFrame:
     """Per run label: whether its server log could be read (not against a server started elsewhere)."""
     return pd.DataFrame([{"run": label, "available": log is not None and log.available} for label, log in logs.items()],
                         columns=["run", "available"])

@@ -27,6 +27,7 @@ from app.charts.figures import Chart, empty_figure, listed, render
 from app.generation.words import CHART_SUMMARIES as SAID
 from app.generation.words import MARKS, MODES, NUMBERS, REQUEST
 from app.i18n import N_, Say, Words, formats
+from app.i18n.formats import Measure, Numeric
 
 if TYPE_CHECKING:
     from app.generation.runs import GenRun
@@ -37,7 +38,7 @@ MODE_COLOURS = {"static": palette.ORANGE, "inflight": palette.BLUE, "inflight_by
 MODE_PATTERNS = {"static": "/", "inflight": "", "inflight_by_row": "x"}
 
 
-def request_name(tag: Any, _: Say = str) -> str:
+def request_name(tag: Numeric, _: Say = str) -> str:
     return _(REQUEST).format(tag=int(tag))
 
 
@@ -50,7 +51,7 @@ def request_colour(tags: list[int], tag: int) -> str:
     return palette.session_colour(sorted(tags).index(int(tag)))
 
 
-def _mark(row: Any) -> str:
+def _mark(row: Any) -> str:  # a row of the trace (itertuples): pandas rows are untyped
     if row.step == 0:
         return "join"
     return "leave" if bool(row.last) else "step"
@@ -202,7 +203,7 @@ def charts(tokens: pd.DataFrame, requests: pd.DataFrame, steps: pd.DataFrame, ma
     return out
 
 
-def number_text(name: str, value: Any, _: Words, percents: Iterable[str] = ("mean_fill",)) -> str:
+def number_text(name: str, value: Measure, _: Words, percents: Iterable[str] = ("mean_fill",)) -> str:
     """One of a run's numbers (words.NUMBERS) written in the reader's language: a share in
     `percents` as a percentage, a count as a count, anything else as a number."""
     if name in percents:

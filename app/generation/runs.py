@@ -44,7 +44,7 @@ class GenRun:
     tokens: pd.DataFrame
     requests: pd.DataFrame
     steps: pd.DataFrame
-    numbers: dict[str, Any] = field(default_factory=dict)
+    numbers: dict[str, Any] = field(default_factory=dict)  # RunFigures.to_json() and counts: read as floats by the pages
 
 
 def settings_for(setup: GenSetup, mode: str, step_ms: float = 20.0, honour_cancel: bool = True) -> GeneratorSettings:

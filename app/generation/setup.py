@@ -4,8 +4,8 @@ Streamlit-free and word-free: the page (app/views/generation.py) draws it, the e
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any
 
 from app.lab.deployment import values_from_query
 
@@ -42,7 +42,7 @@ class GenSetup:
 
     def clamped(self) -> GenSetup:
         """Every number within LIMITS, min_tokens <= max_tokens, and a mode the lab knows."""
-        values: dict[str, Any] = {name: min(max(int(getattr(self, name)), low), high) for name, (low, high) in LIMITS.items()}
+        values: dict[str, int] = {name: min(max(int(getattr(self, name)), low), high) for name, (low, high) in LIMITS.items()}
         values["min_tokens"] = min(values["min_tokens"], values["max_tokens"])
         return replace(self, mode=self.mode if self.mode in MODES else GenSetup.mode,
                        strategy=self.strategy if self.strategy in STRATEGIES else GenSetup.strategy, **values)
@@ -55,7 +55,7 @@ class GenSetup:
         return {f"g_{name}": str(value) for name, value in asdict(self).items()}
 
     @classmethod
-    def from_query(cls, query: dict[str, Any]) -> GenSetup:
+    def from_query(cls, query: Mapping[str, object]) -> GenSetup:
         """The set-up a link names (fields it lacks or cannot parse keep their defaults), clamped."""
         mine = {key.removeprefix("g_"): value for key, value in query.items() if key.startswith("g_")}
         return cls(**values_from_query(cls, mine)).clamped()

@@ -24,7 +24,7 @@ PROBLEMS = {
 }
 
 
-def _continued(row: Any, _: Words) -> str:
+def _continued(row: Any, _: Words) -> str:  # a row of the requests table: pandas rows are untyped
     if row.continued_owner == 0:
         return _("it continued an empty state cell")
     if row.continued_index < 0:

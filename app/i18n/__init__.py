@@ -21,7 +21,6 @@ import string
 from collections.abc import Callable
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any
 
 from app.i18n import formats
 from app.i18n.marking import N_
@@ -81,7 +80,7 @@ def native_name(lang: str) -> str:
         return lang
 
 
-def parse_language(value: Any) -> str | None:
+def parse_language(value: object) -> str | None:
     """'zh', 'zh-CN', 'zh_Hans_CN' -> 'zh' when it is a language we have; otherwise None."""
     if not isinstance(value, str) or not value.strip():
         return None
@@ -106,7 +105,7 @@ class Words:
     def plural(self, singular: str, plural: str, n: int) -> str:
         return self._catalog.ngettext(singular, plural, n)
 
-    def render(self, template: str, /, **values: Any) -> str:
+    def render(self, template: str, /, **values: object) -> str:
         """Translate template, then fill it: '{n:count} of {total:count}'."""
         return _KindFormatter(self).format(self(template), **values)
 
@@ -115,7 +114,7 @@ class _KindFormatter(string.Formatter):
     def __init__(self, words: Words):
         self.words = words
 
-    def format_field(self, value: Any, format_spec: str) -> str:
+    def format_field(self, value: object, format_spec: str) -> str:
         kind = formats.KINDS.get(format_spec)
         if kind is not None:
             return kind(value, self.words)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from babel import Locale, UnknownLocaleError
 from babel.numbers import format_decimal, format_percent
@@ -17,7 +17,19 @@ from app.i18n.marking import N_
 if TYPE_CHECKING:
     from app.i18n import Words
 
-# How a kind writes a value in a language.
+
+class Numeric(Protocol):
+    """A measured number: int, float, bool, or a numpy scalar (what a pandas cell holds)."""
+
+    def __int__(self) -> int: ...
+
+    def __float__(self) -> float: ...
+
+
+Measure = Numeric | None  # None (or NaN) is written as a dash
+
+# How a kind writes a value in a language. A template's value is whatever its caller passed (render(**values)):
+# each kind takes the types it can write, so the table of kinds can only say Any.
 Write = Callable[[Any, "Words"], str]
 
 
@@ -36,60 +48,60 @@ def _conventions(lang: str) -> str:
     return lang
 
 
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))
+def _nan(value: Numeric) -> bool:
+    return isinstance(value, float) and math.isnan(value)
 
 
-def count(value: Any, words: Words) -> str:
+def count(value: Measure, words: Words) -> str:
     """A whole number of things: 1,204."""
-    if _missing(value):
+    if value is None or _nan(value):
         return "–"
     return str(format_decimal(int(value), locale=_locale(words)))
 
 
-def number(value: Any, words: Words) -> str:
+def number(value: Measure, words: Words) -> str:
     """A measured quantity without a unit, one decimal: 2.5."""
-    if _missing(value):
+    if value is None or _nan(value):
         return "–"
     return str(format_decimal(round(float(value), 1), format="#,##0.0", locale=_locale(words)))
 
 
-def seconds(value: Any, words: Words) -> str:
-    if _missing(value):
+def seconds(value: Measure, words: Words) -> str:
+    if value is None or _nan(value):
         return "–"
     return words.render(N_("{value} s"), value=number(value, words))
 
 
-def ms(value: Any, words: Words) -> str:
-    if _missing(value):
+def ms(value: Measure, words: Words) -> str:
+    if value is None or _nan(value):
         return "–"
     return words.render(N_("{value} ms"), value=number(value, words))
 
 
-def percent(value: Any, words: Words) -> str:
+def percent(value: Measure, words: Words) -> str:
     """A share given as a fraction 0..1: 0.25 -> 25 %."""
-    if _missing(value):
+    if value is None or _nan(value):
         return "–"
     return str(format_percent(float(value), format="#,##0.#%", locale=_locale(words)))
 
 
-def ratio(value: Any, words: Words) -> str:
+def ratio(value: Measure, words: Words) -> str:
     """How many times: 2.5×."""
-    if _missing(value):
+    if value is None or _nan(value):
         return "–"
     return words.render(N_("{value}×"), value=number(value, words))
 
 
-def session(value: Any, words: Words) -> str:
+def session(value: Numeric, words: Words) -> str:
     """A session by its 0-based index, as people count them: session 3."""
     return words.render(N_("session {number}"), number=int(value) + 1)
 
 
-def yes_no(value: Any, words: Words) -> str:
+def yes_no(value: object, words: Words) -> str:
     return words(N_("yes")) if value else words(N_("no"))
 
 
-def text(value: Any, words: Words) -> str:
+def text(value: object, words: Words) -> str:
     """Code, config, log and error text: shown exactly as Triton or the user wrote it."""
     return str(value)
 

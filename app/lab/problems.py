@@ -7,7 +7,6 @@ problems; its str() is the codes and values, for logs and tracebacks (the words 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from app.lab.errors import BatchingLabError
 
@@ -15,7 +14,7 @@ from app.lab.errors import BatchingLabError
 @dataclass(frozen=True)
 class Problem:
     code: str
-    values: dict[str, Any] = field(default_factory=dict)
+    values: dict[str, object] = field(default_factory=dict)
 
     def __str__(self) -> str:
         values = ", ".join(f"{key}={value!r}" for key, value in self.values.items())
@@ -32,14 +31,14 @@ class CarriesProblems:
         return self.problems[0].code
 
     @property
-    def values(self) -> dict[str, Any]:
+    def values(self) -> dict[str, object]:
         return self.problems[0].values
 
 
 class LabError(CarriesProblems, BatchingLabError, ValueError):
     """Input a learner must change; .problems (and .code/.values of the first) say what."""
 
-    def __init__(self, code_or_problems: str | list[Problem], **values: Any):
+    def __init__(self, code_or_problems: str | list[Problem], **values: object):
         problems = [Problem(code_or_problems, values)] if isinstance(code_or_problems, str) else list(code_or_problems)
         self.problems = problems
         super().__init__("; ".join(str(p) for p in problems))

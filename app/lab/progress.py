@@ -17,6 +17,7 @@ class Stage:
     """What a run is doing now, as a code (its words live in app/text) and the values its sentence needs."""
 
     code: str
+    # Untyped: a stage's values are read back as well as written (the checker's page looks its words up by one).
     values: dict[str, Any] = field(default_factory=dict)
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from app.lab.observation import RunLog
@@ -55,7 +56,7 @@ class SessionPlan:
     start_s: float
     send_count: int  # chunks it will send (fewer than len(symbols) when it vanishes)
     url: str
-    audio: np.ndarray[Any, Any] | None = field(repr=False, default=None)
+    audio: npt.NDArray[np.float32] | None = field(repr=False, default=None)
 
 
 @dataclass
@@ -65,7 +66,7 @@ class RunResult:
     plans: list[SessionPlan]
     requests: pd.DataFrame  # one row per request sent
     sessions: pd.DataFrame  # one row per session with its verdict
-    server: dict[str, Any]  # statistics and metrics deltas
+    server: dict[str, Any]  # statistics and metrics deltas (server_stats.delta: why untyped)
     traced: bool
     wall_s: float
     log: RunLog | None = None  # the server log lines that belong to this run

@@ -23,7 +23,7 @@ import secrets
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import Any, TypeGuard
+from typing import TypeGuard
 
 ENV_KEY = "TRITON_LAB_INSTRUCTOR_KEY"
 SECRET_NAME = "instructor_key"
@@ -38,7 +38,7 @@ _ID = re.compile(rf"^(?P<name>.+)\{SEPARATOR}(?P<token>[{TOKEN_ALPHABET}]{{{TOKE
 
 # --- instructor key ---------------------------------------------------------------------
 
-def configured_key(environ: Mapping[str, str] | None = None, secrets_source: Any = None) -> str | None:
+def configured_key(environ: Mapping[str, str] | None = None, secrets_source: Mapping[str, object] | None = None) -> str | None:
     """The instructor key, or None when none is configured (blank values count as none).
 
     secrets_source is anything with .get (Streamlit's st.secrets); reading it may raise

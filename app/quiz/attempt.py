@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cached_property
-from typing import Any
 
 from app.quiz.bank import Bank, Item, Option
 from app.quiz.grading import Grade
@@ -39,7 +38,7 @@ class ReviewEntry:
     record: AnswerRecord | None
 
 
-def chosen_keys(answer: Any) -> set[int]:
+def chosen_keys(answer: object) -> set[int]:
     """Option keys in a stored answer (an int, or a list for multiple); empty for numbers."""
     if isinstance(answer, list):
         return set(answer)
@@ -142,7 +141,7 @@ class QuizAttempt:
     def answer(self, item_id: str) -> AnswerRecord | None:
         return self.answers().get(item_id)
 
-    def submit(self, item: Item, answer: Any) -> Submission:
+    def submit(self, item: Item, answer: object) -> Submission:
         """Grade and store once; later submissions of the same item return the first grade.
 
         ValueError (a malformed answer) propagates: the page should have prevented it.

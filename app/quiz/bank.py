@@ -143,18 +143,19 @@ class BankError(BatchingLabError, ValueError):
         super().__init__("\n".join(lines))
 
 
-def _is_number(value: Any) -> TypeGuard[float]:
+def _is_number(value: object) -> TypeGuard[float]:
     # YAML 'true' is a bool, which Python counts as an int; it is never a quiz number.
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _nonempty(value: Any) -> TypeGuard[str]:
+def _nonempty(value: object) -> TypeGuard[str]:
     return isinstance(value, str) and bool(value.strip())
 
 
 class _ItemChecker:
     """Validates one raw item mapping, recording problems instead of stopping."""
 
+    # raw is parsed YAML: each field is checked (fail() otherwise) before build() reads it, so its values stay untyped.
     def __init__(self, raw: dict[str, Any], label: str, lessons: list[Lesson] | None) -> None:
         self.raw = raw
         self.label = label
@@ -209,7 +210,7 @@ class _ItemChecker:
             source=raw["source"].strip(),
         )
 
-    def _check_source(self, source: Any) -> None:
+    def _check_source(self, source: object) -> None:
         if not _nonempty(source):
             self.fail("source", "must be a non-empty string naming where the answer comes from")
             return
@@ -218,7 +219,7 @@ class _ItemChecker:
                 self.fail("source", f"{part!r} must look like '<repo> <path>', '<repo>#<number>' "
                                     f"(repo one of {', '.join(SOURCE_REPOS)}), 'seed: ...' or 'lab: ...'")
 
-    def _check_lesson(self, link: Any) -> None:
+    def _check_lesson(self, link: object) -> None:
         if not isinstance(link, str) or "#" not in link or not all(link.split("#", 1)):
             self.fail("lesson", f"{link!r} must look like 'lesson-id#heading-anchor'")
             return
@@ -278,12 +279,12 @@ class _ItemChecker:
         return tuple(options)
 
 
-def _item_label(raw: Any, index: int) -> str:
+def _item_label(raw: object, index: int) -> str:
     item_id = raw.get("id") if isinstance(raw, dict) else None
     return f"'{item_id}'" if isinstance(item_id, str) and item_id else f"#{index}"
 
 
-def validate_items(raw_items: Any, lessons: Iterable[Lesson] | None = None) -> tuple[list[Item], list[InvalidField]]:
+def validate_items(raw_items: object, lessons: Iterable[Lesson] | None = None) -> tuple[list[Item], list[InvalidField]]:
     """Check the parsed 'items' list; returns the good items and all problems."""
     lesson_list = list(lessons) if lessons is not None else None
     if not isinstance(raw_items, list) or not raw_items:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
@@ -33,16 +32,16 @@ def sqlite_path(url: str) -> Path | None:
     return Path(parsed.database) if parsed is not None and parsed.database else None
 
 
-def _insert(conn: sa.Connection, table: sa.Table) -> Any:
-    return (postgresql if conn.dialect.name == "postgresql" else sqlite).insert(table)
+def _insert(conn: sa.Connection, table: sa.Table) -> postgresql.Insert | sqlite.Insert:
+    return postgresql.insert(table) if conn.dialect.name == "postgresql" else sqlite.insert(table)
 
 
-def insert_ignore(conn: sa.Connection, table: sa.Table, **values: Any) -> None:
+def insert_ignore(conn: sa.Connection, table: sa.Table, **values: object) -> None:
     """INSERT unless a row with that key exists (the first one stays)."""
     conn.execute(_insert(conn, table).values(**values).on_conflict_do_nothing())
 
 
-def upsert(conn: sa.Connection, table: sa.Table, keys: Sequence[str], **values: Any) -> None:
+def upsert(conn: sa.Connection, table: sa.Table, keys: Sequence[str], **values: object) -> None:
     """INSERT, or replace the non-key columns of the row with those keys."""
     statement = _insert(conn, table).values(**values)
     changed = {name: statement.excluded[name] for name in values if name not in keys}

@@ -14,12 +14,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from app.quiz.bank import Item
 
 # Float slack so 0.3 +- 0.1 accepts 0.4 despite binary rounding (0.1000...03).
 _REL_SLACK = 1e-9
+
+
+Answer = int | list[int] | float  # an answer as normalize_answer stores it: option key, sorted keys, or number
 
 
 @dataclass(frozen=True)
@@ -29,7 +31,7 @@ class Grade:
     detail: str
 
 
-def normalize_answer(item: Item, answer: Any) -> int | list[int] | float:
+def normalize_answer(item: Item, answer: object) -> Answer:
     """Canonical, JSON-ready form of an answer; ValueError says what was wrong."""
     if item.type in ("single", "predict"):
         return _option_key(item, answer)
@@ -42,7 +44,7 @@ def normalize_answer(item: Item, answer: Any) -> int | list[int] | float:
     raise ValueError(f"item {item.id!r}: unknown item type {item.type!r}")
 
 
-def parse_number(value: Any, item_id: str = "?") -> float:
+def parse_number(value: object, item_id: str = "?") -> float:
     """Accept 8, 8.0, '8', ' 8,5 ' (comma decimal); refuse words, bools, NaN, inf."""
     if isinstance(value, bool):
         raise ValueError(f"item {item_id!r}: the answer must be a number, got {value!r}")
@@ -61,7 +63,7 @@ def parse_number(value: Any, item_id: str = "?") -> float:
     return number
 
 
-def _option_key(item: Item, value: Any) -> int:
+def _option_key(item: Item, value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"item {item.id!r}: an option is chosen by its integer key, got {value!r}")
     keys = [o.key for o in item.options]
@@ -70,7 +72,7 @@ def _option_key(item: Item, value: Any) -> int:
     return value
 
 
-def grade(item: Item, answer: Any) -> Grade:
+def grade(item: Item, answer: object) -> Grade:
     """Score an answer for item; raises ValueError for an answer of the wrong shape."""
     value = normalize_answer(item, answer)
     if item.type in ("single", "predict"):

@@ -50,7 +50,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeGuard
 
 import pandas as pd
 
@@ -129,11 +129,11 @@ def pearson(xs: Sequence[float], ys: Sequence[float]) -> float:
     return sxy / math.sqrt(sxx * syy)
 
 
-def _is_key(value: Any) -> bool:
+def _is_key(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def chosen_options(item: Item, answer: Any) -> list[int]:
+def chosen_options(item: Item, answer: object) -> list[int]:
     """The option keys an answer chose (keys the item does not have are left out)."""
     keys = {o.key for o in item.options}
     if item.type == "multiple":
@@ -160,7 +160,7 @@ def analyse(answers: pd.DataFrame, bank: Bank | Iterable[Item], which: str = "la
     attempts = list(dict.fromkeys(rows["attempt"]))  # counted attempts, oldest first
     # score[attempt][item], an unanswered item absent (it counts 0 in the totals).
     score: dict[int, dict[str, float]] = {a: {} for a in attempts}
-    answer_of: dict[str, list[Any]] = {i.id: [] for i in items}
+    answer_of: dict[str, list[object]] = {i.id: [] for i in items}
     for attempt, item_id, answer, value in zip(rows["attempt"], rows["item"], rows["answer"], rows["score"],
                                                strict=True):
         score[attempt][item_id] = float(value)

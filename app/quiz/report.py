@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 import pandas as pd
 
@@ -64,7 +64,7 @@ def summarize(attempt_id: int, scores: Mapping[str, float], items: Iterable[Item
     )
 
 
-def wrong_choices(item: Item, answer: Any) -> list[int]:
+def wrong_choices(item: Item, answer: object) -> list[int]:
     """Keys of the wrong options a learner chose (counted by key, so answers given in any
     language count together; the text is looked up in the report's bank at the end)."""
     if item.type in ("single", "predict"):
@@ -76,7 +76,16 @@ def wrong_choices(item: Item, answer: Any) -> list[int]:
     return []  # numeric is handled by the caller, which knows the grade
 
 
-def class_report_frame(rows: Iterable[tuple[str, Any, bool, float]], items: Iterable[Item]) -> pd.DataFrame:
+class _Stats(TypedDict):
+    """One item's tally in class_report_frame."""
+
+    n: int
+    right: int
+    score: float
+    wrong: Counter[int | str]  # option keys, or a wrong number as written
+
+
+def class_report_frame(rows: Iterable[tuple[str, object, bool, float]], items: Iterable[Item]) -> pd.DataFrame:
     """rows: (item_id, decoded answer, correct, score) for every stored answer.
 
     One row per bank item: how many answered it, the share right, the mean score
@@ -84,7 +93,7 @@ def class_report_frame(rows: Iterable[tuple[str, Any, bool, float]], items: Iter
     """
     items = list(items)
     by_id = {i.id: i for i in items}
-    stats: dict[str, dict[str, Any]] = {i.id: {"n": 0, "right": 0, "score": 0.0, "wrong": Counter()} for i in items}
+    stats: dict[str, _Stats] = {i.id: {"n": 0, "right": 0, "score": 0.0, "wrong": Counter()} for i in items}
     for item_id, answer, correct, score in rows:
         item = by_id.get(item_id)
         if item is None:

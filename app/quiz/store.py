@@ -24,7 +24,7 @@ from app.lab.database import schema as t
 from app.lab.errors import BatchingLabError
 from app.quiz import db
 from app.quiz.bank import Item
-from app.quiz.grading import Grade, grade, normalize_answer
+from app.quiz.grading import Answer, Grade, grade, normalize_answer
 from app.quiz.report import Summary, class_report_frame, summarize
 
 FILE_NAME = db.FILE_NAME
@@ -78,7 +78,7 @@ class AnswerRecord:
     item_id: str
     topic: str
     type: str
-    answer: Any  # normalized: option key, sorted key list, or number
+    answer: Any  # normalized: option key, sorted key list, or number; each page reads the kind its item type stores
     score: float
     correct: bool
     detail: str
@@ -101,6 +101,7 @@ class PredictionRecord:
     at: datetime
 
 
+# SQLAlchemy types a Core select's rows as Row[Any]: these read them by column name.
 def _attempt(found: Any) -> Attempt:
     row = found._mapping
     return Attempt(
@@ -231,7 +232,7 @@ class ProgressStore:
 
     # --- answers ------------------------------------------------------------
 
-    def record_answer(self, attempt_id: int, item: Item, answer: Any, elapsed_s: float | None = None) -> Grade:
+    def record_answer(self, attempt_id: int, item: Item, answer: object, elapsed_s: float | None = None) -> Grade:
         """Grade and store an answer; an item already answered in this attempt keeps its first grade.
 
         elapsed_s defaults to the seconds since the attempt started or since its
@@ -254,7 +255,7 @@ class ProgressStore:
                                                           t.answers.c.item_id == item_id)).first()
         return _answer(first).grade if first is not None else None
 
-    def _record(self, attempt_id: int, item: Item, value: Any, result: Grade, now: datetime,
+    def _record(self, attempt_id: int, item: Item, value: Answer, result: Grade, now: datetime,
                 elapsed_s: float | None) -> Grade:
         with db.writing(self.url) as conn:
             row = conn.execute(t.attempts.select().where(t.attempts.c.id == attempt_id)).first()

@@ -55,18 +55,18 @@ def translate(bank: Bank, lang: str, path: Path | None = None) -> Bank:
     return Bank(tuple(items), bank.path)
 
 
-def _text(value: Any) -> str | None:
+def _text(value: object) -> str | None:
     return value.strip() if isinstance(value, str) and value.strip() else None
 
 
-def _item(item: Item, words: dict[str, Any], problems: list[InvalidField]) -> Item:
+def _item(item: Item, words: dict[str, object], problems: list[InvalidField]) -> Item:
     label = f"'{item.id}'"
     for key in sorted(set(words) - _ITEM_KEYS):
         problems.append(InvalidField(label, key, "unknown key"))
     prompt = _text(words.get("prompt"))
     if prompt is None:
         problems.append(InvalidField(label, "prompt", "must be a non-empty string"))
-    changes: dict[str, Any] = {"prompt": prompt or item.prompt}
+    changes: dict[str, Any] = {"prompt": prompt or item.prompt}  # replace() checks each against its field's type
     for key in ("explain", "unit"):
         theirs, ours = getattr(item, key), _text(words.get(key))
         if (theirs is None) != (ours is None):

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import tritonclient.http as http
 from tritonclient.utils import InferenceServerException
@@ -80,7 +81,7 @@ def _model_a(server: LabServer) -> list[Sent]:
     ]
 
 
-def _send_chunk(client: http.InferenceServerClient, corrid: int, chunk: np.ndarray[Any, Any], k: int, label: str) -> Sent:
+def _send_chunk(client: http.InferenceServerClient, corrid: int, chunk: npt.NDArray[np.float32], k: int, label: str) -> Sent:
     start, end = k == 0, k == len(TEXT) - 1
     inputs = [http.InferInput("AUDIO", [1, chunk.shape[1]], "FP32"), http.InferInput("SESSION", [1, 1], "UINT64")]
     inputs[0].set_data_from_numpy(chunk.astype(np.float32))

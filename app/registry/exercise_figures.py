@@ -6,24 +6,24 @@ A module defines figures(result, _=str) -> list[Chart] (app/charts/figures.py: c
 Figure, summary), drawn only from the result's tables and numbers, labels passed through _ (a
 Words, for the learner's language); each summary says its figure's message in words, from the
 same table, with the words of its words.py CHART_SUMMARIES. A family whose member's figures module
-has no figures() fails to load, naming the module (app/exercise_kit/registry.py).
+has no figures() fails mypy (app/exercise_kit/parts.py's FiguresModule) and to load, naming the module
+(app/exercise_kit/registry.py).
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from app.charts.figures import Chart
 from app.exercise_kit import ExerciseResult
 from app.i18n import Say
 from app.registry import families
 
-Drawing = Callable[[ExerciseResult, Say], list[Chart]]  # an exercise's figures(result, _)
+Drawing = Callable[[ExerciseResult, Say], Sequence[tuple[str, object, str]]]  # an exercise's figures(result, _)
 
 
 def drawing(name: str) -> Drawing:
     """Exercise `name`'s figures(result, _), found by its family."""
-    drawn: Drawing = families.part(name, "figures").figures
-    return drawn
+    return families.member(name).figures.figures
 
 
 def charts(result: ExerciseResult, _: Say = str) -> list[Chart]:

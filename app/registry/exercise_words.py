@@ -1,6 +1,7 @@
 """The words of each exercise, beside its engine: a recogniser exercise's in app/recogniser/exercises/<name>/words.py,
 a generator exercise's in app/generation/exercises/<name>/words.py (listed by its family; app/registry/families.py
-finds which), each defining, as English templates marked with N_() (the registry checks the first seven):
+finds which), each defining, as English templates marked with N_() (the first seven are app/exercise_kit/parts.py's
+WordsModule, which mypy and the registry check):
 
   TITLE, SCENARIO, QUESTION   the situation and the question
   OPTIONS   {option key: text}            every key of EXERCISE.options
@@ -16,12 +17,9 @@ Templates fill {name:kind} fields from the Finding's values (kinds: app/i18n/for
 """
 from __future__ import annotations
 
-from types import ModuleType
-from typing import Any
-
 import pandas as pd
 
-from app.exercise_kit import DONE, ExerciseResult, Finding
+from app.exercise_kit import DONE, ExerciseResult, Finding, WordsModule
 from app.i18n import N_, Words, formats
 from app.lab.progress import Stage
 from app.registry import families
@@ -30,8 +28,8 @@ from app.text import verdicts as verdict_words
 COMMON_STEPS = {DONE: N_("Done")}
 
 
-def module(name: str) -> ModuleType:
-    return families.part(name, "words")  # ValueError for a name no family has
+def module(name: str) -> WordsModule:
+    return families.member(name).words  # ValueError for a name no family has
 
 
 def title(name: str, _: Words) -> str:
@@ -69,7 +67,7 @@ def explanation(result: ExerciseResult, _: Words) -> str:
     return " ".join(finding(result.name, f, _) for f in result.explanation)
 
 
-def value(raw: Any, _: Words) -> str:
+def value(raw: object, _: Words) -> str:
     """A headline measurement written by its type's one formatter."""
     raw = raw.item() if hasattr(raw, "item") else raw
     if isinstance(raw, bool):
@@ -89,7 +87,7 @@ def numbers_table(result: ExerciseResult, _: Words) -> pd.DataFrame:
     words_of = module(result.name)
     codes = getattr(words_of, "VALUES", {})
 
-    def shown(raw: Any) -> str:
+    def shown(raw: object) -> str:
         return _(codes[raw]) if isinstance(raw, str) and raw in codes else value(raw, _)
 
     return pd.DataFrame({

@@ -10,10 +10,9 @@ It sits above both features and imports their lists statically: no feature impor
 """
 from __future__ import annotations
 
-from types import ModuleType
 from typing import TYPE_CHECKING
 
-from app.exercise_kit import Exercise, ExerciseResult, Measured, Registry
+from app.exercise_kit import Exercise, ExerciseResult, Measured, Member, Registry
 from app.generation.exercises.family import EXERCISES as GENERATION
 from app.recogniser.exercises.family import EXERCISES as RECOGNISER
 
@@ -49,6 +48,6 @@ def judge(name: str, measured: Measured) -> ExerciseResult:
     return family_of(name).judge(name, measured)
 
 
-def part(name: str, which: str) -> ModuleType:
-    """Exercise `name`'s module `which`: "engine", "words" or "figures"."""
-    return family_of(name).part(name, which)
+def member(name: str) -> Member:
+    """Exercise `name`'s engine, words and figures modules, typed by their Protocols (app/exercise_kit/parts.py)."""
+    return family_of(name).member(name)

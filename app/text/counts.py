@@ -9,69 +9,69 @@ Importing any words module registers them (app/text/__init__.py).
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from app.i18n import Words, formats
+from app.i18n.formats import Measure
 
 
-def _n(value: Any) -> int:
+def _n(value: Measure) -> int:
     """The number the plural rule reads; a missing one reads as "many" (the dash stands for it)."""
     return 2 if value is None or (isinstance(value, float) and math.isnan(value)) else int(value)
 
 
-def _counted(template: str, value: Any, words: Words) -> str:
+def _counted(template: str, value: Measure, words: Words) -> str:
     return template.format(n=formats.count(value, words))
 
 
-def sessions(value: Any, words: Words) -> str:
+def sessions(value: Measure, words: Words) -> str:
     return _counted(words.plural("{n} session", "{n} sessions", _n(value)), value, words)
 
 
-def steps(value: Any, words: Words) -> str:
+def steps(value: Measure, words: Words) -> str:
     return _counted(words.plural("{n} step", "{n} steps", _n(value)), value, words)
 
 
-def requests(value: Any, words: Words) -> str:
+def requests(value: Measure, words: Words) -> str:
     return _counted(words.plural("{n} request", "{n} requests", _n(value)), value, words)
 
 
-def slots(value: Any, words: Words) -> str:
+def slots(value: Measure, words: Words) -> str:
     return _counted(words.plural("{n} slot", "{n} slots", _n(value)), value, words)
 
 
-def sequences(value: Any, words: Words) -> str:
+def sequences(value: Measure, words: Words) -> str:
     return _counted(words.plural("{n} sequence", "{n} sequences", _n(value)), value, words)
 
 
-def instances(value: Any, words: Words) -> str:
+def instances(value: Measure, words: Words) -> str:
     return _counted(words.plural("{n} instance", "{n} instances", _n(value)), value, words)
 
 
-def ids(value: Any, words: Words) -> str:
+def ids(value: Measure, words: Words) -> str:
     """Correlation IDs."""
     return _counted(words.plural("{n} ID", "{n} IDs", _n(value)), value, words)
 
 
-def findings(value: Any, words: Words) -> str:
+def findings(value: Measure, words: Words) -> str:
     return _counted(words.plural("{n} finding", "{n} findings", _n(value)), value, words)
 
 
-def elements(value: Any, words: Words) -> str:
+def elements(value: Measure, words: Words) -> str:
     """Tensor elements."""
     return _counted(words.plural("{n} element", "{n} elements", _n(value)), value, words)
 
 
-def replies(value: Any, words: Words) -> str:
+def replies(value: Measure, words: Words) -> str:
     """A model's answers to requests."""
     return _counted(words.plural("{n} reply", "{n} replies", _n(value)), value, words)
 
 
-def streams(value: Any, words: Words) -> str:
+def streams(value: Measure, words: Words) -> str:
     """A data file's streams (one per sequence)."""
     return _counted(words.plural("{n} stream", "{n} streams", _n(value)), value, words)
 
 
-def runs(value: Any, words: Words) -> str:
+def runs(value: Measure, words: Words) -> str:
     return _counted(words.plural("{n} run", "{n} runs", _n(value)), value, words)
 
 

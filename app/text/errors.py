@@ -27,7 +27,6 @@ from __future__ import annotations
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from tritonclient.utils import InferenceServerException
 
@@ -132,7 +131,7 @@ def explain(err: BaseException, _: Words, *, url: str | None = None, wording: Ma
     return Explanation(tuple(p.code for p in problems), message, step)
 
 
-def _render(_: Words, templates: Mapping[str, str], code: str, values: Mapping[str, Any]) -> str:
+def _render(_: Words, templates: Mapping[str, str], code: str, values: Mapping[str, object]) -> str:
     template = templates.get(code)
     if template is None:
         raise KeyError(f"no words for problem {code!r}: add them to app/text/problems.py")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping
 
 from app.i18n import N_, Words, formats
 
@@ -60,7 +60,7 @@ def badge(code: str, _: Words) -> str:
     return _(BADGES[str(code)]) if str(code) in BADGES else str(code).upper()
 
 
-def detail(row: Any, _: Words) -> str:
+def detail(row: object, _: Words) -> str:
     """A judged session's detail (a row of verdicts.judge, as a dict, Series or namedtuple) in _'s
     language; '' for an intact session."""
     get = row.get if hasattr(row, "get") else (lambda k, d=None: getattr(row, k, d))
@@ -75,7 +75,7 @@ def detail(row: Any, _: Words) -> str:
     return _.render(DETAILS[code], chunk=chunk, **values)
 
 
-def verdicts(value: Any, words: Words) -> str:
+def verdicts(value: Mapping[str, int], words: Words) -> str:
     """Verdict counts {code: n}: 'intact 6, foreign 2', the {x:verdicts} kind."""
     return words(N_(", ")).join(words.render(N_("{verdict:verdict} {n:count}"), verdict=k, n=v) for k, v in dict(value).items())
 

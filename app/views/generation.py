@@ -64,7 +64,7 @@ def _controls(start: GenSetup) -> GenSetup:
         col.button(_(label), key=P + "preset-" + name, help=_(why), on_click=_preset, args=(name,), width="stretch")
     mode = language.choice(st.radio, _(gw.SETTINGS["mode"]), list(MODES), key=P + "mode", horizontal=True,
                            format_func=lambda m: _t(gw.MODE_CHOICES[m]))
-    values: dict[str, Any] = {"mode": mode}
+    values: dict[str, Any] = {"mode": mode}  # GenSetup's fields, each of its own type
     left, right = st.columns(2)
     with left:
         st.markdown("**" + _("Deployment") + "**")

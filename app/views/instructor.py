@@ -43,7 +43,7 @@ PERCENT = ("share_correct", "mean_score", "share", "share_held", "facility", "ma
 DECIMAL = ("discrimination",)  # -1..1: a correlation, not a share
 
 
-def columns(frame: pd.DataFrame) -> dict[str, Any]:
+def columns(frame: pd.DataFrame) -> dict[str, Any]:  # Streamlit's column configs, whose type it does not export
     """Translated headers for frame's columns; shares drawn as percentage bars."""
     config: dict[str, Any] = {}
     for name in frame.columns:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TypeVar
 
 import streamlit as st
 
@@ -45,6 +45,8 @@ from app.ui import item_analysis as analysis_words
 from app.ui import quiz_sources as sources
 from app.ui.access import require_instructor
 from app.ui.language import _, t
+
+T = TypeVar("T")
 
 STEPS = (1, 2, 3, 4, 5)
 RUNS = "presenter.runs"  # st.session_state: {"demo:code": {side: demos.Side or gen_runs.GenRun}}
@@ -232,7 +234,7 @@ def step_run() -> None:
         show_runs(sides)
 
 
-def _figure(name: str, build: Callable[[], Any]) -> Any:
+def _figure(name: str, build: Callable[[], T]) -> T:
     """Build a figure once per run, language and choice: the replay takes about a second per 40 batches."""
     cache = st.session_state.setdefault(FIGURES, {})
     key = (name, language.current())
@@ -240,10 +242,11 @@ def _figure(name: str, build: Callable[[], Any]) -> Any:
         if len(cache) > 24:
             cache.clear()
         cache[key] = build()
-    return cache[key]
+    built: T = cache[key]  # what build() made for this key
+    return built
 
 
-def show_runs(sides: dict[str, Any]) -> None:
+def show_runs(sides: dict[str, demos.Side]) -> None:
     a, b = sides["before"].result, sides["after"].result
     sa, sb = sides["before"].settings, sides["after"].settings
     timelines = _figure(f"timelines:{a.run_id}:{b.run_id}", lambda: replay.side_by_side(

@@ -6,11 +6,13 @@ import ast
 import inspect
 from pathlib import Path
 from types import ModuleType
+from typing import get_origin, get_type_hints
 
 import plotly.graph_objects as go
 import pytest
 
-from app.exercise_kit import DONE, ExerciseResult, Registry
+from app.exercise_kit import DONE, EngineModule, Exercise, ExerciseResult, FiguresModule, Member, Registry, WordsModule
+from app.exercise_kit.parts import required
 from app.exercise_kit.registry import PARTS
 from app.generation.exercises import head_of_line
 from app.generation.exercises.family import EXERCISES as GENERATION
@@ -40,7 +42,7 @@ def test_registry_is_the_order_of_exercises_and_names_each_module_once():
         for name in family:
             assert family.exercises[name].name == name and families.family_of(name) is family
             for which in PARTS:
-                assert families.part(name, which).__name__.endswith(f".{name}.{which}")
+                assert getattr(families.member(name), which).__name__.endswith(f".{name}.{which}")
 
 
 def test_both_families_are_one_registry_class():
@@ -62,7 +64,7 @@ def test_each_exercise_asks_a_question_it_can_answer(name):
 
 def _codes(name: str) -> tuple[set[str], set[str]]:
     """Finding codes and step codes written as literals in the exercise module's source."""
-    tree = ast.parse(inspect.getsource(families.part(name, "engine")))
+    tree = ast.parse(inspect.getsource(families.member(name).engine))
     found, steps = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
@@ -138,7 +140,7 @@ def test_each_exercise_draws_its_figures_from_a_real_result(name, exercise_resul
 
 def _rebuilt(family: Registry, package: ModuleType) -> Registry:
     """Family `family` built again with only the exercise `package`, as its family module builds it at import."""
-    return Registry(family.family, family.guide, family.tests, (package,))
+    return Registry(family.family, family.guide, family.tests, (Member(package.engine, package.words, package.figures),))
 
 
 def test_an_incomplete_module_is_refused_by_name(monkeypatch):
@@ -171,10 +173,20 @@ def test_an_exercise_without_its_words_is_refused_by_name(monkeypatch):
         _rebuilt(RECOGNISER, forgot_ready)
 
 
-def test_a_package_whose_parts_are_not_imported_is_refused_by_name(monkeypatch):
-    monkeypatch.delattr(forgot_ready, "words")
-    with pytest.raises(ImportError, match="app.recogniser.exercises.forgot_ready has no words imported: see app/recogniser/exercises/__init__.py"):
-        _rebuilt(RECOGNISER, forgot_ready)
+@pytest.mark.parametrize("name", NAMES)
+def test_each_exercise_module_defines_what_its_protocol_declares(name):
+    """What mypy checks of the family's list, at run time too: the names and kinds of
+    app/exercise_kit/parts.py's Protocols (their annotations, so this list cannot drift from them)."""
+    member = families.member(name)
+    assert required(WordsModule) == ("TITLE", "SCENARIO", "QUESTION", "OPTIONS", "NUMBERS", "FINDINGS", "STEPS")
+    assert required(EngineModule) == ("EXERCISE", "measure", "judge") and required(FiguresModule) == ("figures",)
+    for field, kind in get_type_hints(WordsModule).items():
+        if not field.startswith("__"):
+            assert isinstance(getattr(member.words, field), get_origin(kind) or kind), f"{member.words.__name__}.{field}"
+            if kind is not str:
+                assert all(isinstance(k, str) and isinstance(v, str) for k, v in getattr(member.words, field).items())
+    assert isinstance(member.engine.EXERCISE, Exercise)
+    assert all(callable(getattr(member.engine, f)) for f in ("measure", "judge")) and callable(member.figures.figures)
 
 
 def test_unknown_name_lists_the_names():

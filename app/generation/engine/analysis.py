@@ -135,7 +135,7 @@ class RunFigures:
     passes: int
     mean_fill: float  # mean over passes of rows / max_batch_size
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, float | None]:
         return {key: (None if isinstance(value, float) and np.isnan(value) else value) for key, value in asdict(self).items()}
 
 
@@ -168,7 +168,7 @@ def run_figures(requests: pd.DataFrame, trace: pd.DataFrame, max_batch_size: int
     )
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+def _records(frame: pd.DataFrame) -> list[dict[str, object]]:
     """Rows as JSON-ready dicts: NaN and <NA> become null, numpy scalars plain numbers."""
     out = []
     for record in frame.astype(object).where(frame.notna(), None).to_dict(orient="records"):
@@ -177,7 +177,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def report_json(run_id: str, model: str, trace: pd.DataFrame, plans: Sequence[PlannedRequest], max_batch_size: int,
-                server: dict[str, Any] | None = None) -> dict[str, Any]:
+                server: dict[str, Any] | None = None) -> dict[str, object]:  # server: server_stats.delta's
     """What `batching-lab run --model gen_* --json` writes and the lab draws from: the trace rows,
     the per-request table, the passes, the step-by-row timeline and the run's figures (codes and
     numbers, no words)."""

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 import tritonclient.grpc as grpcclient
 from tritonclient.utils import InferenceServerException
@@ -59,7 +60,7 @@ class GenerationRun:
     trace: pd.DataFrame  # TRACE_COLUMNS, one row per response, in receive order
     max_batch_size: int
     cancel_after: dict[int, int]  # request index -> tokens after which its stream was stopped
-    server: dict[str, Any] = field(default_factory=dict)  # statistics added by the run (server_stats.delta)
+    server: dict[str, Any] = field(default_factory=dict)  # statistics added by the run (server_stats.delta: why untyped)
     wall_s: float = 0.0
 
     @property
@@ -67,7 +68,7 @@ class GenerationRun:
         return len(self.plans)
 
 
-def _inputs(plan: PlannedRequest) -> list[Any]:
+def _inputs(plan: PlannedRequest) -> list[grpcclient.InferInput]:
     """PROMPT, MAX_TOKENS and TAG as tritonclient.grpc InferInputs (a batch of one)."""
     return infer_inputs({
         "PROMPT": (np.array([plan.prompt], dtype=np.int32), "INT32"),
@@ -76,7 +77,7 @@ def _inputs(plan: PlannedRequest) -> list[Any]:
     })
 
 
-def infer_inputs(arrays: Mapping[str, tuple[np.ndarray[Any, Any], str]]) -> list[Any]:
+def infer_inputs(arrays: Mapping[str, tuple[npt.NDArray[np.generic], str]]) -> list[grpcclient.InferInput]:
     """tritonclient.grpc InferInputs, one per (array, datatype)."""
     out = []
     for name, (array, datatype) in arrays.items():
@@ -97,7 +98,7 @@ class _Recorder:
         self.sent: dict[int, float] = {}
         self.tokens: dict[int, int] = {}
         self.ended: set[int] = set()
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[dict[str, Any]] = []  # the trace to be: a column per output the StreamShape names, of its own type
         self.cancel_after = dict(cancel_after)
         self.to_cancel: queue.Queue[int] = queue.Queue()
         self.lost: str | None = None  # the error of a stream the server broke
@@ -106,7 +107,7 @@ class _Recorder:
         self.all_ended = threading.Event()
         self.total = len(plans)
 
-    def callback(self, result: Any, error: InferenceServerException | None, index: int | None = None) -> None:
+    def callback(self, result: grpcclient.InferResult, error: InferenceServerException | None, index: int | None = None) -> None:
         now = time.perf_counter() - self.t0
         with self.lock:
             if error is not None:
@@ -126,7 +127,7 @@ class _Recorder:
         row.update({name.lower(): [] for name in self.shape.list_outputs})
         return row
 
-    def _result(self, result: Any, now: float) -> None:
+    def _result(self, result: grpcclient.InferResult, now: float) -> None:
         response = result.get_response()
         plan = self.by_id.get(response.id)
         row = self._row(plan, now)
@@ -293,7 +294,7 @@ class StreamShape:
     trace, so the statistics are read once they count them all."""
 
     outputs: tuple[str, ...]
-    inputs: Callable[[PlannedRequest], list[Any]]
+    inputs: Callable[[PlannedRequest], list[grpcclient.InferInput]]
     inferences: Callable[[pd.DataFrame, int], int]
     list_outputs: tuple[str, ...] = ()
 

@@ -9,7 +9,8 @@ One folder per exercise, app/generation/exercises/<name>/:
   words.py    TITLE, SCENARIO, QUESTION, OPTIONS, NUMBERS, FINDINGS, STEPS (English templates marked with N_)
               and CHART_SUMMARIES
   figures.py  figures(result, _) -> list[(caption, plotly Figure, summary)]
-plus its lines in app/generation/exercises/family.py (the imports of its three modules and its package in the
-list) and its test, tests/generation/exercises/test_<name>.py (every outcome judged on hand-made tables, one real
-run in a `result` fixture whose docstring says why what it pins is certain).
+plus its lines in app/generation/exercises/family.py (the imports of its three modules and their Member in the
+list; mypy checks the three against app/exercise_kit/parts.py) and its test, tests/generation/exercises/test_<name>.py
+(every outcome judged on hand-made tables, one real run in a `result` fixture whose docstring says why what it pins
+is certain).
 """

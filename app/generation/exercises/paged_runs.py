@@ -7,9 +7,9 @@ exercise sit in one table and a judge picks its runs by label.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from app.generation.paged.engine import PagedRun, PagedSettings, PagedWorkload, analysis, run
@@ -46,13 +46,13 @@ def of(table: pd.DataFrame, label: str) -> pd.DataFrame:
     return table[table["label"] == label]
 
 
-def pct(values: Any, q: float) -> float:
+def pct(values: npt.ArrayLike, q: float) -> float:
     """The q-th percentile of the values that are numbers (nan when none is)."""
     clean = np.asarray([v for v in np.asarray(values, dtype=float) if not np.isnan(v)], dtype=float)
     return float(np.percentile(clean, q)) if clean.size else float("nan")
 
 
-def gaps_ms(tokens: pd.DataFrame) -> np.ndarray[Any, Any]:
+def gaps_ms(tokens: pd.DataFrame) -> npt.NDArray[np.float64]:
     """Every gap between two tokens of one request as the client received them, pooled over requests."""
     gaps = [np.diff(np.sort(own["t_recv"].to_numpy(dtype=float))) * 1000.0 for _, own in tokens.groupby("index")]
     return np.concatenate(gaps) if gaps else np.array([])

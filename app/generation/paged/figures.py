@@ -12,7 +12,7 @@ who cannot tell its colours apart; its words are app/generation/paged/words.CHAR
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -24,6 +24,7 @@ from app.generation.figures import number_text
 from app.generation.paged.words import CAPTIONS, MARKS, NUMBERS, ON_OFF, REQUEST, REQUEST_COLUMNS, SETTING_LINE, SIDES, STATUS
 from app.generation.paged.words import CHART_SUMMARIES as SAID
 from app.i18n import N_, Say, Words
+from app.i18n.formats import Numeric
 
 if TYPE_CHECKING:
     from app.generation.paged.engine import PagedSettings
@@ -41,7 +42,7 @@ def side_name(side: str, _: Say = str) -> str:
     return _(SIDES[side])
 
 
-def request_name(index: Any, _: Say = str) -> str:
+def request_name(index: Numeric, _: Say = str) -> str:
     """A request by its place in the workload (index from 0), counted from 1 as a learner counts."""
     return _(REQUEST).format(n=int(index) + 1)
 

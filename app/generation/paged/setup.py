@@ -10,8 +10,9 @@ lab a link opens is `g_lab` (absent: the generator, as before the engine existed
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from typing import Any
+from typing import Any, SupportsInt
 
 from app.generation.paged.engine import RANGES as SETTING_RANGES
 from app.generation.paged.engine import SCHEDULERS, PagedSettings, PagedWorkload
@@ -40,7 +41,7 @@ def side_prefix(side: str) -> str:
     return f"k{side}_"
 
 
-def _clamp(name: str, value: Any) -> int:
+def _clamp(name: str, value: SupportsInt) -> int:
     low, high = LIMITS[name]
     return min(max(int(value), low), high)
 
@@ -52,6 +53,7 @@ def _clamped_settings(settings: PagedSettings) -> PagedSettings:
 
 
 def _clamped_workload(workload: PagedWorkload) -> PagedWorkload:
+    # Untyped: ints and floats by field, which PagedWorkload(**values) checks only at run time.
     values: dict[str, Any] = {name: _clamp(name, getattr(workload, name)) for name in WORKLOAD_FIELDS}
     values.update({name: float(values[name]) for name in ("mean_gap_ms", "long_at_ms")})  # the workload's floats
     values["min_user_tokens"] = min(values["min_user_tokens"], values["max_user_tokens"])
@@ -118,7 +120,7 @@ class PagedSetup:
         return out
 
     @classmethod
-    def from_query(cls, query: dict[str, Any]) -> PagedSetup:
+    def from_query(cls, query: Mapping[str, object]) -> PagedSetup:
         """The set-up a link names (keys it lacks or cannot parse keep their defaults), clamped."""
         default = cls()
         compare = values_from_query(_Compare, {"compare": query.get(PREFIX + "compare")})

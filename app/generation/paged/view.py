@@ -17,6 +17,7 @@ from app.generation.paged import words as pw
 from app.generation.paged.engine import SCHEDULERS, PagedSettings, PagedWorkload
 from app.generation.paged.setup import LIMITS, PRESETS, QUERY_KEYS, SETTING_FIELDS, SIDES, WORKLOAD_FIELDS, PagedSetup
 from app.i18n import N_
+from app.lab.deployment import Deployer
 from app.lab.problems import LabError
 from app.lab.server import LabServer
 from app.lab.traffic import Wait
@@ -41,7 +42,7 @@ def widget_key(name: str, side: str | None = None) -> str:
     return f"{P}{side}.{name}" if side else P + name
 
 
-def _widget_values(setup: PagedSetup) -> dict[str, Any]:
+def _widget_values(setup: PagedSetup) -> dict[str, Any]:  # st.session_state's values: each widget's own type
     """Every widget's value for a set-up, by widget key: the declaration read once."""
     values: dict[str, Any] = {widget_key("compare"): setup.compare}
     for side in SIDES:
@@ -127,7 +128,7 @@ def _run(setup: PagedSetup, kind: str, choice: str, server: LabServer) -> None:
                        sides=len(setup.sides()), requests=setup.workload.total_requests)
     waited = runs.Waited()
 
-    def work(p: Any) -> list[runs.SideRun]:
+    def work(p: Any) -> list[runs.SideRun]:  # app/ui/progress.py's bar: progress(done, total) and .wait(place)
         def on_wait(wait: Wait) -> None:  # the bar says the place now; the result keeps how long it was
             waited.hear(wait)
             p.wait(wait)
@@ -169,7 +170,7 @@ def _show(setup: PagedSetup, kind: str, choice: str, done: list[runs.SideRun]) -
     del setup
 
 
-def render(handle: tuple[LabServer, Any] | None) -> None:
+def render(handle: tuple[LabServer, Deployer] | None) -> None:
     """The engine mode below the page's title; `handle` is app.ui.shared_server.lab()'s (None: no server)."""
     st.markdown(_(pw.ENGINE_INTRO))
     _start()

@@ -8,11 +8,11 @@ instead of failing the first page after it. Every failure leaves as a DatabaseEr
 """
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import event
@@ -81,7 +81,7 @@ def _sqlite(parsed: sa.URL) -> sa.Engine:
     engine = sa.create_engine(parsed, connect_args={"timeout": BUSY_TIMEOUT_S, "check_same_thread": False})
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: object) -> None:  # a sqlite3.Connection
+    def _on_connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
         dbapi_connection.isolation_level = None  # BEGIN is ours to emit, with the lock mode we choose
         cursor = dbapi_connection.cursor()
         cursor.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")

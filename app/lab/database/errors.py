@@ -5,7 +5,6 @@ and the checker keep working while the database is away."""
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import sqlalchemy.exc
 
@@ -14,7 +13,7 @@ from app.lab.problems import CarriesProblems, Problem
 
 
 class DatabaseError(CarriesProblems, BatchingLabError, RuntimeError):
-    def __init__(self, code: str, /, **values: Any):
+    def __init__(self, code: str, /, **values: object):
         self.problems = [Problem(code, values)]
         super().__init__(str(self.problems[0]))
 

@@ -41,7 +41,7 @@ def server_lock(conn: sa.Connection, purpose: str, server: str) -> None:
     conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext(f"{purpose} {server}"))))
 
 
-def expired(column: sa.ColumnElement[Any], ttl_s: float) -> sa.ColumnElement[bool]:
+def expired(column: sa.ColumnElement[Any], ttl_s: float) -> sa.ColumnElement[bool]:  # any table's heartbeat column
     return column < sa.func.now() - sa.func.make_interval(0, 0, 0, 0, 0, 0, ttl_s)
 
 

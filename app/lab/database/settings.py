@@ -27,7 +27,7 @@ def secrets_files() -> list[Path]:
     return [Path.home() / ".streamlit" / "secrets.toml", Path.cwd() / ".streamlit" / "secrets.toml"]
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: Path) -> dict[str, Any]:  # TOML of any shape, as tomllib and toml type it
     if sys.version_info >= (3, 11):
         import tomllib
 

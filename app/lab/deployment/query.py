@@ -8,7 +8,9 @@ from typing import Any
 
 def values_from_query(cls: type, query: Mapping[str, Any]) -> dict[str, Any]:
     """{field: value} for each field of dataclass `cls` present in `query`, coerced to the
-    field's type; a value that does not parse is left out, so the field keeps its default."""
+    field's type; a value that does not parse is left out, so the field keeps its default. Both stay untyped:
+    a query's values are whatever its reader parsed, and these go to `cls(**values)`, each of its field's type,
+    which only this run-time coercion knows."""
     values: dict[str, Any] = {}
     for f in fields(cls):
         raw = query.get(f.name)

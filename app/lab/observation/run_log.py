@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
+from app.lab.json_value import JSONObject
 from app.lab.observation.server_log import Level, LogCode, LogEntry, LogWindow, Unavailable
 
 ROUTINE = frozenset({LogCode.SEQUENCE_ENQUEUED, LogCode.SEQUENCE_END, LogCode.SLOT_FREED})
@@ -41,7 +41,7 @@ class RunLog:
                 out[entry.code] = out.get(entry.code, 0) + 1
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         """{available, unavailable, counts{code: n}, evidence[{level, time, source, code, values, line}]}."""
         return {
             "available": self.available,

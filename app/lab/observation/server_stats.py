@@ -36,10 +36,13 @@ SUMMARIES = {
 SUMMARY_WINDOW_S = 60
 
 
+# Triton's statistics extension as tritonclient returns it, and delta()'s summary of it that the run records keep
+# (its readers, the run figures among them, take it as a plain dict): nested JSON that tritonclient leaves untyped,
+# read key by key with defaults, so its values stay Any.
 @dataclass
 class Snapshot:
     stats: dict[str, Any] = field(default_factory=dict)
-    metrics: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, float] = field(default_factory=dict)
     quantiles: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
@@ -74,7 +77,7 @@ def model_samples(text: str, model: str, families: Iterable[str]) -> Iterator[tu
                 yield family.name, sample
 
 
-def model_metrics(metrics_url: str, model: str) -> dict[str, Any]:
+def model_metrics(metrics_url: str, model: str) -> dict[str, float]:
     """Prometheus samples for one model, summed over versions: {name or name{reason}: value}."""
     text = scrape(metrics_url)
     if text is None:

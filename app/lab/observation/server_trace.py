@@ -10,7 +10,7 @@ import contextlib
 import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -45,7 +45,7 @@ def collect(trace_dir: Path | None, run_id: str, expected: int, wait_s: float = 
     if trace_dir is None:
         return pd.DataFrame(columns=COLUMNS)
     deadline = time.monotonic() + wait_s
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, dict[str, int]] = {}
     mine: list[Path] = []
     while True:
         rows.clear()
@@ -66,12 +66,12 @@ def collect(trace_dir: Path | None, run_id: str, expected: int, wait_s: float = 
     return frame
 
 
-def _read(path: Path) -> dict[str, dict[str, Any]]:
+def _read(path: Path) -> dict[str, dict[str, int]]:
     try:
         events = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}  # being written right now; the next poll reads it
-    by_id: dict[int, dict[str, Any]] = {}
+    by_id: dict[int, dict[str, int]] = {}
     names: dict[int, str] = {}
     for event in events:
         trace_id = event.get("id")

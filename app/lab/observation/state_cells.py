@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Any
 
 import pandas as pd
 
@@ -48,8 +47,8 @@ class Sampler:
 
     def __init__(self, metrics_url: str, model: str, every_s: float = 0.2):
         self.metrics_url, self.model, self.every_s = metrics_url, model, every_s
-        self._rows: list[dict[str, Any]] = []
-        self._marks: list[dict[str, Any]] = []
+        self._rows: list[dict[str, object]] = []  # t, then the columns of read()
+        self._marks: list[dict[str, float | str]] = []
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.t0 = time.perf_counter()

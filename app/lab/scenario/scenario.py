@@ -4,7 +4,6 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from app.lab.problems import LabError
 from app.lab.scenario.alphabet import AlphabetError, to_symbols
@@ -60,7 +59,7 @@ class Scenario:
     noise: float = 0.05
     stagger_ms: float = 0.0  # gap between the starts of consecutive sessions
     think_ms_by_session: list[float] | None = None  # per-session think time (Traffic.spread_think)
-    corrids: list[Any] | None = None  # explicit correlation IDs (collision exercise); else unique ones
+    corrids: list[int | str] | None = None  # explicit correlation IDs (collision exercise); else unique ones
     abandon: dict[int, int] = field(default_factory=dict)  # session -> chunks sent before vanishing, no END
     pauses: dict[int, tuple[int, float]] = field(default_factory=dict)  # session -> (after chunk k, pause ms)
     urls: list[str] | None = None  # per-session server URL (e.g. through a proxy); default the lab server

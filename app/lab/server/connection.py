@@ -8,10 +8,11 @@ import os
 import shutil
 import tempfile
 import threading
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import tritonclient.http as http
 
@@ -33,6 +34,18 @@ class ModelStatus:
     scheduler: str
     instances: int
     kind: str
+
+
+class ServerStatus(TypedDict):
+    """What status() says: where the server is, what it runs on, what is deployed (a ModelStatus's fields each)."""
+
+    mode: str
+    url: str | None
+    alive: bool
+    instance_kind: str
+    allocator: str | None
+    version: str | None
+    models: list[dict[str, str | int]]
 
 
 class LabServer:
@@ -68,7 +81,7 @@ class LabServer:
         return LoadedModels(self)
 
     @classmethod
-    def from_env(cls, **kwargs: Any) -> LabServer:
+    def from_env(cls, **kwargs: Any) -> LabServer:  # LabServer's own fields, passed on to it
         """TRITON_URL picks an external server; TRITON_TRACE_DIR names the folder where that
         server writes its trace file (started with --trace-config triton,file=DIR/trace.json);
         TRITON_LOG_FILE names its log file (started with --log-file FILE), for the log panel."""
@@ -213,9 +226,9 @@ class LabServer:
                 shutil.rmtree(self.trace_dir, ignore_errors=True)
                 self.trace_dir = None
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> ServerStatus:
         """What a status panel shows: where the server is, what it runs on, what is deployed."""
-        info: dict[str, Any] = {
+        info: ServerStatus = {
             "mode": "embedded" if self.is_embedded else "external",
             "url": self.url if (self.external_url or self.embedded) else None,
             "alive": self.alive(),
@@ -241,10 +254,10 @@ class LabServer:
         return info
 
 
-def _scheduler_from_json(config: dict[str, Any]) -> str:
+def _scheduler_from_json(config: Mapping[str, object]) -> str:
     if "sequence_batching" in config:
         seq = config["sequence_batching"]
-        return "sequence/oldest" if "oldest" in seq else "sequence/direct"
+        return "sequence/oldest" if isinstance(seq, dict) and "oldest" in seq else "sequence/direct"
     if "dynamic_batching" in config:
         return "dynamic"
     return "none"

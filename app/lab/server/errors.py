@@ -6,8 +6,6 @@ around a learner's settings does not swallow a server that died. Both carry `.pr
 app.text.problems.error renders."""
 from __future__ import annotations
 
-from typing import Any
-
 from app.lab.errors import BatchingLabError
 from app.lab.problems import CarriesProblems, Problem
 
@@ -15,7 +13,7 @@ from app.lab.problems import CarriesProblems, Problem
 class ServerError(CarriesProblems, BatchingLabError, RuntimeError):
     """Base class; .problems[0] (and .code/.values) say what happened."""
 
-    def __init__(self, code: str, /, **values: Any):  # positional: a value may be named "code"
+    def __init__(self, code: str, /, **values: object):  # positional: a value may be named "code"
         self.problems = [Problem(code, values)]
         super().__init__(str(self.problems[0]))
 

@@ -22,10 +22,11 @@ compute_ms come from the server's trace and are null when the server was not tra
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 import pandas as pd
 
+from app.lab.json_value import JSONObject
 from app.lab.traffic.transports import NO_ANSWER
 
 if TYPE_CHECKING:
@@ -41,7 +42,19 @@ REQUEST_FIELDS = [
 WAITED_MS = 100.0  # a first chunk queued longer than this waited in the backlog for a slot
 
 
-def waits_and_refusals(result: RunResult) -> dict[str, Any]:
+class WaitsAndRefusals(TypedDict, total=False):
+    """waits_and_refusals(): each key present only when it applies."""
+
+    waited: int
+    first_chunks: int
+    longest_ms: float
+    refused: int
+    refused_example: str
+    no_answer: int
+    no_answer_example: str
+
+
+def waits_and_refusals(result: RunResult) -> WaitsAndRefusals:
     """A run at scale, in numbers: how many sessions waited for a slot, and what stopped the others.
 
     A sequence's first chunk waits in the backlog until a slot is free, and Triton counts that
@@ -50,23 +63,23 @@ def waits_and_refusals(result: RunResult) -> dict[str, Any]:
     refused, refused_example (sessions the server refused, and one refusal in its own words);
     no_answer, no_answer_example (sessions that lost a request on the way: no reply at all).
     """
-    out: dict[str, Any] = {}
+    out = WaitsAndRefusals()
     q = result.requests
     first = q.loc[q["chunk"] == 0, "queue_ms"].dropna() if "queue_ms" in q else pd.Series(dtype=float)
     if not first.empty:
-        out.update(waited=int((first > WAITED_MS).sum()), first_chunks=len(first), longest_ms=float(first.max()))
+        out["waited"], out["first_chunks"], out["longest_ms"] = int((first > WAITED_MS).sum()), len(first), float(first.max())
     stopped = result.sessions[result.sessions["verdict"] == "error"]
     errors = stopped["detail_values"].apply(lambda v: str((v or {}).get("error", "")))
     failed = errors[errors.str.startswith(NO_ANSWER)]
     refused = errors.drop(failed.index)
     if not refused.empty:
-        out.update(refused=len(refused), refused_example=refused.iloc[0])
+        out["refused"], out["refused_example"] = len(refused), refused.iloc[0]
     if not failed.empty:
-        out.update(no_answer=len(failed), no_answer_example=failed.iloc[0])
+        out["no_answer"], out["no_answer_example"] = len(failed), failed.iloc[0]
     return out
 
 
-def to_json(result: RunResult) -> dict[str, Any]:
+def to_json(result: RunResult) -> JSONObject:
     requests = result.requests.reindex(columns=REQUEST_FIELDS)
     sessions = result.sessions.copy()
     sessions["slots"] = sessions["slots"].apply(lambda pairs: [list(p) for p in pairs])

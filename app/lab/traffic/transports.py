@@ -22,10 +22,11 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
-from typing import Any, Protocol
+from collections.abc import Callable, Mapping
+from typing import Protocol
 
 import numpy as np
+import numpy.typing as npt
 import tritonclient.grpc as grpc
 import tritonclient.http as http
 from tritonclient.utils import InferenceServerException, np_to_triton_dtype
@@ -77,8 +78,8 @@ class Link:
         self.url, self.in_flight, self.timeout_s = url, in_flight, timeout_s
         self._window: _Window = threading.BoundedSemaphore(in_flight)
 
-    def inputs(self, arrays: dict[str, np.ndarray[Any, Any]]) -> list[Any]:
-        out = []
+    def inputs(self, arrays: dict[str, npt.NDArray[np.generic]]) -> list[object]:
+        out: list[object] = []
         for name, array in arrays.items():
             tensor = self.module.InferInput(name, list(array.shape), np_to_triton_dtype(array.dtype))
             tensor.set_data_from_numpy(array)
@@ -98,7 +99,8 @@ class Link:
         if seconds > 0:
             time.sleep(seconds)
 
-    def send(self, model: str, arrays: dict[str, np.ndarray[Any, Any]], request_id: str, headers: dict[str, Any], sequence: dict[str, Any], done: Done) -> None:
+    def send(self, model: str, arrays: dict[str, npt.NDArray[np.generic]], request_id: str, headers: dict[str, str], sequence: Mapping[str, int | str],
+             done: Done) -> None:
         answered = threading.Event()
 
         def finish(result: object, error: str) -> None:
@@ -123,7 +125,7 @@ class Link:
     def close(self) -> None:
         pass
 
-    def _send(self, model: str, inputs: list[Any], request_id: str, headers: dict[str, Any], sequence: dict[str, Any],
+    def _send(self, model: str, inputs: list[object], request_id: str, headers: dict[str, str], sequence: Mapping[str, int | str],
               finish: Done) -> None:
         raise NotImplementedError
 
@@ -158,7 +160,7 @@ class HttpLink(Link):
 
         gevent.sleep(max(0.0, seconds))
 
-    def _send(self, model: str, inputs: list[Any], request_id: str, headers: dict[str, Any], sequence: dict[str, Any],
+    def _send(self, model: str, inputs: list[object], request_id: str, headers: dict[str, str], sequence: Mapping[str, int | str],
               finish: Done) -> None:
         if self.in_flight == 1:
             for attempt in range(CONNECT_RETRIES + 1):
@@ -199,7 +201,7 @@ class GrpcLink(Link):
         super().__init__(url, in_flight, timeout_s)
         self.client = grpc.InferenceServerClient(url)
 
-    def _send(self, model: str, inputs: list[Any], request_id: str, headers: dict[str, Any], sequence: dict[str, Any],
+    def _send(self, model: str, inputs: list[object], request_id: str, headers: dict[str, str], sequence: Mapping[str, int | str],
               finish: Done) -> None:
         headers = _metadata(headers)
         if self.in_flight == 1:
@@ -238,7 +240,7 @@ class StreamLink(Link):
         self.client = grpc.InferenceServerClient(url)
         self._pending: deque[Done] = deque()
         self._lock = threading.Lock()
-        self._headers: dict[str, Any] | None = None
+        self._headers: dict[str, str] | None = None
         self._started = False
 
     def _on_response(self, result: object, error: InferenceServerException | None) -> None:
@@ -250,7 +252,7 @@ class StreamLink(Link):
         for finish in waiting:
             finish(result, error_text(error) if error else "")
 
-    def _send(self, model: str, inputs: list[Any], request_id: str, headers: dict[str, Any], sequence: dict[str, Any],
+    def _send(self, model: str, inputs: list[object], request_id: str, headers: dict[str, str], sequence: Mapping[str, int | str],
               finish: Done) -> None:
         if not self._started:  # the stream's metadata is fixed when it opens: no per-chunk ID there
             fixed = {k: v for k, v in _metadata(headers).items() if k != "x-request-id"}
@@ -271,7 +273,7 @@ class StreamLink(Link):
         self.client.close()
 
 
-def _metadata(headers: dict[str, Any]) -> dict[str, Any]:
+def _metadata(headers: dict[str, str]) -> dict[str, str]:
     return {k.lower(): v for k, v in headers.items()}  # gRPC metadata keys must be lower case
 
 

@@ -12,11 +12,11 @@ from app.ui import shared_server
 from app.ui.language import t
 
 
-def stored(key: str) -> Any:
+def stored(key: str) -> Any:  # each element keeps its own result type here and reads it back as such
     return st.session_state.get(f"live-result:{key}")
 
 
-def store(key: str, value: Any) -> None:
+def store(key: str, value: object) -> None:
     st.session_state[f"live-result:{key}"] = value
 
 

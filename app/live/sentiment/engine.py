@@ -19,6 +19,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import tritonclient.http as http
 
 from app.lab.deployment import deployments
@@ -67,8 +68,11 @@ def reviews(count: int, seed: int = 0) -> list[str]:
     return out
 
 
-def encode(texts: list[str]) -> np.ndarray[Any, Any]:
+def encode(texts: list[str]) -> npt.NDArray[np.int64]:
     return np.array([tokenizer().encode(t) for t in texts], dtype=np.int64)
+
+
+Scored = tuple[npt.NDArray[np.float32], npt.NDArray[np.int32]]  # (scores, labels), one each per review
 
 
 @dataclass
@@ -79,10 +83,10 @@ class SentimentRun:
 
     mode: str
     wall_s: float
-    scores: np.ndarray[Any, Any]
-    labels: np.ndarray[Any, Any]
-    latency_ms: np.ndarray[Any, Any]
-    server: dict[str, Any] = field(default_factory=dict)
+    scores: npt.NDArray[np.float32]
+    labels: npt.NDArray[np.int32]  # 1 positive, 0 negative (the model's TYPE_INT32 LABEL)
+    latency_ms: npt.NDArray[np.float64]
+    server: dict[str, Any] = field(default_factory=dict)  # server_stats.delta (why untyped: there)
     concurrency: int = 1
 
     @property
@@ -90,14 +94,14 @@ class SentimentRun:
         return len(self.scores) / self.wall_s if self.wall_s else 0.0
 
 
-def _infer(client: http.InferenceServerClient, tokens: np.ndarray[Any, Any], model: str = MODEL) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+def _infer(client: http.InferenceServerClient, tokens: npt.NDArray[np.int64], model: str = MODEL) -> Scored:
     tensor = http.InferInput("TOKENS", list(tokens.shape), "INT64")
     tensor.set_data_from_numpy(tokens)
     result = client.infer(model, [tensor])
     return result.as_numpy("SCORE").reshape(-1), result.as_numpy("LABEL").reshape(-1)
 
 
-def classify(client: http.InferenceServerClient, model: str, text: str | list[str]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+def classify(client: http.InferenceServerClient, model: str, text: str | list[str]) -> Scored:
     """(scores, labels) for one review, or several sent as one request."""
     return _infer(client, encode([text] if isinstance(text, str) else list(text)), model)
 

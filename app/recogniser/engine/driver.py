@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from app.lab.observation import run_log, server_log, server_stats, server_trace, state_cells
@@ -82,6 +83,7 @@ def _run(server: ServerView, scenario: Scenario, progress: Progress | None) -> R
     total = sum(p.send_count for p in plans)
     done = [0]
     lock = threading.Lock()
+    # A request's row, the requests table to be: columns of several types, filled in steps (_row, record), so untyped.
     rows: list[dict[str, Any]] = []
     window = server_log.LogWindow.start(server)
     cells = state_cells.Sampler(server.metrics_url, scenario.model).start()
@@ -156,11 +158,11 @@ def _converse(link: Link, scenario: Scenario, plan: SessionPlan, sequence: bool,
         headers = {"X-Request-ID": row["request_id"]}
         if scenario.headers_by_session:
             headers["X-Session-ID"] = str(plan.tag)
-        arrays = {
+        arrays: dict[str, npt.NDArray[np.generic]] = {
             "AUDIO": audio[k : k + 1],
             "SESSION": np.array([[plan.tag]], dtype=np.uint64),
         }
-        flags = {}
+        flags: dict[str, int | str] = {}
         if sequence:
             flags = {"sequence_id": plan.corrid, "sequence_start": k == 0, "sequence_end": k == len(plan.symbols) - 1}
 
@@ -189,7 +191,7 @@ def _row(plan: SessionPlan, k: int, run_id: str) -> dict[str, Any]:
     }
 
 
-def record(row: dict[str, Any], result: Any, error: str, t0: float) -> None:  # result: tritonclient's InferResult
+def record(row: dict[str, Any], result: Any, error: str, t0: float) -> None:  # result: tritonclient's InferResult (untyped), None with an error
     """Fill a request's record from its reply; the same fields whatever the transport."""
     row["t_recv"] = time.perf_counter() - t0
     row["error"] = error

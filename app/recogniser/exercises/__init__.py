@@ -9,8 +9,8 @@ One folder per exercise, app/recogniser/exercises/<name>/:
               (what app/registry/exercise_words.py reads)
   figures.py  figures(result, _) -> list[(caption, plotly Figure, summary)], drawn only from result.tables
               and numbers (what app/registry/exercise_figures.py reads)
-plus its lines in app/recogniser/exercises/family.py (the imports of its three modules and its package in the list, in
-teaching order) and its test, tests/recogniser/exercises/test_<name>.py (every outcome judged on
+plus its lines in app/recogniser/exercises/family.py (the imports of its three modules and their Member in the list,
+in teaching order; mypy checks the three against app/exercise_kit/parts.py) and its test, tests/recogniser/exercises/test_<name>.py (every outcome judged on
 hand-made tables, and one real run per test session, the module's `result` fixture). What several
 exercises share (the result types, readings over run tables, fixed-name models, the registry class) is in
 app/exercise_kit. A learner runs an exercise once, so the tests

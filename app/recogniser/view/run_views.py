@@ -4,7 +4,8 @@ Each takes the run's analysis (analysed(result, settings)), so a page that shows
 run's tables once for all its charts, their sentences and tables."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
@@ -104,7 +105,7 @@ def triton_quantiles(server: dict[str, Any]) -> None:
     ))
 
 
-def quantile_table(found: dict[str, Any]) -> pd.DataFrame:
+def quantile_table(found: Mapping[str, Mapping[str, float]]) -> pd.DataFrame:
     """One row per summary (request, queue, compute): p50 to p99.9 in ms and Triton's count."""
     words = t()
     rows = []

@@ -51,7 +51,7 @@ def _marker(cells: Iterable[analysis.Cell]) -> str:
     return f'<div style="{_ROW}line-height:1"><span style="display:inline-block;width:5.5em"></span>{marks}</div>'
 
 
-def session_html(row: Any, words: Words | None = None) -> str:
+def session_html(row: Any, words: Words | None = None) -> str:  # a row of the sessions table: pandas rows are untyped
     words = words or t()
     colour = VERDICT_COLOUR.get(row.verdict, "#555")
     badge = html.escape(verdict_words.badge(row.verdict, words))

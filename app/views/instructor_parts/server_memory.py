@@ -18,7 +18,7 @@ COLUMNS = {"deployment": N_("deployment"), "instances": N_("model processes"), "
            "at": N_("at")}
 
 
-def _columns(frame: pd.DataFrame) -> dict[str, Any]:
+def _columns(frame: pd.DataFrame) -> dict[str, Any]:  # Streamlit's column configs, whose type it does not export
     return {name: st.column_config.Column(_(COLUMNS[name])) for name in frame.columns}
 
 

@@ -28,6 +28,7 @@ def widget_key(quiz: QuizAttempt, item: Item, suffix: str = "") -> str:
     return f"quiz-{quiz.id}-{item.id}{suffix}"
 
 
+# An answer is what its item type's widgets hold in st.session_state (untyped), as the store keeps it (AnswerRecord).
 def _read_answer(quiz: QuizAttempt, item: Item, options: list[Option]) -> tuple[Any, str | None]:
     """The answer in the widgets, or (None, why it cannot be submitted yet)."""
     state = st.session_state

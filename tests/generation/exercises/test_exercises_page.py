@@ -44,6 +44,6 @@ def test_each_generation_exercise_reads_in_chinese(name, exercise_result, server
     assert at.subheader[0].value == text.title(name, zh) != text.title(name, words("en"))
     assert len(at.get("plotly_chart")) >= 1
     captions = [c.value for c in at.caption]
-    charts = families.part(name, "figures").figures(result, zh)
+    charts = families.member(name).figures.figures(result, zh)
     assert all(c.summary in captions for c in charts)
     assert text.explanation(result, zh) in "\n".join(m.value for m in at.markdown)

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
 from app.generation.engine.workload import PlannedRequest
@@ -36,11 +36,11 @@ def _status(rows: pd.DataFrame) -> tuple[str, str]:
     return (FAILED, errors[0]) if errors else (COMPLETE, "")
 
 
-def _gaps_ms(times: pd.Series) -> np.ndarray[Any, Any]:
+def _gaps_ms(times: pd.Series) -> npt.NDArray[np.float64]:
     return np.diff(np.sort(times.to_numpy(dtype=float))) * 1000.0
 
 
-def _pct(values: Sequence[float] | np.ndarray[Any, Any], q: float) -> float:
+def _pct(values: Sequence[float] | npt.NDArray[np.float64], q: float) -> float:
     clean = np.asarray([v for v in values if not np.isnan(v)], dtype=float)
     return float(np.percentile(clean, q)) if clean.size else float("nan")
 
@@ -122,7 +122,7 @@ class PagedFigures:
     prefix_blocks_possible: int  # shared-prefix blocks every request but the first could find
     prefix_share: float  # reused / possible
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, float | None]:
         return {k: (None if isinstance(v, float) and np.isnan(v) else v) for k, v in asdict(self).items()}
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -22,13 +22,16 @@ from app.lab.observation import server_stats
 from app.lab.progress import Progress
 from app.lab.traffic import OnWait, ServerView, run_queue
 
+if TYPE_CHECKING:
+    import tritonclient.grpc as grpcclient
+
 SCALARS = ("TOKEN", "POSITION", "STEP", "STEP_TOKENS", "PREFIX_BLOCKS", "FREE_BLOCKS", "CACHED_BLOCKS", "WAITING", "RUNNING")
 LISTS = ("STEP_TAGS", "BLOCKS", "SHARED_BLOCKS")
 GAUGES = ("kv_blocks_used", "kv_blocks_free", "kv_blocks_cached", "kv_requests_running", "kv_requests_waiting",
           "kv_prefix_blocks_reused_total", "kv_preemptions_total")
 
 
-def _inputs(plan: PlannedRequest) -> list[Any]:
+def _inputs(plan: PlannedRequest) -> list[grpcclient.InferInput]:
     """PROMPT (any length), MAX_TOKENS and TAG; the engine's batching is its own (max_batch_size 0)."""
     return infer_inputs({
         "PROMPT": (np.array(plan.prompt, dtype=np.int32), "INT32"),

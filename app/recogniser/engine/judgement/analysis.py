@@ -163,7 +163,7 @@ def transcript_cells(expected_text: str, received_text: str, first_wrong: Any) -
     ]
 
 
-def batch_distribution(server: dict[str, Any], requests: pd.DataFrame) -> pd.DataFrame:
+def batch_distribution(server: dict[str, Any], requests: pd.DataFrame) -> pd.DataFrame:  # server: server_stats.delta's
     """Executions per batch size, as the server counted them and as this run's trace shows."""
     return _batch_distribution(server, executions(requests))
 

@@ -5,7 +5,7 @@ Codes only: the choices' words and the verdict's sentence live in app/recogniser
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 import pandas as pd
 
@@ -21,13 +21,21 @@ def predicted_outcome(choice: str) -> str:
     return "intact" if choice == "intact" else "corrupted"
 
 
+class PredictionValues(TypedDict, total=False):
+    """What a PredictionVerdict's message fills in."""
+
+    outcome: str
+    predicted: str
+    seen: list[str]  # verdict codes, sorted
+
+
 @dataclass(frozen=True)
 class PredictionVerdict:
     held: bool  # intact vs corrupted was right
     reason_seen: bool  # the mechanism named was among the run's verdicts (or intact held)
     outcome: str  # "intact" or "corrupted"
     code: str  # HELD, WRONG_CAUSE or NOT_HELD
-    values: dict[str, Any] = field(default_factory=dict)  # outcome, predicted, seen (verdict codes, sorted)
+    values: PredictionValues = field(default_factory=lambda: PredictionValues())
 
 
 def judge(choice: str, sessions: pd.DataFrame) -> PredictionVerdict:
@@ -36,5 +44,5 @@ def judge(choice: str, sessions: pd.DataFrame) -> PredictionVerdict:
     seen = set(sessions["verdict"])
     reason_seen = held and (choice == "intact" or choice in seen)
     code = HELD if held and reason_seen else WRONG_CAUSE if held else NOT_HELD
-    values = {"outcome": outcome, "predicted": predicted_outcome(choice), "seen": sorted(seen - {"intact"})}
+    values: PredictionValues = {"outcome": outcome, "predicted": predicted_outcome(choice), "seen": sorted(seen - {"intact"})}
     return PredictionVerdict(held, reason_seen, outcome, code, values)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import Enum
-from typing import Any
 
 import pandas as pd
 
@@ -60,7 +59,7 @@ def judge(requests: pd.DataFrame, plans: Sequence[SessionPlan]) -> pd.DataFrame:
         first_wrong = next((k for k, (e, r) in enumerate(zip(expected, received, strict=True)) if e != r), None)
         verdict: SessionVerdict
         culprit: str | int | None
-        values: dict[str, Any]
+        values: dict[str, object]
         verdict, culprit, detail, values = SessionVerdict.INTACT, None, Detail.NONE, {}
         if first_wrong is not None:
             verdict, culprit, detail, values = _cause(mine, plan, expected, first_wrong, tags)
@@ -86,7 +85,7 @@ def judge(requests: pd.DataFrame, plans: Sequence[SessionPlan]) -> pd.DataFrame:
 
 
 def _cause(mine: pd.DataFrame, plan: SessionPlan, expected: list[int], k: int,
-           tags: dict[int, int]) -> tuple[SessionVerdict, str | int | None, Detail, dict[str, Any]]:
+           tags: dict[int, int]) -> tuple[SessionVerdict, str | int | None, Detail, dict[str, object]]:
     hit = mine[mine["chunk"] == k]
     if hit.empty:
         return SessionVerdict.ERROR, None, Detail.NOT_SENT, {}
@@ -95,7 +94,7 @@ def _cause(mine: pd.DataFrame, plan: SessionPlan, expected: list[int], k: int,
     row = hit.iloc[0]
     owner, state_in = int(row["state_owner"]), int(row["state_in"])
     should_read = expected[k - 1] if k > 0 else 0
-    where = {"instance": int(row["instance"]), "slot": int(row["slot"])}
+    where: dict[str, object] = {"instance": int(row["instance"]), "slot": int(row["slot"])}
     if owner == PADDING_OWNER:
         return SessionVerdict.GARBAGE, "padding", Detail.READ_PADDING, where
     if state_in == should_read:

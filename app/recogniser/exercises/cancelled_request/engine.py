@@ -7,13 +7,14 @@ The deployment makes every chunk of a lone session wait a known time in its slot
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 import pandas as pd
 
-from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Number, Steps, Tables
 from app.lab.deployment import LabSettings
 from app.lab.observation import START_REFUSAL, LogCode, run_log, server_log
 from app.lab.scenario.alphabet import to_symbols
@@ -67,7 +68,7 @@ class _Client:
         self.symbols = to_symbols(TEXT)
         self.audio = utterance(self.symbols, np.random.default_rng(11), 0.05)
         self.tag = int(unique_ids(1)[0])
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[dict[str, Any]] = []  # driver.record's request rows (see app/recogniser/engine/driver.py)
 
     def send(self, k: int, corrid: int, start: bool = False, timeout_s: float = LONG_TIMEOUT_S, note: str = "") -> dict[str, Any]:
         """note: what the client means by this request, a NOTES code ("" for an ordinary chunk)."""
@@ -76,8 +77,8 @@ class _Client:
             "run": self.label, "step": len(self.rows) + 1, "chunk": k, "corrid": str(corrid), "start": start,
             "end": k == len(self.symbols) - 1, "timeout_s": timeout_s, "expected": self.symbols[k], "note": note,
         }
-        arrays = {"AUDIO": self.audio[k : k + 1], "SESSION": np.array([[self.tag]], dtype=np.uint64)}
-        flags = {"sequence_id": corrid, "sequence_start": start, "sequence_end": row["end"]}
+        arrays: dict[str, npt.NDArray[np.generic]] = {"AUDIO": self.audio[k : k + 1], "SESSION": np.array([[self.tag]], dtype=np.uint64)}
+        flags = {"sequence_id": corrid, "sequence_start": start, "sequence_end": k == len(self.symbols) - 1}
         row["t_send"] = time.perf_counter() - self.t0
         try:
             link.acquire()
@@ -170,13 +171,13 @@ def judge(tables: Tables) -> ExerciseJudgement:
     chunks["outcome"] = [_came_back(*r) for r in zip(chunks["error"], chunks["symbol"], chunks["expected"], strict=True)]
     clients = {label: rows.reset_index(drop=True) for label, rows in chunks.groupby("run", sort=False)}
     n = _numbers(clients, tables["server_log"])
-    outcome = {"refused_no_start": "refused", "right": "served", "wrong": "skipped"}.get(n["next_chunk_outcome"], "waits")
+    outcome = {"refused_no_start": "refused", "right": "served", "wrong": "skipped"}.get(str(n["next_chunk_outcome"]), "waits")
     log_read = bool(tables["log_verbose"]["raised"].iloc[0])
     return ExerciseJudgement(outcome=outcome, numbers=n, findings=_findings(n, log_read), explanation=_explanation(),
                      tables={"chunks": chunks, "server_log": tables["server_log"]})
 
 
-def _numbers(clients: dict[str, pd.DataFrame], log: pd.DataFrame) -> dict[str, Any]:
+def _numbers(clients: dict[str, pd.DataFrame], log: pd.DataFrame) -> dict[str, Number]:
     """The headline numbers, from each client's requests (by position: GIVE_UP_AT is the one given up on)."""
     carry, retry, http_retry = clients["grpc_carry_on"], clients["grpc_retry"], clients["http_retry"]
     restart, patient = clients["grpc_restart"], clients["grpc_long_timeout"]
@@ -212,7 +213,7 @@ def _numbers(clients: dict[str, pd.DataFrame], log: pd.DataFrame) -> dict[str, A
     }
 
 
-def _findings(n: dict[str, Any], log_read: bool) -> list[Finding]:
+def _findings(n: Mapping[str, Number], log_read: bool) -> list[Finding]:
     k = GIVE_UP_AT + 1  # the chunk given up on, counted from 1
     http = {
         "timeout": SHORT_TIMEOUT_S, "error": n["http_timeout_error"], "chunk": k, "state_in": n["http_retry_state_in"],
@@ -221,8 +222,8 @@ def _findings(n: dict[str, Any], log_read: bool) -> list[Finding]:
     return [
         Finding("grpc_timeout", {"timeout": SHORT_TIMEOUT_S, "chunk": k, "after": n["grpc_timeout_after_s"],
                                  "error": n["grpc_timeout_error"]}),
-        _next_chunk(n["next_chunk_outcome"], {"chunk": k + 1, "later": AFTER_GIVING_UP_S, "error": n["next_chunk_error"]}),
-        _retry(n["retry_outcome"], {"chunk": k}),
+        _next_chunk(str(n["next_chunk_outcome"]), {"chunk": k + 1, "later": AFTER_GIVING_UP_S, "error": n["next_chunk_error"]}),
+        _retry(str(n["retry_outcome"]), {"chunk": k}),
         Finding("http_applied_twice", http) if n["http_timed_out_chunk_was_applied"] else Finding("http_retry", http),
         Finding("restart", {"slot": n["restart_slot"], "old_slot": n["cancelled_sequence_slot"],
                             "right": n["restart_symbols_right"], "chunks": n["restart_chunks"]}),
@@ -243,7 +244,7 @@ def _explanation() -> list[Finding]:
     ]
 
 
-def _next_chunk(outcome: str, values: dict[str, Any]) -> Finding:
+def _next_chunk(outcome: str, values: Mapping[str, object]) -> Finding:
     """What became of the chunk sent after the timed-out one (an OUTCOMES code)."""
     return {
         "right": Finding("next_right", values), "wrong": Finding("next_wrong", values),
@@ -252,7 +253,7 @@ def _next_chunk(outcome: str, values: dict[str, Any]) -> Finding:
     }[outcome]
 
 
-def _retry(outcome: str, values: dict[str, Any]) -> Finding:
+def _retry(outcome: str, values: Mapping[str, object]) -> Finding:
     """What became of the retry of the timed-out chunk on the same ID (an OUTCOMES code)."""
     return {
         "right": Finding("retry_right", values), "wrong": Finding("retry_wrong", values),

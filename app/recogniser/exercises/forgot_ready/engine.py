@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables, readings
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Number, Steps, Tables, readings
 from app.lab.records import Traffic
 from app.recogniser.engine import driver, presets
 
@@ -66,7 +66,7 @@ def judge(tables: Tables) -> ExerciseJudgement:
     broken, fixed = (sessions[sessions["run"] == label] for label in RUNS)
     from_padding = broken[broken["read_state_of"] == "padding"]
     fixed_intact = bool((fixed["verdict"] == "intact").all())
-    numbers = {
+    numbers: dict[str, Number] = {
         "ignored_verdicts": readings.verdict_tally(broken),
         "ignored_sessions_corrupted": int((broken["verdict"] != "intact").sum()),
         "ignored_sessions_read_padding": len(from_padding),

@@ -1,11 +1,12 @@
 """Correlation ID collision: two clients pick the same sequence ID on the oldest strategy."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables, readings
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Number, Steps, Tables, readings
 from app.lab.observation import LogCode
 from app.lab.scenario.ids import unique_ids
 from app.lab.scenario.scenario import Scenario
@@ -121,7 +122,7 @@ def _ended_first(mine: pd.DataFrame) -> int:
     return int(ends.iloc[0]["session"]) if not ends.empty else ENDED_FIRST
 
 
-def _numbers(mine: pd.DataFrame, collide: pd.DataFrame, fixed: pd.DataFrame, conflicts: pd.DataFrame, log_read: bool) -> dict[str, Any]:
+def _numbers(mine: pd.DataFrame, collide: pd.DataFrame, fixed: pd.DataFrame, conflicts: pd.DataFrame, log_read: bool) -> dict[str, Number]:
     refused = mine[mine["error"] != ""]
     return {
         "shared_corrid": str(collide["corrid"].iloc[0]),
@@ -137,7 +138,7 @@ def _numbers(mine: pd.DataFrame, collide: pd.DataFrame, fixed: pd.DataFrame, con
     }
 
 
-def _findings(n: dict[str, Any], mine: pd.DataFrame, collide: pd.DataFrame, conflicts: pd.DataFrame, log_read: bool, unique: Finding) -> list[Any]:
+def _findings(n: Mapping[str, Number], mine: pd.DataFrame, collide: pd.DataFrame, conflicts: pd.DataFrame, log_read: bool, unique: Finding) -> list[Finding]:
     findings = [
         Finding("same_id", {"verdicts": n["collide_verdicts"], "cross": n["collide_chunks_reading_other_session"], "chunks": len(mine)}),
         *[_session_finding(r) for r in collide.itertuples() if r.verdict != "intact"],

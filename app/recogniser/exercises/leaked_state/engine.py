@@ -8,7 +8,7 @@ did end the earlier sequences).
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pandas as pd
 
@@ -87,7 +87,7 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
     return Measured(tables=tables, runs=runs)
 
 
-def _phase(server: LabServer, label: str, model: str, steps: Steps) -> dict[str, Any]:
+def _phase(server: LabServer, label: str, model: str, steps: Steps) -> dict[str, Any]:  # a run, frames and a counts row
     """The waves on one deployment, with the model's gauge sampled throughout."""
     # The waves and the gauge between them are one measurement: nobody else's run in between.
     with run_queue.hold(server, model):
@@ -129,7 +129,22 @@ def _phase(server: LabServer, label: str, model: str, steps: Steps) -> dict[str,
     }
 
 
-def _tally(counts: Any, cells: pd.DataFrame) -> dict[str, Any]:  # counts: a row of tables["counts"]
+class _Tally(TypedDict):
+    """What became of one deployment's cells (_tally)."""
+
+    deployment: str
+    abandoned: int
+    reaped_logged: int | None  # None: the log is not available
+    cells_at_start: int
+    peak_cells: int
+    cells_left: int
+    cells_added: int
+    evicted: int
+    refused_chunks: int
+    model_requests_beyond_answered: int
+
+
+def _tally(counts: Any, cells: pd.DataFrame) -> _Tally:  # counts: a row of tables["counts"] (pandas rows are untyped)
     """One deployment: what its gauge and the server's counts say became of the vanished sessions' cells."""
     total = state_cells.totals(cells[cells["deployment"] == counts.deployment])
     # Cells are counted from the phase's first reading: an earlier run's leftovers are not this run's.
@@ -149,7 +164,7 @@ def _tally(counts: Any, cells: pd.DataFrame) -> dict[str, Any]:  # counts: a row
     }
 
 
-def _outcome(tally: dict[str, Any]) -> str:
+def _outcome(tally: _Tally) -> str:
     added = tally["cells_added"]
     if added <= 0:
         return "freed"

@@ -1,11 +1,11 @@
 """Never-ending sequences: the idle timeout, slow clients, dead clients, and who cleans up."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables, models, readings
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Number, Steps, Tables, models, readings
 from app.lab.deployment import LabSettings
 from app.lab.observation import START_REFUSAL
 from app.lab.scenario.scenario import Scenario, random_texts
@@ -73,7 +73,7 @@ GRID_COLUMNS = ["timeout_ms", "think_ms", "verdict", "reaped", "chunks_answered"
 CHUNK_COLUMNS = ["chunk", "t_send", "state_in", "state_owner", "symbol", "expected", "error"]
 
 
-def _slow_cell(result: RunResult, timeout: int, think: float) -> dict[str, Any]:
+def _slow_cell(result: RunResult, timeout: int, think: float) -> dict[str, object]:
     """One grid cell: what the slow client's one session got, and whether Triton refused a chunk for lacking START."""
     answered = int((result.requests["error"] == "").sum())
     return {
@@ -88,7 +88,7 @@ def _slow_cell(result: RunResult, timeout: int, think: float) -> dict[str, Any]:
     }
 
 
-def _dead_row(result: RunResult, timeout: int) -> dict[str, Any]:
+def _dead_row(result: RunResult, timeout: int) -> dict[str, object]:
     """How long the session behind the dead one waited for its slot, from when the dead one fell silent."""
     waits = readings.backlog_waits(result).set_index("session")
     q = result.requests
@@ -151,7 +151,7 @@ def _dead_at(dead: pd.DataFrame, timeout: int) -> pd.Series:
 
 
 def _numbers(grid: pd.DataFrame, key_cell: pd.Series, long_dead: pd.Series, short_dead: pd.Series, before: pd.Series, resumed: pd.Series,
-             paused_session: pd.Series) -> dict[str, Any]:
+             paused_session: pd.Series) -> dict[str, Number]:
     return {
         "slow_reaped_at_short_timeout": bool(key_cell["reaped"]),
         "slow_chunks_answered_before_reap": int(key_cell["chunks_answered"]),

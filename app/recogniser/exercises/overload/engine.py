@@ -9,12 +9,13 @@ a slot: its first chunk is answered, its second is refused for lacking START.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pandas as pd
 
-from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables, readings
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Number, Steps, Tables, readings
 from app.lab.deployment import LabSettings
 from app.lab.observation import START_REFUSAL, LogCode
 from app.lab.scenario.scenario import Scenario, random_texts
@@ -23,6 +24,7 @@ from app.recogniser.engine import driver
 if TYPE_CHECKING:
     from app.lab.deployment import Deployer
     from app.lab.progress import Progress
+    from app.lab.records import RunResult
     from app.lab.server import LabServer
 
 IDLE_TIMEOUT_US = 2_000_000  # 2 s: a realistic timeout for a client that thinks 40 ms between chunks
@@ -59,7 +61,8 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
     steps = Steps(progress, 2 + len(LOADS) + 2 * len(REMEDIES))
     steps("deploy", instances=BASE.instances, slots=BASE.slots, timeout=IDLE_TIMEOUT_US / 1e6)
     base = deployer.apply(BASE, owner="ex-overload").model
-    runs, what_ran = {}, []
+    runs: dict[str, RunResult] = {}
+    what_ran: list[_Ran] = []
     for load in LOADS:
         steps("load", sessions=load * CAPACITY, load=load)
         runs[f"{load}x"] = driver.run(server, _scenario(base, load * CAPACITY))
@@ -75,7 +78,15 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
     return Measured(tables=_tabulate(runs, what_ran), runs=runs)
 
 
-def _tabulate(runs: dict[str, Any], what_ran: list[dict[str, Any]]) -> Tables:
+class _Ran(TypedDict):
+    """One run of measure(): its label, the load (times capacity) and the remedy ("" for a load on the base deployment)."""
+
+    run: str
+    load: int
+    remedy: str
+
+
+def _tabulate(runs: dict[str, RunResult], what_ran: list[_Ran]) -> Tables:
     """requests: run, session, chunk, error. sessions: run, session, wait_s, verdict.
     runs: run, load, remedy ("" for a load on the base deployment), wall_s, and the server's log
     counts (None without a log) of backlogged sequences and reaper force-ends."""
@@ -125,7 +136,7 @@ def _logged(value: Any) -> int | None:  # a table cell: a count, NaN or None
     return None if value is None or pd.isna(value) else int(value)
 
 
-def _summary(sessions: pd.DataFrame, run: Any) -> dict[str, Any]:  # run: a row of tables["runs"]
+def _summary(sessions: pd.DataFrame, run: Any) -> dict[str, Number]:  # run: a row of tables["runs"]
     """One run (a load or a remedy): its sessions' waits and ends, and what the server logged."""
     row = {
         "run": run.run,
@@ -172,7 +183,7 @@ def judge(tables: Tables) -> ExerciseJudgement:
                      tables={"sessions": per_session, "loads": loads, "remedies": remedies})
 
 
-def _numbers(per_session: pd.DataFrame, loads: pd.DataFrame, remedies: pd.DataFrame, first_reaped: Any) -> dict[str, Any]:
+def _numbers(per_session: pd.DataFrame, loads: pd.DataFrame, remedies: pd.DataFrame, first_reaped: Any) -> dict[str, Number]:
     reaped = per_session[per_session["reaped"] & per_session["run"].isin(loads["run"])]
     got = sorted(int(n) for n in set(reaped["chunks_answered"]))
     return {
@@ -189,7 +200,7 @@ def _numbers(per_session: pd.DataFrame, loads: pd.DataFrame, remedies: pd.DataFr
     }
 
 
-def _findings(numbers: dict[str, Any], loads: pd.DataFrame, remedies: pd.DataFrame) -> list[Finding]:
+def _findings(numbers: Mapping[str, Number], loads: pd.DataFrame, remedies: pd.DataFrame) -> list[Finding]:
     findings = [
         Finding("load", {"load": int(r.load), "sessions": int(r.sessions), "max_wait": r.max_wait_s, "mean_wait": r.mean_wait_s,
                          "reaped": int(r.reaped), "refused": int(r.refused_at_start)})
@@ -211,7 +222,7 @@ def _findings(numbers: dict[str, Any], loads: pd.DataFrame, remedies: pd.DataFra
     return findings
 
 
-def _announce(steps: Steps, remedy: str, phase: str, values: dict[str, Any]) -> None:
+def _announce(steps: Steps, remedy: str, phase: str, values: Mapping[str, object]) -> None:
     """The step of one remedy (a REMEDIES code): deploying it ("deploy"), then running the load on it ("run")."""
     {
         ("admission_limit", "deploy"): lambda: steps("deploy_admission_limit", **values),
@@ -223,7 +234,7 @@ def _announce(steps: Steps, remedy: str, phase: str, values: dict[str, Any]) -> 
     }[(remedy, phase)]()
 
 
-def _remedy(remedy: str, values: dict[str, Any]) -> Finding:
+def _remedy(remedy: str, values: Mapping[str, object]) -> Finding:
     """What one remedy (a REMEDIES code) did at the heaviest load; its words say what it costs."""
     return {
         "admission_limit": Finding("remedy_admission_limit", values),

@@ -6,11 +6,12 @@ from the client's side.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables, readings
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Number, Steps, Tables, readings
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.scenario.transport import Transport
 from app.recogniser.engine import driver
@@ -83,7 +84,7 @@ def _announce(steps: Steps, label: str, **values: object) -> None:
     }[label]()
 
 
-def _per_run(label: str, values: dict[str, Any]) -> Finding:
+def _per_run(label: str, values: Mapping[str, object]) -> Finding:
     """What one way of sending (a RUNS label) did over its rounds."""
     return {
         "http_async": Finding("run_http_async", values),
@@ -113,7 +114,7 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
     return Measured(tables=tables, runs=runs)
 
 
-def _round_row(order: pd.DataFrame, sessions: pd.DataFrame, timing: Any) -> dict[str, Any]:  # timing: a row of tables["timing"]
+def _round_row(order: pd.DataFrame, sessions: pd.DataFrame, timing: Any) -> dict[str, Number]:  # timing: a row of tables["timing"]
     """One round of one way of sending: who was overtaken, who broke, and both."""
     swapped = order.groupby("session")["out_of_place"].any()
     verdicts = readings.verdict_tally(sessions)

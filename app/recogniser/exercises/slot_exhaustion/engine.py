@@ -1,7 +1,7 @@
 """Slot exhaustion: more open sessions than sequence slots, on a server that is mostly idle."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -95,7 +95,7 @@ def _sweep(rows: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-def _numbers(sessions: pd.DataFrame, held: pd.DataFrame, executions: pd.DataFrame) -> dict[str, Any]:
+def _numbers(sessions: pd.DataFrame, held: pd.DataFrame, executions: pd.DataFrame) -> dict[str, float]:
     direct, oldest = (sessions[sessions["strategy"] == s] for s in STRATEGIES)
     settings = STRATEGIES["direct"]
     capacity = settings.instances * settings.slots

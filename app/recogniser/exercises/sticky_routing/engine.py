@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import tritonclient.http as http
 
-from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Steps, Tables, readings
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Number, Steps, Tables, readings
 from app.lab.observation import START_REFUSAL, run_log, server_log
 from app.lab.scenario.scenario import Scenario, random_texts
 from app.lab.server import PROXY_POLICIES, LabServer, NginxProxy, find_nginx
@@ -136,7 +136,7 @@ def _outcome(routes: pd.DataFrame, sessions: pd.DataFrame) -> str:
     return "intact" if (sessions["verdict"] == "intact").all() else "garbled"
 
 
-def _numbers(routes: pd.DataFrame, sessions: pd.DataFrame) -> dict[str, Any]:
+def _numbers(routes: pd.DataFrame, sessions: pd.DataFrame) -> dict[str, Number]:
     spread = routes.groupby(["policy", "session"])["replica"].nunique()
     per_replica = routes.groupby(["policy", "replica"]).size()
     rr, sticky = (sessions[sessions["policy"] == policy] for policy in ("round_robin", "sticky"))

@@ -10,11 +10,11 @@ The checker's results travel with the exercise's (Measured.checks), so the page 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Tables
+from app.exercise_kit import Exercise, ExerciseJudgement, Finding, Measured, Number, Tables
 from app.lab.observation import run_log, server_log
 from app.lab.progress import Progress, Stage
 from app.live.rollout import engine as rollout
@@ -87,7 +87,7 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
     return Measured(tables=tabulate(results), checks=results, log=_log(window, results))
 
 
-def tabulate(results: dict[str, Any]) -> Tables:
+def tabulate(results: dict[str, CheckResult]) -> Tables:
     """The judge's tables from the checker's results ({deployment code: engine.CheckResult})."""
     verdicts, diagnoses, tolerances = [], [], []
     for code, result in results.items():
@@ -127,7 +127,7 @@ def _same(verdicts: pd.DataFrame) -> bool:
     return bool((verdicts["verdict"] != "broken").all() and (verdicts["verdict"] == "held").any())
 
 
-def _counts(verdicts: pd.DataFrame) -> dict[str, Any]:
+def _counts(verdicts: pd.DataFrame) -> dict[str, Number]:
     tally = verdicts["verdict"].value_counts()
     return {"model": str(verdicts["model"].iloc[0]) if len(verdicts) else "", "checks": len(verdicts),
             **{name: int(tally.get(name, 0)) for name in ("held", "broken", "skipped")}}
