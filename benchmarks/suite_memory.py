@@ -54,12 +54,20 @@ class Peaks:
     # (the stubs' shared-memory regions and PostgreSQL's buffers count there, in no process's private)
     by_kind: dict[str, tuple[int, float]] = field(default_factory=dict)
     shared_mb: float = 0.0
+    largest: list[tuple[float, str]] = field(default_factory=list)  # (private MB, command), the five largest then
 
 
 # What a process is, read from its name (the kernel cuts names at 15 characters); anything else is "other".
 KINDS = (("stubs", memory.STUB_EXECUTABLE[:15]), ("tritonservers", "tritonserver"), ("python", "python"),
          ("chromium", "chrom"), ("chromium", "headless_shell"), ("postgres", "postgres"), ("nginx", "nginx"),
          ("node", "node"), ("streamlit", "streamlit"))
+
+
+def _command(process: psutil.Process, width: int = 90) -> str:
+    try:
+        return " ".join(process.cmdline())[:width] or process.name()
+    except psutil.Error:
+        return "?"
 
 
 def _kind(name: str) -> str:
@@ -86,6 +94,7 @@ def sample(root: psutil.Process, started: float, peaks: Peaks) -> None:
     held: defaultdict[str, float] = defaultdict(float)
     kinds: Counter[str] = Counter()
     kind_mb: defaultdict[str, float] = defaultdict(float)
+    sizes: list[tuple[float, psutil.Process]] = []
     for process in tree:
         try:
             private = process.memory_full_info().uss / memory.MB
@@ -94,6 +103,7 @@ def sample(root: psutil.Process, started: float, peaks: Peaks) -> None:
         except psutil.Error:  # ended while it was read
             continue
         total += private
+        sizes.append((private, process))
         kinds[_kind(name)] += 1
         kind_mb[_kind(name)] += private
         if name.startswith(memory.STUB_EXECUTABLE[:15]):  # the kernel cuts names at 15 characters
@@ -106,6 +116,7 @@ def sample(root: psutil.Process, started: float, peaks: Peaks) -> None:
     if machine_used > peaks.machine.value:
         peaks.by_kind = {k: (kinds[k], kind_mb[k]) for k in kinds}
         peaks.shared_mb = psutil.virtual_memory().shared / memory.MB
+        peaks.largest = [(mb, _command(p)) for mb, p in sorted(sizes, key=lambda item: -item[0])[:5]]
     peaks.machine.offer(machine_used, at)
     peaks.tree.offer(total, at, len(tree))
     if stubs > peaks.stubs.value:
@@ -156,6 +167,8 @@ def main() -> int:
     kinds = sorted(peaks.by_kind.items(), key=lambda item: -item[1][1])
     print("at the machine's peak, the command's processes by kind (processes, private MB): "
           + ", ".join(f"{k} {n} {mb:.0f}" for k, (n, mb) in kinds) + f"; shared memory in use {peaks.shared_mb:.0f} MB")
+    for mb, line in peaks.largest:
+        print(f"  {mb:6.0f} MB  {line}")
     print(f"peak, the command's processes (private): {peaks.tree.value:.0f} MB at {peaks.tree.at_s:.0f} s "
           f"({peaks.tree.count} processes)")
     print(f"peak, its Python-backend stubs (private): {peaks.stubs.value:.0f} MB at {peaks.stubs.at_s:.0f} s "

@@ -20,6 +20,7 @@ import psutil
 import pytest
 from tritonclient.utils import InferenceServerException
 
+from app.generation.paged.engine.settings import NAME_PREFIX
 from app.lab.deployment import Deployer, deployments
 from app.lab.server import LabServer, memory
 from app.registry import families
@@ -113,13 +114,37 @@ def _unload_what_the_module_loaded():
     new = sorted(ready - before - set(TEST_PRELOAD))
     costs = server.model_memory_mb(sorted(ready)) or {}  # every ready name, so each stub is its own model's
     for name in (n for n in new if costs.get(n, 0.0) >= HEAVY_MB):
-        server.models.unload(name)  # this process's loads: its bookkeeping too, and waits until gone
-        with contextlib.suppress(InferenceServerException), server.client(timeout_s=30) as client:
-            if client.is_model_ready(name):  # loaded by another process (an app under test) or directly
-                client.unload_model(name)
-        # every ready name takes part, so a stub of sentiment_unbatched is never counted as sentiment's
-        wait_for(lambda name=name: not (server.model_memory_mb(sorted(_ready_models(server) | {name})) or {}).get(name),
-                 f"{name}'s stubs to end", 120)
+        _unload_and_wait(server, name)
+
+
+def _unload_and_wait(server: LabServer, name: str) -> None:
+    """Unload `name` whoever loaded it, and wait until its stubs have ended."""
+    server.models.unload(name)  # this process's loads: its bookkeeping too, and waits until gone
+    with contextlib.suppress(InferenceServerException), server.client(timeout_s=30) as client:
+        if client.is_model_ready(name):  # loaded by another process (an app under test) or directly
+            client.unload_model(name)
+    # every ready name takes part, so a stub of sentiment_unbatched is never counted as sentiment's
+    wait_for(lambda: not (server.model_memory_mb(sorted(_ready_models(server) | {name})) or {}).get(name),
+             f"{name}'s stubs to end", 120)
+
+
+@pytest.fixture(autouse=True)
+def _paged_copies_go_with_their_test():
+    """The paged engine's set-ups a test loaded (kv_lab_<hash>: its own, its app's, an exercise's)
+    are unloaded when it ends. Each holds about 400 MB in its stub with README's install
+    (transformers and torch), a module may ask for five, and the suite's peak held five at once
+    (benchmarks/suite_memory.py names them). The shipped kv_engine, which many tests in a row use,
+    waits for its module's end; set-ups a module-scoped fixture loaded were ready before this
+    fixture started, so they stay too."""
+    server = _STARTED[0] if _STARTED else None
+    before = _ready_models(server) if server is not None and server.embedded is not None else set()
+    yield
+    server = _STARTED[0] if _STARTED else None
+    if server is None or server.embedded is None or not server.alive():
+        return
+    for name in sorted(_ready_models(server) - before):
+        if name.startswith(NAME_PREFIX):
+            _unload_and_wait(server, name)
 
 
 # How each worker's Triton stood at the end of a session with failures, printed in the summary: a

@@ -30,7 +30,6 @@ from tritonclient.utils import InferenceServerException, triton_to_np_dtype
 
 from app.generation.engine.workload import PlannedRequest
 from app.generation.paged.engine import PagedSettings, PagedWorkload, alone, analysis, ensure, run, settle
-from app.generation.paged.engine.settings import NAME_PREFIX
 from app.lab.scenario.ids import unique_ids
 
 FINAL = "triton_final_response"
@@ -42,19 +41,6 @@ SMALL_BUDGET = PagedSettings(max_batch_tokens=32)
 # settle() gives up (256 tokens x 40 ms = 10 s, against settle's 5 s).
 SLOW = PagedSettings(step_ms=40)
 WORKLOAD = PagedWorkload(requests=8, mean_gap_ms=20, system_tokens=32, seed=3)
-
-
-@pytest.fixture(autouse=True)
-def _paged_copies_go_with_their_test(lab_server):
-    """The kv_lab_ copies a test loaded (its own set-ups, through ensure) are unloaded when it ends:
-    each holds about 400 MB in its stub (transformers and torch) and the module asks for five, which
-    benchmarks/suite_memory.py named at the suite's peak. The shipped kv_engine, which most tests
-    use, stays until the module's end."""
-    before = set(lab_server.models.loaded())
-    yield
-    for name in sorted(set(lab_server.models.loaded()) - before):
-        if name.startswith(NAME_PREFIX):
-            lab_server.models.unload(name)
 
 
 @pytest.fixture()
