@@ -31,6 +31,7 @@ import numpy as np
 from tritonclient.utils import serialize_byte_tensor
 
 from app.checker.engine import compare
+from app.checker.engine.aliases import Array, Arrays
 from app.checker.engine.facts import TensorSpec
 
 if TYPE_CHECKING:
@@ -73,19 +74,19 @@ def _referenced_steps(tables: Tables, session: int) -> list[int]:
     return steps
 
 
-def _step(specs: tuple[TensorSpec, ...], arrays: dict[str, np.ndarray[Any, Any]], batched: bool) -> dict[str, Any]:
+def _step(specs: tuple[TensorSpec, ...], arrays: Arrays, batched: bool) -> dict[str, Any]:
     return {spec.name: tensor(arrays[spec.name][0] if batched else arrays[spec.name], spec)
             for spec in specs if arrays.get(spec.name) is not None}
 
 
-def tensor(array: np.ndarray[Any, Any], spec: TensorSpec) -> object:
+def tensor(array: Array, spec: TensorSpec) -> object:
     """One batch-1 tensor (no batch dimension) in the form perf_analyzer reads for its datatype."""
     array = np.asarray(array)
     content = _content(array.reshape(-1), spec.datatype)
     return {"content": content, "shape": [int(d) for d in array.shape]} if spec.variable else content
 
 
-def _content(flat: np.ndarray[Any, Any], datatype: str) -> list[Any] | dict[str, Any]:
+def _content(flat: Array, datatype: str) -> list[Any] | dict[str, Any]:
     if datatype == "BYTES":
         items = [v if isinstance(v, bytes) else str(v).encode() for v in flat.tolist()]
         try:

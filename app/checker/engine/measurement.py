@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from app.checker.engine import compare, endpoints, observed, placement
+from app.checker.engine.aliases import Arrays
 from app.checker.engine.facts import ModelFacts, TensorSpec
 from app.checker.engine.options import CheckOptions
 from app.checker.engine.target import Target
@@ -97,7 +98,7 @@ class Measurement:
         self.floats = [o for o in self.compared if compare.is_float(o.datatype)]
         golden = [f"gold.{o.name}" for o in self.compared] if source.golden is not None else []
         self.recorder = _Recorder([f"diff.{o.name}" for o in self.compared] + golden)
-        self.references: dict[tuple[int, int], dict[str, np.ndarray[Any, Any]]] = {}
+        self.references: dict[tuple[int, int], Arrays] = {}
         self.observations = observed.Observations(self.compared, options.tolerance)  # replies that differed
         self.t0 = time.perf_counter()
         self.counter = itertools.count()
@@ -189,7 +190,7 @@ class Measurement:
     def _finish(self, row: dict[str, Any], result: Any, error: str) -> None:  # result: tritonclient's InferResult
         row["t_recv"] = time.perf_counter() - self.t0
         row["error"] = error or ""
-        got: dict[str, np.ndarray[Any, Any]] = {}
+        got: Arrays = {}
         if not error:
             for spec in self.facts.outputs:
                 value = result.as_numpy(spec.name)
@@ -223,7 +224,7 @@ class Measurement:
                 self.abort_error = err
                 self.abort.set()
 
-    def _golden_and_finite(self, row: dict[str, Any], got: dict[str, np.ndarray[Any, Any]]) -> None:
+    def _golden_and_finite(self, row: dict[str, Any], got: Arrays) -> None:
         """The reply's float outputs that hold NaN or Inf, and its difference from the step's
         golden output where the data file has one."""
         nonfinite = {o.name: _first(got.get(o.name)) for o in self.floats if compare.non_finite(got.get(o.name), o.datatype)}
@@ -235,7 +236,7 @@ class Measurement:
         row["golden"] = self._compare(row, "gold", expected, got, [s for s in self.compared if s.name in expected])
 
     @staticmethod
-    def _compare(row: dict[str, Any], column: str, expected: dict[str, np.ndarray[Any, Any]], got: dict[str, np.ndarray[Any, Any]],
+    def _compare(row: dict[str, Any], column: str, expected: Arrays, got: Arrays,
                  specs: list[TensorSpec]) -> dict[str, Any] | None:
         """Each output's difference from `expected` into row["<column>.<OUTPUT>"]; the first
         elements of both where they differ (None where none does)."""

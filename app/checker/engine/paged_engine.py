@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import tritonclient.grpc as grpcclient
 
+from app.checker.engine.aliases import Arrays
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import DrawnSizes, Generated, InputsUsed, ShapeUsed
 
@@ -103,7 +104,7 @@ class PagedInputs(Generated):
         prompt = [*self.prefix, *own][: max(1, self.fits - 1)]
         return prompt, max(1, min(answer, self.fits - len(prompt)))
 
-    def arrays(self, session: int, step: int) -> dict[str, np.ndarray[Any, Any]]:
+    def arrays(self, session: int, step: int) -> Arrays:
         prompt, max_tokens = self.request(session)
         return {"PROMPT": np.array(prompt, dtype=np.int32), "MAX_TOKENS": np.array([max_tokens], dtype=np.int32),
                 "TAG": np.array([session + 1], dtype=np.uint64)}
@@ -131,7 +132,7 @@ def paged_inputs(facts: ModelFacts, count: int, seed: int) -> PagedInputs:
                        fits=min(MAX_POSITIONS, blocks * size))
 
 
-def _scalar(response: dict[str, np.ndarray[Any, Any]], name: str) -> int | None:
+def _scalar(response: Arrays, name: str) -> int | None:
     value = response.get(name)
     return None if value is None or np.size(value) == 0 else int(np.asarray(value).reshape(-1)[0])
 

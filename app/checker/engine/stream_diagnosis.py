@@ -30,9 +30,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from app.checker.engine import compare
+from app.checker.engine.aliases import Arrays
 from app.checker.engine.streams import Stream
 
 NEVER_ENDED, FAILED, FOREIGN, MIXED, LOST, ENDED_EARLY, ENDED_LATE, OTHER = (
@@ -40,7 +39,7 @@ NEVER_ENDED, FAILED, FOREIGN, MIXED, LOST, ENDED_EARLY, ENDED_LATE, OTHER = (
 CLASSES = (FOREIGN, MIXED, LOST, NEVER_ENDED, ENDED_EARLY, ENDED_LATE, FAILED, OTHER)  # most telling first
 MIN_RUN = 2  # responses in a row that must match another stream to name it
 
-Response = dict[str, np.ndarray[Any, Any]]
+Response = Arrays
 
 
 class Comparer:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from app.checker.engine import export
+from app.checker.engine.aliases import Arrays
 from app.checker.engine.facts import TensorSpec
 from app.checker.engine.faults import BY_CODE
 
@@ -65,7 +66,7 @@ def input_data(result: CheckResult) -> dict[str, Any] | None:
     return {"data": data, "validation_data": validation}
 
 
-def _stream(specs: tuple[TensorSpec, ...], responses: list[dict[str, np.ndarray[Any, Any]]]) -> dict[str, Any]:
+def _stream(specs: tuple[TensorSpec, ...], responses: list[Arrays]) -> dict[str, Any]:
     out = {}
     for spec in specs:
         arrays = [np.asarray(r[spec.name]) for r in responses if r.get(spec.name) is not None]

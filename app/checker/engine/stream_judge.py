@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from app.checker.engine import compare, stream_diagnosis, stream_golden, witness
+from app.checker.engine.aliases import Arrays
 from app.checker.engine.checks import ALL_INSTANCES, ALONE
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.faults import BY_CODE, FaultRun
@@ -191,7 +192,7 @@ def _first(entry: dict[str, Any], got: Stream, own: Stream, comparer: Comparer) 
             "corrid": "", "shown": {"expected": _shown(ref, output), "got": _shown(have, output)}}
 
 
-def _shown(response: dict[str, np.ndarray[Any, Any]] | None, output: str) -> list[Any] | None:
+def _shown(response: Arrays | None, output: str) -> list[Any] | None:
     if response is None or response.get(output) is None:
         return None
     values = np.asarray(response[output]).reshape(-1)[:SHOWN_ELEMENTS]
@@ -241,7 +242,7 @@ def _golden(tables: StreamTables, source: InputSource, comparer: Comparer) -> li
     return out
 
 
-def _non_finite(response: dict[str, np.ndarray[Any, Any]], types: dict[str, str]) -> list[str]:
+def _non_finite(response: Arrays, types: dict[str, str]) -> list[str]:
     return [n for n, t in types.items() if compare.non_finite(response.get(n), t)]
 
 

@@ -42,6 +42,7 @@ import tritonclient.grpc as grpcclient
 from tritonclient.utils import InferenceServerException, np_to_triton_dtype
 
 from app.checker.engine import compare, endpoints, inputs, paged_engine, witness
+from app.checker.engine.aliases import Arrays
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
 from app.checker.engine.options import CheckOptions
@@ -70,7 +71,7 @@ class Stream:
     phase: str
     pass_: str
     sent_s: float = 0.0
-    responses: list[dict[str, np.ndarray[Any, Any]]] = field(default_factory=list)
+    responses: list[Arrays] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
     ended: bool = False
     ended_s: float | None = None
@@ -214,7 +215,7 @@ def _message(error: Any) -> str:
     return error.message() if isinstance(error, InferenceServerException) and error.message() else str(error)
 
 
-def _inputs(facts: ModelFacts, arrays: dict[str, np.ndarray[Any, Any]]) -> list[grpcclient.InferInput]:
+def _inputs(facts: ModelFacts, arrays: Arrays) -> list[grpcclient.InferInput]:
     out = []
     for spec in facts.inputs:
         array = arrays.get(spec.name)
