@@ -18,12 +18,11 @@ which session wrote it), so a session that reads another's state shows there too
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from app.checker.engine import paged_engine
-from app.checker.engine.aliases import Array
+from app.checker.engine.aliases import Array, JSONObject
 from app.checker.engine.facts import ModelFacts
 from app.lab.deployment import deployments
 
@@ -105,7 +104,7 @@ class Tolerance:
     def holds(self, diff: float) -> bool:
         return diff <= self.value
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"output": self.output, "datatype": self.datatype, "value": self.value, "source": self.source,
                 "noise": _finite(self.noise), "reproducible": self.reproducible}
 

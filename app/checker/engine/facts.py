@@ -107,7 +107,7 @@ class ModelFacts:
             config=config,
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "name": self.name, "version": self.version, "scheduler": self.scheduler, "max_batch_size": self.max_batch_size,
             "instances": self.instances, "instance_kind": self.instance_kind, "slots_per_instance": self.slots_per_instance,

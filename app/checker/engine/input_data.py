@@ -25,6 +25,7 @@ import binascii
 import json
 import math
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -110,7 +111,7 @@ _INPUTS = _Side("check_data", "check_data_unknown_input", "inputs", required=Tru
 _OUTPUTS = _Side("check_golden", "check_golden_unknown_output", "outputs", required=False, refuse_nan=True)
 
 
-def _read(raw: list[Any], side: _Side, specs: dict[str, TensorSpec], dims: dict[str, Any], source: str) -> list[list[Arrays]]:
+def _read(raw: list[Any], side: _Side, specs: dict[str, TensorSpec], dims: Mapping[str, tuple[int, ...] | None], source: str) -> list[list[Arrays]]:
     problems: list[Problem] = []
     out = []
     for s, sequence in enumerate(raw):

@@ -28,12 +28,12 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 import numpy as np
 from tritonclient.utils import triton_to_np_dtype
 
-from app.checker.engine.aliases import Array, Arrays
+from app.checker.engine.aliases import Array, Arrays, JSONObject
 from app.checker.engine.facts import ModelFacts, TensorSpec
 from app.lab.problems import LabError, Problem
 
@@ -143,7 +143,7 @@ class DrawnSizes:
         drawn = [np.resize(_drawn(self.seed, self.low, self.high, s), n) for s, n in enumerate(lengths) if n > 0]
         return np.concatenate(drawn) if drawn else np.array([self.size(0, 0)])
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"low": self.low, "high": self.high, "per": self.per}
 
 
@@ -194,7 +194,7 @@ class ShapeUsed:
     smallest: tuple[int, ...]
     largest: tuple[int, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"name": self.name, "dims": list(self.dims), "sized_by": self.sized_by, "smallest": list(self.smallest),
                 "largest": list(self.largest)}
 
@@ -207,7 +207,7 @@ class InputsUsed:
     sizes: DrawnSizes | None = None
     shapes: tuple[ShapeUsed, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"sizes": self.sizes.to_json() if self.sizes else None, "shapes": [s.to_json() for s in self.shapes]}
 
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -50,6 +50,7 @@ from app.checker.engine.aliases import Arrays
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.options import CheckOptions
 from app.checker.engine.target import CopySkipped, Target
+from app.checker.engine.witness import Witness
 from app.lab.observation import server_log, server_trace
 from app.lab.progress import Progress
 
@@ -96,7 +97,7 @@ class Tables:
     unobserved: set[str] = field(default_factory=set)
     # Each witnessed check's evidence that its situation happened, by (check, variant) (witness.py);
     # None: tables no measurement wrote (a hand-built test's), whose verdicts carry no witness.
-    witnesses: dict[tuple[str, str], dict[str, Any]] | None = None
+    witnesses: dict[tuple[str, str], Witness] | None = None
     # The interleaved run's most pending requests in Triton's metrics, by variant (backlog_gate.py)
     pending_peaks: dict[str, float | None] = field(default_factory=dict)
 

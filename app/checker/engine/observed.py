@@ -12,12 +12,11 @@ diagnosis leaves its session alone.
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 import numpy as np
 
 from app.checker.engine import compare
-from app.checker.engine.aliases import Arrays
+from app.checker.engine.aliases import Arrays, Row
 from app.checker.engine.facts import TensorSpec
 
 KEEP_BYTES = 64 << 20  # of reply arrays kept per check
@@ -41,7 +40,7 @@ class Observations:
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def keep(self, row: dict[str, Any], got: Arrays) -> None:
+    def keep(self, row: Row, got: Arrays) -> None:
         """Keep `got` when a compared output of the row differs beyond what any tolerance allows."""
         if not any(_beyond(row.get(f"diff.{name}"), limit) for name, limit in self.limits.items()):
             return

@@ -126,7 +126,7 @@ class CheckOptions:
         return any(self.wants(c.code) and any(phase in s.phases and variant in (None, s.variant) for s in c.scopes)
                    for c in checks.for_path(sequence))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         data = self.input_data
         return {
             "sessions": self.sessions, "steps": self.steps, "think_ms": self.think_ms_used, "seed": self.seed,

@@ -62,7 +62,7 @@ class ReplicaSpread:
     def served(self) -> int | None:
         return None if self.before is None or self.after is None else self.after - self.before
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"url": self.url, "served_before": self.before, "served_after": self.after, "served": self.served,
                 "sequences": self.sequences}
 
@@ -82,7 +82,7 @@ class Routing:
     def not_exercised(self) -> bool:
         return self.diagnosis == "not_exercised"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         d = self.direct
         return {
             "balancer": self.balancer, "transport": self.transport, "session_header": self.session_header,
