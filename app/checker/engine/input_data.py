@@ -47,6 +47,7 @@ class _Bad(Exception):
         self.code, self.values = code, values
 
 
+# The document stays Any: what it holds is what this module checks, key by key, before it becomes arrays.
 def load(path: Path) -> dict[str, Any]:
     try:
         document: dict[str, Any] = json.loads(Path(path).read_text())

@@ -76,7 +76,8 @@ class Routing:
     direct: CheckResult  # the same check directly on replicas[0]
     diagnosis: str  # one of ROUTING_DIAGNOSES
     split_checks: list[str] = field(default_factory=list)  # the verdicts broken on split sequences through the balancer
-    witness: dict[str, Any] = field(default_factory=dict)  # replica_witness.routed: which replicas served
+    # replica_witness.routed: which replicas served. Any, as words' witness_line reads it (app/checker/words).
+    witness: dict[str, Any] = field(default_factory=dict)
 
     @property
     def not_exercised(self) -> bool:
