@@ -72,7 +72,8 @@ class CheckResult:
     inputs: inputs.InputsUsed = field(default_factory=inputs.InputsUsed)  # the shapes sent and how they were sized
     source: InputSource | None = None  # the sessions' inputs (inputs.Generated or inputs.FromData): what export.py writes
     streams: streams.StreamTables | None = None  # a decoupled model's response streams (stream_check.py); None otherwise
-    routing: Any = None  # routing.Routing (routing.py imports this module) where the check ran through a balancer with --replica (routing.py), else None
+    # routing.Routing where the check ran through a balancer with --replica, else None; Any, as routing.py depends on this module.
+    routing: Any = None
 
     @property
     def review_errors(self) -> list[ReviewFinding]:

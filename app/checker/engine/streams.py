@@ -107,7 +107,7 @@ class StreamTables:
     ignored: list[str]
     batch_sizes: dict[int, int] | None = None  # executions per batch size while the staggered streams ran (None: unread)
     clock: float = 0.0  # perf_counter at the check's start: every stream's times count from it
-    # The client faults played after the staggered run, in order: faults.FaultRun, Any as faults.py imports this module.
+    # The client faults played after the staggered run, in order: faults.FaultRun, Any as faults.py depends on this module.
     faults: list[Any] = field(default_factory=list)
 
 
