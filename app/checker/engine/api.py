@@ -36,6 +36,7 @@ from tritonclient.utils import InferenceServerException
 
 from app.checker.engine import junit, report, review_link
 from app.checker.engine import target as targets
+from app.checker.engine.judge import CheckVerdict
 from app.checker.engine.options import DEFAULT_THINK_MS, CheckOptions
 from app.checker.engine.review import ReviewFinding
 from app.checker.engine.routing import check_through_balancer
@@ -76,7 +77,7 @@ class Verdict:
     variant: str  # "alone", "all_instances" or "one_instance"
     verdict: Literal["held", "broken", "skipped", "not_exercised"]
     reason: str  # broken: the diagnosis code; skipped: why; not_exercised: what did not happen (witness.py); held: ""
-    values: Mapping[str, Any]  # as in the JSON report's checks[].values
+    values: Mapping[str, Any]  # as in the JSON report's checks[].values: keys by check, so Any (aliases.Values)
 
 
 @dataclass(frozen=True)
@@ -137,11 +138,11 @@ class Report:
         seen, and its advice what would exercise them (app/checker/engine/witness.py)."""
         return tuple(v for v in self.checks if v.verdict == "not_exercised")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The report as `--json` writes it (its JSON Schema: app/checker/engine/report_schema.py)."""
         return report.to_json(self.result)
 
-    def junit_xml(self, describe: Callable[[Any], str] | None = None) -> str:
+    def junit_xml(self, describe: Callable[[CheckVerdict], str] | None = None) -> str:
         """The JUnit XML `--junit-xml` writes; describe(verdict) words each message (default: its codes)."""
         return junit.to_xml(self.result, describe)
 
@@ -180,7 +181,7 @@ def options(*, sessions: int | None = None, steps: int | None = None, think_ms: 
 
 def check(model: str, *, url: str | None = None, model_repository: Path | str | None = None, replicas: Sequence[str] = (),
           replica_logs: Sequence[Path | str] = (), grpc_url: str | None = None, progress: Callable[..., None] | None = None,
-          on_start: Callable[[], None] | None = None, **option_values: Any) -> Report:
+          on_start: Callable[[], None] | None = None, **option_values: Any) -> Report:  # Any: each CheckOptions field's own type
     """Check `model` (keyword options: those of options() above, as the CLI names them). Server
     addresses take host:port or http://host:port. CheckError when it could not check."""
     try:

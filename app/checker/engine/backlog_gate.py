@@ -22,9 +22,13 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from app.checker.engine import faults
+from app.checker.engine.aliases import Row
+
+if TYPE_CHECKING:
+    from app.checker.engine.measurement import Sequence
 
 HOLD_S = 5.0  # the longest a holder waits for the backlog, before the idle timeout's quarter applies
 POLL_S = 0.02
@@ -46,7 +50,7 @@ class BacklogGate:
         self.pending_peak: float | None = None
 
     @classmethod
-    def plan(cls, sequences: list[Any], capacity: int, idle_s: float, metrics_url: str | None, model: str) -> BacklogGate | None:
+    def plan(cls, sequences: list[Sequence], capacity: int, idle_s: float, metrics_url: str | None, model: str) -> BacklogGate | None:
         """A gate for the sequences the pool starts together (their .number and .sends), or None
         where no backlog can form that way: fewer of them than slots plus one, or too few able to hold."""
         can_hold = [c.number for c in sequences if c.sends >= 2]
@@ -64,11 +68,11 @@ class BacklogGate:
             with self._lock:
                 self._sent += 1
 
-    def on_reply(self, number: int) -> Callable[[int, dict[str, Any]], None] | None:
+    def on_reply(self, number: int) -> Callable[[int, Row], None] | None:
         if number not in self.holders:
             return None
 
-        def reply(k: int, row: dict[str, Any]) -> None:
+        def reply(k: int, row: Row) -> None:
             if k == 0 or row["error"]:
                 self._holder_done()
         return reply

@@ -18,11 +18,11 @@ which session wrote it), so a session that reads another's state shows there too
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from app.checker.engine import paged_engine
+from app.checker.engine.aliases import Array, JSONObject
 from app.checker.engine.facts import ModelFacts
 from app.lab.deployment import deployments
 
@@ -65,7 +65,7 @@ def default_ignored(facts: ModelFacts) -> tuple[str, ...]:
     return tuple(name for name in placement if name in outputs)
 
 
-def difference(ref: np.ndarray[Any, Any] | None, got: np.ndarray[Any, Any] | None, datatype: str) -> float:
+def difference(ref: Array | None, got: Array | None, datatype: str) -> float:
     """0 when equal. Integers: the largest absolute difference; BOOL and BYTES: how many elements
     differ; floats: the largest |got - ref| / max(1, |ref|). inf when either is missing, the shapes
     differ, or a float element is NaN on either side: NaN equals nothing, itself included (IEEE
@@ -104,7 +104,7 @@ class Tolerance:
     def holds(self, diff: float) -> bool:
         return diff <= self.value
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"output": self.output, "datatype": self.datatype, "value": self.value, "source": self.source,
                 "noise": _finite(self.noise), "reproducible": self.reproducible}
 
@@ -119,7 +119,7 @@ def tolerance(output: str, datatype: str, noise: float, user: float | None = Non
     return Tolerance(output, datatype, min(derived, CEILING[datatype]), "derived", noise, noise <= CEILING[datatype])
 
 
-def non_finite(array: np.ndarray[Any, Any] | None, datatype: str) -> bool:
+def non_finite(array: Array | None, datatype: str) -> bool:
     """Whether a float reply holds a NaN or an Inf anywhere (other datatypes cannot)."""
     if array is None or not is_float(datatype):
         return False

@@ -57,7 +57,7 @@ def load_repository(directory: str | Path) -> list[tuple[str, mc.ModelConfig | N
     return [(folder.name, load_model_folder(folder)) for folder in folders]
 
 
-def from_server_json(config: dict[str, Any]) -> mc.ModelConfig:
+def from_server_json(config: dict[str, Any]) -> mc.ModelConfig:  # Any: the server's JSON, untyped in tritonclient
     """The config dict tritonclient.http's get_model_config returns (Triton's normalised config).
     Fields newer than this client's proto are skipped: a newer server may add some. The gRPC
     client's as_json form, {"config": {...}}, is unwrapped."""

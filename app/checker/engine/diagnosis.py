@@ -38,14 +38,15 @@ the check's own diagnosis (judge.DIAGNOSES).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import pandas as pd
 
 from app.checker.engine import checks, compare, slow_client
+from app.checker.engine.aliases import Array
 from app.checker.engine.judge import CheckJudgement, CheckVerdict
 
 if TYPE_CHECKING:
@@ -65,6 +66,36 @@ MATCH_STEPS = 3  # replies compared from the divergence on; the first must match
 MAX_REQUESTS = 400  # replayed per check
 CAPS = {"sessions": MAX_SESSIONS, "sources": MAX_SOURCES, "hypotheses": MAX_HYPOTHESES, "steps": MATCH_STEPS, "requests": MAX_REQUESTS}
 
+Observed = dict[str, Array | None]  # what a step got, by compared output (None: that output was missing)
+
+
+# The sequence whose state a hypothesis carries (its first request's place); ended_before: it sent
+# nothing after the broken session's first request. Its keys are the report's, hence the call form.
+Source = TypedDict("Source", {  # noqa: UP013 (code-glossary.yaml forbids a field named conversation)
+    "conversation": int, "session": int, "corrid": str, "role": str, "instance": str | None, "slot": int | None, "ended_before": bool})
+
+
+# One diagnosed session (values["diagnosis"]["sessions"][]): "class" is a keyword, hence the call form.
+_SessionKeys = TypedDict("_SessionKeys", {"conversation": int, "session": int, "corrid": str, "role": str, "step": int,
+                                           "instance": str | None, "slot": int | None, "class": str, "matched": int,
+                                           "compared": int, "tried": int})
+
+
+class Session(_SessionKeys, total=False):
+    form: str  # where the best hypothesis carries another sequence's state
+    source: Source
+
+
+class Summary(TypedDict):
+    """A verdict's values["diagnosis"]."""
+
+    sessions: list[Session]
+    broken_sessions: int
+    diagnosed: int
+    replayed: int
+    advice: str | None
+    caps: dict[str, int]
+
 
 @dataclass(frozen=True)
 class Send:
@@ -82,7 +113,7 @@ class Hypothesis:
     kind: str  # lost | stale | foreign
     sends: tuple[Send, ...]
     form: str = ""  # stale: last | instance | all; foreign: replace | sent | given_up | mix
-    source: dict[str, Any] | None = field(default=None, hash=False)  # the sequence whose state it carries
+    source: Source | None = field(default=None, hash=False)  # the sequence whose state it carries
 
     @property
     def requests(self) -> int:
@@ -102,7 +133,7 @@ class Broken:
     step: int
     instance: str | None = None  # where the log placed its sequence
     slot: int | None = None
-    observed: tuple[Any, ...] = ()  # {output: array} per step from `step` on
+    observed: tuple[Observed, ...] = ()  # per step from `step` on
     hypotheses: tuple[Hypothesis, ...] = ()
 
 
@@ -162,7 +193,7 @@ def broken_sequence(tables: Tables, v: CheckVerdict, sequences: dict[int, pd.Dat
     return dataclasses.replace(b, hypotheses=tuple(hypotheses(b, sequences, tables.lengths)[:MAX_HYPOTHESES]))
 
 
-def _observed(tables: Tables, row: Any, outputs: list[str]) -> dict[str, Any] | None:
+def _observed(tables: Tables, row: Any, outputs: list[str]) -> Observed | None:  # row: a pandas itertuples row
     """What the request got: its kept reply, else (within tolerance) its reference; None when unknown."""
     if row.error or not row.judged or row.request_id in tables.unobserved:
         return None
@@ -251,7 +282,7 @@ def _missing(value: object) -> bool:
     return value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value))
 
 
-def _source(rows: pd.DataFrame, began: float) -> dict[str, Any]:
+def _source(rows: pd.DataFrame, began: float) -> Source:
     first = rows.iloc[0]
     instance, slot = _place(first)
     return {"conversation": int(first["conversation"]), "session": int(first["session"]), "corrid": str(first["corrid"]),
@@ -260,7 +291,8 @@ def _source(rows: pd.DataFrame, began: float) -> dict[str, Any]:
             "ended_before": bool(float(rows["t_send"].max()) < began)}
 
 
-def _foreign_candidates(b: Broken, sequences: dict[int, pd.DataFrame], row_k: pd.Series) -> list[tuple[Any, ...]]:
+def _foreign_candidates(b: Broken, sequences: dict[int, pd.DataFrame],
+                        row_k: pd.Series) -> list[tuple[int, pd.DataFrame, pd.DataFrame | None, pd.DataFrame | None]]:
     """(sequence number, rows before step k, rows sent before where that differs, with the given-up
     request where it had one) for the other sequences, best placed and nearest first."""
     place = _place(row_k)
@@ -299,7 +331,7 @@ def _executed_before(rows: pd.DataFrame, row_k: pd.Series) -> pd.Series:
     return rows["t_recv"] <= float(row_k["t_send"])
 
 
-def matched(observed: tuple[Any, ...], replies: Sequence[dict[str, Any] | None], tolerances: list[compare.Tolerance]) -> int:
+def matched(observed: tuple[Observed, ...], replies: Sequence[Mapping[str, Array | None] | None], tolerances: list[compare.Tolerance]) -> int:
     """How many steps from k the replayed replies match, in a row (0: the first does not)."""
     n = 0
     for want, got in zip(observed, replies, strict=False):
@@ -311,21 +343,21 @@ def matched(observed: tuple[Any, ...], replies: Sequence[dict[str, Any] | None],
     return n
 
 
-def classify(b: Broken, tried: list[tuple[Hypothesis, int]]) -> dict[str, Any]:
+def classify(b: Broken, tried: list[tuple[Hypothesis, int]]) -> Session:
     """The session's class from the hypotheses tried and their scores (in trial order)."""
     best: tuple[Hypothesis, int] | None = None
     for hypothesis, score in tried:
         if score > 0 and (best is None or score > best[1]):
             best = (hypothesis, score)
-    entry = {"conversation": b.sequence, "session": b.session, "corrid": b.corrid, "role": b.role, "step": b.step,
+    entry: Session = {"conversation": b.sequence, "session": b.session, "corrid": b.corrid, "role": b.role, "step": b.step,
              "instance": b.instance, "slot": b.slot, "class": best[0].kind if best else "other",
              "matched": best[1] if best else 0, "compared": len(b.observed), "tried": len(tried)}
     if best and best[0].source is not None:
-        entry.update(form=best[0].form, source=dict(best[0].source))
+        entry["form"], entry["source"] = best[0].form, best[0].source.copy()
     return entry
 
 
-def advice_code(entry: dict[str, Any], scheduler: str) -> str | None:
+def advice_code(entry: Session, scheduler: str) -> str | None:
     """What one diagnosed session says to do (a DIAGNOSES code); None for other."""
     kind = entry["class"]
     if kind == "lost":
@@ -339,7 +371,7 @@ def advice_code(entry: dict[str, Any], scheduler: str) -> str | None:
     return None
 
 
-def advice(entries: list[dict[str, Any]], scheduler: str) -> str | None:
+def advice(entries: list[Session], scheduler: str) -> str | None:
     """The check's advice: the strongest evidence among its diagnosed sessions. A session that
     answered with another's state shows that state crosses sessions, which also explains one that
     found none (under oldest, a batch row that no session, or one that ended, had written): foreign
@@ -348,7 +380,7 @@ def advice(entries: list[dict[str, Any]], scheduler: str) -> str | None:
     return next((code for code in ADVICE_CODES if code in codes), None)
 
 
-def attach(judgement: CheckJudgement, diagnosed: dict[str, dict[str, Any]]) -> CheckJudgement:
+def attach(judgement: CheckJudgement, diagnosed: dict[str, Summary]) -> CheckJudgement:
     """The judgement with each diagnosed verdict's values["diagnosis"], and its checks moved to
     their advice code in `diagnoses` (the judge's own grouping and skip rule otherwise kept)."""
     verdicts = [CheckVerdict(v.check, v.variant, v.verdict, v.reason, {**v.values, "diagnosis": diagnosed[v.id]}) if v.id in diagnosed else v
@@ -356,12 +388,13 @@ def attach(judgement: CheckJudgement, diagnosed: dict[str, dict[str, Any]]) -> C
     groups: dict[str, list[str]] = {}
     for entry in judgement.diagnoses:
         for check in entry["checks"]:
-            code = (diagnosed.get(check) or {}).get("advice") or entry["code"]
+            summary = diagnosed.get(check)
+            code = (summary["advice"] if summary else None) or entry["code"]
             groups.setdefault(code, []).append(check)
     return dataclasses.replace(judgement, verdicts=verdicts, diagnoses=[{"code": c, "checks": ids} for c, ids in groups.items()])
 
 
-def summary(p: Plan, entries: list[dict[str, Any]], replayed: int, scheduler: str) -> dict[str, Any]:
+def summary(p: Plan, entries: list[Session], replayed: int, scheduler: str) -> Summary:
     """A verdict's values["diagnosis"]."""
     return {"sessions": entries, "broken_sessions": p.broken_sessions, "diagnosed": len(entries), "replayed": replayed,
             "advice": advice(entries, scheduler), "caps": dict(CAPS)}

@@ -12,7 +12,6 @@ model's failures would blame the model for the network, so the check stops with 
 from __future__ import annotations
 
 import http.client
-from typing import Any
 
 import tritonclient.grpc as grpcclient
 from tritonclient.utils import InferenceServerException
@@ -25,14 +24,14 @@ UNAVAILABLE = "StatusCode.UNAVAILABLE"
 HTTP_SIGNS = ("Failed parsing HTTP/2", "http1", "HTTP/1")  # an HTTP/1 server answered gRPC's preface
 
 
-def is_connection_error(error: Any) -> bool:
+def is_connection_error(error: object) -> bool:
     """Whether a tritonclient gRPC error says the request never reached a server (not the
     server's answer): status UNAVAILABLE."""
     status = error.status() if isinstance(error, InferenceServerException) else None
     return str(status) == UNAVAILABLE
 
 
-def unreachable(address: str, error: Any) -> LabError:
+def unreachable(address: str, error: object) -> LabError:
     """The LabError that ends a check whose gRPC endpoint refused or dropped the connection:
     check_grpc_is_http where an HTTP server answered there, else check_grpc_unreachable."""
     message = error.message() if isinstance(error, InferenceServerException) and error.message() else str(error)

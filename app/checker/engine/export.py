@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import base64
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 from tritonclient.utils import serialize_byte_tensor
 
 from app.checker.engine import compare
+from app.checker.engine.aliases import JSON, Array, Arrays, JSONObject
 from app.checker.engine.facts import TensorSpec
 
 if TYPE_CHECKING:
@@ -46,12 +47,19 @@ def failing_sessions(result: CheckResult) -> list[int]:
     return sorted({int(s) for s in wrong[wrong["difference"] > wrong["tolerance"]]["session"]})
 
 
-def input_data(result: CheckResult) -> dict[str, Any] | None:
+class InputData(TypedDict):
+    """perf_analyzer's --input-data document: the inputs and their golden outputs (a stream of entries each, or an entry each)."""
+
+    data: list[JSON]
+    validation_data: list[JSON]
+
+
+def input_data(result: CheckResult) -> InputData | None:
     """perf_analyzer's --input-data document for the failing sessions; None when nothing failed."""
     facts, tables, source = result.facts, result.tables, result.source
     assert source is not None  # run_check's results have theirs
-    data: list[list[dict[str, Any]]] = []
-    validation: list[list[dict[str, Any]]] = []
+    data: list[JSON] = []
+    validation: list[JSON] = []
     for session in failing_sessions(result):
         steps = _referenced_steps(tables, session)
         if not steps:
@@ -73,19 +81,19 @@ def _referenced_steps(tables: Tables, session: int) -> list[int]:
     return steps
 
 
-def _step(specs: tuple[TensorSpec, ...], arrays: dict[str, np.ndarray[Any, Any]], batched: bool) -> dict[str, Any]:
+def _step(specs: tuple[TensorSpec, ...], arrays: Arrays, batched: bool) -> JSONObject:
     return {spec.name: tensor(arrays[spec.name][0] if batched else arrays[spec.name], spec)
             for spec in specs if arrays.get(spec.name) is not None}
 
 
-def tensor(array: np.ndarray[Any, Any], spec: TensorSpec) -> object:
+def tensor(array: Array, spec: TensorSpec) -> JSON:
     """One batch-1 tensor (no batch dimension) in the form perf_analyzer reads for its datatype."""
     array = np.asarray(array)
     content = _content(array.reshape(-1), spec.datatype)
     return {"content": content, "shape": [int(d) for d in array.shape]} if spec.variable else content
 
 
-def _content(flat: np.ndarray[Any, Any], datatype: str) -> list[Any] | dict[str, Any]:
+def _content(flat: Array, datatype: str) -> list[JSON] | JSONObject:
     if datatype == "BYTES":
         items = [v if isinstance(v, bytes) else str(v).encode() for v in flat.tolist()]
         try:
@@ -104,5 +112,5 @@ def _content(flat: np.ndarray[Any, Any], datatype: str) -> list[Any] | dict[str,
     return [int(v) for v in flat.tolist()]
 
 
-def _b64(raw: bytes) -> dict[str, Any]:
+def _b64(raw: bytes) -> JSONObject:
     return {"b64": base64.b64encode(raw).decode("ascii")}

@@ -43,7 +43,8 @@ class ModelFacts:
     controls: tuple[str, ...]  # control kinds declared: START, END, READY, CORRID
     inputs: tuple[TensorSpec, ...] = field(default_factory=tuple)
     outputs: tuple[TensorSpec, ...] = field(default_factory=tuple)
-    config: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)  # as the server gave it
+    # As the server gave it: Any, since tritonclient's JSON is untyped and the review and the words read it by key.
+    config: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def sequence(self) -> bool:
@@ -107,7 +108,7 @@ class ModelFacts:
             config=config,
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "name": self.name, "version": self.version, "scheduler": self.scheduler, "max_batch_size": self.max_batch_size,
             "instances": self.instances, "instance_kind": self.instance_kind, "slots_per_instance": self.slots_per_instance,

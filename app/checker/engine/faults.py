@@ -32,13 +32,13 @@ import contextlib
 import queue
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 from app.checker.engine import relay, streams
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
 from app.checker.engine.streams import Stream, StreamTables
 from app.checker.engine.target import Target
+from app.checker.engine.witness import Witness
 from app.lab.observation import server_stats
 
 CANCEL = "cancel_mid_stream"
@@ -62,6 +62,27 @@ BY_CODE = {f.code: f for f in FAULTS}
 BY_CHECK = {f.check: f for f in FAULTS}
 NEIGHBOURS = 3
 SETTLE_S = 10.0  # past the lab generator's own sweep (5 s): a model that frees late is told apart from one that never does
+class FaultReadings(Witness):
+    """What a client fault's witness reads from the server, before and after (this one's and the slow client's)."""
+
+    fault: str
+    neighbours: int
+    pending_before: float | None
+    pending_after: float | None
+    state_metric: str | None
+    state_before: float | None
+    state_after: float | None
+    settled_s: float | None
+    settle_s: float
+
+
+class FaultWitness(FaultReadings):
+    victim: int | None  # its request number
+    cancelled_after: int | None
+    cancel_s: float | None
+    freed: str | None  # at_once, later or never
+
+
 AT_ONCE_S = 0.5  # settled within this of the cancel: freed at once, not by a later sweep or the reaper
 POLL_S = 0.1
 PENDING = "nv_inference_pending_request_count"
@@ -97,7 +118,7 @@ class FaultRun:
     def pending_left(self) -> bool:
         return self.pending_after is not None and self.pending_after > 0
 
-    def witness(self) -> dict[str, Any]:
+    def witness(self) -> FaultWitness:
         """The fault's evidence, for the verdict's values["witness"] (report schema $defs/witness)."""
         why = None if self.exercised else "stream_too_short" if self.victim is None else "ended_before_cancel"
         freed = None if not self.exercised else "never" if self.settled_s is None else "at_once" if self.settled_s <= AT_ONCE_S else "later"

@@ -25,6 +25,7 @@ import binascii
 import json
 import math
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ import numpy as np
 from tritonclient.utils import triton_to_np_dtype
 
 from app.checker.engine import inputs
+from app.checker.engine.aliases import Array, Arrays
 from app.checker.engine.facts import ModelFacts, TensorSpec
 from app.lab.problems import LabError, Problem
 
@@ -45,6 +47,7 @@ class _Bad(Exception):
         self.code, self.values = code, values
 
 
+# The document stays Any: what it holds is what this module checks, key by key, before it becomes arrays.
 def load(path: Path) -> dict[str, Any]:
     try:
         document: dict[str, Any] = json.loads(Path(path).read_text())
@@ -56,7 +59,7 @@ def load(path: Path) -> dict[str, Any]:
 
 
 def sequences(document: dict[str, Any], facts: ModelFacts, dims: dict[str, tuple[int, ...] | None],
-            source: str = "input data") -> list[list[dict[str, np.ndarray[Any, Any]]]]:
+            source: str = "input data") -> list[list[Arrays]]:
     """The file's sequences of steps (perf_analyzer's streams) as arrays (no batch dimension); LabError with every problem found."""
     data = document.get("data") if isinstance(document, dict) else None
     if not isinstance(data, list) or not data:
@@ -70,7 +73,7 @@ def sequences(document: dict[str, Any], facts: ModelFacts, dims: dict[str, tuple
     return _read(raw, _INPUTS, {s.name: s for s in facts.inputs}, dims, source)
 
 
-def golden(document: dict[str, Any], facts: ModelFacts, source: str = "input data") -> list[list[dict[str, np.ndarray[Any, Any]]]] | None:
+def golden(document: dict[str, Any], facts: ModelFacts, source: str = "input data") -> list[list[Arrays]] | None:
     """The golden outputs of `validation_data`, aligned with the streams of "data" (read first,
     with sequences()); None when the file has none. LabError with every problem found."""
     if not isinstance(document, dict) or "validation_data" not in document:
@@ -109,7 +112,7 @@ _INPUTS = _Side("check_data", "check_data_unknown_input", "inputs", required=Tru
 _OUTPUTS = _Side("check_golden", "check_golden_unknown_output", "outputs", required=False, refuse_nan=True)
 
 
-def _read(raw: list[Any], side: _Side, specs: dict[str, TensorSpec], dims: dict[str, Any], source: str) -> list[list[dict[str, np.ndarray[Any, Any]]]]:
+def _read(raw: list[Any], side: _Side, specs: dict[str, TensorSpec], dims: Mapping[str, tuple[int, ...] | None], source: str) -> list[list[Arrays]]:
     problems: list[Problem] = []
     out = []
     for s, sequence in enumerate(raw):
@@ -146,13 +149,13 @@ def _read(raw: list[Any], side: _Side, specs: dict[str, TensorSpec], dims: dict[
     return out
 
 
-def _has_nan(array: np.ndarray[Any, Any]) -> bool:
+def _has_nan(array: Array) -> bool:
     if array.dtype.kind != "f" and array.dtype.name != "bfloat16":  # BF16 (ml_dtypes) is a kind of its own
         return False
     return bool(np.isnan(array.astype(np.float64)).any())
 
 
-def tensor(value: Any, spec: TensorSpec, dims: tuple[int, ...] | None) -> np.ndarray[Any, Any]:
+def tensor(value: Any, spec: TensorSpec, dims: tuple[int, ...] | None) -> Array:
     """One tensor in any of the format's forms, checked against the model's dims."""
     shape = None
     if isinstance(value, dict) and "content" in value:
@@ -183,7 +186,7 @@ def _inferred(spec: TensorSpec, size: int) -> tuple[int, ...]:
     raise _Bad("check_data_shape_needed", dims=inputs.dims_text(spec.dims))
 
 
-def _flat(value: object, spec: TensorSpec) -> np.ndarray[Any, Any]:
+def _flat(value: object, spec: TensorSpec) -> Array:
     if isinstance(value, dict):
         if set(value) != {"b64"} or not isinstance(value["b64"], str):
             raise _Bad("check_data_bad_value", kind=spec.datatype)
@@ -210,7 +213,7 @@ def _flat(value: object, spec: TensorSpec) -> np.ndarray[Any, Any]:
         raise _Bad("check_data_bad_value", kind=spec.datatype) from None
 
 
-def _from_bytes(raw: bytes, spec: TensorSpec) -> np.ndarray[Any, Any]:
+def _from_bytes(raw: bytes, spec: TensorSpec) -> Array:
     if spec.datatype != "BYTES":
         dtype = np.dtype(triton_to_np_dtype(spec.datatype)).newbyteorder("<")
         if len(raw) % dtype.itemsize:

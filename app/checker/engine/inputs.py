@@ -28,11 +28,12 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 import numpy as np
 from tritonclient.utils import triton_to_np_dtype
 
+from app.checker.engine.aliases import Array, Arrays, JSONObject
 from app.checker.engine.facts import ModelFacts, TensorSpec
 from app.lab.problems import LabError, Problem
 
@@ -93,7 +94,7 @@ def dims_text(dims: Iterable[int]) -> str:
     return "[" + ", ".join(str(d) for d in dims) + "]"
 
 
-def generate(spec: TensorSpec, dims: tuple[int, ...], rng: np.random.Generator) -> np.ndarray[Any, Any]:
+def generate(spec: TensorSpec, dims: tuple[int, ...], rng: np.random.Generator) -> Array:
     """One tensor of `spec`'s datatype and `dims`, drawn from rng."""
     kind = spec.datatype
     if kind == "BYTES":
@@ -135,19 +136,19 @@ class DrawnSizes:
             session, step = 0, 0
         return int(_drawn(self.seed, self.low, self.high, session)[step % _SIZES_PER_SESSION])
 
-    def sizes(self, lengths: list[int]) -> np.ndarray[Any, Any]:
+    def sizes(self, lengths: list[int]) -> Array:
         """Every size the requests of sessions of these lengths take (one per session and step)."""
         if self.per == "run":
             return np.array([self.size(0, 0)])
         drawn = [np.resize(_drawn(self.seed, self.low, self.high, s), n) for s, n in enumerate(lengths) if n > 0]
         return np.concatenate(drawn) if drawn else np.array([self.size(0, 0)])
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"low": self.low, "high": self.high, "per": self.per}
 
 
 @lru_cache(maxsize=1024)
-def _drawn(seed: int, low: int, high: int, session: int) -> np.ndarray[Any, Any]:
+def _drawn(seed: int, low: int, high: int, session: int) -> Array:
     """One session's sizes, step by step: a generator of its own (a spawn key the tensors' seeds
     never take), so the sizes do not change the values and the same seed draws the same sizes."""
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(_SIZES_STREAM, session)))
@@ -193,7 +194,7 @@ class ShapeUsed:
     smallest: tuple[int, ...]
     largest: tuple[int, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"name": self.name, "dims": list(self.dims), "sized_by": self.sized_by, "smallest": list(self.smallest),
                 "largest": list(self.largest)}
 
@@ -206,7 +207,7 @@ class InputsUsed:
     sizes: DrawnSizes | None = None
     shapes: tuple[ShapeUsed, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JSONObject:
         return {"sizes": self.sizes.to_json() if self.sizes else None, "shapes": [s.to_json() for s in self.shapes]}
 
 
@@ -233,7 +234,7 @@ class Generated:
     def sessions(self) -> int:
         return len(self.lengths)
 
-    def expected(self, session: int, step: int) -> dict[str, np.ndarray[Any, Any]] | None:
+    def expected(self, session: int, step: int) -> Arrays | None:
         return None
 
     def shape(self, spec: TensorSpec, session: int, step: int) -> tuple[int, ...]:
@@ -243,7 +244,7 @@ class Generated:
         assert self.sizes is not None  # __post_init__ refuses a variable input without sizes
         return sized(spec, self.sizes.size(session, step))
 
-    def arrays(self, session: int, step: int) -> dict[str, np.ndarray[Any, Any]]:
+    def arrays(self, session: int, step: int) -> Arrays:
         out = {}
         for index, spec in enumerate(self.facts.inputs):
             rng = np.random.default_rng([self.seed, session, step, index])
@@ -274,9 +275,9 @@ class FromData:
     `given` holds the --shape sizes (the file's entries without a "shape" of their own take them)."""
 
     facts: ModelFacts
-    sequences: list[list[dict[str, np.ndarray[Any, Any]]]]
+    sequences: list[list[Arrays]]
     lengths: list[int]
-    golden: list[list[dict[str, np.ndarray[Any, Any]]]] | None = None
+    golden: list[list[Arrays]] | None = None
     given: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     source = "data_file"
@@ -289,11 +290,11 @@ class FromData:
         """Which of the file's sequences `session` plays."""
         return session % len(self.sequences)
 
-    def entry(self, session: int, step: int) -> dict[str, np.ndarray[Any, Any]]:
+    def entry(self, session: int, step: int) -> Arrays:
         sequence = self.sequences[self.sequence_of(session)]
         return sequence[step % len(sequence)]
 
-    def arrays(self, session: int, step: int) -> dict[str, np.ndarray[Any, Any]]:
+    def arrays(self, session: int, step: int) -> Arrays:
         return {name: with_batch(self.facts, value) for name, value in self.entry(session, step).items()}
 
     def used(self) -> InputsUsed:
@@ -319,7 +320,7 @@ class FromData:
             shapes.append(ShapeUsed(spec.name, spec.dims, sized_by, smallest, largest))
         return InputsUsed(None, tuple(shapes))
 
-    def expected(self, session: int, step: int) -> dict[str, np.ndarray[Any, Any]] | None:
+    def expected(self, session: int, step: int) -> Arrays | None:
         """The golden outputs of the session's step (with the batch dimension, as replies have
         it), or None where there are none to compare with."""
         if self.golden is None:
@@ -345,7 +346,7 @@ def wrapped_sequences(sequence_lengths: list[int], lengths: list[int]) -> list[i
     return sorted({i % n for i, length in enumerate(lengths) if length > sequence_lengths[i % n]}) if n else []
 
 
-def with_batch(facts: ModelFacts, array: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+def with_batch(facts: ModelFacts, array: Array) -> Array:
     """A batch-1 request's tensor: the batch dimension in front when the model batches."""
     return array[np.newaxis, ...] if facts.batched else array
 

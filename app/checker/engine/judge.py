@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import numpy as np
 import pandas as pd
 
 from app.checker.engine import checks, compare, inputs, slow_client, witness
+from app.checker.engine.aliases import Values
 from app.checker.engine.checks import ALONE, FINITE, GOLDEN, REFERENCE, Check, Scope
 from app.lab.observation import START_REFUSAL
 
@@ -71,15 +72,20 @@ class CheckVerdict:
     variant: str  # "alone" (the reference runs), "all_instances" or "one_instance"
     verdict: str  # "held", "broken", "skipped" or "not_exercised" (held, but its witness says its situation never happened)
     reason: str = ""  # skipped: why; broken: what the divergence means (a DIAGNOSES code)
-    values: dict[str, Any] = field(default_factory=dict)
+    values: Values = field(default_factory=dict)
 
     @property
     def id(self) -> str:
         return f"{self.check}/{self.variant}"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"check": self.check, "variant": self.variant, "verdict": self.verdict, "reason": self.reason,
                 "values": jsonable(self.values)}
+
+
+class Diagnosis(TypedDict):
+    code: str  # a DIAGNOSES code (diagnosis.py's advice codes too)
+    checks: list[str]  # the broken checks that say it, check/variant
 
 
 @dataclass
@@ -88,8 +94,9 @@ class CheckJudgement:
     tolerances: list[compare.Tolerance]
     refusals: pd.DataFrame  # one row per refused request: where, Triton's message, cause
     broken_steps: pd.DataFrame  # steps that differ beyond tolerance: check, variant, conversation, session, step, output, difference
-    diagnoses: list[dict[str, Any]]  # {code, checks}: what the broken checks say about the model
-    notes: list[dict[str, Any]] = field(default_factory=list)  # {code, values}: what the reader should know, problem-free
+    diagnoses: list[Diagnosis]  # what the broken checks say about the model
+    # {code, values}: what the reader should know, problem-free. Any, as words' note_lines takes them (app/checker/words).
+    notes: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -157,7 +164,7 @@ def judge(tables: Tables) -> CheckJudgement:
                 verdict = _verdict(check.code, scope.variant, steps, rows.index, broken_mask, limits, refusals, check.diagnosis)
                 evidence = tables.witnesses.get((check.code, scope.variant)) if tables.witnesses is not None else None
                 if check.code == slow_client.CHECK and evidence is not None:
-                    verdict, evidence = _slow_client(verdict, rows, broken_mask, evidence)
+                    verdict, evidence = _slow_client(verdict, rows, broken_mask, cast(slow_client.SlowClientWitness, evidence))
                 verdicts.append(witnessed(_with_extras(verdict, check, steps, tables), evidence))
             elif check.judged_by == GOLDEN:
                 assert golden_mask is not None  # the data has golden outputs: checked above
@@ -184,7 +191,7 @@ def judge(tables: Tables) -> CheckJudgement:
                      _notes(tables))
 
 
-def witnessed(verdict: CheckVerdict, evidence: dict[str, Any] | None) -> CheckVerdict:
+def witnessed(verdict: CheckVerdict, evidence: witness.Witness | None) -> CheckVerdict:
     """The verdict with its witness (witness.py) in its values; a held one whose witness says the
     situation never happened is not_exercised, its reason the witness's why. None: nothing was
     recorded (tables no measurement wrote), so the verdict is left as it is."""
@@ -192,7 +199,7 @@ def witnessed(verdict: CheckVerdict, evidence: dict[str, Any] | None) -> CheckVe
         return verdict
     values = {**verdict.values, "witness": evidence}
     if verdict.verdict == "held" and not evidence["exercised"]:
-        return CheckVerdict(verdict.check, verdict.variant, witness.NOT_EXERCISED, evidence["why"], values)
+        return CheckVerdict(verdict.check, verdict.variant, witness.NOT_EXERCISED, evidence["why"] or "", values)
     return CheckVerdict(verdict.check, verdict.variant, verdict.verdict, verdict.reason, values)
 
 
@@ -276,12 +283,12 @@ def _sessions(rows: pd.DataFrame, of: pd.DataFrame) -> int:
     return int(of["conversation" if rows["corrid"].ne("").any() else "session"].nunique()) if len(of) else 0
 
 
-def _counts(rows: pd.DataFrame, compared: pd.DataFrame, refusals: pd.DataFrame) -> dict[str, Any]:
+def _counts(rows: pd.DataFrame, compared: pd.DataFrame, refusals: pd.DataFrame) -> Values:
     """What every verdict says it looked at: the replies compared, their sessions, and the
     requests of its rows the server refused, by cause; with refusals, the first of them and the
     diagnosis its cause gives (refusal_diagnosis)."""
     mine = refusals[refusals["row"].isin(rows.index)] if not refusals.empty else refusals
-    values: dict[str, Any] = {"compared": len(compared), "sessions": _sessions(rows, compared), "refusals": len(mine)}
+    values: Values = {"compared": len(compared), "sessions": _sessions(rows, compared), "refusals": len(mine)}
     if len(mine):
         values["refusal_causes"] = {k: int(n) for k, n in mine["cause"].value_counts().items()}
         first = mine.assign(t=[rows.at[r, "t_send"] for r in mine["row"]]).sort_values(["t", "step"]).iloc[0]
@@ -291,7 +298,7 @@ def _counts(rows: pd.DataFrame, compared: pd.DataFrame, refusals: pd.DataFrame) 
     return values
 
 
-def _refused(check: str, variant: str, values: dict[str, Any]) -> CheckVerdict | None:
+def _refused(check: str, variant: str, values: Values) -> CheckVerdict | None:
     """A check with nothing wrong in what it compared (or nothing compared) that met refusals is
     broken on them: a refused session is not a held one. None when nothing was refused."""
     if not values["refusals"]:
@@ -299,7 +306,7 @@ def _refused(check: str, variant: str, values: dict[str, Any]) -> CheckVerdict |
     return CheckVerdict(check, variant, "broken", values["refusal_diagnosis"], values)
 
 
-def _verdict(check: str, variant: str, steps: pd.DataFrame, index: pd.Index, broken_mask: pd.DataFrame, limits: dict[str, Any],
+def _verdict(check: str, variant: str, steps: pd.DataFrame, index: pd.Index, broken_mask: pd.DataFrame, limits: dict[str, float],
              refusals: pd.DataFrame, broken_reason: str, basis: _Basis = _AGAINST_REFERENCE, nothing: str = "nothing_compared") -> CheckVerdict:
     rows = steps.loc[index]
     judged = rows[(rows["judged"].astype(bool)) & (rows["error"] == "")]
@@ -324,7 +331,7 @@ def _verdict(check: str, variant: str, steps: pd.DataFrame, index: pd.Index, bro
     return CheckVerdict(check, variant, "broken", broken_reason, values)
 
 
-def _first_divergence(steps: pd.DataFrame, row: pd.Series, output: str, limit: float | None, basis: _Basis = _AGAINST_REFERENCE) -> dict[str, Any]:
+def _first_divergence(steps: pd.DataFrame, row: pd.Series, output: str, limit: float | None, basis: _Basis = _AGAINST_REFERENCE) -> Values:
     diff = row.get(f"{basis.prefix}{output}")
     first = {
         "session": int(row["session"]), "step": int(row["step"]), "corrid": row["corrid"], "role": row["role"],
@@ -344,11 +351,11 @@ def _first_divergence(steps: pd.DataFrame, row: pd.Series, output: str, limit: f
     return first
 
 
-def _golden_extras(verdict: CheckVerdict, rows: pd.DataFrame, tables: Tables, limits: dict[str, Any]) -> CheckVerdict:
+def _golden_extras(verdict: CheckVerdict, rows: pd.DataFrame, tables: Tables, limits: dict[str, float]) -> CheckVerdict:
     """What the golden verdict's words need: the tolerance of each output it compared, the first
     mismatch's stream, and on the sequence path the streams shorter than their sessions, whose
     wrapped steps it left uncompared."""
-    extra: dict[str, Any] = {"tolerances": {n: limits[n] for n in limits if f"gold.{n}" in rows}}
+    extra: Values = {"tolerances": {n: limits[n] for n in limits if f"gold.{n}" in rows}}
     n = len(tables.data_lengths)
     if verdict.verdict == "broken" and n and "first" in verdict.values:
         verdict.values["first"]["stream"] = verdict.values["first"]["session"] % n
@@ -397,7 +404,7 @@ def _lone_non_finite(steps: pd.DataFrame) -> set[tuple[int, int]]:
 def _with_extras(verdict: CheckVerdict, check: Check, steps: pd.DataFrame, tables: Tables) -> CheckVerdict:
     """Facts a check's words need beyond held/broken: did it reach the backlog, land reused IDs
     on old slots, put a follower on the victim's slot, get the cancellation through."""
-    extra: dict[str, Any] = {}
+    extra: Values = {}
     scope = check.scope(verdict.variant)
     rows = steps[steps["phase"].isin(scope.phases) & steps["variant"].isin(scope.row_variants)]  # every role
     phase_rows = tables.phases[(tables.phases["phase"].isin(scope.phases)) & (tables.phases["variant"] == verdict.variant)]
@@ -438,20 +445,21 @@ def _with_extras(verdict: CheckVerdict, check: Check, steps: pd.DataFrame, table
 
 
 def _slow_client(verdict: CheckVerdict, rows: pd.DataFrame, broken_mask: pd.DataFrame,
-                 evidence: dict[str, Any]) -> tuple[CheckVerdict, dict[str, Any]]:
+                 evidence: slow_client.SlowClientWitness) -> tuple[CheckVerdict, slow_client.SlowClientWitness]:
     """The slow client's witness with whether its restarted session matched its reference (every step
     answered within tolerance; None: it never restarted), and the verdict broken where the fault,
     exercised, left state or pending requests behind (slow_client.leak)."""
     restart = rows[rows["role"] == slow_client.RESTART]
     matched = None if restart.empty else bool((restart["error"] == "").all() and not broken_mask.loc[restart.index].to_numpy().any())
-    evidence = {**evidence, "restarted_matched": matched}
+    evidence = evidence.copy()
+    evidence["restarted_matched"] = matched
     left = slow_client.leak(evidence)
     if verdict.verdict == "held" and evidence["exercised"] and left:
         return CheckVerdict(verdict.check, verdict.variant, "broken", left, verdict.values), evidence
     return verdict, evidence
 
 
-def _reuse_places(rows: pd.DataFrame) -> dict[str, Any]:
+def _reuse_places(rows: pd.DataFrame) -> Values:
     """How many reused IDs' sequences the log placed on an instance (and slot) that an earlier
     sequence of the same ID had used; None when the log was not read. Any earlier one counts, not
     only the last: a model that keeps state per ID and instance hands it to whichever sequence of
@@ -464,8 +472,8 @@ def _reuse_places(rows: pd.DataFrame) -> dict[str, Any]:
                                                    instance=("instance", "first"), slot=("slot", "first")).sort_values("t")
     same_instance = same_slot = reused = 0
     for _, group in sequences.groupby("corrid"):
-        instances: set[Any] = set()
-        places: set[tuple[Any, Any]] = set()
+        instances: set[object] = set()  # the log's instance names and slots, as pandas read them
+        places: set[tuple[object, object]] = set()
         for seq in group.itertuples():
             if instances:
                 reused += 1
@@ -476,7 +484,7 @@ def _reuse_places(rows: pd.DataFrame) -> dict[str, Any]:
     return {"reused": reused, "same_instance": int(same_instance), "same_slot": int(same_slot)}
 
 
-def _victim_places(rows: pd.DataFrame, victim: str) -> dict[str, Any]:
+def _victim_places(rows: pd.DataFrame, victim: str) -> Values:
     """Whether a follower took the victim's slot (None: the log did not say)."""
     if "instance" not in rows:
         return {"next_on_slot": None}
@@ -533,7 +541,7 @@ def refusal_cause(error: str, first_wait_s: float, gap_s: float, idle_s: float) 
     return "server_error"
 
 
-def _broken_steps(steps: pd.DataFrame, broken_mask: pd.DataFrame, limits: dict[str, Any], verdicts: list[CheckVerdict], sequence: bool) -> pd.DataFrame:
+def _broken_steps(steps: pd.DataFrame, broken_mask: pd.DataFrame, limits: dict[str, float], verdicts: list[CheckVerdict], sequence: bool) -> pd.DataFrame:
     """Every step beyond tolerance in a broken check judged against the reference, long format
     (one row per output), for the page's error-over-steps figure."""
     columns = ["check", "variant", "conversation", "session", "step", "role", "output", "difference", "tolerance", "t_send"]
@@ -556,7 +564,7 @@ def _broken_steps(steps: pd.DataFrame, broken_mask: pd.DataFrame, limits: dict[s
     return pd.DataFrame(records, columns=columns)
 
 
-def _value(value: Any) -> Any:
+def _value(value: object) -> Any:  # a pandas cell, as plain Python: Any, as pandas' own cells are
     if value is None or value is pd.NA:
         return None
     if isinstance(value, float) and math.isnan(value):
@@ -564,7 +572,7 @@ def _value(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
-def jsonable(value: Any) -> Any:
+def jsonable(value: object) -> object:
     """value as JSON holds it: numpy scalars as Python's, NaN as null, infinities as "inf"/"-inf"; the report's too."""
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}

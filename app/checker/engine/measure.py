@@ -41,15 +41,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 
 from app.checker.engine import checks, compare, placement, sequence_rounds, slow_client, stateless_rounds
+from app.checker.engine.aliases import Arrays
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.options import CheckOptions
 from app.checker.engine.target import CopySkipped, Target
+from app.checker.engine.witness import Witness
 from app.lab.observation import server_log, server_trace
 from app.lab.progress import Progress
 
@@ -91,12 +92,12 @@ class Tables:
     # For the diagnosis and the export (app/checker/engine/observed.py): the replies that differed
     # from their references, by request_id; the lone references, by (session, step); and the
     # requests whose differing replies were past the memory cap and not kept.
-    observed: dict[str, dict[str, np.ndarray[Any, Any]]] = field(default_factory=dict)
-    references: dict[tuple[int, int], dict[str, np.ndarray[Any, Any]]] = field(default_factory=dict)
+    observed: dict[str, Arrays] = field(default_factory=dict)
+    references: dict[tuple[int, int], Arrays] = field(default_factory=dict)
     unobserved: set[str] = field(default_factory=set)
     # Each witnessed check's evidence that its situation happened, by (check, variant) (witness.py);
     # None: tables no measurement wrote (a hand-built test's), whose verdicts carry no witness.
-    witnesses: dict[tuple[str, str], dict[str, Any]] | None = None
+    witnesses: dict[tuple[str, str], Witness] | None = None
     # The interleaved run's most pending requests in Triton's metrics, by variant (backlog_gate.py)
     pending_peaks: dict[str, float | None] = field(default_factory=dict)
 

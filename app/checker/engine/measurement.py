@@ -14,15 +14,17 @@ import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from app.checker.engine import compare, endpoints, observed, placement
+from app.checker.engine.aliases import JSON, Arrays, InferResult, JSONObject, Row
 from app.checker.engine.facts import ModelFacts, TensorSpec
 from app.checker.engine.options import CheckOptions
 from app.checker.engine.target import Target
+from app.checker.engine.witness import Witness
 from app.lab.observation import server_log, server_trace
 from app.lab.problems import LabError
 from app.lab.progress import Progress, Stage
@@ -57,11 +59,11 @@ class _Recorder:
 
     def __init__(self, diff_columns: list[str]):
         self.names = list(COLUMNS) + diff_columns
-        self.columns: dict[str, list[Any]] = {name: [] for name in self.names}
+        self.columns: dict[str, list[object]] = {name: [] for name in self.names}
         self.lock = threading.Lock()
         self.count = 0
 
-    def add(self, row: dict[str, Any]) -> None:
+    def add(self, row: Row) -> None:
         with self.lock:
             for name in self.names:
                 self.columns[name].append(row.get(name))
@@ -97,21 +99,21 @@ class Measurement:
         self.floats = [o for o in self.compared if compare.is_float(o.datatype)]
         golden = [f"gold.{o.name}" for o in self.compared] if source.golden is not None else []
         self.recorder = _Recorder([f"diff.{o.name}" for o in self.compared] + golden)
-        self.references: dict[tuple[int, int], dict[str, np.ndarray[Any, Any]]] = {}
+        self.references: dict[tuple[int, int], Arrays] = {}
         self.observations = observed.Observations(self.compared, options.tolerance)  # replies that differed
         self.t0 = time.perf_counter()
         self.counter = itertools.count()
         self.sequences = itertools.count()
         self.abort = threading.Event()
         self.abort_code: str | None = None
-        self.witnesses: dict[tuple[str, str], dict[str, Any]] = {}  # (check, variant) -> its witness (witness.py)
+        self.witnesses: dict[tuple[str, str], Witness] = {}  # (check, variant) -> its witness (witness.py)
         self.pending_peaks: dict[str, float | None] = {}  # variant -> the interleaved run's backlog as Triton counted it
         self.abort_error: LabError | None = None  # set instead of abort_code where the gRPC endpoint stopped answering
-        self.phases: list[dict[str, Any]] = []
-        self.skipped: list[dict[str, Any]] = []
+        self.phases: list[JSONObject] = []
+        self.skipped: list[dict[str, object]] = []  # check, variant, reason and the reason's values
         self.trace_on = self.server.trace_dir is not None
         self.run_id = secrets.token_hex(4)
-        self._links: list[Any] = []
+        self._links: list[Link] = []
         self._local = threading.local()
         self.placed = False
         self.transport = Transport.parse(options.transport)
@@ -159,9 +161,9 @@ class Measurement:
 
     def send(self, model: str, phase: str, variant: str, role: str, sequence: int, session: int, step: int,
              corrid: int | str | None = None, start: bool = False, end: bool = False, pass_: str = "", judged: bool = True,
-             link: Link | None = None, outcome: str = "") -> dict[str, Any]:
+             link: Link | None = None, outcome: str = "") -> Row:
         """One request, alone on `link` (default: this thread's HTTP link); its row is recorded."""
-        row: dict[str, Any] = {"phase": phase, "pass": pass_, "variant": variant, "role": role, "conversation": sequence,
+        row: Row = {"phase": phase, "pass": pass_, "variant": variant, "role": role, "conversation": sequence,
                "session": session, "step": step, "corrid": "" if corrid is None else str(corrid), "start": start, "end": end,
                "request_id": f"{self.run_id}:{next(self.counter)}", "judged": judged, "outcome": outcome}
         if self.abort.is_set():
@@ -171,13 +173,13 @@ class Measurement:
             return row
         arrays = self.source.arrays(session, step)
         flags = {"sequence_id": corrid, "sequence_start": start, "sequence_end": end} if corrid is not None else {}
-        box: dict[str, Any] = {}
+        box: dict[str, InferResult | str] = {}
         link = link or self._link(sequence)
         link.acquire()
         row["t_send"] = time.perf_counter() - self.t0
         answered = threading.Event()
 
-        def done(result: Any, error: str) -> None:
+        def done(result: InferResult, error: str) -> None:
             box.update(result=result, error=error)
             answered.set()
 
@@ -186,11 +188,12 @@ class Measurement:
         self._finish(row, box.get("result"), box.get("error", "no reply recorded"))
         return row
 
-    def _finish(self, row: dict[str, Any], result: Any, error: str) -> None:  # result: tritonclient's InferResult
+    def _finish(self, row: Row, result: InferResult | None, error: str) -> None:
         row["t_recv"] = time.perf_counter() - self.t0
         row["error"] = error or ""
-        got: dict[str, np.ndarray[Any, Any]] = {}
+        got: Arrays = {}
         if not error:
+            assert result is not None  # tritonclient gives a result wherever it gives no error
             for spec in self.facts.outputs:
                 value = result.as_numpy(spec.name)
                 if value is not None:
@@ -223,7 +226,7 @@ class Measurement:
                 self.abort_error = err
                 self.abort.set()
 
-    def _golden_and_finite(self, row: dict[str, Any], got: dict[str, np.ndarray[Any, Any]]) -> None:
+    def _golden_and_finite(self, row: Row, got: Arrays) -> None:
         """The reply's float outputs that hold NaN or Inf, and its difference from the step's
         golden output where the data file has one."""
         nonfinite = {o.name: _first(got.get(o.name)) for o in self.floats if compare.non_finite(got.get(o.name), o.datatype)}
@@ -235,11 +238,11 @@ class Measurement:
         row["golden"] = self._compare(row, "gold", expected, got, [s for s in self.compared if s.name in expected])
 
     @staticmethod
-    def _compare(row: dict[str, Any], column: str, expected: dict[str, np.ndarray[Any, Any]], got: dict[str, np.ndarray[Any, Any]],
-                 specs: list[TensorSpec]) -> dict[str, Any] | None:
+    def _compare(row: Row, column: str, expected: Arrays, got: Arrays,
+                 specs: list[TensorSpec]) -> JSONObject | None:
         """Each output's difference from `expected` into row["<column>.<OUTPUT>"]; the first
         elements of both where they differ (None where none does)."""
-        shown: dict[str, Any] = {}
+        shown: JSONObject = {}
         for spec in specs:
             diff = compare.difference(expected.get(spec.name), got.get(spec.name), spec.datatype)
             row[f"{column}.{spec.name}"] = diff
@@ -293,8 +296,8 @@ class Measurement:
                             "placed": bool(window is not None and window.available)})
         return frame
 
-    _stamps: list[Any]
-    _places: list[Any]
+    _stamps: list[pd.DataFrame]
+    _places: list[pd.DataFrame]
 
     def skip(self, check: str, variant: str, reason: str, **values: object) -> None:
         self.skipped.append({"check": check, "variant": variant, "reason": reason, "values": values})
@@ -308,7 +311,7 @@ class Measurement:
 
     # -- a sequence ---------------------------------------------------------------------------
     def play(self, model: str, phase: str, variant: str, c: Sequence, pause: Callable[[int], float],
-                 on_reply: Callable[[int, dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+                 on_reply: Callable[[int, Row], None] | None = None) -> list[Row]:
         """Send c's steps in order, pausing pause(k) before step k > 0; a refused request ends it."""
         rows = []
         for k in range(c.sends):
@@ -340,7 +343,7 @@ class Measurement:
         return lambda k: float(rng.uniform(0.0, 2.0 * mean)) if mean else 0.0
 
 
-def _first(array: object) -> list[Any] | None:
+def _first(array: object) -> list[JSON] | None:
     """A reply's first elements as plain values for the report: bytes as text, and NaN and Inf as
     "nan", "inf" and "-inf" (JSON has no such numbers)."""
     if array is None:
@@ -348,7 +351,7 @@ def _first(array: object) -> list[Any] | None:
     values = np.asarray(array).reshape(-1)[:SHOWN_ELEMENTS]
     if values.dtype.kind not in "biufOS":  # BF16 (ml_dtypes) has no plain Python value of its own
         values = values.astype(np.float64)
-    out = []
+    out: list[JSON] = []
     for value in values.tolist():
         if isinstance(value, bytes):
             value = value.decode(errors="replace")

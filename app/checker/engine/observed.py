@@ -12,11 +12,11 @@ diagnosis leaves its session alone.
 from __future__ import annotations
 
 import threading
-from typing import Any
 
 import numpy as np
 
 from app.checker.engine import compare
+from app.checker.engine.aliases import Arrays, Row
 from app.checker.engine.facts import TensorSpec
 
 KEEP_BYTES = 64 << 20  # of reply arrays kept per check
@@ -35,12 +35,12 @@ class Observations:
 
     def __init__(self, compared: list[TensorSpec], user_tolerance: float | None):
         self.limits = {s.name: kept_above(s.datatype, user_tolerance) for s in compared}
-        self.arrays: dict[str, dict[str, np.ndarray[Any, Any]]] = {}
+        self.arrays: dict[str, Arrays] = {}
         self.unkept: set[str] = set()
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def keep(self, row: dict[str, Any], got: dict[str, np.ndarray[Any, Any]]) -> None:
+    def keep(self, row: Row, got: Arrays) -> None:
         """Keep `got` when a compared output of the row differs beyond what any tolerance allows."""
         if not any(_beyond(row.get(f"diff.{name}"), limit) for name, limit in self.limits.items()):
             return

@@ -40,7 +40,7 @@ class CheckOptions:
     think_ms: float | None = None  # mean gap between a reply and a session's next request; None: DEFAULT_THINK_MS, unstated
     seed: int = 0
     shapes: dict[str, tuple[int, ...]] = field(default_factory=dict)  # --shape NAME:d1,d2
-    input_data: Path | dict[str, Any] | None = None  # perf_analyzer --input-data JSON: a path or the parsed document
+    input_data: Path | dict[str, Any] | None = None  # perf_analyzer --input-data JSON: a path or the parsed document (input_data.load)
     ignore_outputs: tuple[str, ...] = ()
     tolerance: float | None = None  # float outputs: |got - ref| <= tolerance x max(1, |ref|)
     one_instance: bool = True  # also run on a temporary one-instance copy where the checker can load one
@@ -126,7 +126,7 @@ class CheckOptions:
         return any(self.wants(c.code) and any(phase in s.phases and variant in (None, s.variant) for s in c.scopes)
                    for c in checks.for_path(sequence))
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         data = self.input_data
         return {
             "sessions": self.sessions, "steps": self.steps, "think_ms": self.think_ms_used, "seed": self.seed,

@@ -7,9 +7,8 @@ to replay those streams' tails alone.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from app.checker.engine import paged_engine, stream_diagnosis
+from app.checker.engine.aliases import Values
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.judge import CheckJudgement
 from app.checker.engine.streams import StreamTables
@@ -33,7 +32,7 @@ def annotate(target: Target, facts: ModelFacts, source: paged_engine.PagedInputs
     verdict.values["engine"] = paged_engine.evidence(facts, source, measured.staggered)
     if verdict.verdict != "broken":
         return
-    entries: list[dict[str, Any]] = (verdict.values.get("stream_diagnosis") or {}).get("streams") or []
+    entries: list[Values] = (verdict.values.get("stream_diagnosis") or {}).get("streams") or []
     own: list[int] = []
     not_own: list[int] = []
     for entry in entries:

@@ -30,14 +30,24 @@ from __future__ import annotations
 import contextlib
 import math
 import queue
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
 import numpy as np
 import tritonclient.grpc as grpcclient
+from tritonclient.utils import InferenceServerException
 
+from app.checker.engine.aliases import Arrays
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import DrawnSizes, Generated, InputsUsed, ShapeUsed
+
+
+class StreamLike(Protocol):
+    """What this module reads of a streams.Stream (streams.py imports this module, so not that class)."""
+
+    request: int
+    responses: list[Arrays]
 
 # model_repository/kv_engine/config.pbtxt and 1/model.py (tests/checker/test_paged_engine_check.py holds them to it).
 INPUTS = frozenset({"PROMPT", "MAX_TOKENS", "TAG"})
@@ -103,7 +113,7 @@ class PagedInputs(Generated):
         prompt = [*self.prefix, *own][: max(1, self.fits - 1)]
         return prompt, max(1, min(answer, self.fits - len(prompt)))
 
-    def arrays(self, session: int, step: int) -> dict[str, np.ndarray[Any, Any]]:
+    def arrays(self, session: int, step: int) -> Arrays:
         prompt, max_tokens = self.request(session)
         return {"PROMPT": np.array(prompt, dtype=np.int32), "MAX_TOKENS": np.array([max_tokens], dtype=np.int32),
                 "TAG": np.array([session + 1], dtype=np.uint64)}
@@ -131,12 +141,12 @@ def paged_inputs(facts: ModelFacts, count: int, seed: int) -> PagedInputs:
                        fits=min(MAX_POSITIONS, blocks * size))
 
 
-def _scalar(response: dict[str, np.ndarray[Any, Any]], name: str) -> int | None:
+def _scalar(response: Arrays, name: str) -> int | None:
     value = response.get(name)
     return None if value is None or np.size(value) == 0 else int(np.asarray(value).reshape(-1)[0])
 
 
-def evidence(facts: ModelFacts, source: PagedInputs, streams: list[Any]) -> dict[str, Any]:
+def evidence(facts: ModelFacts, source: PagedInputs, streams: Sequence[StreamLike]) -> dict[str, int | bool]:
     """What the engine's own outputs say of a run: the cache against what the requests needed,
     the most requests waiting and computing in one step, and the prompt blocks found in the cache
     (per request: PREFIX_BLOCKS of its first response)."""
@@ -162,11 +172,11 @@ def replay_tail(grpc_url: str, model: str, prompt: list[int], got: list[int], wr
     rest = got[wrong + 1:]
     if not rest or len(rest) > MAX_TOKENS_LIMIT:
         return None
-    events: queue.Queue[Any] = queue.Queue()
+    events: queue.Queue[str] = queue.Queue()
     tokens: list[int] = []
     client = grpcclient.InferenceServerClient(grpc_url)
 
-    def heard(result: Any, error: Any) -> None:
+    def heard(result: grpcclient.InferResult, error: InferenceServerException | None) -> None:
         if error is not None:
             events.put("error")
             return
@@ -198,5 +208,5 @@ def replay_tail(grpc_url: str, model: str, prompt: list[int], got: list[int], wr
     return tokens == rest
 
 
-def stream_tokens(stream: Any) -> list[int]:
+def stream_tokens(stream: StreamLike) -> list[int]:
     return [v for v in (_scalar(r, "TOKEN") for r in stream.responses) if v is not None]

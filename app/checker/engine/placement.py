@@ -16,11 +16,13 @@ overlapped, which is at most the number of instances.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import TypeAlias
 
 import pandas as pd
 
 from app.lab.observation import LogCode, server_log
+
+Event: TypeAlias = tuple[str, str | None, int | None]  # ("slot" or how it ended, instance, slot)
 
 # Only these lines matter; the rest of a verbosity-1 log (about twenty lines a request) is skipped unparsed.
 _WANTED = ("Enqueuing CORRID", "End sequence CORRID", "end sequence CORRID", "Reaper: force-ending CORRID",
@@ -44,10 +46,10 @@ def log_lines(window: server_log.LogWindow) -> Iterator[str]:
         return
 
 
-def sequence_events(lines: Iterable[str], model: str) -> dict[str, list[tuple[str, str | None, int | None]]]:
+def sequence_events(lines: Iterable[str], model: str) -> dict[str, list[Event]]:
     """corrid -> [(event, instance or None, slot or None)] in log order, for `model`.
     event: "slot" (a request placed), or how the sequence ended: "end", "reaped", "cancelled"."""
-    out: dict[str, list[Any]] = {}
+    out: dict[str, list[Event]] = {}
     for line in lines:
         if not any(marker in line for marker in _WANTED):
             continue
@@ -56,7 +58,7 @@ def sequence_events(lines: Iterable[str], model: str) -> dict[str, list[tuple[st
     return out
 
 
-def _note(out: dict[str, list[Any]], entry: server_log.LogEntry, model: str) -> None:
+def _note(out: dict[str, list[Event]], entry: server_log.LogEntry, model: str) -> None:
     if entry.corrid is None:
         return
     batcher = entry.values.get("batcher")
@@ -68,7 +70,7 @@ def _note(out: dict[str, list[Any]], entry: server_log.LogEntry, model: str) -> 
         out.setdefault(entry.corrid, []).append((_ENDED_BY[entry.code], None, None))
 
 
-def place_sequences(steps: pd.DataFrame, events: dict[str, list[Any]]) -> pd.DataFrame:
+def place_sequences(steps: pd.DataFrame, events: dict[str, list[Event]]) -> pd.DataFrame:
     """Add `instance` and `slot` to the rows of one phase: the slot its sequence held (None where
     the log said nothing). Sequences of one ID are told apart by when they started."""
     steps = steps.copy()
@@ -89,11 +91,11 @@ def place_sequences(steps: pd.DataFrame, events: dict[str, list[Any]]) -> pd.Dat
     return steps
 
 
-def _segments(events: list[Any]) -> list[tuple[str, int, str | None]]:
+def _segments(events: list[Event]) -> list[tuple[str | None, int | None, str | None]]:
     """One (instance, slot, how it ended) per sequence of an ID: the first slot line after the
     previous end, and the end that closes it (None while it is still open)."""
-    out: list[Any] = []
-    current = None
+    out: list[tuple[str | None, int | None, str | None]] = []
+    current: tuple[str | None, int | None] | None = None
     for event, instance, slot in events:
         if event == "slot":
             if current is None:
@@ -121,7 +123,7 @@ def executions(steps: pd.DataFrame) -> pd.DataFrame:
     rows = steps[traced]
     offset_s = float(rows["t_send"].min()) - int(rows["request_start_ns"].min()) / 1e9
     keys = list(zip(rows["variant"], rows["compute_start_ns"].astype("int64"), rows["compute_end_ns"].astype("int64"), strict=True))
-    numbers: dict[tuple[Any, ...], int] = {}
+    numbers: dict[tuple[str, int, int], int] = {}  # (variant, compute start, compute end) -> execution
     for key in sorted(set(keys), key=lambda k: (k[1], k[2])):
         numbers[key] = len(numbers)
     steps.loc[traced, "execution"] = [numbers[k] for k in keys]

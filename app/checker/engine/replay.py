@@ -12,9 +12,10 @@ any check.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from app.checker.engine import diagnosis, measurement
+from app.checker.engine.aliases import InferResult, Row
 from app.checker.engine.judge import CheckJudgement
 from app.lab.problems import LabError
 from app.lab.progress import Progress
@@ -31,10 +32,11 @@ PHASE = "diagnosis"  # the progress callback's phase code while hypotheses are r
 class _Replayer(measurement.Measurement):
     """Measurement's sending, each reply's compared outputs kept in its row instead of judged."""
 
-    def _finish(self, row: dict[str, Any], result: Any, error: str) -> None:  # result: tritonclient's InferResult
+    def _finish(self, row: Row, result: InferResult | None, error: str) -> None:
         row["t_recv"] = time.perf_counter() - self.t0
         row["error"] = error or ""
-        row["got"] = {} if error else {spec.name: result.as_numpy(spec.name) for spec in self.compared}
+        assert error or result is not None  # tritonclient gives a result wherever it gives no error
+        row["got"] = {} if error or result is None else {spec.name: result.as_numpy(spec.name) for spec in self.compared}
         self._stop_if_server_gone(error)
 
 
@@ -48,8 +50,8 @@ def diagnose(target: Target, facts: ModelFacts, source: InputSource, tables: Tab
     planned = sum(min(diagnosis.MAX_REQUESTS, sum(h.requests for b in p.sessions for h in b.hypotheses)) for p in plans)
     r = _Replayer(target, facts, source, tables.options, progress, planned)
     counter = _Throttle(progress, planned)
-    known: dict[int, dict[str, Any]] = {}  # sequence number -> its entry: a holder or follower is in both abort checks
-    diagnosed: dict[str, dict[str, Any]] = {}
+    known: dict[int, diagnosis.Session] = {}  # sequence number -> its entry: a holder or follower is in both abort checks
+    diagnosed: dict[str, diagnosis.Summary] = {}
     try:
         for p in plans:
             budget, replayed, entries = diagnosis.MAX_REQUESTS, 0, []
@@ -81,12 +83,12 @@ def diagnose(target: Target, facts: ModelFacts, source: InputSource, tables: Tab
     return diagnosis.attach(judgement, diagnosed)
 
 
-def _play(r: _Replayer, model: str, b: diagnosis.Broken, h: diagnosis.Hypothesis) -> list[dict[str, Any]]:
+def _play(r: _Replayer, model: str, b: diagnosis.Broken, h: diagnosis.Hypothesis) -> list[Row]:
     """One hypothesis as a lone sequence; the replies to its compared requests, in order (fewer
     where a request failed: the sequence stops there)."""
     corrid = r.ids(1)[0]
     sequence = next(r.sequences)
-    replies: list[dict[str, Any]] = []
+    replies: list[Row] = []
     last = len(h.sends) - 1
     for i, send in enumerate(h.sends):
         row = r.send(model, PHASE, b.variant, "replay", sequence, send.session, send.step, corrid,

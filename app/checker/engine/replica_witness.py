@@ -47,7 +47,7 @@ def _ids(entries: Iterable[server_log.LogEntry], model: str) -> set[str]:
     return {e.corrid for e in entries if e.code in _NAMING and e.corrid is not None and e.model == model}
 
 
-def routed(served: list[int | None], named: list[set[str] | None]) -> dict[str, Any]:
+def routed(served: list[int | None], named: list[set[str] | None]) -> dict[str, Any]:  # Any: as routing.Routing.witness
     """The witness from each replica's served count (its statistics; None: not said) and the IDs its
     log named (None: not read). The logs are the source only where every replica's was read and
     each replica its statistics say served appears in its own log (a log that names nothing of a

@@ -96,12 +96,13 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from app.checker.engine import checks, review, stream_check, stream_judge, streams
 from app.checker.engine.judge import CheckVerdict, jsonable
+from app.checker.engine.review import ReviewFinding
 
 if TYPE_CHECKING:
     from app.checker.engine.run import CheckResult
@@ -111,7 +112,7 @@ REVIEW_KIND = "check_config"  # `check --config`: the offline review alone
 SCHEMA = 2  # 2: the not_exercised verdict and outcome, exit 3, each witnessed check's values.witness
 
 
-def review_to_json(findings: dict[str, Any], triton_version: str | None = None) -> dict[str, Any]:
+def review_to_json(findings: dict[str, list[ReviewFinding]], triton_version: str | None = None) -> dict[str, object]:
     """The offline review's findings per model ({model: [ReviewFinding]}), versioned like the report,
     with the Triton version it reviewed for (None: none stated, so the checks that depend on it
     are NOT_CHECKED)."""
@@ -119,12 +120,12 @@ def review_to_json(findings: dict[str, Any], triton_version: str | None = None) 
             "models": {m: [f.to_json() for f in fs] for m, fs in findings.items()}}
 
 
-def review_exit_code(findings: dict[str, Any]) -> int:
+def review_exit_code(findings: dict[str, list[ReviewFinding]]) -> int:
     """1 when any finding is an error, else 0: the offline review's exit status."""
     return 1 if any(f.severity == review.Severity.ERROR for fs in findings.values() for f in fs) else 0
 
 
-def to_json(result: CheckResult) -> dict[str, Any]:
+def to_json(result: CheckResult) -> dict[str, object]:
     t = result.tables
     j = result.judgement
     return {
@@ -171,7 +172,7 @@ def dumps(result: CheckResult) -> str:
     return json.dumps(to_json(result), indent=1, default=str)
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+def _records(frame: pd.DataFrame) -> list[object]:
     return [jsonable({k: (None if _missing(v) else v) for k, v in row.items()}) for row in frame.to_dict(orient="records")]
 
 
@@ -217,7 +218,7 @@ def stream_timeline(result: CheckResult) -> pd.DataFrame:
     compared_as = {stream_judge.REFERENCE: (streams.ALONE_PHASE, "b"), stream_judge.STAGGERED: (streams.STAGGERED_PHASE, "a")}
     marks = {(*compared_as[c], int(r), int(s)) for c, r, s in zip(beyond["check"], beyond["conversation"], beyond["step"], strict=True)
              if c in compared_as} if len(beyond) else set()
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, object]] = []
     for s in [*measured.alone["a"], *measured.alone["b"], *measured.staggered]:
         key = {"phase": s.phase, "pass": s.pass_, "request": s.request}
         rows.append({**key, "event": "sent", "response": pd.NA, "time_s": s.sent_s, "final": False, "diverged": False})

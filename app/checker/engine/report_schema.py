@@ -10,24 +10,25 @@ stays shipped (check-report-1: before the not_exercised verdict and the witnesse
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import cache
 from importlib import resources
-from typing import Any
 
+from app.checker.engine.aliases import JSONObject
 from app.checker.engine.report import SCHEMA
 
 FILE = f"schemas/check-report-{SCHEMA}.schema.json"
 
 
 @cache
-def schema(number: int = SCHEMA) -> dict[str, Any]:
+def schema(number: int = SCHEMA) -> JSONObject:
     """The report's JSON Schema (of schema `number`, default the one report.py writes), read from the installed package."""
     path = f"schemas/check-report-{number}.schema.json"
-    loaded: dict[str, Any] = json.loads(resources.files("app.checker.engine").joinpath(path).read_text(encoding="utf-8"))
+    loaded: JSONObject = json.loads(resources.files("app.checker.engine").joinpath(path).read_text(encoding="utf-8"))
     return loaded
 
 
-def validate(report: dict[str, Any]) -> None:
+def validate(report: Mapping[str, object]) -> None:
     """Raise jsonschema.ValidationError where `report` breaks the schema of its own number."""
     import jsonschema  # optional: only who validates needs it
 

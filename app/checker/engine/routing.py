@@ -62,7 +62,7 @@ class ReplicaSpread:
     def served(self) -> int | None:
         return None if self.before is None or self.after is None else self.after - self.before
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"url": self.url, "served_before": self.before, "served_after": self.after, "served": self.served,
                 "sequences": self.sequences}
 
@@ -76,13 +76,14 @@ class Routing:
     direct: CheckResult  # the same check directly on replicas[0]
     diagnosis: str  # one of ROUTING_DIAGNOSES
     split_checks: list[str] = field(default_factory=list)  # the verdicts broken on split sequences through the balancer
-    witness: dict[str, Any] = field(default_factory=dict)  # replica_witness.routed: which replicas served
+    # replica_witness.routed: which replicas served. Any, as words' witness_line reads it (app/checker/words).
+    witness: dict[str, Any] = field(default_factory=dict)
 
     @property
     def not_exercised(self) -> bool:
         return self.diagnosis == "not_exercised"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         d = self.direct
         return {
             "balancer": self.balancer, "transport": self.transport, "session_header": self.session_header,

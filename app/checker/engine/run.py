@@ -52,6 +52,7 @@ from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
 from app.checker.engine.judge import CheckJudgement, CheckVerdict, judge
 from app.checker.engine.options import DEFAULT_STEPS, MAX_SESSIONS, MIN_SESSIONS, CheckOptions
+from app.checker.engine.review import ReviewFinding
 from app.lab.problems import LabError, Problem
 from app.lab.progress import Progress
 from app.lab.traffic import run_queue
@@ -66,15 +67,16 @@ class CheckResult:
     where: str  # "embedded" or "external"
     url: str
     wall_s: float
-    review: list[Any] = field(default_factory=list)  # the config review's findings (review.ReviewFinding)
+    review: list[ReviewFinding] = field(default_factory=list)  # the config review's findings
     triton_version: str | None = None  # the server's version, which the review used (None: none it could read)
     inputs: inputs.InputsUsed = field(default_factory=inputs.InputsUsed)  # the shapes sent and how they were sized
     source: InputSource | None = None  # the sessions' inputs (inputs.Generated or inputs.FromData): what export.py writes
     streams: streams.StreamTables | None = None  # a decoupled model's response streams (stream_check.py); None otherwise
-    routing: Any = None  # routing.Routing where the check ran through a balancer with --replica (routing.py), else None
+    # routing.Routing where the check ran through a balancer with --replica, else None; Any, as routing.py depends on this module.
+    routing: Any = None
 
     @property
-    def review_errors(self) -> list[Any]:
+    def review_errors(self) -> list[ReviewFinding]:
         """The config review's error-level findings (review.Severity.ERROR)."""
         return [f for f in self.review if f.severity == review.Severity.ERROR]
 

@@ -11,8 +11,9 @@ import math
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from app.checker.engine.aliases import Row
 from app.checker.engine.backlog_gate import BacklogGate
 from app.lab.problems import LabError
 from app.lab.scenario.transport import Transport
@@ -146,7 +147,7 @@ def abandon_round(m: Measurement, model: str, variant: str, capacity: int) -> No
                     stopped_at.append(time.monotonic())
                     stopped.set()
 
-        def follower_reply(k: int, row: dict[str, Any]) -> None:
+        def follower_reply(k: int, row: Row) -> None:
             if k == 0:
                 with lock:
                     followers_left[0] -= 1

@@ -29,7 +29,7 @@ from __future__ import annotations
 import functools
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from app.checker.engine import faults, placement
 from app.lab.observation import START_REFUSAL, LogCode, server_log
@@ -49,6 +49,15 @@ OVER_IDLE = 1.5  # without the log, the client is quiet this many idle timeouts 
 QUIET_EXTRA_S = 1.0
 LOG_WAIT = 3.0  # with the log, the reaper's line is waited for this many idle timeouts plus QUIET_EXTRA_S at most
 REFUSAL_SHOWN = 300  # characters of Triton's refusal kept in the witness
+
+
+class SlowClientWitness(faults.FaultReadings):
+    idle_timeout_s: float
+    quiet_s: float | None
+    reaped_logged: bool | None
+    late_refused: bool
+    refusal: str | None  # Triton's refusal of the late step, its first REFUSAL_SHOWN characters
+    restarted_matched: bool | None  # the judge's to fill (judge._slow_client)
 
 
 @dataclass
@@ -73,7 +82,7 @@ class SlowRun:
     def late_refused(self) -> bool:
         return bool(self.late_error) and START_REFUSAL in str(self.late_error)
 
-    def witness(self) -> dict[str, Any]:
+    def witness(self) -> SlowClientWitness:
         """The fault's evidence, for the verdict's values["witness"] (report schema $defs/witness);
         restarted_matched is the judge's to fill."""
         why = None if self.late_refused else "not_reaped" if self.late_error == "" else "late_step_failed"
@@ -90,7 +99,7 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 4)
 
 
-def leak(evidence: dict[str, Any]) -> str | None:
+def leak(evidence: SlowClientWitness) -> str | None:
     """What the fault left behind (a diagnosis code), from its witness: the state gauge above its
     reading before the fault, or Triton still holding requests for the model; None: nothing."""
     before, after = evidence.get("state_before"), evidence.get("state_after")

@@ -4,8 +4,6 @@ figure and export reads (measure.Tables: one row per request sent in `steps`, so
 `requests` counts requests, the phases, the outputs). Codes and values only."""
 from __future__ import annotations
 
-from typing import Any
-
 import pandas as pd
 
 from app.checker.engine import faults, paged_check, paged_engine, stream_judge, streams
@@ -37,7 +35,7 @@ def tables(facts: ModelFacts, options: CheckOptions, measured: streams.StreamTab
     """One row per request sent (a whole stream): its phase, pass, variant, request (session, with
     step 0), when it was sent and ended, how many responses it got, and its error; the lone
     response counts as the sessions' lengths."""
-    rows: list[dict[str, Any]] = []
+    rows: list[dict[str, object]] = []
     played = [s for fault in measured.faults if fault.victim is not None for s in (fault.victim, *fault.neighbours)]
     runs = [*(("alone", s) for p in streams.PASSES for s in measured.alone[p]), *(("all_instances", s) for s in measured.staggered),
             *(("all_instances", s) for s in played)]
@@ -56,7 +54,7 @@ def tables(facts: ModelFacts, options: CheckOptions, measured: streams.StreamTab
                   data_lengths=[len(s) for s in getattr(source, "sequences", [])])
 
 
-def to_json(measured: streams.StreamTables) -> dict[str, Any]:
+def to_json(measured: streams.StreamTables) -> dict[str, object]:
     """The report's "streams" section: how the streams were sent and what each one was."""
     return {"requests": measured.requests, "gap_s": round(measured.gap_s, 4), "idle_s": measured.idle_s,
             "alone": {p: [s.to_json() for s in measured.alone[p]] for p in streams.PASSES},
@@ -67,6 +65,6 @@ def to_json(measured: streams.StreamTables) -> dict[str, Any]:
             "compared_outputs": list(measured.outputs)}
 
 
-def _fault_json(fault: faults.FaultRun) -> dict[str, Any]:
+def _fault_json(fault: faults.FaultRun) -> dict[str, object]:
     return {"fault": fault.fault, "victim": None if fault.victim is None else fault.victim.to_json(),
             "neighbours": [s.to_json() for s in fault.neighbours]}

@@ -28,11 +28,8 @@ state it read, so it is no candidate (`sent`: each request's send time on the re
 """
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
-
 from app.checker.engine import compare
+from app.checker.engine.aliases import Arrays, Values
 from app.checker.engine.streams import Stream
 
 NEVER_ENDED, FAILED, FOREIGN, MIXED, LOST, ENDED_EARLY, ENDED_LATE, OTHER = (
@@ -40,7 +37,7 @@ NEVER_ENDED, FAILED, FOREIGN, MIXED, LOST, ENDED_EARLY, ENDED_LATE, OTHER = (
 CLASSES = (FOREIGN, MIXED, LOST, NEVER_ENDED, ENDED_EARLY, ENDED_LATE, FAILED, OTHER)  # most telling first
 MIN_RUN = 2  # responses in a row that must match another stream to name it
 
-Response = dict[str, np.ndarray[Any, Any]]
+Response = Arrays
 
 
 class Comparer:
@@ -72,13 +69,13 @@ class Comparer:
 
 
 def classify(got: Stream, own: Stream, others: dict[int, Stream], comparer: Comparer,
-             sent: dict[int, float] | None = None) -> dict[str, Any] | None:
+             sent: dict[int, float] | None = None) -> Values | None:
     """None when `got` matches its reference `own` response for response and ended; else one entry:
     request, class, step (the first wrong response, from 0), responses, expected (the reference's
     count), matched and compared (foreign and lost: responses that matched from step on, of those
     that could), source {request, step} (foreign: whose lone stream it continued, and where)."""
     wrong = comparer.first_wrong(got.responses, own.responses)
-    entry: dict[str, Any] = {"request": got.request, "step": wrong, "responses": len(got.responses),
+    entry: Values = {"request": got.request, "step": wrong, "responses": len(got.responses),
                              "expected": len(own.responses), "matched": 0, "compared": 0, "source": None}
     if got.error:
         return {**entry, "class": FAILED, "step": wrong if wrong is not None else len(got.responses), "error": got.error}
@@ -147,11 +144,11 @@ def _continued(got: Stream, wrong: int, others: dict[int, Stream], comparer: Com
     return None
 
 
-def origins(got: Stream, wrong: int, refs: dict[int, Stream], comparer: Comparer, limit: int = 8) -> list[dict[str, Any]]:
+def origins(got: Stream, wrong: int, refs: dict[int, Stream], comparer: Comparer, limit: int = 8) -> list[Values]:
     """For each response from the first wrong one on (at most `limit`): the lone stream and step it
     is, where exactly one lone response (of any request, its own included) matches it; where
     several do, `among` lists their requests."""
-    out: list[dict[str, Any]] = []
+    out: list[Values] = []
     for r in range(wrong, min(len(got.responses), wrong + limit)):
         found = [(request, at) for request, other in refs.items() for at, response in enumerate(other.responses)
                  if comparer.same(response, got.responses[r])]
@@ -162,7 +159,7 @@ def origins(got: Stream, wrong: int, refs: dict[int, Stream], comparer: Comparer
     return out
 
 
-def headline(entries: list[dict[str, Any]]) -> str | None:
+def headline(entries: list[Values]) -> str | None:
     """The most telling class among the entries (CLASSES' order), or None when there are none."""
     found = {e["class"] for e in entries}
     return next((c for c in CLASSES if c in found), None)

@@ -14,11 +14,13 @@ the verdict's values.witness: after how many responses the victim's client cance
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from app.checker.engine import export
+from app.checker.engine.aliases import JSON, Arrays, JSONObject
+from app.checker.engine.export import InputData
 from app.checker.engine.facts import TensorSpec
 from app.checker.engine.faults import BY_CODE
 
@@ -47,26 +49,26 @@ def failing_requests(result: CheckResult) -> list[int]:
     return sorted(found)
 
 
-def failing_input_data(result: CheckResult) -> dict[str, Any] | None:
+def failing_input_data(result: CheckResult) -> InputData | None:
     """The check's reproducer, whatever the model: a stream check's (input_data below), else the
     failing sessions' (export.input_data)."""
     return input_data(result) if result.streams is not None else export.input_data(result)
 
 
-def input_data(result: CheckResult) -> dict[str, Any] | None:
+def input_data(result: CheckResult) -> InputData | None:
     """perf_analyzer's --input-data document for the failing requests; None when nothing failed."""
     facts, source, measured = result.facts, result.source, result.streams
     assert source is not None and measured is not None  # a stream check's result has both
     requests = failing_requests(result)
     if not requests:
         return None
-    data = [export._step(facts.inputs, source.arrays(r, 0), facts.batched) for r in requests]
-    validation = [_stream(facts.outputs, measured.alone["a"][r].responses) for r in requests]
+    data: list[JSON] = [export._step(facts.inputs, source.arrays(r, 0), facts.batched) for r in requests]
+    validation: list[JSON] = [_stream(facts.outputs, measured.alone["a"][r].responses) for r in requests]
     return {"data": data, "validation_data": validation}
 
 
-def _stream(specs: tuple[TensorSpec, ...], responses: list[dict[str, np.ndarray[Any, Any]]]) -> dict[str, Any]:
-    out = {}
+def _stream(specs: tuple[TensorSpec, ...], responses: list[Arrays]) -> JSONObject:
+    out: JSONObject = {}
     for spec in specs:
         arrays = [np.asarray(r[spec.name]) for r in responses if r.get(spec.name) is not None]
         if len(arrays) != len(responses) or not arrays:

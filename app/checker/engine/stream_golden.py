@@ -16,11 +16,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 from app.checker.engine import input_data, inputs
+from app.checker.engine.aliases import Arrays
 from app.checker.engine.facts import ModelFacts, TensorSpec
 from app.checker.engine.options import CheckOptions
 
@@ -42,10 +40,10 @@ def from_data(facts: ModelFacts, options: CheckOptions, dims: dict[str, tuple[in
     return inputs.FromData(facts, [[entry] for entry in entries], [1] * count, flat, dict(options.shapes))
 
 
-def golden_stream(source: inputs.InputSource, request: int) -> dict[str, np.ndarray[Any, Any]] | None:
+def golden_stream(source: inputs.InputSource, request: int) -> Arrays | None:
     """The golden responses of a request, per output [responses, *dims]; None where the file gives none."""
     golden = getattr(source, "golden", None)
     if not golden or not isinstance(source, inputs.FromData):
         return None
-    stream: dict[str, np.ndarray[Any, Any]] = golden[source.sequence_of(request)][0]
+    stream: Arrays = golden[source.sequence_of(request)][0]
     return stream

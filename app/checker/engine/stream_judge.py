@@ -19,12 +19,11 @@ from the noise between the two lone passes, as compare.tolerance derives them.
 """
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pandas as pd
 
 from app.checker.engine import compare, stream_diagnosis, stream_golden, witness
+from app.checker.engine.aliases import JSON, Arrays, Row, Values
 from app.checker.engine.checks import ALL_INSTANCES, ALONE
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.faults import BY_CODE, FaultRun
@@ -73,7 +72,7 @@ def judge(facts: ModelFacts, tables: StreamTables, source: InputSource, options:
     comparer = Comparer(types, {t.output: t.value for t in tols})
     lone = tables.alone["a"]
     refs = dict(enumerate(lone))
-    broken_rows: list[dict[str, Any]] = []
+    broken_rows: list[Row] = []
     reference = _stream_verdict(REFERENCE, ALONE, tables.alone["b"], lone, refs, comparer, broken_rows, repeat=True,
                                 idle_s=tables.idle_s)
     verdicts = [reference]
@@ -109,7 +108,7 @@ def judge(facts: ModelFacts, tables: StreamTables, source: InputSource, options:
 
 
 def _stream_verdict(check: str, variant: str, streams: list[Stream], lone: list[Stream], refs: dict[int, Stream], comparer: Comparer,
-                    broken_rows: list[dict[str, Any]], repeat: bool = False, gap_s: float | None = None,
+                    broken_rows: list[Row], repeat: bool = False, gap_s: float | None = None,
                     idle_s: float | None = None) -> CheckVerdict:
     entries = []
     largest = 0.0
@@ -130,7 +129,7 @@ def _stream_verdict(check: str, variant: str, streams: list[Stream], lone: list[
                                  "t_send": got.sent_s} for name, d in diffs.items()]
         if entry is not None:
             entries.append(entry)
-    values: dict[str, Any] = {"compared": compared, "sessions": len(streams), "streams": len(streams),
+    values: Values = {"compared": compared, "sessions": len(streams), "streams": len(streams),
                               "responses": sum(len(s.responses) for s in streams)}
     if idle_s is not None:
         values["idle_s"] = idle_s
@@ -154,7 +153,7 @@ def _stream_verdict(check: str, variant: str, streams: list[Stream], lone: list[
 
 
 def _fault_verdict(fault: FaultRun, tables: StreamTables, lone: list[Stream], refs: dict[int, Stream], comparer: Comparer,
-                   broken_rows: list[dict[str, Any]], reference: CheckVerdict) -> CheckVerdict:
+                   broken_rows: list[Row], reference: CheckVerdict) -> CheckVerdict:
     """The client fault's verdict: its neighbours' streams against their lone references (as the
     staggered check compares), then what the fault left behind: state the model's gauge still
     counts (fault_leaks_state) or requests Triton still holds (fault_leaves_pending). Its witness
@@ -179,7 +178,7 @@ def _shared(streams: list[Stream]) -> int:
     return sum(1 for i, (a0, a1) in enumerate(spans) if any(j != i and b0 < a1 and a0 < b1 for j, (b0, b1) in enumerate(spans)))
 
 
-def _first(entry: dict[str, Any], got: Stream, own: Stream, comparer: Comparer) -> dict[str, Any]:
+def _first(entry: Values, got: Stream, own: Stream, comparer: Comparer) -> Values:
     """Where the first broken stream first went wrong: its request, response, output, difference, tolerance, first elements."""
     step = entry["step"] if entry["step"] is not None else 0
     ref = own.responses[step] if step < len(own.responses) else None
@@ -191,7 +190,7 @@ def _first(entry: dict[str, Any], got: Stream, own: Stream, comparer: Comparer) 
             "corrid": "", "shown": {"expected": _shown(ref, output), "got": _shown(have, output)}}
 
 
-def _shown(response: dict[str, np.ndarray[Any, Any]] | None, output: str) -> list[Any] | None:
+def _shown(response: Arrays | None, output: str) -> list[JSON] | None:
     if response is None or response.get(output) is None:
         return None
     values = np.asarray(response[output]).reshape(-1)[:SHOWN_ELEMENTS]
@@ -241,7 +240,7 @@ def _golden(tables: StreamTables, source: InputSource, comparer: Comparer) -> li
     return out
 
 
-def _non_finite(response: dict[str, np.ndarray[Any, Any]], types: dict[str, str]) -> list[str]:
+def _non_finite(response: Arrays, types: dict[str, str]) -> list[str]:
     return [n for n, t in types.items() if compare.non_finite(response.get(n), t)]
 
 
@@ -267,7 +266,7 @@ def _finite(tables: StreamTables, types: dict[str, str]) -> list[CheckVerdict]:
                         continue
                 wrong.append({"session": got.request, "step": r, "output": bad[0], "difference": None, "tolerance": None,
                               "phase": got.phase, "role": got.phase, "corrid": "", "shown": {"got": _shown(response, bad[0])}})
-        values: dict[str, Any] = {"compared": compared, "sessions": len(streams)}
+        values: Values = {"compared": compared, "sessions": len(streams)}
         if variant == ALL_INSTANCES:
             values["non_finite_alone"] = already
         if wrong:

@@ -42,6 +42,7 @@ import tritonclient.grpc as grpcclient
 from tritonclient.utils import InferenceServerException, np_to_triton_dtype
 
 from app.checker.engine import compare, endpoints, inputs, paged_engine, witness
+from app.checker.engine.aliases import Arrays, JSONObject
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
 from app.checker.engine.options import CheckOptions
@@ -70,7 +71,7 @@ class Stream:
     phase: str
     pass_: str
     sent_s: float = 0.0
-    responses: list[dict[str, np.ndarray[Any, Any]]] = field(default_factory=list)
+    responses: list[Arrays] = field(default_factory=list)
     times: list[float] = field(default_factory=list)
     ended: bool = False
     ended_s: float | None = None
@@ -85,7 +86,7 @@ class Stream:
     def duration_s(self) -> float | None:
         return None if self.ended_s is None else self.ended_s - self.sent_s
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"request": self.request, "phase": self.phase, "pass": self.pass_, "sent_s": round(self.sent_s, 4),
                 "responses": len(self.responses), "ended": self.ended, "given_up": self.given_up or None,
                 "error": self.error or None, "duration_s": None if self.duration_s is None else round(self.duration_s, 4)}
@@ -106,7 +107,8 @@ class StreamTables:
     ignored: list[str]
     batch_sizes: dict[int, int] | None = None  # executions per batch size while the staggered streams ran (None: unread)
     clock: float = 0.0  # perf_counter at the check's start: every stream's times count from it
-    faults: list[Any] = field(default_factory=list)  # faults.FaultRun: the client faults played after the staggered run, in order
+    # The client faults played after the staggered run, in order: faults.FaultRun, Any as faults.py depends on this module.
+    faults: list[Any] = field(default_factory=list)
 
 
 def input_source(facts: ModelFacts, options: CheckOptions) -> InputSource:
@@ -132,7 +134,7 @@ class Listener:
         self.heard: dict[str, float] = {}
         self.events: queue.Queue[str] = queue.Queue()
         self.lock = threading.Lock()
-        self.lost: Any = None  # the first error saying the gRPC endpoint refused or dropped the connection
+        self.lost: InferenceServerException | None = None  # the first error saying the gRPC endpoint refused or dropped the connection
 
     def add(self, stream: Stream) -> str:
         rid = f"{stream.phase}-{stream.pass_}-{stream.request}"
@@ -141,7 +143,7 @@ class Listener:
             self.heard[rid] = time.perf_counter()
         return rid
 
-    def __call__(self, result: Any, error: Any) -> None:
+    def __call__(self, result: grpcclient.InferResult | None, error: InferenceServerException | None) -> None:
         now = time.perf_counter()
         if error is not None:
             if endpoints.is_connection_error(error) and self.lost is None:
@@ -158,6 +160,7 @@ class Listener:
                 stream.error = _message(error)
             self.events.put(rid)
             return
+        assert result is not None  # tritonclient gives a result wherever it gives no error
         response = result.get_response()
         rid = response.id
         final = bool(response.parameters[FINAL].bool_param) if FINAL in response.parameters else False
@@ -199,7 +202,7 @@ class Listener:
                 self.events.get(timeout=max(0.01, soonest))
 
 
-def _error_id(error: Any) -> str | None:
+def _error_id(error: object) -> str | None:
     """The request id an error names, where the server said it."""
     for attribute in ("request_id",):
         rid = getattr(error, attribute, None)
@@ -210,11 +213,11 @@ def _error_id(error: Any) -> str | None:
     return None
 
 
-def _message(error: Any) -> str:
+def _message(error: object) -> str:
     return error.message() if isinstance(error, InferenceServerException) and error.message() else str(error)
 
 
-def _inputs(facts: ModelFacts, arrays: dict[str, np.ndarray[Any, Any]]) -> list[grpcclient.InferInput]:
+def _inputs(facts: ModelFacts, arrays: Arrays) -> list[grpcclient.InferInput]:
     out = []
     for spec in facts.inputs:
         array = arrays.get(spec.name)
@@ -267,7 +270,7 @@ def measure(target: Target, facts: ModelFacts, source: InputSource, options: Che
     clock = time.perf_counter()
     planned = 3 * count
     done = 0
-    phases: list[dict[str, Any]] = []
+    phases: list[JSONObject] = []
 
     def tick(phase: str, variant: str) -> None:
         if progress is not None:

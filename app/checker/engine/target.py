@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tritonclient.utils import InferenceServerException
 
@@ -33,6 +33,9 @@ from app.lab.deployment import DeploymentError, deployments
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.problems import LabError
 from app.lab.server import LabServer, UnreachableError, address
+
+if TYPE_CHECKING:
+    from tritonclient.http import InferenceServerClient
 
 COPY_SUFFIX = "__check1_"
 MAX_FILES_BYTES = 256 * 2**20  # load_model carries files inside one JSON request: a bigger model is not copied
@@ -164,7 +167,7 @@ def server_version(target: Target) -> str | None:
     return str(version) if version else None
 
 
-def _index(client: Any) -> list[dict[str, Any]]:  # a tritonclient client
+def _index(client: InferenceServerClient) -> list[dict[str, Any]]:  # Any: the server's JSON, as tritonclient gives it
     try:
         return list(client.get_model_repository_index())
     except InferenceServerException:

@@ -14,10 +14,12 @@ difference over a phase is what ran in it. Codes and values only.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 import pandas as pd
 from tritonclient.utils import InferenceServerException
+
+from app.checker.engine.aliases import Values
 
 if TYPE_CHECKING:
     from app.lab.server import LabServer
@@ -39,6 +41,50 @@ ADVICE_LONGER_SESSIONS = "longer_sessions"  # holders that keep their slots unti
 ADVICE_MORE_SESSIONS = "more_sessions"  # more sessions than instances x slots, so some wait in the backlog
 ADVICE_MORE_LOAD = "more_load"  # more sessions, or a queue delay (max_queue_delay_microseconds), lets batches form
 ADVICE_SPREAD_REPLICAS = "spread_replicas"  # every replica up behind the balancer, and sessions it can tell apart
+
+
+class Witness(TypedDict):
+    """What every witness says (report schema $defs/witness); each kind below adds its readings."""
+
+    source: str  # statistics, client, log or metrics: where the readings come from
+    exercised: bool
+    why: str | None  # not exercised: what did not happen (a code above)
+    advice: str | None  # not exercised: what would exercise it (an ADVICE_ code)
+
+
+class _BatchExtras(TypedDict, total=False):
+    max_batch_size: int  # absent where the statistics said nothing
+    overlapping: int  # the staggered streams' witness only (streams_shared)
+
+
+class BatchWitness(Witness, _BatchExtras):
+    batch_sizes: dict[str, int] | None  # executions per batch size (its text, as JSON keys are)
+    largest_batch: int | None
+    executions: int | None
+
+
+class BacklogWitness(Witness):
+    capacity: int
+    max_open: int
+    sequences: int
+    longest_first_wait_s: float | None
+    pending_peak: float | None
+
+
+class ReuseWitness(Witness):
+    reused: int | None
+    same_instance: int | None
+    same_slot: int | None
+
+
+class FreedSlotWitness(Witness):
+    next_on_slot: bool | None
+    victim_ended_by: str | None
+    idle_timeout_s: float | None
+
+
+class RepliesWitness(Witness):
+    compared: int
 
 
 def batch_counts(server: LabServer, model: str) -> dict[int, int] | None:
@@ -68,7 +114,7 @@ def ran_between(before: dict[int, int] | None, after: dict[int, int] | None) -> 
     return {size: n for size, n in sorted(ran.items()) if n > 0}
 
 
-def batches(ran: dict[int, int] | None, max_batch_size: int) -> dict[str, Any]:
+def batches(ran: dict[int, int] | None, max_batch_size: int) -> BatchWitness:
     """The witness of a phase meant to form batches of several requests: the executions per batch
     size that ran (the server's statistics), the largest, and whether one held more than one."""
     if ran is None:
@@ -82,7 +128,7 @@ def batches(ran: dict[int, int] | None, max_batch_size: int) -> dict[str, Any]:
             "executions": sum(ran.values()), "advice": advice, "max_batch_size": max_batch_size}
 
 
-def streams_shared(ran: dict[int, int] | None, overlapping: int, max_batch_size: int) -> dict[str, Any]:
+def streams_shared(ran: dict[int, int] | None, overlapping: int, max_batch_size: int) -> BatchWitness:
     """The staggered streams' witness: the batch sizes the server ran while they generated, and how
     many streams were generating while another one was (the client's clock: sent before another's
     final response came). A model that batches must have run at least one execution of two or more
@@ -91,14 +137,15 @@ def streams_shared(ran: dict[int, int] | None, overlapping: int, max_batch_size:
     evidence["overlapping"] = overlapping
     if max_batch_size <= 1:
         exercised = overlapping > 1
-        evidence.update(exercised=exercised, why=None if exercised else NO_SHARED_STREAM,
-                        advice=None if exercised else ADVICE_MORE_LOAD)
+        evidence["exercised"] = exercised
+        evidence["why"] = None if exercised else NO_SHARED_STREAM
+        evidence["advice"] = None if exercised else ADVICE_MORE_LOAD
     elif overlapping <= 1 and evidence["exercised"]:  # batched, yet no two streams were in flight together
-        evidence.update(exercised=False, why=NO_SHARED_STREAM, advice=ADVICE_MORE_LOAD)
+        evidence["exercised"], evidence["why"], evidence["advice"] = False, NO_SHARED_STREAM, ADVICE_MORE_LOAD
     return evidence
 
 
-def backlog(rows: pd.DataFrame, capacity: int, pending_peak: float | None = None) -> dict[str, Any]:
+def backlog(rows: pd.DataFrame, capacity: int, pending_peak: float | None = None) -> BacklogWitness:
     """The interleaved run's witness: the most sequences open at once (from a sequence's first send
     to its last reply, on the client's clock) against the slots. Triton frees a slot only on END or
     the idle reaper, so more open sequences than slots means some waited in the backlog; the longest
@@ -125,7 +172,7 @@ def backlog(rows: pd.DataFrame, capacity: int, pending_peak: float | None = None
             "pending_peak": pending_peak}
 
 
-def reuse(places: dict[str, Any]) -> dict[str, Any]:
+def reuse(places: Values) -> ReuseWitness:
     """The ID-reuse run's witness: how many reused IDs' sequences the log placed on a slot an earlier
     sequence of the same ID had used (None: the log was not read, so only the reuse itself is known)."""
     same_slot = places.get("same_slot")
@@ -135,7 +182,7 @@ def reuse(places: dict[str, Any]) -> dict[str, Any]:
             "reused": places.get("reused"), "same_instance": places.get("same_instance"), "same_slot": same_slot}
 
 
-def freed_slot(places: dict[str, Any]) -> dict[str, Any]:
+def freed_slot(places: Values) -> FreedSlotWitness:
     """An abandoned (or given-up) session's witness: whether the log placed the next session on its
     slot, and how its sequence ended there (end, reaped or cancelled; None: the log did not say)."""
     on_slot = places.get("next_on_slot")
@@ -147,7 +194,7 @@ def freed_slot(places: dict[str, Any]) -> dict[str, Any]:
             "next_on_slot": on_slot, "victim_ended_by": places.get("victim_ended_by"), "idle_timeout_s": places.get("idle_timeout_s")}
 
 
-def replies(values: dict[str, Any]) -> dict[str, Any]:
+def replies(values: Values) -> RepliesWitness:
     """The witness of a check whose situation is the replies themselves (the lone runs, golden,
     finite, after traffic): that it compared any."""
     compared = int(values.get("compared") or 0)

@@ -34,7 +34,7 @@ about slots, rows and padding do.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any  # a server config dict: its JSON, untyped in tritonclient
 
 from tritonclient.grpc import model_config_pb2 as mc
 
@@ -67,7 +67,7 @@ def review(config: mc.ModelConfig, expect: Expectations = _UNSTATED) -> list[Rev
     return sorted(found, key=lambda f: order.index(f.severity))
 
 
-def review_target(target: Any, expect: Expectations = _UNSTATED) -> dict[str, list[ReviewFinding]]:
+def review_target(target: mc.ModelConfig | dict[str, Any] | Path | str, expect: Expectations = _UNSTATED) -> dict[str, list[ReviewFinding]]:
     """Findings per model name for a ModelConfig, a server config dict, or a path (config.pbtxt,
     model folder, model repository). Files are read by app/checker/engine/configs.py."""
     if isinstance(target, mc.ModelConfig):

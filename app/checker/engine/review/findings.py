@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses as dc
 import sys
 from enum import Enum
-from typing import Any
+from typing import Any  # a finding's values: what its sentence needs, by key (words render them), as Problem's
 
 if sys.version_info >= (3, 11):
     from enum import StrEnum
