@@ -1,13 +1,11 @@
-"""The types the checker's engine shares between its modules: a tensor as numpy holds it, a
-JSON value as a report or an --input-data document holds it.
+"""The types the checker's engine shares between its modules: a tensor as numpy holds it, a reply,
+a table's row and a verdict's values (JSON is the lab's: app/lab/json_value.py).
 
 A tensor's dtype is known only at run time (the model's metadata says it), so an Array is an
-array of any numpy scalar type. JSON's containers are the read-only protocols, so a list of ints
-or a dict of strings is a JSON value as it stands, without a copy.
+array of any numpy scalar type.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
@@ -20,8 +18,6 @@ if TYPE_CHECKING:
 Array: TypeAlias = npt.NDArray[np.generic]
 Arrays: TypeAlias = dict[str, Array]  # one request's (or reply's) tensors by name
 
-JSON: TypeAlias = str | int | float | bool | None | Sequence["JSON"] | Mapping[str, "JSON"]
-JSONObject: TypeAlias = dict[str, JSON]  # what a to_json() returns
 
 # The two dicts whose keys are not fixed, so no TypedDict says them. A Row is one request's row of
 # a check's table (measurement.COLUMNS, a diff./gold. column per compared output, and what the

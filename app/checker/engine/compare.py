@@ -22,9 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.checker.engine import paged_engine
-from app.checker.engine.aliases import Array, JSONObject
+from app.checker.engine.aliases import Array
 from app.checker.engine.facts import ModelFacts
 from app.lab.deployment import deployments
+from app.lab.json_value import JSONObject
 
 FLOAT_TYPES = ("FP16", "BF16", "FP32", "FP64")
 FLOOR = {"FP16": 1e-3, "BF16": 1e-2, "FP32": 1e-6, "FP64": 1e-12}

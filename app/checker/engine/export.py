@@ -31,8 +31,9 @@ import numpy as np
 from tritonclient.utils import serialize_byte_tensor
 
 from app.checker.engine import compare
-from app.checker.engine.aliases import JSON, Array, Arrays, JSONObject
+from app.checker.engine.aliases import Array, Arrays
 from app.checker.engine.facts import TensorSpec
+from app.lab.json_value import JSON, JSONObject
 
 if TYPE_CHECKING:
     from app.checker.engine.measure import Tables

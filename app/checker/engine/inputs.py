@@ -33,8 +33,9 @@ from typing import TypeAlias
 import numpy as np
 from tritonclient.utils import triton_to_np_dtype
 
-from app.checker.engine.aliases import Array, Arrays, JSONObject
+from app.checker.engine.aliases import Array, Arrays
 from app.checker.engine.facts import ModelFacts, TensorSpec
+from app.lab.json_value import JSONObject
 from app.lab.problems import LabError, Problem
 
 INT_RANGE = (-50, 50)  # small values: a model that sums or accumulates them stays far from overflow

@@ -20,11 +20,12 @@ import numpy as np
 import pandas as pd
 
 from app.checker.engine import compare, endpoints, observed, placement
-from app.checker.engine.aliases import JSON, Arrays, InferResult, JSONObject, Row
+from app.checker.engine.aliases import Arrays, InferResult, Row
 from app.checker.engine.facts import ModelFacts, TensorSpec
 from app.checker.engine.options import CheckOptions
 from app.checker.engine.target import Target
 from app.checker.engine.witness import Witness
+from app.lab.json_value import JSON, JSONObject
 from app.lab.observation import server_log, server_trace
 from app.lab.problems import LabError
 from app.lab.progress import Progress, Stage

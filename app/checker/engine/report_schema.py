@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 
-from app.checker.engine.aliases import JSONObject
 from app.checker.engine.report import SCHEMA
+from app.lab.json_value import JSONObject
 
 FILE = f"schemas/check-report-{SCHEMA}.schema.json"
 

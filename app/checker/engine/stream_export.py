@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from app.checker.engine import export
-from app.checker.engine.aliases import JSON, Arrays, JSONObject
+from app.checker.engine.aliases import Arrays
 from app.checker.engine.export import InputData
 from app.checker.engine.facts import TensorSpec
 from app.checker.engine.faults import BY_CODE
+from app.lab.json_value import JSON, JSONObject
 
 if TYPE_CHECKING:
     from app.checker.engine.run import CheckResult

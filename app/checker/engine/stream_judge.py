@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from app.checker.engine import compare, stream_diagnosis, stream_golden, witness
-from app.checker.engine.aliases import JSON, Arrays, Row, Values
+from app.checker.engine.aliases import Arrays, Row, Values
 from app.checker.engine.checks import ALL_INSTANCES, ALONE
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.faults import BY_CODE, FaultRun
@@ -32,6 +32,7 @@ from app.checker.engine.judge import CheckJudgement, CheckVerdict, with_replies_
 from app.checker.engine.options import CheckOptions
 from app.checker.engine.stream_diagnosis import Comparer
 from app.checker.engine.streams import ALONE_PHASE, STAGGERED_PHASE, Stream, StreamTables
+from app.lab.json_value import JSON
 
 REFERENCE, STAGGERED, GOLDEN, FINITE = "stream_reference", "stream_staggered", "stream_golden", "stream_finite"
 # What a client fault left behind, named with the fault (faults.FaultRun): the model's state gauge

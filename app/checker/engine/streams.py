@@ -42,11 +42,12 @@ import tritonclient.grpc as grpcclient
 from tritonclient.utils import InferenceServerException, np_to_triton_dtype
 
 from app.checker.engine import compare, endpoints, inputs, paged_engine, witness
-from app.checker.engine.aliases import Arrays, JSONObject
+from app.checker.engine.aliases import Arrays
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
 from app.checker.engine.options import CheckOptions
 from app.checker.engine.target import Target
+from app.lab.json_value import JSONObject
 from app.lab.problems import LabError
 from app.lab.progress import Progress, Stage
 
