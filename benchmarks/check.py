@@ -34,7 +34,8 @@ import numpy as np  # noqa: E402
 import tritonclient.http as http  # noqa: E402
 from tritonclient.utils import np_to_triton_dtype  # noqa: E402
 
-from app.checker.engine import CheckOptions, measure, run, run_check, target_facts, target_on_server  # noqa: E402
+from app.checker.engine import CheckOptions, run, run_check, target_facts, target_on_server  # noqa: E402
+from app.checker.engine.sequences import measure  # noqa: E402
 from app.checker.words import error  # noqa: E402
 from app.i18n import words  # noqa: E402
 from app.lab.problems import LabError  # noqa: E402

@@ -201,7 +201,8 @@ def _check_reports_match_their_schema():
     record) is validated against the JSON Schema the package ships; the CLI's reports from a
     subprocess are validated where the tests read them (tests/checker/conftest.read_report)."""
     from app.checker import engine as checker
-    from app.checker.engine import report, report_schema
+    from app.checker.engine import report_schema
+    from app.checker.engine.reports import report
     from app.exercise_kit import base
 
     original = report.to_json

@@ -118,7 +118,9 @@ def test_every_problem_code_the_engine_raises_has_its_words(engine, at_least):
 
 def test_the_checkers_codes_and_its_words_are_the_same_lists():
     from app.checker import words as words_of
-    from app.checker.engine import checks, diagnosis, judge, replay, slow_client, stream_judge, streams
+    from app.checker.engine import checks, verdicts
+    from app.checker.engine.sequences import diagnosis, refusals, replay, slow_client
+    from app.checker.engine.streaming import stream_judge, streams
 
     # the declaration (app/checker/engine/checks.py) read as data: every check, variant and diagnosis has its words
     assert set(words_of.CHECKS) == {c.code for c in checks.CHECKS}
@@ -128,11 +130,11 @@ def test_the_checkers_codes_and_its_words_are_the_same_lists():
     assert set(words_of.DIAGNOSES) == ({c.diagnosis for c in checks.CHECKS} | set(checks.BROKEN_REFERENCE_REASONS)
                                        | set(checks.REFUSAL_REASONS) | set(diagnosis.ADVICE_CODES)
                                        | set(stream_judge.STREAM_DIAGNOSES) | set(slow_client.LEAK_DIAGNOSES))
-    assert set(judge.REFUSAL_DIAGNOSES.values()) == set(checks.REFUSAL_REASONS)
+    assert set(refusals.REFUSAL_DIAGNOSES.values()) == set(checks.REFUSAL_REASONS)
     assert set(diagnosis.CHECKS) <= {c.code for c in checks.for_path(sequence=True)}
     assert {c.judged_by for c in checks.CHECKS} == {checks.REFERENCE, checks.GOLDEN, checks.FINITE}
     assert [c.code for c in checks.CHECKS if c.always] == ["reference", "repeat_alone", "stream_reference"]  # one reference per path
-    assert set(words_of.NOTES) == set(judge.NOTE_CODES)
+    assert set(words_of.NOTES) == set(verdicts.NOTE_CODES)
     assert set(words_of.DIAGNOSED) == {*diagnosis.CLASSES, "foreign_mix", "foreign_left"}
     emitted: dict[str, set[str]] = {"skip": set(), "phase": set(), "cause": set(), "role": set()}
     for _module, name, node in _calls(REPO_ROOT / "app" / "checker" / "engine"):
@@ -148,7 +150,7 @@ def test_the_checkers_codes_and_its_words_are_the_same_lists():
             emitted["phase"].add(args[0])
         elif name == "sequence" and args and args[0]:
             emitted["role"].add(args[0])
-    source = (REPO_ROOT / "app" / "checker" / "engine" / "judge.py").read_text()
+    source = (REPO_ROOT / "app" / "checker" / "engine" / "sequences" / "refusals.py").read_text()
     cause = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == "refusal_cause")
     emitted["cause"] = {_literal(n.value) for n in ast.walk(cause) if isinstance(n, ast.Return) and _literal(n.value)}
     assert emitted["skip"] - set(words_of.SKIP_REASONS) == set() and len(emitted["skip"]) >= 8

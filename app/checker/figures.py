@@ -2,7 +2,7 @@
 (for a decoupled model: its response streams over time as the client heard them), and each broken
 session's difference from its reference over the steps. No Streamlit.
 
-Both are drawn from the engine's tables (app/checker/engine/report.timeline and .errors), so a test or
+Both are drawn from the engine's tables (app/checker/engine/reports/report.timeline and .errors), so a test or
 a benchmark builds exactly what the page shows. Every title, axis, legend entry and hover label
 passes through `_`, the reader's Words; timeline_summary and each errors() Chart's summary say the
 figure's message in words (app/checker/words/charts.py).

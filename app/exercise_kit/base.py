@@ -124,7 +124,7 @@ class ExerciseResult:
         """Schema 2: codes and values only, words for them in the exercise's words.py:
         {schema, exercise, options[key], correct, outcome, as_taught, numbers, findings[{code, values}],
         explanation[{code, values}], tables{name: [records]}, runs{label: run_report_json(run)},
-        log (run_log.RunLog.to_json() or null), checks{label: the checker's report (app/checker/engine/report.py)}}."""
+        log (run_log.RunLog.to_json() or null), checks{label: the checker's report (app/checker/engine/reports/report.py)}}."""
         ex = self.exercise
         return {
             "schema": 2,

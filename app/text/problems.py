@@ -74,7 +74,7 @@ PROBLEMS = {
     "negative_concurrency": N_("concurrency cannot be negative"),
     "think_per_session": N_("think_ms_by_session needs one value per session"),
     "corrids_per_session": N_("corrids needs one correlation ID per session"),
-    # the deployment checker's config review (app/checker/engine/configs.py, review.Expectations)
+    # the deployment checker's config review (app/checker/engine/review/configs.py, review.Expectations)
     "checker_file_unreadable": N_("{path:text} cannot be read: `{error:text}`"),
     "checker_path_missing": N_("{path:text}: no such file or folder"),
     "checker_server_config": N_("the server's config for model '{name:text}' cannot be read: `{message:text}`"),

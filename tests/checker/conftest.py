@@ -106,6 +106,6 @@ def read_report(path: Path) -> dict:
 
 
 def as_json(result) -> dict:
-    from app.checker.engine import report
+    from app.checker.engine.reports import report
 
     return json.loads(report.dumps(result))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 
 from app.checker.engine import CheckOptions, ModelFacts, TensorSpec
-from app.checker.engine.measure import COLUMNS, Tables
+from app.checker.engine.sequences.measure import COLUMNS, Tables
 
 
 def facts(sequence: bool = True, outputs=(("OUTPUT", "INT64"),), instances: int = 2, slots: int = 2, idle_us: int = 1_000_000) -> ModelFacts:

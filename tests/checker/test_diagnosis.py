@@ -6,11 +6,12 @@ import dataclasses
 
 import numpy as np
 
-from app.checker.engine import TensorSpec, diagnosis
+from app.checker.engine import TensorSpec
 from app.checker.engine.compare import Tolerance
-from app.checker.engine.diagnosis import Send
-from app.checker.engine.judge import judge
-from app.checker.engine.observed import Observations, kept_above
+from app.checker.engine.sequences import diagnosis
+from app.checker.engine.sequences.diagnosis import Send
+from app.checker.engine.sequences.judge import judge
+from app.checker.engine.sequences.observed import Observations, kept_above
 from tests.checker.tables import Rows, facts, tables
 
 EXACT = [Tolerance("OUTPUT", "INT64", 0.0, "exact", 0.0, True)]

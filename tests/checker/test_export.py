@@ -10,7 +10,8 @@ import numpy as np
 import pandas as pd
 from tritonclient.utils import triton_to_np_dtype
 
-from app.checker.engine import TensorSpec, export, input_data
+from app.checker.engine import TensorSpec, input_data
+from app.checker.engine.reports import export
 from tests.checker.tables import facts
 
 TYPES = ("BOOL", "UINT8", "UINT16", "UINT32", "UINT64", "INT8", "INT16", "INT32", "INT64", "FP16", "BF16", "FP32", "FP64", "BYTES")

@@ -11,8 +11,9 @@ import json
 import numpy as np
 
 from app.checker import words as text
-from app.checker.engine import CheckOptions, failing_input_data, report, run
+from app.checker.engine import CheckOptions, failing_input_data, run
 from app.checker.engine import target as targets
+from app.checker.engine.reports import report
 from app.i18n import words
 from tests.checker.conftest import read_report, verdicts, zoo_files, zoo_fixture
 

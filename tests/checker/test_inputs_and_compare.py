@@ -366,7 +366,7 @@ def test_nan_is_never_equal_not_even_to_nan(datatype):
 
 
 def test_a_replys_first_elements_name_nan_and_inf_in_words_json_can_carry():
-    from app.checker.engine.measurement import _first
+    from app.checker.engine.sequences.measurement import _first
 
     assert _first(np.array([[np.nan, np.inf, -np.inf, 1.5, 9.0]], np.float32)) == ["nan", "inf", "-inf", 1.5]
     assert _first(np.array([b"ab"], object)) == ["ab"]

@@ -6,7 +6,8 @@ import dataclasses
 import pytest
 
 from app.checker.engine import CheckOptions, compare
-from app.checker.engine.judge import judge, refusal_cause
+from app.checker.engine.sequences.judge import judge
+from app.checker.engine.sequences.refusals import refusal_cause
 from tests.checker.tables import Rows, facts, tables
 
 START_REFUSAL = "inference request for sequence 7 to model 'm' must specify the START flag on the first request of the sequence"
@@ -471,8 +472,8 @@ def _result(options: CheckOptions, findings) -> object:
 
 def test_an_error_in_the_config_review_fails_a_check_whose_every_verdict_held_unless_allowed():
     from app.checker.engine import ReviewCode, ReviewFinding
-    from app.checker.engine.junit import to_xml
-    from app.checker.engine.report import to_json
+    from app.checker.engine.reports.junit import to_xml
+    from app.checker.engine.reports.report import to_json
     from app.checker.engine.review import Severity
 
     error = ReviewFinding(ReviewCode.IDLE_TIMEOUT_BELOW_THINK, Severity.ERROR, "sequence_batching.max_sequence_idle_microseconds",
@@ -506,7 +507,7 @@ def test_the_outcome_says_when_the_review_fails_the_check_in_every_language():
 
 def slow_client_tables(pending_after=0.0, state_before=None, state_after=None, late_error=START_REFUSAL, restart_diff=0.0):
     """The slow client's rows (its victim's first step, its late step, its restart, a neighbour) and its witness."""
-    from app.checker.engine import slow_client
+    from app.checker.engine.sequences import slow_client
 
     rows = Rows().reference()
     rows.add("slow_client", "victim_slow", 30, 0, 0, variant="all_instances", corrid="9")

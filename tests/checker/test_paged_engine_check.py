@@ -11,10 +11,11 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from app.checker.engine import CheckOptions, paged_engine, report, report_schema, run
+from app.checker.engine import CheckOptions, paged_engine, report_schema, run
 from app.checker.engine import target as targets
 from app.checker.engine.facts import ModelFacts
-from app.checker.engine.judge import CheckVerdict
+from app.checker.engine.reports import report
+from app.checker.engine.verdicts import CheckVerdict
 from app.checker.words import streams as stream_words
 from app.generation.paged.engine import MODEL, PagedSettings, PagedWorkload, alone, ensure
 from app.i18n import languages, words

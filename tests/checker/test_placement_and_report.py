@@ -8,8 +8,11 @@ import pandas as pd
 import pytest
 
 from app.checker import words as text
-from app.checker.engine import CheckOptions, CheckResult, compare, inputs, junit, placement, report
-from app.checker.engine.judge import CheckVerdict, judge
+from app.checker.engine import CheckOptions, CheckResult, compare, inputs
+from app.checker.engine.reports import junit, report
+from app.checker.engine.sequences import placement
+from app.checker.engine.sequences.judge import judge
+from app.checker.engine.verdicts import CheckVerdict
 from app.i18n import languages, words
 from tests.checker.tables import Rows, facts, tables
 from tests.i18n.text_checks import reads_in
@@ -263,7 +266,7 @@ def test_the_json_inputs_say_the_drawn_sizes_and_the_shapes_sent():
 
 
 def test_every_diagnosed_class_reads_in_every_language_in_the_sentence_the_report_and_the_junit_failure():
-    from app.checker.engine import diagnosis
+    from app.checker.engine.sequences import diagnosis
 
     source = {"conversation": 11, "session": 1, "corrid": "8", "role": "interleaved", "instance": "m_0_0", "slot": 0, "ended_before": False}
     base = {"conversation": 10, "session": 0, "corrid": "7", "role": "interleaved", "step": 1, "instance": "m_0_0", "slot": 0,

@@ -11,7 +11,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from app.checker.engine import report, report_schema
+from app.checker.engine import report_schema
+from app.checker.engine.reports import report
 from tests.checker.conftest import as_json
 from tests.checker.tables import Rows, facts, tables
 
@@ -30,13 +31,13 @@ def test_the_schema_is_draft_2020_12_for_the_reports_own_schema_number():
 
 def test_the_schema_file_is_package_data():
     pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
-    patterns = pyproject["tool"]["setuptools"]["package-data"]["app.checker.engine"]
+    patterns = pyproject["tool"]["setuptools"]["package-data"]["app.checker.engine.reports"]
     assert any(Path(report_schema.FILE).match(p) for p in patterns)
 
 
 def _report() -> dict:
     from app.checker.engine import CheckOptions, CheckResult
-    from app.checker.engine.judge import judge
+    from app.checker.engine.sequences.judge import judge
 
     rows = Rows().reference()
     rows.add("interleaved", "interleaved", 10, 0, 0, 0.0, variant="all_instances", t=1.0)

@@ -11,8 +11,19 @@ import pytest
 from google.protobuf import text_format
 from tritonclient.grpc import model_config_pb2 as mc
 
-from app.checker.engine import configs
-from app.checker.engine.review import LESSONS, SEVERITY, SOURCES, Expectations, ReviewCode, ReviewFinding, Severity, parse_version, review, review_target
+from app.checker.engine.review import (
+    LESSONS,
+    SEVERITY,
+    SOURCES,
+    Expectations,
+    ReviewCode,
+    ReviewFinding,
+    Severity,
+    configs,
+    parse_version,
+    review,
+    review_target,
+)
 from app.checker.engine.review.rules import ANY, FOLDER, RULES, SEQUENCE, STATELESS
 from app.content.lessons import lessons_dir, load_lessons, resolve_link
 from app.i18n import languages, words

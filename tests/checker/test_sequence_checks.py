@@ -169,7 +169,7 @@ def test_the_diagnosis_reaches_the_words_the_report_and_the_junit_failure(zoo):
     import xml.etree.ElementTree as ET
 
     from app.checker import words as check_text
-    from app.checker.engine import junit
+    from app.checker.engine.reports import junit
     from app.checker.page import report as check_report
     from app.i18n import languages, words
     from tests.checker.conftest import as_json
@@ -199,7 +199,8 @@ def test_the_failing_sessions_export_as_perf_analyzer_input_data_with_their_refe
 
     import numpy as np
 
-    from app.checker.engine import export, input_data, inputs
+    from app.checker.engine import input_data, inputs
+    from app.checker.engine.reports import export
 
     result = zoo.check("zoo_no_reset", one_instance=False, faults=False)
     failing = export.failing_sessions(result)
@@ -233,7 +234,7 @@ def test_the_checker_replays_its_own_export_and_it_breaks_the_same_way(zoo):
     that traffic while the lone runs match the file."""
     import json
 
-    from app.checker.engine import export
+    from app.checker.engine.reports import export
 
     first = zoo.check("zoo_no_reset", one_instance=False, faults=False)
     document = json.loads(json.dumps(export.input_data(first)))

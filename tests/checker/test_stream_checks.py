@@ -11,9 +11,10 @@ import pytest
 
 from app.checker import figures as charts
 from app.checker import words as text
-from app.checker.engine import CheckOptions, check_stream_timeline, failing_input_data, faults, junit_xml, run
+from app.checker.engine import CheckOptions, check_stream_timeline, failing_input_data, junit_xml, run
 from app.checker.engine import target as targets
 from app.checker.engine.facts import ModelFacts
+from app.checker.engine.streaming import faults
 from app.checker.words import error as problem_text
 from app.i18n import SOURCE_LANGUAGE, languages, words
 from app.lab.problems import LabError

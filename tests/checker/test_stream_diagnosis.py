@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.checker.engine import stream_diagnosis as sd
-from app.checker.engine.streams import Stream
+from app.checker.engine.streaming import stream_diagnosis as sd
+from app.checker.engine.streaming.streams import Stream
 
 COMPARER = sd.Comparer({"TOKEN": "INT32", "STEP": "INT32"}, {"TOKEN": 0.0, "STEP": 0.0})
 

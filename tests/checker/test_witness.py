@@ -10,8 +10,9 @@ import jsonschema
 import pytest
 
 from app.checker import words as check_words
-from app.checker.engine import CheckOptions, CheckResult, junit, report_schema, witness
-from app.checker.engine.judge import judge
+from app.checker.engine import CheckOptions, CheckResult, report_schema, witness
+from app.checker.engine.reports import junit
+from app.checker.engine.sequences.judge import judge
 from app.i18n import languages, words
 from tests.checker.conftest import as_json
 from tests.checker.tables import facts, tables
@@ -117,7 +118,7 @@ def test_the_backlog_witness_counts_the_most_sequences_open_at_once_against_the_
 def test_the_backlog_gate_holds_one_sequence_per_slot_that_can_hold_and_lets_the_rest_in_after():
     from types import SimpleNamespace
 
-    from app.checker.engine.backlog_gate import BacklogGate
+    from app.checker.engine.sequences.backlog_gate import BacklogGate
 
     def seqs(*sends: int) -> list[SimpleNamespace]:
         return [SimpleNamespace(number=i, sends=n) for i, n in enumerate(sends)]

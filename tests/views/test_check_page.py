@@ -24,8 +24,10 @@ from streamlit.testing.v1 import app_test as app_test_module
 
 from app.checker import figures as check_charts
 from app.checker import words as check_words
-from app.checker.engine import CheckResult, inputs, junit, report
-from app.checker.engine.judge import judge, witnessed
+from app.checker.engine import CheckResult, inputs
+from app.checker.engine.reports import junit, report
+from app.checker.engine.sequences.judge import judge
+from app.checker.engine.verdicts import witnessed
 from app.checker.page import servers as check_servers
 from app.checker.page.controls import OTHER
 from app.checker.page.report import RESULT_KEY, CheckRun, summary

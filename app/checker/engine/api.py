@@ -34,13 +34,14 @@ from typing import Any, Literal
 
 from tritonclient.utils import InferenceServerException
 
-from app.checker.engine import junit, report, review_link
+from app.checker.engine import review_link
 from app.checker.engine import target as targets
-from app.checker.engine.judge import CheckVerdict
 from app.checker.engine.options import DEFAULT_THINK_MS, CheckOptions
+from app.checker.engine.reports import junit, report
 from app.checker.engine.review import ReviewFinding
 from app.checker.engine.routing import check_through_balancer
 from app.checker.engine.run import CheckResult, run_check
+from app.checker.engine.verdicts import CheckVerdict
 from app.lab.database import DatabaseError
 from app.lab.errors import BatchingLabError
 from app.lab.problems import CarriesProblems, LabError, Problem
@@ -89,7 +90,7 @@ class Refusal:
     step: int
     corrid: str
     error: str  # Triton's own message
-    cause: str  # judge.refusal_cause's code
+    cause: str  # refusals.refusal_cause's code
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ class RoutingReport:
     replicas: tuple[Replica, ...]
     diagnosis: str  # routing.ROUTING_DIAGNOSES
     direct_exit_code: int  # the same check directly on replicas[0]
-    witness: Mapping[str, Any] = field(default_factory=dict)  # replica_witness.routed: replicas serving, sequences split
+    witness: Mapping[str, Any] = field(default_factory=dict)  # routing.routed: replicas serving, sequences split
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,7 @@ class Report:
         return tuple(v for v in self.checks if v.verdict == "not_exercised")
 
     def to_json(self) -> dict[str, object]:
-        """The report as `--json` writes it (its JSON Schema: app/checker/engine/report_schema.py)."""
+        """The report as `--json` writes it (its JSON Schema: app/checker/engine/reports/report_schema.py)."""
         return report.to_json(self.result)
 
     def junit_xml(self, describe: Callable[[CheckVerdict], str] | None = None) -> str:

@@ -4,7 +4,7 @@ its breaking says about the model. Pure: no server, no words (app/checker/words.
 A check belongs to one path: `sequence` (a sequence batcher) or `stateless` (dynamic or no
 batcher); `golden` and `finite` are declared on both. It gives one verdict per Scope: the verdict's
 variant (`alone`: the lone runs; `all_instances`; `one_instance`: the temporary one-instance
-copy) and the measured phases and row variants (app/checker/engine/measure.py) whose replies it
+copy) and the measured phases and row variants (app/checker/engine/sequences/measure.py) whose replies it
 judges, narrowed to some roles and to some passes of the reference. It is judged by
 
   reference  each reply against the same session's step alone (the reference; compare.py's tolerance);
@@ -31,7 +31,7 @@ SEQUENCE_TRAFFIC = ("interleaved", "id_reuse", "abandon_round")  # the sequence 
 # holds NaN or Inf (which equal nothing).
 BROKEN_REFERENCE_REASONS = ("noise_above_tolerance", "non_finite")
 # Any check, its compared replies right, breaks on a refused request instead: the refusal's cause
-# (judge.refusal_cause) gives one of these (judge.REFUSAL_DIAGNOSES).
+# (refusals.refusal_cause) gives one of these (refusals.REFUSAL_DIAGNOSES).
 REFUSAL_REASONS = ("sequence_split", "reaped", "requests_refused")
 
 
@@ -93,7 +93,7 @@ CHECKS: tuple[Check, ...] = (
           roles=("holder", "victim_abandon", "follower"), not_following="victim_cancel"),
     Check("cancelled", SEQUENCE, _each_instance_run("abandon_round"), REFERENCE, "aborted_pollutes",
           roles=("holder", "victim_cancel", "follower"), not_following="victim_abandon"),
-    # A client fault (app/checker/engine/slow_client.py): a client quiet past the idle timeout, whose
+    # A client fault (app/checker/engine/sequences/slow_client.py): a client quiet past the idle timeout, whose
     # sequence the reaper ends, starts over from START under the same ID beside neighbours; all of them
     # must match their lone references, then Triton's queue and the model's state settle.
     Check("slow_client", SEQUENCE, (Scope(ALL_INSTANCES, ("slow_client",), (ALL_INSTANCES,)),), REFERENCE, "slow_client_keeps_state"),
@@ -104,11 +104,11 @@ CHECKS: tuple[Check, ...] = (
     Check("after_traffic", STATELESS, (_alone("after_traffic"),), REFERENCE, "keeps_state"),
     Check("golden", STATELESS, _EVERY_STATELESS_REPLY, GOLDEN, "differs_from_golden"),
     Check("finite", STATELESS, _EVERY_STATELESS_REPLY, FINITE, "non_finite"),
-    # A decoupled model's response streams (app/checker/engine/streams.py): each request alone twice,
+    # A decoupled model's response streams (app/checker/engine/streaming/streams.py): each request alone twice,
     # then staggered so that later requests join running ones, compared response by response.
     Check("stream_reference", STREAM, (_alone("stream_alone"),), REFERENCE, "stream_not_reproducible", passes=("b",), always=True),
     Check("stream_staggered", STREAM, (Scope(ALL_INSTANCES, ("staggered",), (ALL_INSTANCES,)),), REFERENCE, "stream_batch_dependent"),
-    # The client faults (app/checker/engine/faults.py FAULTS): a request cancelled, or its client gone,
+    # The client faults (app/checker/engine/streaming/faults.py FAULTS): a request cancelled, or its client gone,
     # mid-stream beside neighbours, whose streams must match their lone ones; then the model's state
     # and Triton's queue settle.
     Check("stream_cancelled", STREAM, (Scope(ALL_INSTANCES, ("fault_cancel",), (ALL_INSTANCES,)),), REFERENCE, "fault_leaks_state"),

@@ -63,7 +63,7 @@ class CheckOptions:
     transport: str = "http"
     session_header: str | None = None
     not_exercised_exit: int = NOT_EXERCISED_EXIT  # the exit status when nothing broke but a check was not exercised
-    # Client faults (app/checker/engine/faults.py, slow_client.py), on by default: a decoupled model's request
+    # Client faults (app/checker/engine/streaming/faults.py, slow_client.py), on by default: a decoupled model's request
     # cancelled mid-stream, or its client gone; a sequence model's client quiet past the idle timeout; and the
     # model's own gauge of the state it holds (a Prometheus metric on Triton's metrics endpoint, labelled by
     # model), which must fall back to its reading before the fault.

@@ -1,4 +1,4 @@
-"""The config review (app/checker/engine/review/, configs.py) as the check runs it.
+"""The config review (app/checker/engine/review/, its configs.py) as the check runs it.
 
 The review is its own engine; the check runs it on the config the server reported, with the
 figures the user stated (think time, sessions, their clients' IDs, backend, GPUs) and the version
@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from app.checker.engine import configs, review
+from app.checker.engine import review
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.options import CheckOptions
+from app.checker.engine.review import configs
 
 
 def findings(facts: ModelFacts, options: CheckOptions, version: str | None = None) -> list[review.ReviewFinding]:

@@ -21,13 +21,28 @@ traffic. The diagnosis (ROUTING_DIAGNOSES) compares the two outcomes:
                              their statistics did not say): nothing shows how it routes a sequence
                              across replicas, so the outcome is not_exercised (exit 3 by default);
   direct_only_broke          held through the balancer and broke directly (nondeterminism to look into).
-The witness (replica_witness.py) says how many replicas served and, where every replica's log is
+The witness (routed, below) says how many replicas served and, where every replica's log is
 read (--replica-log; the replicas' verbosity is raised to 1 for the run), which replicas each
 sequence reached. Only "held" depends on it (diagnose): a broken outcome is its own witness, and
 the two runs keep their own verdicts; CheckResult.not_exercised lists "routing" for it.
+
+A routing check that held says something only if the balancer spread the traffic: through a
+balancer that sent every request to one replica, every sequence stays whole whatever the routing.
+So the witness is exercised when at least two replicas served requests (their statistics, around
+the run: ReplicaSpread); otherwise a held routing outcome is not_exercised (diagnose).
+
+Which replica served each sequence is known only from the replicas' own logs (--replica-log, or
+an embedded server's), at verbosity 1 while the run lasts: a request given a slot or put in the
+backlog ("Enqueuing CORRID c ..."), a sequence's end, and a request refused for want of its
+START ("inference request for sequence c ... must specify the START flag") each name the
+correlation ID on the replica that saw it (app/lab/observation/server_log.py). A sequence whose
+ID two replicas' logs name was split. Sequences are counted by correlation ID: an ID the check
+reused for several sequences counts once. Without every replica's log, only the spread is known
+("source": "statistics") and sequences_split is None. Codes and values only.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -35,10 +50,10 @@ from typing import TYPE_CHECKING, Any
 
 from tritonclient.utils import InferenceServerException
 
-from app.checker.engine import replica_witness
 from app.checker.engine import target as targets
 from app.checker.engine.options import CheckOptions
-from app.lab.observation import LogWindow, server_log
+from app.checker.engine.witness import ADVICE_SPREAD_REPLICAS, NO_STATISTICS, ONE_REPLICA_SERVED, STATISTICS
+from app.lab.observation import LogCode, LogWindow, server_log
 from app.lab.problems import LabError
 from app.lab.server import LabServer, UnreachableError
 
@@ -48,7 +63,7 @@ if TYPE_CHECKING:
     from app.lab.traffic import run_queue
 
 ROUTING_DIAGNOSES = ("balancer_splits_sequences", "balancer_breaks", "model_breaks", "held", "not_exercised", "direct_only_broke")
-SPLIT_REASONS = ("sequence_split",)  # judge.REFUSAL_DIAGNOSES' code for a request its replica had no sequence for
+SPLIT_REASONS = ("sequence_split",)  # refusals.REFUSAL_DIAGNOSES' code for a request its replica had no sequence for
 
 
 @dataclass
@@ -76,7 +91,7 @@ class Routing:
     direct: CheckResult  # the same check directly on replicas[0]
     diagnosis: str  # one of ROUTING_DIAGNOSES
     split_checks: list[str] = field(default_factory=list)  # the verdicts broken on split sequences through the balancer
-    # replica_witness.routed: which replicas served. Any, as words' witness_line reads it (app/checker/words).
+    # routed(): which replicas served. Any, as words' witness_line reads it (app/checker/words).
     witness: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -161,12 +176,59 @@ def check_through_balancer(target: targets.Target, replicas: list[str], options:
         raised = [verbose.enter_context(server_log.raised_verbosity(s, 1)) for s in servers]
         windows = [LogWindow.start(s) if up else None for s, up in zip(servers, raised, strict=True)]
         through = run_check(target, options, progress, on_wait)
-    named = [replica_witness.named_ids(w, target.model) if w is not None else None for w in windows]
+    named = [named_ids(w, target.model) if w is not None else None for w in windows]
     spread = [ReplicaSpread(url, b, served(s, target.model), None if ids is None else len(ids))
               for url, s, b, ids in zip(replicas, servers, before, named, strict=True)]
-    witness = replica_witness.routed([r.served for r in spread], named)
+    witness = routed([r.served for r in spread], named)
     # Directly on one replica over HTTP (its gRPC address is not known here): the model, no balancer.
     direct = run_check(targets.Target(servers[0], target.model), replace(options, one_instance=False, transport="http"), progress, on_wait)
     code, split = diagnose(through, direct, witness)
     through.routing = Routing(target.server.url, options.transport, options.session_header, spread, direct, code, split, witness)
     return through
+
+
+# The witness: which replicas served, and which each sequence reached.
+LOG = "log"
+# The lines that name a correlation ID on the replica that saw it; the rest of a verbosity-1 log is skipped unparsed.
+_MARKERS = (b"CORRID", b"START flag")
+_NAMING = (LogCode.SEQUENCE_ENQUEUED, LogCode.BACKLOG_ENQUEUED, LogCode.SEQUENCE_END, LogCode.START_FLAG_MISSING)
+
+
+def named_ids(window: LogWindow, model: str) -> set[str] | None:
+    """The correlation IDs of `model` a replica's log named since the window opened; None where
+    the log cannot be read."""
+    if not window.available or window.path is None:
+        return None
+    try:
+        with open(window.path, "rb") as handle:
+            handle.seek(window.offset)
+            lines = [raw.decode(errors="replace") for raw in handle if raw.endswith(b"\n") and any(m in raw for m in _MARKERS)]
+    except OSError:
+        return None
+    return _ids(server_log.parse(lines), model)
+
+
+def _ids(entries: Iterable[server_log.LogEntry], model: str) -> set[str]:
+    return {e.corrid for e in entries if e.code in _NAMING and e.corrid is not None and e.model == model}
+
+
+def routed(served: list[int | None], named: list[set[str] | None]) -> dict[str, Any]:  # Any: as Routing.witness
+    """The witness from each replica's served count (its statistics; None: not said) and the IDs its
+    log named (None: not read). The logs are the source only where every replica's was read and
+    each replica its statistics say served appears in its own log (a log that names nothing of a
+    replica that served is not that replica's, or not at verbosity 1)."""
+    serving = sum(1 for n in served if n)
+    logs = all(ids is not None for ids in named) and all(
+        ids or not n for n, ids in zip(served, named, strict=True))
+    placed = split = None
+    if logs:
+        counts: dict[str, int] = {}
+        for ids in named:
+            for corrid in ids or ():
+                counts[corrid] = counts.get(corrid, 0) + 1
+        placed, split = len(counts), sum(1 for n in counts.values() if n > 1)
+    exercised = serving >= 2
+    why = None if exercised else NO_STATISTICS if any(n is None for n in served) else ONE_REPLICA_SERVED
+    return {"source": LOG if logs else STATISTICS, "exercised": exercised, "why": why,
+            "advice": None if exercised or why == NO_STATISTICS else ADVICE_SPREAD_REPLICAS,
+            "replicas_serving": serving, "sequences_placed": placed, "sequences_split": split}

@@ -4,21 +4,22 @@ The CLI (`batching-lab check`) and the "Check a deployment" page both call `run_
 differ only in how they show the result. Everything here is codes and values.
 
 For a page:
-    from app.checker.engine import report, run, target
+    from app.checker.engine import run, target
+    from app.checker.engine.reports import export, report
     t = target.on_server(lab_server, model)            # the app's server; the model must be loaded
     result = engine.run_check(t, CheckOptions(...), progress=lambda done, planned, stage: ...,
                               on_wait=lambda wait: ...)  # run_queue.Wait while another run holds the model
-    result.verdicts                  # judge.CheckVerdict per check: check, variant, verdict, reason, values
+    result.verdicts                  # verdicts.CheckVerdict per check: check, variant, verdict, reason, values
                                      # (which checks there are, and what each judges: checks.CHECKS)
     result.judgement.diagnoses       # [{code, checks}]: what the broken checks say about the model
     result.judgement.notes           # [{code, values}]: what to know beside the verdicts (streams_wrap)
     result.judgement.verdict(check, variant).values["diagnosis"]  # a broken sequence check's sessions,
                                      # each lost, stale, foreign (with its source) or other, from
-                                     # replayed hypotheses (app/checker/engine/diagnosis.py, replay.py)
+                                     # replayed hypotheses (app/checker/engine/sequences/diagnosis.py, replay.py)
     export.input_data(result)        # the failing sessions as perf_analyzer --input-data JSON, or None
                                      # (stream_export.failing_input_data: a decoupled model's broken requests too)
     result.streams                   # a decoupled model's response streams, alone and staggered (streams.StreamTables;
-                                     # its checks and diagnosis: stream_check.py, stream_judge.py, stream_diagnosis.py)
+                                     # its checks and diagnosis: streaming/stream_check.py, stream_judge.py, stream_diagnosis.py)
     result.judgement.refusals        # refused requests: Triton's message and its cause
     result.judgement.tolerances      # per compared output: value, source, measured noise
     result.review                    # the config review's findings (ReviewFinding.to_json())
@@ -46,13 +47,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.checker.engine import endpoints, input_data, inputs, measure, replay, review, review_link, stream_check, streams
+from app.checker.engine import endpoints, input_data, inputs, review, review_link
 from app.checker.engine import target as targets
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
-from app.checker.engine.judge import CheckJudgement, CheckVerdict, judge
 from app.checker.engine.options import DEFAULT_STEPS, MAX_SESSIONS, MIN_SESSIONS, CheckOptions
 from app.checker.engine.review import ReviewFinding
+from app.checker.engine.sequences import measure, replay
+from app.checker.engine.sequences.judge import judge
+from app.checker.engine.streaming import stream_check, streams
+from app.checker.engine.verdicts import CheckJudgement, CheckVerdict
 from app.lab.problems import LabError, Problem
 from app.lab.progress import Progress
 from app.lab.traffic import run_queue

@@ -1,16 +1,18 @@
-"""The evidence that a check's situation happened, read from the server's own statistics, and
-the verdict a check gets without it.
+"""The evidence that a check's situation happened, read from the server's own statistics and
+metrics, and the verdict a check gets without it.
 
 A check judges what the traffic it sent produced. When the deployment or the load never produced
 the situation a check tests (no batch of more than one request formed, no two streams shared an
 execution), every reply matches its reference and the check would "hold" for something it never
 saw. So each check that tests a situation records its witness, and a held check whose witness
 says the situation did not happen is `not_exercised` instead, with what to change to exercise it.
-A broken check is its own witness: it saw the situation go wrong (judge.witnessed applies this).
+A broken check is its own witness: it saw the situation go wrong (verdicts.witnessed applies this).
 
 Batch sizes come from Triton's statistics extension (GET v2/models/<m>/stats): each version's
 `batch_stats` lists, per batch size, the executions of that size (`compute_infer.count`); the
-difference over a phase is what ran in it. Codes and values only.
+difference over a phase is what ran in it. A client's fault (streaming/faults.py) and the slow
+client (sequences/slow_client.py) read Triton's metrics instead: the model's pending requests
+(PENDING) and its state gauge, before the fault and until they settle (FaultReadings). Codes and values only.
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ import pandas as pd
 from tritonclient.utils import InferenceServerException
 
 from app.checker.engine.aliases import Values
+from app.lab.observation import server_stats
 
 if TYPE_CHECKING:
     from app.lab.server import LabServer
@@ -34,7 +37,7 @@ NOTHING_COMPARED = "nothing_compared"  # not_exercised: the check compared no re
 NO_BACKLOG = "no_backlog"  # not_exercised: never more sequences open at once than there are slots
 NO_REUSE_ON_SLOT = "no_reuse_on_freed_slot"  # not_exercised: the log placed no reused ID on a slot its ID had used
 SLOT_NOT_REUSED = "slot_not_reused"  # not_exercised: the log placed no follower on the abandoned sequence's slot
-ONE_REPLICA_SERVED = "one_replica_served"  # the routing not_exercised: at most one replica served (replica_witness.py)
+ONE_REPLICA_SERVED = "one_replica_served"  # the routing not_exercised: at most one replica served (routing.routed)
 # What would exercise a batch where none formed (words: app/checker/words.WITNESS_ADVICE).
 ADVICE_UNBATCHED = "cannot_batch"  # max_batch_size 0 or 1: no batch of two requests can form
 ADVICE_LONGER_SESSIONS = "longer_sessions"  # holders that keep their slots until the reaper frees the victim's
@@ -200,3 +203,38 @@ def replies(values: Values) -> RepliesWitness:
     compared = int(values.get("compared") or 0)
     return {"source": "client", "exercised": compared > 0, "why": None if compared else NOTHING_COMPARED, "advice": None,
             "compared": compared}
+
+
+# A client's fault (streaming/faults.py) and the slow client (sequences/slow_client.py) are witnessed by the same
+# readings: Triton's pending requests for the model and its state gauge, before the fault and until they settle.
+SETTLE_S = 10.0  # past the lab generator's own sweep (5 s): a model that frees late is told apart from one that never does
+POLL_S = 0.1
+PENDING = "nv_inference_pending_request_count"
+
+
+class FaultReadings(Witness):
+    """What a client fault's witness reads from the server, before and after (this one's and the slow client's)."""
+
+    fault: str
+    neighbours: int
+    pending_before: float | None
+    pending_after: float | None
+    state_metric: str | None
+    state_before: float | None
+    state_after: float | None
+    settled_s: float | None
+    settle_s: float
+
+
+def readings_at(metrics_url: str, model: str, state_metric: str | None, timeout_s: float = 5.0) -> tuple[float | None, float | None]:
+    """(Triton's pending requests for the model, the model's state gauge summed over its instances) now,
+    from a metrics endpoint's URL; None for what the endpoint does not say (faults.readings from a target)."""
+    text = server_stats.scrape(metrics_url, timeout_s=timeout_s)
+    if text is None:
+        return None, None
+
+    def total(family: str) -> float | None:
+        values = [s.value for _, s in server_stats.model_samples(text, model, (family,))]
+        return float(sum(values)) if values else None
+
+    return total(PENDING), total(state_metric) if state_metric else None

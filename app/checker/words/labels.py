@@ -120,7 +120,7 @@ DIAGNOSES = {
     "aborted_pollutes": N_("A session that stopped without END, or gave up on a request, changed what another session got: "
                            "the model must drop or reset state the server never ended for it (START resets; the idle "
                            "reaper does not tell the model)."),
-    # the slow client (app/checker/engine/slow_client.py): what its fault showed
+    # the slow client (app/checker/engine/sequences/slow_client.py): what its fault showed
     "slow_client_keeps_state": N_("After a client was quiet longer than the idle timeout, the idle reaper ended its sequence (the "
                                   "model is not told), and a session of the fault answered otherwise than alone: the client "
                                   "that started over from START under the same ID carried the ended sequence's state, or a "
@@ -132,7 +132,7 @@ DIAGNOSES = {
                                   "when the model itself finds it idle, or when its ID starts over with START."),
     "slow_client_leaves_pending": N_("After a client was quiet longer than the idle timeout and came back, Triton still held "
                                      "requests for the model: a request of the fault was never answered."),
-    # from the diagnosis (app/checker/engine/diagnosis.py): what the broken sessions' replayed histories showed
+    # from the diagnosis (app/checker/engine/sequences/diagnosis.py): what the broken sessions' replayed histories showed
     "lost_state": N_("Sessions lost their state part-way: replayed alone, a sequence that starts over at the step where each "
                      "went wrong gives the answers it got. The model keeps state for fewer sequences than the server runs at "
                      "once: instances × slots (max_batch_size slots per instance under direct, max_candidate_sequences under "
@@ -151,7 +151,7 @@ DIAGNOSES = {
                               "each request alone, the model itself answers otherwise than the file says (other weights, "
                               "code, preprocessing or precision); where they differ only under traffic, batching changed "
                               "them as well."),
-    # a check broken on refusals (judge.REFUSAL_DIAGNOSES): a refused session is never a held one
+    # a check broken on refusals (refusals.REFUSAL_DIAGNOSES): a refused session is never a held one
     "sequence_split": N_("Requests of a sequence were refused as if their sequence had never started, though the check "
                          "sent its START and paused less than the idle timeout: they reached a server with no record of "
                          "the sequence. Behind a load balancer, this is the balancer sending one sequence's requests to "

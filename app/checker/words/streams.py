@@ -1,4 +1,4 @@
-"""Words of the checker's streaming checks (app/checker/engine/streams.py, stream_judge.py,
+"""Words of the checker's streaming checks (app/checker/engine/streaming/streams.py, stream_judge.py,
 stream_diagnosis.py): the checks, phases, diagnoses, verdict sentences and summary lines.
 
 English templates marked with N_(); app/checker/words/labels.py merges the dictionaries into its own,
@@ -82,7 +82,7 @@ DIAGNOSED = {
                 "from the start"),
 }
 
-# The lab's paged engine (app/checker/engine/paged_engine.py, paged_check.py): what its own outputs
+# The lab's paged engine (app/checker/engine/paged_engine.py, streaming/stream_check.annotate_paged): what its own outputs
 # showed of the staggered run, and what replaying a diverging stream's tail alone showed.
 ENGINE = N_("; the engine: {demand:count} tokens of KV cache asked for at once, its cache holds {cache:count}; up to "
             "{waiting:count} requests waiting at once; {prefix:count} of {streams:streams} found the shared prefix's blocks in "
@@ -107,7 +107,7 @@ def _elements(values: list[Any] | tuple[Any, ...] | None) -> str:
 
 
 def verdict_sentence(v: CheckVerdict, _: Words) -> str:
-    """One stream verdict (judge.CheckVerdict of a check in CHECKS) as a sentence; skipped ones are
+    """One stream verdict (verdicts.CheckVerdict of a check in CHECKS) as a sentence; skipped ones are
     said by the caller's SKIP_REASONS."""
     values = v.values
     if v.check in FAULT_VICTIM_BY_CHECK:
@@ -147,7 +147,7 @@ FREED = {
 }
 
 
-# How each client fault (app/checker/engine/faults.py FAULTS) ended its victim, by its check.
+# How each client fault (app/checker/engine/streaming/faults.py FAULTS) ended its victim, by its check.
 FAULT_VICTIM_BY_CHECK = {
     "stream_cancelled": N_("request {victim:count} cancelled by its client after {after:replies}; {neighbours:streams} beside it"),
     "stream_disconnected": N_("request {victim:count} lost its client after {after:replies} (the connection reset, no cancel "
@@ -210,7 +210,7 @@ def diagnosed_stream(entry: dict[str, Any], _: Words, idle: float | None = None)
                     source_step=source.get("step", 0) + 1, matched=entry["matched"], compared=entry["compared"],
                     responses=entry["responses"], expected=entry["expected"], idle=idle or 0.0, error=entry.get("error") or "",
                     outputs=", ".join(entry.get("outputs") or []))
-    own = entry.get("own_continuation")  # the paged engine's replay (paged_check.py); None: not replayed
+    own = entry.get("own_continuation")  # the paged engine's replay (stream_check.annotate_paged); None: not replayed
     return text + (_(CONTINUATION[own]) if isinstance(own, bool) else "")
 
 

@@ -47,7 +47,7 @@ ROUTING = {
     "direct_only_broke": N_("Every check held through the balancer, and one broke directly on one replica: the model answers "
                             "differently from run to run; look at that run's verdicts."),
 }
-# Why the routing was not exercised (app/checker/engine/replica_witness.py); its advice is in WITNESS_ADVICE.
+# Why the routing was not exercised (app/checker/engine/routing.py); its advice is in WITNESS_ADVICE.
 ROUTING_NOT_EXERCISED = {
     "one_replica_served": N_("only {serving:count} of the {replicas:count} replicas served requests, so nothing shows how the "
                              "balancer routes one sequence's requests across replicas"),
@@ -142,7 +142,7 @@ def routing_lines(result: CheckResult, _: Words) -> list[str]:
 
 
 def witness_line(witness: dict[str, Any], replicas: int, _: Words) -> str:
-    """The routing's witness (app/checker/engine/replica_witness.py): how many replicas served, and
+    """The routing's witness (app/checker/engine/routing.py): how many replicas served, and
     how many sequences reached more than one, where their logs say."""
     if witness.get("source") == "log":
         return _.render(N_("  {serving:count} of {replicas:count} replicas served; {split:count} of {placed:count} sequences split "

@@ -1,4 +1,4 @@
-"""A verdict of the checker (app/checker/engine/judge.CheckVerdict) as a sentence: what matched or
+"""A verdict of the checker (app/checker/engine/verdicts.CheckVerdict) as a sentence: what matched or
 where it first differed, the batch it ran in, the refusals, its witness, the replayed diagnosis, and
 the notes beside the verdicts. The stream checks' verdicts are worded by streams.py.
 
@@ -43,7 +43,7 @@ def check_name(check: str, variant: str, _: Words) -> str:
 
 
 def verdict_sentence(v: CheckVerdict, _: Words) -> str:
-    """One verdict (app/checker/engine/judge.CheckVerdict) as a sentence."""
+    """One verdict (app/checker/engine/verdicts.CheckVerdict) as a sentence."""
     values = v.values
     if v.verdict == "skipped":
         return _.render(SKIP_REASONS[v.reason], **values)
@@ -120,7 +120,7 @@ def refusal_sentence(values: dict[str, Any], _: Words) -> str:
 
 
 def diagnosis_lines(v: CheckVerdict, _: Words) -> list[str]:
-    """A broken check's diagnosis (values["diagnosis"], app/checker/engine/diagnosis.py): a heading,
+    """A broken check's diagnosis (values["diagnosis"], app/checker/engine/sequences/diagnosis.py): a heading,
     then one line per diagnosed session; empty where there is none."""
     if v.check in streams.CHECKS:
         return streams.diagnosis_lines(v, _)
@@ -225,7 +225,7 @@ def streams_text(streams: list[int]) -> str:
 
 
 def note_lines(notes: list[dict[str, Any]], _: Words) -> list[str]:
-    """What the reader should know beside the verdicts (judge.CheckJudgement.notes)."""
+    """What the reader should know beside the verdicts (verdicts.CheckJudgement.notes)."""
     lines = []
     for note in notes:
         values = note["values"]

@@ -13,7 +13,7 @@ import threading
 import pytest
 from tritonclient.utils import InferenceServerException
 
-from app.checker.engine.configs import from_server_json
+from app.checker.engine.review.configs import from_server_json
 from app.generation.engine import GeneratorSettings, Workload, analysis, deployments, run, state_cells
 from app.lab.server import LabServer, UnreachableError, free_ports
 from tests.claims.helpers import deployed, unique_name

@@ -29,7 +29,7 @@ import pandas as pd
 import pytest
 
 from app.checker.engine import compare
-from app.checker.engine.measure import stage
+from app.checker.engine.sequences.measure import stage
 from app.exercise_kit import ExerciseResult, Finding, Measured
 from app.i18n import words
 from app.lab.progress import Stage

@@ -7,7 +7,7 @@ What the CLI (`batching-lab check --config PATH`), the checker's report and the 
         target: a ModelConfig, the JSON dict Triton's get_model_config returns, or a path to a
         config.pbtxt, a model folder or a whole model repository. The result is keyed by model
         name, one entry per model (a model folder without config.pbtxt gets NO_CONFIG_FILE).
-        Bad files raise LabError (app/checker/engine/configs.py) naming the file and line.
+        Bad files raise LabError (app/checker/engine/review/configs.py) naming the file and line.
 
     review(config, expect=Expectations()) -> list[ReviewFinding]
         The pure review of one ModelConfig: no server, no files.
@@ -38,7 +38,7 @@ from typing import Any  # a server config dict: its JSON, untyped in tritonclien
 
 from tritonclient.grpc import model_config_pb2 as mc
 
-from app.checker.engine import configs
+from app.checker.engine.review import configs
 from app.checker.engine.review.expectations import CORRID_TYPE_CHECK_SINCE, LAB_TRITON_VERSION, Expectations, parse_version
 from app.checker.engine.review.facts import strategy
 from app.checker.engine.review.findings import Hit, ReviewCode, ReviewFinding, Severity
@@ -69,7 +69,7 @@ def review(config: mc.ModelConfig, expect: Expectations = _UNSTATED) -> list[Rev
 
 def review_target(target: mc.ModelConfig | dict[str, Any] | Path | str, expect: Expectations = _UNSTATED) -> dict[str, list[ReviewFinding]]:
     """Findings per model name for a ModelConfig, a server config dict, or a path (config.pbtxt,
-    model folder, model repository). Files are read by app/checker/engine/configs.py."""
+    model folder, model repository). Files are read by app/checker/engine/review/configs.py."""
     if isinstance(target, mc.ModelConfig):
         return {target.name: review(target, expect)}
     if isinstance(target, dict):

@@ -9,7 +9,7 @@ slots, and the check was not exercised (seen in CI). So the run starts in three 
 2. when every holder is in, the latecomers send their first steps, which can only wait in the
    backlog (Triton frees a slot on END or at the idle timeout, and every slot is held);
 3. the holders go on once Triton's metrics count the latecomers' requests as pending
-   (faults.PENDING, nv_inference_pending_request_count: the backlog as the server sees it), or after HOLD_S,
+   (witness.PENDING, nv_inference_pending_request_count: the backlog as the server sees it), or after HOLD_S,
    whichever comes first.
 
 No hold lasts longer than a quarter of the idle timeout, so the reaper never frees a holder's
@@ -24,11 +24,11 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from app.checker.engine import faults
+from app.checker.engine import witness
 from app.checker.engine.aliases import Row
 
 if TYPE_CHECKING:
-    from app.checker.engine.measurement import Sequence
+    from app.checker.engine.sequences.measurement import Sequence
 
 HOLD_S = 5.0  # the longest a holder waits for the backlog, before the idle timeout's quarter applies
 POLL_S = 0.02
@@ -119,5 +119,5 @@ class BacklogGate:
     def _pending(self) -> float | None:
         if not self.metrics_url:
             return None
-        pending, _state = faults.readings_at(self.metrics_url, self.model, None, timeout_s=1.0)
+        pending, _state = witness.readings_at(self.metrics_url, self.model, None, timeout_s=1.0)
         return pending

@@ -18,7 +18,7 @@ Sequence batcher, on all instances and then on a temporary one-instance copy:
                  are the victims'.
   slow_client    (all instances, a client fault: CheckOptions.faults) a victim's client quiet past the
                  idle timeout beside neighbours, its late step refused, then its session again from
-                 START under the same ID (app/checker/engine/slow_client.py).
+                 START under the same ID (app/checker/engine/sequences/slow_client.py).
 Dynamic or no batcher: every request alone twice (reference), then all of them concurrently in
 two shuffled orders (batches of other compositions), then alone again in another order after
 that traffic (after_traffic). A model whose config turns the response cache on is answered from
@@ -32,8 +32,8 @@ its step's golden output where the data file has validation_data, and only the d
 kept (and, for a float reply holding NaN or Inf, its first elements), so memory grows with the
 sessions' steps, not with their outputs. A phase runs when a check asked for judges it
 (app/checker/engine/checks.py, CheckOptions.runs). The replies that differ beyond any
-tolerance are kept too, up to a cap, for the diagnosis (app/checker/engine/observed.py).
-Where the server can tell (app/checker/engine/placement.py), rows get the slot their sequence held
+tolerance are kept too, up to a cap, for the diagnosis (app/checker/engine/sequences/observed.py).
+Where the server can tell (app/checker/engine/sequences/placement.py), rows get the slot their sequence held
 (the log at verbosity 1) and the execution they ran in (the trace).
 """
 from __future__ import annotations
@@ -45,10 +45,11 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from app.checker.engine import checks, compare, placement, sequence_rounds, slow_client, stateless_rounds
+from app.checker.engine import checks, compare
 from app.checker.engine.aliases import Arrays
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.options import CheckOptions
+from app.checker.engine.sequences import placement, sequence_rounds, slow_client, stateless_rounds
 from app.checker.engine.target import CopySkipped, Target
 from app.checker.engine.witness import Witness
 from app.lab.observation import server_log, server_trace
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
 
     from app.checker.engine.inputs import InputSource
 
-from app.checker.engine.measurement import COLUMNS, Measurement, stage
+from app.checker.engine.sequences.measurement import COLUMNS, Measurement, stage
 
 __all__ = ["COLUMNS", "Measurement", "Tables", "measure", "planned_requests", "stage"]
 
@@ -89,7 +90,7 @@ class Tables:
     placed: bool = False
     golden: bool = False  # the data file has golden outputs (validation_data)
     data_lengths: list[int] = field(default_factory=list)
-    # For the diagnosis and the export (app/checker/engine/observed.py): the replies that differed
+    # For the diagnosis and the export (app/checker/engine/sequences/observed.py): the replies that differed
     # from their references, by request_id; the lone references, by (session, step); and the
     # requests whose differing replies were past the memory cap and not kept.
     observed: dict[str, Arrays] = field(default_factory=dict)

@@ -33,13 +33,12 @@ import queue
 import time
 from dataclasses import dataclass, field
 
-from app.checker.engine import relay, streams
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
-from app.checker.engine.streams import Stream, StreamTables
+from app.checker.engine.streaming import relay, streams
+from app.checker.engine.streaming.streams import Stream, StreamTables
 from app.checker.engine.target import Target
-from app.checker.engine.witness import Witness
-from app.lab.observation import server_stats
+from app.checker.engine.witness import POLL_S, SETTLE_S, FaultReadings, readings_at
 
 CANCEL = "cancel_mid_stream"
 DISCONNECT = "disconnect_mid_stream"
@@ -61,19 +60,6 @@ FAULTS = (Fault(CANCEL, "stream_cancelled", "fault_cancel", "cancelled"),
 BY_CODE = {f.code: f for f in FAULTS}
 BY_CHECK = {f.check: f for f in FAULTS}
 NEIGHBOURS = 3
-SETTLE_S = 10.0  # past the lab generator's own sweep (5 s): a model that frees late is told apart from one that never does
-class FaultReadings(Witness):
-    """What a client fault's witness reads from the server, before and after (this one's and the slow client's)."""
-
-    fault: str
-    neighbours: int
-    pending_before: float | None
-    pending_after: float | None
-    state_metric: str | None
-    state_before: float | None
-    state_after: float | None
-    settled_s: float | None
-    settle_s: float
 
 
 class FaultWitness(FaultReadings):
@@ -84,8 +70,6 @@ class FaultWitness(FaultReadings):
 
 
 AT_ONCE_S = 0.5  # settled within this of the cancel: freed at once, not by a later sweep or the reaper
-POLL_S = 0.1
-PENDING = "nv_inference_pending_request_count"
 
 
 @dataclass
@@ -138,19 +122,6 @@ def readings(target: Target, model: str, state_metric: str | None) -> tuple[floa
     """(Triton's pending requests for the model, the model's state gauge summed over its instances)
     now; None for what the metrics endpoint does not say."""
     return readings_at(target.server.metrics_url, model, state_metric)
-
-
-def readings_at(metrics_url: str, model: str, state_metric: str | None, timeout_s: float = 5.0) -> tuple[float | None, float | None]:
-    """readings() from a metrics endpoint's URL (the sequence path's measurement holds a server, not a target)."""
-    text = server_stats.scrape(metrics_url, timeout_s=timeout_s)
-    if text is None:
-        return None, None
-
-    def total(family: str) -> float | None:
-        values = [s.value for _, s in server_stats.model_samples(text, model, (family,))]
-        return float(sum(values)) if values else None
-
-    return total(PENDING), total(state_metric) if state_metric else None
 
 
 def play(code: str, target: Target, facts: ModelFacts, source: InputSource, measured: StreamTables, clock: float,

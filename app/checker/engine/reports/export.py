@@ -36,8 +36,8 @@ from app.checker.engine.facts import TensorSpec
 from app.lab.json_value import JSON, JSONObject
 
 if TYPE_CHECKING:
-    from app.checker.engine.measure import Tables
     from app.checker.engine.run import CheckResult
+    from app.checker.engine.sequences.measure import Tables
 
 
 def failing_sessions(result: CheckResult) -> list[int]:

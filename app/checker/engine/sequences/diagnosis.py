@@ -3,8 +3,8 @@
 A broken check says that a session's answers changed; the advice depends on how. For each
 broken sequence of a broken interleaved, id_reuse, abandoned or cancelled check,
 take the step k where it first went beyond tolerance and the replies it got from k on (kept
-during measurement, app/checker/engine/observed.py), and hold them against hypotheses, each a lone
-sequence that app/checker/engine/replay.py plays on the model with a fresh correlation ID:
+during measurement, app/checker/engine/sequences/observed.py), and hold them against hypotheses, each a lone
+sequence that app/checker/engine/sequences/replay.py plays on the model with a fresh correlation ID:
 
   lost     the session's steps from k on, as a new sequence starting at k (START on step k):
            its state was gone, and it answered as a session that started over;
@@ -45,12 +45,13 @@ from typing import TYPE_CHECKING, Any, TypedDict
 import numpy as np
 import pandas as pd
 
-from app.checker.engine import checks, compare, slow_client
+from app.checker.engine import checks, compare
 from app.checker.engine.aliases import Array
-from app.checker.engine.judge import CheckJudgement, CheckVerdict
+from app.checker.engine.sequences import slow_client
+from app.checker.engine.verdicts import CheckJudgement, CheckVerdict
 
 if TYPE_CHECKING:
-    from app.checker.engine.measure import Tables
+    from app.checker.engine.sequences.measure import Tables
 
 # The sequence checks judged against the lone references (app/checker/engine/checks.py): their broken
 # sessions are the ones replayed. Not the slow client's: its restarted session carried the reaped

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from app.checker.engine import checks
-from app.checker.engine.judge import CheckVerdict
+from app.checker.engine.verdicts import CheckVerdict
 
 if TYPE_CHECKING:
     from app.checker.engine.run import CheckResult

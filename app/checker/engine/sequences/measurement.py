@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from app.checker.engine import compare, endpoints, observed, placement
+from app.checker.engine import compare, endpoints
 from app.checker.engine.aliases import Arrays, InferResult, Row
 from app.checker.engine.facts import ModelFacts, TensorSpec
 from app.checker.engine.options import CheckOptions
+from app.checker.engine.sequences import observed, placement
 from app.checker.engine.target import Target
 from app.checker.engine.witness import Witness
 from app.lab.json_value import JSON, JSONObject

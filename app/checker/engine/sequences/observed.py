@@ -1,7 +1,7 @@
 """The replies that differed from their references, kept during measurement for the diagnosis.
 
 measure.py compares each reply with its reference as it arrives and keeps only the size of the
-difference; the diagnosis (app/checker/engine/diagnosis.py) needs the arrays themselves, to hold
+difference; the diagnosis (app/checker/engine/sequences/diagnosis.py) needs the arrays themselves, to hold
 replayed hypotheses against them. Only replies that may be beyond the tolerance are kept: any
 compared output that differs from its reference by more than the smallest tolerance the
 judgement can derive (0 for exact outputs; a float output's datatype FLOOR, or the user's

@@ -115,7 +115,7 @@ class StreamTables:
 def input_source(facts: ModelFacts, options: CheckOptions) -> InputSource:
     """One request per session: generated from the metadata, or the data file's entries in
     order (a file of streams: every step of every stream), with their golden streams."""
-    from app.checker.engine import stream_golden  # the data file's side, kept apart
+    from app.checker.engine.streaming import stream_golden  # the data file's side, kept apart
 
     dims = inputs.concrete_shapes(facts, options.shapes)
     if options.input_data is not None:

@@ -48,7 +48,7 @@ JSON schema (kind "check", schema 2; schemas/check-report-2.schema.json, schema 
        given_up | mix; stale: last | instance | all), source {conversation, session, corrid, role, instance, slot,
        ended_before} (foreign and stale)}], broken_sessions, diagnosed, replayed (requests),
        advice: lost_state | stale_state | foreign_state_oldest | foreign_state_direct | null (other: the reason),
-       caps {sessions, sources, hypotheses, steps, requests}} (app/checker/engine/diagnosis.py);
+       caps {sessions, sources, hypotheses, steps, requests}} (app/checker/engine/sequences/diagnosis.py);
      with refusals: first_refusal {session, step, corrid, role, phase, cause, error}, refusal_diagnosis (a code below);
      broken: reason is a diagnosis code (not_reproducible, noise_above_tolerance, non_finite, keeps_state,
        batch_dependent, sessions_mix, inherits_after_end, aborted_pollutes, differs_from_golden), or, where every
@@ -67,7 +67,7 @@ JSON schema (kind "check", schema 2; schemas/check-report-2.schema.json, schema 
    "refusals": [{phase, variant, role, session, step, corrid, error, cause, waited_s}],
    "phases": [{phase, variant, model, started_s, wall_s, requests, workers, capacity, overflow, traced, placed}],
    "review": [{code, severity, field, values}] (the config review, app/checker/engine/review/),
-   "streams": null, or for a decoupled model (app/checker/engine/stream_check.py) {requests, gap_s (between staggered
+   "streams": null, or for a decoupled model (app/checker/engine/streaming/stream_check.py) {requests, gap_s (between staggered
      arrivals), idle_s (a silent stream is given up after), compared_outputs, alone {a, b: [stream]}, staggered [stream],
      fault: null | {fault, victim: stream | null, neighbours [stream]} (the cancel), faults: [the same, one per fault
      played]} (a stream's responses may be 0: the final flag alone),
@@ -78,14 +78,14 @@ JSON schema (kind "check", schema 2; schemas/check-report-2.schema.json, schema 
        class: foreign | mixed | lost | never_ended | ended_early | ended_late | failed | other, step (first wrong response),
        responses, expected, matched, compared, source {request, step} | null, origins [{response, request?, step?, among?}],
        outputs (mixed), given_up (never_ended), error (failed)}], broken_streams, headline}, first, gap_s, shared, idle_s
-       (app/checker/engine/stream_diagnosis.py, stream_judge.py); reason and diagnoses codes: stream_foreign_state,
+       (app/checker/engine/streaming/stream_diagnosis.py, stream_judge.py); reason and diagnoses codes: stream_foreign_state,
        stream_lost_state, stream_never_ended, stream_ended_early, stream_ended_late, stream_failed,
        stream_batch_dependent, stream_not_reproducible}
    "routing": null, or through a balancer (--replica, app/checker/engine/routing.py): {balancer, transport, session_header,
      replicas: [{url, served_before, served_after, served (successful inferences its statistics counted during the run
        through the balancer; null: not said), sequences (correlation IDs its log named then; null: its log not read)}],
        diagnosis: balancer_splits_sequences | balancer_breaks | model_breaks | held | not_exercised | direct_only_broke,
-       split_checks: [check/variant], witness (app/checker/engine/replica_witness.py): {source: log | statistics, exercised
+       split_checks: [check/variant], witness (app/checker/engine/routing.py): {source: log | statistics, exercised
        (two replicas or more served), why: one_replica_served | no_statistics | null, advice: spread_replicas | null,
        replicas_serving, sequences_placed, sequences_split (correlation IDs the replicas' logs named, and those two or
        more named; null where not every log was read)}, direct: {replica, transport, exit_code, failed_by, requests,
@@ -100,9 +100,10 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from app.checker.engine import checks, review, stream_check, stream_judge, streams
-from app.checker.engine.judge import CheckVerdict, jsonable
+from app.checker.engine import checks, review
 from app.checker.engine.review import ReviewFinding
+from app.checker.engine.streaming import stream_check, stream_judge, streams
+from app.checker.engine.verdicts import CheckVerdict, jsonable
 
 if TYPE_CHECKING:
     from app.checker.engine.run import CheckResult

@@ -18,7 +18,7 @@ from app.checker.engine import checks, witness
 from app.lab.problems import LabError
 
 if TYPE_CHECKING:
-    from app.checker.engine.measurement import Measurement
+    from app.checker.engine.sequences.measurement import Measurement
 
 
 def stateless(m: Measurement, model: str) -> None:

@@ -1,22 +1,36 @@
 """A streaming (decoupled) model's check, start to finish, for engine.run_check: measure the
 streams (streams.py), judge them (stream_judge.py), and lay them out as the tables every report,
 figure and export reads (measure.Tables: one row per request sent in `steps`, so a result's
-`requests` counts requests, the phases, the outputs). Codes and values only."""
+`requests` counts requests, the phases, the outputs). Codes and values only.
+
+The lab's paged engine (paged_engine.py) adds its part after the streams are judged
+(annotate_paged): the engine's evidence of memory pressure and shared prefixes on the staggered
+run, and, for each broken stream that did not continue another request's stream, whether the rest
+of it is the model's own continuation after its first differing token (a near tie in float
+arithmetic leaves that; a state that was not its own does not). That part talks to the server only
+to replay those streams' tails alone.
+"""
 from __future__ import annotations
 
 import pandas as pd
 
-from app.checker.engine import faults, paged_check, paged_engine, stream_judge, streams
+from app.checker.engine import paged_engine
+from app.checker.engine.aliases import Values
 from app.checker.engine.facts import ModelFacts
 from app.checker.engine.inputs import InputSource
-from app.checker.engine.judge import CheckJudgement
-from app.checker.engine.measure import Tables
 from app.checker.engine.options import CheckOptions
+from app.checker.engine.sequences.measure import Tables
+from app.checker.engine.streaming import faults, stream_diagnosis, stream_judge, streams
 from app.checker.engine.target import Target
+from app.checker.engine.verdicts import CheckJudgement
 from app.lab.progress import Progress
 
 STEP_COLUMNS = ["phase", "pass", "variant", "role", "conversation", "session", "step", "corrid", "t_send", "t_recv", "responses", "ended",
                 "error"]
+STAGGERED = "stream_staggered"
+# Classes whose streams may have changed one token at a near tie: not another request's stream,
+# and not a stream that ended early, late, never, or failed.
+TIE_CANDIDATES = (stream_diagnosis.OTHER, stream_diagnosis.MIXED)
 
 
 def run(target: Target, facts: ModelFacts, source: InputSource, options: CheckOptions, progress: Progress | None = None,
@@ -27,8 +41,37 @@ def run(target: Target, facts: ModelFacts, source: InputSource, options: CheckOp
             measured.faults.append(faults.play(fault.code, target, facts, source, measured, measured.clock, options.state_metric))
     judgement = stream_judge.judge(facts, measured, source, options)
     if isinstance(source, paged_engine.PagedInputs):  # the lab's paged engine: its evidence, and near ties
-        paged_check.annotate(target, facts, source, measured, judgement)
+        annotate_paged(target, facts, source, measured, judgement)
     return tables(facts, options, measured, source, target.where), judgement, measured
+
+
+def annotate_paged(target: Target, facts: ModelFacts, source: paged_engine.PagedInputs, measured: streams.StreamTables,
+                   judgement: CheckJudgement) -> None:
+    """Add `engine` (paged_engine.evidence) to the staggered verdict's values and, where it broke,
+    `own_continuation` to each diagnosed stream that may be a near tie, and `near_tie` {scores:
+    false (the outputs carry none), own_continuation: [requests], not_own: [requests]} beside."""
+    try:
+        verdict = judgement.verdict(STAGGERED)
+    except KeyError:
+        return
+    verdict.values["engine"] = paged_engine.evidence(facts, source, measured.staggered)
+    if verdict.verdict != "broken":
+        return
+    entries: list[Values] = (verdict.values.get("stream_diagnosis") or {}).get("streams") or []
+    own: list[int] = []
+    not_own: list[int] = []
+    for entry in entries:
+        if entry["class"] not in TIE_CANDIDATES or entry.get("step") is None:
+            continue
+        prompt, _ = source.request(entry["request"])
+        got = paged_engine.stream_tokens(measured.staggered[entry["request"]])
+        result = paged_engine.replay_tail(target.server.grpc_url, facts.name, prompt, got, int(entry["step"]))
+        entry["own_continuation"] = result
+        if result is True:
+            own.append(entry["request"])
+        elif result is False:
+            not_own.append(entry["request"])
+    verdict.values["near_tie"] = {"scores": False, "own_continuation": own, "not_own": not_own}
 
 
 def tables(facts: ModelFacts, options: CheckOptions, measured: streams.StreamTables, source: InputSource, where: str) -> Tables:

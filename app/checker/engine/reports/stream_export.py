@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from app.checker.engine import export
 from app.checker.engine.aliases import Arrays
-from app.checker.engine.export import InputData
 from app.checker.engine.facts import TensorSpec
-from app.checker.engine.faults import BY_CODE
+from app.checker.engine.reports import export
+from app.checker.engine.reports.export import InputData
+from app.checker.engine.streaming.faults import BY_CODE
 from app.lab.json_value import JSON, JSONObject
 
 if TYPE_CHECKING:

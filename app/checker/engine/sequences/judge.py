@@ -1,15 +1,16 @@
 """Decide each check from the measured tables: held, broken or skipped. Pure: no server, no words.
 
 Which checks there are, which replies each judges and how, is declared in
-app/checker/engine/checks.py; this module applies it. A check judged against the reference holds
-when every step it compared is within tolerance of the reference (compare.py); it breaks at the
+app/checker/engine/checks.py; this module applies it, to the sequence and stateless paths' tables
+(measure.py), and gives the verdicts both paths give (app/checker/engine/verdicts.py). A check
+judged against the reference holds when every step it compared is within tolerance of the reference (compare.py); it breaks at the
 first step that is not, and the verdict names that step: its session, step, correlation ID, the
 output and the size of the difference, and where the trace and the log could tell, the
 execution it ran in and which other sessions' requests shared it. A request the server refused
 is a refusal, with Triton's own message and what caused it, never a wrong output. Nor is it ever a
 held session: the only refusals the check provokes on purpose are its own given-up request (the
 cancelled check's) and the slow client's late step, neither a refusal here, so a check that compared nothing wrong but met a
-refusal breaks on the refusal, with what the cause says about the deployment (REFUSAL_DIAGNOSES):
+refusal breaks on the refusal, with what the cause says about the deployment (refusals.py):
 a request that reached a server with no record of its sequence (a balancer split it), the idle
 reaper ending a sequence whose client was still sending, or the server refusing or not answering.
 The same holds for a check whose every request was refused.
@@ -30,28 +31,26 @@ skipped (the server answered its repeats from the response cache) is skipped too
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
 
-from app.checker.engine import checks, compare, inputs, slow_client, witness
+from app.checker.engine import checks, compare, inputs, witness
 from app.checker.engine.aliases import Values
 from app.checker.engine.checks import ALONE, FINITE, GOLDEN, REFERENCE, Check, Scope
+from app.checker.engine.sequences import slow_client
+from app.checker.engine.sequences.refusals import REFUSAL_DIAGNOSES, refusal_cause, refusals_of
+from app.checker.engine.verdicts import STREAMS_WRAP, CheckJudgement, CheckVerdict, with_replies_witness, witnessed
 from app.lab.observation import START_REFUSAL
 
 if TYPE_CHECKING:
-    from app.checker.engine.measure import Tables
+    from app.checker.engine.sequences.measure import Tables
 
 DIAGNOSES = checks.diagnoses()  # broken check -> what it says about the model (words in app/checker/words/labels.py)
 SHARED_SHOWN = 12  # other requests of a diverging step's execution listed in the report
-# A refusal's cause (refusal_cause) -> the diagnosis of a check that breaks on it (words: app/checker/words.DIAGNOSES)
-REFUSAL_DIAGNOSES = {"sequence_ended": "sequence_split", "reaped_after_backlog": "reaped", "idle_gap": "reaped",
-                     "timed_out": "requests_refused", "no_answer": "requests_refused", "server_error": "requests_refused"}
 REFUSED = frozenset(checks.REFUSAL_REASONS)
-STREAMS_WRAP = "streams_wrap"
-NOTE_CODES = (STREAMS_WRAP,)  # CheckJudgement.notes' codes (words: app/checker/words.NOTES)
 
 
 @dataclass(frozen=True)
@@ -66,56 +65,6 @@ _AGAINST_REFERENCE = _Basis("diff.", "values")
 _AGAINST_GOLDEN = _Basis("gold.", "golden")
 
 
-@dataclass(frozen=True)
-class CheckVerdict:
-    check: str
-    variant: str  # "alone" (the reference runs), "all_instances" or "one_instance"
-    verdict: str  # "held", "broken", "skipped" or "not_exercised" (held, but its witness says its situation never happened)
-    reason: str = ""  # skipped: why; broken: what the divergence means (a DIAGNOSES code)
-    values: Values = field(default_factory=dict)
-
-    @property
-    def id(self) -> str:
-        return f"{self.check}/{self.variant}"
-
-    def to_json(self) -> dict[str, object]:
-        return {"check": self.check, "variant": self.variant, "verdict": self.verdict, "reason": self.reason,
-                "values": jsonable(self.values)}
-
-
-class Diagnosis(TypedDict):
-    code: str  # a DIAGNOSES code (diagnosis.py's advice codes too)
-    checks: list[str]  # the broken checks that say it, check/variant
-
-
-@dataclass
-class CheckJudgement:
-    verdicts: list[CheckVerdict]
-    tolerances: list[compare.Tolerance]
-    refusals: pd.DataFrame  # one row per refused request: where, Triton's message, cause
-    broken_steps: pd.DataFrame  # steps that differ beyond tolerance: check, variant, conversation, session, step, output, difference
-    diagnoses: list[Diagnosis]  # what the broken checks say about the model
-    # {code, values}: what the reader should know, problem-free. Any, as words' note_lines takes them (app/checker/words).
-    notes: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def exit_code(self) -> int:
-        """0 when every check that ran held, 1 when one broke; 2 (could not check) is raised before.
-        A check not exercised is neither: CheckResult.exit_code decides what it costs."""
-        return 1 if any(v.verdict == "broken" for v in self.verdicts) else 0
-
-    @property
-    def not_exercised(self) -> list[CheckVerdict]:
-        """The checks whose situation never happened (witness.NOT_EXERCISED)."""
-        return [v for v in self.verdicts if v.verdict == witness.NOT_EXERCISED]
-
-    def verdict(self, check: str, variant: str | None = None) -> CheckVerdict:
-        for v in self.verdicts:
-            if v.check == check and (variant is None or v.variant == variant):
-                return v
-        raise KeyError(f"no verdict for {check}/{variant}")
-
-
 def judge(tables: Tables) -> CheckJudgement:
     steps = tables.steps
     diff_columns = [c for c in steps.columns if c.startswith("diff.")]
@@ -127,7 +76,7 @@ def judge(tables: Tables) -> CheckJudgement:
     tolerances = [compare.tolerance(name, types[name], _noise(reference_rows, name), tables.options.tolerance) for name in compared]
     limits = {t.output: t.value for t in tolerances}
     broken_mask = _beyond(steps, limits, _AGAINST_REFERENCE)
-    refusals = _refusals(steps, tables.facts.idle_timeout_us / 1e6)
+    refusals = refusals_of(steps, tables.facts.idle_timeout_us / 1e6)
     reference = _verdict(lone.code, ALONE, steps, reference_rows.index, broken_mask, limits, refusals, broken_reason=lone.diagnosis)
     if reference.verdict == "broken" and _only_float_noise(reference_rows, broken_mask, tolerances):
         reference = CheckVerdict(reference.check, reference.variant, "broken", "noise_above_tolerance", reference.values)
@@ -189,25 +138,6 @@ def judge(tables: Tables) -> CheckJudgement:
         diagnoses.setdefault(v.reason, []).append(v.id)
     return CheckJudgement(verdicts, tolerances, refusals, broken_steps, [{"code": c, "checks": ids} for c, ids in diagnoses.items()],
                      _notes(tables))
-
-
-def witnessed(verdict: CheckVerdict, evidence: witness.Witness | None) -> CheckVerdict:
-    """The verdict with its witness (witness.py) in its values; a held one whose witness says the
-    situation never happened is not_exercised, its reason the witness's why. None: nothing was
-    recorded (tables no measurement wrote), so the verdict is left as it is."""
-    if evidence is None:
-        return verdict
-    values = {**verdict.values, "witness": evidence}
-    if verdict.verdict == "held" and not evidence["exercised"]:
-        return CheckVerdict(verdict.check, verdict.variant, witness.NOT_EXERCISED, evidence["why"] or "", values)
-    return CheckVerdict(verdict.check, verdict.variant, verdict.verdict, verdict.reason, values)
-
-
-def with_replies_witness(verdict: CheckVerdict) -> CheckVerdict:
-    """A judged verdict that has no witness of its own gets the replies it compared as one (skipped ones stay as they are)."""
-    if verdict.verdict == "skipped" or "witness" in verdict.values:
-        return verdict
-    return witnessed(verdict, witness.replies(verdict.values))
 
 
 def _notes(tables: Tables) -> list[dict[str, Any]]:
@@ -498,49 +428,6 @@ def _victim_places(rows: pd.DataFrame, victim: str) -> Values:
             "victim_ended_by": _value(v.iloc[0].get("ended_by"))}
 
 
-def _refusals(steps: pd.DataFrame, idle_s: float) -> pd.DataFrame:
-    """Every refused request (the checker's own given-up request and the slow client's late step
-    excepted: refusing those is what the checks provoke), with what caused it."""
-    columns = ["row", "phase", "variant", "role", "session", "step", "corrid", "error", "cause", "waited_s"]
-    failed = steps[(steps["error"] != "") & ~steps["outcome"].isin(("cancel_target", slow_client.LATE, "not_sent"))]
-    if failed.empty:
-        return pd.DataFrame(columns=columns)
-    records = []
-    for index, row in failed.iterrows():
-        sequence = steps[steps["conversation"] == row["conversation"]].sort_values("step")
-        first = sequence.iloc[0]
-        waited = float(first["t_recv"] - first["t_send"])
-        earlier = sequence[sequence["step"] < row["step"]]
-        # The server's idle clock runs from the previous request's arrival (about its send).
-        gap = float(row["t_send"] - earlier.iloc[-1]["t_send"]) if len(earlier) else 0.0
-        records.append({"row": index, "phase": row["phase"], "variant": row["variant"], "role": row["role"],
-                        "session": int(row["session"]), "step": int(row["step"]), "corrid": row["corrid"],
-                        "error": row["error"], "cause": refusal_cause(str(row["error"]), waited, gap, idle_s), "waited_s": waited})
-    return pd.DataFrame(records, columns=columns)
-
-
-def refusal_cause(error: str, first_wait_s: float, gap_s: float, idle_s: float) -> str:
-    """Why the server refused a request, from its message and the sequence's timing:
-    reaped_after_backlog  a START-flag refusal after the sequence's first request waited in the
-                          backlog longer than the idle timeout (the reaper ended it on arrival);
-    idle_gap              a START-flag refusal after the client paused longer than the idle timeout;
-    sequence_ended        a START-flag refusal with neither (the server ended it otherwise);
-    timed_out, no_answer  a deadline passed / the server never answered;
-    server_error          anything else the server said."""
-    lowered = error.lower()
-    if START_REFUSAL in error:
-        if idle_s and first_wait_s > idle_s:
-            return "reaped_after_backlog"
-        if idle_s and gap_s > idle_s:
-            return "idle_gap"
-        return "sequence_ended"
-    if "deadline" in lowered or "timed out" in lowered or "timeout" in lowered:
-        return "timed_out"
-    if lowered.startswith("no answer"):
-        return "no_answer"
-    return "server_error"
-
-
 def _broken_steps(steps: pd.DataFrame, broken_mask: pd.DataFrame, limits: dict[str, float], verdicts: list[CheckVerdict], sequence: bool) -> pd.DataFrame:
     """Every step beyond tolerance in a broken check judged against the reference, long format
     (one row per output), for the page's error-over-steps figure."""
@@ -570,18 +457,3 @@ def _value(value: object) -> Any:  # a pandas cell, as plain Python: Any, as pan
     if isinstance(value, float) and math.isnan(value):
         return None
     return value.item() if hasattr(value, "item") else value
-
-
-def jsonable(value: object) -> object:
-    """value as JSON holds it: numpy scalars as Python's, NaN as null, infinities as "inf"/"-inf"; the report's too."""
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None if math.isnan(value) else "inf" if value > 0 else "-inf"
-    if value is pd.NA:
-        return None
-    return value

@@ -1,4 +1,4 @@
-"""Play a broken check's hypotheses on the model and diagnose its sessions (app/checker/engine/diagnosis.py).
+"""Play a broken check's hypotheses on the model and diagnose its sessions (app/checker/engine/sequences/diagnosis.py).
 
 engine.run_check calls diagnose() after the judgement, while the check still holds the model's
 lease (nobody else's traffic runs in between). Each hypothesis is one lone sequence: one request
@@ -14,16 +14,16 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from app.checker.engine import diagnosis, measurement
 from app.checker.engine.aliases import InferResult, Row
-from app.checker.engine.judge import CheckJudgement
+from app.checker.engine.sequences import diagnosis, measurement
+from app.checker.engine.verdicts import CheckJudgement
 from app.lab.problems import LabError
 from app.lab.progress import Progress
 
 if TYPE_CHECKING:
     from app.checker.engine.facts import ModelFacts
     from app.checker.engine.inputs import InputSource
-    from app.checker.engine.measure import Tables
+    from app.checker.engine.sequences.measure import Tables
     from app.checker.engine.target import Target
 
 PHASE = "diagnosis"  # the progress callback's phase code while hypotheses are replayed

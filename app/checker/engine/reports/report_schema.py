@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from functools import cache
 from importlib import resources
 
-from app.checker.engine.report import SCHEMA
+from app.checker.engine.reports.report import SCHEMA
 from app.lab.json_value import JSONObject
 
 FILE = f"schemas/check-report-{SCHEMA}.schema.json"
@@ -24,7 +24,7 @@ FILE = f"schemas/check-report-{SCHEMA}.schema.json"
 def schema(number: int = SCHEMA) -> JSONObject:
     """The report's JSON Schema (of schema `number`, default the one report.py writes), read from the installed package."""
     path = f"schemas/check-report-{number}.schema.json"
-    loaded: JSONObject = json.loads(resources.files("app.checker.engine").joinpath(path).read_text(encoding="utf-8"))
+    loaded: JSONObject = json.loads(resources.files("app.checker.engine.reports").joinpath(path).read_text(encoding="utf-8"))
     return loaded
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from app.checker.engine import compare
 from app.checker.engine.aliases import Arrays, Values
-from app.checker.engine.streams import Stream
+from app.checker.engine.streaming.streams import Stream
 
 NEVER_ENDED, FAILED, FOREIGN, MIXED, LOST, ENDED_EARLY, ENDED_LATE, OTHER = (
     "never_ended", "failed", "foreign", "mixed", "lost", "ended_early", "ended_late", "other")

@@ -14,13 +14,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from app.checker.engine.aliases import Row
-from app.checker.engine.backlog_gate import BacklogGate
+from app.checker.engine.sequences.backlog_gate import BacklogGate
 from app.lab.problems import LabError
 from app.lab.scenario.transport import Transport
 from app.lab.traffic import TIMEOUT_S, open_link
 
 if TYPE_CHECKING:
-    from app.checker.engine.measurement import Measurement, Sequence
+    from app.checker.engine.sequences.measurement import Measurement, Sequence
 
 GIVE_UP_AFTER_S = 0.0002  # the cancelled request's client timeout: shorter than any reply takes (a reply in 1 ms was seen)
 RELEASE_AFTER_IDLE = 2.0  # holders give up holding this many idle timeouts (plus a second) after the victims stopped

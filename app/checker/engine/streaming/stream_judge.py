@@ -22,16 +22,17 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from app.checker.engine import compare, stream_diagnosis, stream_golden, witness
+from app.checker.engine import compare, witness
 from app.checker.engine.aliases import Arrays, Row, Values
 from app.checker.engine.checks import ALL_INSTANCES, ALONE
 from app.checker.engine.facts import ModelFacts
-from app.checker.engine.faults import BY_CODE, FaultRun
 from app.checker.engine.inputs import InputSource
-from app.checker.engine.judge import CheckJudgement, CheckVerdict, with_replies_witness, witnessed
 from app.checker.engine.options import CheckOptions
-from app.checker.engine.stream_diagnosis import Comparer
-from app.checker.engine.streams import ALONE_PHASE, STAGGERED_PHASE, Stream, StreamTables
+from app.checker.engine.streaming import stream_diagnosis, stream_golden
+from app.checker.engine.streaming.faults import BY_CODE, FaultRun
+from app.checker.engine.streaming.stream_diagnosis import Comparer
+from app.checker.engine.streaming.streams import ALONE_PHASE, STAGGERED_PHASE, Stream, StreamTables
+from app.checker.engine.verdicts import CheckJudgement, CheckVerdict, with_replies_witness, witnessed
 from app.lab.json_value import JSON
 
 REFERENCE, STAGGERED, GOLDEN, FINITE = "stream_reference", "stream_staggered", "stream_golden", "stream_finite"

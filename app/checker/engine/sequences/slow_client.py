@@ -17,9 +17,9 @@ LOG_WAIT idle timeouts at most; without the log, OVER_IDLE idle timeouts plus QU
                   START under the same correlation ID, whose replies must match the lone reference
                   (a model that keeps state per ID and does not reset it on START carries the reaped
                   sequence's state into it: broken, slow_client_keeps_state);
-  settling        Triton's pending requests for the model (faults.readings) must fall to 0 and,
+  settling        Triton's pending requests for the model (witness.readings_at) must fall to 0 and,
                   with --state-metric, the model's gauge back to its reading before the fault,
-                  within faults.SETTLE_S (else broken: LEAKS_STATE or LEAVES_PENDING).
+                  within witness.SETTLE_S (else broken: LEAKS_STATE or LEAVES_PENDING).
 
 Where cheap: an idle timeout above LONGEST_IDLE_S is not waited for (skipped, idle_timeout_long).
 Codes and values only.
@@ -31,12 +31,13 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.checker.engine import faults, placement
+from app.checker.engine.sequences import placement
+from app.checker.engine.witness import POLL_S, SETTLE_S, FaultReadings, readings_at
 from app.lab.observation import START_REFUSAL, LogCode, server_log
 
 if TYPE_CHECKING:
 
-    from app.checker.engine.measurement import Measurement
+    from app.checker.engine.sequences.measurement import Measurement
 
 CHECK = PHASE = FAULT = "slow_client"
 VICTIM, NEIGHBOUR, RESTART = "victim_slow", "neighbour", "restart"  # the rows' roles
@@ -51,7 +52,7 @@ LOG_WAIT = 3.0  # with the log, the reaper's line is waited for this many idle t
 REFUSAL_SHOWN = 300  # characters of Triton's refusal kept in the witness
 
 
-class SlowClientWitness(faults.FaultReadings):
+class SlowClientWitness(FaultReadings):
     idle_timeout_s: float
     quiet_s: float | None
     reaped_logged: bool | None
@@ -76,7 +77,7 @@ class SlowRun:
     state_before: float | None = None
     state_after: float | None = None
     settled_s: float | None = None  # from the restart's end until pending 0 and the state back (None: not within settle_s)
-    settle_s: float = faults.SETTLE_S
+    settle_s: float = SETTLE_S
 
     @property
     def late_refused(self) -> bool:
@@ -144,7 +145,7 @@ def play(m: Measurement, model: str, variant: str, capacity: int) -> None:
         m.play(model, PHASE, variant, c, lambda k: idle_s / 4)  # beside the quiet one, inside their own idle timeout
 
     def body() -> None:
-        run.pending_before, run.state_before = faults.readings_at(m.server.metrics_url, model, run.state_metric)
+        run.pending_before, run.state_before = readings_at(m.server.metrics_url, model, run.state_metric)
         m.pool([victim, *(functools.partial(neighbour, j) for j in range(run.neighbours))], 1 + run.neighbours)
         if run.late_error is not None:
             _settle(m, model, run)
@@ -166,7 +167,7 @@ def _quiet(m: Measurement, window: server_log.LogWindow, model: str, corrid: int
         if _reaped(window, model, corrid):
             run.reaped_logged = True
             return
-        time.sleep(faults.POLL_S)
+        time.sleep(POLL_S)
 
 
 def _reaped(window: server_log.LogWindow, model: str, corrid: int | str) -> bool:
@@ -182,11 +183,11 @@ def _settle(m: Measurement, model: str, run: SlowRun) -> None:
     back to its reading before the fault, or settle_s has passed."""
     began = time.monotonic()
     while True:
-        run.pending_after, run.state_after = faults.readings_at(m.server.metrics_url, model, run.state_metric)
+        run.pending_after, run.state_after = readings_at(m.server.metrics_url, model, run.state_metric)
         since = time.monotonic() - began
         if leak(run.witness()) is None:
             run.settled_s = since
             return
         if since >= run.settle_s:
             return
-        time.sleep(faults.POLL_S)
+        time.sleep(POLL_S)
