@@ -554,22 +554,32 @@ def source_range_problems(path: Path = COVERAGE) -> tuple[int, list[str]]:
 PACKAGE_SOURCE = re.compile(r"^transformers (?P<path>[\w./-]+\.py):(?P<ranges>L\d+-L\d+(?:,L\d+-L\d+)*) @v(?P<version>\S+)$")
 
 
+def transformers_files() -> tuple[Path, str]:
+    """Where the installed transformers lies and its version, read without importing it (which
+    would import torch into the test worker: about 280 MB with README's CUDA build). The lab's engine
+    runs it (model_repository/kv_engine), so it is installed."""
+    import importlib.metadata
+    import importlib.util
+
+    spec = importlib.util.find_spec("transformers")
+    assert spec is not None and spec.origin is not None, "transformers is not installed"
+    return Path(spec.origin).parent, importlib.metadata.version("transformers")
+
+
 def package_range_problems(path: Path = COVERAGE) -> tuple[int, list[str]]:
     """(sources checked, problems) for citations of transformers' source: at the installed version,
     the file must exist in the package and hold the cited lines. Another version is not checked."""
-    import transformers  # the lab's engine runs it (model_repository/kv_engine), so it is installed
-
-    root = Path(transformers.__file__).parent
+    root, version = transformers_files()
     checked, problems = 0, []
     for row in fact_rows(path):
         for source in split_cell(row.cells[4], ";"):
             match = PACKAGE_SOURCE.match(source)
-            if not match or match.group("version") != transformers.__version__:
+            if not match or match.group("version") != version:
                 continue
             checked += 1
             file = root / match.group("path")
             if not file.is_file():
-                problems.append(f"COVERAGE.md:{row.line}: {source}: no such file in transformers {transformers.__version__}")
+                problems.append(f"COVERAGE.md:{row.line}: {source}: no such file in transformers {version}")
                 continue
             length = file.read_text(encoding="utf-8").count("\n") + 1
             for _first, last in re.findall(r"L(\d+)-L(\d+)", match.group("ranges")):
@@ -586,10 +596,9 @@ def test_transformers_sources_lie_inside_the_installed_files():
 
 
 def test_a_transformers_range_past_the_end_of_its_file_fails(tmp_path):
-    import transformers
-
+    _, version = transformers_files()
     text = COVERAGE.read_text(encoding="utf-8")
-    cited = next((m.group(0) for m in re.finditer(r"transformers \S+\.py:L\d+-L\d+ @v" + re.escape(transformers.__version__), text)), None)
+    cited = next((m.group(0) for m in re.finditer(r"transformers \S+\.py:L\d+-L\d+ @v" + re.escape(version), text)), None)
     if cited is None:
         pytest.skip("no transformers source is cited at the installed version")
     broken = tmp_path / "COVERAGE.md"

@@ -8,10 +8,19 @@ import sys
 
 import numpy as np
 import pytest
-import torch
 
 from app.lab.paths import MODEL_REPOSITORY
 from app.lab.server import installation
+
+
+@pytest.fixture(scope="module")
+def torch():
+    """torch, imported by the tests that use it. Imported at the module's top, it was imported by
+    every test worker, since each collects every module: about 280 MB private apiece with README's
+    CUDA build (benchmarks/suite_memory.py showed three workers of 550 to 635 MB)."""
+    import torch as module
+
+    return module
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +48,7 @@ MODELS = ["asr_dynamic", "gen_inflight", "sentiment"]
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_a_gpu_instance_computes_on_its_own_gpu(backend_utils_on_path, monkeypatch, model):
+def test_a_gpu_instance_computes_on_its_own_gpu(backend_utils_on_path, monkeypatch, model, torch):
     module = load(model)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
     assert torch.device(module.instance_device({"model_instance_kind": "GPU", "model_instance_device_id": "1"})) == torch.device("cuda:1")
@@ -47,13 +56,13 @@ def test_a_gpu_instance_computes_on_its_own_gpu(backend_utils_on_path, monkeypat
 
 
 @pytest.mark.parametrize("model", MODELS)
-def test_a_gpu_instance_without_cuda_falls_back_to_the_cpu(backend_utils_on_path, monkeypatch, model):
+def test_a_gpu_instance_without_cuda_falls_back_to_the_cpu(backend_utils_on_path, monkeypatch, model, torch):
     module = load(model)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     assert torch.device(module.instance_device({"model_instance_kind": "GPU", "model_instance_device_id": "0"})) == torch.device("cpu")
 
 
-def test_the_recognisers_numpy_and_torch_arithmetic_decode_alike(backend_utils_on_path):
+def test_the_recognisers_numpy_and_torch_arithmetic_decode_alike(backend_utils_on_path, torch):
     # A CPU instance decodes in numpy, a GPU one in torch (here on the CPU): same deltas.
     from app.recogniser.engine import audio
 
@@ -65,7 +74,7 @@ def test_the_recognisers_numpy_and_torch_arithmetic_decode_alike(backend_utils_o
     assert numpy_deltas == torch_deltas == list(range(27)) * 4
 
 
-def test_the_generators_numpy_and_torch_arithmetic_give_the_same_tokens(backend_utils_on_path):
+def test_the_generators_numpy_and_torch_arithmetic_give_the_same_tokens(backend_utils_on_path, torch):
     from app.generation.engine import expected_tokens, prompt_hash
 
     module = load("gen_inflight")
