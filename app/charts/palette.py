@@ -13,7 +13,7 @@ that light a dark outline, which is the shape's edge a learner sees; the fill ke
 
 Importing this module also makes it plotly express's default sequences, so a px chart that
 names no colours of its own draws from it too; `finish(fig)` gives every trace still without a
-colour, symbol or dash its own from here. tests/lab/test_chart_palette.py holds every chart to it.
+colour, symbol or dash its own from here. tests/charts/test_chart_palette.py holds every chart to it.
 """
 from __future__ import annotations
 

@@ -82,7 +82,7 @@ class ExerciseJudgement:
     """What judge(tables) decided: pure, from the measured tables alone."""
 
     outcome: str  # option key that describes what the server did this run
-    numbers: Mapping[str, Number]  # headline measurements; labels in app/text
+    numbers: Mapping[str, Number]  # headline measurements; labels in the exercise's words (NUMBERS)
     findings: list[Finding]  # one per measurement
     explanation: list[Finding]  # what was seen, tied to the mechanism: sentences in order
     tables: Tables  # data the figures draw
@@ -92,7 +92,7 @@ class ExerciseJudgement:
 class ExerciseResult:
     exercise: Exercise
     outcome: str  # option key that describes what the server did this run
-    numbers: Mapping[str, Number]  # headline measurements; labels in app/text
+    numbers: Mapping[str, Number]  # headline measurements; labels in the exercise's words (NUMBERS)
     tables: Tables  # data the figures draw
     explanation: list[Finding]  # what was seen, tied to the mechanism: sentences in order
     findings: list[Finding] = field(default_factory=list)  # one per measurement

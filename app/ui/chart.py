@@ -2,7 +2,7 @@
 
 A learner who cannot tell the chart's colours apart, or reads the page with a screen reader, gets
 what the chart shows from the sentence (each chart module's summary, built from the same table as
-the figure). tests/lab/test_chart_summaries.py holds every page to calling this, never
+the figure). tests/charts/test_chart_summaries.py holds every page to calling this, never
 st.plotly_chart directly.
 """
 from __future__ import annotations

@@ -12,22 +12,22 @@ from tests.server_calls import ask
 
 
 def test_matching_settings_reuse_the_shipped_deployment(deployer):
-    applied = deployer.apply(LabSettings(), owner="anyone")
+    applied = deployer.apply(LabSettings())
     assert applied.reused and applied.model == "asr_sequence_direct"
 
 
 def test_a_rejected_setting_leaves_the_applied_model_serving(lab_server, deployer):
-    good = deployer.apply(LabSettings(scheduler="direct", slots=2), owner="t-keep")
+    good = deployer.apply(LabSettings(scheduler="direct", slots=2))
     with pytest.raises(DeploymentError):
-        deployer.apply(LabSettings(scheduler="dynamic", state_key="corrid"), owner="t-keep")
+        deployer.apply(LabSettings(scheduler="dynamic", state_key="corrid"))
     result = driver.run(lab_server, Scenario(good.model, ["STILL HERE"]))
     assert result.all_intact
     assert ask(lab_server, "get_model_config", good.model)["max_batch_size"] == 2
 
 
 def test_learners_who_choose_the_same_set_up_share_one_model(deployer):
-    a = deployer.apply(LabSettings(slots=3), owner="ada")
-    b = deployer.apply(LabSettings(slots=3), owner="bob")
+    a = deployer.apply(LabSettings(slots=3))
+    b = deployer.apply(LabSettings(slots=3))
     assert a.model == b.model == setup_model_name(LabSettings(slots=3)) and not a.reused
 
 
@@ -50,8 +50,8 @@ def test_settings_the_scheduler_ignores_do_not_load_a_second_copy():
 
 
 def test_applying_another_set_up_leaves_the_first_serving(lab_server, deployer):
-    first = deployer.apply(LabSettings(scheduler="dynamic", slots=3), owner="t-flip")
-    second = deployer.apply(LabSettings(scheduler="direct", slots=3), owner="t-flip")
+    first = deployer.apply(LabSettings(scheduler="dynamic", slots=3))
+    second = deployer.apply(LabSettings(scheduler="direct", slots=3))
     assert first.model != second.model
     with lab_server.client() as client:
         assert "dynamic_batching" in client.get_model_config(first.model)

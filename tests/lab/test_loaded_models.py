@@ -74,11 +74,11 @@ def test_nothing_is_loaded_at_start_and_a_run_loads_what_it_needs(own_server, em
 def test_over_budget_the_least_recently_used_idle_model_is_unloaded(empty_server):
     empty_server.models = LoadedModels(empty_server, budget=2)
     deployer = Deployer(empty_server)
-    a = deployer.apply(LabSettings(slots=2, instances=1), owner="a").model
-    b = deployer.apply(LabSettings(slots=3, instances=1), owner="b").model
+    a = deployer.apply(LabSettings(slots=2, instances=1)).model
+    b = deployer.apply(LabSettings(slots=3, instances=1)).model
     assert ready(empty_server, a) and ready(empty_server, b)
-    deployer.apply(LabSettings(slots=2, instances=1), owner="a")  # a used again: b is now the oldest
-    c = deployer.apply(LabSettings(slots=4, instances=1), owner="c").model
+    deployer.apply(LabSettings(slots=2, instances=1))  # a used again: b is now the oldest
+    c = deployer.apply(LabSettings(slots=4, instances=1)).model
     assert ready(empty_server, a) and ready(empty_server, c) and not ready(empty_server, b)
     assert empty_server.models.in_use() <= 2
 
@@ -86,7 +86,7 @@ def test_over_budget_the_least_recently_used_idle_model_is_unloaded(empty_server
 def test_a_model_with_a_run_in_progress_is_never_unloaded_and_a_full_budget_says_so(empty_server):
     empty_server.models = LoadedModels(empty_server, budget=1, capacity_wait_s=1.0)
     deployer = Deployer(empty_server)
-    held = deployer.apply(LabSettings(slots=2, instances=1), owner="a").model
+    held = deployer.apply(LabSettings(slots=2, instances=1)).model
     inside, release = threading.Event(), threading.Event()
 
     def running() -> None:
@@ -99,7 +99,7 @@ def test_a_model_with_a_run_in_progress_is_never_unloaded_and_a_full_budget_says
     try:
         assert inside.wait(10)
         with pytest.raises(LabError) as refused:
-            deployer.apply(LabSettings(slots=3, instances=1), owner="b")
+            deployer.apply(LabSettings(slots=3, instances=1))
         assert refused.value.code == "capacity_full"
         assert refused.value.values["budget"] == 1 and refused.value.values["need"] == 1
         assert ready(empty_server, held)
@@ -107,15 +107,15 @@ def test_a_model_with_a_run_in_progress_is_never_unloaded_and_a_full_budget_says
         release.set()
         thread.join(10)
     # The run ended: now the idle model makes room.
-    other = deployer.apply(LabSettings(slots=3, instances=1), owner="b").model
+    other = deployer.apply(LabSettings(slots=3, instances=1)).model
     assert ready(empty_server, other) and not ready(empty_server, held)
 
 
 def test_an_unloaded_set_up_is_loaded_again_by_its_next_run(empty_server):
     empty_server.models = LoadedModels(empty_server, budget=1)
     deployer = Deployer(empty_server)
-    first = deployer.apply(LabSettings(slots=2, instances=1), owner="a").model
-    deployer.apply(LabSettings(slots=3, instances=1), owner="b")
+    first = deployer.apply(LabSettings(slots=2, instances=1)).model
+    deployer.apply(LabSettings(slots=3, instances=1))
     assert not ready(empty_server, first)
     assert driver.run(empty_server, Scenario(first, ["BACK AGAIN"])).all_intact
 
@@ -132,7 +132,7 @@ def test_loads_of_different_models_run_side_by_side(empty_server):
 
     def apply(settings: LabSettings) -> None:
         try:
-            deployer.apply(settings, owner=str(settings.slots))
+            deployer.apply(settings)
         except BaseException as err:  # reported below
             errors.append(err)
 
@@ -195,8 +195,8 @@ def test_replicas_sharing_a_server_count_one_budget_and_never_unload_what_anothe
     for replica in (one, two):
         assert isinstance(replica.models, SharedLoadedModels)
         replica.models.budget, replica.models.capacity_wait_s = 2, 1.0
-    a = Deployer(one).apply(LabSettings(slots=2, instances=1), owner="a").model
-    b = Deployer(two).apply(LabSettings(slots=3, instances=1), owner="b").model
+    a = Deployer(one).apply(LabSettings(slots=2, instances=1)).model
+    b = Deployer(two).apply(LabSettings(slots=3, instances=1)).model
     assert one.models.in_use() == two.models.in_use() == 2, "one budget, whichever replica loaded what"
     assert set(one.models.loaded()) == {a, b}
     inside, release = {a: threading.Event(), b: threading.Event()}, threading.Event()
@@ -211,21 +211,21 @@ def test_replicas_sharing_a_server_count_one_budget_and_never_unload_what_anothe
     try:
         assert inside[a].wait(10)
         # Replica two needs room: b is idle, a runs on replica one, so b goes.
-        c = Deployer(two).apply(LabSettings(slots=4, instances=1), owner="c").model
+        c = Deployer(two).apply(LabSettings(slots=4, instances=1)).model
         assert ready(empty_server, a) and ready(empty_server, c) and not ready(empty_server, b)
         threads.append(threading.Thread(target=running, args=(two, c)))
         inside[c] = threading.Event()
         threads[1].start()
         assert inside[c].wait(10)
         with pytest.raises(LabError) as refused:  # both loaded deployments run: nothing may go
-            Deployer(one).apply(LabSettings(slots=5, instances=1), owner="d")
+            Deployer(one).apply(LabSettings(slots=5, instances=1))
         assert refused.value.code == "capacity_full" and refused.value.values["in_use"] == 2
         assert ready(empty_server, a) and ready(empty_server, c)
     finally:
         release.set()
         for thread in threads:
             thread.join(10)
-    d = Deployer(one).apply(LabSettings(slots=5, instances=1), owner="d").model
+    d = Deployer(one).apply(LabSettings(slots=5, instances=1)).model
     assert ready(empty_server, d) and one.models.in_use() <= 2
 
 
@@ -233,7 +233,7 @@ def test_replicas_sharing_a_server_count_one_budget_and_never_unload_what_anothe
 
 def measured_set_up(server, deployer: Deployer) -> tuple[str, float]:
     """Load a one-instance set-up on the module's server; its name and the private MB the lab measured."""
-    name = deployer.apply(LabSettings(slots=2, instances=1), owner="first").model
+    name = deployer.apply(LabSettings(slots=2, instances=1)).model
     cost = {d.name: d for d in server.models.memory().deployments}[name]
     assert cost.measured and cost.instances == 1
     return name, cost.cost_mb
@@ -281,7 +281,7 @@ def test_a_class_larger_than_the_memory_budget_waits_its_turn_and_every_run_fini
 
     def learner(slots: int) -> None:
         try:
-            model = deployer.apply(LabSettings(slots=slots, instances=1), owner=f"learner-{slots}").model
+            model = deployer.apply(LabSettings(slots=slots, instances=1)).model
             results[slots] = driver.run(empty_server, Scenario(model, [f"LEARNER {'ABCDE'[slots - 3]}"]))
         except BaseException as err:  # reported below
             results[slots] = err
@@ -322,7 +322,7 @@ def test_a_load_that_finds_the_memory_budget_full_of_runs_waits_saying_why_then_
         assert inside.wait(10)
         # The lab page's path: another set-up of the same code is expected to cost what the first did.
         with pytest.raises(LabError) as refused:
-            Deployer(empty_server).apply(LabSettings(slots=3, instances=1), owner="b", on_wait=waits.append)
+            Deployer(empty_server).apply(LabSettings(slots=3, instances=1), on_wait=waits.append)
         assert refused.value.code == "memory_full" and refused.value.values["waited"] == 1
         assert waits and all(w.for_memory and w.need_mb == pytest.approx(cost_mb) for w in waits)
         assert waits[0].budget_mb == pytest.approx(1.5 * cost_mb) and waits[0].in_use_mb == pytest.approx(cost_mb)

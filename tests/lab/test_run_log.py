@@ -86,8 +86,7 @@ def test_every_log_code_has_a_reading_that_uses_only_values_the_line_carries(cod
 
 def test_the_models_gauge_counts_cells_of_sessions_that_vanished(lab_server, deployer):
     """Ending with END gives a cell back; vanishing without END leaves it (idle_evict_s is 60 s)."""
-    model = deployer.apply(LabSettings(scheduler="oldest", instances=1, slots=4, state_key="corrid"),
-                           owner="test-state-cells").model
+    model = deployer.apply(LabSettings(scheduler="oldest", instances=1, slots=4, state_key="corrid")).model
     before = state_cells.read(lab_server.metrics_url, model)
     assert list(before["instance"]) == [0], "one instance, one row: the metric is labelled per instance"
     result = driver.run(lab_server, Scenario(model=model, texts=random_texts(4, 6, seed=3), think_ms=20.0,

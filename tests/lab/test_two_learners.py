@@ -20,7 +20,7 @@ def _together(deployer, lab_server, names: list[str]):
 
     def learner(i: int, name: str) -> None:
         try:
-            model = deployer.apply(presets.get(name).settings, owner=f"learner-{i}").model
+            model = deployer.apply(presets.get(name).settings).model
             barrier.wait(30)
             results[i] = driver.run(lab_server, TRAFFIC.scenario(model))
         except Exception as err:  # reported below with its message
