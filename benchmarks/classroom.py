@@ -116,7 +116,7 @@ def press_run(server, deployer, learner: str, name: str) -> Outcome:
     start = time.perf_counter()
     try:
         setup.scenario("check").validate()
-        applied = deployer.apply(setup.settings, owner=learner)
+        applied = deployer.apply(setup.settings)
         scenario = setup.scenario(applied.model)
         out.model = applied.model
 

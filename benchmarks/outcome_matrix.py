@@ -48,7 +48,7 @@ def main() -> int:
             outcomes, counts, held, applied = Counter(), Counter(), 0, None
             for _ in range(args.repeats):
                 try:
-                    applied, result = presets.run_preset(server, deployer, name, owner="matrix")
+                    applied, result = presets.run_preset(server, deployer, name)
                 except Exception as err:  # a failed run fails the matrix; the others still run
                     outcomes[f"failed: {type(err).__name__}: {err}"] += 1
                     continue

@@ -87,7 +87,7 @@ def select(only: list[str] | None) -> list[tuple[str, str]]:
 
 def run_once(kind: str, name: str, server, deployer) -> tuple[str, bool]:
     if kind == "preset":
-        _, result = presets.run_preset(server, deployer, name, owner="reliability")
+        _, result = presets.run_preset(server, deployer, name)
         outcome = preset_outcome(result)
         return outcome, outcome == taught_outcome(name)
     result = exercises.run(name, server, deployer)

@@ -89,13 +89,13 @@ class Side:
     result: RunResult
 
 
-def run_side_by_side(server: LabServer, deployer: Deployer, demo: Demo, owner: str = "presenter", sessions: int | None = None,
+def run_side_by_side(server: LabServer, deployer: Deployer, demo: Demo, sessions: int | None = None,
                      progress: Progress | None = None) -> dict[str, Side]:
     """Both set-ups, one after the other, on identical traffic (same seed and texts)."""
     traffic = demo.scenario_traffic(sessions)
     out = {}
     for side in SIDES:
-        applied = deployer.apply(demo.settings(side), owner=owner)
+        applied = deployer.apply(demo.settings(side))
         out[side] = Side(side, applied.model, demo.settings(side), driver.run(server, traffic.scenario(applied.model), progress=progress))
     return out
 

@@ -19,7 +19,6 @@ from app.recogniser.engine.setup import parse_texts
 from app.recogniser.live import TEXT
 from app.recogniser.view import run_views, transcripts
 from app.recogniser.words import presets as preset_words
-from app.ui import learner_id
 from app.ui.language import _, t
 from app.ui.progress import run_with_progress
 
@@ -30,7 +29,7 @@ if TYPE_CHECKING:
 
 
 def _run_preset(server: LabServer, deployer: Deployer, name: str, traffic: Traffic, label: str) -> tuple[Applied, RunResult]:
-    applied = deployer.apply(presets.get(name).settings, owner=learner_id.learner())
+    applied = deployer.apply(presets.get(name).settings)
     result = run_with_progress(lambda p: driver.run(server, traffic.scenario(applied.model), progress=p), label)
     return applied, result
 
@@ -123,7 +122,7 @@ def sequence_controls(server: LabServer, deployer: Deployer) -> None:
             model = "asr_sequence_direct"
             if together and count == 2:
                 with st.spinner(_("Loading your one-instance deployment (a few seconds the first time)...")):
-                    model = deployer.apply(ONE_INSTANCE, owner=learner_id.learner()).model
+                    model = deployer.apply(ONE_INSTANCE).model
             # Different think times, so one session's slot is often waited on: padding appears.
             scenario = Scenario(model, texts, think_ms=15, jitter_ms=0,
                                 think_ms_by_session=[15.0, 45.0][: len(texts)])
@@ -199,7 +198,7 @@ def instances_vs_batching(server: LabServer, deployer: Deployer) -> None:
     if st.button(_("Deploy and run"), key="ivb-run", type="primary"):
         with explained_failures():
             with st.spinner(_("Loading the deployment (a few seconds when it is new)...")):
-                applied = deployer.apply(settings, owner=learner_id.learner())
+                applied = deployer.apply(settings)
             traffic = Traffic(sessions=int(sessions), chunks=16, seed=9)
             result = run_with_progress(lambda p: driver.run(server, traffic.scenario(applied.model), progress=p), _("Streaming"))
             store("instances_vs_batching", (applied, result))

@@ -60,8 +60,7 @@ def verify(server: ServerView, deployer: Deployer, store: ProgressStore, learner
     if item.type != "predict" or item.scenario is None:
         raise ValueError(f"item {item.id!r} is not a predict item")
     predicted = item.option(chosen_key).outcome or ""
-    # owner=learner: a preset that needs a non-shipped deployment loads the learner's own model.
-    applied, result = presets.run_preset(server, deployer, item.scenario, owner=learner, progress=progress)
+    applied, result = presets.run_preset(server, deployer, item.scenario, progress=progress)
     transcripts = result.sessions.loc[:, list(TRANSCRIPT_COLUMNS)].copy()
     transcripts["session"] = transcripts["session"] + 1  # people count sessions from 1
     observed = observed_outcome(result.sessions)

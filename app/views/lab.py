@@ -94,8 +94,7 @@ def render() -> None:
 
 def _apply(setup: LabSetup, deployer: Deployer) -> Applied:
     # In a worker thread under a bar, so a load that waits for room in the server's memory says so.
-    learner = learner_id.learner()
-    applied = run_with_progress(lambda p: deployer.apply(setup.settings, owner=learner, on_wait=p.wait),
+    applied = run_with_progress(lambda p: deployer.apply(setup.settings, on_wait=p.wait),
                                 _("Loading the deployment on Triton (a few seconds when it is new)..."))
     st.session_state["lab-applied"] = applied
     return applied

@@ -203,7 +203,7 @@ def _run(lab: tuple[LabServer, Deployer]) -> None:
             elif kdemo is not None:
                 runs[run_key] = kv_demo.run_side_by_side(server, kdemo)
             else:
-                runs[run_key] = demos.run_side_by_side(server, deployer, demo, owner="presenter")
+                runs[run_key] = demos.run_side_by_side(server, deployer, demo)
         except EXPLAINED as err:
             wording = gen_words.PROBLEMS if gdemo is not None else kv_words.PROBLEMS if kdemo is not None else None
             st.error(str(explain(err, t(), wording=wording, next_steps=shared_server.NEXT_STEPS)))

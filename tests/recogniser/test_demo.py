@@ -55,7 +55,7 @@ def test_reveal_counts_votes_for_options_the_run_bears_out():
 
 def test_both_sides_run_the_same_traffic_and_the_reveal_follows_the_run(lab_server, deployer):
     demo = demos.DEMOS["state_key"]
-    sides = demos.run_side_by_side(lab_server, deployer, demo, owner="test-demos", sessions=4)
+    sides = demos.run_side_by_side(lab_server, deployer, demo, sessions=4)
     before, after = sides["before"].result, sides["after"].result
     assert before.scenario.texts == after.scenario.texts and before.scenario.seed == after.scenario.seed
     assert len(before.sessions) == 4

@@ -140,7 +140,7 @@ TRAFFIC = Traffic(sessions=6, chunks=12, seed=4)
 
 @pytest.fixture(scope="module")
 def fix_run(lab_server, deployer):
-    applied, result = presets.run_preset(lab_server, deployer, "the_fix", owner="test-figures", traffic=TRAFFIC)
+    applied, result = presets.run_preset(lab_server, deployer, "the_fix", traffic=TRAFFIC)
     assert result.traced, "the session's server writes a trace; figures need it"
     return applied, result
 
@@ -166,7 +166,7 @@ def test_lab_figures_of_a_real_run_are_all_drawn(fix_run):
 
 
 def test_timeline_of_the_mistake_marks_wrong_letters_and_mixed_rows(lab_server, deployer):
-    applied, result = presets.run_preset(lab_server, deployer, "the_mistake", owner="test-figures", traffic=TRAFFIC)
+    applied, result = presets.run_preset(lab_server, deployer, "the_mistake", traffic=TRAFFIC)
     fig = figures.slot_timeline(analysis.of_run(result, applied.settings.instances, applied.settings.slots), "dynamic")
     wrong = int((result.requests["symbol"] != result.requests["expected"]).sum())
     assert wrong > 0, "the mistake corrupts sessions"

@@ -25,7 +25,7 @@ INSTANCES, SLOTS = 2, 4  # both presets deploy 2 instances x 4 slots
 def runs(lab_server, deployer):
     out = {}
     for name in ("the_mistake", "the_fix"):
-        applied, result = presets.run_preset(lab_server, deployer, name, owner="test-replay", traffic=TRAFFIC)
+        applied, result = presets.run_preset(lab_server, deployer, name, traffic=TRAFFIC)
         assert result.traced, "the session's server writes a trace; the replay needs it"
         assert (applied.settings.instances, applied.settings.slots) == (INSTANCES, SLOTS)
         out[name] = result

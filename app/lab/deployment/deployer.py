@@ -53,11 +53,10 @@ class Deployer:
                 return name
         return None
 
-    def apply(self, settings: LabSettings, owner: str = "", reuse_shipped: bool = True,
-              on_wait: OnWait | None = None) -> Applied:
-        """Load these settings (once per distinct set-up). `owner` is kept for callers that say
-        who asked; it no longer names the model. While the load waits for room in the server's
-        memory, on_wait hears why."""
+    def apply(self, settings: LabSettings, reuse_shipped: bool = True, on_wait: OnWait | None = None) -> Applied:
+        """Load these settings (once per distinct set-up, named after them: every learner who asks
+        for the same set-up shares it). While the load waits for room in the server's memory,
+        on_wait hears why."""
         settings.check()  # DeploymentError before anything reaches the server
         if reuse_shipped and (name := self.shipped_match(settings)):
             self.models.ensure(name, on_wait=on_wait)

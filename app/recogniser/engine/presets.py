@@ -67,10 +67,10 @@ def get(name: str) -> Preset:
         raise LabError("preset_unknown", value=name, choices=", ".join(PRESETS)) from None
 
 
-def run_preset(server: ServerView, deployer: Deployer, name: str, owner: str = "presets", traffic: Traffic | None = None,
+def run_preset(server: ServerView, deployer: Deployer, name: str, traffic: Traffic | None = None,
                progress: Progress | None = None) -> tuple[Applied, RunResult]:
     """Deploy the preset's settings (reusing a shipped model when it matches) and run its traffic."""
     preset = get(name)
-    applied = deployer.apply(preset.settings, owner=owner)
+    applied = deployer.apply(preset.settings)
     scenario = (traffic or preset.traffic).scenario(applied.model)
     return applied, driver.run(server, scenario, progress=progress)

@@ -36,7 +36,7 @@ def test_direct_keeps_eight_sessions_intact_and_pinned(lab_server, deployer):
     # free when the run starts. On the shipped asr_sequence_direct an earlier test's unfinished
     # sequence (the pipelined-client exercise leaves some to the 5 s reaper) can still hold one.
     own = LabSettings(scheduler="direct", instances=2, slots=4, queue_delay_us=0, idle_timeout_us=4_000_000)
-    model = deployer.apply(own, owner="t-direct-pinned", reuse_shipped=False).model
+    model = deployer.apply(own, reuse_shipped=False).model
     result = driver.run(lab_server, Scenario(model, random_texts(8, 30, seed=11), think_ms=15, jitter_ms=10))
     assert verdicts(result) == {"intact": 8}
     assert len(result.requests) == 8 * 30
@@ -56,7 +56,7 @@ def test_oldest_keeps_twelve_sessions_intact(lab_server):
 
 
 def test_oldest_with_slot_keyed_state_mixes_sessions_of_the_same_run(lab_server, deployer):
-    _, result = presets.run_preset(lab_server, deployer, "oldest_wrong", owner="t-oldest-wrong")
+    _, result = presets.run_preset(lab_server, deployer, "oldest_wrong")
     assert set(verdicts(result)) <= {"foreign", "lost", "intact"} and not result.all_intact
     # Requests read state another session of THIS run wrote, and came back wrong for it.
     mixed = evidence.mixing_broke_chunks(result)
@@ -65,7 +65,7 @@ def test_oldest_with_slot_keyed_state_mixes_sessions_of_the_same_run(lab_server,
 
 
 def test_direct_that_ignores_ready_folds_padding_into_sessions(lab_server, deployer):
-    _, result = presets.run_preset(lab_server, deployer, "forgot_ready", owner="t-ready")
+    _, result = presets.run_preset(lab_server, deployer, "forgot_ready")
     assert set(verdicts(result)) <= {"garbage", "intact"}, verdicts(result)
     from_padding = evidence.broke_on_padding(result)
     assert from_padding, result.sessions[["session", "verdict", "detail_code", "detail_values"]].to_dict("records")
@@ -76,14 +76,14 @@ def test_direct_that_ignores_ready_folds_padding_into_sessions(lab_server, deplo
 
 
 def test_dynamic_session_keyed_state_is_lost_across_two_instances(lab_server, deployer):
-    applied = deployer.apply(LabSettings(scheduler="dynamic", instances=2, state_key="session"), owner="t-dyn2")
+    applied = deployer.apply(LabSettings(scheduler="dynamic", instances=2, state_key="session"))
     result = driver.run(lab_server, Scenario(applied.model, ["STREAMING SPEECH IS STATEFUL"], think_ms=5))
     assert verdicts(result) == {"lost": 1}
     assert result.sessions.iloc[0]["instances"] == [0, 1]
 
 
 def test_dynamic_session_keyed_state_survives_on_one_instance(lab_server, deployer):
-    applied = deployer.apply(LabSettings(scheduler="dynamic", instances=1, state_key="session"), owner="t-dyn1")
+    applied = deployer.apply(LabSettings(scheduler="dynamic", instances=1, state_key="session"))
     result = driver.run(lab_server, Scenario(applied.model, ["STREAMING SPEECH IS STATEFUL"], think_ms=5))
     assert verdicts(result) == {"intact": 1}
 
@@ -91,7 +91,7 @@ def test_dynamic_session_keyed_state_survives_on_one_instance(lab_server, deploy
 def test_dynamic_slot_keyed_state_mixes_concurrent_sessions(lab_server, deployer):
     # A deployment of its own, loaded fresh: no cell holds state from any earlier run, so every
     # owner a chunk reads is fresh (0) or a session of this very run.
-    applied = deployer.apply(presets.get("the_mistake").settings, owner="t-mistake", reuse_shipped=False)
+    applied = deployer.apply(presets.get("the_mistake").settings, reuse_shipped=False)
     result = driver.run(lab_server, presets.get("the_mistake").traffic.scenario(applied.model))
     assert evidence.owners_read(result) <= {0} | {p.tag for p in result.plans}
     assert set(verdicts(result)) <= {"foreign", "lost", "intact"}
@@ -108,7 +108,7 @@ def test_dynamic_slot_keyed_state_mixes_concurrent_sessions(lab_server, deployer
 
 def test_the_mistake_preset_on_the_shared_deployment_mixes_sessions_of_the_same_run(lab_server, deployer):
     # The shipped asr_dynamic keeps cells from earlier runs; the mixing must still be this run's.
-    _, result = presets.run_preset(lab_server, deployer, "the_mistake", owner="t-mistake-shipped")
+    _, result = presets.run_preset(lab_server, deployer, "the_mistake")
     assert not result.all_intact
     mixed = evidence.mixing_broke_chunks(result)
     assert not mixed.empty, verdicts(result)
@@ -130,7 +130,7 @@ def test_a_session_idle_past_the_timeout_is_reaped_and_the_run_goes_on(lab_serve
     # think_ms plus a reply's latency, which a loaded CI runner once stretched past a 300 ms
     # timeout (tests/lab/idle_gaps.py): they must be intact only where their own gaps prove it.
     timeout_s = 1.0
-    applied = deployer.apply(LabSettings(scheduler="direct", idle_timeout_us=int(timeout_s * 1e6)), owner="t-idle")
+    applied = deployer.apply(LabSettings(scheduler="direct", idle_timeout_us=int(timeout_s * 1e6)))
     scenario = Scenario(applied.model, random_texts(3, 12, seed=3), think_ms=10, jitter_ms=0,
                         pauses={0: (4, 3000 * timeout_s)})
     result = driver.run(lab_server, scenario)

@@ -35,9 +35,9 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
     steps = Steps(progress, 4)
     preset = presets.get(PRESET)
     steps("ignored", sessions=TRAFFIC.sessions)
-    _, broken = presets.run_preset(server, deployer, PRESET, owner="ex-forgot-ready", traffic=TRAFFIC)
+    _, broken = presets.run_preset(server, deployer, PRESET, traffic=TRAFFIC)
     steps("deploying")
-    fixed_model = deployer.apply(replace(preset.settings, honour_ready=True), owner="ex-ready-honoured").model
+    fixed_model = deployer.apply(replace(preset.settings, honour_ready=True)).model
     steps("honoured")
     fixed = driver.run(server, TRAFFIC.scenario(fixed_model))
     steps("measuring")

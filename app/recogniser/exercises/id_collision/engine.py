@@ -36,7 +36,7 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
     """Two sessions on oldest under one shared correlation ID, then the same two under IDs of their own."""
     steps = Steps(progress, 4)
     steps("deploying")
-    model = deployer.apply(presets.get("oldest_right").settings, owner="ex-id-collision").model
+    model = deployer.apply(presets.get("oldest_right").settings).model
     shared = unique_ids(1)[0]
     steps("same_id", corrid=str(shared))
     collide = driver.run(

@@ -108,7 +108,7 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
     for timeout in TIMEOUTS_MS:
         steps("deploying", timeout=timeout)
         settings = LabSettings(scheduler="direct", instances=1, slots=1, idle_timeout_us=timeout * 1000)
-        model = deployer.apply(settings, owner=f"ex-idle-{timeout}ms").model
+        model = deployer.apply(settings).model
         for think in THINKS_MS:
             steps("slow", think=think, timeout=timeout)
             runs[f"slow_t{timeout}_think{think}"] = result = driver.run(server, _slow(model, think))

@@ -60,7 +60,7 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
     error, each session's wait to start and verdict, and what the server logged per run."""
     steps = Steps(progress, 2 + len(LOADS) + 2 * len(REMEDIES))
     steps("deploy", instances=BASE.instances, slots=BASE.slots, timeout=IDLE_TIMEOUT_US / 1e6)
-    base = deployer.apply(BASE, owner="ex-overload").model
+    base = deployer.apply(BASE).model
     runs: dict[str, RunResult] = {}
     what_ran: list[_Ran] = []
     for load in LOADS:
@@ -70,7 +70,7 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
     for label, settings, limit in REMEDIES:
         values = dict(sessions=OVERLOAD * CAPACITY, slots=settings.slots, timeout=settings.idle_timeout_us / 1e6, limit=limit)
         _announce(steps, label, "deploy", values)
-        model = base if settings == BASE else deployer.apply(settings, owner=f"ex-overload-{label.split('_')[-1]}").model
+        model = base if settings == BASE else deployer.apply(settings).model
         _announce(steps, label, "run", values)
         runs[label] = driver.run(server, _scenario(model, OVERLOAD * CAPACITY, concurrency=limit))
         what_ran.append({"run": label, "load": OVERLOAD, "remedy": label})

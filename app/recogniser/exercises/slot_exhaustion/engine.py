@@ -53,7 +53,7 @@ def measure(server: LabServer, deployer: Deployer, progress: Progress | None = N
     models = {}
     for strategy, settings in STRATEGIES.items():
         steps("deploying", strategy=strategy, instances=settings.instances, slots=settings.slots)
-        models[strategy] = deployer.apply(settings, owner=f"ex-slots-{strategy}").model
+        models[strategy] = deployer.apply(settings).model
 
     runs, sessions, held, executions = {}, [], [], []
     for strategy, model in models.items():
