@@ -1,96 +1,10 @@
 """A check's report as JSON (codes and values, versioned like the run report) and the tables the
 page's figures draw. Words for every code are in app/checker/words/ (labels.py).
 
-JSON schema (kind "check", schema 2; schemas/check-report-2.schema.json, schema 1's file still shipped):
-  {"kind": "check", "schema": 2, "outcome": "held" | "broken" | "not_exercised", "exit_code": 0 | 1 | 3,
-   "failed_by": ["checks" (a verdict broke), "review" (an error-level review finding, unless options.allow_review_errors),
-     "not_exercised" (a check not exercised, with options.not_exercised_exit 1)],
-   "not_exercised": [check/variant] (held without their witness: verdict not_exercised; exit 3 unless
-     options.not_exercised_exit says 0 or 1), and "routing" where routing.diagnosis is not_exercised,
-   "server": {where: embedded | external, url, triton_version (what it reported, which the review used; null: none)},
-   "model": ModelFacts.to_json(), "options": CheckOptions.to_json(),
-   "inputs": {source: generated | data_file, sessions, lengths: [steps per session],
-     sizes: {low, high, per: request | run} | null (the sizes drawn where no --shape sized a variable
-       dimension: low..high elements, anew per session and step, or one for the whole check),
-     shapes: [{name, dims (the model's, -1 variable), sized_by: model | shape | data_file | drawn,
-       smallest, largest (element-wise, over the requests sent, without the batch dimension)}],
-     streams: [steps per data stream] (session i plays stream i % len), golden: the file has validation_data},
-   "wall_s", "requests", "traced" (the trace was read), "placed" (the log placed sequences in slots),
-   "declared": [{check, judged_by: reference | golden | finite, diagnosis, variants}] (app/checker/engine/checks.py,
-     the model's path: what each check judges against and what its breaking means),
-   "checks": [{check, variant, verdict: held | broken | skipped | not_exercised, reason, judged_by, values}],
-     values.witness (batch_composition, stream_staggered, stream_cancelled, stream_disconnected; app/checker/engine/witness.py, faults.py):
-       {source: statistics | metrics, exercised, why (not_exercised's reason: no_batch_formed | no_stream_overlap |
-       no_statistics | ended_before_cancel), advice: cannot_batch | more_load | longer_streams | null, and per kind:
-       batch_sizes {size: executions}, largest_batch, executions, max_batch_size, overlapping (streams in flight together);
-       the fault's: fault (cancel_mid_stream | disconnect_mid_stream), victim, cancelled_after, cancel_s, neighbours, pending_before/after,
-       state_metric, state_before/after, settled_s, settle_s, freed: at_once | later | never};
-     stream_cancelled, stream_disconnected broken: reason fault_leaks_state | fault_leaves_pending, or a stream diagnosis of a neighbour;
-     slow_client's witness (source log | client): fault slow_client, idle_timeout_s, quiet_s, reaped_logged, late_refused, refusal,
-       restarted_matched, neighbours, pending_before/after, state_metric, state_before/after, settled_s, settle_s;
-       why not_reaped | late_step_failed; broken: slow_client_keeps_state | slow_client_leaks_state | slow_client_leaves_pending;
-     values: compared, sessions, refusals, refusal_causes {cause: n}; held: largest_difference, largest_output;
-     broken: wrong_steps, wrong_sessions, first {session, step, corrid, role, phase, output, difference,
-       tolerance, t_send, shown {expected, got: first elements}, instance, slot,
-       execution {id, lane, start_s, end_s, batch, shared_with [{session, step, role, corrid}]}};
-     first elements are plain values: bytes as text, NaN and Inf as "nan", "inf", "-inf";
-     golden: tolerances {output: value} (0: exact), wrapped_streams [streams], uncompared_steps (the sequence
-       path's wrapped steps, not compared); broken: first.stream, first.shown {expected: golden, got};
-     finite: broken: first.shown {got}, first.difference and tolerance null; traffic variants: non_finite_alone
-       (replies already non-finite in the lone runs, not counted again);
-     per check: interleaved {capacity, in_flight, overflow}; id_reuse {reused, same_instance, same_slot};
-     abandoned/cancelled {next_on_slot, victim_instance, victim_slot, victim_ended_by: end | reaped | cancelled,
-       idle_timeout_s}, cancelled {cancel_outcome: gave_up | served | refused | failed, cancel_error, cancel_reached: true | false | null
-       (null: untraced)};
-     broken interleaved/id_reuse/abandoned/cancelled: diagnosis {sessions [{conversation, session, corrid, role,
-       step (where it first diverged), instance, slot (the log's), class: lost | stale | foreign | other, matched, compared (replayed steps
-       that matched / were compared from step on), tried (hypotheses replayed), form (foreign: replace | sent |
-       given_up | mix; stale: last | instance | all), source {conversation, session, corrid, role, instance, slot,
-       ended_before} (foreign and stale)}], broken_sessions, diagnosed, replayed (requests),
-       advice: lost_state | stale_state | foreign_state_oldest | foreign_state_direct | null (other: the reason),
-       caps {sessions, sources, hypotheses, steps, requests}} (app/checker/engine/sequences/diagnosis.py);
-     with refusals: first_refusal {session, step, corrid, role, phase, cause, error}, refusal_diagnosis (a code below);
-     broken: reason is a diagnosis code (not_reproducible, noise_above_tolerance, non_finite, keeps_state,
-       batch_dependent, sessions_mix, inherits_after_end, aborted_pollutes, differs_from_golden), or, where every
-       compared reply matched (or none was compared) but requests were refused, the refusal's: sequence_split (a
-       request reached a server with no record of its sequence), reaped (the idle reaper ended it), requests_refused
-       (the server refused or did not answer); a refused request is never a held session;
-     skipped: reason is a code (not_reproducible, reference_non_finite, not_requested, single_instance,
-       external_server, no_model_files, copy_refused, sessions_too_short, nothing_compared,
-       cancel_not_delivered, idle_timeout_long {idle_timeout_s, limit_s}, no_golden_data (golden not run: no validation_data), no_golden_steps,
-       no_float_outputs, response_cache {cache_hits, requests}, response_cache_unknown) with its values
-   "tolerances": [{output, datatype, value, source: exact | user | derived, noise, reproducible}],
-   "outputs": [{name, datatype, compared, ignored_by: "" | user | lab}],
-   "diagnoses": [{code, checks}] (code: a broken check's reason, or its diagnosis's advice where it has one),
-   "notes": [{code, values}] (streams_wrap {streams, stream_lengths, steps, golden}:
-     data streams shorter than their sessions, whose later steps replay earlier inputs),
-   "refusals": [{phase, variant, role, session, step, corrid, error, cause, waited_s}],
-   "phases": [{phase, variant, model, started_s, wall_s, requests, workers, capacity, overflow, traced, placed}],
-   "review": [{code, severity, field, values}] (the config review, app/checker/engine/review/),
-   "streams": null, or for a decoupled model (app/checker/engine/streaming/stream_check.py) {requests, gap_s (between staggered
-     arrivals), idle_s (a silent stream is given up after), compared_outputs, alone {a, b: [stream]}, staggered [stream],
-     fault: null | {fault, victim: stream | null, neighbours [stream]} (the cancel), faults: [the same, one per fault
-     played]} (a stream's responses may be 0: the final flag alone),
-     stream {request, phase, pass, sent_s, responses, ended, given_up: idle | too_long | cancelled | disconnected | null, error,
-     duration_s};
-     its checks (stream_reference, stream_staggered, stream_golden, stream_finite) count requests in values.sessions and
-     responses in values.compared; broken stream_reference/stream_staggered: values.stream_diagnosis {streams [{request,
-       class: foreign | mixed | lost | never_ended | ended_early | ended_late | failed | other, step (first wrong response),
-       responses, expected, matched, compared, source {request, step} | null, origins [{response, request?, step?, among?}],
-       outputs (mixed), given_up (never_ended), error (failed)}], broken_streams, headline}, first, gap_s, shared, idle_s
-       (app/checker/engine/streaming/stream_diagnosis.py, stream_judge.py); reason and diagnoses codes: stream_foreign_state,
-       stream_lost_state, stream_never_ended, stream_ended_early, stream_ended_late, stream_failed,
-       stream_batch_dependent, stream_not_reproducible}
-   "routing": null, or through a balancer (--replica, app/checker/engine/routing.py): {balancer, transport, session_header,
-     replicas: [{url, served_before, served_after, served (successful inferences its statistics counted during the run
-       through the balancer; null: not said), sequences (correlation IDs its log named then; null: its log not read)}],
-       diagnosis: balancer_splits_sequences | balancer_breaks | model_breaks | held | not_exercised | direct_only_broke,
-       split_checks: [check/variant], witness (app/checker/engine/routing.py): {source: log | statistics, exercised
-       (two replicas or more served), why: one_replica_served | no_statistics | null, advice: spread_replicas | null,
-       replicas_serving, sequences_placed, sequences_split (correlation IDs the replicas' logs named, and those two or
-       more named; null where not every log was read)}, direct: {replica, transport, exit_code, failed_by, requests,
-       checks: [{check, variant, verdict, reason}]} (the same check directly on the first replica)}}
-Sessions, streams and steps count from 0; times are seconds from the check's start.
+The report's layout and the meaning of every key are in its JSON Schema,
+schemas/check-report-2.schema.json (kind "check", schema 2; schema 1's file still ships for older
+reports). Its top-level description gives the two conventions: sessions, streams and steps count
+from 0, and times are seconds from the check's start.
 """
 from __future__ import annotations
 
