@@ -22,8 +22,8 @@ from app.presenter import figures as presenter
 from app.recogniser import figures, replay
 from app.recogniser.engine.judgement import analysis
 from app.recogniser.engine.judgement.analysis import RunAnalysis
-from tests.checker.test_placement_and_report import broken_result
 from tests.charts.test_chart_palette import SERVER, hand_made_run
+from tests.checker.test_placement_and_report import broken_result
 from tests.recogniser.engine.test_analysis import request
 
 LANGS = languages()
