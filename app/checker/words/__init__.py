@@ -25,6 +25,7 @@ from app.checker.words.labels import (
     WITNESS_ADVICE,
 )
 from app.checker.words.problems import PROBLEMS, error
+from app.checker.words.streams import number
 from app.checker.words.summary import (
     EXPORT_NOTHING,
     EXPORT_WROTE,
@@ -54,7 +55,6 @@ from app.checker.words.verdicts import (
     elements,
     not_exercised_sentence,
     note_lines,
-    number,
     refusal_sentence,
     slow_client_clause,
     streams_text,

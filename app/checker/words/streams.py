@@ -95,6 +95,8 @@ CONTINUATION = {
 
 
 def number(value: float | str | None) -> str:
+    """A difference or tolerance as people read it: 3 significant digits, '∞' for none at all, '–'
+    where there is no value (both paths' sentences; the sequence path's verdicts.py imports it)."""
     if value is None:
         return "–"
     if isinstance(value, str) or not math.isfinite(value):

@@ -12,7 +12,8 @@ from app.checker.engine import LAB_TRITON_VERSION, dims_text
 from app.checker.words import streams
 from app.checker.words.labels import DIAGNOSES, REFUSAL_CAUSES, VERDICTS, WITNESS_ADVICE
 from app.checker.words.review import finding_words
-from app.checker.words.verdicts import check_name, note_lines, number, verdict_sentence
+from app.checker.words.streams import number
+from app.checker.words.verdicts import check_name, note_lines, verdict_sentence
 from app.i18n import N_, Words
 
 if TYPE_CHECKING:

@@ -6,7 +6,6 @@ English templates marked with N_(); the tables they fill are in labels.py.
 """
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 from app.checker.words import streams
@@ -23,19 +22,11 @@ from app.checker.words.labels import (
     VARIANTS,
     WITNESS_ADVICE,
 )
+from app.checker.words.streams import number
 from app.i18n import N_, Words
 
 if TYPE_CHECKING:
     from app.checker.engine import CheckVerdict
-
-
-def number(value: float | str | None) -> str:
-    """A difference or tolerance as people read it: 3 significant digits, 'inf' for none at all."""
-    if value is None:
-        return "–"
-    if isinstance(value, str) or not math.isfinite(value):
-        return "∞"
-    return f"{value:.3g}"
 
 
 def check_name(check: str, variant: str, _: Words) -> str:
