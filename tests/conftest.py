@@ -77,6 +77,13 @@ def lab_server(request):
     server.stop()
 
 
+def _embedded_server() -> LabServer | None:
+    """This worker's session server when a test has started it and it is embedded (an external
+    server's models are not the suite's to unload), else None."""
+    server = _STARTED[0] if _STARTED else None
+    return server if server is not None and server.embedded is not None else None
+
+
 def _ready_models(server: LabServer) -> set[str]:
     """What the server serves: the repository index's ready models, and the models of its stubs
     (instance <model>_<group>_<index>), since a model loaded from files is not in the index."""
@@ -104,11 +111,11 @@ def _unload_what_the_module_loaded():
     (boost::interprocess::lock_exception in ModelInstanceFinalize) while a module's loads ran
     beside one. Autouse and module-scoped: set up before, torn down after, the module's own
     fixtures; a module that never started the server costs nothing."""
-    server = _STARTED[0] if _STARTED else None
-    before = _ready_models(server) if server is not None and server.embedded is not None else set()
+    server = _embedded_server()
+    before = _ready_models(server) if server is not None else set()
     yield
-    server = _STARTED[0] if _STARTED else None
-    if server is None or server.embedded is None or not server.alive():
+    server = _embedded_server()
+    if server is None or not server.alive():
         return
     ready = _ready_models(server)
     new = sorted(ready - before - set(TEST_PRELOAD))
@@ -136,11 +143,11 @@ def _paged_copies_go_with_their_test():
     (benchmarks/suite_memory.py names them). The shipped kv_engine, which many tests in a row use,
     waits for its module's end; set-ups a module-scoped fixture loaded were ready before this
     fixture started, so they stay too."""
-    server = _STARTED[0] if _STARTED else None
-    before = _ready_models(server) if server is not None and server.embedded is not None else set()
+    server = _embedded_server()
+    before = _ready_models(server) if server is not None else set()
     yield
-    server = _STARTED[0] if _STARTED else None
-    if server is None or server.embedded is None or not server.alive():
+    server = _embedded_server()
+    if server is None or not server.alive():
         return
     for name in sorted(_ready_models(server) - before):
         if name.startswith(NAME_PREFIX):
