@@ -2,7 +2,8 @@
 whether any packages import each other in a circle, the largest modules, the uses of `Any`, and
 any lookup of the project's own modules by string (importlib), which a static graph cannot see.
 
-The import graph is grimp's (import-linter's, installed with the linters: `pip install -e '.[lint]'`).
+The import graph is grimp's (import-linter's) and its circles networkx's, both installed with the
+linters: `pip install -e '.[lint]'`.
 A circle here is a set of packages at one depth (app.x, or app.x.y) that reach each other through
 imports; `Any` is counted as a word on lines that do not import it.
 
@@ -12,11 +13,11 @@ from __future__ import annotations
 
 import re
 import sys
-from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 
 import grimp
+import networkx
 
 APP = Path(__file__).resolve().parents[1] / "app"
 ANY = re.compile(r"\bAny\b")
@@ -24,48 +25,9 @@ OWN_LOOKUP = re.compile(r"importlib\.import_module\(|__import__\(")
 
 
 def circles(arrows: set[tuple[str, str]]) -> list[list[str]]:
-    """The strongly connected sets of more than one package (Tarjan's algorithm, iterative)."""
-    reach: dict[str, set[str]] = defaultdict(set)
-    for a, b in arrows:
-        reach[a].add(b)
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    for root in sorted(reach):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(reach[root])))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(reach[child]))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    top = stack.pop()
-                    on_stack.discard(top)
-                    component.append(top)
-                    if top == node:
-                        break
-                if len(component) > 1:
-                    found.append(sorted(component))
-    return found
+    """The strongly connected sets of more than one package: packages that reach each other."""
+    graph = networkx.DiGraph(arrows)
+    return sorted(sorted(c) for c in networkx.strongly_connected_components(graph) if len(c) > 1)
 
 
 def at_depth(name: str, depth: int) -> str | None:
